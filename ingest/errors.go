@@ -1,0 +1,63 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel data-quality warning kinds; classify a Warning with errors.Is(w, ErrX).
+var (
+	ErrClockSkew     = errors.New("clock skew")
+	ErrGap           = errors.New("gap in series")
+	ErrOrphanSpan    = errors.New("orphan span")
+	ErrDuplicateID   = errors.New("duplicate span id")
+	ErrBadValue      = errors.New("bad value")
+	ErrUnmatched     = errors.New("unmatched entity")
+	ErrPartialInput  = errors.New("partial input")
+	ErrSkippedInput  = errors.New("skipped input")
+	ErrSourceWarning = errors.New("source warning") // a warning the producing tool itself attached
+	ErrLimit         = errors.New("limit exceeded")
+)
+
+// Warning is a data-quality problem found while reading; it never stops the analysis.
+type Warning struct {
+	Kind    error  // one of the sentinel Err* values
+	Source  string // file (or "derived")
+	Count   int    // how many occurrences this warning summarises (>= 1)
+	Message string
+}
+
+// Error implements error so that errors.Is(w, ErrClockSkew) works.
+func (w Warning) Error() string {
+	if w.Source == "" {
+		return fmt.Sprintf("%v: %s", w.Kind, w.Message)
+	}
+	return fmt.Sprintf("%s: %v: %s", w.Source, w.Kind, w.Message)
+}
+
+// Unwrap returns the warning's kind.
+func (w Warning) Unwrap() error { return w.Kind }
+
+// InputError is a malformed-input error with its position.
+type InputError struct {
+	File   string
+	Offset int64 // byte offset, -1 when unknown
+	Line   int   // 1-based line, 0 when unknown
+	Column int   // 1-based column, 0 when unknown
+	Err    error
+}
+
+func (e *InputError) Error() string {
+	switch {
+	case e.Line > 0 && e.Column > 0:
+		return fmt.Sprintf("%s:%d:%d: %v", e.File, e.Line, e.Column, e.Err)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	case e.Offset >= 0:
+		return fmt.Sprintf("%s: byte %d: %v", e.File, e.Offset, e.Err)
+	default:
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	}
+}
+
+func (e *InputError) Unwrap() error { return e.Err }

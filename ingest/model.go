@@ -1,0 +1,408 @@
+package ingest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Time is an instant in nanoseconds since the Unix epoch (UTC). Every source
+// is converted to this clock at the boundary.
+type Time int64
+
+// FromUnixMicro converts Jaeger's integer microseconds.
+func FromUnixMicro(us int64) Time { return Time(us * 1000) }
+
+// FromUnixSeconds converts float seconds (Prometheus) rounding to milliseconds,
+// the precision Prometheus has.
+func FromUnixSeconds(s float64) Time { return Time(int64(s*1000+0.5*sign(s)) * int64(time.Millisecond)) }
+
+func sign(f float64) float64 {
+	if f < 0 {
+		return -1
+	}
+	return 1
+}
+
+// FromTime converts a time.Time.
+func FromTime(t time.Time) Time { return Time(t.UnixNano()) }
+
+// Std returns t as a time.Time in UTC.
+func (t Time) Std() time.Time { return time.Unix(0, int64(t)).UTC() }
+
+// String renders t as RFC3339 with millisecond precision, or "-" for zero.
+func (t Time) String() string {
+	if t == 0 {
+		return "-"
+	}
+	return t.Std().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// Add returns t+d.
+func (t Time) Add(d time.Duration) Time { return t + Time(d) }
+
+// Sub returns t-u as a duration.
+func (t Time) Sub(u Time) time.Duration { return time.Duration(t - u) }
+
+// EntityKind is the kind of component an Entity names.
+type EntityKind uint8
+
+// Entity kinds, from coarse to specific.
+const (
+	KindUnknown EntityKind = iota
+	KindService
+	KindPod
+	KindNode
+	KindGPU
+	KindEdge // a call edge caller→callee
+)
+
+var entityKindNames = [...]string{"unknown", "service", "pod", "node", "gpu", "edge"}
+
+func (k EntityKind) String() string {
+	if int(k) < len(entityKindNames) {
+		return entityKindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Entity identifies one component across sources. Name is the canonical name
+// of the entity of its Kind (service/workload name, pod name, node/host name,
+// GPU UUID, or "caller->callee" for edges). The other fields place it: the
+// workload it belongs to, the node it runs on, the GPU index on that node.
+type Entity struct {
+	Kind    EntityKind
+	Name    string
+	Service string // owning workload; for an edge the callee; for a service itself
+	Node    string // host, when known
+	GPU     string // GPU UUID (or "host/index" when the UUID is unknown), when placed on one
+	Caller  string // edges only
+	Callee  string // edges only
+}
+
+// ID is the stable identifier "kind/name" used as a map key and node ID prefix.
+func (e Entity) ID() string { return e.Kind.String() + "/" + e.Name }
+
+// SignalKind classifies what a series measures.
+type SignalKind uint8
+
+// Signal kinds. The zero value is SignalOther: unknown series are kept, never dropped.
+const (
+	SignalOther SignalKind = iota
+	SignalLatency
+	SignalErrors
+	SignalTraffic
+	SignalCPU
+	SignalCPUThrottle
+	SignalMemory
+	SignalDiskIO
+	SignalNetwork
+	SignalQueue
+	SignalKVCache
+	SignalGPUUtil
+	SignalGPUMemBW
+	SignalGPUClock
+	SignalGPUThrottle // clock event / throttle reasons
+	SignalTemperature
+	SignalPower
+	SignalXID // XID and ECC errors
+	SignalGPUMemory
+	SignalNVLink
+	SignalRestarts
+	numSignalKinds
+)
+
+var signalNames = [...]string{"other", "latency", "errors", "traffic", "cpu", "cpu_throttle", "memory",
+	"disk_io", "network", "queue", "kv_cache", "gpu_util", "gpu_mem_bw", "gpu_clock", "gpu_throttle",
+	"temperature", "power", "xid", "gpu_memory", "nvlink", "restarts"}
+
+func (s SignalKind) String() string {
+	if int(s) < len(signalNames) {
+		return signalNames[s]
+	}
+	return fmt.Sprintf("signal(%d)", s)
+}
+
+// ParseSignalKind is the inverse of String; ok is false for unknown names.
+func ParseSignalKind(name string) (SignalKind, bool) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	for i, n := range signalNames {
+		if n == name {
+			return SignalKind(i), true
+		}
+	}
+	switch name {
+	case "lat", "duration", "ttft", "tpot", "p99", "p95", "p90", "p50":
+		return SignalLatency, true
+	case "error", "err", "failures":
+		return SignalErrors, true
+	case "rate", "requests", "qps", "load":
+		return SignalTraffic, true
+	}
+	return SignalOther, false
+}
+
+// Saturation reports whether the signal is a resource-saturation kind.
+func (s SignalKind) Saturation() bool {
+	return s >= SignalCPU && s != SignalRestarts
+}
+
+// Label is one name=value pair of a series.
+type Label struct{ Name, Value string }
+
+// Labels is a set of labels sorted by name.
+type Labels []Label
+
+// Get returns the value of label name or "".
+func (ls Labels) Get(name string) string {
+	for _, l := range ls {
+		if l.Name == name {
+			return l.Value
+		}
+	}
+	return ""
+}
+
+// String renders {a="b",c="d"}.
+func (ls Labels) String() string {
+	var sb strings.Builder
+	sb.WriteByte('{')
+	for i, l := range ls {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, "%s=%q", l.Name, l.Value)
+	}
+	sb.WriteByte('}')
+	return sb.String()
+}
+
+// SortLabels sorts ls in place by name then value.
+func SortLabels(ls Labels) {
+	sort.Slice(ls, func(i, j int) bool {
+		if ls[i].Name != ls[j].Name {
+			return ls[i].Name < ls[j].Name
+		}
+		return ls[i].Value < ls[j].Value
+	})
+}
+
+// Series is one time series: a metric from Prometheus, a GPU recording, or a
+// RED series derived from spans. T is strictly increasing after Finalize; V may
+// hold NaN for a missing sample (never ±Inf after Finalize).
+type Series struct {
+	Name   string // metric name, or the file's base name when __name__ is absent
+	Labels Labels // sorted, without __name__
+	Entity Entity
+	Signal SignalKind
+	Stat   string // aggregation: "p50", "p90", "p99", "mean", "rate", "ratio", "count", "" ...
+	Unit   string // "s", "bytes", "ratio", "%", "W", "C", "MHz", "" ...
+	Source string // the input file it came from ("derived:traces" for span-derived series)
+	T      []Time
+	V      []float64
+}
+
+// Key is a unique, stable identifier: name + labels + source.
+func (s *Series) Key() string { return s.Name + s.Labels.String() + "@" + s.Source }
+
+// SpanKind is the OpenTelemetry span kind.
+type SpanKind uint8
+
+// Span kinds.
+const (
+	SpanUnspecified SpanKind = iota
+	SpanInternal
+	SpanServer
+	SpanClient
+	SpanProducer
+	SpanConsumer
+)
+
+var spanKindNames = [...]string{"unspecified", "internal", "server", "client", "producer", "consumer"}
+
+func (k SpanKind) String() string {
+	if int(k) < len(spanKindNames) {
+		return spanKindNames[k]
+	}
+	return fmt.Sprintf("spankind(%d)", k)
+}
+
+// TraceID is a 128-bit trace ID; 64-bit IDs occupy the low 8 bytes (High = 0).
+type TraceID struct{ High, Low uint64 }
+
+// String renders 32 hex chars, or 16 when High is zero (as Jaeger does).
+func (id TraceID) String() string {
+	if id.High == 0 {
+		return fmt.Sprintf("%016x", id.Low)
+	}
+	return fmt.Sprintf("%016x%016x", id.High, id.Low)
+}
+
+// SpanID is a 64-bit span ID; zero means "none".
+type SpanID uint64
+
+func (id SpanID) String() string { return fmt.Sprintf("%016x", uint64(id)) }
+
+// Span is the compact internal span. Strings are interned by the readers so
+// that millions of spans share their service and operation names.
+type Span struct {
+	TraceID   TraceID
+	SpanID    SpanID
+	ParentID  SpanID // 0 for a root span (or when the parent reference is to another trace)
+	Service   string
+	Operation string
+	Kind      SpanKind
+	Pod       string // k8s.pod.name / pod / hostname-as-pod, when known
+	Node      string // k8s.node.name / host.name, when known
+	GPU       string // gpu uuid attribute, when present
+	Start     Time
+	Duration  time.Duration
+	Error     bool
+	Source    string // the input file
+}
+
+// End returns Start+Duration.
+func (s *Span) End() Time { return s.Start.Add(s.Duration) }
+
+// EventKind classifies a change or lifecycle event.
+type EventKind uint8
+
+// Event kinds.
+const (
+	EventOther EventKind = iota
+	EventDeploy          // rollout, scaling, image or config change
+	EventConfig          // configuration change without a rollout
+	EventRestart         // container restart, pod killed/recreated
+	EventOOMKill
+	EventBackOff
+	EventXID // GPU XID / ECC error
+	EventSchedule
+	EventWarning // any other Warning-type event
+)
+
+var eventKindNames = [...]string{"other", "deploy", "config", "restart", "oom_kill", "backoff", "xid", "schedule", "warning"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return fmt.Sprintf("event(%d)", k)
+}
+
+// ChangeLike reports whether the event is a change (config drift evidence).
+func (k EventKind) ChangeLike() bool { return k == EventDeploy || k == EventConfig }
+
+// Event is a change or lifecycle event on an entity.
+type Event struct {
+	Time    Time
+	Entity  Entity
+	Kind    EventKind
+	Reason  string // e.g. "ScalingReplicaSet", "OOMKilled", "BackOff"
+	Message string
+	Count   int
+	Source  string
+}
+
+// Alert is one firing (or resolved) alert from an Alertmanager payload.
+type Alert struct {
+	Name     string
+	Status   string // "firing" or "resolved"
+	StartsAt Time
+	Labels   Labels
+	Summary  string
+	Service  string     // from service/job/app label ("" when absent)
+	Signal   SignalKind // derived from alertname/annotations, SignalOther when unknown
+	Stat     string     // e.g. "p99" when the alert names a quantile
+	Source   string
+}
+
+// Dependency is one caller→callee edge of a service call graph.
+type Dependency struct {
+	Parent, Child string
+	CallCount     int64
+	Source        string
+}
+
+// Format is a sniffed input format.
+type Format uint8
+
+// Input formats.
+const (
+	FormatUnknown Format = iota
+	FormatJaegerJSON
+	FormatOTLPJSON
+	FormatJaegerDependencies
+	FormatPromQueryRange
+	FormatAlertmanager
+	FormatK8sEvents
+	FormatNvidiaSmiCSV
+	FormatNvidiaSmiDmon
+	FormatNVMLRecording
+	FormatNsightSQLite
+	FormatKineto
+	FormatLabel // ground-truth label.json, read only by eval; skipped by ingest
+	FormatManifest
+)
+
+var formatNames = [...]string{"unknown", "jaeger-json", "otlp-json", "jaeger-dependencies", "prometheus-query-range",
+	"alertmanager", "k8s-events", "nvidia-smi-csv", "nvidia-smi-dmon", "nvml-recording", "nsight-sqlite", "kineto-trace",
+	"label", "manifest"}
+
+func (f Format) String() string {
+	if int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return fmt.Sprintf("format(%d)", f)
+}
+
+// Counts are what one input contributed.
+type Counts struct {
+	Spans, Traces, Services, Series, Points, Events, Alerts, Dependencies, Samples int
+}
+
+// Input describes one file that was read (or skipped).
+type Input struct {
+	Path       string
+	Format     Format
+	SHA256     string
+	Size       int64
+	Start, End Time // data time range, zero when none
+	Counts     Counts
+	Skipped    bool   // not analysed (unknown format, label, error)
+	Error      string // why it was skipped, "" when read
+}
+
+// Bundle is one aligned, validated incident: everything read from the inputs.
+// Readers fill a fresh Bundle per file; Merge combines them in input order; and
+// Finalize sorts, aligns, matches entities and derives span RED series.
+type Bundle struct {
+	Spans    []Span
+	Series   []*Series
+	Events   []Event
+	Alerts   []Alert
+	Deps     []Dependency
+	Inputs   []Input
+	Warnings []Warning
+
+	// Set by Finalize.
+	Start, End Time          // the data's time range
+	Step       time.Duration // the common step of the aligned series
+	Entities   []Entity      // every entity, sorted by ID
+}
+
+// Merge appends everything of o to b (o's Inputs too).
+func (b *Bundle) Merge(o *Bundle) {
+	b.Spans = append(b.Spans, o.Spans...)
+	b.Series = append(b.Series, o.Series...)
+	b.Events = append(b.Events, o.Events...)
+	b.Alerts = append(b.Alerts, o.Alerts...)
+	b.Deps = append(b.Deps, o.Deps...)
+	b.Inputs = append(b.Inputs, o.Inputs...)
+	b.Warnings = append(b.Warnings, o.Warnings...)
+}
+
+// Warn records a data-quality warning.
+func (b *Bundle) Warn(kind error, source string, count int, format string, args ...any) {
+	b.Warnings = append(b.Warnings, Warning{Kind: kind, Source: source, Count: count, Message: fmt.Sprintf(format, args...)})
+}

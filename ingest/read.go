@@ -1,0 +1,310 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// decodeFunc reads one input of a known format into a fresh Bundle. name is
+// the input's display name (used in Source fields and errors). Decoders set
+// Source on everything they emit; Read fills the Input record (hash, counts,
+// time range) itself.
+type decodeFunc func(name string, r io.Reader, lim Limits) (*Bundle, error)
+
+// decoders maps each streamable format to its reader. Nsight SQLite needs a
+// real file and is handled separately.
+var decoders = map[Format]decodeFunc{
+	FormatJaegerJSON:         decodeJaeger,
+	FormatOTLPJSON:           decodeOTLP,
+	FormatJaegerDependencies: decodeDependencies,
+	FormatPromQueryRange:     decodePromQueryRange,
+	FormatAlertmanager:       decodeAlertmanager,
+	FormatK8sEvents:          decodeK8sEvents,
+	FormatNvidiaSmiCSV:       decodeNvidiaSmiCSV,
+	FormatNvidiaSmiDmon:      decodeNvidiaSmiDmon,
+	FormatNVMLRecording:      decodeNVMLRecording,
+	FormatKineto:             decodeKineto,
+}
+
+// ExpandPaths turns files and directories (recursed, sorted, hidden entries
+// skipped) into the list of files to read. "-" stands for stdin.
+func ExpandPaths(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if p == "-" {
+			out = append(out, p)
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("input %w", err)
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var files []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			base := d.Name()
+			if path != p && len(base) > 0 && base[0] == '.' {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("walk %s: %w", p, err)
+		}
+		sort.Strings(files)
+		out = append(out, files...)
+	}
+	return out, nil
+}
+
+// Read reads every input (files, directories, "-" for stdin), merges them and
+// finalizes the bundle. A file that cannot be read is reported as a skipped
+// Input with a warning and the rest are read; Read fails only when nothing at
+// all could be read, returning the first error.
+func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
+	files, err := ExpandPaths(paths)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, errors.New("no input files")
+	}
+	lim := opt.Limits.withDefaults()
+	b := &Bundle{}
+	var firstErr error
+	read := 0
+	for _, f := range files {
+		part, err := ReadFile(f, stdin, lim)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			in := Input{Path: f, Skipped: true, Error: err.Error()}
+			if part != nil && len(part.Inputs) == 1 {
+				in = part.Inputs[0]
+				in.Skipped, in.Error = true, err.Error()
+			}
+			b.Inputs = append(b.Inputs, in)
+			b.Warn(ErrSkippedInput, f, 1, "%v", err)
+			if opt.Progress != nil {
+				opt.Progress("skip %s: %v", f, err)
+			}
+			continue
+		}
+		if !part.Inputs[0].Skipped {
+			read++
+		}
+		if opt.Progress != nil {
+			in := part.Inputs[0]
+			opt.Progress("read %s (%s, %d spans, %d series)", f, in.Format, in.Counts.Spans, in.Counts.Series)
+		}
+		b.Merge(part)
+	}
+	if read == 0 {
+		if firstErr != nil {
+			return nil, firstErr
+		}
+		return nil, errors.New("no readable input: none of the files is in a known format")
+	}
+	if err := b.Finalize(opt); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// hashingReader hashes and counts what passes through it.
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (h *hashingReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.h.Write(p[:n])
+	h.n += int64(n)
+	return n, err
+}
+
+// limitReader fails with ErrLimit once more than max bytes were read.
+type limitReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, fmt.Errorf("%w: input larger than the maximum file size", ErrLimit)
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+// ReadFile reads one file ("-" = stdin) into a fresh, unfinalized Bundle whose
+// Inputs holds exactly one record. Unknown formats and label files are not an
+// error: they come back as a skipped Input.
+func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
+	lim = lim.withDefaults()
+	var raw io.Reader
+	name := path
+	if path == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		raw, name = stdin, "<stdin>"
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %w", err)
+		}
+		defer f.Close()
+		raw = f
+	}
+	hr := &hashingReader{r: raw, h: sha256.New()}
+	br := bufio.NewReaderSize(hr, 256<<10)
+	in := Input{Path: name}
+	var r io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &InputError{File: name, Offset: 0, Err: fmt.Errorf("gzip: %w", err)}
+		}
+		defer zr.Close()
+		r = bufio.NewReaderSize(zr, 256<<10)
+	}
+	r = &limitReader{r: r, left: lim.MaxFileBytes}
+	pr := bufio.NewReaderSize(r, sniffLen)
+	head, err := pr.Peek(sniffLen)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, &InputError{File: name, Offset: int64(len(head)), Err: err}
+	}
+	if len(bytes.TrimSpace(head)) == 0 {
+		return nil, &InputError{File: name, Offset: 0, Err: errors.New("empty input")}
+	}
+	in.Format = Sniff(head)
+	var part *Bundle
+	switch in.Format {
+	case FormatUnknown, FormatLabel, FormatManifest:
+		io.Copy(io.Discard, pr)
+		in.Skipped = true
+		switch in.Format {
+		case FormatLabel:
+			in.Error = "ground-truth label: read only by eval"
+		case FormatManifest:
+			in.Error = "bundle manifest"
+		default:
+			in.Error = "unknown format"
+		}
+		part = &Bundle{}
+	case FormatNsightSQLite:
+		part, err = readSQLite(name, path, pr, lim)
+	default:
+		part, err = decoders[in.Format](name, pr, lim)
+		if err == nil {
+			// Drain so the hash covers the whole file.
+			io.Copy(io.Discard, pr)
+		}
+	}
+	if err != nil {
+		in.SHA256 = ""
+		return &Bundle{Inputs: []Input{in}}, err
+	}
+	in.SHA256 = hex.EncodeToString(hr.h.Sum(nil))
+	in.Size = hr.n
+	part.countInto(&in)
+	part.Inputs = []Input{in}
+	return part, nil
+}
+
+// readSQLite hands the Nsight decoder a real file: the path itself, or a
+// temporary copy for stdin and compressed input.
+func readSQLite(name, path string, r io.Reader, lim Limits) (*Bundle, error) {
+	tmp, err := os.CreateTemp("", "pipeline-analyze-*.sqlite")
+	if err != nil {
+		return nil, fmt.Errorf("nsight %s: %w", name, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := io.Copy(tmp, r); err != nil {
+		tmp.Close()
+		return nil, &InputError{File: name, Offset: -1, Err: err}
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("nsight %s: %w", name, err)
+	}
+	return decodeNsightSQLite(name, tmp.Name(), lim)
+}
+
+// countInto fills the counts and time range of in from the part's content.
+func (b *Bundle) countInto(in *Input) {
+	c := &in.Counts
+	c.Spans = len(b.Spans)
+	c.Series = len(b.Series)
+	c.Events = len(b.Events)
+	c.Alerts = len(b.Alerts)
+	c.Dependencies = len(b.Deps)
+	traces := map[TraceID]struct{}{}
+	services := map[string]struct{}{}
+	span := func(t Time) {
+		if t == 0 {
+			return
+		}
+		if in.Start == 0 || t < in.Start {
+			in.Start = t
+		}
+		if t > in.End {
+			in.End = t
+		}
+	}
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		traces[s.TraceID] = struct{}{}
+		services[s.Service] = struct{}{}
+		span(s.Start)
+		span(s.End())
+	}
+	for _, s := range b.Series {
+		c.Points += len(s.T)
+		if len(s.T) > 0 {
+			span(s.T[0])
+			span(s.T[len(s.T)-1])
+		}
+		if s.Entity.Service != "" {
+			services[s.Entity.Service] = struct{}{}
+		}
+	}
+	for _, e := range b.Events {
+		span(e.Time)
+	}
+	for _, a := range b.Alerts {
+		span(a.StartsAt)
+	}
+	c.Traces = len(traces)
+	c.Services = len(services)
+}
