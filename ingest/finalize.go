@@ -1,6 +1,477 @@
 package ingest
 
-// Finalize sorts, aligns and matches entities; it derives span RED series.
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// defaultStep is the grid step when no metric series suggests one.
+const defaultStep = 15 * time.Second
+
+// maxGridCells bounds the common grid (a hostile timestamp must not make us
+// allocate a year of 1 s cells).
+const maxGridCells = 20_000
+
+// Finalize turns the merged readers' output into one aligned bundle:
+//  1. series: points sorted, duplicate timestamps dropped, ±Inf → NaN;
+//  2. spans: sorted; duplicate IDs, orphans and clock skew counted as warnings;
+//  3. the common step (median metric step unless opt.Step) and time grid;
+//  4. entities matched across sources (pod → workload, unmatched warned);
+//  5. per-service, per-pod and per-call-edge RED series derived from spans;
+//  6. every series of step ≥ 1 s aligned onto the grid (gaps warned);
+//  7. the entity list.
+//
+// Finalize is idempotent only in the sense that it must be called once.
 func (b *Bundle) Finalize(opt Options) error {
+	b.cleanSeries()
+	b.checkSpans()
+	b.chooseStep(opt.Step)
+	b.matchEntities()
+	b.deriveTraceSeries()
+	b.alignSeries()
+	b.collectEntities()
 	return nil
+}
+
+// cleanSeries sorts every series' points by time, drops duplicate
+// timestamps (keeping the last) and turns ±Inf into NaN.
+func (b *Bundle) cleanSeries() {
+	for _, s := range b.Series {
+		if !sort.SliceIsSorted(s.T, func(i, j int) bool { return s.T[i] < s.T[j] }) {
+			idx := make([]int, len(s.T))
+			for i := range idx {
+				idx[i] = i
+			}
+			sort.SliceStable(idx, func(i, j int) bool { return s.T[idx[i]] < s.T[idx[j]] })
+			t2, v2 := make([]Time, len(idx)), make([]float64, len(idx))
+			for k, i := range idx {
+				t2[k], v2[k] = s.T[i], s.V[i]
+			}
+			s.T, s.V = t2, v2
+		}
+		w := 0
+		for i := range s.T {
+			v := s.V[i]
+			if math.IsInf(v, 0) {
+				v = math.NaN()
+			}
+			if w > 0 && s.T[w-1] == s.T[i] {
+				s.V[w-1] = v
+				continue
+			}
+			s.T[w], s.V[w] = s.T[i], v
+			w++
+		}
+		s.T, s.V = s.T[:w], s.V[:w]
+	}
+	sort.SliceStable(b.Series, func(i, j int) bool { return b.Series[i].Key() < b.Series[j].Key() })
+}
+
+// spanKey identifies a span within the bundle.
+type spanKey struct {
+	trace TraceID
+	span  SpanID
+}
+
+// checkSpans sorts spans by (start, trace, span), drops duplicate IDs and
+// counts orphans and children outside their parents (clock skew).
+func (b *Bundle) checkSpans() {
+	if len(b.Spans) == 0 {
+		return
+	}
+	sort.SliceStable(b.Spans, func(i, j int) bool {
+		x, y := &b.Spans[i], &b.Spans[j]
+		if x.Start != y.Start {
+			return x.Start < y.Start
+		}
+		if x.TraceID != y.TraceID {
+			if x.TraceID.High != y.TraceID.High {
+				return x.TraceID.High < y.TraceID.High
+			}
+			return x.TraceID.Low < y.TraceID.Low
+		}
+		return x.SpanID < y.SpanID
+	})
+	index := make(map[spanKey]int32, len(b.Spans))
+	w, dups := 0, 0
+	for i := range b.Spans {
+		k := spanKey{b.Spans[i].TraceID, b.Spans[i].SpanID}
+		if _, ok := index[k]; ok {
+			dups++
+			continue
+		}
+		b.Spans[w] = b.Spans[i]
+		index[k] = int32(w)
+		w++
+	}
+	b.Spans = b.Spans[:w]
+	if dups > 0 {
+		b.Warn(ErrDuplicateID, "traces", dups, "%d spans repeat a (trace, span) ID already seen; kept the first", dups)
+	}
+	orphans, skewed, negative := 0, 0, 0
+	const tol = time.Millisecond
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		if s.Duration < 0 {
+			negative++
+			s.Duration = 0
+		}
+		if s.ParentID == 0 {
+			continue
+		}
+		pi, ok := index[spanKey{s.TraceID, s.ParentID}]
+		if !ok {
+			orphans++
+			continue
+		}
+		p := &b.Spans[pi]
+		if s.Start < p.Start-Time(tol) || s.End() > p.End()+Time(tol) {
+			skewed++
+		}
+	}
+	if orphans > 0 {
+		b.Warn(ErrOrphanSpan, "traces", orphans, "%d of %d spans reference a parent that is not in the input (treated as roots)", orphans, len(b.Spans))
+	}
+	if skewed > 0 {
+		b.Warn(ErrClockSkew, "traces", skewed, "%d spans start before or end after their parent by more than %v (clock skew or async work)", skewed, tol)
+	}
+	if negative > 0 {
+		b.Warn(ErrBadValue, "traces", negative, "%d spans have a negative duration (set to 0)", negative)
+	}
+}
+
+// seriesStep returns the median spacing of a series' points (0 when < 2).
+func seriesStep(s *Series) time.Duration {
+	if len(s.T) < 2 {
+		return 0
+	}
+	d := make([]int64, 0, len(s.T)-1)
+	for i := 1; i < len(s.T); i++ {
+		d = append(d, int64(s.T[i]-s.T[i-1]))
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return time.Duration(d[len(d)/2])
+}
+
+// chooseStep sets Step, Start, End and Grid.
+func (b *Bundle) chooseStep(step time.Duration) {
+	var steps []int64
+	var start, end Time
+	extend := func(t Time) {
+		if t == 0 {
+			return
+		}
+		if start == 0 || t < start {
+			start = t
+		}
+		if t > end {
+			end = t
+		}
+	}
+	for _, s := range b.Series {
+		st := seriesStep(s)
+		if st < time.Second && len(s.T) > 1 {
+			continue // profile timelines keep their own clock
+		}
+		if st > 0 {
+			steps = append(steps, int64(st))
+		}
+		if len(s.T) > 0 {
+			extend(s.T[0])
+			extend(s.T[len(s.T)-1])
+		}
+	}
+	for i := range b.Spans {
+		extend(b.Spans[i].Start)
+	}
+	for _, e := range b.Events {
+		extend(e.Time)
+	}
+	for _, a := range b.Alerts {
+		extend(a.StartsAt)
+	}
+	if step <= 0 {
+		step = defaultStep
+		if len(steps) > 0 {
+			sort.Slice(steps, func(i, j int) bool { return steps[i] < steps[j] })
+			step = time.Duration(steps[len(steps)/2])
+		}
+		// Spans carry many samples per second: a metric step coarser than
+		// defaultStep would blur when trace-derived signals move, so traces
+		// get at most defaultStep (coarser metrics are carried forward).
+		if len(b.Spans) > 0 && step > defaultStep {
+			step = defaultStep
+		}
+	}
+	step = step.Round(time.Millisecond)
+	if step < time.Second {
+		step = time.Second
+	}
+	if start == 0 {
+		b.Step = step
+		return
+	}
+	if n := int64(end-start) / int64(step); n > maxGridCells {
+		old := step
+		step = time.Duration(int64(end-start)/maxGridCells + 1).Round(time.Second)
+		b.Warn(ErrLimit, "", 1, "data spans %v; step raised from %v to %v to bound the grid", end.Sub(start), old, step)
+	}
+	g0 := Time(int64(start) / int64(step) * int64(step))
+	n := int(int64(end-g0)/int64(step)) + 1
+	b.Grid = make([]Time, n)
+	for i := range b.Grid {
+		b.Grid[i] = g0 + Time(int64(i)*int64(step))
+	}
+	b.Start, b.End, b.Step = start, end, step
+}
+
+// knownServices returns the services named by traces and dependencies.
+func (b *Bundle) knownServices() map[string]bool {
+	known := map[string]bool{}
+	for i := range b.Spans {
+		known[b.Spans[i].Service] = true
+	}
+	for _, d := range b.Deps {
+		known[d.Parent] = true
+		known[d.Child] = true
+	}
+	delete(known, "")
+	return known
+}
+
+// matchService maps a name from another source onto a known trace service:
+// exact, workload of a pod name, or the longest known service that prefixes
+// it followed by "-". It returns "" when nothing matches.
+func matchService(name string, known map[string]bool, sorted []string) string {
+	if name == "" {
+		return ""
+	}
+	if known[name] {
+		return name
+	}
+	if w := WorkloadOf(name); known[w] {
+		return w
+	}
+	best := ""
+	for _, s := range sorted {
+		if len(s) > len(best) && strings.HasPrefix(name, s+"-") {
+			best = s
+		}
+	}
+	return best
+}
+
+// matchEntities rewrites series and event services onto trace services.
+func (b *Bundle) matchEntities() {
+	known := b.knownServices()
+	if len(known) == 0 {
+		return
+	}
+	sorted := make([]string, 0, len(known))
+	for s := range known {
+		sorted = append(sorted, s)
+	}
+	sort.Strings(sorted)
+	unmatched := map[string]bool{}
+	fix := func(e *Entity) {
+		if e.Service == "" {
+			return
+		}
+		m := matchService(e.Service, known, sorted)
+		if m == "" && e.Kind == KindPod {
+			m = matchService(e.Name, known, sorted)
+		}
+		if m == "" {
+			unmatched[e.Service] = true
+			return
+		}
+		if e.Kind == KindService && e.Name == e.Service {
+			e.Name = m
+		}
+		if e.Kind == KindEdge {
+			if c := matchService(e.Caller, known, sorted); c != "" {
+				e.Caller = c
+			}
+			if c := matchService(e.Callee, known, sorted); c != "" {
+				e.Callee = c
+			}
+			e.Name = e.Caller + "->" + e.Callee
+		}
+		e.Service = m
+	}
+	for _, s := range b.Series {
+		fix(&s.Entity)
+	}
+	for i := range b.Events {
+		fix(&b.Events[i].Entity)
+	}
+	for i := range b.Alerts {
+		if m := matchService(b.Alerts[i].Service, known, sorted); m != "" {
+			b.Alerts[i].Service = m
+		}
+	}
+	if len(unmatched) > 0 {
+		names := make([]string, 0, len(unmatched))
+		for n := range unmatched {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		more := ""
+		if len(names) > 8 {
+			more = fmt.Sprintf(" and %d more", len(names)-8)
+			names = names[:8]
+		}
+		b.Warn(ErrUnmatched, "metrics", len(unmatched), "%d metric/event services match no traced service: %s%s",
+			len(unmatched), strings.Join(names, ", "), more)
+	}
+}
+
+// alignSeries puts every series with a step of at least 1 s on the grid:
+// samples are averaged per cell (cell = nearest grid point), and a series
+// coarser than the grid is carried forward over its own step.
+func (b *Bundle) alignSeries() {
+	if len(b.Grid) == 0 {
+		return
+	}
+	n := len(b.Grid)
+	g0, step := b.Grid[0], int64(b.Step)
+	gappy := 0
+	for _, s := range b.Series {
+		if s.Aligned {
+			continue
+		}
+		st := seriesStep(s)
+		if len(s.T) > 1 && st < time.Second {
+			continue
+		}
+		v := make([]float64, n)
+		cnt := make([]int32, n)
+		for i := range v {
+			v[i] = math.NaN()
+		}
+		for i, t := range s.T {
+			c := int((int64(t-g0) + step/2) / step)
+			if int64(t-g0)+step/2 < 0 || c >= n {
+				continue
+			}
+			x := s.V[i]
+			if math.IsNaN(x) {
+				continue
+			}
+			if cnt[c] == 0 {
+				v[c] = x
+			} else {
+				v[c] += x
+			}
+			cnt[c]++
+		}
+		for i := range v {
+			if cnt[i] > 1 {
+				v[i] /= float64(cnt[i])
+			}
+		}
+		if fill := int(int64(st)/step) - 1; fill > 0 {
+			last := math.NaN()
+			run := 0
+			for i := range v {
+				if cnt[i] > 0 {
+					last, run = v[i], 0
+					continue
+				}
+				run++
+				if !math.IsNaN(last) && run <= fill {
+					v[i] = last
+				}
+			}
+		}
+		// Count internal gaps longer than two cells.
+		first, lastIdx := -1, -1
+		for i := range v {
+			if !math.IsNaN(v[i]) {
+				if first < 0 {
+					first = i
+				}
+				lastIdx = i
+			}
+		}
+		run := 0
+		for i := first + 1; i < lastIdx && first >= 0; i++ {
+			if math.IsNaN(v[i]) {
+				run++
+				if run == 3 {
+					gappy++
+					break
+				}
+			} else {
+				run = 0
+			}
+		}
+		s.T, s.V, s.Aligned = b.Grid, v, true
+	}
+	if gappy > 0 {
+		b.Warn(ErrGap, "metrics", gappy, "%d series have gaps of 3 or more steps (%v each) inside their range", gappy, b.Step)
+	}
+}
+
+// collectEntities builds the sorted entity list, merging placement facts
+// (node, GPU, service) seen for the same entity in different sources.
+func (b *Bundle) collectEntities() {
+	m := map[string]*Entity{}
+	add := func(e Entity) {
+		if e.Kind == KindUnknown || e.Name == "" {
+			return
+		}
+		id := e.ID()
+		if old, ok := m[id]; ok {
+			if old.Service == "" {
+				old.Service = e.Service
+			}
+			if old.Node == "" {
+				old.Node = e.Node
+			}
+			if old.GPU == "" {
+				old.GPU = e.GPU
+			}
+			return
+		}
+		c := e
+		m[id] = &c
+	}
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		add(Entity{Kind: KindService, Name: s.Service, Service: s.Service})
+		if s.Pod != "" {
+			add(Entity{Kind: KindPod, Name: s.Pod, Service: s.Service, Node: s.Node, GPU: s.GPU})
+		}
+		if s.Node != "" {
+			add(Entity{Kind: KindNode, Name: s.Node})
+		}
+	}
+	for _, s := range b.Series {
+		add(s.Entity)
+		e := s.Entity
+		if e.Kind == KindPod || e.Kind == KindGPU || e.Kind == KindNode {
+			if e.Service != "" {
+				add(Entity{Kind: KindService, Name: e.Service, Service: e.Service})
+			}
+			if e.Node != "" && e.Kind != KindNode {
+				add(Entity{Kind: KindNode, Name: e.Node})
+			}
+		}
+	}
+	for _, ev := range b.Events {
+		add(ev.Entity)
+	}
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	b.Entities = make([]Entity, len(ids))
+	for i, id := range ids {
+		b.Entities[i] = *m[id]
+	}
 }

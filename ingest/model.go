@@ -201,6 +201,10 @@ type Series struct {
 	Source string // the input file it came from ("derived:traces" for span-derived series)
 	T      []Time
 	V      []float64
+	// Aligned is set by Finalize when T is the bundle's common grid
+	// (Bundle.Grid); sub-second profile series (Nsight, Kineto) keep their
+	// own timeline and stay unaligned.
+	Aligned bool
 }
 
 // Key is a unique, stable identifier: name + labels + source.
@@ -256,6 +260,7 @@ type Span struct {
 	Pod       string // k8s.pod.name / pod / hostname-as-pod, when known
 	Node      string // k8s.node.name / host.name, when known
 	GPU       string // gpu uuid attribute, when present
+	Peer      string // peer.service (or server.address) of a client span, when present
 	Start     Time
 	Duration  time.Duration
 	Error     bool
@@ -388,6 +393,7 @@ type Bundle struct {
 	// Set by Finalize.
 	Start, End Time          // the data's time range
 	Step       time.Duration // the common step of the aligned series
+	Grid       []Time        // the common time grid: Start-aligned multiples of Step
 	Entities   []Entity      // every entity, sorted by ID
 }
 

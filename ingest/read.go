@@ -205,6 +205,7 @@ func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, &InputError{File: name, Offset: int64(len(head)), Err: err}
 	}
+	err = nil // io.EOF from Peek only means the input is shorter than sniffLen
 	if len(bytes.TrimSpace(head)) == 0 {
 		return nil, &InputError{File: name, Offset: 0, Err: errors.New("empty input")}
 	}

@@ -50,8 +50,11 @@ func sniffJSON(h []byte) Format {
 		return FormatNVMLRecording
 	case has(h, "resultType") || (has(h, "status") && (has(h, "errorType") || has(h, "warnings")) && !has(h, "alerts")):
 		return FormatPromQueryRange
-	case has(h, "alerts") && (has(h, "startsAt") || has(h, "groupKey") || has(h, "receiver")):
+	case has(h, "alerts") && (has(h, "startsAt") || has(h, "groupKey") || has(h, "receiver")),
+		h[0] == '[' && has(h, "startsAt") && has(h, "labels") && has(h, "fingerprint"): // Alertmanager /api/v2/alerts
 		return FormatAlertmanager
+	case has(h, "regarding") && (has(h, "note") || has(h, "reason")) && has(h, "eventTime"): // events.k8s.io/v1
+		return FormatK8sEvents
 	case has(h, "root_cause") && (has(h, "fault") || has(h, "inject_time")):
 		return FormatLabel
 	case has(h, "kind") && (bytes.Contains(h, []byte(`"EventList"`)) || bytes.Contains(h, []byte(`"Event"`))) && has(h, "involvedObject") || has(h, "involvedObject") && has(h, "reason"):

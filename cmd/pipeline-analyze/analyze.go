@@ -1,5 +1,270 @@
 package main
 
-import "io"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
-func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int { return 0 }
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+	"github.com/spf13/pflag"
+)
+
+const analyzeUsage = `pipeline-analyze finds the root cause of an incident in an LLM-serving or
+microservice system from Jaeger/OTLP traces, Prometheus query_range files,
+GPU data (NVML recordings, nvidia-smi, DCGM, Nsight, Kineto), Kubernetes
+events and the Alertmanager payload that fired.
+
+Usage:
+  pipeline-analyze [flags] PATH...        analyse files and directories (recursed; - = stdin)
+  pipeline-analyze                        analyse the embedded demo incident
+  pipeline-analyze eval [flags] DIR...    accuracy on labelled cases (label.json)
+  pipeline-analyze simulate [flags]       write simulated incidents with ground truth
+  pipeline-analyze record-gpu [flags]     record NVML samples of every GPU
+
+Formats are sniffed by content; .gz is read transparently.
+
+Examples:
+  pipeline-analyze ./incident/
+  pipeline-analyze --window 5m --output-format html --export scorecard.html ./incident/
+  pipeline-analyze --at 2026-11-30T03:12:00Z --target chat-api:latency:p99 traces.json metrics/
+  pipeline-analyze --at now-15m -o json traces.json.gz prom/ | jq .causes[0]
+  pipeline-analyze --method baro ./incident/           # the BARO baseline, for comparison
+  pipeline-analyze --fail-on critical ./incident/ || page-someone
+
+Exit status: 0 ok; 1 input or runtime error; 2 usage error; 3 a cause of at
+least --fail-on severity was found.
+
+Flags:
+`
+
+// outputFlags select and place the report.
+type outputFlags struct {
+	format  string
+	export  string
+	quiet   bool
+	version bool
+	failOn  string
+	slice   string
+	dot     string
+}
+
+func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("pipeline-analyze", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var af analysisFlags
+	var of outputFlags
+	af.register(fs)
+	fs.StringVarP(&of.format, "output-format", "o", "text", "report format: text, json, markdown or html")
+	fs.StringVar(&of.export, "export", "", "write the report to FILE (atomically) instead of stdout")
+	fs.BoolVarP(&of.quiet, "quiet", "q", false, "no progress on stderr")
+	fs.BoolVar(&of.version, "version", false, "print the version and exit")
+	fs.StringVar(&of.failOn, "fail-on", "never", "exit 3 when a cause of at least this severity is found: critical, warning or never")
+	fs.StringVar(&of.slice, "slice", "30s", "heatmap time-slice width")
+	fs.StringVar(&of.dot, "dot", "", "also write the temporal causal graph in Graphviz DOT to FILE")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, analyzeUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "pipeline-analyze: %v\n(run pipeline-analyze --help for usage)\n", err)
+		return 2
+	}
+	if of.version {
+		fmt.Fprintf(stdout, "pipeline-analyze %s\n", version)
+		return 0
+	}
+	progress := func(format string, a ...any) {
+		if !of.quiet {
+			fmt.Fprintf(stderr, format+"\n", a...)
+		}
+	}
+	okFormat := false
+	for _, f := range scorecard.Formats() {
+		okFormat = okFormat || f == of.format
+	}
+	if !okFormat {
+		return usageError(stderr, fmt.Errorf("--output-format %q: want one of %s", of.format, strings.Join(scorecard.Formats(), ", ")))
+	}
+	switch of.failOn {
+	case "never", "warning", "critical":
+	default:
+		return usageError(stderr, fmt.Errorf("--fail-on %q: want critical, warning or never", of.failOn))
+	}
+	slice, err := parseDuration(of.slice)
+	if err != nil || slice <= 0 {
+		return usageError(stderr, fmt.Errorf("--slice %q: want a positive duration like 30s", of.slice))
+	}
+	spec, at, topt, copt, err := af.options()
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	paths := fs.Args()
+	demo := ""
+	if len(paths) == 0 {
+		dir, err := os.MkdirTemp("", "pipeline-analyze-demo-*")
+		if err != nil {
+			fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		fault, seed, err := writeDemo(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "pipeline-analyze: demo: %v\n", err)
+			return 1
+		}
+		progress("no input given: analysing the embedded demo incident (simulated fault %q, seed %d)", fault, seed)
+		demo = fmt.Sprintf("This is the embedded demo: a simulated %s incident (pipeline-analyze simulate --fault %s --seed %d). "+
+			"Run on your own data with: pipeline-analyze [flags] PATH... (see --help).", fault, fault, seed)
+		paths = []string{dir}
+	}
+	b, err := ingest.Read(paths, stdin, ingest.Options{Step: af.step, Progress: progress})
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+		return 1
+	}
+	if demo != "" {
+		relabelInputs(b, paths[0], "demo")
+	}
+	an, err := analyzeBundle(b, spec, at, topt, copt)
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+		return 1
+	}
+	progress("analysed %d nodes, %d edges, %d anomalous; %d candidates", len(an.graph.Nodes), len(an.graph.Edges), an.graph.AnomalousCount(), an.result.Total)
+	if of.dot != "" {
+		if err := writeFileAtomic(of.dot, []byte(an.graph.DOT())); err != nil {
+			fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+			return 1
+		}
+	}
+	card := scorecard.Build(b, an.graph, an.result, scorecard.BuildOptions{
+		Version: version, Args: args, Slice: slice, Demo: demo,
+	})
+	color := false
+	if of.export == "" && of.format == "text" {
+		color = isTerminal(stdout) && os.Getenv("NO_COLOR") == ""
+	}
+	var sb strings.Builder
+	if err := scorecard.Render(&sb, card, of.format, scorecard.RenderOptions{Color: color, Width: 100}); err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze: render: %v\n", err)
+		return 1
+	}
+	if of.export != "" {
+		if err := writeFileAtomic(of.export, []byte(sb.String())); err != nil {
+			fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+			return 1
+		}
+		progress("wrote %s (%s)", of.export, of.format)
+	} else if _, err := io.WriteString(stdout, sb.String()); err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+		return 1
+	}
+	if failOnHit(card, of.failOn) {
+		return 3
+	}
+	return 0
+}
+
+// analysis is one run of the pipeline on a bundle.
+type analysis struct {
+	inc    tcg.Incident
+	graph  *tcg.Graph
+	result *causal.Result
+}
+
+// analyzeBundle resolves the incident, builds the graph and ranks causes.
+func analyzeBundle(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec, topt tcg.Options, copt causal.Options) (*analysis, error) {
+	spec.At = at.resolve(b.End)
+	inc, err := tcg.ResolveIncident(b, spec)
+	if err != nil {
+		return nil, err
+	}
+	g, err := tcg.Build(b, inc, topt)
+	if err != nil {
+		return nil, err
+	}
+	res, err := causal.Analyze(g, b, copt)
+	if err != nil {
+		return nil, err
+	}
+	return &analysis{inc: inc, graph: g, result: res}, nil
+}
+
+func usageError(stderr io.Writer, err error) int {
+	msg := strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
+	fmt.Fprintf(stderr, "pipeline-analyze: %s\n(run pipeline-analyze --help for usage)\n", msg)
+	return 2
+}
+
+// failOnHit reports whether a cause reaches the --fail-on severity.
+func failOnHit(c *scorecard.Card, failOn string) bool {
+	if failOn == "never" {
+		return false
+	}
+	for _, cause := range c.Causes {
+		switch {
+		case cause.Severity == scorecard.SeverityCritical:
+			return true
+		case failOn == "warning" && cause.Severity == scorecard.SeverityWarning:
+			return true
+		}
+	}
+	return false
+}
+
+// relabelInputs shows the demo's temporary paths as demo/<file>.
+func relabelInputs(b *ingest.Bundle, dir, prefix string) {
+	for i := range b.Inputs {
+		if rel, err := filepath.Rel(dir, b.Inputs[i].Path); err == nil {
+			b.Inputs[i].Path = filepath.ToSlash(filepath.Join(prefix, rel))
+		}
+	}
+}
+
+// writeFileAtomic writes data to a temp file beside path and renames it, so
+// an interrupted run never leaves a half-written file.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a character device (a TTY).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -18,6 +18,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "simulate":
 			return runSimulate(args[1:], stdout, stderr)
+		case "eval":
+			return runEval(args[1:], stdout, stderr)
 		case "record-gpu":
 			return runRecordGPU(args[1:], stdout, stderr)
 		}

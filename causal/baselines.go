@@ -1,0 +1,92 @@
+package causal
+
+import (
+	"math"
+	"sort"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+)
+
+// analyzeBaseline implements the two comparison methods over every aligned
+// series (no graph, no counterfactual):
+//   - nsigma: baseline mean and standard deviation; score = the largest
+//     upward z in the window;
+//   - baro (BARO, FSE 2024): baseline median and IQR; score = the largest
+//     upward deviation (x − median)/IQR in the window.
+//
+// Both rank series by score; a service appears at its best series' rank.
+func analyzeBaseline(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
+	res := &Result{Method: opt.Method, MinScore: 0, Seed: opt.Seed}
+	type scored struct {
+		s     *ingest.Series
+		score float64
+	}
+	var all []scored
+	for _, s := range b.Series {
+		if !s.Aligned || s.Entity.Kind == ingest.KindUnknown {
+			continue
+		}
+		var bs []float64
+		for t := g.B0; t < g.B1; t++ {
+			if !math.IsNaN(s.V[t]) {
+				bs = append(bs, s.V[t])
+			}
+		}
+		if len(bs) < 2 {
+			continue
+		}
+		var loc, scale float64
+		if opt.Method == "nsigma" {
+			var sum, sq float64
+			for _, x := range bs {
+				sum += x
+			}
+			loc = sum / float64(len(bs))
+			for _, x := range bs {
+				sq += (x - loc) * (x - loc)
+			}
+			scale = math.Sqrt(sq / float64(len(bs)-1))
+		} else {
+			loc = ingest.Quantile(bs, 0.5)
+			scale = ingest.Quantile(bs, 0.75) - ingest.Quantile(bs, 0.25)
+		}
+		if scale <= 0 {
+			scale = 1e-6 * math.Max(1, math.Abs(loc))
+		}
+		best := math.Inf(-1)
+		for t := g.W0; t < g.W1; t++ {
+			if x := s.V[t]; !math.IsNaN(x) {
+				best = math.Max(best, (x-loc)/scale)
+			}
+		}
+		if math.IsInf(best, -1) {
+			continue
+		}
+		all = append(all, scored{s, best})
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return all[i].s.Key() < all[j].s.Key()
+	})
+	res.Total = len(all)
+	max := 50
+	for i, a := range all {
+		if i >= max {
+			res.Dropped = len(all) - max
+			break
+		}
+		e := a.s.Entity
+		svc := e.Service
+		if svc == "" {
+			svc = e.Name
+		}
+		res.Candidates = append(res.Candidates, Candidate{Node: -1, NodeID: e.ID() + ":" + a.s.Signal.String(), Service: svc,
+			Component: e.Name, ComponentKind: e.Kind, Signal: a.s.Signal, Score: a.score, Series: a.s})
+	}
+	res.Confident = len(res.Candidates) > 0
+	res.Unexplained = 1 // no counterfactual: nothing is explained
+	return res
+}

@@ -1,0 +1,375 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+	"github.com/spf13/pflag"
+)
+
+const evalUsage = `pipeline-analyze eval runs every case directory holding a label.json and
+scores the ranking against the ground truth: AC@1, AC@3, AC@5 and Avg@5 at
+service level (ranked services deduplicated in order of first appearance) and
+AC@1 at component level, per fault type and overall, for each method side by
+side. A case is read exactly like a user's input; label.json is read only here.
+
+Usage:
+  pipeline-analyze eval [flags] DIR...
+
+Examples:
+  pipeline-analyze eval ../shared/data/nezha-ob
+  pipeline-analyze eval --method tcg,baro,nsigma --json cases/ > eval.json
+  pipeline-analyze simulate --catalog /tmp/cat && pipeline-analyze eval /tmp/cat
+
+Flags:
+`
+
+// label is the ground truth of a case.
+type label struct {
+	RootCause struct {
+		Service   string `json:"service"`
+		Component string `json:"component"`
+		Signal    string `json:"signal"`
+	} `json:"root_cause"`
+	Fault      string `json:"fault"`
+	InjectTime string `json:"inject_time"`
+}
+
+// caseResult is one case × method.
+type caseResult struct {
+	Case      string   `json:"case"`
+	Fault     string   `json:"fault"`
+	Method    string   `json:"method"`
+	Truth     string   `json:"truth_service"`
+	TruthComp string   `json:"truth_component"`
+	Services  []string `json:"ranked_services"` // first 5 distinct
+	Top       string   `json:"top_component"`
+	Rank      int      `json:"rank"` // 1-based service rank of the truth, 0 = not in top 5
+	CompHit   bool     `json:"component_hit"`
+	Confident bool     `json:"confident"`
+	Error     string   `json:"error,omitempty"`
+	Seconds   float64  `json:"seconds"`
+}
+
+// evalSummary aggregates per fault and method.
+type evalSummary struct {
+	Fault  string  `json:"fault"`
+	Method string  `json:"method"`
+	N      int     `json:"n"`
+	AC1    float64 `json:"ac1"`
+	AC3    float64 `json:"ac3"`
+	AC5    float64 `json:"ac5"`
+	Avg5   float64 `json:"avg5"`
+	Comp1  float64 `json:"component_ac1"`
+	Failed int     `json:"failures"`
+}
+
+func runEval(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("eval", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var af analysisFlags
+	af.register(fs)
+	methods := fs.String("methods", "tcg,baro,nsigma", "comma-separated methods to compare")
+	asJSON := fs.Bool("json", false, "print JSON (per case and summary) instead of tables")
+	quiet := fs.BoolP("quiet", "q", false, "no progress on stderr")
+	jobs := fs.Int("jobs", 2, "cases analysed in parallel")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, evalUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "pipeline-analyze eval: %v\n", err)
+		return 2
+	}
+	if fs.Changed("method") {
+		*methods = af.method
+	}
+	ms := strings.Split(*methods, ",")
+	for _, m := range ms {
+		ok := false
+		for _, k := range causal.Methods() {
+			ok = ok || k == m
+		}
+		if !ok {
+			return usageError(stderr, fmt.Errorf("--methods: unknown method %q", m))
+		}
+	}
+	if fs.NArg() == 0 {
+		return usageError(stderr, fmt.Errorf("eval needs at least one directory of cases"))
+	}
+	cases, err := findCases(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze eval: %v\n", err)
+		return 1
+	}
+	if len(cases) == 0 {
+		fmt.Fprintf(stderr, "pipeline-analyze eval: no case directories with a label.json under %s\n", strings.Join(fs.Args(), " "))
+		return 1
+	}
+	spec, at, topt, copt, err := af.options()
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	results := make([][]caseResult, len(cases))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < max(1, *jobs); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = evalCase(cases[i], ms, spec, at, topt, copt)
+				mu.Lock()
+				done++
+				if !*quiet {
+					r := results[i][0]
+					fmt.Fprintf(stderr, "[%d/%d] %s %s: truth %s, top %v (%.2fs)\n", done, len(cases), r.Case, r.Fault, r.Truth, first(r.Services, 3), r.Seconds)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range cases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var flat []caseResult
+	for _, r := range results {
+		flat = append(flat, r...)
+	}
+	sum := summarize(flat, ms)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Cases   []caseResult  `json:"cases"`
+			Summary []evalSummary `json:"summary"`
+		}{flat, sum}); err != nil {
+			return 1
+		}
+		return 0
+	}
+	printEval(stdout, flat, sum, ms)
+	return 0
+}
+
+func first(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// findCases returns every directory under the roots holding a label.json.
+func findCases(roots []string) ([]string, error) {
+	var out []string
+	for _, r := range roots {
+		err := filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && d.Name() == "label.json" {
+				out = append(out, filepath.Dir(p))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("walk %s: %w", r, err)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, topt tcg.Options, copt causal.Options) []caseResult {
+	var lb label
+	name := filepath.Base(dir)
+	fail := func(err error) []caseResult {
+		var out []caseResult
+		for _, m := range methods {
+			out = append(out, caseResult{Case: name, Fault: lb.Fault, Method: m, Truth: lb.RootCause.Service, Error: err.Error()})
+		}
+		return out
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "label.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &lb)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("label: %w", err))
+	}
+	start := time.Now()
+	b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+	if err != nil {
+		return fail(err)
+	}
+	readTime := time.Since(start)
+	var out []caseResult
+	var g *tcg.Graph
+	for _, m := range methods {
+		t0 := time.Now()
+		o := copt
+		o.Method = m
+		r := caseResult{Case: name, Fault: lb.Fault, Method: m, Truth: lb.RootCause.Service, TruthComp: lb.RootCause.Component}
+		var res *causal.Result
+		if g == nil {
+			an, err := analyzeBundle(b, spec, at, topt, o)
+			if err != nil {
+				r.Error = err.Error()
+				out = append(out, r)
+				continue
+			}
+			g, res = an.graph, an.result
+		} else {
+			res, err = causal.Analyze(g, b, o)
+			if err != nil {
+				r.Error = err.Error()
+				out = append(out, r)
+				continue
+			}
+		}
+		seen := map[string]bool{}
+		for _, c := range res.Candidates {
+			if !seen[c.Service] {
+				seen[c.Service] = true
+				r.Services = append(r.Services, c.Service)
+			}
+		}
+		for i, s := range first(r.Services, 5) {
+			if s == lb.RootCause.Service {
+				r.Rank = i + 1
+				break
+			}
+		}
+		if len(res.Candidates) > 0 {
+			c := res.Candidates[0]
+			r.Top = c.Component
+			r.CompHit = componentMatches(c, lb.RootCause.Component, lb.RootCause.Service)
+		}
+		r.Services = first(r.Services, 5)
+		r.Confident = res.Confident
+		r.Seconds = (time.Since(t0) + readTime).Seconds()
+		out = append(out, r)
+	}
+	return out
+}
+
+// componentMatches reports whether a candidate names the labelled component:
+// the same entity name, a series label equal to it (pod, GPU UUID), or, for
+// an edge, a label naming the edge's callee pod.
+func componentMatches(c causal.Candidate, comp, svc string) bool {
+	if comp == "" {
+		return false
+	}
+	if c.Component == comp {
+		return true
+	}
+	if c.Series != nil {
+		for _, l := range c.Series.Labels {
+			if l.Value == comp {
+				return true
+			}
+		}
+	}
+	if c.ComponentKind == ingest.KindEdge && strings.HasSuffix(c.Component, "->"+svc) && ingest.WorkloadOf(comp) == svc {
+		return true
+	}
+	return false
+}
+
+func summarize(rs []caseResult, methods []string) []evalSummary {
+	faults := map[string]bool{}
+	for _, r := range rs {
+		faults[r.Fault] = true
+	}
+	names := make([]string, 0, len(faults))
+	for f := range faults {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	names = append(names, "overall")
+	var out []evalSummary
+	for _, f := range names {
+		for _, m := range methods {
+			s := evalSummary{Fault: f, Method: m}
+			for _, r := range rs {
+				if r.Method != m || (f != "overall" && r.Fault != f) {
+					continue
+				}
+				s.N++
+				if r.Error != "" {
+					s.Failed++
+					continue
+				}
+				if r.Rank == 1 {
+					s.AC1++
+				}
+				if r.Rank >= 1 && r.Rank <= 3 {
+					s.AC3++
+				}
+				if r.Rank >= 1 && r.Rank <= 5 {
+					s.AC5++
+				}
+				if r.Rank >= 1 {
+					s.Avg5 += float64(6-r.Rank) / 5
+				}
+				if r.CompHit {
+					s.Comp1++
+				}
+			}
+			if s.N > 0 {
+				n := float64(s.N)
+				s.AC1, s.AC3, s.AC5, s.Avg5, s.Comp1 = s.AC1/n, s.AC3/n, s.AC5/n, s.Avg5/n, s.Comp1/n
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func printEval(w io.Writer, rs []caseResult, sum []evalSummary, methods []string) {
+	fmt.Fprintf(w, "%-26s %4s", "fault", "n")
+	for _, m := range methods {
+		fmt.Fprintf(w, " | %-6s AC@1 AC@3 AC@5 Avg@5 C@1", m)
+	}
+	fmt.Fprintln(w)
+	for i := 0; i < len(sum); i += len(methods) {
+		fmt.Fprintf(w, "%-26s %4d", sum[i].Fault, sum[i].N)
+		for j := range methods {
+			s := sum[i+j]
+			fmt.Fprintf(w, " | %-6s %4.2f %4.2f %4.2f %5.2f %4.2f", "", s.AC1, s.AC3, s.AC5, s.Avg5, s.Comp1)
+		}
+		fmt.Fprintln(w)
+	}
+	var times []float64
+	failures := 0
+	for _, r := range rs {
+		if r.Method == methods[0] {
+			times = append(times, r.Seconds)
+		}
+		if r.Error != "" {
+			failures++
+			fmt.Fprintf(w, "failure: %s (%s): %s\n", r.Case, r.Method, r.Error)
+		}
+	}
+	fmt.Fprintf(w, "cases: %d, failures: %d (counted as misses), median time per case: %.2fs\n",
+		len(times), failures, ingest.Quantile(times, 0.5))
+}

@@ -1,0 +1,227 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// amAlert is one alert of an Alertmanager webhook payload or of the
+// /api/v2/alerts answer (where status is an object {"state": ...}).
+type amAlert struct {
+	Status      json.RawMessage   `json:"status"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	StartsAt    string            `json:"startsAt"`
+	EndsAt      string            `json:"endsAt"`
+}
+
+// decodeAlertmanager reads an Alertmanager webhook payload
+// {"version":"4","status":"firing","alerts":[...]} or a bare array of alerts
+// (Alertmanager /api/v2/alerts) into Bundle.Alerts, in input order.
+//
+// Name is the alertname label; Summary the summary annotation (else
+// description, else message); Service the first of the service,
+// service_name, job, app, app_kubernetes_io_name, destination_workload
+// labels, or the workload of a pod label; Signal and Stat are derived from
+// the alert name and annotations (alertSignal). An alert whose startsAt
+// cannot be parsed is kept with a zero time and an ErrBadValue warning.
+func decodeAlertmanager(name string, r io.Reader, lim Limits) (*Bundle, error) {
+	dec := json.NewDecoder(r)
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, jsonError(name, err, dec)
+	}
+	raw = bytes.TrimSpace(raw)
+	var alerts []amAlert
+	groupStatus := ""
+	if len(raw) > 0 && raw[0] == '{' {
+		var p struct {
+			Status string    `json:"status"`
+			Alerts []amAlert `json:"alerts"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, jsonError(name, err, nil)
+		}
+		alerts, groupStatus = p.Alerts, p.Status
+	} else if err := json.Unmarshal(raw, &alerts); err != nil {
+		return nil, jsonError(name, err, nil)
+	}
+	b := &Bundle{}
+	badTimes := 0
+	for _, a := range alerts {
+		al := Alert{
+			Name:    a.Labels["alertname"],
+			Status:  alertStatus(a.Status, groupStatus),
+			Summary: firstNonEmpty(a.Annotations["summary"], a.Annotations["description"], a.Annotations["message"]),
+			Source:  name,
+		}
+		for k, v := range a.Labels {
+			al.Labels = append(al.Labels, Label{Name: k, Value: v})
+		}
+		SortLabels(al.Labels)
+		al.Service = alertService(al.Labels)
+		if t, ok := parseAlertTime(a.StartsAt); ok {
+			al.StartsAt = t
+		} else {
+			badTimes++
+		}
+		al.Signal, al.Stat = alertSignal(al.Name + " " + al.Summary + " " + a.Annotations["description"])
+		b.Alerts = append(b.Alerts, al)
+	}
+	if badTimes > 0 {
+		b.Warn(ErrBadValue, name, badTimes, "%d alerts without a valid startsAt", badTimes)
+	}
+	return b, nil
+}
+
+// alertStatus reads a status string, or the v2 {"state": "active"} object
+// (active, suppressed and unprocessed alerts are firing).
+func alertStatus(raw json.RawMessage, group string) string {
+	raw = bytes.TrimSpace(raw)
+	var s string
+	if len(raw) > 0 && raw[0] == '"' {
+		json.Unmarshal(raw, &s)
+	} else if len(raw) > 0 && raw[0] == '{' {
+		var st struct {
+			State string `json:"state"`
+		}
+		json.Unmarshal(raw, &st)
+		switch st.State {
+		case "active", "suppressed", "unprocessed":
+			s = "firing"
+		default:
+			s = st.State
+		}
+	}
+	if s == "" {
+		s = group
+	}
+	return s
+}
+
+// parseAlertTime parses RFC3339 (nanosecond) times; Go's zero time
+// "0001-01-01T00:00:00Z" and "" give ok=false.
+func parseAlertTime(s string) (Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil || t.Year() <= 1 {
+		return 0, false
+	}
+	return FromTime(t), true
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// alertService is the service an alert names, from its labels.
+func alertService(ls Labels) string {
+	if v := firstLabel(ls, "service", "service_name", "job", "app", "app_kubernetes_io_name", "destination_workload",
+		"deployment", "statefulset", "workload"); v != "" {
+		return v
+	}
+	if p := firstLabel(ls, "pod", "exported_pod"); p != "" {
+		return WorkloadOf(p)
+	}
+	return ""
+}
+
+// splitCamel turns "HighRequestLatency" into "High Request Latency" and
+// "KVCacheFull" into "KV Cache Full", so the keyword rules see words.
+func splitCamel(s string) string {
+	rs := []rune(s)
+	var sb strings.Builder
+	for i, r := range rs {
+		if i > 0 && unicode.IsUpper(r) {
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || unicode.IsUpper(prev) && nextLower {
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}
+
+// alertKeywords map words of an alert's name and text to a signal, most
+// specific first. Words are matched on the lowercased, camel-split text with
+// separators folded to single spaces and padded by spaces.
+var alertKeywords = []struct {
+	kind  SignalKind
+	words []string
+}{
+	{SignalXID, []string{" xid", " ecc "}},
+	{SignalKVCache, []string{"kv cache", "kvcache", " cache usage", "preempt"}},
+	{SignalLatency, []string{" ttft ", "time to first token", " tpot ", " itl ", "inter token", "time per output token", "latency", " slow", "duration", "response time"}},
+	{SignalErrors, []string{" error", " 5xx", " fail", "success rate", "success ratio", "availability", " slo burn", " errors "}},
+	{SignalGPUThrottle, []string{"throttle reason", "clock event", "clocks event"}},
+	{SignalQueue, []string{" queue", " waiting", " pending", " backlog"}},
+	{SignalRestarts, []string{"restart", "crash loop", "crashloop"}},
+	{SignalCPUThrottle, []string{"cpu throttl", "throttling"}},
+	{SignalGPUUtil, []string{"gpu util", "gpu busy", "sm active"}},
+	{SignalGPUMemory, []string{"gpu memory", "framebuffer", " fb "}},
+	{SignalCPU, []string{" cpu"}},
+	{SignalMemory, []string{" memory", " oom", " mem "}},
+	{SignalDiskIO, []string{" disk", " iops", " filesystem"}},
+	{SignalNetwork, []string{" network", " packet", " bandwidth"}},
+	{SignalTemperature, []string{"temperature", "thermal", " overheat"}},
+	{SignalPower, []string{" power"}},
+	{SignalGPUClock, []string{" clock"}},
+	{SignalNVLink, []string{"nvlink"}},
+	{SignalTraffic, []string{" traffic", "request rate", " qps", " rps", "throughput"}},
+}
+
+// alertSignal derives the signal kind and quantile stat from an alert's
+// name and annotations: "HighRequestLatency"/"p90 latency above SLO" →
+// (latency, "p90"); "TTFT too high" → latency; "HighErrorRate" → errors;
+// "KVCacheAlmostFull" → kv_cache.
+func alertSignal(text string) (SignalKind, string) {
+	lower := strings.ToLower(splitCamel(text))
+	var sb strings.Builder
+	sb.WriteByte(' ')
+	space := true
+	for _, r := range lower {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' {
+			sb.WriteRune(r)
+			space = false
+		} else if !space {
+			sb.WriteByte(' ')
+			space = true
+		}
+	}
+	sb.WriteByte(' ')
+	t := sb.String()
+	kind := SignalOther
+	for _, k := range alertKeywords {
+		for _, w := range k.words {
+			if strings.Contains(t, w) {
+				kind = k.kind
+				break
+			}
+		}
+		if kind != SignalOther {
+			break
+		}
+	}
+	stat := ""
+	for _, f := range strings.Fields(t) {
+		if len(f) >= 3 && len(f) <= 5 && f[0] == 'p' && isDigits(f[1:]) {
+			stat = f
+			break
+		}
+		if strings.HasSuffix(f, "th") && isDigits(strings.TrimSuffix(f, "th")) && strings.Contains(t, f+" percentile") {
+			stat = "p" + strings.TrimSuffix(f, "th")
+			break
+		}
+	}
+	return kind, stat
+}

@@ -1,0 +1,225 @@
+package ingest
+
+// Helpers shared by the trace readers (jaeger.go, otlp.go): string
+// interning, span/trace ID parsing, positioned JSON stream errors and
+// Jaeger tag coercion.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxInterned bounds the interner's table: past it, new strings are returned
+// as they are (still truncated) instead of being remembered, so a file whose
+// operation names embed IDs cannot make the table grow without bound.
+const maxInterned = 1 << 20
+
+// interner deduplicates the strings spans repeat (service, operation, pod,
+// node, GPU) so that millions of spans share one copy of each, and enforces
+// Limits.MaxStringBytes on them. It is not safe for concurrent use: each
+// decoded input gets its own. Lookups are O(len(s)).
+type interner struct {
+	m         map[string]string
+	max       int // longest string kept in bytes; <= 0 means unlimited
+	truncated int // strings cut to max (each occurrence counted)
+}
+
+// newInterner returns an empty interner that truncates strings longer than
+// max bytes (max <= 0: never).
+func newInterner(max int) *interner {
+	return &interner{m: make(map[string]string, 256), max: max}
+}
+
+// get returns the canonical copy of s, truncated to the limit at a rune
+// boundary. The returned string never aliases a decoder buffer.
+func (in *interner) get(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := in.m[s]; ok {
+		return v
+	}
+	if in.max > 0 && len(s) > in.max {
+		in.truncated++
+		s = truncateUTF8(s, in.max)
+		if v, ok := in.m[s]; ok {
+			return v
+		}
+	}
+	s = strings.Clone(s)
+	if len(in.m) < maxInterned {
+		in.m[s] = s
+	}
+	return s
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a rune.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// streamErr builds a positioned *InputError for err from dec. After a failed
+// Decode, dec's unconsumed buffer starts at the failed value: with rescan,
+// a fresh scan of it gives the exact offset of the syntax error inside the
+// value (encoding/json's own offsets are relative or off when Token and
+// Decode are mixed).
+func streamErr(name string, dec *json.Decoder, err error, rescan bool) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	off := dec.InputOffset()
+	var se *json.SyntaxError
+	isSyntax := errors.As(err, &se)
+	truncated := errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+	if rescan && (isSyntax || truncated) {
+		buf, _ := io.ReadAll(dec.Buffered())
+		var raw json.RawMessage
+		var se2 *json.SyntaxError
+		if rerr := json.Unmarshal(buf, &raw); errors.As(rerr, &se2) {
+			off += se2.Offset
+			if !truncated {
+				err = se2
+			}
+		} else if truncated {
+			off += int64(len(buf))
+		}
+	}
+	if truncated {
+		err = errors.New("unexpected end of input (truncated JSON?)")
+	}
+	return errorAt(name, off, err)
+}
+
+// bufferedLen is how many bytes dec holds that it has not consumed.
+func bufferedLen(dec *json.Decoder) int64 {
+	n, _ := io.Copy(io.Discard, dec.Buffered())
+	return n
+}
+
+// typeErrMsg renders a type error like jsonError does.
+func typeErrMsg(te *json.UnmarshalTypeError) error {
+	want := te.Type.String()
+	switch te.Type.Kind() {
+	case reflect.Struct, reflect.Map:
+		want = "a JSON object"
+	case reflect.Slice:
+		want = "a JSON array"
+	}
+	if te.Field == "" {
+		return fmt.Errorf("expected %s, found JSON %s", want, te.Value)
+	}
+	return fmt.Errorf("expected %s for field %q, found JSON %s", want, te.Field, te.Value)
+}
+
+// describeToken renders a JSON token for an error message.
+func describeToken(tok json.Token) string {
+	switch v := tok.(type) {
+	case nil:
+		return "null"
+	case json.Delim:
+		return strconv.Quote(v.String())
+	case string:
+		if len(v) > 40 {
+			v = v[:40] + "..."
+		}
+		return "string " + strconv.Quote(v)
+	default:
+		return fmt.Sprintf("%T %v", v, v)
+	}
+}
+
+// ParseTraceID parses a hex trace ID of 1 to 32 digits (Jaeger writes 16 or
+// 32); IDs of up to 16 digits fill Low only.
+func ParseTraceID(s string) (TraceID, error) {
+	if s == "" || len(s) > 32 {
+		return TraceID{}, fmt.Errorf("bad trace ID %q: want 1 to 32 hex digits", truncateUTF8(s, 40))
+	}
+	var id TraceID
+	var err error
+	if len(s) > 16 {
+		if id.High, err = strconv.ParseUint(s[:len(s)-16], 16, 64); err != nil {
+			return TraceID{}, fmt.Errorf("bad trace ID %q: not hex", s)
+		}
+		s = s[len(s)-16:]
+	}
+	if id.Low, err = strconv.ParseUint(s, 16, 64); err != nil {
+		return TraceID{}, fmt.Errorf("bad trace ID %q: not hex", s)
+	}
+	return id, nil
+}
+
+// ParseSpanID parses a hex span ID of 1 to 16 digits.
+func ParseSpanID(s string) (SpanID, error) {
+	if s == "" || len(s) > 16 {
+		return 0, fmt.Errorf("bad span ID %q: want 1 to 16 hex digits", truncateUTF8(s, 40))
+	}
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		return 0, fmt.Errorf("bad span ID %q: not hex", s)
+	}
+	return SpanID(v), nil
+}
+
+// --- tag coercion ----------------------------------------------------------
+
+// tagString returns a tag's value as text: strings unquoted, numbers and
+// bools as written, null as "".
+func tagString(t *jTag) string {
+	v := t.Value
+	if len(v) == 0 || string(v) == "null" {
+		return ""
+	}
+	if v[0] == '"' {
+		if len(v) >= 2 && !strings.ContainsRune(string(v[1:len(v)-1]), '\\') {
+			return string(v[1 : len(v)-1])
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+		return ""
+	}
+	return string(v)
+}
+
+// tagInt coerces an int64 (or float64, or numeric string) tag.
+func tagInt(t *jTag) (int64, bool) {
+	s := strings.TrimSpace(tagString(t))
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, true
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return int64(f), true
+	}
+	return 0, false
+}
+
+// parseSpanKind maps span.kind tag values (and OTLP names) to a SpanKind.
+func parseSpanKind(s string) SpanKind {
+	switch strings.TrimPrefix(strings.ToLower(s), "span_kind_") {
+	case "server":
+		return SpanServer
+	case "client":
+		return SpanClient
+	case "producer":
+		return SpanProducer
+	case "consumer":
+		return SpanConsumer
+	case "internal":
+		return SpanInternal
+	}
+	return SpanUnspecified
+}

@@ -1,0 +1,586 @@
+package ingest
+
+import (
+	"database/sql"
+	"fmt"
+	"math"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
+)
+
+// This file reads Nsight Systems SQLite exports (`nsys export --type sqlite`)
+// and holds the GPU-timeline derivation shared with the Kineto reader: GPU
+// activity intervals (kernels, memcpy, memset) and host-side sync calls are
+// bucketed per device into series.
+
+// gpuActKind is the kind of a GPU activity interval.
+type gpuActKind uint8
+
+const (
+	actKernel gpuActKind = iota
+	actMemcpy
+	actMemset
+)
+
+// gpuInterval is one GPU activity: [Start, End) in nanoseconds on the
+// trace's own clock (absolute once the base is added).
+type gpuInterval struct {
+	Dev        int
+	Start, End int64
+	Kind       gpuActKind
+	Name       string // short kernel name (kernels only)
+}
+
+// hostInterval is one host-side blocking CUDA call; Dev is -1 when the call
+// cannot be placed on a device.
+type hostInterval struct {
+	Dev        int
+	Start, End int64
+}
+
+// gpuTimeline is what a GPU trace reader collected before derivation.
+type gpuTimeline struct {
+	Prefix string // series name prefix: "nsys" or "kineto"
+	Acts   []gpuInterval
+	Stalls []hostInterval
+	Base   int64 // added to every timestamp to get Unix ns
+	Entity func(dev int) Entity
+}
+
+// topKernels is how many kernels (by total time) get per-kernel series.
+const topKernels = 20
+
+// timelineStep picks the bucket width for a trace of the given span: 100 ms,
+// unless that gives fewer than 50 or more than 500 buckets, in which case a
+// 1-2-5 step giving 50..500 buckets is chosen (never below 1 µs).
+func timelineStep(span int64) time.Duration {
+	const def = int64(100 * time.Millisecond)
+	if span <= 0 {
+		return time.Duration(def)
+	}
+	n := span / def
+	if n >= 50 && n <= 500 {
+		return time.Duration(def)
+	}
+	var steps []int64
+	for p := int64(1000); p <= int64(1e15); p *= 10 {
+		steps = append(steps, p, 2*p, 5*p)
+	}
+	if n < 50 { // the largest nice step giving at least 50 buckets
+		best := steps[0]
+		for _, s := range steps {
+			if span/s >= 50 {
+				best = s
+			}
+		}
+		return time.Duration(best)
+	}
+	for _, s := range steps { // the smallest nice step giving at most 500
+		if (span+s-1)/s <= 500 {
+			return time.Duration(s)
+		}
+	}
+	return time.Duration(steps[len(steps)-1])
+}
+
+// shortKernelName reduces a demangled kernel name to something readable:
+// "void at::native::(anonymous namespace)::foo<float, 4>(...)" → "at::native::foo".
+func shortKernelName(n string) string {
+	n = strings.TrimSpace(strings.TrimPrefix(n, "void "))
+	n = strings.ReplaceAll(n, "(anonymous namespace)::", "")
+	if i := strings.IndexAny(n, "<("); i > 0 {
+		n = n[:i]
+	}
+	n = strings.TrimSpace(n)
+	if len(n) > 120 {
+		n = n[:120]
+	}
+	return n
+}
+
+// overlapAdd adds the overlap of [s,e) with each bucket to acc.
+func overlapAdd(acc []float64, t0, step, s, e int64) {
+	if e <= s {
+		return
+	}
+	for i := max(0, (s-t0)/step); i < int64(len(acc)); i++ {
+		bs := t0 + i*step
+		if bs >= e {
+			break
+		}
+		be := bs + step
+		acc[i] += float64(min(e, be) - max(s, bs))
+	}
+}
+
+// union merges intervals (sorted in place by start) into disjoint ones.
+func union(iv [][2]int64) [][2]int64 {
+	sort.Slice(iv, func(i, j int) bool {
+		if iv[i][0] != iv[j][0] {
+			return iv[i][0] < iv[j][0]
+		}
+		return iv[i][1] < iv[j][1]
+	})
+	var out [][2]int64
+	for _, x := range iv {
+		if n := len(out); n > 0 && x[0] <= out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], x[1])
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// derive turns the timeline into series on a common bucket grid. Per device:
+// <p>_gpu_busy_ratio (union of kernel+memcpy+memset time / bucket),
+// <p>_kernel_count (kernels starting in the bucket), <p>_kernel_mean_duration_seconds,
+// <p>_launch_gap_seconds (mean idle time before each kernel since the end of
+// the previous ones; NaN when no kernel started), and, when host calls were
+// seen, <p>_host_sync_stall_ratio. For the top 20 kernels by total time:
+// <p>_kernel_mean_duration_seconds and <p>_kernel_launches with label kernel,
+// with points only in the buckets where that kernel started.
+func (tl *gpuTimeline) derive(b *Bundle, source string) {
+	if len(tl.Acts) == 0 {
+		return
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, a := range tl.Acts {
+		lo, hi = min(lo, a.Start), max(hi, a.End)
+	}
+	for _, h := range tl.Stalls {
+		lo, hi = min(lo, h.Start), max(hi, h.End)
+	}
+	lo, hi = lo+tl.Base, hi+tl.Base
+	step := int64(timelineStep(hi - lo))
+	t0 := lo - ((lo%step)+step)%step
+	n := int((hi-t0)/step) + 1
+	times := make([]Time, n)
+	for i := range times {
+		times[i] = Time(t0 + int64(i)*step)
+	}
+	bucket := func(t int64) int { return int((t - t0) / step) }
+
+	devSet := map[int]bool{}
+	for _, a := range tl.Acts {
+		devSet[a.Dev] = true
+	}
+	devs := make([]int, 0, len(devSet))
+	for d := range devSet {
+		devs = append(devs, d)
+	}
+	sort.Ints(devs)
+	byDev := map[int][]gpuInterval{}
+	for _, a := range tl.Acts {
+		a.Start += tl.Base
+		a.End += tl.Base
+		byDev[a.Dev] = append(byDev[a.Dev], a)
+	}
+	mk := func(name string, e Entity, dev int, sig SignalKind, stat, unit string, extra ...Label) *Series {
+		ls := append(Labels{{"device", strconv.Itoa(dev)}, {"gpu", e.Name}}, extra...)
+		SortLabels(ls)
+		return &Series{Name: tl.Prefix + "_" + name, Labels: ls, Entity: e, Signal: sig, Stat: stat, Unit: unit, Source: source}
+	}
+	full := func(v []float64) ([]Time, []float64) { return append([]Time(nil), times...), v }
+	for _, d := range devs {
+		e := tl.Entity(d)
+		acts := byDev[d]
+		var iv [][2]int64
+		busy := make([]float64, n)
+		count := make([]float64, n)
+		durSum := make([]float64, n)
+		gapSum := make([]float64, n)
+		gapN := make([]float64, n)
+		var kernels []gpuInterval
+		for _, a := range acts {
+			iv = append(iv, [2]int64{a.Start, a.End})
+			if a.Kind == actKernel {
+				kernels = append(kernels, a)
+			}
+		}
+		for _, x := range union(iv) {
+			overlapAdd(busy, t0, step, x[0], x[1])
+		}
+		sort.Slice(kernels, func(i, j int) bool {
+			if kernels[i].Start != kernels[j].Start {
+				return kernels[i].Start < kernels[j].Start
+			}
+			return kernels[i].End < kernels[j].End
+		})
+		var lastEnd int64
+		for i, k := range kernels {
+			bi := bucket(k.Start)
+			count[bi]++
+			durSum[bi] += float64(k.End-k.Start) / 1e9
+			if i > 0 {
+				gapSum[bi] += float64(max(0, k.Start-lastEnd)) / 1e9
+				gapN[bi]++
+			}
+			lastEnd = max(lastEnd, k.End)
+		}
+		mean, gap := make([]float64, n), make([]float64, n)
+		for i := range busy {
+			busy[i] /= float64(step)
+			mean[i], gap[i] = math.NaN(), math.NaN()
+			if count[i] > 0 {
+				mean[i] = durSum[i] / count[i]
+			}
+			if gapN[i] > 0 {
+				gap[i] = gapSum[i] / gapN[i]
+			}
+		}
+		for _, s := range []struct {
+			name, stat, unit string
+			sig              SignalKind
+			v                []float64
+		}{
+			{"gpu_busy_ratio", "ratio", "ratio", SignalGPUUtil, busy},
+			{"kernel_count", "count", "", SignalGPUUtil, count},
+			{"kernel_mean_duration_seconds", "mean", "s", SignalOther, mean},
+			{"launch_gap_seconds", "mean", "s", SignalOther, gap},
+		} {
+			sr := mk(s.name, e, d, s.sig, s.stat, s.unit)
+			sr.T, sr.V = full(s.v)
+			b.Series = append(b.Series, sr)
+		}
+		if len(tl.Stalls) > 0 {
+			var hv [][2]int64
+			for _, h := range tl.Stalls {
+				if h.Dev == d {
+					hv = append(hv, [2]int64{h.Start + tl.Base, h.End + tl.Base})
+				}
+			}
+			stall := make([]float64, n)
+			for _, x := range union(hv) {
+				overlapAdd(stall, t0, step, x[0], x[1])
+			}
+			for i := range stall {
+				stall[i] /= float64(step)
+			}
+			sr := mk("host_sync_stall_ratio", e, d, SignalOther, "ratio", "ratio")
+			sr.T, sr.V = full(stall)
+			b.Series = append(b.Series, sr)
+		}
+	}
+	tl.deriveKernels(b, source, t0, step, mk)
+}
+
+// deriveKernels emits the per-kernel series of the top kernels by total time.
+func (tl *gpuTimeline) deriveKernels(b *Bundle, source string, t0, step int64,
+	mk func(string, Entity, int, SignalKind, string, string, ...Label) *Series) {
+	type kkey struct {
+		dev  int
+		name string
+	}
+	type kstat struct {
+		key   kkey
+		total int64
+		count int
+	}
+	stats := map[kkey]*kstat{}
+	for _, a := range tl.Acts {
+		if a.Kind != actKernel {
+			continue
+		}
+		k := kkey{a.Dev, a.Name}
+		st := stats[k]
+		if st == nil {
+			st = &kstat{key: k}
+			stats[k] = st
+		}
+		st.total += a.End - a.Start
+		st.count++
+	}
+	list := make([]*kstat, 0, len(stats))
+	for _, st := range stats {
+		list = append(list, st)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].total != list[j].total {
+			return list[i].total > list[j].total
+		}
+		if list[i].key.dev != list[j].key.dev {
+			return list[i].key.dev < list[j].key.dev
+		}
+		return list[i].key.name < list[j].key.name
+	})
+	if len(list) > topKernels {
+		list = list[:topKernels]
+	}
+	type acc struct {
+		sum map[int64]float64
+		n   map[int64]float64
+	}
+	accs := map[kkey]*acc{}
+	for _, st := range list {
+		accs[st.key] = &acc{sum: map[int64]float64{}, n: map[int64]float64{}}
+	}
+	for _, a := range tl.Acts {
+		ac := accs[kkey{a.Dev, a.Name}]
+		if a.Kind != actKernel || ac == nil {
+			continue
+		}
+		bs := t0 + (a.Start+tl.Base-t0)/step*step
+		ac.sum[bs] += float64(a.End-a.Start) / 1e9
+		ac.n[bs]++
+	}
+	for _, st := range list {
+		ac := accs[st.key]
+		keys := make([]int64, 0, len(ac.n))
+		for k := range ac.n {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+		e := tl.Entity(st.key.dev)
+		md := mk("kernel_mean_duration_seconds", e, st.key.dev, SignalOther, "mean", "s", Label{"kernel", st.key.name})
+		ln := mk("kernel_launches", e, st.key.dev, SignalOther, "count", "", Label{"kernel", st.key.name})
+		for _, k := range keys {
+			md.T, md.V = append(md.T, Time(k)), append(md.V, ac.sum[k]/ac.n[k])
+			ln.T, ln.V = append(ln.T, Time(k)), append(ln.V, ac.n[k])
+		}
+		b.Series = append(b.Series, md, ln)
+	}
+}
+
+// isSyncCall reports whether a CUDA runtime/driver API name blocks the host
+// until the GPU catches up (synchronize calls, synchronous memcpy/memset).
+func isSyncCall(name string) bool {
+	if i := strings.Index(name, "_v"); i > 0 {
+		name = name[:i]
+	}
+	if strings.Contains(name, "Synchronize") {
+		return true
+	}
+	for _, p := range []string{"cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset"} {
+		if strings.HasPrefix(name, p) && !strings.Contains(name, "Async") {
+			return true
+		}
+	}
+	return false
+}
+
+// nsysDB wraps the export with its table/column catalogue.
+type nsysDB struct {
+	db   *sql.DB
+	cols map[string]map[string]bool // table → column set
+}
+
+func (n *nsysDB) has(table string, cols ...string) bool {
+	c := n.cols[table]
+	if c == nil {
+		return false
+	}
+	for _, x := range cols {
+		if !c[x] {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeNsightSQLite reads an Nsight Systems SQLite export, opened read-only,
+// into per-GPU timeline series (see gpuTimeline.derive) with prefix "nsys".
+// Tables and columns are looked up by name; missing ones are tolerated.
+func decodeNsightSQLite(name, path string, lim Limits) (*Bundle, error) {
+	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: "mode=ro&immutable=1"}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, fmt.Errorf("read nsight %s: %w", name, err)
+	}
+	defer db.Close()
+	n := &nsysDB{db: db, cols: map[string]map[string]bool{}}
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type IN ('table','view')`)
+	if err != nil {
+		return nil, &InputError{File: name, Offset: -1, Err: fmt.Errorf("nsight sqlite: %w", err)}
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return nil, &InputError{File: name, Offset: -1, Err: fmt.Errorf("nsight sqlite: %w", err)}
+		}
+		tables = append(tables, t)
+	}
+	rows.Close()
+	for _, t := range tables {
+		cs, err := db.Query(`SELECT name FROM pragma_table_info(?)`, t)
+		if err != nil {
+			return nil, fmt.Errorf("read nsight %s: table %s: %w", name, t, err)
+		}
+		m := map[string]bool{}
+		for cs.Next() {
+			var c string
+			if cs.Scan(&c) == nil {
+				m[c] = true
+			}
+		}
+		cs.Close()
+		n.cols[t] = m
+	}
+	b := &Bundle{}
+	if !n.has("CUPTI_ACTIVITY_KIND_KERNEL", "start", "end", "deviceId") {
+		b.Warn(ErrPartialInput, name, 1, "no CUPTI_ACTIVITY_KIND_KERNEL table: the trace has no CUDA kernels")
+	}
+	strs, err := n.stringIDs()
+	if err != nil {
+		return nil, fmt.Errorf("read nsight %s: %w", name, err)
+	}
+	tl := &gpuTimeline{Prefix: "nsys"}
+	if n.has("TARGET_INFO_SESSION_START_TIME", "utcEpochNs") {
+		_ = db.QueryRow(`SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1`).Scan(&tl.Base)
+	}
+	if tl.Base == 0 {
+		b.Warn(ErrPartialInput, name, 1, "no session start time (TARGET_INFO_SESSION_START_TIME): timestamps are relative to the trace start")
+	}
+	host := ""
+	if n.has("TARGET_INFO_SYSTEM_ENV", "name", "value") {
+		_ = db.QueryRow(`SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' LIMIT 1`).Scan(&host)
+	}
+	uuids := map[int]string{}
+	if n.has("TARGET_INFO_GPU", "id", "uuid") {
+		r, err := db.Query(`SELECT id, uuid FROM TARGET_INFO_GPU`)
+		if err == nil {
+			for r.Next() {
+				var id int
+				var u sql.NullString
+				if r.Scan(&id, &u) == nil && u.String != "" {
+					if !strings.HasPrefix(u.String, "GPU-") {
+						u.String = "GPU-" + u.String
+					}
+					uuids[id] = u.String
+				}
+			}
+			r.Close()
+		}
+	}
+	tl.Entity = func(dev int) Entity { return gpuEntity(uuids[dev], host, strconv.Itoa(dev)) }
+	for _, t := range []struct {
+		table string
+		kind  gpuActKind
+	}{{"CUPTI_ACTIVITY_KIND_KERNEL", actKernel}, {"CUPTI_ACTIVITY_KIND_MEMCPY", actMemcpy}, {"CUPTI_ACTIVITY_KIND_MEMSET", actMemset}} {
+		if !n.has(t.table, "start", "end", "deviceId") {
+			continue
+		}
+		nameCol := "NULL"
+		if t.kind == actKernel {
+			for _, c := range []string{"shortName", "demangledName", "name"} {
+				if n.has(t.table, c) {
+					nameCol = c
+					break
+				}
+			}
+		}
+		q := fmt.Sprintf(`SELECT start, end, deviceId, %s FROM %s`, nameCol, t.table)
+		if err := n.scanIntervals(q, func(s, e int64, dev int, nm any) {
+			a := gpuInterval{Dev: dev, Start: s, End: e, Kind: t.kind}
+			if t.kind == actKernel {
+				a.Name = shortKernelName(nsysString(nm, strs))
+			}
+			tl.Acts = append(tl.Acts, a)
+		}); err != nil {
+			return nil, fmt.Errorf("read nsight %s: %s: %w", name, t.table, err)
+		}
+	}
+	if n.has("CUPTI_ACTIVITY_KIND_RUNTIME", "start", "end") && (n.has("CUPTI_ACTIVITY_KIND_RUNTIME", "nameId") || n.has("CUPTI_ACTIVITY_KIND_RUNTIME", "name")) {
+		col := "nameId"
+		if !n.has("CUPTI_ACTIVITY_KIND_RUNTIME", col) {
+			col = "name"
+		}
+		devs := map[int]bool{}
+		for _, a := range tl.Acts {
+			devs[a.Dev] = true
+		}
+		dev := -1
+		if len(devs) == 1 {
+			for d := range devs {
+				dev = d
+			}
+		}
+		unplaced := 0
+		q := fmt.Sprintf(`SELECT start, end, 0, %s FROM CUPTI_ACTIVITY_KIND_RUNTIME`, col)
+		if err := n.scanIntervals(q, func(s, e int64, _ int, nm any) {
+			if !isSyncCall(nsysString(nm, strs)) {
+				return
+			}
+			if dev < 0 {
+				unplaced++
+				return
+			}
+			tl.Stalls = append(tl.Stalls, hostInterval{Dev: dev, Start: s, End: e})
+		}); err != nil {
+			return nil, fmt.Errorf("read nsight %s: runtime: %w", name, err)
+		}
+		if unplaced > 0 {
+			b.Warn(ErrUnmatched, name, unplaced, "%d blocking CUDA calls not attributed: the trace has %d GPUs and runtime calls name none", unplaced, len(devs))
+		}
+	}
+	tl.derive(b, name)
+	return b, nil
+}
+
+// stringIDs loads the StringIds table (id → value), empty when absent.
+func (n *nsysDB) stringIDs() (map[int64]string, error) {
+	m := map[int64]string{}
+	if !n.has("StringIds", "id", "value") {
+		return m, nil
+	}
+	r, err := n.db.Query(`SELECT id, value FROM StringIds`)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	for r.Next() {
+		var id int64
+		var v sql.NullString
+		if err := r.Scan(&id, &v); err != nil {
+			return nil, err
+		}
+		m[id] = v.String
+	}
+	return m, r.Err()
+}
+
+// scanIntervals runs q (start, end, device, name) and calls f per row; rows
+// with NULL or inverted times are skipped.
+func (n *nsysDB) scanIntervals(q string, f func(s, e int64, dev int, name any)) error {
+	r, err := n.db.Query(q)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for r.Next() {
+		var s, e sql.NullInt64
+		var dev sql.NullInt64
+		var nm any
+		if err := r.Scan(&s, &e, &dev, &nm); err != nil {
+			return err
+		}
+		if !s.Valid || !e.Valid || e.Int64 < s.Int64 {
+			continue
+		}
+		f(s.Int64, e.Int64, int(dev.Int64), nm)
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// nsysString resolves a name column: a StringIds id or the text itself.
+func nsysString(v any, strs map[int64]string) string {
+	switch x := v.(type) {
+	case int64:
+		return strs[x]
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	}
+	return ""
+}

@@ -1,0 +1,266 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// OTLP JSON trace reader.
+//
+// Accepted: one OTLP TracesData document {"resourceSpans":[...]}, a stream of
+// them (the Collector file exporter writes one per line), and Jaeger api_v3's
+// {"result":{...}} wrapper (one or a stream). Each document is read on its own
+// (memory O(largest document)) and handed to pdata's ptrace.JSONUnmarshaler;
+// nothing of OTLP is parsed by hand.
+
+// jaegerWarningsKey is the attribute under which Jaeger's api_v3 carries the
+// warnings its v1 API puts in a span's "warnings".
+const jaegerWarningsKey = "@jaeger@warnings"
+
+// otlpReader is the state of one decodeOTLP call.
+type otlpReader struct {
+	name    string
+	lim     Limits
+	b       *Bundle
+	in      *interner
+	um      ptrace.JSONUnmarshaler
+	docs    int // documents with at least one span
+	limited bool
+
+	srcWarn   int
+	firstWarn string
+	apiErrs   int
+	firstErr  string
+}
+
+// otlpWrapper is Jaeger api_v3's response wrapper.
+type otlpWrapper struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		HTTPCode int    `json:"httpCode"`
+		Message  string `json:"message"`
+	} `json:"error"`
+}
+
+// decodeOTLP reads OTLP JSON traces (see above) into spans.
+func decodeOTLP(name string, r io.Reader, lim Limits) (*Bundle, error) {
+	lim = lim.withDefaults()
+	or := &otlpReader{name: name, lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
+	dec := json.NewDecoder(r)
+	var err error
+	for n := 0; ; n++ {
+		if !dec.More() {
+			// EOF, or a stray '}' / ']' that Token reports.
+			off := dec.InputOffset()
+			_, terr := dec.Token()
+			switch {
+			case errors.Is(terr, io.EOF) && n == 0:
+				err = errorAt(name, off, errors.New("empty input"))
+			case errors.Is(terr, io.EOF):
+			case terr != nil:
+				err = streamErr(name, dec, terr, false)
+			default:
+				err = errorAt(name, off, errors.New("otlp: unexpected closing delimiter at top level"))
+			}
+			break
+		}
+		start := dec.InputOffset()
+		var raw json.RawMessage
+		if derr := dec.Decode(&raw); derr != nil {
+			err = streamErr(name, dec, derr, true)
+			break
+		}
+		if err = or.document(raw, start); err != nil || or.limited {
+			break
+		}
+	}
+	return or.finish(err, dec, r)
+}
+
+// document reads one top-level JSON value that starts at byte off.
+func (or *otlpReader) document(raw json.RawMessage, off int64) error {
+	if len(raw) == 0 || raw[0] != '{' {
+		return errorAt(or.name, off, fmt.Errorf("otlp: expected a JSON object, found %s", truncateUTF8(string(raw), 20)))
+	}
+	if k := firstKey(raw); k == "result" || k == "error" {
+		var w otlpWrapper
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return errorAt(or.name, off, fmt.Errorf("otlp api_v3 wrapper: %w", err))
+		}
+		if w.Error != nil {
+			if or.apiErrs == 0 {
+				or.firstErr = fmt.Sprintf("http %d: %s", w.Error.HTTPCode, w.Error.Message)
+			}
+			or.apiErrs++
+		}
+		if len(w.Result) == 0 || string(w.Result) == "null" {
+			return nil
+		}
+		raw = w.Result
+	}
+	td, err := or.um.UnmarshalTraces(raw)
+	if err != nil {
+		return errorAt(or.name, off, fmt.Errorf("otlp: %w", err))
+	}
+	if or.convert(td) > 0 {
+		or.docs++
+	}
+	return nil
+}
+
+// convert appends td's spans to the bundle (up to the span limit) and returns
+// how many it added.
+func (or *otlpReader) convert(td ptrace.Traces) int {
+	added := 0
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		var res locTags
+		service := ""
+		rs.Resource().Attributes().Range(func(k string, v pcommon.Value) bool {
+			if k == "service.name" {
+				service = or.in.get(v.AsString())
+			} else if dst := res.field(k); dst != nil && *dst == "" {
+				*dst = or.in.get(v.AsString())
+			}
+			return true
+		})
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				if len(or.b.Spans) >= or.lim.MaxSpans {
+					or.limited = true
+					return added
+				}
+				or.b.Spans = append(or.b.Spans, or.span(spans.At(k), service, res))
+				added++
+			}
+		}
+	}
+	return added
+}
+
+// span converts one OTLP span; span attributes override resource placement.
+// Peer is peer.service, else server.address.
+func (or *otlpReader) span(sp ptrace.Span, service string, res locTags) Span {
+	s := Span{
+		TraceID:   traceIDFromBytes(sp.TraceID()),
+		SpanID:    spanIDFromBytes(sp.SpanID()),
+		ParentID:  spanIDFromBytes(sp.ParentSpanID()),
+		Service:   service,
+		Operation: or.in.get(sp.Name()),
+		Start:     Time(sp.StartTimestamp()),
+		Duration:  time.Duration(int64(sp.EndTimestamp()) - int64(sp.StartTimestamp())),
+		Error:     sp.Status().Code() == ptrace.StatusCodeError,
+		Source:    or.name,
+	}
+	if k := sp.Kind(); k >= 0 && int(k) < len(spanKindNames) {
+		s.Kind = SpanKind(k)
+	}
+	var loc locTags
+	addr := ""
+	sp.Attributes().Range(func(k string, v pcommon.Value) bool {
+		switch k {
+		case jaegerWarningsKey:
+			or.warnings(v)
+		case "peer.service":
+			s.Peer = or.in.get(v.AsString())
+		case "server.address":
+			addr = v.AsString()
+		default:
+			if dst := loc.field(k); dst != nil && *dst == "" {
+				*dst = or.in.get(v.AsString())
+			}
+		}
+		return true
+	})
+	if s.Peer == "" && addr != "" {
+		s.Peer = or.in.get(addr)
+	}
+	loc.merge(res)
+	loc.place(&s)
+	return s
+}
+
+// warnings counts Jaeger's "@jaeger@warnings" (a string or array of strings).
+func (or *otlpReader) warnings(v pcommon.Value) {
+	add := func(w string) {
+		if or.srcWarn == 0 {
+			or.firstWarn = w
+		}
+		or.srcWarn++
+	}
+	if v.Type() == pcommon.ValueTypeSlice {
+		sl := v.Slice()
+		for i := 0; i < sl.Len(); i++ {
+			add(sl.At(i).AsString())
+		}
+		return
+	}
+	add(v.AsString())
+}
+
+// finish mirrors the Jaeger reader: an error before any span is an error,
+// after some spans an ErrPartialInput warning.
+func (or *otlpReader) finish(err error, dec *json.Decoder, src io.Reader) (*Bundle, error) {
+	b := or.b
+	if err != nil {
+		if len(b.Spans) == 0 {
+			return nil, err
+		}
+		rest, _ := io.Copy(io.Discard, src)
+		total := dec.InputOffset() + bufferedLen(dec) + rest
+		lost := ""
+		var ie *InputError
+		if errors.As(err, &ie) && ie.Offset >= 0 && total > ie.Offset {
+			lost = fmt.Sprintf("; dropped the last %d of %d bytes", total-ie.Offset, total)
+		}
+		b.Warn(ErrPartialInput, or.name, 1, "kept %d spans of %d complete documents%s: %v", len(b.Spans), or.docs, lost, err)
+	}
+	if or.srcWarn > 0 {
+		b.Warn(ErrSourceWarning, or.name, or.srcWarn, "%d Jaeger span warnings (%s); first: %q", or.srcWarn, jaegerWarningsKey, or.firstWarn)
+	}
+	if or.apiErrs > 0 {
+		b.Warn(ErrSourceWarning, or.name, or.apiErrs, "Jaeger api_v3 reported %d errors; first: %s", or.apiErrs, or.firstErr)
+	}
+	if or.in.truncated > 0 {
+		b.Warn(ErrLimit, or.name, or.in.truncated, "%d names longer than %d bytes truncated", or.in.truncated, or.lim.MaxStringBytes)
+	}
+	if or.limited {
+		b.Warn(ErrLimit, or.name, 1, "stopped after %d spans (the span limit); the rest of the input was not read", len(b.Spans))
+	}
+	return b, nil
+}
+
+// firstKey returns the first key of the JSON object raw ("" when none).
+func firstKey(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return ""
+	}
+	k, _ := tok.(string)
+	return k
+}
+
+// traceIDFromBytes converts a 16-byte OTLP trace ID.
+func traceIDFromBytes(b pcommon.TraceID) TraceID {
+	return TraceID{High: binary.BigEndian.Uint64(b[:8]), Low: binary.BigEndian.Uint64(b[8:])}
+}
+
+// spanIDFromBytes converts an 8-byte OTLP span ID.
+func spanIDFromBytes(b pcommon.SpanID) SpanID {
+	return SpanID(binary.BigEndian.Uint64(b[:]))
+}

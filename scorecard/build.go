@@ -1,0 +1,425 @@
+package scorecard
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+)
+
+// BuildOptions are what the Card needs beyond the analysis.
+type BuildOptions struct {
+	Version  string
+	Args     []string      // the exact command-line arguments, for the rerun manifest
+	Slice    time.Duration // heatmap slice width (DefaultSlice when zero)
+	Demo     string        // the demo note, when run on the embedded demo
+	Heatmaps int           // how many heatmaps (default 3)
+}
+
+// Build fills the Card from the bundle, the graph and the ranked result.
+// It is a pure function of its inputs.
+func Build(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt BuildOptions) *Card {
+	if opt.Slice <= 0 {
+		opt.Slice = DefaultSlice
+	}
+	if opt.Heatmaps <= 0 {
+		opt.Heatmaps = 3
+	}
+	inc := g.Incident
+	c := &Card{SchemaVersion: SchemaVersion, Tool: Tool{Name: "pipeline-analyze", Version: opt.Version}, Method: r.Method, Demo: opt.Demo}
+	c.Incident = Incident{
+		Target: Target{Service: inc.Target.Service, Signal: inc.Target.Signal.String(), Stat: inc.Target.Stat},
+		At:     inc.At, WindowStart: inc.WindowStart, WindowEnd: inc.WindowEnd, BaselineStart: inc.BaselineStart,
+		BaselineEnd: inc.WindowStart, TargetChosenBy: inc.TargetChosenBy, AtChosenBy: inc.AtChosenBy,
+	}
+	if g.Target >= 0 {
+		c.Incident.Target.Component = g.Nodes[g.Target].Entity.ID()
+	}
+	if inc.Alert != nil {
+		c.Incident.AlertName, c.Incident.AlertAt = inc.Alert.Name, inc.Alert.StartsAt
+	}
+	c.Unexplained = r.Unexplained
+	c.Pruned = Pruned{Shown: len(r.Candidates), Total: r.Total, Dropped: r.Dropped, MinScore: r.MinScore}
+	for i, cand := range r.Candidates {
+		c.Causes = append(c.Causes, buildCause(b, g, r, i, cand))
+	}
+	c.Verdict = verdict(g, r, c)
+	for i := 0; i < len(r.Candidates) && len(c.Heatmaps) < opt.Heatmaps; i++ {
+		if h, ok := heatmap(g, r.Candidates[i], i+1, opt.Slice); ok {
+			c.Heatmaps = append(c.Heatmaps, h)
+		}
+	}
+	c.Warnings = footnotes(b, g, r)
+	for _, in := range b.Inputs {
+		c.Inputs = append(c.Inputs, InputRow{Path: in.Path, Format: in.Format.String(), SHA256: in.SHA256, Size: in.Size,
+			Start: in.Start, End: in.End, Spans: in.Counts.Spans, Traces: in.Counts.Traces, Series: in.Counts.Series,
+			Points: in.Counts.Points, Events: in.Counts.Events, Alerts: in.Counts.Alerts, Skipped: in.Skipped, Error: in.Error})
+		c.Manifest.Inputs = append(c.Manifest.Inputs, ManifestInput{Path: in.Path, SHA256: in.SHA256})
+	}
+	c.Inventory = inventory(b, g)
+	c.Manifest.Version = opt.Version
+	c.Manifest.Args = append([]string{}, opt.Args...)
+	c.Manifest.Seed = r.Seed
+	if r.Method == "tcg" {
+		c.Sampling = fmt.Sprintf("confidence and intervals from %d bootstrap resamples of the window's %v steps (seed %d)", r.Bootstrap, g.Step, r.Seed)
+	}
+	return c
+}
+
+// nodeWords names a node for people: "GPU-5a1c… on gpu-node-b (DRAM bandwidth)".
+func nodeWords(n *tcg.Node) string {
+	e := n.Entity
+	name := e.Name
+	switch e.Kind {
+	case ingest.KindEdge:
+		name = "call " + e.Caller + " → " + e.Callee
+	case ingest.KindGPU, ingest.KindPod:
+		if e.Node != "" {
+			name += " on " + e.Node
+		}
+	}
+	return fmt.Sprintf("%s (%s)", name, signalWords(n.Signal, string(n.Facet)))
+}
+
+var signalText = map[ingest.SignalKind]string{
+	ingest.SignalLatency: "latency", ingest.SignalErrors: "errors", ingest.SignalTraffic: "traffic",
+	ingest.SignalCPU: "CPU", ingest.SignalCPUThrottle: "CPU throttling", ingest.SignalMemory: "memory",
+	ingest.SignalDiskIO: "disk I/O", ingest.SignalNetwork: "network", ingest.SignalQueue: "queueing",
+	ingest.SignalKVCache: "KV cache", ingest.SignalGPUUtil: "GPU utilisation", ingest.SignalGPUMemBW: "DRAM bandwidth",
+	ingest.SignalGPUClock: "GPU clocks", ingest.SignalGPUThrottle: "GPU throttling", ingest.SignalTemperature: "temperature",
+	ingest.SignalPower: "power", ingest.SignalXID: "XID/ECC errors", ingest.SignalGPUMemory: "GPU memory",
+	ingest.SignalNVLink: "NVLink", ingest.SignalRestarts: "restarts", ingest.SignalOther: "other signal",
+}
+
+func signalWords(s ingest.SignalKind, facet string) string {
+	w := signalText[s]
+	switch facet {
+	case "self":
+		w = "own processing time"
+	case "gap":
+		w = "network/queueing delay"
+	case "client":
+		w = "caller-side latency"
+	case "server":
+		w = "callee-side latency"
+	}
+	return w
+}
+
+// formatValue renders a value with its unit at fixed precision.
+func formatValue(v float64, unit string) string {
+	if math.IsNaN(v) {
+		return "~"
+	}
+	switch unit {
+	case "s":
+		if math.Abs(v) < 1 {
+			return fmt.Sprintf("%.0f ms", v*1000)
+		}
+		return fmt.Sprintf("%.2f s", v)
+	case "ratio":
+		return fmt.Sprintf("%.3f", v)
+	case "":
+		return fmt.Sprintf("%.3g", v)
+	}
+	return fmt.Sprintf("%.3g %s", v, unit)
+}
+
+func targetWords(g *tcg.Graph) string {
+	t := g.Incident.Target
+	s := t.Service + " " + signalText[t.Signal]
+	if g.TargetSeries != nil && g.TargetSeries.Stat != "" && g.TargetSeries.Stat != "mean" {
+		s = strings.ToUpper(g.TargetSeries.Stat) + " " + s
+	}
+	return s
+}
+
+func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
+	if len(r.Candidates) == 0 {
+		return Verdict{Text: "no confident root cause: no anomalous signal leads to the target"}
+	}
+	top := r.Candidates[0]
+	words := top.Component + " (" + signalWords(top.Signal, top.Facet) + ")"
+	if top.Node >= 0 {
+		words = nodeWords(g.Nodes[top.Node])
+	}
+	v := Verdict{Confident: r.Confident}
+	if r.Confident {
+		v.Text = fmt.Sprintf("root cause: %s, confidence %.2f", words, top.Confidence)
+	} else {
+		var guesses []string
+		for i, cand := range r.Candidates {
+			if i == 3 {
+				break
+			}
+			guesses = append(guesses, fmt.Sprintf("%s/%s", cand.Service, cand.Signal))
+		}
+		v.Text = fmt.Sprintf("no confident root cause (best guesses: %s)", strings.Join(guesses, ", "))
+	}
+	if r.Method == "tcg" && g.TargetSeries != nil {
+		iv := top.Intervention
+		v.Counterfactual = fmt.Sprintf("had %s stayed at baseline, %s would have been %s instead of %s (%.0f%% of the deviation explained, interval %.0f–%.0f%%)",
+			words, targetWords(g), formatValue(iv.Counterfactual, iv.Unit), formatValue(iv.Observed, iv.Unit),
+			100*iv.ExplainedShare, 100*iv.Interval[0], 100*iv.Interval[1])
+	}
+	return v
+}
+
+func severity(cand causal.Candidate, method string) string {
+	if method != "tcg" {
+		return SeverityInfo
+	}
+	switch {
+	case cand.Score >= 0.45 && cand.Confidence >= 0.5:
+		return SeverityCritical
+	case cand.Score >= 0.2:
+		return SeverityWarning
+	}
+	return SeverityInfo
+}
+
+func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate) Cause {
+	cs := Cause{Rank: i + 1, Service: cand.Service, Component: cand.Component, ComponentKind: cand.ComponentKind.String(),
+		Signal: cand.Signal.String(), Score: cand.Score, Confidence: cand.Confidence, Severity: severity(cand, r.Method),
+		State: cand.State.String()}
+	if cand.Facet != "" {
+		cs.Signal += "/" + cand.Facet
+	}
+	iv := cand.Intervention
+	cs.Intervention = Intervention{Target: iv.Target, Observed: iv.Observed, Counterfactual: iv.Counterfactual, Unit: iv.Unit,
+		ExplainedShare: iv.ExplainedShare, Interval: iv.Interval}
+	if r.Method != "tcg" {
+		cs.Intervention = Intervention{Observed: math.NaN(), Counterfactual: math.NaN(), ExplainedShare: math.NaN(), Interval: [2]float64{math.NaN(), math.NaN()}}
+	}
+	w := r.Weights
+	d := cand.Dimensions
+	cs.Dimensions = []Dimension{
+		{DimLatencySurge, d.LatencySurge, w.LatencySurge},
+		{DimErrorPropagation, d.ErrorPropagation, w.ErrorPropagation},
+		{DimResourceSaturation, d.ResourceSaturation, w.ResourceSaturation},
+		{DimConfigDrift, d.ConfigDrift, w.ConfigDrift},
+	}
+	if cand.Node < 0 {
+		if s := cand.Series; s != nil {
+			cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: s.Name + s.Labels.String(),
+				Text: fmt.Sprintf("largest deviation %.1f (baseline-scaled) in the window", cand.Score), Baseline: math.NaN(), Incident: math.NaN(), Unit: s.Unit})
+		}
+		return cs
+	}
+	n := g.Nodes[cand.Node]
+	s := n.Series[n.Rep]
+	cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: s.Name + s.Labels.String(), Baseline: n.Baseline,
+		Incident: n.Incident, Unit: s.Unit, At: n.Onset,
+		Text: fmt.Sprintf("%s: %s → %s (%.1f robust σ) from %s", n.Label(), formatValue(n.Baseline, s.Unit), formatValue(n.Incident, s.Unit), n.Score, n.Onset)})
+	if n.Tail != nil {
+		t := n.Tail
+		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSpans, Baseline: t.BaselineQ, Incident: t.WindowQ, Unit: "s",
+			Text: fmt.Sprintf("P%.0f of %d spans %s → %d spans %s; %.0f%% exceed the baseline P%.0f (DKW bound %.0f%%, shifted: %v)",
+				100*t.Q, t.BaselineN, formatValue(t.BaselineQ, "s"), t.WindowN, formatValue(t.WindowQ, "s"), 100*t.Exceed, 100*t.Q, 100*t.Bound, t.Shifted)})
+	}
+	if ids := slowTraces(b, n, g, 3); len(ids) > 0 {
+		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSpans, TraceIDs: ids, Baseline: math.NaN(), Incident: math.NaN(),
+			Text: fmt.Sprintf("slowest traces through %s in the window", n.Entity.Service)})
+	}
+	// Other anomalous signals of the same component, strongest first.
+	var others []*tcg.Node
+	for _, o := range g.Nodes {
+		if o != n && o.Anomalous && o.Entity.Service == n.Entity.Service && o.Entity.Service != "" {
+			others = append(others, o)
+		}
+	}
+	sort.SliceStable(others, func(i, j int) bool {
+		if others[i].Score != others[j].Score {
+			return others[i].Score > others[j].Score
+		}
+		return others[i].ID < others[j].ID
+	})
+	for _, o := range others[:min(3, len(others))] {
+		os := o.Series[o.Rep]
+		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: os.Name + os.Labels.String(), Baseline: o.Baseline,
+			Incident: o.Incident, Unit: os.Unit, At: o.Onset,
+			Text: fmt.Sprintf("also %s: %s → %s (%.1f robust σ)", o.Label(), formatValue(o.Baseline, os.Unit), formatValue(o.Incident, os.Unit), o.Score)})
+	}
+	for _, t := range n.Transitions {
+		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceTransition, At: t.At, Baseline: math.NaN(), Incident: math.NaN(),
+			Text: fmt.Sprintf("%s → %s: %s", t.From, t.To, t.Reason)})
+	}
+	for _, e := range cand.Events {
+		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceEvent, At: e.Time, Baseline: math.NaN(), Incident: math.NaN(),
+			Text: fmt.Sprintf("%s %s on %s: %s", e.Kind, e.Reason, e.Entity.ID(), e.Message)})
+	}
+	for k, ni := range cand.Path {
+		pn := g.Nodes[ni]
+		step := PathStep{Node: pn.Entity.ID(), Service: pn.Entity.Service, Signal: pn.Signal.String()}
+		if pn.Facet != "" {
+			step.Signal += "/" + string(pn.Facet)
+		}
+		if k > 0 {
+			e := g.Edges[cand.PathEdges[k-1]]
+			step.Lag, step.EdgeKind = e.Lag, e.Kind.String()
+		}
+		cs.Path = append(cs.Path, step)
+	}
+	return cs
+}
+
+// slowTraces returns up to k trace IDs of the slowest entry spans of the
+// node's service in the window (deterministic: by duration, then ID).
+func slowTraces(b *ingest.Bundle, n *tcg.Node, g *tcg.Graph, k int) []string {
+	svc := n.Entity.Service
+	if n.Entity.Kind == ingest.KindEdge {
+		svc = n.Entity.Caller
+	}
+	if svc == "" || len(b.Spans) == 0 {
+		return nil
+	}
+	type cand struct {
+		d  time.Duration
+		id string
+	}
+	var cs []cand
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		if s.Service != svc || s.Start < g.Incident.WindowStart || s.Start > g.Incident.WindowEnd {
+			continue
+		}
+		cs = append(cs, cand{s.Duration, s.TraceID.String()})
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d > cs[j].d
+		}
+		return cs[i].id < cs[j].id
+	})
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if !seen[c.id] {
+			seen[c.id] = true
+			out = append(out, c.id)
+		}
+		if len(out) == k {
+			break
+		}
+	}
+	return out
+}
+
+// heatmap builds the bottleneck heatmap of one cause: rows are the nodes on
+// its propagation path (cause first, depth increasing toward the target);
+// cells are the robust deviation toward the bad direction per time slice,
+// normalised by the map's largest value (at least twice the threshold... 6σ).
+func heatmap(g *tcg.Graph, cand causal.Candidate, rank int, slice time.Duration) (Heatmap, bool) {
+	if cand.Node < 0 || len(cand.Path) == 0 {
+		return Heatmap{}, false
+	}
+	inc := g.Incident
+	win := inc.WindowEnd - inc.WindowStart
+	start := inc.WindowStart - win
+	if len(g.Grid) > 0 && start < g.Grid[0] {
+		start = g.Grid[0]
+	}
+	start = ingest.Time(int64(start) / int64(slice) * int64(slice))
+	n := int((inc.WindowEnd - start + ingest.Time(slice) - 1) / ingest.Time(slice))
+	if n <= 0 {
+		return Heatmap{}, false
+	}
+	h := Heatmap{CauseRank: rank, Start: start, Slice: slice, Alert: inc.At}
+	first := g.Nodes[cand.Path[0]]
+	h.Title = fmt.Sprintf("#%d %s", rank, nodeWords(first))
+	h.Onset = first.Onset
+	maxZ := 6.0
+	for depth, ni := range cand.Path {
+		nd := g.Nodes[ni]
+		h.Rows = append(h.Rows, HeatRow{Label: nd.Label(), Depth: depth})
+		row := make([]float64, n)
+		v := nd.Values()
+		for j := range row {
+			t := start + ingest.Time(int64(j)*int64(slice))
+			// the grid cell covering this slice
+			c := sort.Search(len(g.Grid), func(i int) bool { return g.Grid[i] >= t })
+			if c >= len(g.Grid) || nd.Scale <= 0 || math.IsNaN(v[c]) {
+				row[j] = math.NaN()
+				continue
+			}
+			z := (v[c] - nd.Baseline) / nd.Scale
+			switch {
+			case nd.Dir < 0:
+				z = -z
+			case nd.Dir == 0:
+				z = math.Abs(z)
+			}
+			row[j] = math.Max(0, z)
+			maxZ = math.Max(maxZ, row[j])
+		}
+		h.Cells = append(h.Cells, row)
+	}
+	for _, row := range h.Cells {
+		for j := range row {
+			if !math.IsNaN(row[j]) {
+				row[j] = math.Round(1000*row[j]/maxZ) / 1000
+			}
+		}
+	}
+	return h, true
+}
+
+func warnKind(w ingest.Warning) string {
+	for _, k := range []error{ingest.ErrClockSkew, ingest.ErrGap, ingest.ErrOrphanSpan, ingest.ErrDuplicateID, ingest.ErrBadValue,
+		ingest.ErrUnmatched, ingest.ErrPartialInput, ingest.ErrSkippedInput, ingest.ErrSourceWarning, ingest.ErrLimit} {
+		if errors.Is(w, k) {
+			return strings.ReplaceAll(k.Error(), " ", "_")
+		}
+	}
+	return "warning"
+}
+
+func footnotes(b *ingest.Bundle, g *tcg.Graph, r *causal.Result) []Footnote {
+	var out []Footnote
+	for _, w := range b.Warnings {
+		out = append(out, Footnote{Kind: warnKind(w), Source: w.Source, Count: max(w.Count, 1), Message: w.Message})
+	}
+	seen := map[string]bool{}
+	for _, m := range append(append([]string{}, g.Warnings...), r.Warnings...) {
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		out = append(out, Footnote{Kind: "analysis", Source: "analysis", Count: 1, Message: m})
+	}
+	for i := range out {
+		out[i].N = i + 1
+	}
+	return out
+}
+
+func inventory(b *ingest.Bundle, g *tcg.Graph) Inventory {
+	sigs := map[string]map[string]bool{}
+	for _, n := range g.Nodes {
+		id := n.Entity.ID()
+		if sigs[id] == nil {
+			sigs[id] = map[string]bool{}
+		}
+		s := n.Signal.String()
+		if n.Facet != "" {
+			s += "/" + string(n.Facet)
+		}
+		sigs[id][s] = true
+	}
+	var inv Inventory
+	for _, e := range b.Entities {
+		row := EntityRow{Kind: e.Kind.String(), Name: e.Name, Service: e.Service, Node: e.Node}
+		for s := range sigs[e.ID()] {
+			row.Signals = append(row.Signals, s)
+		}
+		sort.Strings(row.Signals)
+		inv.Entities = append(inv.Entities, row)
+	}
+	return inv
+}

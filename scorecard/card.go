@@ -1,0 +1,255 @@
+package scorecard
+
+import (
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// SchemaVersion is the version of the Card's JSON shape (docs/scorecard.schema.json).
+// It changes only when a field is renamed or removed or its meaning changes.
+const SchemaVersion = "1"
+
+// DefaultSlice is the heatmap time-slice width used when Heatmap.Slice is zero.
+const DefaultSlice = 30 * time.Second
+
+// Methods the Card can report in Card.Method.
+const (
+	MethodTCG    = "tcg"
+	MethodBARO   = "baro"
+	MethodNSigma = "nsigma"
+)
+
+// Severities of a Cause.
+const (
+	SeverityCritical = "critical"
+	SeverityWarning  = "warning"
+	SeverityInfo     = "info"
+)
+
+// States of a Cause, the final status of the component's anomaly state machine.
+const (
+	StateRootConfirmed = "ROOT_CONFIRMED"
+	StatePropagating   = "PROPAGATING"
+	StateTriggered     = "TRIGGERED"
+	StateIdle          = "IDLE"
+)
+
+// Dimension names scored for every cause.
+const (
+	DimLatencySurge       = "latency_surge"
+	DimErrorPropagation   = "error_propagation"
+	DimResourceSaturation = "resource_saturation"
+	DimConfigDrift        = "config_drift"
+)
+
+// Evidence kinds.
+const (
+	EvidenceSeries     = "series"
+	EvidenceSpans      = "spans"
+	EvidenceTransition = "transition"
+	EvidenceEvent      = "event"
+	EvidenceKernel     = "kernel"
+)
+
+// Card is the one presentation model of an analysis: everything any renderer
+// shows. It is plain data, filled by the analysis stages (build.go) and never
+// modified by a renderer. Field order is the JSON field order.
+//
+// Conventions: every ingest.Time is zero when unknown (rendered "-" or JSON
+// null); every float may be NaN when unknown (rendered "~" or JSON null);
+// slices are in display order (renderers never re-sort them except heatmap
+// rows, which are stably ordered by depth).
+type Card struct {
+	SchemaVersion string     `json:"schema_version"` // SchemaVersion
+	Tool          Tool       `json:"tool"`
+	Method        string     `json:"method"` // MethodTCG, MethodBARO or MethodNSigma
+	Demo          string     `json:"demo"`   // non-empty when run on the embedded demo: says so and how to run on your data
+	Incident      Incident   `json:"incident"`
+	Verdict       Verdict    `json:"verdict"`
+	Causes        []Cause    `json:"causes"`      // rank order
+	Unexplained   float64    `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
+	Pruned        Pruned     `json:"pruned"`
+	Heatmaps      []Heatmap  `json:"heatmaps"` // at most one per top cause, top-3
+	Warnings      []Footnote `json:"warnings"` // data-quality footnotes, numbered
+	Inputs        []InputRow `json:"inputs"`
+	Inventory     Inventory  `json:"inventory"`
+	Manifest      Manifest   `json:"manifest"`
+	Sampling      string     `json:"sampling"` // optional note on sampling (traces, bootstrap)
+}
+
+// Tool names the program that produced the Card.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Target is the signal whose deviation the analysis explains.
+type Target struct {
+	Service   string `json:"service"`
+	Signal    string `json:"signal"`    // ingest.SignalKind name, e.g. "latency"
+	Stat      string `json:"stat"`      // e.g. "p99"
+	Component string `json:"component"` // entity ID, e.g. "service/api-gateway"
+}
+
+// Incident states what was analysed, over which windows, and why.
+type Incident struct {
+	Target         Target      `json:"target"`
+	At             ingest.Time `json:"at"` // incident instant (onset or alert)
+	WindowStart    ingest.Time `json:"window_start"`
+	WindowEnd      ingest.Time `json:"window_end"`
+	BaselineStart  ingest.Time `json:"baseline_start"`
+	BaselineEnd    ingest.Time `json:"baseline_end"`
+	TargetChosenBy string      `json:"target_chosen_by"` // e.g. "alert HighRequestLatency in alert.json"
+	AtChosenBy     string      `json:"at_chosen_by"`     // e.g. "--at flag", "largest anomaly"
+	AlertName      string      `json:"alert_name"`
+	AlertAt        ingest.Time `json:"alert_at"`
+}
+
+// Verdict is the one-line answer.
+type Verdict struct {
+	Confident      bool   `json:"confident"`
+	Text           string `json:"text"`           // "root cause: ..., confidence 0.87" or "no confident root cause"
+	Counterfactual string `json:"counterfactual"` // plain words: "had it stayed at baseline, ..."
+}
+
+// Cause is one ranked root-cause candidate.
+type Cause struct {
+	Rank          int          `json:"rank"` // 1-based
+	Service       string       `json:"service"`
+	Component     string       `json:"component"`      // entity name, e.g. GPU UUID or pod name
+	ComponentKind string       `json:"component_kind"` // "pod", "gpu", "edge", "node", "service"
+	Signal        string       `json:"signal"`
+	Score         float64      `json:"score"`
+	Confidence    float64      `json:"confidence"` // 0..1
+	Severity      string       `json:"severity"`   // SeverityCritical, SeverityWarning, SeverityInfo
+	State         string       `json:"state"`      // StateRootConfirmed, ...
+	Intervention  Intervention `json:"intervention"`
+	Dimensions    []Dimension  `json:"dimensions"`
+	Evidence      []Evidence   `json:"evidence"`
+	Path          []PathStep   `json:"path"` // propagation path from this cause to the target
+}
+
+// Intervention is the do()-intervention result: had Target stayed at its
+// baseline, the incident target would have been Counterfactual instead of Observed.
+type Intervention struct {
+	Target         string     `json:"target"` // the intervened node, e.g. "gpu/GPU-5a1c:gpu_mem_bw"
+	Observed       float64    `json:"observed"`
+	Counterfactual float64    `json:"counterfactual"`
+	Unit           string     `json:"unit"`
+	ExplainedShare float64    `json:"explained_share"` // 0..1 of the target's deviation
+	Interval       [2]float64 `json:"interval"`        // interval of ExplainedShare (low, high)
+}
+
+// Dimension is one scored aspect of a cause; Value is 0..1, Weight its weight in Score.
+type Dimension struct {
+	Name   string  `json:"name"` // DimLatencySurge, ...
+	Value  float64 `json:"value"`
+	Weight float64 `json:"weight"`
+}
+
+// Evidence is one observation supporting a cause.
+type Evidence struct {
+	Kind     string      `json:"kind"` // EvidenceSeries, ...
+	Text     string      `json:"text"`
+	Series   string      `json:"series"` // series key or name, when Kind is "series"
+	Baseline float64     `json:"baseline"`
+	Incident float64     `json:"incident"`
+	Unit     string      `json:"unit"`
+	TraceIDs []string    `json:"trace_ids"`
+	At       ingest.Time `json:"at"`
+}
+
+// PathStep is one hop of a propagation path. Lag is the delay of the edge
+// into this step (zero for the first step).
+type PathStep struct {
+	Node     string        `json:"node"` // entity ID, e.g. "gpu/GPU-5a1c"
+	Service  string        `json:"service"`
+	Signal   string        `json:"signal"`
+	Lag      time.Duration `json:"lag_seconds"`
+	EdgeKind string        `json:"edge_kind"` // e.g. "placement", "call", "lagged"
+}
+
+// Pruned states how many candidates were shown and why the rest were not.
+type Pruned struct {
+	Shown    int     `json:"shown"`
+	Total    int     `json:"total"`
+	Dropped  int     `json:"dropped"`
+	MinScore float64 `json:"min_score"`
+}
+
+// Heatmap is a bottleneck heatmap around one cause: rows are components
+// ordered by topology depth, columns are time slices of width Slice from Start.
+// Cells[i][j] is the normalised bottleneck score 0..1 of row i in slice j, NaN
+// when there is no data.
+type Heatmap struct {
+	CauseRank int           `json:"cause_rank"`
+	Title     string        `json:"title"`
+	Rows      []HeatRow     `json:"rows"`
+	Start     ingest.Time   `json:"start"`
+	Slice     time.Duration `json:"slice_seconds"` // DefaultSlice when zero
+	Cells     [][]float64   `json:"cells"`         // len(Rows) × slices
+	Onset     ingest.Time   `json:"onset"`
+	Alert     ingest.Time   `json:"alert"`
+}
+
+// HeatRow labels one heatmap row; Depth is its topology depth (0 = the cause).
+type HeatRow struct {
+	Label string `json:"label"`
+	Depth int    `json:"depth"`
+}
+
+// Footnote is one numbered data-quality warning.
+type Footnote struct {
+	N       int    `json:"n"` // 1-based footnote number; renderers use the index+1 when zero
+	Kind    string `json:"kind"`
+	Source  string `json:"source"`
+	Count   int    `json:"count"`
+	Message string `json:"message"`
+}
+
+// InputRow is one input file and what it contributed.
+type InputRow struct {
+	Path    string      `json:"path"`
+	Format  string      `json:"format"`
+	SHA256  string      `json:"sha256"`
+	Size    int64       `json:"size"`
+	Start   ingest.Time `json:"start"`
+	End     ingest.Time `json:"end"`
+	Spans   int         `json:"spans"`
+	Traces  int         `json:"traces"`
+	Series  int         `json:"series"`
+	Points  int         `json:"points"`
+	Events  int         `json:"events"`
+	Alerts  int         `json:"alerts"`
+	Skipped bool        `json:"skipped"`
+	Error   string      `json:"error"`
+}
+
+// Inventory lists the entities the analysis saw.
+type Inventory struct {
+	Entities []EntityRow `json:"entities"`
+}
+
+// EntityRow is one entity and the signals observed on it.
+type EntityRow struct {
+	Kind    string   `json:"kind"`
+	Name    string   `json:"name"`
+	Service string   `json:"service"`
+	Node    string   `json:"node"`
+	Signals []string `json:"signals"`
+}
+
+// Manifest is what is needed to rerun the analysis exactly.
+type Manifest struct {
+	Version string          `json:"version"`
+	Args    []string        `json:"args"`
+	Seed    uint64          `json:"seed"`
+	Inputs  []ManifestInput `json:"inputs"`
+}
+
+// ManifestInput pins one input by content hash.
+type ManifestInput struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}

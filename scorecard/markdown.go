@@ -1,0 +1,238 @@
+package scorecard
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// mdReplacer escapes inline Markdown: backslash before every character that
+// could start emphasis, code, links, tables, strikethrough, headings, mentions
+// or math, and HTML entities for <, > and & so no raw HTML ever reaches the
+// page. It is applied to every input-derived string after sanitize.
+var mdReplacer = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", `*`, `\*`, `_`, `\_`, `[`, `\[`, `]`, `\]`, `|`, `\|`,
+	`~`, `\~`, `#`, `\#`, `@`, `\@`, `$`, `\$`,
+	`<`, `&lt;`, `>`, `&gt;`, `&`, `&amp;`,
+)
+
+// md escapes s for inline Markdown (also safe inside a table cell).
+func md(s string) string { return mdReplacer.Replace(sanitize(s)) }
+
+// mdFence returns a backtick fence longer than any backtick run in body (at
+// least three), so a fenced block can never be closed early by its content.
+func mdFence(body string) string {
+	longest, run := 0, 0
+	for _, r := range body {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// mdWriter renders GitHub-flavoured Markdown that also reads well as plain
+// text (GitLab, Jira Cloud's Markdown paste).
+type mdWriter struct{ ew *errWriter }
+
+func renderMarkdown(w io.Writer, c *Card, _ RenderOptions) error {
+	m := &mdWriter{ew: &errWriter{w: w}}
+	m.header(c)
+	m.causes(c)
+	for _, cs := range c.Causes {
+		m.cause(cs)
+	}
+	m.heatmaps(c)
+	m.footnotes(c)
+	m.inputs(c)
+	m.inventory(c)
+	m.manifest(c)
+	return m.ew.err
+}
+
+func (m *mdWriter) p(format string, args ...any) { m.ew.printf(format+"\n", args...) }
+
+// row writes one table row of already-escaped cells.
+func (m *mdWriter) row(cells ...string) { m.p("| %s |", strings.Join(cells, " | ")) }
+
+func (m *mdWriter) header(c *Card) {
+	m.p("## Root-cause scorecard")
+	m.p("")
+	if c.Demo != "" {
+		m.p("> **Demo:** %s", md(c.Demo))
+		m.p("")
+	}
+	v := c.Verdict
+	text := v.Text
+	if text == "" {
+		text = "no confident root cause"
+	}
+	m.p("**Verdict:** %s", md(text))
+	if v.Counterfactual != "" {
+		m.p("")
+		m.p("%s", md(v.Counterfactual))
+	}
+	m.p("")
+	in := c.Incident
+	m.row("", "")
+	m.row("---", "---")
+	m.row("Target", md(targetText(in.Target)))
+	if in.TargetChosenBy != "" {
+		m.row("Target chosen by", md(in.TargetChosenBy))
+	}
+	m.row("At", fmtTime(in.At))
+	if in.AtChosenBy != "" {
+		m.row("At chosen by", md(in.AtChosenBy))
+	}
+	if in.AlertName != "" || in.AlertAt != 0 {
+		m.row("Alert", md(in.AlertName)+" at "+fmtTime(in.AlertAt))
+	}
+	m.row("Window", fmtRange(in.WindowStart, in.WindowEnd))
+	m.row("Baseline", fmtRange(in.BaselineStart, in.BaselineEnd))
+	m.row("Tool", md(toolLine(c)))
+	if c.Sampling != "" {
+		m.row("Sampling", md(c.Sampling))
+	}
+}
+
+func (m *mdWriter) causes(c *Card) {
+	m.p("")
+	m.p("### Ranked causes")
+	m.p("")
+	if len(c.Causes) > 0 {
+		m.row("#", "service", "component", "signal", "score", "confidence", "explained", "severity", "state")
+		m.row("--:", "---", "---", "---", "--:", "--:", "---", "---", "---")
+		for _, cs := range c.Causes {
+			m.row(fmt.Sprint(cs.Rank), md(cs.Service), md(causeComponent(cs)), md(cs.Signal), fmtScore(cs.Score),
+				fmtConf(cs.Confidence), strings.TrimSpace(fmtShare(cs.Intervention.ExplainedShare)+" "+fmtInterval(cs.Intervention.Interval)),
+				md(cs.Severity), md(cs.State))
+		}
+		m.p("")
+	} else {
+		m.p("No candidate causes.")
+		m.p("")
+	}
+	m.p("Unexplained: %s of the target's deviation. %s.", fmtShare(c.Unexplained), md(prunedText(c.Pruned)))
+}
+
+func (m *mdWriter) cause(cs Cause) {
+	m.p("")
+	m.p("#### %d. %s %s", cs.Rank, md(causeComponent(cs)), md(cs.Signal))
+	m.p("")
+	m.p("- **Summary:** %s", md(joinNonEmpty([]string{cs.Service, cs.Severity, cs.State,
+		"score " + fmtScore(cs.Score), "confidence " + fmtConf(cs.Confidence)}, " · ")))
+	if iv := cs.Intervention; iv.Target != "" {
+		m.p("- **Intervention:** do(%s := baseline): target %s → %s, explains %s %s", md(iv.Target),
+			md(fmtValue(iv.Observed, iv.Unit)), md(fmtValue(iv.Counterfactual, iv.Unit)),
+			fmtShare(iv.ExplainedShare), fmtInterval(iv.Interval))
+	}
+	if len(cs.Dimensions) > 0 {
+		parts := make([]string, len(cs.Dimensions))
+		for i, d := range cs.Dimensions {
+			parts[i] = fmt.Sprintf("%s %s (weight %s)", md(d.Name), fmtFixed(d.Value, 2), fmtFixed(d.Weight, 2))
+		}
+		m.p("- **Dimensions:** %s", strings.Join(parts, ", "))
+	}
+	if len(cs.Evidence) > 0 {
+		m.p("- **Evidence:**")
+		for _, e := range cs.Evidence {
+			m.p("  - %s", md(evidenceText(e)))
+			if len(e.TraceIDs) > 0 {
+				m.p("    traces: %s", md(strings.Join(e.TraceIDs, ", ")))
+			}
+		}
+	}
+	if len(cs.Path) > 0 {
+		m.p("- **Path:** %s", md(pathText(cs.Path)))
+	}
+}
+
+func (m *mdWriter) heatmaps(c *Card) {
+	if len(c.Heatmaps) == 0 {
+		return
+	}
+	m.p("")
+	m.p("### Bottleneck heatmaps")
+	for _, h := range c.Heatmaps {
+		m.p("")
+		m.p("#### Cause %d: %s", h.CauseRank, md(h.Title))
+		m.p("")
+		var tw strings.Builder
+		t := &textWriter{ew: &errWriter{w: &tw}, width: DefaultWidth}
+		t.heatmap(h)
+		body := strings.TrimLeft(tw.String(), "\n")
+		body += "  " + heatLegendText() + "\n"
+		f := mdFence(body)
+		m.p("%stext", f)
+		m.ew.printf("%s", body)
+		m.p("%s", f)
+	}
+}
+
+func (m *mdWriter) footnotes(c *Card) {
+	if len(c.Warnings) == 0 {
+		return
+	}
+	m.p("")
+	m.p("### Data quality")
+	m.p("")
+	for i, f := range c.Warnings {
+		m.p("- **\\[%d\\]** %s", footnoteN(f, i), md(footnoteText(f)))
+	}
+}
+
+func (m *mdWriter) inputs(c *Card) {
+	if len(c.Inputs) == 0 {
+		return
+	}
+	m.p("")
+	m.p("### Inputs")
+	m.p("")
+	m.row("path", "format", "sha256", "bytes", "time range", "contents")
+	m.row("---", "---", "---", "--:", "---", "---")
+	for _, in := range c.Inputs {
+		m.row(md(in.Path), md(in.Format), md(sha12(in.SHA256)), fmt.Sprint(in.Size), fmtRange(in.Start, in.End), md(inputCounts(in)))
+	}
+}
+
+func (m *mdWriter) inventory(c *Card) {
+	if len(c.Inventory.Entities) == 0 {
+		return
+	}
+	m.p("")
+	m.p("### Inventory")
+	m.p("")
+	m.row("kind", "name", "service", "node", "signals")
+	m.row("---", "---", "---", "---", "---")
+	for _, e := range c.Inventory.Entities {
+		m.row(md(e.Kind), md(e.Name), md(e.Service), md(e.Node), md(strings.Join(e.Signals, ", ")))
+	}
+}
+
+func (m *mdWriter) manifest(c *Card) {
+	mf := c.Manifest
+	if len(mf.Args) == 0 && len(mf.Inputs) == 0 && mf.Version == "" {
+		return
+	}
+	m.p("")
+	m.p("### Rerun")
+	m.p("")
+	if len(mf.Args) > 0 {
+		cmd := commandLine(mf)
+		f := mdFence(cmd)
+		m.p("%ssh", f)
+		m.p("%s", cmd)
+		m.p("%s", f)
+		m.p("")
+	}
+	m.p("Version %s, seed %d.", md(orDash(mf.Version)), mf.Seed)
+	if len(mf.Inputs) > 0 {
+		m.p("")
+		for _, in := range mf.Inputs {
+			m.p("- %s %s", md(in.SHA256), md(in.Path))
+		}
+	}
+}

@@ -1,0 +1,380 @@
+package scorecard
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// RenderOptions control presentation only; they never change what is shown.
+type RenderOptions struct {
+	// Color enables ANSI colour in the text format. The CLI sets it when
+	// stdout is a terminal and NO_COLOR is unset; other formats ignore it.
+	Color bool
+	// Width is the text format's line width in runes; 0 means DefaultWidth.
+	// Widths below MinWidth are raised to MinWidth.
+	Width int
+}
+
+// DefaultWidth is the text format's default line width.
+const DefaultWidth = 100
+
+// MinWidth is the narrowest text layout supported.
+const MinWidth = 60
+
+// ErrUnknownFormat is returned (wrapped) by Render for a format not in Formats().
+var ErrUnknownFormat = errors.New("unknown scorecard format")
+
+type renderFunc func(w io.Writer, c *Card, opt RenderOptions) error
+
+// renderers is the format table, in the order Formats reports.
+var renderers = []struct {
+	name string
+	fn   renderFunc
+}{
+	{"text", renderText},
+	{"json", renderJSON},
+	{"markdown", renderMarkdown},
+	{"html", renderHTML},
+}
+
+// Formats returns the names Render accepts, in a fixed order.
+func Formats() []string {
+	out := make([]string, len(renderers))
+	for i, r := range renderers {
+		out[i] = r.name
+	}
+	return out
+}
+
+// Render writes c to w in format (one of Formats()). The output is a pure
+// function of c, format and opt. It returns an error wrapping
+// ErrUnknownFormat for an unknown format, and the writer's error if writing fails.
+func Render(w io.Writer, c *Card, format string, opt RenderOptions) error {
+	if c == nil {
+		return errors.New("render scorecard: nil card")
+	}
+	if opt.Width == 0 {
+		opt.Width = DefaultWidth
+	}
+	if opt.Width < MinWidth {
+		opt.Width = MinWidth
+	}
+	for _, r := range renderers {
+		if r.name == format {
+			if err := r.fn(w, c, opt); err != nil {
+				return fmt.Errorf("render scorecard as %s: %w", format, err)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("render scorecard: %w %q (want one of %s)", ErrUnknownFormat, format, strings.Join(Formats(), ", "))
+}
+
+// errWriter remembers the first write error so renderers can write freely and
+// check once at the end.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
+
+// sanitize makes an input-derived string safe to show on one line: control
+// characters (including ESC, so no terminal escape injection) become spaces
+// or are dropped, and bidirectional overrides are removed.
+func sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if unicode.IsControl(r) || isBidi(r) || r == utf8RuneError {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var sb strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			sb.WriteByte(' ')
+		case unicode.IsControl(r) || isBidi(r):
+		case r == utf8RuneError:
+			sb.WriteRune('\uFFFD')
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+const utf8RuneError = '\uFFFD'
+
+func isBidi(r rune) bool {
+	return (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069') || r == '\u200E' || r == '\u200F'
+}
+
+// fmtFixed renders v with the given decimals, or "~" when v is NaN or infinite.
+func fmtFixed(v float64, decimals int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "~"
+	}
+	s := fmt.Sprintf("%.*f", decimals, v)
+	if strings.TrimLeft(s, "-0.") == "" { // no "-0.00"
+		s = strings.TrimPrefix(s, "-")
+	}
+	return s
+}
+
+// fmtScore renders a score at 3 decimals.
+func fmtScore(v float64) string { return fmtFixed(v, 3) }
+
+// fmtConf renders a confidence at 2 decimals.
+func fmtConf(v float64) string { return fmtFixed(v, 2) }
+
+// fmtShare renders a 0..1 share as a whole percentage.
+func fmtShare(v float64) string {
+	s := fmtFixed(v*100, 0)
+	if s == "~" {
+		return s
+	}
+	return s + "%"
+}
+
+// fmtInterval renders a share interval as "[72–88%]".
+func fmtInterval(iv [2]float64) string {
+	lo, hi := fmtFixed(iv[0]*100, 0), fmtFixed(iv[1]*100, 0)
+	if lo == "~" && hi == "~" {
+		return ""
+	}
+	return "[" + lo + "–" + hi + "%]"
+}
+
+// fmtValue renders a measured value with its unit at a precision chosen by
+// magnitude bands (so equal inputs always render equally).
+func fmtValue(v float64, unit string) string {
+	var s string
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "~"
+	case a >= 1000:
+		s = fmtFixed(v, 0)
+	case a >= 10:
+		s = fmtFixed(v, 1)
+	case a >= 0.01 || a == 0:
+		s = fmtFixed(v, 2)
+	default:
+		s = fmt.Sprintf("%.2e", v)
+	}
+	unit = sanitize(unit)
+	switch unit {
+	case "":
+		return s
+	case "%":
+		return s + "%"
+	}
+	return s + " " + unit
+}
+
+// fmtLag renders a lag as "+30s", "+1m30s", "+500ms", "-2s".
+func fmtLag(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	if d >= 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// fmtTime renders t as RFC3339 with milliseconds, "-" when zero.
+func fmtTime(t ingest.Time) string { return t.String() }
+
+// fmtRange renders "a → b".
+func fmtRange(a, b ingest.Time) string {
+	if a == 0 && b == 0 {
+		return "-"
+	}
+	return fmtTime(a) + " → " + fmtTime(b)
+}
+
+// stepName is the display name of one path step: "node:signal".
+func stepName(s PathStep) string {
+	if s.Signal == "" {
+		return s.Node
+	}
+	return s.Node + ":" + s.Signal
+}
+
+// causeComponent is "kind/component" for a cause.
+func causeComponent(c Cause) string {
+	if c.ComponentKind == "" {
+		return c.Component
+	}
+	return c.ComponentKind + "/" + c.Component
+}
+
+// pathText renders a path as "a →(+30s) b → c".
+func pathText(p []PathStep) string {
+	var sb strings.Builder
+	for i, s := range p {
+		if i > 0 {
+			sb.WriteString(" " + arrow(s.Lag) + " ")
+		}
+		sb.WriteString(sanitize(stepName(s)))
+	}
+	return sb.String()
+}
+
+// arrow is "→" or "→(+30s)".
+func arrow(lag time.Duration) string {
+	if lag == 0 {
+		return "→"
+	}
+	return "→(" + fmtLag(lag) + ")"
+}
+
+// footnoteN is the footnote number shown for warnings[i].
+func footnoteN(f Footnote, i int) int {
+	if f.N > 0 {
+		return f.N
+	}
+	return i + 1
+}
+
+// prunedText is "showing 8 of 143 candidates; dropped 135 below score 0.05".
+func prunedText(p Pruned) string {
+	if p.Total == 0 && p.Shown == 0 {
+		return "no candidates"
+	}
+	s := fmt.Sprintf("showing %d of %d candidates", p.Shown, p.Total)
+	if p.Dropped > 0 {
+		s += fmt.Sprintf("; dropped %d below score %s", p.Dropped, fmtFixed(p.MinScore, 2))
+	}
+	return s
+}
+
+// targetText is "api-gateway latency p99 (service/api-gateway)".
+func targetText(t Target) string {
+	parts := make([]string, 0, 3)
+	for _, s := range []string{t.Service, t.Signal, t.Stat} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	s := strings.Join(parts, " ")
+	if t.Component != "" {
+		s += " (" + t.Component + ")"
+	}
+	if s == "" {
+		return "-"
+	}
+	return sanitize(s)
+}
+
+// toolLine is "pipeline-analyze 0.1.0 · method tcg · schema 1".
+func toolLine(c *Card) string {
+	name := c.Tool.Name
+	if name == "" {
+		name = "pipeline-analyze"
+	}
+	s := name
+	if c.Tool.Version != "" {
+		s += " " + c.Tool.Version
+	}
+	if c.Method != "" {
+		s += " · method " + c.Method
+	}
+	v := c.SchemaVersion
+	if v == "" {
+		v = SchemaVersion
+	}
+	return sanitize(s + " · schema " + v)
+}
+
+// sha12 is the first 12 hex digits of a sha256 (the display prefix).
+func sha12(s string) string {
+	s = sanitize(s)
+	if len(s) > 12 {
+		return s[:12]
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// inputCounts is "1200 spans, 40 traces, 12 series/4800 pts".
+func inputCounts(in InputRow) string {
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(in.Spans, "spans")
+	add(in.Traces, "traces")
+	add(in.Series, "series")
+	add(in.Points, "points")
+	add(in.Events, "events")
+	add(in.Alerts, "alerts")
+	if in.Skipped {
+		msg := "skipped"
+		if in.Error != "" {
+			msg += ": " + sanitize(in.Error)
+		}
+		parts = append(parts, msg)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shellQuote quotes one argument for a POSIX shell when needed.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// commandLine renders the manifest's args as one shell command line.
+func commandLine(m Manifest) string {
+	q := make([]string, len(m.Args))
+	for i, a := range m.Args {
+		q[i] = shellQuote(sanitize(a))
+	}
+	return strings.Join(q, " ")
+}

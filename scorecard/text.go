@@ -1,0 +1,493 @@
+package scorecard
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// ANSI SGR codes used by the text format.
+const (
+	ansiBold   = "1"
+	ansiDim    = "2"
+	ansiRed    = "31"
+	ansiYellow = "33"
+	ansiCyan   = "36"
+)
+
+// textWriter renders the text format: a terminal report that fits Width runes.
+type textWriter struct {
+	ew    *errWriter
+	width int
+	color bool
+}
+
+func renderText(w io.Writer, c *Card, opt RenderOptions) error {
+	t := &textWriter{ew: &errWriter{w: w}, width: opt.Width, color: opt.Color}
+	t.header(c)
+	t.verdict(c)
+	t.causes(c)
+	for _, cs := range c.Causes {
+		t.cause(cs)
+	}
+	t.heatmaps(c)
+	t.footnotes(c)
+	t.inputs(c)
+	t.inventory(c)
+	t.manifest(c)
+	return t.ew.err
+}
+
+// paint wraps s in an SGR sequence when colour is on.
+func (t *textWriter) paint(code, s string) string {
+	if !t.color || code == "" || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (t *textWriter) line(s string) { t.ew.printf("%s\n", s) }
+
+func (t *textWriter) section(title string) {
+	t.line("")
+	t.line(t.paint(ansiBold, title))
+}
+
+// para writes text wrapped to the width, the first line after first and the
+// rest after an indent of the same width as rest.
+func (t *textWriter) para(first, rest, text, code string) {
+	for i, l := range wrap(text, t.width-max(runeLen(first), runeLen(rest))) {
+		p := first
+		if i > 0 {
+			p = rest
+		}
+		t.line(p + t.paint(code, l))
+	}
+}
+
+// kv writes "  key       value" with the value wrapped under itself.
+func (t *textWriter) kv(key, value string) {
+	first := "  " + pad(key, 10) + " "
+	t.para(first, strings.Repeat(" ", runeLen(first)), value, "")
+}
+
+func (t *textWriter) header(c *Card) {
+	t.line(t.paint(ansiBold, toolLine(c)))
+	if c.Demo != "" {
+		t.para("DEMO: ", "      ", sanitize(c.Demo), ansiYellow)
+	}
+	in := c.Incident
+	t.section("Incident")
+	t.kv("target", targetText(in.Target))
+	if in.TargetChosenBy != "" {
+		t.kv("", "chosen by "+sanitize(in.TargetChosenBy))
+	}
+	at := fmtTime(in.At)
+	if in.AtChosenBy != "" {
+		at += " (" + sanitize(in.AtChosenBy) + ")"
+	}
+	t.kv("at", at)
+	if in.AlertName != "" || in.AlertAt != 0 {
+		t.kv("alert", sanitize(in.AlertName)+" at "+fmtTime(in.AlertAt))
+	}
+	t.kv("window", fmtRange(in.WindowStart, in.WindowEnd))
+	t.kv("baseline", fmtRange(in.BaselineStart, in.BaselineEnd))
+	if c.Sampling != "" {
+		t.kv("sampling", sanitize(c.Sampling))
+	}
+}
+
+func (t *textWriter) verdict(c *Card) {
+	t.section("Verdict")
+	code := ansiYellow
+	if c.Verdict.Confident {
+		code = ansiBold + ";" + ansiRed
+	}
+	text := sanitize(c.Verdict.Text)
+	if text == "" {
+		text = "no confident root cause"
+	}
+	t.para("  ", "  ", text, code)
+	if c.Verdict.Counterfactual != "" {
+		t.para("  ", "  ", sanitize(c.Verdict.Counterfactual), "")
+	}
+}
+
+func severityCode(s string) string {
+	switch s {
+	case SeverityCritical:
+		return ansiRed
+	case SeverityWarning:
+		return ansiYellow
+	}
+	return ansiDim
+}
+
+func (t *textWriter) causes(c *Card) {
+	t.section("Ranked causes")
+	if len(c.Causes) == 0 {
+		t.line("  none")
+	} else {
+		cols := []textCol{{head: "#", right: true}, {head: "service", min: 6}, {head: "component", min: 8},
+			{head: "signal", min: 6}, {head: "score", right: true}, {head: "conf", right: true},
+			{head: "explained", min: 6}, {head: "state", min: 6}}
+		rows := make([][]string, len(c.Causes))
+		for i, cs := range c.Causes {
+			rows[i] = []string{fmt.Sprint(cs.Rank), sanitize(cs.Service), sanitize(causeComponent(cs)), sanitize(cs.Signal),
+				fmtScore(cs.Score), fmtConf(cs.Confidence),
+				strings.TrimSpace(fmtShare(cs.Intervention.ExplainedShare) + " " + fmtInterval(cs.Intervention.Interval)),
+				sanitize(cs.State)}
+		}
+		t.table(cols, rows, func(r, col int) string {
+			if col == 0 || col == 2 {
+				return severityCode(c.Causes[r].Severity)
+			}
+			return ""
+		})
+	}
+	t.line(fmt.Sprintf("  unexplained: %s of the target's deviation", fmtShare(c.Unexplained)))
+	t.line("  " + prunedText(c.Pruned))
+}
+
+func (t *textWriter) cause(cs Cause) {
+	t.section(fmt.Sprintf("#%d %s", cs.Rank, truncate(sanitize(causeComponent(cs)+" "+cs.Signal), t.width-8)))
+	meta := []string{sanitize(cs.Service), sanitize(cs.Severity), sanitize(cs.State), "score " + fmtScore(cs.Score), "confidence " + fmtConf(cs.Confidence)}
+	t.para("  ", "  ", joinNonEmpty(meta, " · "), "")
+	iv := cs.Intervention
+	if iv.Target != "" {
+		t.para("  do    ", "        ", fmt.Sprintf("%s := baseline: target %s → %s, explains %s %s",
+			sanitize(iv.Target), fmtValue(iv.Observed, iv.Unit), fmtValue(iv.Counterfactual, iv.Unit),
+			fmtShare(iv.ExplainedShare), fmtInterval(iv.Interval)), "")
+	}
+	if len(cs.Dimensions) > 0 {
+		t.line("  dimensions")
+		for _, d := range cs.Dimensions {
+			t.line(fmt.Sprintf("    %s %s  weight %s  %s", pad(truncate(sanitize(d.Name), 20), 20), fmtFixed(d.Value, 2), fmtFixed(d.Weight, 2), bar(d.Value, 10)))
+		}
+	}
+	if len(cs.Evidence) > 0 {
+		t.line("  evidence")
+		for _, e := range cs.Evidence {
+			t.para("    • ", "      ", evidenceText(e), "")
+			if len(e.TraceIDs) > 0 {
+				t.para("      traces ", "             ", sanitize(strings.Join(e.TraceIDs, ", ")), ansiDim)
+			}
+		}
+	}
+	if len(cs.Path) > 0 {
+		t.para("  path  ", "        ", pathText(cs.Path), ansiCyan)
+	}
+}
+
+// evidenceText is one evidence bullet without its trace IDs.
+func evidenceText(e Evidence) string {
+	s := "[" + sanitize(e.Kind) + "] " + sanitize(e.Text)
+	if e.Series != "" {
+		s += "; series " + sanitize(e.Series)
+	}
+	if fmtValue(e.Baseline, "") != "~" || fmtValue(e.Incident, "") != "~" {
+		if e.Baseline != 0 || e.Incident != 0 {
+			s += "; baseline " + fmtValue(e.Baseline, e.Unit) + " → incident " + fmtValue(e.Incident, e.Unit)
+		}
+	}
+	if e.At != 0 {
+		s += " at " + fmtTime(e.At)
+	}
+	return s
+}
+
+// bar is a 0..1 bar of n cells.
+func bar(v float64, n int) string {
+	v = clamp01(v)
+	if v != v {
+		return strings.Repeat("·", n)
+	}
+	full := int(v*float64(n) + 0.5)
+	return strings.Repeat("■", full) + strings.Repeat("·", n-full)
+}
+
+func (t *textWriter) heatmaps(c *Card) {
+	if len(c.Heatmaps) == 0 {
+		return
+	}
+	t.section("Bottleneck heatmaps")
+	for _, h := range c.Heatmaps {
+		t.heatmap(h)
+	}
+	t.para("  ", "  ", heatLegendText(), "")
+}
+
+func (t *textWriter) heatmap(h Heatmap) {
+	labels := make([]string, 0, len(h.Rows))
+	lw := 8
+	for _, r := range h.Rows {
+		lw = max(lw, runeLen(depthLabel(r)))
+	}
+	lw = min(lw, 32)
+	avail := t.width - 2 - lw - 1
+	v := newHeatView(h, avail)
+	t.line("")
+	t.line(t.paint(ansiBold, truncate(fmt.Sprintf("  #%d %s", h.CauseRank, sanitize(h.Title)), t.width)))
+	// Rows were stably reordered by depth: take the labels in view order.
+	labels = labels[:0]
+	for _, r := range v.Rows {
+		labels = append(labels, depthLabel(r))
+	}
+	if v.Onset >= 0 || v.Alert >= 0 {
+		m := []rune(strings.Repeat(" ", v.Cols))
+		if v.Onset >= 0 {
+			m[v.Onset] = '▼'
+		}
+		if v.Alert >= 0 {
+			m[v.Alert] = '!'
+		}
+		t.line(strings.TrimRight("  "+strings.Repeat(" ", lw+1)+string(m), " "))
+	}
+	for i, row := range v.Cells {
+		var sb strings.Builder
+		for _, x := range row {
+			lv := heatLevel(x)
+			if lv < 0 {
+				sb.WriteRune(heatNoData)
+				continue
+			}
+			sb.WriteString(t.paint(fmt.Sprintf("38;5;%d", heatANSI[lv]), string(heatShades[lv])))
+		}
+		t.line(strings.TrimRight("  "+pad(truncate(labels[i], lw), lw)+" "+sb.String(), " "))
+	}
+	t.para("  ", "  ", heatAxisText(v)+markerText(h), ansiDim)
+}
+
+// depthLabel is a row label indented one space per depth level (at most 3).
+func depthLabel(r HeatRow) string {
+	return strings.Repeat(" ", min(max(r.Depth, 0), 3)) + sanitize(r.Label)
+}
+
+// markerText is "; ▼ onset <t>; ! alert <t>" for the markers that are set.
+func markerText(h Heatmap) string {
+	s := ""
+	if h.Onset != 0 {
+		s += "; ▼ onset " + fmtTime(h.Onset)
+	}
+	if h.Alert != 0 {
+		s += "; ! alert " + fmtTime(h.Alert)
+	}
+	return s
+}
+
+func (t *textWriter) footnotes(c *Card) {
+	if len(c.Warnings) == 0 {
+		return
+	}
+	t.section("Data quality")
+	for i, f := range c.Warnings {
+		first := fmt.Sprintf("  [%d] ", footnoteN(f, i))
+		t.para(first, strings.Repeat(" ", runeLen(first)), footnoteText(f), ansiYellow)
+	}
+}
+
+// footnoteText is "clock skew — jaeger.json (3×): message".
+func footnoteText(f Footnote) string {
+	s := sanitize(f.Kind)
+	if f.Source != "" {
+		s += " — " + sanitize(f.Source)
+	}
+	if f.Count > 1 {
+		s += fmt.Sprintf(" (%d×)", f.Count)
+	}
+	return s + ": " + sanitize(f.Message)
+}
+
+func (t *textWriter) inputs(c *Card) {
+	if len(c.Inputs) == 0 {
+		return
+	}
+	t.section("Inputs")
+	for _, in := range c.Inputs {
+		mark := "ok  "
+		if in.Skipped {
+			mark = "skip"
+		}
+		t.para("  "+mark+" ", "       ", fmt.Sprintf("%s  %s  sha256 %s  %d bytes", sanitize(in.Path), sanitize(in.Format), sha12(in.SHA256), in.Size), "")
+		t.para("       ", "       ", fmtRange(in.Start, in.End)+" · "+inputCounts(in), ansiDim)
+	}
+}
+
+func (t *textWriter) inventory(c *Card) {
+	if len(c.Inventory.Entities) == 0 {
+		return
+	}
+	counts := map[string]int{}
+	for _, e := range c.Inventory.Entities {
+		counts[sanitize(e.Kind)]++
+	}
+	kinds := make([]string, 0, len(counts))
+	for k := range counts {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+	}
+	t.section("Inventory")
+	t.para("  ", "  ", fmt.Sprintf("%d entities: %s", len(c.Inventory.Entities), strings.Join(parts, ", ")), "")
+}
+
+func (t *textWriter) manifest(c *Card) {
+	m := c.Manifest
+	if len(m.Args) == 0 && len(m.Inputs) == 0 && m.Version == "" {
+		return
+	}
+	t.section("Rerun")
+	if len(m.Args) > 0 {
+		t.para("  $ ", "      ", commandLine(m), ansiCyan)
+	}
+	t.para("  ", "  ", fmt.Sprintf("version %s · seed %d", orDash(sanitize(m.Version)), m.Seed), "")
+	for _, in := range m.Inputs {
+		t.para("  ", "    ", sanitize(in.SHA256)+"  "+sanitize(in.Path), ansiDim)
+	}
+}
+
+// textCol is one column of a text table; min is the narrowest it may shrink to
+// (0: never shrinks).
+type textCol struct {
+	head  string
+	right bool
+	min   int
+}
+
+// table writes an aligned table fitting the width, shrinking the widest
+// shrinkable column one rune at a time and truncating cells with "…".
+// colour(row, col) picks an SGR code for a cell ("" for none).
+func (t *textWriter) table(cols []textCol, rows [][]string, colour func(row, col int) string) {
+	w := make([]int, len(cols))
+	for i, c := range cols {
+		w[i] = runeLen(c.head)
+		for _, r := range rows {
+			w[i] = max(w[i], runeLen(r[i]))
+		}
+	}
+	total := func() int {
+		s := 2 + 2*(len(w)-1)
+		for _, x := range w {
+			s += x
+		}
+		return s
+	}
+	for total() > t.width {
+		best := -1
+		for i, c := range cols {
+			if c.min > 0 && w[i] > c.min && (best < 0 || w[i] > w[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		w[best]--
+	}
+	cell := func(s string, i int) string {
+		s = truncate(s, w[i])
+		if cols[i].right {
+			return strings.Repeat(" ", w[i]-runeLen(s)) + s
+		}
+		return pad(s, w[i])
+	}
+	var sb strings.Builder
+	sb.WriteString("  ")
+	for i, c := range cols {
+		if i > 0 {
+			sb.WriteString("  ")
+		}
+		sb.WriteString(cell(c.head, i))
+	}
+	t.line(t.paint(ansiDim, strings.TrimRight(sb.String(), " ")))
+	for r, row := range rows {
+		sb.Reset()
+		sb.WriteString("  ")
+		for i := range cols {
+			if i > 0 {
+				sb.WriteString("  ")
+			}
+			s := cell(row[i], i)
+			if i == len(cols)-1 {
+				s = strings.TrimRight(s, " ")
+			}
+			sb.WriteString(t.paint(colour(r, i), s))
+		}
+		t.line(sb.String())
+	}
+}
+
+// runeLen is the display width of s, counting runes.
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+// pad right-pads s with spaces to n runes.
+func pad(s string, n int) string {
+	if d := n - runeLen(s); d > 0 {
+		return s + strings.Repeat(" ", d)
+	}
+	return s
+}
+
+// truncate shortens s to at most n runes, ending in "…" when cut.
+func truncate(s string, n int) string {
+	if runeLen(s) <= n {
+		return s
+	}
+	if n <= 1 {
+		return string([]rune(s)[:max(n, 0)])
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// wrap splits text into lines of at most width runes at spaces, hard-breaking
+// words longer than a line. It always returns at least one line.
+func wrap(text string, width int) []string {
+	width = max(width, 10)
+	var lines []string
+	var cur []rune
+	for _, word := range strings.Fields(text) {
+		wr := []rune(word)
+		if len(cur) > 0 && len(cur)+1+len(wr) > width {
+			lines = append(lines, string(cur))
+			cur = cur[:0]
+		}
+		if len(cur) > 0 {
+			cur = append(cur, ' ')
+		}
+		for len(cur)+len(wr) > width {
+			k := width - len(cur)
+			cur = append(cur, wr[:k]...)
+			lines = append(lines, string(cur))
+			cur, wr = cur[:0], wr[k:]
+		}
+		cur = append(cur, wr...)
+	}
+	if len(cur) > 0 || len(lines) == 0 {
+		lines = append(lines, string(cur))
+	}
+	return lines
+}
+
+// joinNonEmpty joins the non-empty parts with sep.
+func joinNonEmpty(parts []string, sep string) string {
+	out := parts[:0:0]
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
+
+// orDash is s or "-" when empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

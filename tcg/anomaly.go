@@ -1,0 +1,193 @@
+package tcg
+
+import (
+	"math"
+	"sort"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// Anomaly is a node's verdict on the incident window against its baseline.
+type Anomaly struct {
+	Anomalous bool
+	// Score is the robust deviation toward the bad direction: the median of
+	// the window's values after onset minus the baseline median, divided by
+	// the baseline scale. Larger is worse; ≤ 0 means no bad deviation.
+	Score float64
+	// Peak is the largest single-step robust deviation in the window.
+	Peak     float64
+	Onset    ingest.Time
+	OnsetIdx int // grid index of the onset (-1 when not anomalous)
+	// Baseline and Incident are the series' typical values before and after
+	// onset (medians), in the series' unit.
+	Baseline, Incident float64
+	Scale              float64 // robust baseline scale (MAD·1.4826 with floors)
+	// Tail is the distribution-free tail-shift test on span samples, when
+	// the node has them.
+	Tail *TailShift
+}
+
+// TailShift is a DKW test of a latency tail: with N baseline samples, the
+// empirical CDF is within eps = sqrt(ln(2/α)/(2N)) of the true one with
+// probability 1-α, so the baseline q-quantile's exceedance probability is at
+// most (1-q)+eps. The tail shifted when the incident's exceedance fraction is
+// above that bound (plus the incident sample's own eps).
+type TailShift struct {
+	Q                   float64 // quantile tested, e.g. 0.9
+	Threshold           float64 // baseline q-quantile (seconds)
+	BaselineN, WindowN  int
+	Exceed              float64 // fraction of incident samples above Threshold
+	Bound               float64 // (1-q) + eps_baseline + eps_window
+	Shifted             bool
+	BaselineQ, WindowQ  float64 // q-quantiles of both samples
+	BaselineMed, WinMed float64
+}
+
+// robust returns the median and a robust scale of xs (NaN skipped): MAD
+// scaled to σ, floored by IQR/1.349, by 5% of |median| and by minScale.
+func robust(xs []float64, minScale float64) (med, scale float64, n int) {
+	v := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	sort.Float64s(v)
+	med = quantileSorted(v, 0.5)
+	dev := make([]float64, len(v))
+	for i, x := range v {
+		dev[i] = math.Abs(x - med)
+	}
+	sort.Float64s(dev)
+	mad := quantileSorted(dev, 0.5) * 1.4826
+	iqr := (quantileSorted(v, 0.75) - quantileSorted(v, 0.25)) / 1.349
+	scale = math.Max(mad, iqr)
+	scale = math.Max(scale, 0.05*math.Abs(med))
+	scale = math.Max(scale, minScale)
+	if scale == 0 {
+		scale = 1e-9
+	}
+	return med, scale, len(v)
+}
+
+// quantileSorted is R type 7 on sorted data.
+func quantileSorted(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	h := q * float64(len(v)-1)
+	lo := int(math.Floor(h))
+	if lo >= len(v)-1 {
+		return v[len(v)-1]
+	}
+	return v[lo] + (h-float64(lo))*(v[lo+1]-v[lo])
+}
+
+// detect computes the anomaly of values (on the grid) with baseline cells
+// [b0,b1) and window cells [w0,w1). dir is +1 when up is bad, -1 when down
+// is bad, 0 when both are. threshold is the robust-z cut.
+func detect(values []float64, b0, b1, w0, w1, dir int, threshold float64, grid []ingest.Time) Anomaly {
+	a := Anomaly{OnsetIdx: -1}
+	// Floor the scale at 2% of the largest magnitude seen, so a series that
+	// was constant (often 0) in the baseline gets a finite, meaningful z.
+	mx := 0.0
+	for i := b0; i < w1 && i < len(values); i++ {
+		if !math.IsNaN(values[i]) {
+			mx = math.Max(mx, math.Abs(values[i]))
+		}
+	}
+	med, scale, n := robust(values[b0:b1], 0.02*mx)
+	if n < 2 {
+		return a
+	}
+	a.Baseline, a.Scale = med, scale
+	z := func(x float64) float64 {
+		d := (x - med) / scale
+		switch {
+		case dir > 0:
+			return d
+		case dir < 0:
+			return -d
+		}
+		return math.Abs(d)
+	}
+	// Onset: the first cell of the window from which the deviation holds
+	// (two of the next three cells beyond threshold, or the window's last
+	// cells beyond it).
+	cnt := 0
+	for i := w0; i < w1; i++ {
+		x := values[i]
+		if math.IsNaN(x) {
+			continue
+		}
+		cnt++
+		zi := z(x)
+		if zi > a.Peak {
+			a.Peak = zi
+		}
+		if a.OnsetIdx < 0 && zi >= threshold {
+			hits, seen := 0, 0
+			for j := i; j < w1 && seen < 3; j++ {
+				if math.IsNaN(values[j]) {
+					continue
+				}
+				seen++
+				if z(values[j]) >= threshold*0.6 {
+					hits++
+				}
+			}
+			if hits >= 2 || (seen == hits && seen >= 1) {
+				a.OnsetIdx = i
+			}
+		}
+	}
+	if cnt == 0 {
+		return a
+	}
+	from := w0
+	if a.OnsetIdx >= 0 {
+		from = a.OnsetIdx
+	}
+	var after []float64
+	for i := from; i < w1; i++ {
+		if !math.IsNaN(values[i]) {
+			after = append(after, values[i])
+		}
+	}
+	if len(after) == 0 {
+		return a
+	}
+	sort.Float64s(after)
+	a.Incident = quantileSorted(after, 0.5)
+	a.Score = z(a.Incident)
+	if a.OnsetIdx >= 0 && a.Score >= threshold*0.5 {
+		a.Anomalous = true
+		a.Onset = grid[a.OnsetIdx]
+	} else {
+		a.OnsetIdx = -1
+	}
+	return a
+}
+
+// tailShift runs the DKW test on baseline and window samples of durations.
+func tailShift(base, win []float64, q, alpha float64) *TailShift {
+	if len(base) < 10 || len(win) < 5 {
+		return nil
+	}
+	sort.Float64s(base)
+	sort.Float64s(win)
+	t := &TailShift{Q: q, BaselineN: len(base), WindowN: len(win)}
+	t.Threshold = quantileSorted(base, q)
+	t.BaselineQ, t.WindowQ = t.Threshold, quantileSorted(win, q)
+	t.BaselineMed, t.WinMed = quantileSorted(base, 0.5), quantileSorted(win, 0.5)
+	above := len(win) - sort.SearchFloat64s(win, math.Nextafter(t.Threshold, math.Inf(1)))
+	t.Exceed = float64(above) / float64(len(win))
+	epsB := math.Sqrt(math.Log(2/alpha) / (2 * float64(len(base))))
+	epsW := math.Sqrt(math.Log(2/alpha) / (2 * float64(len(win))))
+	t.Bound = (1 - q) + epsB + epsW
+	t.Shifted = t.Exceed > t.Bound
+	return t
+}

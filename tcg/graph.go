@@ -1,0 +1,293 @@
+package tcg
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// Facet distinguishes nodes of the same entity and signal kind that measure
+// different things: a service's end-to-end latency versus its exclusive
+// (self) time; an edge's caller-side, callee-side and network gap latency.
+type Facet string
+
+// Facets.
+const (
+	FacetNone   Facet = ""
+	FacetSelf   Facet = "self"
+	FacetClient Facet = "client"
+	FacetServer Facet = "server"
+	FacetGap    Facet = "gap"
+)
+
+// Node is one component signal: (entity, signal kind, facet).
+type Node struct {
+	ID     string // "kind/name:signal[/facet]", deterministic
+	Entity ingest.Entity
+	Signal ingest.SignalKind
+	Facet  Facet
+	Series []*ingest.Series // all series of this node, sorted by Key
+	Rep    int              // index into Series of the representative (most anomalous)
+	Dir    int              // +1 up is bad, -1 down is bad, 0 both
+	Anomaly
+	State       State
+	Transitions []Transition
+	Depth       int // hops to the target along edges (-1: no path)
+}
+
+// Values returns the representative series' values on the grid.
+func (n *Node) Values() []float64 { return n.Series[n.Rep].V }
+
+// Label is a short human name: "service/frontend latency (self)".
+func (n *Node) Label() string {
+	s := n.Entity.ID() + " " + n.Signal.String()
+	if n.Facet != FacetNone {
+		s += " (" + string(n.Facet) + ")"
+	}
+	return s
+}
+
+// Graph is the temporal causal graph of one incident.
+type Graph struct {
+	Nodes  []*Node
+	Edges  []Edge
+	Target int // index of the target node (-1 when none)
+	// TargetSeries is the target node's series the incident is about (e.g.
+	// the p90 latency the alert named).
+	TargetSeries *ingest.Series
+	Incident     Incident
+	Grid         []ingest.Time
+	Step         time.Duration
+	// Cell ranges on the grid: baseline [B0,B1), incident window [W0,W1).
+	B0, B1, W0, W1 int
+	Warnings       []string
+	// Pruned counts nodes dropped before edges were built (no data in the
+	// baseline or window).
+	Pruned int
+
+	in, out [][]int // edge indices by To and by From
+	byID    map[string]int
+}
+
+// In returns the indices of edges into node i.
+func (g *Graph) In(i int) []int { return g.in[i] }
+
+// Out returns the indices of edges out of node i.
+func (g *Graph) Out(i int) []int { return g.out[i] }
+
+// NodeByID returns the node index or -1.
+func (g *Graph) NodeByID(id string) int {
+	if i, ok := g.byID[id]; ok {
+		return i
+	}
+	return -1
+}
+
+func nodeID(e ingest.Entity, sig ingest.SignalKind, f Facet) string {
+	id := e.ID() + ":" + sig.String()
+	if f != FacetNone {
+		id += "/" + string(f)
+	}
+	return id
+}
+
+// facetOf classifies a series into a facet.
+func facetOf(s *ingest.Series) Facet {
+	switch s.Name {
+	case ingest.EdgeClient:
+		return FacetClient
+	case ingest.EdgeServer:
+		return FacetServer
+	case ingest.EdgeGap:
+		return FacetGap
+	case ingest.TraceSelf:
+		return FacetSelf
+	}
+	if s.Entity.Kind == ingest.KindEdge && s.Signal == ingest.SignalLatency {
+		switch s.Labels.Get("reporter") {
+		case "source", "client":
+			return FacetClient
+		case "destination", "server":
+			return FacetServer
+		}
+	}
+	return FacetNone
+}
+
+// Build constructs the graph: nodes, anomalies, edges, depths and the state
+// machine. The bundle must be finalized.
+func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
+	opt = opt.withDefaults(b.Step)
+	if len(b.Grid) == 0 {
+		return nil, fmt.Errorf("tcg: the inputs hold no time series or spans to analyse")
+	}
+	g := &Graph{Incident: inc, Grid: b.Grid, Step: b.Step, Target: -1, byID: map[string]int{}}
+	g.cells(inc)
+	if g.B1-g.B0 < 2 {
+		g.Warnings = append(g.Warnings, fmt.Sprintf("baseline has %d steps before the incident window (%v); results are weak", g.B1-g.B0, inc.WindowStart))
+	}
+	// Group series into nodes.
+	groups := map[string][]*ingest.Series{}
+	meta := map[string]*Node{}
+	for _, s := range b.Series {
+		if !s.Aligned || s.Entity.Kind == ingest.KindUnknown || s.Entity.Name == "" {
+			continue
+		}
+		f := facetOf(s)
+		id := nodeID(s.Entity, s.Signal, f)
+		if _, ok := meta[id]; !ok {
+			meta[id] = &Node{ID: id, Entity: s.Entity, Signal: s.Signal, Facet: f}
+		}
+		groups[id] = append(groups[id], s)
+	}
+	ids := make([]string, 0, len(groups))
+	for id := range groups {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		n := meta[id]
+		ss := groups[id]
+		sort.SliceStable(ss, func(i, j int) bool { return ss[i].Key() < ss[j].Key() })
+		n.Series = ss
+		best, bestScore, bestAn := -1, math.Inf(-1), Anomaly{}
+		for i, s := range ss {
+			dir := ingest.BadDirection(s)
+			if s.Signal == ingest.SignalTraffic {
+				dir = 1 // a surge can cause an incident; a drop is an effect
+			}
+			an := detect(s.V, g.B0, g.B1, g.W0, g.W1, dir, opt.Threshold, g.Grid)
+			if an.Scale == 0 && an.OnsetIdx < 0 && an.Score == 0 {
+				continue
+			}
+			sc := an.Score
+			if an.Anomalous {
+				sc += 1e6 // anomalous series win over non-anomalous ones
+			}
+			if sc > bestScore {
+				best, bestScore, bestAn = i, sc, an
+				n.Dir = dir
+			}
+		}
+		if best < 0 {
+			g.Pruned++
+			continue
+		}
+		n.Rep, n.Anomaly = best, bestAn
+		n.Depth = -1
+		g.byID[id] = len(g.Nodes)
+		g.Nodes = append(g.Nodes, n)
+	}
+	g.tailTests(b, opt)
+	g.pickTarget(inc.Target)
+	g.buildEdges(b, opt)
+	g.depths()
+	g.runStateMachine(opt)
+	return g, nil
+}
+
+// cells maps the incident's times onto grid index ranges.
+func (g *Graph) cells(inc Incident) {
+	idx := func(t ingest.Time) int {
+		return sort.Search(len(g.Grid), func(i int) bool { return g.Grid[i] >= t })
+	}
+	g.W0, g.W1 = idx(inc.WindowStart), idx(inc.WindowEnd+1)
+	g.B0, g.B1 = idx(inc.BaselineStart), g.W0
+	if g.W1 <= g.W0 {
+		g.W1 = min(g.W0+1, len(g.Grid))
+	}
+}
+
+// pickTarget chooses the node the incident is about.
+func (g *Graph) pickTarget(t Target) {
+	if t.Service == "" {
+		return
+	}
+	sig := t.Signal
+	best := -1
+	for i, n := range g.Nodes {
+		if n.Entity.Kind != ingest.KindService || n.Entity.Name != t.Service || n.Signal != sig || n.Facet != FacetNone {
+			continue
+		}
+		best = i
+	}
+	if best < 0 {
+		for i, n := range g.Nodes {
+			if n.Entity.Service == t.Service && n.Signal == sig && n.Facet == FacetNone &&
+				(best < 0 || n.Entity.Kind < g.Nodes[best].Entity.Kind) {
+				best = i
+			}
+		}
+	}
+	if best < 0 {
+		g.Warnings = append(g.Warnings, fmt.Sprintf("no %s series for target service %q", sig, t.Service))
+		return
+	}
+	g.Target = best
+	n := g.Nodes[best]
+	g.TargetSeries = n.Series[n.Rep]
+	if t.Stat != "" {
+		for _, s := range n.Series {
+			if s.Stat == t.Stat && (g.TargetSeries.Stat != t.Stat || s.Source == ingest.DerivedSource) {
+				g.TargetSeries = s
+			}
+		}
+	}
+}
+
+// depths sets each node's hop distance to the target along edges.
+func (g *Graph) depths() {
+	if g.Target < 0 {
+		return
+	}
+	g.Nodes[g.Target].Depth = 0
+	queue := []int{g.Target}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, ei := range g.in[cur] {
+			p := g.Edges[ei].From
+			if g.Nodes[p].Depth < 0 {
+				g.Nodes[p].Depth = g.Nodes[cur].Depth + 1
+				queue = append(queue, p)
+			}
+		}
+	}
+}
+
+// AnomalousCount returns how many nodes are anomalous.
+func (g *Graph) AnomalousCount() int {
+	n := 0
+	for _, x := range g.Nodes {
+		if x.Anomalous {
+			n++
+		}
+	}
+	return n
+}
+
+// DOT renders the graph (anomalous nodes and the edges between them) in
+// Graphviz format, deterministic.
+func (g *Graph) DOT() string {
+	var sb strings.Builder
+	sb.WriteString("digraph tcg {\n  rankdir=LR;\n")
+	for i, n := range g.Nodes {
+		if !n.Anomalous && i != g.Target {
+			continue
+		}
+		fmt.Fprintf(&sb, "  n%d [label=%q];\n", i, fmt.Sprintf("%s\n%s z=%.1f", n.Label(), n.State, n.Score))
+	}
+	for _, e := range g.Edges {
+		a, b := g.Nodes[e.From], g.Nodes[e.To]
+		if (!a.Anomalous && e.From != g.Target) || (!b.Anomalous && e.To != g.Target) {
+			continue
+		}
+		fmt.Fprintf(&sb, "  n%d -> n%d [label=%q];\n", e.From, e.To, fmt.Sprintf("%s +%v c=%.2f", e.Kind, e.Lag, e.Confidence))
+	}
+	sb.WriteString("}\n")
+	return sb.String()
+}

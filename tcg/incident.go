@@ -1,0 +1,199 @@
+package tcg
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// Target is what the incident is about: a service and a signal.
+type Target struct {
+	Service string
+	Signal  ingest.SignalKind
+	Stat    string // e.g. "p99", "" when unknown
+}
+
+// String renders "service:signal[:stat]".
+func (t Target) String() string {
+	s := t.Service + ":" + t.Signal.String()
+	if t.Stat != "" {
+		s += ":" + t.Stat
+	}
+	return s
+}
+
+// Incident is the resolved incident: target, time and windows, and how
+// each was chosen (for the report).
+type Incident struct {
+	Target         Target
+	At             ingest.Time
+	WindowStart    ingest.Time
+	WindowEnd      ingest.Time
+	BaselineStart  ingest.Time
+	TargetChosenBy string
+	AtChosenBy     string
+	Alert          *ingest.Alert
+}
+
+// Options configure the graph. Zero fields take defaults.
+type Options struct {
+	Threshold     float64       // robust z for "anomalous" (default 3)
+	LagWindow     time.Duration // how far propagation may lag (default 3 steps, at least 2m)
+	MinConfidence float64       // edge confidence for state transitions (default 0.75)
+	Alpha         float64       // DKW significance (default 0.05)
+	MaxLagged     int           // most anomalous nodes considered for lagged-dependence edges (default 60)
+}
+
+func (o Options) withDefaults(step time.Duration) Options {
+	if o.Threshold <= 0 {
+		o.Threshold = 3
+	}
+	if o.LagWindow <= 0 {
+		o.LagWindow = max(3*step, 2*time.Minute)
+	}
+	if o.MinConfidence <= 0 {
+		o.MinConfidence = 0.75
+	}
+	if o.Alpha <= 0 {
+		o.Alpha = 0.05
+	}
+	if o.MaxLagged <= 0 {
+		o.MaxLagged = 60
+	}
+	return o
+}
+
+// IncidentSpec is what the user asked for; zero fields are resolved from
+// the data (alert, largest anomaly, entry service).
+type IncidentSpec struct {
+	At       ingest.Time
+	AtSource string // how At was given, e.g. "--at flag"
+	Window   time.Duration
+	Baseline time.Duration // 0 = all data before the window
+	Target   Target        // Service "" = from the alert or the entry service
+}
+
+// ResolveIncident fills the incident's target and times: flags first, then
+// the firing alert, then the data (the busiest entry service's latency and
+// the time of its largest deviation).
+func ResolveIncident(b *ingest.Bundle, spec IncidentSpec) (Incident, error) {
+	inc := Incident{Target: spec.Target}
+	if spec.Window <= 0 {
+		spec.Window = 5 * time.Minute
+	}
+	var alert *ingest.Alert
+	for i := range b.Alerts {
+		a := &b.Alerts[i]
+		if a.Status != "" && a.Status != "firing" {
+			continue
+		}
+		if alert == nil || a.StartsAt < alert.StartsAt {
+			alert = a
+		}
+	}
+	inc.Alert = alert
+	if inc.Target.Service == "" {
+		switch {
+		case alert != nil && alert.Service != "":
+			inc.Target.Service = alert.Service
+			if inc.Target.Signal == ingest.SignalOther {
+				inc.Target.Signal = alert.Signal
+				inc.Target.Stat = alert.Stat
+			}
+			inc.TargetChosenBy = fmt.Sprintf("alert %s (%s)", alert.Name, alert.Source)
+		default:
+			inc.Target.Service = entryService(b)
+			inc.TargetChosenBy = "entry service with the most traced requests"
+			if inc.Target.Service == "" {
+				return inc, fmt.Errorf("no target: give --target SERVICE[:SIGNAL], or an alert or traces to infer it from")
+			}
+		}
+	} else {
+		inc.TargetChosenBy = "--target flag"
+	}
+	if inc.Target.Signal == ingest.SignalOther {
+		inc.Target.Signal = ingest.SignalLatency
+	}
+	switch {
+	case spec.At != 0:
+		inc.At = spec.At
+		inc.AtChosenBy = spec.AtSource
+		if inc.AtChosenBy == "" {
+			inc.AtChosenBy = "--at flag"
+		}
+	case alert != nil && alert.StartsAt != 0:
+		inc.At = alert.StartsAt
+		inc.AtChosenBy = fmt.Sprintf("startsAt of alert %s (%s)", alert.Name, alert.Source)
+	default:
+		inc.At = largestDeviation(b, inc.Target, spec.Window)
+		inc.AtChosenBy = "largest deviation of the target in the data"
+	}
+	if inc.At == 0 {
+		return inc, fmt.Errorf("no incident time: give --at TIME")
+	}
+	half := ingest.Time(spec.Window / 2)
+	inc.WindowStart, inc.WindowEnd = inc.At-half, inc.At+half
+	if b.End != 0 && inc.WindowEnd > b.End {
+		inc.WindowEnd = b.End
+	}
+	inc.BaselineStart = b.Start
+	if spec.Baseline > 0 && inc.WindowStart-ingest.Time(spec.Baseline) > b.Start {
+		inc.BaselineStart = inc.WindowStart - ingest.Time(spec.Baseline)
+	}
+	return inc, nil
+}
+
+// entryService is the service with the most root spans.
+func entryService(b *ingest.Bundle) string {
+	count := map[string]int{}
+	for i := range b.Spans {
+		if b.Spans[i].ParentID == 0 {
+			count[b.Spans[i].Service]++
+		}
+	}
+	best, bc := "", 0
+	names := make([]string, 0, len(count))
+	for s := range count {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	for _, s := range names {
+		if count[s] > bc {
+			best, bc = s, count[s]
+		}
+	}
+	return best
+}
+
+// largestDeviation finds when the target's latency deviates most from its
+// running median (the middle of the worst window).
+func largestDeviation(b *ingest.Bundle, t Target, window time.Duration) ingest.Time {
+	var best *ingest.Series
+	for _, s := range b.Series {
+		if s.Aligned && s.Entity.Kind == ingest.KindService && s.Entity.Name == t.Service && s.Signal == t.Signal {
+			if best == nil || (s.Stat == "p90" && best.Stat != "p90") {
+				best = s
+			}
+		}
+	}
+	if best == nil || len(best.V) == 0 {
+		if len(b.Grid) > 0 {
+			return b.Grid[len(b.Grid)-1]
+		}
+		return b.End
+	}
+	med, scale, _ := robust(best.V, 0)
+	bi, bv := -1, math.Inf(-1)
+	for i, v := range best.V {
+		if !math.IsNaN(v) && (v-med)/scale > bv {
+			bi, bv = i, (v-med)/scale
+		}
+	}
+	if bi < 0 {
+		return b.End
+	}
+	return best.T[bi]
+}

@@ -1,0 +1,178 @@
+package tcg
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// State is a node's state in the propagation state machine of the seed.
+type State uint8
+
+// States: IDLE → TRIGGERED → PROPAGATING → ROOT_CONFIRMED.
+const (
+	Idle State = iota
+	Triggered
+	Propagating
+	RootConfirmed
+)
+
+var stateNames = [...]string{"IDLE", "TRIGGERED", "PROPAGATING", "ROOT_CONFIRMED"}
+
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("STATE(%d)", s)
+}
+
+// Transition is one recorded state change, kept as evidence.
+type Transition struct {
+	At       ingest.Time
+	From, To State
+	Edge     int // edge index that caused it (-1 for none)
+	Reason   string
+}
+
+// runStateMachine drives every node's state from anomaly events in onset
+// order (ties: higher score first, then node ID):
+//   - IDLE → TRIGGERED when the node becomes anomalous;
+//   - TRIGGERED → PROPAGATING when an effect-side neighbour, over an edge of
+//     confidence ≥ MinConfidence, becomes anomalous within LagWindow after it;
+//   - TRIGGERED/PROPAGATING → ROOT_CONFIRMED when no cause-side neighbour
+//     (confidence ≥ MinConfidence) was anomalous earlier within LagWindow and
+//     a path of such edges leads to the target.
+func (g *Graph) runStateMachine(opt Options) {
+	var events []int
+	for i, n := range g.Nodes {
+		if n.Anomalous {
+			events = append(events, i)
+		}
+	}
+	sort.SliceStable(events, func(a, b int) bool {
+		x, y := g.Nodes[events[a]], g.Nodes[events[b]]
+		if x.Onset != y.Onset {
+			return x.Onset < y.Onset
+		}
+		if x.Score != y.Score {
+			return x.Score > y.Score
+		}
+		return x.ID < y.ID
+	})
+	lag := ingest.Time(opt.LagWindow)
+	reach := g.reachesTarget(opt.MinConfidence)
+	set := func(n *Node, to State, at ingest.Time, edge int, reason string) {
+		n.Transitions = append(n.Transitions, Transition{At: at, From: n.State, To: to, Edge: edge, Reason: reason})
+		n.State = to
+	}
+	for _, i := range events {
+		n := g.Nodes[i]
+		set(n, Triggered, n.Onset, -1, fmt.Sprintf("%s deviates %.1f robust σ from baseline", n.Label(), n.Score))
+		// Does this anomaly explain an already-anomalous upstream node?
+		for _, ei := range g.in[i] {
+			e := g.Edges[ei]
+			p := g.Nodes[e.From]
+			if e.Confidence < opt.MinConfidence || !p.Anomalous || p.State == Idle {
+				continue
+			}
+			if n.Onset >= p.Onset && n.Onset-p.Onset <= lag && p.State == Triggered {
+				set(p, Propagating, n.Onset, ei, fmt.Sprintf("effect %s became anomalous %v later over a %s edge (confidence %.2f)",
+					n.Label(), n.Onset.Sub(p.Onset), e.Kind, e.Confidence))
+			}
+		}
+	}
+	for _, i := range events {
+		n := g.Nodes[i]
+		if !reach[i] {
+			continue
+		}
+		earlier := -1
+		for _, ei := range g.in[i] {
+			e := g.Edges[ei]
+			p := g.Nodes[e.From]
+			if e.Confidence < opt.MinConfidence || !p.Anomalous {
+				continue
+			}
+			if p.Onset < n.Onset && n.Onset-p.Onset <= lag {
+				earlier = ei
+				break
+			}
+		}
+		if earlier >= 0 {
+			continue
+		}
+		at := n.Onset
+		set(n, RootConfirmed, at, -1, "no cause-side neighbour was anomalous earlier, and a path leads to the target")
+	}
+}
+
+// reachesTarget marks nodes with a path of confident edges to the target.
+func (g *Graph) reachesTarget(minConf float64) []bool {
+	r := make([]bool, len(g.Nodes))
+	if g.Target < 0 {
+		return r
+	}
+	r[g.Target] = true
+	queue := []int{g.Target}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, ei := range g.in[cur] {
+			e := g.Edges[ei]
+			if e.Confidence < minConf*0.67 || r[e.From] {
+				continue
+			}
+			r[e.From] = true
+			queue = append(queue, e.From)
+		}
+	}
+	return r
+}
+
+// tailTests runs the DKW tail-shift test on span samples for service and
+// edge latency nodes.
+func (g *Graph) tailTests(b *ingest.Bundle, opt Options) {
+	if len(b.Spans) == 0 {
+		return
+	}
+	bs, ws := g.Grid[g.B0], g.Grid[min(g.W0, len(g.Grid)-1)]
+	we := g.Grid[min(g.W1, len(g.Grid))-1] + ingest.Time(g.Step)
+	if g.B1 <= g.B0 {
+		return
+	}
+	type samples struct{ base, win []float64 }
+	svc := map[string]*samples{}
+	index := make(map[[3]uint64]int32, len(b.Spans))
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		index[[3]uint64{s.TraceID.High, s.TraceID.Low, uint64(s.SpanID)}] = int32(i)
+	}
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		if s.ParentID != 0 {
+			if p, ok := index[[3]uint64{s.TraceID.High, s.TraceID.Low, uint64(s.ParentID)}]; ok && b.Spans[p].Service == s.Service {
+				continue
+			}
+		}
+		x := svc[s.Service]
+		if x == nil {
+			x = &samples{}
+			svc[s.Service] = x
+		}
+		switch {
+		case s.Start >= bs && s.Start < ws:
+			x.base = append(x.base, s.Duration.Seconds())
+		case s.Start >= ws && s.Start < we:
+			x.win = append(x.win, s.Duration.Seconds())
+		}
+	}
+	for _, n := range g.Nodes {
+		if n.Entity.Kind != ingest.KindService || n.Signal != ingest.SignalLatency || n.Facet != FacetNone {
+			continue
+		}
+		if x := svc[n.Entity.Name]; x != nil {
+			n.Tail = tailShift(x.base, x.win, 0.9, opt.Alpha)
+		}
+	}
+}
