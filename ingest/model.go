@@ -16,7 +16,9 @@ func FromUnixMicro(us int64) Time { return Time(us * 1000) }
 
 // FromUnixSeconds converts float seconds (Prometheus) rounding to milliseconds,
 // the precision Prometheus has.
-func FromUnixSeconds(s float64) Time { return Time(int64(s*1000+0.5*sign(s)) * int64(time.Millisecond)) }
+func FromUnixSeconds(s float64) Time {
+	return Time(int64(s*1000+0.5*sign(s)) * int64(time.Millisecond))
+}
 
 func sign(f float64) float64 {
 	if f < 0 {
@@ -275,10 +277,10 @@ type EventKind uint8
 
 // Event kinds.
 const (
-	EventOther EventKind = iota
-	EventDeploy          // rollout, scaling, image or config change
-	EventConfig          // configuration change without a rollout
-	EventRestart         // container restart, pod killed/recreated
+	EventOther   EventKind = iota
+	EventDeploy            // rollout, scaling, image or config change
+	EventConfig            // configuration change without a rollout
+	EventRestart           // container restart, pod killed/recreated
 	EventOOMKill
 	EventBackOff
 	EventXID // GPU XID / ECC error

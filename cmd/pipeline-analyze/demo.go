@@ -1,8 +1,13 @@
 package main
 
-import "errors"
+import "github.com/pipeline-analyze/pipeline-analyze/fixtures"
 
-// writeDemo writes the embedded demo incident into dir.
+// writeDemo writes the embedded demo incident (a simulated fault with a
+// fixed seed, generated deterministically) into dir.
 func writeDemo(dir string) (fault string, seed uint64, err error) {
-	return "", 0, errors.New("the simulator is not built yet")
+	ds := fixtures.DemoSpec()
+	if _, err := fixtures.Write(dir, ds); err != nil {
+		return "", 0, err
+	}
+	return ds.Fault, ds.Seed, nil
 }
