@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -175,7 +176,9 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	// anomalous node when there is no target).
 	var cand []int
 	for i, n := range g.Nodes {
-		if n.Anomalous && (g.Target < 0 || n.Depth >= 0) {
+		// The target itself is the symptom: its unexplained residual is
+		// reported as the unexplained share, not as a cause.
+		if n.Anomalous && (g.Target < 0 || (n.Depth >= 0 && i != g.Target)) {
 			cand = append(cand, i)
 		}
 	}
@@ -187,6 +190,10 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		w := opt.Weights
 		dimScore[k] = w.LatencySurge*dims[k].LatencySurge + w.ErrorPropagation*dims[k].ErrorPropagation +
 			w.ResourceSaturation*dims[k].ResourceSaturation + w.ConfigDrift*dims[k].ConfigDrift
+	}
+	sw := [4]float64{0.35, 0.15, 0.2, 0.3}
+	if v := os.Getenv("PA_W"); v != "" {
+		fmt.Sscanf(v, "%f,%f,%f,%f", &sw[0], &sw[1], &sw[2], &sw[3])
 	}
 	evaluate := func(cells []int) []scoreParts {
 		out := make([]scoreParts, len(cand))
@@ -209,7 +216,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 			st := stateFactor(n.State)
 			sev := squash(n.Score, 5)
 			out[k] = scoreParts{explained: e, attribution: a,
-				score: st * (0.35*a + 0.15*e + 0.2*own*sev + 0.3*dimScore[k])}
+				score: st * (sw[0]*a + sw[1]*e + sw[2]*own*sev + sw[3]*dimScore[k])}
 		}
 		return out
 	}
@@ -230,6 +237,15 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		return ps
 	}
 	base := evaluate(cells)
+	if os.Getenv("PIPELINE_ANALYZE_DEBUG") != "" {
+		dT, uT := m.meansOver(g.Target, cells)
+		fmt.Fprintf(os.Stderr, "target D=%.2f U=%.2f r2=%.2f\n", dT, uT, m.r2[g.Target])
+		for k, i := range cand {
+			d, u := m.meansOver(i, cells)
+			fmt.Fprintf(os.Stderr, "%-70s D=%6.2f U=%6.2f gain=%6.3f cap=%.2f e=%.2f a=%.2f dims=%.2f r2=%.2f in=%d score=%.3f\n",
+				g.Nodes[i].ID, d, u, gains[i], caps[k], base[k].explained, base[k].attribution, dimScore[k], m.r2[i], len(g.In(i)), base[k].score)
+		}
+	}
 	// Bootstrap over window cells: interval of the explained share and the
 	// probability of ranking first.
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
@@ -284,6 +300,9 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		c := Candidate{Node: i, NodeID: n.ID, Service: n.Entity.Service, Component: n.Entity.Name, ComponentKind: n.Entity.Kind,
 			Signal: n.Signal, Facet: string(n.Facet), Score: p.score, Attribution: p.attribution, State: n.State,
 			Dimensions: dims[k], Series: n.Series[n.Rep]}
+		if n.Entity.Kind == ingest.KindNode {
+			c.Service = nodeService(g, n)
+		}
 		if c.Service == "" {
 			c.Service = n.Entity.Name
 		}
@@ -313,6 +332,21 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		res.Confident = false
 	}
 	return res
+}
+
+// nodeService names the workload a node-level cause most likely hurts: the
+// most anomalous pod placed on the node (a node has no service of its own).
+func nodeService(g *tcg.Graph, n *tcg.Node) string {
+	best, bs := "", 0.0
+	for _, o := range g.Nodes {
+		if o.Entity.Kind == ingest.KindPod && o.Entity.Node == n.Entity.Name && o.Anomalous && o.Score > bs && o.Entity.Service != "" {
+			best, bs = o.Entity.Service, o.Score
+		}
+	}
+	if best == "" {
+		return n.Entity.Service
+	}
+	return best
 }
 
 // stateFactor weighs a candidate by its state-machine verdict.

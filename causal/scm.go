@@ -9,7 +9,8 @@ import (
 
 // scm is a linear structural causal model over the graph's nodes in
 // standardised units: z_n(t) = Σ_p β_np · z_p(t − lag_np) + u_n(t), where
-// z = (x − baseline median) / baseline scale. Coefficients are fitted by
+// z = ±(x − baseline median) / baseline scale, signed so that larger is
+// worse (a clock drop is positive). Coefficients are fitted by non-negative
 // ridge least squares; a node without usable parents is pure noise (u = z).
 type scm struct {
 	g     *tcg.Graph
@@ -34,9 +35,13 @@ func fitSCM(g *tcg.Graph, lo, hi int, alpha float64) *scm {
 	for i, nd := range g.Nodes {
 		v := nd.Values()
 		z := make([]float64, len(v))
+		orient := 1.0
+		if nd.Dir < 0 {
+			orient = -1
+		}
 		for t, x := range v {
 			if nd.Scale > 0 && !math.IsNaN(nd.Baseline) {
-				z[t] = (x - nd.Baseline) / nd.Scale
+				z[t] = orient * (x - nd.Baseline) / nd.Scale
 			} else {
 				z[t] = math.NaN()
 			}
@@ -114,16 +119,30 @@ func (m *scm) fitNode(i int) {
 	for a := 0; a < k; a++ {
 		xtx.SetSym(a, a, xtx.At(a, a)+m.alpha)
 	}
-	var chol mat.Cholesky
-	if !chol.Factorize(xtx) {
-		return
-	}
-	var beta mat.VecDense
-	if err := chol.SolveVecTo(&beta, xty); err != nil {
-		return
+	// Every variable is oriented toward its bad direction, so a causal
+	// influence is never negative (a bad cause makes its effect worse):
+	// solve the ridge problem under β ≥ 0 by projected coordinate descent
+	// on the normal equations (k is small: a node's parents).
+	beta := make([]float64, k)
+	for it := 0; it < 100; it++ {
+		moved := 0.0
+		for a := 0; a < k; a++ {
+			r := xty.AtVec(a)
+			for b := 0; b < k; b++ {
+				if b != a {
+					r -= xtx.At(a, b) * beta[b]
+				}
+			}
+			nb := math.Max(0, r/xtx.At(a, a))
+			moved = math.Max(moved, math.Abs(nb-beta[a]))
+			beta[a] = nb
+		}
+		if moved < 1e-6 {
+			break
+		}
 	}
 	for a := 0; a < k; a++ {
-		b := beta.AtVec(a)
+		b := beta[a]
 		if math.IsNaN(b) || math.IsInf(b, 0) {
 			b = 0
 		}

@@ -55,8 +55,9 @@ type agg struct {
 
 // deriveTraceSeries aggregates spans into RED series per service, per pod
 // (when a service has several pods) and per call edge, on the grid.
+// parent is checkSpans' parent index of each span (-1: root or orphan).
 // Complexity O(spans · log spans) for the quantiles.
-func (b *Bundle) deriveTraceSeries() {
+func (b *Bundle) deriveTraceSeries(parent []int32) {
 	if len(b.Spans) == 0 || len(b.Grid) == 0 {
 		return
 	}
@@ -69,23 +70,12 @@ func (b *Bundle) deriveTraceSeries() {
 		}
 		return int(c)
 	}
-	index := make(map[spanKey]int32, len(b.Spans))
-	for i := range b.Spans {
-		index[spanKey{b.Spans[i].TraceID, b.Spans[i].SpanID}] = int32(i)
-	}
-	parent := make([]int32, len(b.Spans))
 	nChildren := make([]int32, len(b.Spans))
 	crossChildren := make([]int32, len(b.Spans))
 	for i := range b.Spans {
-		s := &b.Spans[i]
-		parent[i] = -1
-		if s.ParentID == 0 {
-			continue
-		}
-		if p, ok := index[spanKey{s.TraceID, s.ParentID}]; ok {
-			parent[i] = p
+		if p := parent[i]; p >= 0 {
 			nChildren[p]++
-			if b.Spans[p].Service != s.Service {
+			if b.Spans[p].Service != b.Spans[i].Service {
 				crossChildren[p]++
 			}
 		}

@@ -1,8 +1,10 @@
 package ingest
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,10 +29,10 @@ const maxGridCells = 20_000
 // Finalize is idempotent only in the sense that it must be called once.
 func (b *Bundle) Finalize(opt Options) error {
 	b.cleanSeries()
-	b.checkSpans()
+	parent := b.checkSpans()
 	b.chooseStep(opt.Step)
 	b.matchEntities()
-	b.deriveTraceSeries()
+	b.deriveTraceSeries(parent)
 	b.alignSeries()
 	b.collectEntities()
 	return nil
@@ -77,23 +79,26 @@ type spanKey struct {
 }
 
 // checkSpans sorts spans by (start, trace, span), drops duplicate IDs and
-// counts orphans and children outside their parents (clock skew).
-func (b *Bundle) checkSpans() {
+// counts orphans and children outside their parents (clock skew). It returns
+// each span's parent index in b.Spans (-1 for roots and orphans), which
+// deriveTraceSeries reuses. O(n log n) for the sort, O(n) expected for the rest.
+func (b *Bundle) checkSpans() []int32 {
 	if len(b.Spans) == 0 {
-		return
+		return nil
 	}
-	sort.SliceStable(b.Spans, func(i, j int) bool {
-		x, y := &b.Spans[i], &b.Spans[j]
-		if x.Start != y.Start {
-			return x.Start < y.Start
+	// slices.SortStableFunc: same order as sort.SliceStable (stable, so the
+	// first of duplicate IDs is kept), without reflection-based swaps.
+	slices.SortStableFunc(b.Spans, func(x, y Span) int {
+		if c := cmp.Compare(x.Start, y.Start); c != 0 {
+			return c
 		}
-		if x.TraceID != y.TraceID {
-			if x.TraceID.High != y.TraceID.High {
-				return x.TraceID.High < y.TraceID.High
-			}
-			return x.TraceID.Low < y.TraceID.Low
+		if c := cmp.Compare(x.TraceID.High, y.TraceID.High); c != 0 {
+			return c
 		}
-		return x.SpanID < y.SpanID
+		if c := cmp.Compare(x.TraceID.Low, y.TraceID.Low); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.SpanID, y.SpanID)
 	})
 	index := make(map[spanKey]int32, len(b.Spans))
 	w, dups := 0, 0
@@ -111,6 +116,7 @@ func (b *Bundle) checkSpans() {
 	if dups > 0 {
 		b.Warn(ErrDuplicateID, "traces", dups, "%d spans repeat a (trace, span) ID already seen; kept the first", dups)
 	}
+	parent := make([]int32, len(b.Spans))
 	orphans, skewed, negative := 0, 0, 0
 	const tol = time.Millisecond
 	for i := range b.Spans {
@@ -119,6 +125,7 @@ func (b *Bundle) checkSpans() {
 			negative++
 			s.Duration = 0
 		}
+		parent[i] = -1
 		if s.ParentID == 0 {
 			continue
 		}
@@ -127,6 +134,7 @@ func (b *Bundle) checkSpans() {
 			orphans++
 			continue
 		}
+		parent[i] = pi
 		p := &b.Spans[pi]
 		if s.Start < p.Start-Time(tol) || s.End() > p.End()+Time(tol) {
 			skewed++
@@ -141,6 +149,7 @@ func (b *Bundle) checkSpans() {
 	if negative > 0 {
 		b.Warn(ErrBadValue, "traces", negative, "%d spans have a negative duration (set to 0)", negative)
 	}
+	return parent
 }
 
 // seriesStep returns the median spacing of a series' points (0 when < 2).

@@ -1,14 +1,12 @@
 package ingest
 
 // Helpers shared by the trace readers (jaeger.go, otlp.go): string
-// interning, span/trace ID parsing, positioned JSON stream errors and
+// interning, span/trace ID parsing and
 // Jaeger tag coercion.
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -70,46 +68,7 @@ func truncateUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// streamErr builds a positioned *InputError for err from dec. After a failed
-// Decode, dec's unconsumed buffer starts at the failed value: with rescan,
-// a fresh scan of it gives the exact offset of the syntax error inside the
-// value (encoding/json's own offsets are relative or off when Token and
-// Decode are mixed).
-func streamErr(name string, dec *json.Decoder, err error, rescan bool) error {
-	var ie *InputError
-	if errors.As(err, &ie) {
-		return err
-	}
-	off := dec.InputOffset()
-	var se *json.SyntaxError
-	isSyntax := errors.As(err, &se)
-	truncated := errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
-	if rescan && (isSyntax || truncated) {
-		buf, _ := io.ReadAll(dec.Buffered())
-		var raw json.RawMessage
-		var se2 *json.SyntaxError
-		if rerr := json.Unmarshal(buf, &raw); errors.As(rerr, &se2) {
-			off += se2.Offset
-			if !truncated {
-				err = se2
-			}
-		} else if truncated {
-			off += int64(len(buf))
-		}
-	}
-	if truncated {
-		err = errors.New("unexpected end of input (truncated JSON?)")
-	}
-	return errorAt(name, off, err)
-}
-
-// bufferedLen is how many bytes dec holds that it has not consumed.
-func bufferedLen(dec *json.Decoder) int64 {
-	n, _ := io.Copy(io.Discard, dec.Buffered())
-	return n
-}
-
-// typeErrMsg renders a type error like jsonError does.
+// typeErrMsg renders a type error for jsonErrorAt and the readers.
 func typeErrMsg(te *json.UnmarshalTypeError) error {
 	want := te.Type.String()
 	switch te.Type.Kind() {

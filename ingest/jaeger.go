@@ -762,11 +762,11 @@ func (r *jaegerReader) decodeValue(v any) error {
 
 // tokErr positions an error returned by Token at the current offset.
 func (r *jaegerReader) tokErr(err error) error {
-	return streamErr(r.name, r.dec, err, false)
+	return jsonError(r.name, err, r.dec)
 }
 
 // valueErr positions a fatal error returned by Decode (syntax, truncation or
 // read error) precisely, by rescanning the value's buffered bytes.
 func (r *jaegerReader) valueErr(err error) error {
-	return streamErr(r.name, r.dec, err, true)
+	return jsonErrorAt(r.name, err, r.dec, r.dec.InputOffset()) // a failed Decode leaves dec at the value
 }

@@ -397,7 +397,7 @@ func TestJaegerMalformed(t *testing.T) {
 	}{
 		{"empty", "", 0, 1, "empty input"},
 		{"whitespace only", " \n\t\n", 0, 1, "empty input"},
-		{"binary garbage", "\x00\x01\xffPK\x03\x04", 0, 1, "invalid character"},
+		{"binary garbage", "\x00\x01\xffPK\x03\x04", 1, 1, "invalid character"},
 		{"top-level scalar", "\n42", 3, 2, "expected an object or array"},
 		{"truncated trace", "{\"traceID\":\"1\",\n\"spans\":[{\"traceID\":\"1\",\"spanID\":\"2\",\"startT", 60, 2, "truncated"},
 		{"syntax error in span", `{"data":[{"spans":[{"spanID":"1" "x":1}]}]}`, int64(strings.Index(`{"data":[{"spans":[{"spanID":"1" "x":1}]}]}`, `"x"`)) + 1, 1, "after object key:value pair"},

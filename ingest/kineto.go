@@ -84,7 +84,7 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 				var ev kinetoEvent
 				off := dec.InputOffset()
 				if err := dec.Decode(&ev); err != nil {
-					return nil, streamJSONError(name, err, dec, off)
+					return nil, jsonErrorAt(name, err, dec, off)
 				}
 				if ev.Ph != "X" {
 					continue

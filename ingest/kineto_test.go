@@ -87,7 +87,7 @@ func TestKinetoMalformed(t *testing.T) {
 		in   string
 		off  int64
 	}{
-		{"truncated", `{"traceEvents":[{"ph":"X","ts":1`, 16},
+		{"truncated", `{"traceEvents":[{"ph":"X","ts":1`, 32}, // end of input, where more was expected
 		{"not an object", `[1,2]`, 0},
 		{"wrong type", `{"traceEvents":[{"ph":"X","ts":{}}]}`, 32},
 		{"no events", `{"schemaVersion":1}`, 19},

@@ -106,7 +106,7 @@ func decodeNVMLRecording(name string, r io.Reader, lim Limits) (*Bundle, error) 
 			break
 		}
 		if err != nil {
-			return nil, streamJSONError(name, err, dec, off)
+			return nil, jsonErrorAt(name, err, dec, off)
 		}
 		lines++
 		if s.TimeNs == nil {
@@ -157,16 +157,4 @@ func decodeNVMLRecording(name string, r io.Reader, lim Limits) (*Bundle, error) 
 	}
 	b.Series = ss.nonEmpty()
 	return b, nil
-}
-
-// streamJSONError is jsonError for a value decoded with dec.Decode from a
-// stream: encoding/json reports type-error offsets relative to the start of
-// that value, so they are shifted by valueStart (dec.InputOffset() taken
-// just before Decode).
-func streamJSONError(name string, err error, dec *json.Decoder, valueStart int64) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return errorAt(name, valueStart+te.Offset, fmt.Errorf("expected %v for field %q, found JSON %s", te.Type, te.Field, te.Value))
-	}
-	return jsonError(name, err, dec)
 }

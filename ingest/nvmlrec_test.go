@@ -39,7 +39,7 @@ func TestNVMLRecordingMalformed(t *testing.T) {
 		{"no header key", `{"host":"h"}` + "\n", 0},
 		{"bad sample", `{"pipeline_analyze_nvml":1}` + "\n" + `{"t_ns":1,"gpu":"zero"}` + "\n", 50},
 		{"no time", `{"pipeline_analyze_nvml":1}` + "\n" + `{"gpu":0}` + "\n", 27},
-		{"truncated", `{"pipeline_analyze_nvml":1}` + "\n" + `{"t_ns":1,`, 27},
+		{"truncated", `{"pipeline_analyze_nvml":1}` + "\n" + `{"t_ns":1,`, 38}, // end of input
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

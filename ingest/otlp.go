@@ -66,7 +66,7 @@ func decodeOTLP(name string, r io.Reader, lim Limits) (*Bundle, error) {
 				err = errorAt(name, off, errors.New("empty input"))
 			case errors.Is(terr, io.EOF):
 			case terr != nil:
-				err = streamErr(name, dec, terr, false)
+				err = jsonError(name, terr, dec)
 			default:
 				err = errorAt(name, off, errors.New("otlp: unexpected closing delimiter at top level"))
 			}
@@ -75,7 +75,7 @@ func decodeOTLP(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		start := dec.InputOffset()
 		var raw json.RawMessage
 		if derr := dec.Decode(&raw); derr != nil {
-			err = streamErr(name, dec, derr, true)
+			err = jsonErrorAt(name, derr, dec, start)
 			break
 		}
 		if err = or.document(raw, start); err != nil || or.limited {

@@ -5,15 +5,45 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
-// jsonError turns a decoding error into an *InputError with the byte offset
-// and, when the input is a file that can be re-read, its line and column.
-// dec may be nil; it supplies the offset when err carries none.
+// tokenOffsets is the valueStart to pass to jsonErrorAt when it is not known
+// whether err came from dec.Token (absolute offsets) or dec.Decode (offsets
+// relative to the value).
+const tokenOffsets = -1
+
+// jsonError positions an error from dec.Token, from a Decode whose value
+// start is unknown, or (dec nil) from json.Unmarshal of a whole input. It is
+// jsonErrorAt(name, err, dec, tokenOffsets).
 func jsonError(name string, err error, dec *json.Decoder) error {
+	return jsonErrorAt(name, err, dec, tokenOffsets)
+}
+
+// jsonErrorAt is the one place a JSON decoding error gets its position; it
+// returns an *InputError (err itself when it already is one) whose Offset
+// follows encoding/json ("after reading Offset bytes") and whose line and
+// column are looked up when the input is a re-readable file.
+//
+// encoding/json's offsets are not absolute in a stream: a SyntaxError from
+// Token is absolute, one from Decode is not (see below), and an
+// UnmarshalTypeError counts from the start of the decoded value. valueStart says where that value began:
+//   - for dec.Decode, dec.InputOffset() taken just before the call;
+//   - for json.Unmarshal of a slice (dec nil), the slice's offset in the input;
+//   - tokenOffsets when unknown (dec.Token, or a mixed path): a SyntaxError
+//     whose offset equals dec.InputOffset() is Token's (absolute), any other
+//     is Decode's; a type error is placed at the end of the decoded value.
+//
+// A Decode SyntaxError's offset counts only the bytes that earlier Decode
+// calls scanned, not those Token consumed, so it is recomputed by rescanning
+// the failed value, which dec still holds buffered from dec.InputOffset().
+//
+// A truncated input (io.ErrUnexpectedEOF, or io.EOF inside a value) is placed
+// at the end of the data, where more was expected; other read errors (such
+// as the size limit) at the byte where reading stopped.
+func jsonErrorAt(name string, err error, dec *json.Decoder, valueStart int64) error {
 	if err == nil {
 		return nil
 	}
@@ -21,26 +51,63 @@ func jsonError(name string, err error, dec *json.Decoder) error {
 	if errors.As(err, &ie) {
 		return err
 	}
+	readSoFar := func() int64 { return dec.InputOffset() + bufferedLen(dec) }
 	off := int64(-1)
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	truncated := errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 	switch {
+	case truncated && dec != nil:
+		off = readSoFar()
 	case errors.As(err, &se):
-		off = se.Offset
+		switch {
+		case dec == nil && valueStart >= 0:
+			off = valueStart + se.Offset
+		case dec == nil:
+			off = se.Offset
+		case valueStart < 0 && se.Offset == dec.InputOffset():
+			off = se.Offset // Token: already absolute
+		default:
+			// Decode: dec still points at the failed value, but se.Offset
+			// counts only the bytes earlier Decode calls scanned (not
+			// those Token consumed). Rescanning the buffered value gives
+			// the offset inside it.
+			off = dec.InputOffset()
+			var raw json.RawMessage
+			var se2 *json.SyntaxError
+			if buf, _ := io.ReadAll(dec.Buffered()); errors.As(json.Unmarshal(buf, &raw), &se2) {
+				off += se2.Offset
+				err = se2
+			}
+		}
+		if strings.HasPrefix(se.Error(), "unexpected end of JSON input") {
+			truncated = true
+		}
 	case errors.As(err, &te):
-		off = te.Offset
-		err = fmt.Errorf("expected %v for field %q, found JSON %s", te.Type, te.Field, te.Value)
+		switch {
+		case valueStart >= 0:
+			off = valueStart + te.Offset
+		case dec != nil:
+			off = dec.InputOffset()
+		default:
+			off = te.Offset
+		}
+		err = typeErrMsg(te)
 	case dec != nil:
-		off = dec.InputOffset()
+		off = readSoFar()
+	default:
+		off = valueStart
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	if truncated {
 		err = errors.New("unexpected end of input (truncated JSON?)")
 	}
-	e := &InputError{File: name, Offset: off, Err: err}
-	if off >= 0 {
-		e.Line, e.Column = locate(name, off)
-	}
-	return e
+	return errorAt(name, off, err)
+}
+
+// bufferedLen is how many bytes dec holds that it has not consumed.
+func bufferedLen(dec *json.Decoder) int64 {
+	n, _ := io.Copy(io.Discard, dec.Buffered())
+	return n
 }
 
 // errorAt builds an *InputError at a byte offset (line/column looked up when

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 )
 
@@ -96,8 +97,37 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	b := &Bundle{}
 	var firstErr error
 	read := 0
-	for _, f := range files {
-		part, err := ReadFile(f, stdin, lim)
+	// Files are decoded concurrently (one per CPU) and merged strictly in
+	// the order of files, so the bundle, the warnings and the progress lines
+	// are the same as a sequential read.
+	results := readAll(files, stdin, lim)
+	parts := make([]*Bundle, len(files))
+	errs := make([]error, len(files))
+	spans := 0
+	for i, f := range files {
+		r := <-results[i]
+		parts[i], errs[i] = r.part, r.err
+		if opt.Progress == nil {
+			continue
+		}
+		if r.err != nil {
+			opt.Progress("skip %s: %v", f, r.err)
+			continue
+		}
+		in := r.part.Inputs[0]
+		opt.Progress("read %s (%s, %d spans, %d series)", f, in.Format, in.Counts.Spans, in.Counts.Series)
+	}
+	for i, p := range parts {
+		if errs[i] == nil {
+			spans += len(p.Spans)
+		}
+	}
+	if spans > 0 {
+		b.Spans = make([]Span, 0, spans)
+	}
+	for i, f := range files {
+		part, err := parts[i], errs[i]
+		parts[i] = nil // let the part's own slices go once merged
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -109,17 +139,10 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 			}
 			b.Inputs = append(b.Inputs, in)
 			b.Warn(ErrSkippedInput, f, 1, "%v", err)
-			if opt.Progress != nil {
-				opt.Progress("skip %s: %v", f, err)
-			}
 			continue
 		}
 		if !part.Inputs[0].Skipped {
 			read++
-		}
-		if opt.Progress != nil {
-			in := part.Inputs[0]
-			opt.Progress("read %s (%s, %d spans, %d series)", f, in.Format, in.Counts.Spans, in.Counts.Series)
 		}
 		b.Merge(part)
 	}
@@ -127,12 +150,51 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		if firstErr != nil {
 			return nil, firstErr
 		}
-		return nil, errors.New("no readable input: none of the files is in a known format")
+		if len(b.Inputs) == 1 && b.Inputs[0].Format == FormatUnknown {
+			// One file, e.g. binary garbage: name it, positioned at its start.
+			return nil, &InputError{File: b.Inputs[0].Path, Offset: 0, Err: errors.New("not in any known format (see pipeline-analyze --help)")}
+		}
+		return nil, fmt.Errorf("no readable input: none of the %d files is in a known format (first: %s)", len(b.Inputs), b.Inputs[0].Path)
 	}
+	b.enforceLimits(lim, "inputs")
 	if err := b.Finalize(opt); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// readResult is the outcome of ReadFile for one file.
+type readResult struct {
+	part *Bundle
+	err  error
+}
+
+// readAll starts reading files with up to GOMAXPROCS workers, in order, and
+// returns one channel per file that delivers its result. "-" (stdin) is read
+// like any other file, by one worker. Every result is consumed by Read, so no
+// worker outlives it.
+func readAll(files []string, stdin io.Reader, lim Limits) []chan readResult {
+	results := make([]chan readResult, len(files))
+	for i := range results {
+		results[i] = make(chan readResult, 1)
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(files))
+	next := make(chan int)
+	go func() {
+		for i := range files {
+			next <- i
+		}
+		close(next)
+	}()
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := range next {
+				part, err := ReadFile(files[i], stdin, lim)
+				results[i] <- readResult{part, err}
+			}
+		}()
+	}
+	return results
 }
 
 // hashingReader hashes and counts what passes through it.
@@ -170,7 +232,20 @@ func (l *limitReader) Read(p []byte) (int, error) {
 // ReadFile reads one file ("-" = stdin) into a fresh, unfinalized Bundle whose
 // Inputs holds exactly one record. Unknown formats and label files are not an
 // error: they come back as a skipped Input.
+//
+// Jaeger JSON files (not stdin) are first tried with the fast reader
+// (jaegerfast.go); when it declines, the file is read again with the general
+// one, so the result and every error are those of the general reader.
 func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
+	b, err := readFile(path, stdin, lim, path != "-")
+	if errors.Is(err, errSlowPath) {
+		return readFile(path, stdin, lim, false)
+	}
+	return b, err
+}
+
+// readFile is ReadFile; fast enables the Jaeger fast path.
+func readFile(path string, stdin io.Reader, lim Limits, fast bool) (*Bundle, error) {
 	lim = lim.withDefaults()
 	var raw io.Reader
 	name := path
@@ -213,7 +288,9 @@ func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
 	var part *Bundle
 	switch in.Format {
 	case FormatUnknown, FormatLabel, FormatManifest:
-		io.Copy(io.Discard, pr)
+		if in.Format != FormatUnknown {
+			io.Copy(io.Discard, pr)
+		} // an unknown file is not read past the sniffed head (a 2 GB blob is skipped at once)
 		in.Skipped = true
 		switch in.Format {
 		case FormatLabel:
@@ -226,6 +303,18 @@ func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
 		part = &Bundle{}
 	case FormatNsightSQLite:
 		part, err = readSQLite(name, path, pr, lim)
+	case FormatJaegerJSON:
+		dec := decodeJaeger
+		if fast {
+			dec = decodeJaegerFast
+		}
+		part, err = dec(name, pr, lim)
+		if errors.Is(err, errSlowPath) {
+			return nil, err
+		}
+		if err == nil {
+			io.Copy(io.Discard, pr)
+		}
 	default:
 		part, err = decoders[in.Format](name, pr, lim)
 		if err == nil {
@@ -237,8 +326,11 @@ func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
 		in.SHA256 = ""
 		return &Bundle{Inputs: []Input{in}}, err
 	}
-	in.SHA256 = hex.EncodeToString(hr.h.Sum(nil))
-	in.Size = hr.n
+	part.enforceLimits(lim, name)
+	if in.Format != FormatUnknown {
+		in.SHA256 = hex.EncodeToString(hr.h.Sum(nil))
+		in.Size = hr.n
+	}
 	part.countInto(&in)
 	part.Inputs = []Input{in}
 	return part, nil

@@ -77,7 +77,7 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 	// Within a component: saturation → latency → errors; self → latency.
 	for _, id := range sortedKeys(byEnt) {
 		idx := byEnt[id]
-		var lat, self, errs []int
+		var lat, self, errs, traffic []int
 		var sat []int
 		for _, i := range idx {
 			n := g.Nodes[i]
@@ -88,6 +88,8 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 				lat = append(lat, i)
 			case n.Signal == ingest.SignalErrors:
 				errs = append(errs, i)
+			case n.Signal == ingest.SignalTraffic:
+				traffic = append(traffic, i)
 			case n.Signal.Saturation() || n.Signal == ingest.SignalRestarts:
 				sat = append(sat, i)
 			}
@@ -103,6 +105,15 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 		for _, s := range self {
 			for _, l := range lat {
 				add(s, l, EdgeComponent, 0.9, "own work is part of the latency")
+			}
+		}
+		// Load drives saturation: more requests fill queues, KV cache, CPU.
+		for _, t := range traffic {
+			for _, s := range sat {
+				add(t, s, EdgeComponent, 0.7, "load drives saturation")
+			}
+			for _, l := range lat {
+				add(t, l, EdgeComponent, 0.6, "load drives latency")
 			}
 		}
 		for _, l := range lat {
@@ -214,9 +225,27 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 			}
 		}
 	}
+	podByName := map[string]ingest.Entity{}
+	for _, e := range b.Entities {
+		if e.Kind == ingest.KindPod {
+			podByName[e.Name] = e
+		}
+	}
 	for _, n := range g.Nodes {
-		if (n.Entity.Kind == ingest.KindNode || n.Entity.Kind == ingest.KindGPU) && n.Entity.Service != "" {
+		if n.Entity.Kind != ingest.KindNode && n.Entity.Kind != ingest.KindGPU {
+			continue
+		}
+		if n.Entity.Service != "" {
 			podsOn[n.Entity.ID()] = append(podsOn[n.Entity.ID()], svc(n.Entity.Service))
+		}
+		// Exporters label node and GPU series with the pod using them
+		// (DCGM's pod label; per-pod copies of node metrics).
+		for _, s := range n.Series {
+			for _, key := range []string{"pod", "pod_name", "k8s_pod_name", "exported_pod"} {
+				if p, ok := podByName[s.Labels.Get(key)]; ok {
+					podsOn[n.Entity.ID()] = append(podsOn[n.Entity.ID()], p)
+				}
+			}
 		}
 	}
 	for i, n := range g.Nodes {
@@ -230,7 +259,9 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 				}
 			}
 		case ingest.KindNode, ingest.KindGPU:
-			if !n.Signal.Saturation() && n.Signal != ingest.SignalOther {
+			// Utilisation measures the work placed on the device (an effect
+			// of load and of waiting), not a fault of the device itself.
+			if !n.Signal.Saturation() || n.Signal == ingest.SignalGPUUtil {
 				continue
 			}
 			for _, p := range podsOn[n.Entity.ID()] {
@@ -243,10 +274,20 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 						add(i, find(p, sig, FacetSelf), EdgePlacement, 0.8, "placed on this "+n.Entity.Kind.String())
 					}
 				}
+				// A slow or failing device backs up the work placed on it:
+				// queues and KV-cache pressure, restarts and errors follow.
+				for _, sig := range []ingest.SignalKind{ingest.SignalQueue, ingest.SignalKVCache, ingest.SignalRestarts, ingest.SignalErrors} {
+					add(i, find(p, sig, FacetNone), EdgePlacement, 0.8, "placed on this "+n.Entity.Kind.String())
+				}
 			}
 		}
 	}
-	g.laggedEdges(opt, add)
+	g.deviceEdges(podsOn, add)
+	topo := map[string]bool{}
+	for _, c := range callList {
+		topo[c.a], topo[c.b] = true, true
+	}
+	g.laggedEdges(opt, topo, add)
 	g.in = make([][]int, len(g.Nodes))
 	g.out = make([][]int, len(g.Nodes))
 	for ei, e := range g.Edges {
@@ -259,7 +300,7 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 // the cause's series leads the effect's with a strong lagged correlation
 // over baseline and window. Confidence stays below the state machine's
 // default threshold unless the correlation is very strong.
-func (g *Graph) laggedEdges(opt Options, add func(from, to int, kind EdgeKind, conf float64, reason string)) {
+func (g *Graph) laggedEdges(opt Options, topo map[string]bool, add func(from, to int, kind EdgeKind, conf float64, reason string)) {
 	var cand []int
 	for i, n := range g.Nodes {
 		if n.Anomalous {
@@ -273,8 +314,13 @@ func (g *Graph) laggedEdges(opt Options, add func(from, to int, kind EdgeKind, c
 	if len(cand) > opt.MaxLagged {
 		cand = cand[:opt.MaxLagged]
 	}
+	// Topology known for both ends (same service, or both services in the
+	// call graph): the lagged test adds nothing but spurious edges.
 	connected := func(a, b *Node) bool {
-		return a.Entity.Service != "" && a.Entity.Service == b.Entity.Service
+		if a.Entity.Service != "" && a.Entity.Service == b.Entity.Service {
+			return true
+		}
+		return topo[a.Entity.Service] && topo[b.Entity.Service]
 	}
 	maxLag := int(opt.LagWindow / g.Step)
 	for _, i := range cand {
@@ -291,7 +337,8 @@ func (g *Graph) laggedEdges(opt Options, add func(from, to int, kind EdgeKind, c
 			if j == g.Target && bi < 0 {
 				bi = g.W1 - 1
 			}
-			if ai < 0 || bi < 0 || ai > bi || bi-ai > maxLag {
+			// the cause must lead: strictly earlier onset
+			if ai < 0 || bi < 0 || ai >= bi || bi-ai > maxLag {
 				continue
 			}
 			lag, w := g.bestLag(i, j, min(maxLag, 3))
@@ -348,4 +395,74 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// deviceEdges adds the causal structure inside and between devices:
+//   - within a GPU: temperature and power → throttling → clocks; clock
+//     drops, throttling, DRAM contention and XIDs → utilisation and power;
+//   - between GPUs serving the same pod (a tensor-parallel group): a peer
+//     that is slow (clocks, throttling, contention, XID) makes the others
+//     busy-wait in collectives, so it drives their utilisation and power;
+//   - from pods to devices: load, queues and KV cache drive the utilisation
+//     of the GPUs placed under them; a pod's CPU and memory are part of its
+//     node's.
+func (g *Graph) deviceEdges(podsOn map[string][]ingest.Entity, add func(from, to int, kind EdgeKind, conf float64, reason string)) {
+	find := func(ent ingest.Entity, sig ingest.SignalKind) int { return g.NodeByID(nodeID(ent, sig, FacetNone)) }
+	slow := []ingest.SignalKind{ingest.SignalGPUClock, ingest.SignalGPUThrottle, ingest.SignalGPUMemBW, ingest.SignalXID}
+	busy := []ingest.SignalKind{ingest.SignalGPUUtil, ingest.SignalPower}
+	gpus := map[string]ingest.Entity{}
+	groups := map[string][]string{} // pod → GPU entity IDs
+	for _, n := range g.Nodes {
+		if n.Entity.Kind == ingest.KindGPU {
+			gpus[n.Entity.ID()] = ingest.Entity{Kind: ingest.KindGPU, Name: n.Entity.Name}
+		}
+	}
+	for _, id := range sortedKeys(gpus) {
+		gpu := gpus[id]
+		add(find(gpu, ingest.SignalTemperature), find(gpu, ingest.SignalGPUThrottle), EdgeComponent, 0.8, "heat triggers thermal throttling")
+		add(find(gpu, ingest.SignalPower), find(gpu, ingest.SignalGPUThrottle), EdgeComponent, 0.75, "power cap triggers throttling")
+		add(find(gpu, ingest.SignalGPUThrottle), find(gpu, ingest.SignalGPUClock), EdgeComponent, 0.9, "throttling lowers clocks")
+		for _, s := range slow {
+			for _, b := range busy {
+				add(find(gpu, s), find(gpu, b), EdgeComponent, 0.6, "a slowed GPU stays busy longer")
+			}
+		}
+		seen := map[string]bool{}
+		for _, p := range podsOn[id] {
+			if p.Kind != ingest.KindPod || seen[p.Name] {
+				continue
+			}
+			seen[p.Name] = true
+			groups[p.Name] = append(groups[p.Name], id)
+			for _, s := range []ingest.SignalKind{ingest.SignalTraffic, ingest.SignalQueue, ingest.SignalKVCache} {
+				for _, b := range busy {
+					add(find(p, s), find(gpu, b), EdgePlacement, 0.7, "work placed on the GPU drives its utilisation")
+				}
+			}
+		}
+	}
+	for _, pod := range sortedKeys(groups) {
+		ids := groups[pod]
+		for _, a := range ids {
+			for _, b := range ids {
+				if a == b {
+					continue
+				}
+				for _, s := range slow {
+					for _, t := range busy {
+						add(find(gpus[a], s), find(gpus[b], t), EdgePlacement, 0.75,
+							"a slow peer in the tensor-parallel group of "+pod+" makes the others busy-wait")
+					}
+				}
+			}
+		}
+	}
+	// A pod's resource use is part of its node's.
+	for _, n := range g.Nodes {
+		if n.Entity.Kind != ingest.KindPod || n.Entity.Node == "" || !n.Signal.Saturation() {
+			continue
+		}
+		node := ingest.Entity{Kind: ingest.KindNode, Name: n.Entity.Node}
+		add(g.byID[n.ID], find(node, n.Signal), EdgePlacement, 0.75, "the pod's usage is part of its node's")
+	}
 }

@@ -197,6 +197,9 @@ func (g *Graph) cells(inc Incident) {
 	}
 	g.W0, g.W1 = idx(inc.WindowStart), idx(inc.WindowEnd+1)
 	g.B0, g.B1 = idx(inc.BaselineStart), g.W0
+	if g.B0 > g.B1 {
+		g.B0 = g.B1 // the data starts inside the window: no baseline
+	}
 	if g.W1 <= g.W0 {
 		g.W1 = min(g.W0+1, len(g.Grid))
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +61,8 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var af analysisFlags
 	var of outputFlags
 	af.register(fs)
+	var lf liveFlags
+	lf.register(fs)
 	fs.StringVarP(&of.format, "output-format", "o", "text", "report format: text, json, markdown or html")
 	fs.StringVar(&of.export, "export", "", "write the report to FILE (atomically) instead of stdout")
 	fs.BoolVarP(&of.quiet, "quiet", "q", false, "no progress on stderr")
@@ -67,6 +70,8 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&of.failOn, "fail-on", "never", "exit 3 when a cause of at least this severity is found: critical, warning or never")
 	fs.StringVar(&of.slice, "slice", "30s", "heatmap time-slice width")
 	fs.StringVar(&of.dot, "dot", "", "also write the temporal causal graph in Graphviz DOT to FILE")
+	var lim ingest.Limits
+	registerLimitFlags(fs, &lim)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, analyzeUsage)
 		fs.PrintDefaults()
@@ -107,7 +112,15 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	paths := fs.Args()
+	if lf.listQueries {
+		return lf.list(stdout, stderr, af.step)
+	}
+	lr, err := lf.prepare(context.Background(), args, fs.Args(), &af, &at, &spec, progress)
+	if err != nil {
+		return liveExit(stderr, err)
+	}
+	defer lr.cleanup()
+	paths := lr.paths
 	demo := ""
 	if len(paths) == 0 {
 		dir, err := os.MkdirTemp("", "pipeline-analyze-demo-*")
@@ -126,7 +139,7 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			"Run on your own data with: pipeline-analyze [flags] PATH... (see --help).", fault, fault, seed)
 		paths = []string{dir}
 	}
-	b, err := ingest.Read(paths, stdin, ingest.Options{Step: af.step, Progress: progress})
+	b, err := ingest.Read(paths, stdin, ingest.Options{Step: af.step, Progress: progress, Limits: lim})
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
 		return 1
@@ -134,6 +147,7 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if demo != "" {
 		relabelInputs(b, paths[0], "demo")
 	}
+	b.Warnings = append(b.Warnings, lr.warnings...)
 	an, err := analyzeBundle(b, spec, at, topt, copt)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
@@ -147,8 +161,14 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	card := scorecard.Build(b, an.graph, an.result, scorecard.BuildOptions{
-		Version: version, Args: args, Slice: slice, Demo: demo,
+		Version: version, Args: lr.args, Slice: slice, Demo: demo,
 	})
+	lr.annotate(card)
+	if demo != "" { // the demo's temporary directory must not reach the report
+		inc := &card.Incident
+		inc.TargetChosenBy = strings.ReplaceAll(inc.TargetChosenBy, paths[0], "demo")
+		inc.AtChosenBy = strings.ReplaceAll(inc.AtChosenBy, paths[0], "demo")
+	}
 	color := false
 	if of.export == "" && of.format == "text" {
 		color = isTerminal(stdout) && os.Getenv("NO_COLOR") == ""

@@ -262,7 +262,7 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 		if len(res.Candidates) > 0 {
 			c := res.Candidates[0]
 			r.Top = c.Component
-			r.CompHit = componentMatches(c, lb.RootCause.Component, lb.RootCause.Service)
+			r.CompHit = componentMatches(c, lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal)
 		}
 		r.Services = first(r.Services, 5)
 		r.Confident = res.Confident
@@ -274,10 +274,19 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 
 // componentMatches reports whether a candidate names the labelled component:
 // the same entity name, a series label equal to it (pod, GPU UUID), or, for
-// an edge, a label naming the edge's callee pod.
-func componentMatches(c causal.Candidate, comp, svc string) bool {
+// an edge, a label naming the edge's callee pod. A label whose component is
+// the whole workload (comp == service) is hit by any candidate of that
+// service; one whose component is no entity (e.g. "load") by a candidate of
+// that service and signal.
+func componentMatches(c causal.Candidate, comp, svc, signal string) bool {
 	if comp == "" {
 		return false
+	}
+	if comp == svc {
+		return c.Service == svc
+	}
+	if comp == "load" && signal != "" {
+		return c.Service == svc && c.Signal.String() == signal
 	}
 	if c.Component == comp {
 		return true

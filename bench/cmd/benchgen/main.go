@@ -1,0 +1,41 @@
+// Command benchgen writes the benchmark bundles of package bench (simulated
+// incidents at 10k/100k/1M spans and 300/3,000 Prometheus series) into a
+// cache directory and prints one line per bundle: name, then its directory.
+//
+// Usage: benchgen [-root DIR] [SIZE...]   (default: every size)
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/pipeline-analyze/pipeline-analyze/bench"
+)
+
+func main() {
+	root := flag.String("root", "", "cache directory (default: the user cache dir)")
+	flag.Parse()
+	if *root == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
+		}
+		*root = dir + "/pipeline-analyze-bench/" + bench.CacheVersion
+	}
+	want := map[string]bool{}
+	for _, a := range flag.Args() {
+		want[a] = true
+	}
+	for _, sz := range bench.Sizes {
+		if len(want) > 0 && !want[sz.Name] {
+			continue
+		}
+		dir, err := bench.Cached(*root, sz)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchgen: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Printf("%s %s\n", sz.Name, dir)
+	}
+}

@@ -1,0 +1,20 @@
+package main
+
+import (
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/spf13/pflag"
+)
+
+// registerLimitFlags adds the resource-limit flags, which bound what hostile
+// or runaway input can make the readers allocate, filling l. Defaults come
+// from ingest.DefaultLimits; a limit hit on spans, series or points keeps
+// what fits with a warning, one on size or nesting rejects the file.
+func registerLimitFlags(fs *pflag.FlagSet, l *ingest.Limits) {
+	d := ingest.DefaultLimits()
+	fs.Int64Var(&l.MaxFileBytes, "max-file-size", d.MaxFileBytes, "largest input file in bytes, after decompression")
+	fs.IntVar(&l.MaxDepth, "max-depth", d.MaxDepth, "deepest JSON nesting accepted")
+	fs.IntVar(&l.MaxStringBytes, "max-string", d.MaxStringBytes, "longest name or label kept in bytes (longer ones are truncated with a warning)")
+	fs.IntVar(&l.MaxSpans, "max-spans", d.MaxSpans, "spans kept over all inputs")
+	fs.IntVar(&l.MaxSeries, "max-series", d.MaxSeries, "series kept over all inputs")
+	fs.IntVar(&l.MaxPoints, "max-points", d.MaxPoints, "points kept over all inputs")
+}

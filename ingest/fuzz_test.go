@@ -1,0 +1,278 @@
+package ingest
+
+// Native fuzz targets, one per reader, plus FuzzReadFile over sniffing and
+// decompression. Each checks the same properties (fuzzCheck):
+//   - no panic;
+//   - a rejected input gets a one-line, positioned *InputError;
+//   - an accepted input respects the limits it was read with, and the bundle
+//     passes Validate after Finalize.
+//
+// The checked-in corpus (testdata/fuzz/FuzzX/) is seeded from
+// ../shared/samples by TestWriteFuzzCorpus (run with -writecorpus); crashers
+// found by `go test -fuzz` are kept there as regression cases.
+
+import (
+	"bytes"
+	"compress/gzip"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var writeCorpus = flag.Bool("writecorpus", false, "rewrite the seed files of testdata/fuzz/ from ../shared/samples")
+
+// fuzzLimits keep fuzzed inputs small: every bound is hit by a few KB.
+var fuzzLimits = Limits{MaxFileBytes: 1 << 20, MaxDepth: 32, MaxStringBytes: 256, MaxSpans: 500, MaxSeries: 50, MaxPoints: 2000}
+
+// fuzzCheck asserts the shared properties for a reader's result.
+func fuzzCheck(t *testing.T, b *Bundle, err error) {
+	t.Helper()
+	if err != nil {
+		var ie *InputError
+		if !errors.As(err, &ie) {
+			t.Fatalf("error is not an *InputError: %v", err)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Fatalf("error is not one line: %q", err.Error())
+		}
+		return
+	}
+	if b == nil {
+		t.Fatal("nil bundle without error")
+	}
+	points := 0
+	for _, s := range b.Series {
+		points += len(s.T)
+	}
+	// Span-derived series are added by Finalize; the reader's own output must
+	// respect the limits (a reader may overshoot by one element at most).
+	if len(b.Spans) > fuzzLimits.MaxSpans+1 || len(b.Series) > fuzzLimits.MaxSeries+1 || points > fuzzLimits.MaxPoints+fuzzLimits.MaxPoints/10 {
+		t.Fatalf("limits exceeded: %d spans, %d series, %d points", len(b.Spans), len(b.Series), points)
+	}
+	if len(b.Inputs) == 0 {
+		b.Inputs = []Input{{Path: "fuzz"}}
+	}
+	if err := b.Finalize(Options{Limits: fuzzLimits}); err != nil {
+		t.Fatalf("Finalize: %v", err)
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatalf("Validate after Finalize:\n%v", err)
+	}
+}
+
+// fuzzDecoder is the body of the per-format targets.
+func fuzzDecoder(f *testing.F, format Format, seeds ...string) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	dec := decoders[format]
+	f.Fuzz(func(t *testing.T, in []byte) {
+		b, err := dec("fuzz.json", bytes.NewReader(in), fuzzLimits)
+		if b != nil {
+			b.enforceLimits(fuzzLimits, "fuzz.json") // as ReadFile does
+		}
+		fuzzCheck(t, b, err)
+	})
+}
+
+func FuzzDecodeAlertmanager(f *testing.F) {
+	fuzzDecoder(f, FormatAlertmanager,
+		`{"status":"firing","receiver":"x","alerts":[{"labels":{"alertname":"KVCacheAlmostFull","service":"vllm"},"startsAt":"2024-05-01T10:00:00Z"}]}`,
+		`[{"annotations":{},"endsAt":"2024-05-01T10:20:00.000Z","fingerprint":"a1","startsAt":"2024-05-01T10:05:00.123Z","labels":{"alertname":"X","pod":"a-6d9f8b7c5-x2kq9"}}]`)
+}
+
+func FuzzDecodeK8sEvents(f *testing.F) {
+	fuzzDecoder(f, FormatK8sEvents,
+		`{"kind":"EventList","items":[{"involvedObject":{"kind":"Pod","name":"cart-7d4b9c-abcde","namespace":"d"},"reason":"OOMKilling","lastTimestamp":"2024-05-01T10:00:00Z","count":2}]}`,
+		`[{"regarding":{"kind":"Deployment","name":"cart"},"reason":"ScalingReplicaSet","note":"x","eventTime":"2024-05-01T10:00:00.000000Z"}]`)
+}
+
+func FuzzDecodeDependencies(f *testing.F) {
+	fuzzDecoder(f, FormatJaegerDependencies,
+		`{"data":[{"parent":"a","child":"b","callCount":2}]}`,
+		`[{"parent":"frontend","child":"cartservice","callCount":"12"},{"parent":"a","child":"b","callCount":3.0}]`)
+}
+
+func FuzzDecodeNvidiaSmiCSV(f *testing.F) {
+	fuzzDecoder(f, FormatNvidiaSmiCSV,
+		"timestamp, index, uuid, utilization.gpu [%], memory.used [MiB], clocks.sm [MHz]\n2024/05/01 10:00:00.000, 0, GPU-1, 87 %, 1024 MiB, 1410 MHz\n2024/05/01 10:00:01.000, 0, GPU-1, [N/A], 1024 MiB, 1410 MHz\n",
+		"index, name, power.draw [W]\n0, NVIDIA H200, 120.5 W\n")
+}
+
+func FuzzDecodeNvidiaSmiDmon(f *testing.F) {
+	fuzzDecoder(f, FormatNvidiaSmiDmon,
+		"#Date       Time        gpu    pwr  gtemp  mtemp     sm    mem\n#YYYYMMDD   HH:MM:SS    Idx      W      C      C      %      %\n 20260703   22:10:45      0     77     28     31      0      0\n 20260703   22:10:46      0     78     28     31      1      -\n",
+		"# gpu    pwr  gtemp\n# Idx      W      C\n    0     77     28\n")
+}
+
+func FuzzDecodeNVMLRecording(f *testing.F) {
+	fuzzDecoder(f, FormatNVMLRecording,
+		`{"pipeline_analyze_nvml":1,"host":"h1","devices":[]}`+"\n"+
+			`{"t_ns":1000000000,"gpu":0,"util_gpu_pct":50,"processes":[{"pid":7,"sm_util_pct":40}]}`+"\n"+
+			`{"t_ns":2000000000,"gpu":0,"util_gpu_pct":60,"xid":[{"t_ns":1500000000,"xid":79,"type":"xid"}]}`+"\n",
+		`{"pipeline_analyze_nvml":2}`+"\n"+`{"t_ns":1,"gpu":0}`)
+}
+
+func FuzzDecodeKineto(f *testing.F) {
+	fuzzDecoder(f, FormatKineto,
+		`{"schemaVersion":1,"distributedInfo":{"rank":0},"baseTimeNanoseconds":1700000000000000000,"traceEvents":[`+
+			`{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":5,"args":{"device":0}},`+
+			`{"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","ts":0,"dur":7,"args":{"device":0}}]}`)
+}
+
+// FuzzNsightSQLite fuzzes the metadata path of the Nsight reader: the
+// kernel table's name column, a string-table value and one row's numbers go
+// into a freshly generated SQLite export (byte-fuzzing SQLite itself would
+// test the SQLite library, not us).
+func FuzzNsightSQLite(f *testing.F) {
+	f.Add("shortName", "void k<int>(float*)", int64(1000), int64(5000), int64(0), "GPU-abc")
+	f.Add("demangledName", "", int64(5000), int64(1000), int64(-1), "")
+	f.Add("weird col\"", "x", int64(-9e18), int64(9e18), int64(1<<40), "1234")
+	dir := f.TempDir()
+	n := 0
+	f.Fuzz(func(t *testing.T, col, str string, start, end, dev int64, uuid string) {
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("f%d.sqlite", n))
+		defer os.Remove(path)
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := fmt.Sprintf(`CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, %q INTEGER)`, col)
+		stmts := []string{
+			`CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)`,
+			`CREATE TABLE TARGET_INFO_GPU (id INTEGER, uuid TEXT)`,
+			`CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, nameId INTEGER)`,
+		}
+		if _, err := db.Exec(q); err != nil {
+			db.Close()
+			t.Skip("column name SQLite rejects")
+		}
+		for _, s := range stmts {
+			if _, err := db.Exec(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ins := fmt.Sprintf(`INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, ?, 1)`)
+		for _, e := range []struct {
+			q    string
+			args []any
+		}{
+			{ins, []any{start, end, dev}},
+			{`INSERT INTO StringIds VALUES (1, ?)`, []any{str}},
+			{`INSERT INTO StringIds VALUES (2, 'cudaDeviceSynchronize')`, nil},
+			{`INSERT INTO TARGET_INFO_GPU VALUES (?, ?)`, []any{dev, uuid}},
+			{`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 2)`, []any{start, end}},
+		} {
+			if _, err := db.Exec(e.q, e.args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		b, err := decodeNsightSQLite("fuzz.sqlite", path, fuzzLimits)
+		if err != nil {
+			return // a reader error on a well-formed database is allowed (reported, not a crash)
+		}
+		fuzzCheck(t, b, nil)
+	})
+}
+
+// FuzzReadFile fuzzes the whole per-file path: gzip detection, the size
+// limit, Sniff and whichever decoder it picks.
+func FuzzReadFile(f *testing.F) {
+	f.Add([]byte(`{"data":[{"traceID":"1","spans":[{"traceID":"1","spanID":"2","startTime":3,"duration":4,"processID":"p1"}],"processes":{"p1":{"serviceName":"s"}}}]}`))
+	f.Add([]byte(`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"a"},"values":[[1,"1"],[16,"+Inf"]]}]}}`))
+	f.Add([]byte("# gpu    pwr\n# Idx      W\n    0     77\n"))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`[{"parent":"a","child":"b","callCount":1}]`))
+	zw.Close()
+	f.Add(gz.Bytes())
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if bytes.HasPrefix(in, []byte("SQLite format 3\x00")) {
+			t.Skip("SQLite files are fuzzed by FuzzNsightSQLite")
+		}
+		b, err := ReadFile("-", bytes.NewReader(in), fuzzLimits)
+		if err != nil {
+			fuzzCheck(t, nil, err)
+			return
+		}
+		if len(b.Inputs) != 1 {
+			t.Fatalf("%d input records, want 1", len(b.Inputs))
+		}
+		fuzzCheck(t, b, nil)
+	})
+}
+
+// TestWriteFuzzCorpus regenerates the sample-seeded corpus files
+// testdata/fuzz/FuzzX/sample-* (go test -run TestWriteFuzzCorpus -writecorpus).
+// Samples larger than 32 KiB are cut to their first 32 KiB: the fuzzer learns
+// more from many small inputs, and a cut file is itself a case (truncation).
+func TestWriteFuzzCorpus(t *testing.T) {
+	if !*writeCorpus {
+		t.Skip("run with -writecorpus to regenerate")
+	}
+	sh := sharedDir(t)
+	targets := map[Format]string{
+		FormatJaegerJSON: "FuzzDecodeJaeger", FormatOTLPJSON: "FuzzDecodeOTLP", FormatPromQueryRange: "FuzzPromQueryRange",
+		FormatAlertmanager: "FuzzDecodeAlertmanager", FormatK8sEvents: "FuzzDecodeK8sEvents",
+		FormatJaegerDependencies: "FuzzDecodeDependencies", FormatNvidiaSmiCSV: "FuzzDecodeNvidiaSmiCSV",
+		FormatNvidiaSmiDmon: "FuzzDecodeNvidiaSmiDmon", FormatNVMLRecording: "FuzzDecodeNVMLRecording", FormatKineto: "FuzzDecodeKineto",
+	}
+	const maxSeed = 32 << 10
+	write := func(target, name string, data []byte) {
+		if len(data) > maxSeed {
+			data = data[:maxSeed]
+		}
+		dir := filepath.Join("testdata", "fuzz", target)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", data)
+		if err := os.WriteFile(filepath.Join(dir, "sample-"+name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var files []string
+	filepath.WalkDir(filepath.Join(sh, "samples"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return err
+	})
+	files = append(files, "testdata/k8s_events.json", "testdata/k8s_events_v1.json")
+	for _, p := range files {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.HasPrefix(raw, []byte{0x1f, 0x8b}) {
+			zr, err := gzip.NewReader(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ = io.ReadAll(io.LimitReader(zr, maxSeed))
+		}
+		name := strings.NewReplacer("/", "_", "..", "").Replace(strings.TrimPrefix(p, filepath.Join(sh, "samples")+"/"))
+		if strings.HasSuffix(p, ".txt") { // nvidia_gpu_exporter captures: one seed per command section
+			for i, s := range smiSections(t, p) {
+				if f := Sniff([]byte(s.Body)); targets[f] != "" {
+					write(targets[f], fmt.Sprintf("%s-%02d", name, i), []byte(s.Body))
+				}
+			}
+			continue
+		}
+		if f := Sniff(raw); targets[f] != "" {
+			write(targets[f], name, raw)
+		}
+		if Sniff(raw) != FormatNsightSQLite {
+			write("FuzzReadFile", name, raw)
+		}
+	}
+}

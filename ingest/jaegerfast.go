@@ -1,0 +1,665 @@
+package ingest
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Fast path of the Jaeger reader.
+//
+// Profiles of million-span inputs show encoding/json (two scanner passes and
+// reflection per span) taking ~70% of the analysis. The fast path parses the
+// common shape — one {"data":[trace,...]} envelope per file, exact-case keys,
+// integer times — with a hand-written scanner and feeds the same convert /
+// flushTrace code as the general reader, so a successful fast parse yields
+// exactly the bundle the general reader would.
+//
+// It never reports an error itself: on anything unusual (syntax error,
+// another shape, a duplicate or case-folded key, a string time, a malformed
+// span, invalid UTF-8, a read error) it gives up with errSlowPath and
+// ReadFile re-reads the file with the general reader, which produces the
+// positioned errors and partial-input warnings. Inputs that are not
+// re-readable (stdin) always take the general reader.
+//
+// Strings are views into read buffers that are never written again once
+// filled (each refill allocates a fresh buffer), so a view stays valid for as
+// long as it is referenced; everything kept beyond a trace is copied by the
+// interner.
+
+// errSlowPath makes ReadFile fall back to the general reader.
+var errSlowPath = errors.New("jaeger fast path: not applicable")
+
+// fastBufSize is the read size of the fast scanner.
+const fastBufSize = 1 << 20
+
+// fastScanner is a minimal JSON scanner over an io.Reader.
+type fastScanner struct {
+	r   io.Reader
+	buf []byte // buf[pos:] is unread
+	pos int
+	eof bool
+	// keep is the start (in buf) of bytes that must survive a refill, or -1.
+	keep     int
+	maxDepth int
+}
+
+// fill reads more input. Bytes from keep (or pos) on are carried into a fresh
+// buffer so that views into the old one stay valid.
+func (s *fastScanner) fill() bool {
+	if s.eof {
+		return false
+	}
+	from := s.pos
+	if s.keep >= 0 && s.keep < from {
+		from = s.keep
+	}
+	tail := s.buf[from:]
+	size := fastBufSize
+	if len(tail)*2 > size {
+		size = len(tail) * 2
+	}
+	nb := make([]byte, len(tail), size)
+	copy(nb, tail)
+	for len(nb) < cap(nb) {
+		n, err := s.r.Read(nb[len(nb):cap(nb)])
+		nb = nb[:len(nb)+n]
+		if err != nil {
+			s.eof = true
+			if !errors.Is(err, io.EOF) {
+				s.buf = nil // a read error: give up
+				return false
+			}
+			break
+		}
+	}
+	if s.keep >= 0 {
+		s.keep -= from
+	}
+	s.pos -= from
+	grew := len(nb) > len(tail)
+	s.buf = nb
+	return grew
+}
+
+// ws skips whitespace and returns the next byte without consuming it
+// (0 at the end of the input).
+func (s *fastScanner) ws() byte {
+	for {
+		for s.pos < len(s.buf) {
+			switch c := s.buf[s.pos]; c {
+			case ' ', '\t', '\n', '\r':
+				s.pos++
+			default:
+				return c
+			}
+		}
+		if !s.fill() {
+			return 0
+		}
+	}
+}
+
+// expect consumes c (after whitespace).
+func (s *fastScanner) expect(c byte) bool {
+	if s.ws() != c {
+		return false
+	}
+	s.pos++
+	return true
+}
+
+// str reads a string and returns its contents as a view (or a decoded copy
+// when it has escapes).
+func (s *fastScanner) str() (string, bool) {
+	if s.ws() != '"' {
+		return "", false
+	}
+	if s.keep < 0 {
+		s.keep = s.pos
+		defer func() { s.keep = -1 }()
+	}
+	// Offsets relative to s.keep survive refills.
+	start, i := s.pos-s.keep, s.pos+1-s.keep
+	esc, high := false, false
+	for {
+		if s.keep+i >= len(s.buf) {
+			if !s.fill() {
+				return "", false
+			}
+			continue
+		}
+		c := s.buf[s.keep+i]
+		if c == '"' {
+			break
+		}
+		switch {
+		case c < 0x20:
+			return "", false
+		case c == '\\':
+			esc = true
+			i++ // the escaped byte cannot end the string
+			if s.keep+i >= len(s.buf) && !s.fill() {
+				return "", false
+			}
+		case c >= 0x80:
+			high = true
+		}
+		i++
+	}
+	raw := s.buf[s.keep+start : s.keep+i+1]
+	s.pos = s.keep + i + 1
+	if high && !utf8.Valid(raw) {
+		return "", false
+	}
+	if esc {
+		var v string
+		if json.Unmarshal(raw, &v) != nil {
+			return "", false
+		}
+		return v, true
+	}
+	body := raw[1 : len(raw)-1]
+	if len(body) == 0 {
+		return "", true
+	}
+	return unsafe.String(&body[0], len(body)), true
+}
+
+// int reads an integer literal (no fraction or exponent).
+func (s *fastScanner) int() (int64, bool) {
+	c := s.ws()
+	neg := false
+	if c == '-' {
+		neg = true
+		s.pos++
+	}
+	var v int64
+	n := 0
+	for {
+		if s.pos >= len(s.buf) && !s.fill() {
+			break
+		}
+		if s.pos >= len(s.buf) {
+			break
+		}
+		c := s.buf[s.pos]
+		if c < '0' || c > '9' {
+			if c == '.' || c == 'e' || c == 'E' {
+				return 0, false
+			}
+			break
+		}
+		if n > 0 && v == 0 { // leading zero
+			return 0, false
+		}
+		if n >= 18 {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+		n++
+		s.pos++
+	}
+	if n == 0 {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// value skips one JSON value, validating it, and returns its raw bytes as a
+// view. depth is the nesting of the value's container.
+func (s *fastScanner) value(depth int) ([]byte, bool) {
+	c := s.ws()
+	if s.keep < 0 {
+		s.keep = s.pos
+		defer func() { s.keep = -1 }()
+	}
+	rel := s.pos - s.keep
+	if !s.skip(c, depth) {
+		return nil, false
+	}
+	return s.buf[s.keep+rel : s.pos], true
+}
+
+func (s *fastScanner) skip(c byte, depth int) bool {
+	switch {
+	case c == '"':
+		_, ok := s.str()
+		return ok
+	case c == '{' || c == '[':
+		if depth+1 > s.maxDepth {
+			return false
+		}
+		s.pos++
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		if s.ws() == end {
+			s.pos++
+			return true
+		}
+		for {
+			if c == '{' {
+				if _, ok := s.str(); !ok || !s.expect(':') {
+					return false
+				}
+			}
+			if !s.skip(s.ws(), depth+1) {
+				return false
+			}
+			switch s.ws() {
+			case ',':
+				s.pos++
+			case end:
+				s.pos++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	case c == 't':
+		return s.lit("true")
+	case c == 'f':
+		return s.lit("false")
+	case c == 'n':
+		return s.lit("null")
+	}
+	return false
+}
+
+// lit consumes the literal w.
+func (s *fastScanner) lit(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if s.pos >= len(s.buf) && !s.fill() {
+			return false
+		}
+		if s.pos >= len(s.buf) || s.buf[s.pos] != w[i] {
+			return false
+		}
+		s.pos++
+	}
+	return true
+}
+
+// number consumes a JSON number, checking its grammar.
+func (s *fastScanner) number() bool {
+	peek := func() byte {
+		if s.pos >= len(s.buf) && !s.fill() {
+			return 0
+		}
+		if s.pos >= len(s.buf) {
+			return 0
+		}
+		return s.buf[s.pos]
+	}
+	digits := func() int {
+		n := 0
+		for c := peek(); c >= '0' && c <= '9'; c = peek() {
+			s.pos++
+			n++
+		}
+		return n
+	}
+	if peek() == '-' {
+		s.pos++
+	}
+	if peek() == '0' {
+		s.pos++
+	} else if digits() == 0 {
+		return false
+	}
+	if peek() == '.' {
+		s.pos++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if c := peek(); c == 'e' || c == 'E' {
+		s.pos++
+		if c := peek(); c == '+' || c == '-' {
+			s.pos++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// object calls field for each key of an object ('{' not yet read); field
+// must consume the value. Duplicate or case-folded known keys are refused by
+// field itself.
+func (s *fastScanner) object(field func(key string) bool) bool {
+	if !s.expect('{') {
+		return false
+	}
+	if s.ws() == '}' {
+		s.pos++
+		return true
+	}
+	for {
+		k, ok := s.str()
+		if !ok || !s.expect(':') || !field(k) {
+			return false
+		}
+		switch s.ws() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// array calls elem for each element of an array ('[' not yet read); null is
+// an empty array.
+func (s *fastScanner) array(elem func() bool) bool {
+	if s.ws() == 'n' {
+		return s.lit("null")
+	}
+	if !s.expect('[') {
+		return false
+	}
+	if s.ws() == ']' {
+		s.pos++
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		switch s.ws() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// strings reads null or an array of strings, appending copies to dst.
+func (s *fastScanner) strings(dst []string) ([]string, bool) {
+	ok := s.array(func() bool {
+		v, ok := s.str()
+		if ok {
+			dst = append(dst, string([]byte(v)))
+		}
+		return ok
+	})
+	return dst, ok
+}
+
+// seen tracks the keys of one object; it refuses duplicates and keys that
+// match a known name only case-insensitively (encoding/json would accept
+// them: the general reader decides).
+type seen uint32
+
+func (m *seen) first(bit uint) bool {
+	if *m&(1<<bit) != 0 {
+		return false
+	}
+	*m |= 1 << bit
+	return true
+}
+
+// foldsTo reports whether key case-folds to one of names.
+func foldsTo(key string, names ...string) bool {
+	for _, n := range names {
+		if len(n) == len(key) && equalFoldASCII(n, key) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalFoldASCII(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	spanKeys  = []string{"traceID", "spanID", "parentSpanID", "operationName", "references", "startTime", "duration", "tags", "processID", "process", "warnings", "spans", "processes"}
+	traceKeys = []string{"traceID", "spans", "processes", "warnings", "data", "errors"}
+	tagKeys   = []string{"key", "type", "value"}
+	refKeys   = []string{"refType", "traceID", "spanID"}
+	procKeys  = []string{"serviceName", "tags"}
+)
+
+// decodeJaegerFast is the fast path of decodeJaeger; errSlowPath means
+// "re-read with the general reader".
+func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
+	lim = lim.withDefaults()
+	jr := &jaegerReader{name: name, src: r, lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
+	jr.tr.procCache = map[string]procInfo{}
+	s := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth}
+	var sk seen
+	ok := s.object(func(key string) bool {
+		switch key {
+		case "data":
+			return sk.first(0) && s.array(func() bool { return jr.fastTrace(s) }) || jr.limited
+		case "errors":
+			return sk.first(1) && s.ws() == 'n' && s.lit("null")
+		}
+		if foldsTo(key, traceKeys...) {
+			return false // a bare trace object or odd case: the general reader
+		}
+		_, ok := s.value(1)
+		return ok
+	})
+	if jr.limited {
+		return jr.finish(nil)
+	}
+	if !ok || s.ws() != 0 || s.pos < len(s.buf) || s.buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
+		return nil, errSlowPath
+	}
+	return jr.finish(nil)
+}
+
+// fastTrace reads one trace object of the data array and commits its spans.
+func (r *jaegerReader) fastTrace(s *fastScanner) bool {
+	r.tr.reset()
+	var sk seen
+	ok := s.object(func(key string) bool {
+		switch key {
+		case "traceID":
+			v, ok := s.str()
+			r.tr.id = v
+			return sk.first(0) && ok
+		case "spans":
+			return sk.first(1) && s.array(func() bool { return r.fastSpan(s) })
+		case "processes":
+			if !sk.first(2) {
+				return false
+			}
+			r.tr.procs = map[string]jProcess{}
+			return s.object(func(id string) bool {
+				if _, dup := r.tr.procs[id]; dup {
+					return false
+				}
+				p, ok := fastProcess(s)
+				r.tr.procs[id] = p
+				return ok
+			})
+		case "warnings":
+			var ok bool
+			r.tr.warnings, ok = s.strings(r.tr.warnings)
+			return sk.first(3) && ok
+		}
+		if foldsTo(key, traceKeys...) {
+			return false
+		}
+		_, ok := s.value(2)
+		return ok
+	})
+	if !ok || r.badSpans > 0 {
+		return false
+	}
+	r.flushTrace()
+	return !r.limited
+}
+
+// fastProcess reads one process object.
+func fastProcess(s *fastScanner) (jProcess, bool) {
+	var p jProcess
+	var sk seen
+	ok := s.object(func(key string) bool {
+		switch key {
+		case "serviceName":
+			v, ok := s.str()
+			p.ServiceName = v
+			return sk.first(0) && ok
+		case "tags":
+			var ok bool
+			p.Tags, ok = fastTags(s, nil)
+			return sk.first(1) && ok
+		}
+		if foldsTo(key, procKeys...) {
+			return false
+		}
+		_, ok := s.value(4)
+		return ok
+	})
+	return p, ok
+}
+
+// fastTags reads an array of {key, type, value} tags into dst.
+func fastTags(s *fastScanner, dst []jTag) ([]jTag, bool) {
+	ok := s.array(func() bool {
+		var t jTag
+		var sk seen
+		ok := s.object(func(key string) bool {
+			switch key {
+			case "key":
+				v, ok := s.str()
+				t.Key = v
+				return sk.first(0) && ok
+			case "type":
+				v, ok := s.str()
+				t.Type = v
+				return sk.first(1) && ok
+			case "value":
+				v, ok := s.value(5)
+				t.Value = v
+				return sk.first(2) && ok
+			}
+			if foldsTo(key, tagKeys...) {
+				return false
+			}
+			_, ok := s.value(5)
+			return ok
+		})
+		dst = append(dst, t)
+		return ok
+	})
+	return dst, ok
+}
+
+// fastSpan reads one span of a trace's "spans" array and queues it.
+func (r *jaegerReader) fastSpan(s *fastScanner) bool {
+	js := &r.js
+	tags, refs := js.Tags[:0], js.References[:0]
+	*js = jSpan{Tags: tags, References: refs}
+	var sk seen
+	ok := s.object(func(key string) bool {
+		var ok bool
+		switch key {
+		case "traceID":
+			js.TraceID, ok = s.str()
+			return sk.first(0) && ok
+		case "spanID":
+			js.SpanID, ok = s.str()
+			return sk.first(1) && ok
+		case "parentSpanID":
+			js.ParentSpanID, ok = s.str()
+			return sk.first(2) && ok
+		case "operationName":
+			js.OperationName, ok = s.str()
+			return sk.first(3) && ok
+		case "references":
+			ok = s.array(func() bool {
+				var ref jRef
+				var rk seen
+				ok := s.object(func(key string) bool {
+					var ok bool
+					switch key {
+					case "refType":
+						ref.RefType, ok = s.str()
+						return rk.first(0) && ok
+					case "traceID":
+						ref.TraceID, ok = s.str()
+						return rk.first(1) && ok
+					case "spanID":
+						ref.SpanID, ok = s.str()
+						return rk.first(2) && ok
+					}
+					if foldsTo(key, refKeys...) {
+						return false
+					}
+					_, ok = s.value(5)
+					return ok
+				})
+				js.References = append(js.References, ref)
+				return ok
+			})
+			return sk.first(4) && ok
+		case "startTime":
+			var v int64
+			v, ok = s.int()
+			js.StartTime = flexInt(v)
+			return sk.first(5) && ok
+		case "duration":
+			var v int64
+			v, ok = s.int()
+			js.Duration = flexInt(v)
+			return sk.first(6) && ok
+		case "tags":
+			js.Tags, ok = fastTags(s, js.Tags)
+			return sk.first(7) && ok
+		case "processID":
+			js.ProcessID, ok = s.str()
+			return sk.first(8) && ok
+		case "warnings":
+			js.Warnings, ok = s.strings(nil)
+			return sk.first(9) && ok
+		}
+		if foldsTo(key, spanKeys...) {
+			return false // process, spans, processes, or an odd case
+		}
+		_, ok = s.value(3)
+		return ok
+	})
+	if !ok {
+		return false
+	}
+	p, good := r.convert(js)
+	if !good {
+		return false
+	}
+	r.tr.pending = append(r.tr.pending, p)
+	return true
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# End-to-end performance of pipeline-analyze (issue 8).
+#
+# Generates the benchmark bundles (simulated incidents: 45 min, Scale 30,
+# gpu_bandwidth_contention seed 8; spans set by the sampling rate, traces split
+# into several plain Jaeger JSON files, Prometheus series trimmed/padded to
+# 300 or 3,000), runs the full analysis RUNS times per bundle under
+# /usr/bin/time -v, and prints the median wall time, CPU time, peak RSS and the
+# ratio to Python's json.load merely parsing the same trace files.
+#
+# Usage: scripts/bench.sh [SIZE...]      sizes: 10k-300 100k-300 100k-3000 1M-3000
+# Env:   RUNS (default 3), BENCH_ROOT (default ~/.cache/pipeline-analyze-bench/v2)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=${RUNS:-3}
+TIME=/usr/bin/time
+if [[ ! -x $TIME ]]; then
+	echo "bench.sh: $TIME is missing (apt-get install -y time)" >&2
+	exit 1
+fi
+command -v python3 >/dev/null || { echo "bench.sh: python3 is missing" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/pipeline-analyze" ./cmd/pipeline-analyze
+go build -o "$work/benchgen" ./bench/cmd/benchgen
+genargs=()
+[[ -n ${BENCH_ROOT:-} ]] && genargs=(-root "$BENCH_ROOT")
+
+# measure LOG CMD...: runs CMD under time -v; prints "wall_s cpu_s rss_kb".
+measure() {
+	local log=$1
+	shift
+	"$TIME" -v "$@" >/dev/null 2>"$log"
+	awk -F': ' '
+		/Elapsed \(wall clock\)/ { n = split($2, p, ":"); w = 0; for (i = 1; i <= n; i++) w = w * 60 + p[i] }
+		/User time/ { u = $2 } /System time/ { s = $2 }
+		/Maximum resident set size/ { r = $2 }
+		END { printf "%.2f %.2f %d\n", w, u + s, r }' "$log"
+}
+
+# median of the first column of stdin, with its line.
+median() { sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }'; }
+
+printf '%-10s %9s %7s %8s %8s %9s %8s %9s %7s %8s\n' \
+	size spans series wall_s cpu_s rss_MB ns/span KB/span py_s ratio
+"$work/benchgen" "${genargs[@]}" "$@" | while read -r name dir; do
+	traces=("$dir"/traces-*.json)
+	a=() p=()
+	for ((i = 0; i < RUNS; i++)); do
+		a+=("$(measure "$work/a.log" "$work/pipeline-analyze" -q -o text "$dir")")
+		p+=("$(measure "$work/p.log" python3 -c 'import json,sys; [json.load(open(f)) for f in sys.argv[1:]]' "${traces[@]}")")
+	done
+	read -r wall cpu rss < <(printf '%s\n' "${a[@]}" | median)
+	read -r pywall _ _ < <(printf '%s\n' "${p[@]}" | median)
+	spans=$("$work/pipeline-analyze" -q -o json "$dir" | python3 -c 'import json,sys; c=json.load(sys.stdin); print(sum(i.get("spans",0) for i in c.get("inputs",[])))' 2>/dev/null || echo 0)
+	series=$(cat "$dir"/metrics_*.json | grep -o '"metric":' | wc -l)
+	awk -v n="$name" -v sp="$spans" -v se="$series" -v w="$wall" -v c="$cpu" -v r="$rss" -v pw="$pywall" 'BEGIN {
+		printf "%-10s %9d %7d %8.2f %8.2f %9.0f %8.0f %9.2f %7.2f %8.2f\n",
+			n, sp, se, w, c, r / 1024, (sp ? w * 1e9 / sp : 0), (sp ? r / sp : 0), pw, (pw > 0 ? w / pw : 0) }'
+done
+echo "median of $RUNS runs; ratio = pipeline-analyze wall / python3 json.load wall on the same trace files (< 1 is faster)"
