@@ -303,6 +303,9 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		if n.Entity.Kind == ingest.KindNode {
 			c.Service = nodeService(g, n)
 		}
+		if p, ok := g.SinglePod[n.Entity.Name]; ok && n.Entity.Kind == ingest.KindService {
+			c.Component, c.ComponentKind = p, ingest.KindPod // the most specific entity
+		}
 		if c.Service == "" {
 			c.Service = n.Entity.Name
 		}
@@ -339,7 +342,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 func nodeService(g *tcg.Graph, n *tcg.Node) string {
 	best, bs := "", 0.0
 	for _, o := range g.Nodes {
-		if o.Entity.Kind == ingest.KindPod && o.Entity.Node == n.Entity.Name && o.Anomalous && o.Score > bs && o.Entity.Service != "" {
+		if (o.Entity.Kind == ingest.KindPod || o.Entity.Kind == ingest.KindService) && o.Entity.Node == n.Entity.Name && o.Anomalous && o.Score > bs && o.Entity.Service != "" {
 			best, bs = o.Entity.Service, o.Score
 		}
 	}

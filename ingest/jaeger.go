@@ -180,6 +180,9 @@ type jaegerReader struct {
 	unknownProc int
 	badSpans    int
 	firstBad    error
+	// fastProcs caches resolved process objects by their raw JSON text
+	// (fast path only, jaegerfast.go).
+	fastProcs map[string]procInfo
 }
 
 // decodeJaeger reads Jaeger JSON (see the shapes above) into spans.

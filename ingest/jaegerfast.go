@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -28,6 +29,15 @@ import (
 // filled (each refill allocates a fresh buffer), so a view stays valid for as
 // long as it is referenced; everything kept beyond a trace is copied by the
 // interner.
+
+// strSpecial marks the bytes that end the plain run of a JSON string: the
+// quote, the escape, control characters and non-ASCII (checked for UTF-8).
+var strSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return t
+}()
 
 // errSlowPath makes ReadFile fall back to the general reader.
 var errSlowPath = errors.New("jaeger fast path: not applicable")
@@ -132,6 +142,10 @@ func (s *fastScanner) str() (string, bool) {
 			continue
 		}
 		c := s.buf[s.keep+i]
+		if !strSpecial[c] {
+			i++
+			continue
+		}
 		if c == '"' {
 			break
 		}
@@ -496,15 +510,7 @@ func (r *jaegerReader) fastTrace(s *fastScanner) bool {
 			if !sk.first(2) {
 				return false
 			}
-			r.tr.procs = map[string]jProcess{}
-			return s.object(func(id string) bool {
-				if _, dup := r.tr.procs[id]; dup {
-					return false
-				}
-				p, ok := fastProcess(s)
-				r.tr.procs[id] = p
-				return ok
-			})
+			return r.fastProcesses(s)
 		case "warnings":
 			var ok bool
 			r.tr.warnings, ok = s.strings(r.tr.warnings)
@@ -521,6 +527,54 @@ func (r *jaegerReader) fastTrace(s *fastScanner) bool {
 	}
 	r.flushTrace()
 	return !r.limited
+}
+
+// maxProcCache bounds the cache of resolved process objects.
+const maxProcCache = 4096
+
+// fastProcesses reads a trace's "processes" object. Each process value is
+// resolved once per distinct raw text (traces of one service repeat the same
+// process objects) and its procInfo is put in the trace's procCache, so
+// flushTrace never resolves it again. A process whose resolution truncates a
+// name is left to flushTrace, keeping the interner's per-use truncation count
+// equal to the general reader's.
+func (r *jaegerReader) fastProcesses(s *fastScanner) bool {
+	if r.fastProcs == nil {
+		r.fastProcs = map[string]procInfo{}
+	}
+	r.tr.procs = map[string]jProcess{}
+	return s.object(func(id string) bool {
+		if _, dup := r.tr.procs[id]; dup {
+			return false
+		}
+		raw, ok := s.value(3)
+		if !ok || len(raw) == 0 || raw[0] != '{' {
+			return false
+		}
+		r.tr.procs[id] = jProcess{}
+		if pi, hit := r.fastProcs[unsafe.String(&raw[0], len(raw))]; hit {
+			r.tr.procCache[id] = pi
+			return true
+		}
+		sub := &fastScanner{r: bytes.NewReader(raw), keep: -1, maxDepth: s.maxDepth - 3}
+		p, ok := fastProcess(sub)
+		if !ok || sub.ws() != 0 || sub.pos < len(sub.buf) {
+			return false
+		}
+		before := r.in.truncated
+		pi := r.process(p)
+		if r.in.truncated != before {
+			// Leave it to flushTrace, which counts truncations per use.
+			r.in.truncated = before
+			r.tr.procs[id] = p
+			return true
+		}
+		r.tr.procCache[id] = pi
+		if len(r.fastProcs) < maxProcCache {
+			r.fastProcs[string(raw)] = pi
+		}
+		return true
+	})
 }
 
 // fastProcess reads one process object.

@@ -50,7 +50,7 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 		byEnt[n.Entity.ID()] = append(byEnt[n.Entity.ID()], i)
 	}
 	find := func(ent ingest.Entity, sig ingest.SignalKind, f Facet) int {
-		return g.NodeByID(nodeID(ent, sig, f))
+		return g.NodeByID(nodeID(g.canon(ent), sig, f))
 	}
 	maxLag := int(opt.LagWindow / g.Step)
 	if maxLag > 3 {
@@ -204,6 +204,16 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 		if len(cl) == 0 {
 			addAll(gap, callers, EdgeCall, conf, "network/queueing gap adds to the caller")
 		}
+		// A starved caller (CPU, throttling, memory, its own work) delays
+		// its own client spans: the gap then grows on all its outgoing
+		// calls at once, while a slow network to one callee grows only the
+		// gaps into that callee.
+		var callerSat []int
+		for _, sig := range []ingest.SignalKind{ingest.SignalCPU, ingest.SignalCPUThrottle, ingest.SignalMemory} {
+			callerSat = append(callerSat, svcNodes(c.a, sig)...)
+		}
+		callerSat = append(callerSat, one(find(svc(c.a), ingest.SignalLatency, FacetSelf))...)
+		addAll(callerSat, gap, EdgeComponent, 0.7, "a starved caller delays its own client spans")
 		aErr := svcNodes(c.a, ingest.SignalErrors)
 		addAll(svcNodes(c.b, ingest.SignalErrors), aErr, EdgeCall, conf, "callee errors propagate to the caller")
 		addAll(one(find(edge, ingest.SignalErrors, FacetNone)), aErr, EdgeCall, conf, "failed calls fail the caller")
@@ -407,7 +417,7 @@ func sortedKeys[V any](m map[string]V) []string {
 //     of the GPUs placed under them; a pod's CPU and memory are part of its
 //     node's.
 func (g *Graph) deviceEdges(podsOn map[string][]ingest.Entity, add func(from, to int, kind EdgeKind, conf float64, reason string)) {
-	find := func(ent ingest.Entity, sig ingest.SignalKind) int { return g.NodeByID(nodeID(ent, sig, FacetNone)) }
+	find := func(ent ingest.Entity, sig ingest.SignalKind) int { return g.NodeByID(nodeID(g.canon(ent), sig, FacetNone)) }
 	slow := []ingest.SignalKind{ingest.SignalGPUClock, ingest.SignalGPUThrottle, ingest.SignalGPUMemBW, ingest.SignalXID}
 	busy := []ingest.SignalKind{ingest.SignalGPUUtil, ingest.SignalPower}
 	gpus := map[string]ingest.Entity{}
@@ -465,4 +475,13 @@ func (g *Graph) deviceEdges(podsOn map[string][]ingest.Entity, add func(from, to
 		node := ingest.Entity{Kind: ingest.KindNode, Name: n.Entity.Node}
 		add(g.byID[n.ID], find(node, n.Signal), EdgePlacement, 0.75, "the pod's usage is part of its node's")
 	}
+}
+
+// canon maps a pod that is its service's only pod to the service entity
+// (whose nodes hold its series).
+func (g *Graph) canon(e ingest.Entity) ingest.Entity {
+	if e.Kind == ingest.KindPod && g.SinglePod[e.Service] == e.Name && e.Name != "" {
+		return ingest.Entity{Kind: ingest.KindService, Name: e.Service, Service: e.Service}
+	}
+	return e
 }

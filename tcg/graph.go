@@ -68,6 +68,9 @@ type Graph struct {
 	// Pruned counts nodes dropped before edges were built (no data in the
 	// baseline or window).
 	Pruned int
+	// SinglePod maps a service with exactly one pod to that pod: its pod
+	// series were merged into the service's nodes.
+	SinglePod map[string]string
 
 	in, out [][]int // edge indices by To and by From
 	byID    map[string]int
@@ -130,6 +133,21 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	if g.B1-g.B0 < 2 {
 		g.Warnings = append(g.Warnings, fmt.Sprintf("baseline has %d steps before the incident window (%v); results are weak", g.B1-g.B0, inc.WindowStart))
 	}
+	// A service with exactly one pod: the pod is the service; its series
+	// join the service's nodes (two nodes measuring the same thing would
+	// split every effect between them).
+	podsPer := map[string][]string{}
+	for _, e := range b.Entities {
+		if e.Kind == ingest.KindPod && e.Service != "" {
+			podsPer[e.Service] = append(podsPer[e.Service], e.Name)
+		}
+	}
+	g.SinglePod = map[string]string{}
+	for svc, pods := range podsPer {
+		if len(pods) == 1 {
+			g.SinglePod[svc] = pods[0]
+		}
+	}
 	// Group series into nodes.
 	groups := map[string][]*ingest.Series{}
 	meta := map[string]*Node{}
@@ -138,9 +156,13 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 			continue
 		}
 		f := facetOf(s)
-		id := nodeID(s.Entity, s.Signal, f)
+		ent := s.Entity
+		if ent.Kind == ingest.KindPod && g.SinglePod[ent.Service] == ent.Name {
+			ent = ingest.Entity{Kind: ingest.KindService, Name: ent.Service, Service: ent.Service, Node: ent.Node}
+		}
+		id := nodeID(ent, s.Signal, f)
 		if _, ok := meta[id]; !ok {
-			meta[id] = &Node{ID: id, Entity: s.Entity, Signal: s.Signal, Facet: f}
+			meta[id] = &Node{ID: id, Entity: ent, Signal: s.Signal, Facet: f}
 		}
 		groups[id] = append(groups[id], s)
 	}
