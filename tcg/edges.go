@@ -286,7 +286,7 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 				}
 				// A slow or failing device backs up the work placed on it:
 				// queues and KV-cache pressure, restarts and errors follow.
-				for _, sig := range []ingest.SignalKind{ingest.SignalQueue, ingest.SignalKVCache, ingest.SignalRestarts, ingest.SignalErrors} {
+				for _, sig := range []ingest.SignalKind{ingest.SignalRestarts, ingest.SignalErrors} {
 					add(i, find(p, sig, FacetNone), EdgePlacement, 0.8, "placed on this "+n.Entity.Kind.String())
 				}
 			}
@@ -417,7 +417,9 @@ func sortedKeys[V any](m map[string]V) []string {
 //     of the GPUs placed under them; a pod's CPU and memory are part of its
 //     node's.
 func (g *Graph) deviceEdges(podsOn map[string][]ingest.Entity, add func(from, to int, kind EdgeKind, conf float64, reason string)) {
-	find := func(ent ingest.Entity, sig ingest.SignalKind) int { return g.NodeByID(nodeID(g.canon(ent), sig, FacetNone)) }
+	find := func(ent ingest.Entity, sig ingest.SignalKind) int {
+		return g.NodeByID(nodeID(g.canon(ent), sig, FacetNone))
+	}
 	slow := []ingest.SignalKind{ingest.SignalGPUClock, ingest.SignalGPUThrottle, ingest.SignalGPUMemBW, ingest.SignalXID}
 	busy := []ingest.SignalKind{ingest.SignalGPUUtil, ingest.SignalPower}
 	gpus := map[string]ingest.Entity{}
@@ -447,6 +449,26 @@ func (g *Graph) deviceEdges(podsOn map[string][]ingest.Entity, add func(from, to
 			for _, s := range []ingest.SignalKind{ingest.SignalTraffic, ingest.SignalQueue, ingest.SignalKVCache} {
 				for _, b := range busy {
 					add(find(p, s), find(gpu, b), EdgePlacement, 0.7, "work placed on the GPU drives its utilisation")
+				}
+			}
+			// A slow GPU backs up its pod's queue and KV cache; a full KV
+			// cache (preemption, recomputation) loads the GPU's memory. Both
+			// directions are plausible, so the edge follows the onsets: the
+			// signal that moved first (together: moved most) is the cause.
+			// Only DRAM traffic is ambiguous: KV pressure cannot lower clocks,
+			// set throttle reasons or raise XIDs.
+			for _, s := range slow {
+				for _, k := range []ingest.SignalKind{ingest.SignalQueue, ingest.SignalKVCache} {
+					a, b := find(gpu, s), find(p, k)
+					if a < 0 || b < 0 {
+						continue
+					}
+					ka, kb := onsetKey(g.Nodes[a]), onsetKey(g.Nodes[b])
+					if s != ingest.SignalGPUMemBW || ka < kb || (ka == kb && g.Nodes[a].Score >= g.Nodes[b].Score) {
+						add(a, b, EdgePlacement, 0.8, "a slow GPU backs up the work queued on it")
+					} else {
+						add(b, a, EdgePlacement, 0.8, "KV-cache pressure (preemption, recomputation) loads the GPU")
+					}
 				}
 			}
 		}
@@ -484,4 +506,13 @@ func (g *Graph) canon(e ingest.Entity) ingest.Entity {
 		return ingest.Entity{Kind: ingest.KindService, Name: e.Service, Service: e.Service}
 	}
 	return e
+}
+
+// onsetKey orders nodes by anomaly onset; a node that is not anomalous
+// comes last.
+func onsetKey(n *Node) int {
+	if !n.Anomalous || n.OnsetIdx < 0 {
+		return math.MaxInt32
+	}
+	return n.OnsetIdx
 }

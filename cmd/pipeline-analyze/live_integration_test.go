@@ -320,6 +320,11 @@ func TestLiveRealServers(t *testing.T) {
 		t.Fatalf("live run: exit %d\n%s", code, tail(errb.String(), 4000))
 	}
 	t.Logf("live fetch + analysis in %v", time.Since(t1).Round(time.Millisecond))
+	for _, l := range strings.Split(errb.String(), "\n") {
+		if strings.HasPrefix(l, "jaeger:") || strings.HasPrefix(l, "live:") {
+			t.Log(l)
+		}
+	}
 	assertNoSecret(t, map[string]string{"stdout": out.String(), "stderr": errb.String()}, bundle)
 
 	var card struct {
@@ -346,6 +351,7 @@ func TestLiveRealServers(t *testing.T) {
 	if rank < 1 || rank > 3 {
 		t.Errorf("injected cause %s ranked %d, want top-3", label.RootCause.Service, rank)
 	}
+	t.Logf("sampling: %s", card.Sampling)
 	if !strings.Contains(card.Sampling, "jaeger api v3 sampling") {
 		t.Errorf("sampling not stated: %q", card.Sampling)
 	}

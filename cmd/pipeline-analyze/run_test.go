@@ -314,9 +314,9 @@ func TestRunVersionAndHelp(t *testing.T) {
 
 // TestRunDemo runs the embedded demo: the front door of the README.
 func TestRunDemo(t *testing.T) {
-	// The demo is the largest input these tests analyse: both runs in parallel.
+	// The demo is the largest input these tests analyse (about 10 s under
+	// -race): two runs, the second shared with TestRunSchemaKeys.
 	t.Run("text", func(t *testing.T) {
-		t.Parallel()
 		r := runCmd(nil)
 		if r.code != 0 {
 			t.Fatalf("demo: %v", r)
@@ -334,7 +334,6 @@ func TestRunDemo(t *testing.T) {
 		}
 	})
 	t.Run("json quiet fail-on critical", func(t *testing.T) {
-		t.Parallel()
 		r := demoJSON()
 		if r.stderr != "" {
 			t.Errorf("-q must print nothing to stderr on success, got %q", r.stderr)
