@@ -100,9 +100,49 @@ func describeToken(tok json.Token) string {
 	}
 }
 
+// parseHex64 parses 1 to 16 hex digits; ok is false for anything else
+// (the callers then take strconv's path for the error message).
+func parseHex64(s string) (v uint64, ok bool) {
+	if len(s) == 0 || len(s) > 16 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		d := hexVal[s[i]]
+		if d < 0 {
+			return 0, false
+		}
+		v = v<<4 | uint64(d)
+	}
+	return v, true
+}
+
+// hexVal maps a byte to its hex digit value, or -1.
+var hexVal = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = int8(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = int8(c - 'a' + 10)
+		t[c-'a'+'A'] = int8(c - 'a' + 10)
+	}
+	return t
+}()
+
 // ParseTraceID parses a hex trace ID of 1 to 32 digits (Jaeger writes 16 or
 // 32); IDs of up to 16 digits fill Low only.
 func ParseTraceID(s string) (TraceID, error) {
+	if len(s) > 16 && len(s) <= 32 {
+		hi, ok1 := parseHex64(s[:len(s)-16])
+		lo, ok2 := parseHex64(s[len(s)-16:])
+		if ok1 && ok2 {
+			return TraceID{High: hi, Low: lo}, nil
+		}
+	} else if lo, ok := parseHex64(s); ok {
+		return TraceID{Low: lo}, nil
+	}
 	if s == "" || len(s) > 32 {
 		return TraceID{}, fmt.Errorf("bad trace ID %q: want 1 to 32 hex digits", truncateUTF8(s, 40))
 	}
@@ -122,6 +162,9 @@ func ParseTraceID(s string) (TraceID, error) {
 
 // ParseSpanID parses a hex span ID of 1 to 16 digits.
 func ParseSpanID(s string) (SpanID, error) {
+	if v, ok := parseHex64(s); ok {
+		return SpanID(v), nil
+	}
 	if s == "" || len(s) > 16 {
 		return 0, fmt.Errorf("bad span ID %q: want 1 to 16 hex digits", truncateUTF8(s, 40))
 	}

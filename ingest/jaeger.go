@@ -182,7 +182,8 @@ type jaegerReader struct {
 	firstBad    error
 	// fastProcs caches resolved process objects by their raw JSON text
 	// (fast path only, jaegerfast.go).
-	fastProcs map[string]procInfo
+	fastProcs   map[string]procInfo
+	fastProcSet map[string]jProcess // reused as each trace's procs
 }
 
 // decodeJaeger reads Jaeger JSON (see the shapes above) into spans.

@@ -127,10 +127,19 @@ func (s *fastScanner) str() (string, bool) {
 	if s.ws() != '"' {
 		return "", false
 	}
-	if s.keep < 0 {
+	owner := s.keep < 0 // this call set keep and must clear it
+	if owner {
 		s.keep = s.pos
-		defer func() { s.keep = -1 }()
 	}
+	v, ok := s.strKept()
+	if owner {
+		s.keep = -1
+	}
+	return v, ok
+}
+
+// strKept is str with s.keep set at or before the opening quote.
+func (s *fastScanner) strKept() (string, bool) {
 	// Offsets relative to s.keep survive refills.
 	start, i := s.pos-s.keep, s.pos+1-s.keep
 	esc, high := false, false
@@ -229,15 +238,20 @@ func (s *fastScanner) int() (int64, bool) {
 // view. depth is the nesting of the value's container.
 func (s *fastScanner) value(depth int) ([]byte, bool) {
 	c := s.ws()
-	if s.keep < 0 {
+	owner := s.keep < 0
+	if owner {
 		s.keep = s.pos
-		defer func() { s.keep = -1 }()
 	}
 	rel := s.pos - s.keep
-	if !s.skip(c, depth) {
-		return nil, false
+	ok := s.skip(c, depth)
+	var raw []byte
+	if ok {
+		raw = s.buf[s.keep+rel : s.pos]
 	}
-	return s.buf[s.keep+rel : s.pos], true
+	if owner {
+		s.keep = -1
+	}
+	return raw, ok
 }
 
 func (s *fastScanner) skip(c byte, depth int) bool {
@@ -542,7 +556,11 @@ func (r *jaegerReader) fastProcesses(s *fastScanner) bool {
 	if r.fastProcs == nil {
 		r.fastProcs = map[string]procInfo{}
 	}
-	r.tr.procs = map[string]jProcess{}
+	if r.fastProcSet == nil {
+		r.fastProcSet = map[string]jProcess{}
+	}
+	clear(r.fastProcSet) // the previous trace is flushed: reuse its map
+	r.tr.procs = r.fastProcSet
 	return s.object(func(id string) bool {
 		if _, dup := r.tr.procs[id]; dup {
 			return false

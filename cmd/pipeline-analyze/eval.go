@@ -262,7 +262,7 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 		if len(res.Candidates) > 0 {
 			c := res.Candidates[0]
 			r.Top = c.Component
-			r.CompHit = componentMatches(c, lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal)
+			r.CompHit = componentMatches(c, g, lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal)
 		}
 		r.Services = first(r.Services, 5)
 		r.Confident = res.Confident
@@ -278,7 +278,11 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 // the whole workload (comp == service) is hit by any candidate of that
 // service; one whose component is no entity (e.g. "load") by a candidate of
 // that service and signal.
-func componentMatches(c causal.Candidate, comp, svc, signal string) bool {
+//
+// A device cause (a GPU or node) also counts for a pod-level label when the
+// device serves that pod (an exporter's pod label on any of its series):
+// naming the replica's GPU points at the right replica.
+func componentMatches(c causal.Candidate, g *tcg.Graph, comp, svc, signal string) bool {
 	if comp == "" {
 		return false
 	}
@@ -291,8 +295,15 @@ func componentMatches(c causal.Candidate, comp, svc, signal string) bool {
 	if c.Component == comp {
 		return true
 	}
-	if c.Series != nil {
-		for _, l := range c.Series.Labels {
+	series := []*ingest.Series{c.Series}
+	if g != nil && c.Node >= 0 && c.Node < len(g.Nodes) {
+		series = g.Nodes[c.Node].Series
+	}
+	for _, s := range series {
+		if s == nil {
+			continue
+		}
+		for _, l := range s.Labels {
 			if l.Value == comp {
 				return true
 			}
