@@ -491,7 +491,8 @@ func (g *Graph) deviceEdges(podsOn map[string][]ingest.Entity, add func(from, to
 	}
 	// A pod's resource use is part of its node's.
 	for _, n := range g.Nodes {
-		if n.Entity.Kind != ingest.KindPod || n.Entity.Node == "" || !n.Signal.Saturation() {
+		// (a service node with a Node is a merged single pod)
+		if (n.Entity.Kind != ingest.KindPod && n.Entity.Kind != ingest.KindService) || n.Entity.Node == "" || !n.Signal.Saturation() {
 			continue
 		}
 		node := ingest.Entity{Kind: ingest.KindNode, Name: n.Entity.Node}
