@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -25,10 +24,10 @@ import (
 // positioned errors and partial-input warnings. Inputs that are not
 // re-readable (stdin) always take the general reader.
 //
-// Strings are views into read buffers that are never written again once
-// filled (each refill allocates a fresh buffer), so a view stays valid for as
-// long as it is referenced; everything kept beyond a trace is copied by the
-// interner.
+// Strings are views into read buffers that are not written again while the
+// trace that viewed them is being read: a refill moves on to another buffer,
+// and buffers are recycled only after flushTrace, once nothing views them
+// (everything kept beyond a trace is copied by the interner).
 
 // strSpecial marks the bytes that end the plain run of a JSON string: the
 // quote, the escape, control characters and non-ASCII (checked for UTF-8).
@@ -54,6 +53,16 @@ type fastScanner struct {
 	// keep is the start (in buf) of bytes that must survive a refill, or -1.
 	keep     int
 	maxDepth int
+	// retired buffers may still be viewed by the current trace; recycle
+	// moves them to pool once the trace is flushed (nothing views them then).
+	retired, pool [][]byte
+}
+
+// recycle makes the buffers retired so far reusable. Call it only when no
+// view into them is live (between traces).
+func (s *fastScanner) recycle() {
+	s.pool = append(s.pool, s.retired...)
+	s.retired = s.retired[:0]
 }
 
 // fill reads more input. Bytes from keep (or pos) on are carried into a fresh
@@ -71,8 +80,17 @@ func (s *fastScanner) fill() bool {
 	if len(tail)*2 > size {
 		size = len(tail) * 2
 	}
-	nb := make([]byte, len(tail), size)
+	var nb []byte
+	if n := len(s.pool); n > 0 && size == fastBufSize {
+		nb = s.pool[n-1][:len(tail)]
+		s.pool = s.pool[:n-1]
+	} else {
+		nb = make([]byte, len(tail), size)
+	}
 	copy(nb, tail)
+	if cap(s.buf) == fastBufSize {
+		s.retired = append(s.retired, s.buf[:0])
+	}
 	for len(nb) < cap(nb) {
 		n, err := s.r.Read(nb[len(nb):cap(nb)])
 		nb = nb[:len(nb)+n]
@@ -540,6 +558,7 @@ func (r *jaegerReader) fastTrace(s *fastScanner) bool {
 		return false
 	}
 	r.flushTrace()
+	s.recycle()
 	return !r.limited
 }
 
@@ -574,7 +593,7 @@ func (r *jaegerReader) fastProcesses(s *fastScanner) bool {
 			r.tr.procCache[id] = pi
 			return true
 		}
-		sub := &fastScanner{r: bytes.NewReader(raw), keep: -1, maxDepth: s.maxDepth - 3}
+		sub := &fastScanner{buf: raw, eof: true, keep: -1, maxDepth: s.maxDepth - 3}
 		p, ok := fastProcess(sub)
 		if !ok || sub.ws() != 0 || sub.pos < len(sub.buf) {
 			return false

@@ -414,3 +414,38 @@ func (b *Bundle) Merge(o *Bundle) {
 func (b *Bundle) Warn(kind error, source string, count int, format string, args ...any) {
 	b.Warnings = append(b.Warnings, Warning{Kind: kind, Source: source, Count: count, Message: fmt.Sprintf(format, args...)})
 }
+
+// RelabelSources rewrites every source name in the bundle (inputs, spans,
+// series, events, alerts, dependencies, warnings) through f, e.g. to show a
+// temporary directory's files as "demo/<file>" so reports stay
+// deterministic. Derived sources are left alone.
+func (b *Bundle) RelabelSources(f func(string) string) {
+	g := func(s string) string {
+		if s == "" || s == DerivedSource {
+			return s
+		}
+		return f(s)
+	}
+	for i := range b.Inputs {
+		b.Inputs[i].Path = g(b.Inputs[i].Path)
+	}
+	for i := range b.Spans {
+		b.Spans[i].Source = g(b.Spans[i].Source)
+	}
+	for _, s := range b.Series {
+		s.Source = g(s.Source)
+	}
+	for i := range b.Events {
+		b.Events[i].Source = g(b.Events[i].Source)
+	}
+	for i := range b.Alerts {
+		b.Alerts[i].Source = g(b.Alerts[i].Source)
+	}
+	for i := range b.Deps {
+		b.Deps[i].Source = g(b.Deps[i].Source)
+	}
+	for i := range b.Warnings {
+		b.Warnings[i].Source = g(b.Warnings[i].Source)
+		b.Warnings[i].Message = strings.ReplaceAll(b.Warnings[i].Message, b.Warnings[i].Source, g(b.Warnings[i].Source))
+	}
+}

@@ -241,13 +241,15 @@ func failOnHit(c *scorecard.Card, failOn string) bool {
 	return false
 }
 
-// relabelInputs shows the demo's temporary paths as demo/<file>.
+// relabelInputs shows the demo's temporary paths as demo/<file>, so the
+// demo's report is the same on every run.
 func relabelInputs(b *ingest.Bundle, dir, prefix string) {
-	for i := range b.Inputs {
-		if rel, err := filepath.Rel(dir, b.Inputs[i].Path); err == nil {
-			b.Inputs[i].Path = filepath.ToSlash(filepath.Join(prefix, rel))
+	b.RelabelSources(func(s string) string {
+		if rel, err := filepath.Rel(dir, s); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(filepath.Join(prefix, rel))
 		}
-	}
+		return s
+	})
 }
 
 // writeFileAtomic writes data to a temp file beside path and renames it, so
