@@ -1,0 +1,32 @@
+// Package ingest reads what an on-call engineer has — traces, metrics, GPU
+// data, change events and the alert — and turns it into one aligned,
+// validated *Bundle that the analysis stages can trust.
+//
+// The walk through one run:
+//
+//  1. Read expands paths (directories recursed, hidden entries skipped,
+//     "-" = stdin) and hands each file to ReadFile.
+//  2. ReadFile gunzips transparently, sniffs the format from the first
+//     64 KiB (never the file name: Sniff), hashes the raw bytes (sha256 for
+//     the rerun manifest) and calls that format's decoder, which streams the
+//     input into a fresh Bundle. Malformed input is an *InputError with file
+//     and position; a valid prefix followed by garbage is kept with an
+//     ErrPartialInput warning; an unreadable file is skipped, reported as a
+//     skipped Input, and the rest is still read.
+//  3. Finalize sorts and cleans series and spans (duplicate IDs, orphans,
+//     clock skew and bad values become Warnings counted per kind), chooses
+//     one step and grid (Time is nanoseconds since the epoch everywhere),
+//     matches entities across sources (a trace service "ts-order-service"
+//     and a series {pod="ts-order-service-5d8f7c9b4-x2kq9"} are one
+//     workload: WorkloadOf, matchService), derives per-service, per-pod and
+//     per-call-edge RED series from spans (derive.go: caller- and callee-side
+//     latency of every edge and the gap between them, exclusive "self" time),
+//     and aligns every series onto the grid.
+//
+// Every metric series is classified into a SignalKind (ClassifySeries) and
+// attached to the most specific Entity it describes: a GPU, a call edge, a
+// pod, a node or a service. Unknown series are kept as SignalOther.
+//
+// Limits bound what hostile input can make the readers allocate; Validate
+// checks a bundle's invariants.
+package ingest
