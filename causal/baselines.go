@@ -24,7 +24,9 @@ func analyzeBaseline(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	}
 	var all []scored
 	for _, s := range b.Series {
-		if !s.Aligned || s.Entity.Kind == ingest.KindUnknown {
+		// Metrics only, as the published baselines use them: the span-derived
+		// series are this tool's own construction.
+		if !s.Aligned || s.Entity.Kind == ingest.KindUnknown || s.Source == ingest.DerivedSource {
 			continue
 		}
 		var bs []float64
@@ -51,8 +53,11 @@ func analyzeBaseline(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 			loc = ingest.Quantile(bs, 0.5)
 			scale = ingest.Quantile(bs, 0.75) - ingest.Quantile(bs, 0.25)
 		}
-		if scale <= 0 {
-			scale = 1e-6 * math.Max(1, math.Abs(loc))
+		// A (numerically) constant baseline gets scale 1, as scikit-learn's
+		// RobustScaler and StandardScaler do (_handle_zeros_in_scale: below
+		// 10 machine epsilons).
+		if !(scale >= 10*2.220446049250313e-16) {
+			scale = 1
 		}
 		best := math.Inf(-1)
 		for t := g.W0; t < g.W1; t++ {
