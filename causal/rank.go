@@ -3,8 +3,8 @@ package causal
 import (
 	"fmt"
 	"math"
+	"io"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -33,6 +33,10 @@ type Options struct {
 	Ridge     float64 // ridge penalty of the SCM fits (default 1)
 	// Abstain below this confidence of the top cause (default 0.35).
 	MinConfidence float64
+	// Explain, when non-nil, receives a table of every candidate's score
+	// terms (standardised deviation D, own noise U, total effect on the
+	// target, latency cap, explained share, attribution, dimensions, fit).
+	Explain io.Writer
 }
 
 func (o Options) withDefaults() Options {
@@ -191,10 +195,9 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		dimScore[k] = w.LatencySurge*dims[k].LatencySurge + w.ErrorPropagation*dims[k].ErrorPropagation +
 			w.ResourceSaturation*dims[k].ResourceSaturation + w.ConfigDrift*dims[k].ConfigDrift
 	}
+	// The score's mix of counterfactual terms, own severity and the seed's
+	// dimensions (documented in doc.go and the README; chosen on eval).
 	sw := [4]float64{0.35, 0.15, 0.2, 0.3}
-	if v := os.Getenv("PA_W"); v != "" {
-		fmt.Sscanf(v, "%f,%f,%f,%f", &sw[0], &sw[1], &sw[2], &sw[3])
-	}
 	evaluate := func(cells []int) []scoreParts {
 		out := make([]scoreParts, len(cand))
 		var dT float64
@@ -237,12 +240,14 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		return ps
 	}
 	base := evaluate(cells)
-	if os.Getenv("PIPELINE_ANALYZE_DEBUG") != "" {
+	if opt.Explain != nil && g.Target >= 0 {
 		dT, uT := m.meansOver(g.Target, cells)
-		fmt.Fprintf(os.Stderr, "target D=%.2f U=%.2f r2=%.2f\n", dT, uT, m.r2[g.Target])
-		for k, i := range cand {
+		fmt.Fprintf(opt.Explain, "target %s: D=%.2f U=%.2f R²=%.2f\n", g.Nodes[g.Target].ID, dT, uT, m.r2[g.Target])
+		fmt.Fprintf(opt.Explain, "%-64s %7s %7s %6s %5s %5s %5s %5s %5s %3s %6s\n", "candidate", "D", "U", "gain", "cap", "expl", "attr", "dims", "R²", "in", "score")
+		for _, k := range sortedByScore(base) {
+			i := cand[k]
 			d, u := m.meansOver(i, cells)
-			fmt.Fprintf(os.Stderr, "%-70s D=%6.2f U=%6.2f gain=%6.3f cap=%.2f e=%.2f a=%.2f dims=%.2f r2=%.2f in=%d score=%.3f\n",
+			fmt.Fprintf(opt.Explain, "%-64s %7.2f %7.2f %6.3f %5.2f %5.2f %5.2f %5.2f %5.2f %3d %6.3f\n",
 				g.Nodes[i].ID, d, u, gains[i], caps[k], base[k].explained, base[k].attribution, dimScore[k], m.r2[i], len(g.In(i)), base[k].score)
 		}
 	}
@@ -350,6 +355,16 @@ func nodeService(g *tcg.Graph, n *tcg.Node) string {
 		return n.Entity.Service
 	}
 	return best
+}
+
+// sortedByScore returns indices of ps by descending score (stable).
+func sortedByScore(ps []scoreParts) []int {
+	idx := make([]int, len(ps))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]].score > ps[idx[b]].score })
+	return idx
 }
 
 // stateFactor weighs a candidate by its state-machine verdict.

@@ -112,6 +112,9 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	if af.explain {
+		copt.Explain = stderr
+	}
 	if lf.listQueries {
 		return lf.list(stdout, stderr, af.step)
 	}

@@ -130,6 +130,7 @@ type analysisFlags struct {
 	minEdgeConf   float64
 	minConfidence float64
 	bootstrap     int
+	explain       bool
 }
 
 func (a *analysisFlags) register(fs *pflag.FlagSet) {
@@ -146,6 +147,7 @@ func (a *analysisFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&a.minEdgeConf, "edge-confidence", 0.75, "edge confidence needed for state-machine transitions")
 	fs.Float64Var(&a.minConfidence, "min-confidence", 0.35, "abstain ('no confident root cause') below this confidence")
 	fs.IntVar(&a.bootstrap, "bootstrap", 200, "bootstrap replicates for intervals and confidence")
+	fs.BoolVar(&a.explain, "explain", false, "print every candidate's score terms to stderr (why this ranking)")
 }
 
 // options turns the flags into each stage's options.
