@@ -81,6 +81,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var af analysisFlags
 	af.register(fs)
+	_ = fs.MarkHidden("explain") // per-candidate tables for 56 cases would drown the summary
 	methods := fs.String("methods", "tcg,baro,nsigma", "comma-separated methods to compare")
 	asJSON := fs.Bool("json", false, "print JSON (per case and summary) instead of tables")
 	quiet := fs.BoolP("quiet", "q", false, "no progress on stderr")
