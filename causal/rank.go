@@ -2,8 +2,8 @@ package causal
 
 import (
 	"fmt"
-	"math"
 	"io"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strings"
