@@ -192,7 +192,12 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 		cs.Signal += "/" + cand.Facet
 	}
 	iv := cand.Intervention
-	cs.Intervention = Intervention{Target: iv.Target, Observed: iv.Observed, Counterfactual: iv.Counterfactual, Unit: iv.Unit,
+	// The intervened node is the cause itself: do(cause := baseline).
+	intervened := cand.NodeID
+	if cand.Node >= 0 {
+		intervened = g.Nodes[cand.Node].ID
+	}
+	cs.Intervention = Intervention{Target: intervened, Observed: iv.Observed, Counterfactual: iv.Counterfactual, Unit: iv.Unit,
 		ExplainedShare: iv.ExplainedShare, Interval: iv.Interval}
 	if r.Method != "tcg" {
 		cs.Intervention = Intervention{Observed: math.NaN(), Counterfactual: math.NaN(), ExplainedShare: math.NaN(), Interval: [2]float64{math.NaN(), math.NaN()}}
@@ -214,9 +219,9 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 	}
 	n := g.Nodes[cand.Node]
 	s := n.Series[n.Rep]
-	cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: s.Name + s.Labels.String(), Baseline: n.Baseline,
+	cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: shortKey(s), Baseline: n.Baseline,
 		Incident: n.Incident, Unit: s.Unit, At: n.Onset,
-		Text: fmt.Sprintf("%s: %s → %s (%.1f robust σ) from %s", n.Label(), formatValue(n.Baseline, s.Unit), formatValue(n.Incident, s.Unit), n.Score, n.Onset)})
+		Text: fmt.Sprintf("%s deviates %.1f robust σ from its baseline", n.Label(), n.Score)})
 	if n.Tail != nil {
 		t := n.Tail
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSpans, Baseline: t.BaselineQ, Incident: t.WindowQ, Unit: "s",
@@ -242,9 +247,9 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 	})
 	for _, o := range others[:min(3, len(others))] {
 		os := o.Series[o.Rep]
-		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: os.Name + os.Labels.String(), Baseline: o.Baseline,
+		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: shortKey(os), Baseline: o.Baseline,
 			Incident: o.Incident, Unit: os.Unit, At: o.Onset,
-			Text: fmt.Sprintf("also %s: %s → %s (%.1f robust σ)", o.Label(), formatValue(o.Baseline, os.Unit), formatValue(o.Incident, os.Unit), o.Score)})
+			Text: fmt.Sprintf("also %s, %.1f robust σ", o.Label(), o.Score)})
 	}
 	for _, t := range n.Transitions {
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceTransition, At: t.At, Baseline: math.NaN(), Incident: math.NaN(),
@@ -267,6 +272,24 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 		cs.Path = append(cs.Path, step)
 	}
 	return cs
+}
+
+// identifying are the labels that name what a series measures; exporter
+// bookkeeping (instance, job, driver version, PCI bus ...) is left out of
+// the report's series names.
+var identifying = map[string]bool{"service": true, "pod": true, "UUID": true, "gpu": true, "node": true, "Hostname": true,
+	"caller": true, "callee": true, "source_workload": true, "destination_workload": true, "reporter": true, "stat": true,
+	"quantile": true, "direction": true, "container": true, "client": true, "server": true, "kernel": true}
+
+// shortKey renders a series as name{identifying labels}.
+func shortKey(s *ingest.Series) string {
+	var ls ingest.Labels
+	for _, l := range s.Labels {
+		if identifying[l.Name] {
+			ls = append(ls, l)
+		}
+	}
+	return s.Name + ls.String()
 }
 
 // slowTraces returns up to k trace IDs of the slowest entry spans of the
