@@ -29,10 +29,10 @@ const maxGridCells = 20_000
 // Finalize is idempotent only in the sense that it must be called once.
 func (b *Bundle) Finalize(opt Options) error {
 	b.cleanSeries()
-	parent := b.checkSpans()
+	b.Parent = b.checkSpans()
 	b.chooseStep(opt.Step)
 	b.matchEntities()
-	b.deriveTraceSeries(parent)
+	b.deriveTraceSeries(b.Parent)
 	b.alignSeries()
 	b.collectEntities()
 	return nil

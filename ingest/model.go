@@ -396,7 +396,10 @@ type Bundle struct {
 	Start, End Time          // the data's time range
 	Step       time.Duration // the common step of the aligned series
 	Grid       []Time        // the common time grid: Start-aligned multiples of Step
-	Entities   []Entity      // every entity, sorted by ID
+	// Parent[i] is the index in Spans of span i's parent, -1 for a root or
+	// an orphan (same length as Spans).
+	Parent   []int32
+	Entities []Entity // every entity, sorted by ID
 }
 
 // Merge appends everything of o to b (o's Inputs too).

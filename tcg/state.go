@@ -143,17 +143,10 @@ func (g *Graph) tailTests(b *ingest.Bundle, opt Options) {
 	}
 	type samples struct{ base, win []float64 }
 	svc := map[string]*samples{}
-	index := make(map[[3]uint64]int32, len(b.Spans))
 	for i := range b.Spans {
 		s := &b.Spans[i]
-		index[[3]uint64{s.TraceID.High, s.TraceID.Low, uint64(s.SpanID)}] = int32(i)
-	}
-	for i := range b.Spans {
-		s := &b.Spans[i]
-		if s.ParentID != 0 {
-			if p, ok := index[[3]uint64{s.TraceID.High, s.TraceID.Low, uint64(s.ParentID)}]; ok && b.Spans[p].Service == s.Service {
-				continue
-			}
+		if i < len(b.Parent) && b.Parent[i] >= 0 && b.Spans[b.Parent[i]].Service == s.Service {
+			continue // not an entry span of its service
 		}
 		x := svc[s.Service]
 		if x == nil {
