@@ -124,10 +124,12 @@ func (t *spanTable) insert(spans []Span, idx int32) {
 	t.slots[i] = idx + 1
 }
 
-// checkSpans sorts spans by (start, trace, span), drops duplicate IDs and
-// counts orphans and children outside their parents (clock skew). It returns
-// each span's parent index in b.Spans (-1 for roots and orphans), which
-// deriveTraceSeries reuses. O(n log n) for the sort, O(n) expected for the rest.
+// checkSpans sorts spans by (start, trace, span), drops duplicate IDs, sets
+// negative durations to 0, counts orphans, adjusts clock skew between hosts
+// (adjustClockSkew) and counts the children still outside their parents. It
+// returns each span's parent index in b.Spans (-1 for roots and orphans),
+// which deriveTraceSeries reuses. O(n log n) for the sort, O(n) expected for
+// the rest (plus O(k log k) to re-sort k skew-adjusted spans).
 func (b *Bundle) checkSpans() []int32 {
 	if len(b.Spans) == 0 {
 		return nil
@@ -180,16 +182,32 @@ func (b *Bundle) checkSpans() []int32 {
 			continue
 		}
 		parent[i] = pi
-		p := &b.Spans[pi]
-		if s.Start < p.Start-Time(tol) || s.End() > p.End()+Time(tol) {
+	}
+	// Clock skew: children on another host outside their parent are moved
+	// (with their subtrees) into it; this re-sorts b.Spans and remaps parent.
+	parent, rep := b.adjustClockSkew(parent, tol)
+	for i, pi := range parent {
+		if pi < 0 {
+			continue
+		}
+		s, p := &b.Spans[i], &b.Spans[pi]
+		if outside(s.Start, s.Duration, p.Start, p.Duration, tol) {
 			skewed++
 		}
 	}
 	if orphans > 0 {
 		b.Warn(ErrOrphanSpan, "traces", orphans, "%d of %d spans reference a parent that is not in the input (treated as roots)", orphans, len(b.Spans))
 	}
+	if rep.moved > 0 {
+		b.Warn(ErrClockSkew, "traces", rep.moved, "adjusted %d spans on %d hosts by up to %v: a child on another host lay outside its parent, so it and its subtree were moved into the parent, like Jaeger's clock-skew adjuster",
+			rep.moved, rep.hosts, rep.largest)
+	}
+	if rep.refused > 0 {
+		b.Warn(ErrClockSkew, "traces", rep.refused, "%d spans on another host than their parent would need a clock-skew shift of more than %v (up to %v); not adjusted",
+			rep.refused, maxSkewAdjust, rep.refusedD)
+	}
 	if skewed > 0 {
-		b.Warn(ErrClockSkew, "traces", skewed, "%d spans start before or end after their parent by more than %v (clock skew or async work)", skewed, tol)
+		b.Warn(ErrClockSkew, "traces", skewed, "%d spans start before or end after their parent by more than %v (async work, or skew that could not be adjusted)", skewed, tol)
 	}
 	if negative > 0 {
 		b.Warn(ErrBadValue, "traces", negative, "%d spans have a negative duration (set to 0)", negative)

@@ -64,7 +64,7 @@ func Build(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt BuildOptions) *
 	}
 	c.Inventory = inventory(b, g)
 	c.Manifest.Version = opt.Version
-	c.Manifest.Args = append([]string{}, opt.Args...)
+	c.Manifest.Args = append([]string{"pipeline-analyze"}, opt.Args...)
 	c.Manifest.Seed = r.Seed
 	if r.Method == "tcg" {
 		c.Sampling = fmt.Sprintf("confidence and intervals from %d bootstrap resamples of the window's %v steps (seed %d)", r.Bootstrap, g.Step, r.Seed)
@@ -175,10 +175,12 @@ func severity(cand causal.Candidate, method string) string {
 	if method != "tcg" {
 		return SeverityInfo
 	}
+	// critical: a confident, well-supported cause; warning: a real
+	// contender (a fair score or some bootstrap support); info: the rest.
 	switch {
 	case cand.Score >= 0.45 && cand.Confidence >= 0.5:
 		return SeverityCritical
-	case cand.Score >= 0.2:
+	case cand.Score >= 0.35 || cand.Confidence >= 0.2:
 		return SeverityWarning
 	}
 	return SeverityInfo
@@ -355,7 +357,7 @@ func heatmap(g *tcg.Graph, cand causal.Candidate, rank int, slice time.Duration)
 	}
 	h := Heatmap{CauseRank: rank, Start: start, Slice: slice, Alert: inc.At}
 	first := g.Nodes[cand.Path[0]]
-	h.Title = fmt.Sprintf("#%d %s", rank, nodeWords(first))
+	h.Title = nodeWords(first) // renderers prefix the cause's rank
 	h.Onset = first.Onset
 	maxZ := 6.0
 	for depth, ni := range cand.Path {

@@ -395,8 +395,8 @@ func TestRunDeterministic(t *testing.T) {
 	if a.code != want || b.code != want {
 		t.Errorf("--fail-on warning: exits %d, %d; card severities %v want %d", a.code, b.code, severities(c), want)
 	}
-	if got := strings.Join(c.Manifest.Args, " "); got != strings.Join(args, " ") {
-		t.Errorf("manifest args %q, want %q", got, strings.Join(args, " "))
+	if got, want := strings.Join(c.Manifest.Args, " "), "pipeline-analyze "+strings.Join(args, " "); got != want {
+		t.Errorf("manifest args %q, want %q", got, want)
 	}
 }
 

@@ -1,0 +1,210 @@
+package ingest
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// maxSkewAdjust bounds one clock-skew correction: a child on another host
+// that would have to move further than this to fit its parent is left where
+// it is (and counted), because a shift of hours is more likely a broken
+// timestamp or a long-lived async consumer than a drifting clock. Jaeger's
+// adjuster has the same guard (its maxDelta).
+const maxSkewAdjust = time.Hour
+
+// sameClock reports whether two spans were timed by the same clock: the same
+// node when both name one, else the same pod when both name one, else the
+// same service. Spans on the same clock are never adjusted against each
+// other: a child outside a same-host parent is async work, not skew.
+func sameClock(a, b *Span) bool {
+	if a.Node != "" && b.Node != "" {
+		return a.Node == b.Node
+	}
+	if a.Pod != "" && b.Pod != "" {
+		return a.Pod == b.Pod
+	}
+	return a.Service == b.Service
+}
+
+// clockKey names a span's clock for the "on M hosts" count of the warning.
+func clockKey(s *Span) string {
+	switch {
+	case s.Node != "":
+		return "node\x00" + s.Node
+	case s.Pod != "":
+		return "pod\x00" + s.Pod
+	}
+	return "service\x00" + s.Service
+}
+
+// addSat returns t+d, saturating instead of wrapping around on overflow
+// (hostile input may carry start times and durations near the int64 limits).
+func addSat(t Time, d int64) Time {
+	switch {
+	case d > 0 && int64(t) > math.MaxInt64-d:
+		return math.MaxInt64
+	case d < 0 && int64(t) < math.MinInt64-d:
+		return math.MinInt64
+	}
+	return t + Time(d)
+}
+
+// spanEnd is s.End() without overflow.
+func spanEnd(s *Span) Time { return addSat(s.Start, int64(s.Duration)) }
+
+// outside reports whether a child [cs, cs+cd) lies outside its parent
+// [ps, ps+pd) by more than tol at either end.
+func outside(cs Time, cd time.Duration, ps Time, pd time.Duration, tol time.Duration) bool {
+	return cs < addSat(ps, -int64(tol)) || addSat(cs, int64(cd)) > addSat(addSat(ps, int64(pd)), int64(tol))
+}
+
+// skewShift is Jaeger's calculateSkew: the shift that moves a child starting
+// at cs (lasting cd) into a parent at ps (lasting pd). A child that fits is
+// centred in the parent, ps + (pd-cd)/2 - cs, splitting the unknown network
+// latency evenly between request and response; a child longer than its
+// parent cannot fit, so its start is aligned with the parent's when it starts
+// before it, and it is left alone otherwise.
+func skewShift(cs Time, cd time.Duration, ps Time, pd time.Duration) int64 {
+	if cd > pd {
+		if cs < ps {
+			return int64(ps) - int64(cs)
+		}
+		return 0
+	}
+	return int64(addSat(ps, int64((pd-cd)/2))) - int64(cs)
+}
+
+// skewReport summarises what adjustClockSkew did.
+type skewReport struct {
+	moved    int           // spans shifted (children on another host and their subtrees)
+	hosts    int           // distinct clocks (node, else pod, else service) among them
+	largest  time.Duration // largest |shift|
+	refused  int           // corrections larger than maxSkewAdjust, not applied
+	refusedD time.Duration // the largest refused correction
+}
+
+// adjustClockSkew is Jaeger's clock-skew adjuster over b.Spans, which must be
+// sorted by spanLess, with parent[i] the index of span i's parent (-1 for a
+// root). Walking each trace from its roots, a span inherits its parent's
+// shift (so a subtree moves as a whole); a span on a different clock than its
+// parent (see sameClock) that still lies outside the (shifted) parent by more
+// than tol gets its own shift (skewShift), which its subtree then inherits.
+// Roots and spans on their parent's clock never get a shift of their own.
+// Spans in parent cycles (unreachable from a root) are left alone.
+//
+// When something moved, the spans are re-sorted and the returned parent
+// indexes refer to the new order; otherwise parent is returned unchanged.
+// O(n) for the walk plus O(k log k + n) for the re-sort of the k moved spans.
+func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, skewReport) {
+	var rep skewReport
+	n := len(b.Spans)
+	if n == 0 {
+		return parent, rep
+	}
+	// Children in CSR form: kids[first[p]:first[p+1]] are p's children.
+	first := make([]int32, n+1)
+	for _, p := range parent {
+		if p >= 0 {
+			first[p+1]++
+		}
+	}
+	for i := 1; i <= n; i++ {
+		first[i] += first[i-1]
+	}
+	kids := make([]int32, first[n])
+	fill := slices.Clone(first[:n])
+	for i, p := range parent {
+		if p >= 0 {
+			kids[fill[p]] = int32(i)
+			fill[p]++
+		}
+	}
+
+	shift := make([]int64, n)
+	stack := make([]int32, 0, 64)
+	for i, p := range parent {
+		if p < 0 {
+			stack = append(stack, int32(i))
+		}
+	}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		ps := &b.Spans[v]
+		pStart := addSat(ps.Start, shift[v])
+		for _, c := range kids[first[v]:first[v+1]] {
+			cs := &b.Spans[c]
+			shift[c] = shift[v]
+			if !sameClock(cs, ps) && outside(addSat(cs.Start, shift[v]), cs.Duration, pStart, ps.Duration, tol) {
+				d := skewShift(cs.Start, cs.Duration, pStart, ps.Duration)
+				if own := time.Duration(d - shift[v]).Abs(); own > maxSkewAdjust {
+					rep.refused++
+					rep.refusedD = max(rep.refusedD, own)
+				} else {
+					shift[c] = d
+				}
+			}
+			stack = append(stack, c)
+		}
+	}
+
+	var moved, kept []int32
+	hosts := map[string]bool{}
+	for i, d := range shift {
+		if d == 0 {
+			kept = append(kept, int32(i))
+			continue
+		}
+		s := &b.Spans[i]
+		s.Start = addSat(s.Start, d)
+		moved = append(moved, int32(i))
+		hosts[clockKey(s)] = true
+		rep.largest = max(rep.largest, time.Duration(d).Abs())
+	}
+	rep.moved, rep.hosts = len(moved), len(hosts)
+	if len(moved) == 0 {
+		return parent, rep
+	}
+
+	// Re-sort: the unmoved spans are still in order; sort the moved ones and
+	// merge. order[pos] is the old index of the span now at pos.
+	slices.SortFunc(moved, func(x, y int32) int { return spanCompare(&b.Spans[x], &b.Spans[y]) })
+	order := make([]int32, 0, n)
+	i, j := 0, 0
+	for i < len(kept) || j < len(moved) {
+		if j == len(moved) || (i < len(kept) && spanCompare(&b.Spans[kept[i]], &b.Spans[moved[j]]) <= 0) {
+			order = append(order, kept[i])
+			i++
+		} else {
+			order = append(order, moved[j])
+			j++
+		}
+	}
+	newIdx := make([]int32, n)
+	for pos, old := range order {
+		newIdx[old] = int32(pos)
+	}
+	spans := make([]Span, n)
+	np := make([]int32, n)
+	for pos, old := range order {
+		spans[pos] = b.Spans[old]
+		np[pos] = -1
+		if p := parent[old]; p >= 0 {
+			np[pos] = newIdx[p]
+		}
+	}
+	b.Spans = spans
+	return np, rep
+}
+
+// spanCompare orders spans by (start, trace, span): the order of spanLess.
+func spanCompare(x, y *Span) int {
+	switch {
+	case spanLess(x, y):
+		return -1
+	case spanLess(y, x):
+		return 1
+	}
+	return 0
+}
