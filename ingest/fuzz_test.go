@@ -64,6 +64,7 @@ func fuzzCheck(t *testing.T, b *Bundle, err error) {
 	if err := b.Validate(); err != nil {
 		t.Fatalf("Validate after Finalize:\n%v", err)
 	}
+	checkParents(t, b)
 }
 
 // fuzzDecoder is the body of the per-format targets.

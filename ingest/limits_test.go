@@ -250,7 +250,12 @@ func TestDirtyData(t *testing.T) {
 			}},
 		{"negative duration", map[string]string{"t.json": jaegerTrace(jaegerSpan("1", "", "p1", t0, 100), jaegerSpan("2", "1", "p2", t0+10, -50))}, ErrBadValue, nil},
 		{"absurd duration", map[string]string{"t.json": jaegerTrace(jaegerSpan("1", "", "p1", t0, 100), jaegerSpan("2", "1", "p2", t0+10, 1<<50))}, nil, nil},
-		{"child outside parent (skew)", map[string]string{"t.json": jaegerTrace(jaegerSpan("1", "", "p1", t0, 100), jaegerSpan("2", "1", "p2", t0-5000, 50))}, ErrClockSkew, nil},
+		{"child outside parent (skew)", map[string]string{"t.json": jaegerTrace(jaegerSpan("1", "", "p1", t0, 100), jaegerSpan("2", "1", "p2", t0-5000, 50))}, ErrClockSkew,
+			func(t *testing.T, b *Bundle) { // another host: centred in the parent
+				if len(b.Spans) != 2 || b.Spans[1].Start != b.Spans[0].Start+Time(25*time.Microsecond) {
+					t.Errorf("child not moved into its parent: %+v", b.Spans)
+				}
+			}},
 		{"counter reset", map[string]string{"m.json": prom(`[1700000000,"100"],[1700000015,"200"],[1700000030,"5"],[1700000045,"90"]`)}, nil,
 			func(t *testing.T, b *Bundle) {
 				if len(b.Series) != 1 || b.Series[0].V[2] != 5 {

@@ -146,7 +146,7 @@ func TestLiveFakeServers(t *testing.T) {
 		Manifest struct{ Args []string }
 	}
 	if err := json.Unmarshal(q.Bytes(), &js); err != nil || strings.Contains(strings.Join(js.Manifest.Args, " "), "-url") ||
-		len(js.Manifest.Args) != 8 || !strings.Contains(js.Manifest.Args[7], "pipeline-analyze-live-") {
+		len(js.Manifest.Args) != 9 || js.Manifest.Args[0] != "pipeline-analyze" || !strings.Contains(js.Manifest.Args[8], "pipeline-analyze-live-") {
 		t.Errorf("json manifest args: %v %q", err, js.Manifest.Args)
 	}
 }
