@@ -234,6 +234,9 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSpans, TraceIDs: ids, Baseline: math.NaN(), Incident: math.NaN(),
 			Text: fmt.Sprintf("slowest traces through %s in the window", n.Entity.Service)})
 	}
+	if n.Entity.Kind == ingest.KindGPU {
+		cs.Evidence = append(cs.Evidence, kernelEvidence(b, n.Entity.Name, g.Incident, 5)...)
+	}
 	// Other anomalous signals of the same component, strongest first.
 	var others []*tcg.Node
 	for _, o := range g.Nodes {
