@@ -17,6 +17,7 @@ var (
 	ErrSkippedInput  = errors.New("skipped input")
 	ErrSourceWarning = errors.New("source warning") // a warning the producing tool itself attached
 	ErrLimit         = errors.New("limit exceeded")
+	ErrCounterReset  = errors.New("counter reset") // a raw _total/_count counter dropped
 )
 
 // Warning is a data-quality problem found while reading; it never stops the analysis.

@@ -19,6 +19,7 @@ const maxGridCells = 20_000
 
 // Finalize turns the merged readers' output into one aligned bundle:
 //  1. series: points sorted, duplicate timestamps dropped, ±Inf → NaN;
+//     raw counters that drop warned as counter resets;
 //  2. spans: sorted; duplicate IDs, orphans and clock skew counted as warnings;
 //  3. the common step (median metric step unless opt.Step) and time grid;
 //  4. entities matched across sources (pod → workload, unmatched warned);
@@ -29,6 +30,7 @@ const maxGridCells = 20_000
 // Finalize is idempotent only in the sense that it must be called once.
 func (b *Bundle) Finalize(opt Options) error {
 	b.cleanSeries()
+	b.checkCounterResets()
 	b.Parent = b.checkSpans()
 	b.chooseStep(opt.Step)
 	b.matchEntities()

@@ -256,7 +256,7 @@ func TestDirtyData(t *testing.T) {
 					t.Errorf("child not moved into its parent: %+v", b.Spans)
 				}
 			}},
-		{"counter reset", map[string]string{"m.json": prom(`[1700000000,"100"],[1700000015,"200"],[1700000030,"5"],[1700000045,"90"]`)}, nil,
+		{"counter reset", map[string]string{"m.json": prom(`[1700000000,"100"],[1700000015,"200"],[1700000030,"5"],[1700000045,"90"]`)}, ErrCounterReset,
 			func(t *testing.T, b *Bundle) {
 				if len(b.Series) != 1 || b.Series[0].V[2] != 5 {
 					t.Errorf("series %+v", b.Series)

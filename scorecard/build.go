@@ -400,7 +400,7 @@ func heatmap(g *tcg.Graph, cand causal.Candidate, rank int, slice time.Duration)
 
 func warnKind(w ingest.Warning) string {
 	for _, k := range []error{ingest.ErrClockSkew, ingest.ErrGap, ingest.ErrOrphanSpan, ingest.ErrDuplicateID, ingest.ErrBadValue,
-		ingest.ErrUnmatched, ingest.ErrPartialInput, ingest.ErrSkippedInput, ingest.ErrSourceWarning, ingest.ErrLimit} {
+		ingest.ErrUnmatched, ingest.ErrPartialInput, ingest.ErrSkippedInput, ingest.ErrSourceWarning, ingest.ErrLimit, ingest.ErrCounterReset} {
 		if errors.Is(w, k) {
 			return strings.ReplaceAll(k.Error(), " ", "_")
 		}

@@ -1,6 +1,7 @@
 package scorecard
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func TestKernelEvidence(t *testing.T) {
 	if len(ev) != 2 {
 		t.Fatalf("%d items, want 2 (other GPUs and aligned series excluded): %+v", len(ev), ev)
 	}
-	if !strings.Contains(ev[0].Text, "flash_attn") || ev[0].Incident != 6e-3 || ev[0].Baseline != 2e-3 || ev[0].Kind != EvidenceKernel {
+	if !strings.Contains(ev[0].Text, "flash_attn") || math.Abs(ev[0].Incident-6e-3) > 1e-12 || math.Abs(ev[0].Baseline-2e-3) > 1e-12 || ev[0].Kind != EvidenceKernel {
 		t.Errorf("largest change first: %+v", ev[0])
 	}
 	if !strings.Contains(ev[0].Text, "×3.00") {
