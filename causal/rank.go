@@ -468,7 +468,10 @@ func sortedNames[V any](m map[string]V) []string {
 	return ks
 }
 
-// meansOver is windowMeans over an explicit list of cells (bootstrap).
+// meansOver returns, for node i over the given cells (the window, or a
+// bootstrap resample of it): the mean standardised deviation D and the mean
+// residual U — the part of D the node's parents do not explain (abduction of
+// its noise term).
 func (m *scm) meansOver(i int, cells []int) (d, u float64) {
 	n := 0
 	in := m.g.In(i)

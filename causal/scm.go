@@ -180,36 +180,6 @@ func clampZ(z float64) float64 {
 	return z
 }
 
-// windowMeans returns, for node i over cells [w0, w1): the mean
-// standardised deviation D and the mean residual U (the part of D the
-// node's parents do not explain: abduction of its noise term).
-func (m *scm) windowMeans(i, w0, w1 int) (d, u float64) {
-	n := 0
-	in := m.g.In(i)
-	for t := w0; t < w1; t++ {
-		y := m.z[i][t]
-		if math.IsNaN(y) {
-			continue
-		}
-		y = clampZ(y)
-		p := 0.0
-		for j, ei := range in {
-			v := m.parentValue(ei, t)
-			if math.IsNaN(v) {
-				v = 0
-			}
-			p += m.beta[i][j] * clampZ(v)
-		}
-		d += y
-		u += y - p
-		n++
-	}
-	if n == 0 {
-		return 0, 0
-	}
-	return d / float64(n), u / float64(n)
-}
-
 // gainsTo returns, for every node, the total effect of a unit change of
 // that node on node to: the sum over directed walks of at most maxDepth
 // edges of the product of their coefficients (the "prediction" step of a
