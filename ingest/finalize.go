@@ -34,6 +34,7 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.Parent = b.checkSpans()
 	b.chooseStep(opt.Step)
 	b.matchEntities()
+	b.matchGPUs()
 	b.deriveTraceSeries(b.Parent)
 	b.alignSeries()
 	b.collectEntities()
