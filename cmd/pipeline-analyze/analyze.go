@@ -150,6 +150,9 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if demo != "" {
 		relabelInputs(b, paths[0], "demo")
 	}
+	if lr.tempDir != "" {
+		relabelInputs(b, lr.tempDir, "live")
+	}
 	b.Warnings = append(b.Warnings, lr.warnings...)
 	an, err := analyzeBundle(b, spec, at, topt, copt)
 	if err != nil {
@@ -244,8 +247,9 @@ func failOnHit(c *scorecard.Card, failOn string) bool {
 	return false
 }
 
-// relabelInputs shows the demo's temporary paths as demo/<file>, so the
-// demo's report is the same on every run.
+// relabelInputs shows a temporary directory's paths (the demo's, or a live
+// fetch's without --save-bundle) as prefix/<file>, so reports do not carry
+// random paths and the demo's report is the same on every run.
 func relabelInputs(b *ingest.Bundle, dir, prefix string) {
 	b.RelabelSources(func(s string) string {
 		if rel, err := filepath.Rel(dir, s); err == nil && !strings.HasPrefix(rel, "..") {

@@ -97,6 +97,7 @@ type liveRun struct {
 	warnings []ingest.Warning // the fetch's notes, for the bundle
 	sampling string           // how the traces were sampled, for the scorecard
 	cleanup  func()
+	tempDir  string // the fetched bundle's temporary directory (no --save-bundle), shown as live/<file>
 }
 
 // prepare fetches the live sources into a bundle directory, or, without
@@ -172,6 +173,7 @@ func (l *liveFlags) prepare(ctx context.Context, args, paths []string, af *analy
 			return nil, fmt.Errorf("live: %w", err)
 		}
 		lr.cleanup = func() { os.RemoveAll(dir) }
+		lr.tempDir = dir
 	}
 	t0 := time.Now()
 	progress("live: fetching %s..%s (window %s..%s)", opt.Start.Format(time.RFC3339), opt.End.Format(time.RFC3339),
