@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -27,15 +28,20 @@ func sameClock(a, b *Span) bool {
 	return a.Service == b.Service
 }
 
-// clockKey names a span's clock for the "on M hosts" count of the warning.
-func clockKey(s *Span) string {
+// clock names a span's clock for the "on M hosts" count of the warning.
+type clock struct {
+	kind uint8 // 0 node, 1 pod, 2 service
+	name string
+}
+
+func clockOf(s *Span) clock {
 	switch {
 	case s.Node != "":
-		return "node\x00" + s.Node
+		return clock{0, s.Node}
 	case s.Pod != "":
-		return "pod\x00" + s.Pod
+		return clock{1, s.Pod}
 	}
-	return "service\x00" + s.Service
+	return clock{2, s.Service}
 }
 
 // addSat returns t+d, saturating instead of wrapping around on overflow
@@ -150,7 +156,7 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 	}
 
 	var moved, kept []int32
-	hosts := map[string]bool{}
+	hosts := map[clock]bool{}
 	for i, d := range shift {
 		if d == 0 {
 			kept = append(kept, int32(i))
@@ -159,7 +165,7 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 		s := &b.Spans[i]
 		s.Start = addSat(s.Start, d)
 		moved = append(moved, int32(i))
-		hosts[clockKey(s)] = true
+		hosts[clockOf(s)] = true
 		rep.largest = max(rep.largest, time.Duration(d).Abs())
 	}
 	rep.moved, rep.hosts = len(moved), len(hosts)
@@ -198,13 +204,16 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 	return np, rep
 }
 
-// spanCompare orders spans by (start, trace, span): the order of spanLess.
+// spanCompare orders spans by (start, trace, span), like spanLess.
 func spanCompare(x, y *Span) int {
-	switch {
-	case spanLess(x, y):
-		return -1
-	case spanLess(y, x):
-		return 1
+	if c := cmp.Compare(x.Start, y.Start); c != 0 {
+		return c
 	}
-	return 0
+	if c := cmp.Compare(x.TraceID.High, y.TraceID.High); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.TraceID.Low, y.TraceID.Low); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.SpanID, y.SpanID)
 }

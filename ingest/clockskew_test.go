@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -216,5 +217,33 @@ func TestClockSkewSortAndParents(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no warning %q in %v", want, b.Warnings)
+	}
+}
+
+// BenchmarkCheckSpansClockSkew: checkSpans over 300k spans (100k traces of
+// three spans on two hosts), with and without skew to adjust.
+func BenchmarkCheckSpansClockSkew(b *testing.B) {
+	const t0 = Time(1_700_000_000_000_000_000)
+	for _, skewed := range []bool{false, true} {
+		var spans []Span
+		for tr := uint64(1); tr <= 100_000; tr++ {
+			start := t0 + Time(tr)*Time(time.Millisecond)
+			skew := Time(0)
+			if skewed {
+				skew = Time(int64(tr%7)-3) * Time(time.Second)
+			}
+			spans = append(spans,
+				Span{TraceID: TraceID{Low: tr}, SpanID: 1, Service: "front", Node: "h1", Start: start, Duration: 100 * time.Millisecond},
+				Span{TraceID: TraceID{Low: tr}, SpanID: 2, ParentID: 1, Service: "back", Node: "h2", Start: start + skew + Time(10*time.Millisecond), Duration: 50 * time.Millisecond},
+				Span{TraceID: TraceID{Low: tr}, SpanID: 3, ParentID: 2, Service: "back", Node: "h2", Start: start + skew + Time(20*time.Millisecond), Duration: 10 * time.Millisecond},
+			)
+		}
+		b.Run(map[bool]string{false: "clean", true: "skewed"}[skewed], func(b *testing.B) {
+			bd := &Bundle{}
+			for b.Loop() {
+				bd.Spans, bd.Warnings = slices.Clone(spans), nil
+				bd.checkSpans()
+			}
+		})
 	}
 }

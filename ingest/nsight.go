@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,6 +147,22 @@ func union(iv [][2]int64) [][2]int64 {
 // <p>_kernel_mean_duration_seconds and <p>_kernel_launches with label kernel,
 // with points only in the buckets where that kernel started.
 func (tl *gpuTimeline) derive(b *Bundle, source string) {
+	// Intervals whose Unix time (t+Base) is negative or overflows, or that
+	// end before they start, would overflow the bucket arithmetic below
+	// (found by FuzzNsightSQLite): drop and count them.
+	absOK := func(t int64) bool { // 0 <= t+Base <= MaxInt64, without overflow
+		if tl.Base >= 0 {
+			return t >= -tl.Base && t <= math.MaxInt64-tl.Base
+		}
+		return tl.Base != math.MinInt64 && t >= -tl.Base
+	}
+	okTime := func(s, e int64) bool { return e >= s && absOK(s) && absOK(e) }
+	bad := len(tl.Acts) + len(tl.Stalls)
+	tl.Acts = slices.DeleteFunc(tl.Acts, func(a gpuInterval) bool { return !okTime(a.Start, a.End) })
+	tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h hostInterval) bool { return !okTime(h.Start, h.End) })
+	if bad -= len(tl.Acts) + len(tl.Stalls); bad > 0 {
+		b.Warn(ErrBadValue, source, bad, "%d GPU activities have a time before 1970, beyond 2262 or an end before their start (dropped)", bad)
+	}
 	if len(tl.Acts) == 0 {
 		return
 	}
