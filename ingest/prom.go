@@ -25,12 +25,12 @@ type promPoint struct {
 func (p *promPoint) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
-		return fmt.Errorf("sample is not a [timestamp, value] pair: %.40s", b)
+		return fmt.Errorf("sample is not a [timestamp, value] pair: %.40q", b)
 	}
 	inner := b[1 : len(b)-1]
 	i := bytes.IndexByte(inner, ',')
 	if i < 0 {
-		return fmt.Errorf("sample is not a [timestamp, value] pair: %.40s", b)
+		return fmt.Errorf("sample is not a [timestamp, value] pair: %.40q", b)
 	}
 	ts := bytes.Trim(bytes.TrimSpace(inner[:i]), `"`)
 	t, err := strconv.ParseFloat(string(ts), 64)
@@ -42,13 +42,13 @@ func (p *promPoint) UnmarshalJSON(b []byte) error {
 		// Rare: escaped or unquoted value; let encoding/json decide.
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return fmt.Errorf("bad sample value %.40s: %w", raw, err)
+			return fmt.Errorf("bad sample value %.40q: %w", raw, err)
 		}
 		p.T, p.V = t, fmt.Sprint(v)
 		return nil
 	}
 	if raw[len(raw)-1] != '"' {
-		return fmt.Errorf("bad sample value %.40s", raw)
+		return fmt.Errorf("bad sample value %.40q", raw)
 	}
 	p.T, p.V = t, string(raw[1:len(raw)-1])
 	return nil
