@@ -263,7 +263,7 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 		if len(res.Candidates) > 0 {
 			c := res.Candidates[0]
 			r.Top = c.Component
-			r.CompHit = componentMatches(c, g, lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal)
+			r.CompHit = componentMatches(c, g, namesEntity(b, lb.RootCause.Component), lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal)
 		}
 		r.Services = first(r.Services, 5)
 		r.Confident = res.Confident
@@ -277,20 +277,20 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 // the same entity name, a series label equal to it (pod, GPU UUID), or, for
 // an edge, a label naming the edge's callee pod. A label whose component is
 // the whole workload (comp == service) is hit by any candidate of that
-// service; one whose component is no entity (e.g. "load") by a candidate of
-// that service and signal.
+// service; one whose component names no entity of the bundle (e.g. the
+// system's load) by a candidate of that service and signal.
 //
 // A device cause (a GPU or node) also counts for a pod-level label when the
 // device serves that pod (an exporter's pod label on any of its series):
 // naming the replica's GPU points at the right replica.
-func componentMatches(c causal.Candidate, g *tcg.Graph, comp, svc, signal string) bool {
+func componentMatches(c causal.Candidate, g *tcg.Graph, isEntity bool, comp, svc, signal string) bool {
 	if comp == "" {
 		return false
 	}
 	if comp == svc {
 		return c.Service == svc
 	}
-	if comp == "load" && signal != "" {
+	if !isEntity && signal != "" {
 		return c.Service == svc && c.Signal.String() == signal
 	}
 	if c.Component == comp {
@@ -393,4 +393,22 @@ func printEval(w io.Writer, rs []caseResult, sum []evalSummary, methods []string
 	}
 	fmt.Fprintf(w, "cases: %d, failures: %d (counted as misses), median time per case: %.2fs\n",
 		len(times), failures, ingest.Quantile(times, 0.5))
+}
+
+// namesEntity reports whether name is an entity, or a label value of a
+// series, in the bundle (a pod, GPU UUID, node, service or edge).
+func namesEntity(b *ingest.Bundle, name string) bool {
+	for _, e := range b.Entities {
+		if e.Name == name || e.GPU == name {
+			return true
+		}
+	}
+	for _, s := range b.Series {
+		for _, l := range s.Labels {
+			if l.Value == name {
+				return true
+			}
+		}
+	}
+	return false
 }
