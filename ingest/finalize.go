@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -75,6 +74,76 @@ func (b *Bundle) cleanSeries() {
 	sort.SliceStable(b.Series, func(i, j int) bool { return b.Series[i].Key() < b.Series[j].Key() })
 }
 
+// sortSpansStable sorts spans by spanCompare, keeping the input order of
+// equal spans (so the first of duplicate IDs stays first). Already sorted
+// input (the common case after Read merged its per-file runs) costs one pass.
+func sortSpansStable(spans []Span) {
+	if !spansSorted(spans) {
+		slices.SortStableFunc(spans, func(x, y Span) int { return spanCompare(&x, &y) })
+	}
+}
+
+// spansSorted reports whether spans are already in spanCompare order.
+func spansSorted(spans []Span) bool {
+	for i := 1; i < len(spans); i++ {
+		if spanCompare(&spans[i-1], &spans[i]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeSpanRuns appends to dst the spans of runs, each already in
+// spanCompare order, merged into one ordered sequence. Equal spans keep the
+// order of their runs, so the result is what a stable sort of the runs'
+// concatenation gives; the runs are merged through a binary heap of their
+// heads.
+func mergeSpanRuns(dst []Span, runs [][]Span) []Span {
+	heads := make([]int, 0, len(runs)) // run indexes, a min-heap by head span
+	for r, run := range runs {
+		if len(run) > 0 {
+			heads = append(heads, r)
+		}
+	}
+	less := func(a, b int) bool {
+		if c := spanCompare(&runs[heads[a]][0], &runs[heads[b]][0]); c != 0 {
+			return c < 0
+		}
+		return heads[a] < heads[b]
+	}
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(heads) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(heads) && less(r, l) {
+				m = r
+			}
+			if !less(m, i) {
+				return
+			}
+			heads[i], heads[m] = heads[m], heads[i]
+			i = m
+		}
+	}
+	for i := len(heads)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for len(heads) > 0 {
+		r := heads[0]
+		dst = append(dst, runs[r][0])
+		runs[r] = runs[r][1:]
+		if len(runs[r]) == 0 {
+			heads[0] = heads[len(heads)-1]
+			heads = heads[:len(heads)-1]
+		}
+		down(0)
+	}
+	return dst
+}
+
 // spanKey identifies a span within the bundle.
 type spanKey struct {
 	trace TraceID
@@ -137,20 +206,7 @@ func (b *Bundle) checkSpans() []int32 {
 	if len(b.Spans) == 0 {
 		return nil
 	}
-	// slices.SortStableFunc: same order as sort.SliceStable (stable, so the
-	// first of duplicate IDs is kept), without reflection-based swaps.
-	slices.SortStableFunc(b.Spans, func(x, y Span) int {
-		if c := cmp.Compare(x.Start, y.Start); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.TraceID.High, y.TraceID.High); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.TraceID.Low, y.TraceID.Low); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.SpanID, y.SpanID)
-	})
+	sortSpansStable(b.Spans)
 	index := newSpanTable(len(b.Spans))
 	w, dups := 0, 0
 	for i := range b.Spans {

@@ -122,8 +122,16 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 			spans += len(p.Spans)
 		}
 	}
+	// Workers sorted each file's spans; when no span limit cuts them, merge
+	// those runs here (what Finalize's stable sort would give, without
+	// sorting again). Over the limit, the spans are concatenated in file
+	// order so the limit drops the last files' spans, as it always has.
+	var runs [][]Span
 	if spans > 0 {
 		b.Spans = make([]Span, 0, spans)
+		if spans <= lim.MaxSpans {
+			runs = make([][]Span, 0, len(files))
+		}
 	}
 	for i, f := range files {
 		part, err := parts[i], errs[i]
@@ -144,7 +152,14 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		if !part.Inputs[0].Skipped {
 			read++
 		}
+		if runs != nil {
+			runs = append(runs, part.Spans)
+			part.Spans = nil
+		}
 		b.Merge(part)
+	}
+	if runs != nil {
+		b.Spans = mergeSpanRuns(b.Spans, runs)
 	}
 	if read == 0 {
 		if firstErr != nil {
@@ -190,6 +205,9 @@ func readAll(files []string, stdin io.Reader, lim Limits) []chan readResult {
 		go func() {
 			for i := range next {
 				part, err := ReadFile(files[i], stdin, lim)
+				if err == nil {
+					sortSpansStable(part.Spans) // in parallel; Read merges the runs
+				}
 				results[i] <- readResult{part, err}
 			}
 		}()

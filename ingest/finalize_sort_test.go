@@ -1,0 +1,58 @@
+package ingest
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestSortSpansStable checks the key sort against slices.SortStableFunc on
+// spans with many ties (equal starts, repeated IDs), telling equal spans
+// apart by their Source.
+func TestSortSpansStable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 7, 100, 5000} {
+		spans := make([]Span, n)
+		for i := range spans {
+			spans[i] = Span{
+				Start:   Time(rng.IntN(20)),
+				TraceID: TraceID{High: uint64(rng.IntN(2)), Low: uint64(rng.IntN(3))},
+				SpanID:  SpanID(rng.IntN(4)),
+				Source:  string(rune('a' + i%26)),
+				Service: string(rune('A' + i%7)),
+			}
+			spans[i].Operation = spans[i].Source + spans[i].Service
+		}
+		want := slices.Clone(spans)
+		slices.SortStableFunc(want, func(x, y Span) int { return spanCompare(&x, &y) })
+		got := slices.Clone(spans)
+		sortSpansStable(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("n=%d: key sort differs from a stable sort", n)
+		}
+	}
+}
+
+// TestMergeSpanRuns checks that merging sorted runs equals a stable sort of
+// their concatenation, ties included.
+func TestMergeSpanRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, k := range []int{0, 1, 2, 3, 9} {
+		var runs [][]Span
+		var all []Span
+		for r := range k {
+			run := make([]Span, rng.IntN(300))
+			for i := range run {
+				run[i] = Span{Start: Time(rng.IntN(30)), SpanID: SpanID(rng.IntN(3)), Source: string(rune('a' + r)), Service: string(rune('A' + i%5))}
+			}
+			sortSpansStable(run)
+			all = append(all, run...)
+			runs = append(runs, run)
+		}
+		slices.SortStableFunc(all, func(x, y Span) int { return spanCompare(&x, &y) })
+		got := mergeSpanRuns(nil, runs)
+		if !slices.Equal(got, all) {
+			t.Fatalf("k=%d: merged runs differ from a stable sort", k)
+		}
+	}
+}
