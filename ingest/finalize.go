@@ -34,6 +34,7 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.chooseStep(opt.Step)
 	b.matchEntities()
 	b.matchGPUs()
+	b.placeProcesses()
 	b.deriveTraceSeries(b.Parent)
 	b.alignSeries()
 	b.collectEntities()

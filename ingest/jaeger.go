@@ -108,6 +108,7 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 // locTags are the placement tags of a span or process.
 type locTags struct {
 	pod, node, host, gpu string
+	pid                  string // process.pid, for placing GPU processes
 }
 
 // merge fills the empty fields of l from o.
@@ -123,6 +124,9 @@ func (l *locTags) merge(o locTags) {
 	}
 	if l.gpu == "" {
 		l.gpu = o.gpu
+	}
+	if l.pid == "" {
+		l.pid = o.pid
 	}
 }
 
@@ -178,6 +182,7 @@ type jaegerReader struct {
 	firstAPIErr string
 	crossTrace  int
 	unknownProc int
+	procs       processSet // processes with a PID, recorded once
 	badSpans    int
 	firstBad    error
 	// fastProcs caches resolved process objects by their raw JSON text
@@ -540,6 +545,8 @@ func (l *locTags) field(key string) *string {
 		return &l.host
 	case "gpu.uuid", "gpu", "nvidia.gpu.uuid", "k8s.gpu":
 		return &l.gpu
+	case "process.pid", "pid":
+		return &l.pid
 	}
 	return nil
 }
@@ -598,6 +605,7 @@ func (r *jaegerReader) flushTrace() {
 		}
 		loc := p.loc
 		loc.merge(pi.loc)
+		r.procs.add(r.b, pi.service, loc, r.name)
 		s := p.span
 		if s.TraceID == (TraceID{}) {
 			s.TraceID = traceID

@@ -128,6 +128,9 @@ func compareFast(t *testing.T, in []byte, lim Limits) bool {
 	if !reflect.DeepEqual(got.Warnings, want.Warnings) {
 		t.Fatalf("warnings:\nfast    %v\ngeneral %v", got.Warnings, want.Warnings)
 	}
+	if !reflect.DeepEqual(got.Processes, want.Processes) {
+		t.Fatalf("processes:\nfast    %v\ngeneral %v", got.Processes, want.Processes)
+	}
 	return true
 }
 

@@ -391,6 +391,9 @@ type Bundle struct {
 	Deps     []Dependency
 	Inputs   []Input
 	Warnings []Warning
+	// Processes are the OS processes traces name with a PID (Jaeger process
+	// tags, OTLP resource attributes), deduplicated and sorted by Finalize.
+	Processes []Process
 
 	// Set by Finalize.
 	Start, End Time          // the data's time range
@@ -400,6 +403,40 @@ type Bundle struct {
 	// an orphan (same length as Spans).
 	Parent   []int32
 	Entities []Entity // every entity, sorted by ID
+	// Placements are the pods and services found running on a GPU by the
+	// PID of one of their processes (see placeProcesses), sorted.
+	Placements []Placement
+}
+
+// Process is an operating-system process a trace source names: the service
+// (and pod) it serves, the host it runs on and its PID ("process.pid" or
+// "pid", host from "k8s.node.name"/"host.name"/"node", else "hostname").
+type Process struct {
+	Service string
+	Pod     string
+	Host    string
+	PID     uint32
+	Source  string
+}
+
+// Placement says that a pod or service runs on a GPU: a GPU source (NVML
+// recording, nvidia-smi per-process query or pmon) saw PID on Host using the
+// GPU, and a trace source names the same host and PID as a process of the
+// service (and pod).
+type Placement struct {
+	GPU     string // the GPU entity's name
+	Service string
+	Pod     string // "" when the traces name no pod
+	Host    string
+	PID     uint32
+}
+
+// Entity is the pod of the placement, or its service when no pod is known.
+func (p Placement) Entity() Entity {
+	if p.Pod != "" {
+		return Entity{Kind: KindPod, Name: p.Pod, Service: p.Service}
+	}
+	return Entity{Kind: KindService, Name: p.Service, Service: p.Service}
 }
 
 // Merge appends everything of o to b (o's Inputs too).
@@ -411,6 +448,7 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.Deps = append(b.Deps, o.Deps...)
 	b.Inputs = append(b.Inputs, o.Inputs...)
 	b.Warnings = append(b.Warnings, o.Warnings...)
+	b.Processes = append(b.Processes, o.Processes...)
 }
 
 // Warn records a data-quality warning.
@@ -447,8 +485,15 @@ func (b *Bundle) RelabelSources(f func(string) string) {
 	for i := range b.Deps {
 		b.Deps[i].Source = g(b.Deps[i].Source)
 	}
+	for i := range b.Processes {
+		b.Processes[i].Source = g(b.Processes[i].Source)
+	}
 	for i := range b.Warnings {
-		b.Warnings[i].Source = g(b.Warnings[i].Source)
-		b.Warnings[i].Message = strings.ReplaceAll(b.Warnings[i].Message, b.Warnings[i].Source, g(b.Warnings[i].Source))
+		w := &b.Warnings[i]
+		old := w.Source
+		w.Source = g(old)
+		if old != "" && old != w.Source {
+			w.Message = strings.ReplaceAll(w.Message, old, w.Source)
+		}
 	}
 }

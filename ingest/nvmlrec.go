@@ -125,6 +125,13 @@ func decodeNVMLRecording(name string, r io.Reader, lim Limits) (*Bundle, error) 
 		}
 		for _, p := range s.Processes {
 			pid := Labels{{"pid", strconv.FormatUint(uint64(p.PID), 10)}}
+			if p.UsedMemory == nil && p.SMUtil == nil && p.MemUtil == nil {
+				// No readings (NVML may not report them): keep the PID,
+				// which places the GPU (placement.go).
+				sr := ss.get("nvml_process_running", pid, e, SignalOther, "")
+				sr.T, sr.V = append(sr.T, t), append(sr.V, 1)
+				continue
+			}
 			for _, f := range []struct {
 				name   string
 				signal SignalKind

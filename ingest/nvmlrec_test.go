@@ -51,3 +51,18 @@ func TestNVMLRecordingMalformed(t *testing.T) {
 		})
 	}
 }
+
+// TestNVMLRecordingProcessWithoutReadings keeps the PID of a process NVML
+// gave no readings for, so that it can still place the GPU.
+func TestNVMLRecordingProcessWithoutReadings(t *testing.T) {
+	in := `{"pipeline_analyze_nvml":1,"host":"h1","devices":[]}
+{"t_ns":1000000000,"gpu":0,"processes":[{"pid":31}]}
+`
+	b, err := decodeNVMLRecording("rec", strings.NewReader(in), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := findSeries(t, b, "nvml_process_running", "pid", "31"); len(p.V) != 1 || p.V[0] != 1 || p.Entity.Name != "h1/gpu0" {
+		t.Errorf("process = %+v", p)
+	}
+}

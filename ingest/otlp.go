@@ -39,6 +39,7 @@ type otlpReader struct {
 	firstWarn string
 	apiErrs   int
 	firstErr  string
+	procs     processSet // processes with a PID, recorded once
 }
 
 // otlpWrapper is Jaeger api_v3's response wrapper.
@@ -133,6 +134,7 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 			}
 			return true
 		})
+		or.procs.add(or.b, service, res, or.name)
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			spans := sss.At(j).Spans()

@@ -236,6 +236,12 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 	}
 	if n.Entity.Kind == ingest.KindGPU {
 		cs.Evidence = append(cs.Evidence, kernelEvidence(b, n.Entity.Name, g.Incident, 5)...)
+		for _, pl := range b.Placements {
+			if pl.GPU == n.Entity.Name {
+				cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidencePlacement, Baseline: math.NaN(), Incident: math.NaN(),
+					Text: pl.String() + " runs on this GPU (the GPU's process list matched the traces' process tags)"})
+			}
+		}
 	}
 	// Other anomalous signals of the same component, strongest first.
 	var others []*tcg.Node

@@ -50,6 +50,7 @@ const (
 	EvidenceTransition = "transition"
 	EvidenceEvent      = "event"
 	EvidenceKernel     = "kernel"
+	EvidencePlacement  = "placement" // a process of the workload runs on the GPU (matched by host and PID)
 )
 
 // Card is the one presentation model of an analysis: everything any renderer

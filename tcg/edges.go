@@ -258,6 +258,25 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 			}
 		}
 	}
+	// GPU processes matched to traced processes by host and PID.
+	placedBy := map[string]string{} // device ID + "|" + entity ID → why
+	for _, pl := range b.Placements {
+		dev := ingest.Entity{Kind: ingest.KindGPU, Name: pl.GPU}.ID()
+		e := pl.Entity()
+		if p, ok := podByName[pl.Pod]; ok {
+			e = p
+		}
+		podsOn[dev] = append(podsOn[dev], e)
+		if k := dev + "|" + e.ID(); placedBy[k] == "" {
+			placedBy[k] = pl.String() + " runs on this GPU"
+		}
+	}
+	placed := func(dev, p ingest.Entity) string {
+		if r := placedBy[dev.ID()+"|"+p.ID()]; r != "" {
+			return r
+		}
+		return "placed on this " + dev.Kind.String()
+	}
 	for i, n := range g.Nodes {
 		switch n.Entity.Kind {
 		case ingest.KindPod:
@@ -276,18 +295,18 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 			}
 			for _, p := range podsOn[n.Entity.ID()] {
 				for _, sig := range []ingest.SignalKind{ingest.SignalLatency} {
-					add(i, find(p, sig, FacetNone), EdgePlacement, 0.85, "placed on this "+n.Entity.Kind.String())
+					add(i, find(p, sig, FacetNone), EdgePlacement, 0.85, placed(n.Entity, p))
 					if p.Kind == ingest.KindPod {
-						add(i, find(svc(p.Service), sig, FacetSelf), EdgePlacement, 0.8, "placed on this "+n.Entity.Kind.String())
-						add(i, find(svc(p.Service), sig, FacetNone), EdgePlacement, 0.8, "placed on this "+n.Entity.Kind.String())
+						add(i, find(svc(p.Service), sig, FacetSelf), EdgePlacement, 0.8, placed(n.Entity, p))
+						add(i, find(svc(p.Service), sig, FacetNone), EdgePlacement, 0.8, placed(n.Entity, p))
 					} else {
-						add(i, find(p, sig, FacetSelf), EdgePlacement, 0.8, "placed on this "+n.Entity.Kind.String())
+						add(i, find(p, sig, FacetSelf), EdgePlacement, 0.8, placed(n.Entity, p))
 					}
 				}
 				// A slow or failing device backs up the work placed on it:
 				// queues and KV-cache pressure, restarts and errors follow.
 				for _, sig := range []ingest.SignalKind{ingest.SignalRestarts, ingest.SignalErrors} {
-					add(i, find(p, sig, FacetNone), EdgePlacement, 0.8, "placed on this "+n.Entity.Kind.String())
+					add(i, find(p, sig, FacetNone), EdgePlacement, 0.8, placed(n.Entity, p))
 				}
 			}
 		}
@@ -297,7 +316,17 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 	for _, c := range callList {
 		topo[c.a], topo[c.b] = true, true
 	}
-	g.laggedEdges(opt, topo, add)
+	// A node or GPU whose pods and services are all in the call graph is
+	// placed in the topology too: its placement edges say where it acts.
+	placedIn := map[string]bool{} // device entity ID → placed on known services only
+	for id, ps := range podsOn {
+		all := len(ps) > 0
+		for _, p := range ps {
+			all = all && topo[p.Service]
+		}
+		placedIn[id] = all
+	}
+	g.laggedEdges(opt, topo, placedIn, add)
 	g.in = make([][]int, len(g.Nodes))
 	g.out = make([][]int, len(g.Nodes))
 	for ei, e := range g.Edges {
@@ -310,7 +339,7 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 // the cause's series leads the effect's with a strong lagged correlation
 // over baseline and window. Confidence stays below the state machine's
 // default threshold unless the correlation is very strong.
-func (g *Graph) laggedEdges(opt Options, topo map[string]bool, add func(from, to int, kind EdgeKind, conf float64, reason string)) {
+func (g *Graph) laggedEdges(opt Options, topo, placedIn map[string]bool, add func(from, to int, kind EdgeKind, conf float64, reason string)) {
 	var cand []int
 	for i, n := range g.Nodes {
 		if n.Anomalous {
@@ -326,11 +355,12 @@ func (g *Graph) laggedEdges(opt Options, topo map[string]bool, add func(from, to
 	}
 	// Topology known for both ends (same service, or both services in the
 	// call graph): the lagged test adds nothing but spurious edges.
+	known := func(n *Node) bool { return topo[n.Entity.Service] || placedIn[n.Entity.ID()] }
 	connected := func(a, b *Node) bool {
 		if a.Entity.Service != "" && a.Entity.Service == b.Entity.Service {
 			return true
 		}
-		return topo[a.Entity.Service] && topo[b.Entity.Service]
+		return known(a) && known(b)
 	}
 	maxLag := int(opt.LagWindow / g.Step)
 	for _, i := range cand {

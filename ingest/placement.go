@@ -1,0 +1,174 @@
+package ingest
+
+import (
+	"cmp"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// processSet records a reader's processes with a PID once each.
+type processSet struct {
+	seen map[Process]bool
+}
+
+// add records the process described by service and loc (when it has a PID)
+// in b.Processes, once per distinct process.
+func (ps *processSet) add(b *Bundle, service string, loc locTags, source string) {
+	if loc.pid == "" || service == "" {
+		return
+	}
+	pid, err := strconv.ParseUint(strings.TrimSpace(loc.pid), 10, 32)
+	if err != nil || pid == 0 {
+		return // not a PID: ignored, like any unknown tag
+	}
+	host := loc.node
+	if host == "" {
+		host = loc.host
+	}
+	p := Process{Service: service, Pod: loc.pod, Host: host, PID: uint32(pid), Source: source}
+	if ps.seen == nil {
+		ps.seen = map[Process]bool{}
+	}
+	if ps.seen[p] {
+		return
+	}
+	ps.seen[p] = true
+	b.Processes = append(b.Processes, p)
+}
+
+// hostPID keys a process by host (normalised, lower case) and PID.
+type hostPID struct {
+	host string
+	pid  uint32
+}
+
+// shortHost is the host name processes are matched by: NormalizeHost's name
+// without its domain ("gpu-1.dc.example.com" and "GPU-1" are one host), or
+// the whole address for an IP.
+func shortHost(h string) string {
+	h = NormalizeHost(h)
+	if net.ParseIP(h) == nil {
+		if i := strings.IndexByte(h, '.'); i > 0 {
+			h = h[:i]
+		}
+	}
+	return h
+}
+
+// placeProcesses joins the GPUs' processes (series of a GPU entity with a
+// "pid" label: NVML recordings, nvidia-smi per-process queries, pmon) with
+// the processes traces name, by host and PID, into b.Placements.
+//
+// A GPU process matches the traced processes with the same PID on the same
+// host. When either side does not know its host (pmon, a trace without host
+// tags), it matches only if every traced process with a PID is on a single
+// host (or none names one): PIDs repeat across machines. A PID that names
+// processes of two different services or pods is ambiguous and places
+// nothing. Containers see their own PID namespace, so PIDs from inside a pod
+// rarely equal the host's; a warning says so when both sides have PIDs and
+// none matched.
+func (b *Bundle) placeProcesses() {
+	b.Processes = dedupeProcesses(b.Processes)
+	if len(b.Processes) == 0 {
+		return
+	}
+	byKey := map[hostPID][]Process{}
+	byPID := map[uint32][]Process{}
+	hosts := map[string]bool{}
+	for _, p := range b.Processes {
+		h := shortHost(p.Host)
+		byKey[hostPID{h, p.PID}] = append(byKey[hostPID{h, p.PID}], p)
+		byPID[p.PID] = append(byPID[p.PID], p)
+		hosts[h] = true
+	}
+	oneHost := len(hosts) == 1
+	seen := map[Placement]bool{}
+	gpuPIDs, ambiguous := 0, 0
+	counted := map[string]bool{}
+	for _, s := range b.Series {
+		if s.Entity.Kind != KindGPU {
+			continue
+		}
+		pid64, err := strconv.ParseUint(s.Labels.Get("pid"), 10, 32)
+		if err != nil || pid64 == 0 {
+			continue
+		}
+		pid := uint32(pid64)
+		host := shortHost(s.Entity.Node)
+		if k := s.Entity.Name + "\x00" + strconv.FormatUint(pid64, 10); !counted[k] {
+			counted[k] = true
+			gpuPIDs++
+		}
+		var cands []Process
+		switch {
+		case host != "" && !oneHost:
+			cands = byKey[hostPID{host, pid}]
+		case host != "" && oneHost:
+			cands = byKey[hostPID{host, pid}]
+			if len(cands) == 0 && hosts[""] {
+				cands = byPID[pid] // traces without host tags: one machine
+			}
+		case oneHost:
+			cands = byPID[pid]
+		}
+		if len(cands) == 0 {
+			continue
+		}
+		first := cands[0]
+		same := true
+		for _, c := range cands[1:] {
+			same = same && c.Service == first.Service && c.Pod == first.Pod
+		}
+		if !same {
+			ambiguous++
+			continue
+		}
+		pl := Placement{GPU: s.Entity.Name, Service: first.Service, Pod: first.Pod, Host: first.Host, PID: pid}
+		if pl.Host == "" {
+			pl.Host = s.Entity.Node
+		}
+		if !seen[pl] {
+			seen[pl] = true
+			b.Placements = append(b.Placements, pl)
+		}
+	}
+	slices.SortFunc(b.Placements, func(x, y Placement) int {
+		return cmp.Or(cmp.Compare(x.GPU, y.GPU), cmp.Compare(x.Service, y.Service), cmp.Compare(x.Pod, y.Pod),
+			cmp.Compare(x.Host, y.Host), cmp.Compare(x.PID, y.PID))
+	})
+	if ambiguous > 0 {
+		b.Warn(ErrUnmatched, "placement", ambiguous, "%d GPU process series have a PID that traces give to more than one service or pod on the host; not placed", ambiguous)
+	}
+	if gpuPIDs > 0 && len(b.Placements) == 0 {
+		b.Warn(ErrUnmatched, "placement", gpuPIDs, "none of the %d GPU processes matched a traced process by host and PID (processes inside containers see their own PIDs; DCGM pod labels place GPUs in Kubernetes)", gpuPIDs)
+	}
+}
+
+// dedupeProcesses sorts processes and drops repeats (the same process seen
+// by several files), keeping the first source.
+func dedupeProcesses(ps []Process) []Process {
+	slices.SortStableFunc(ps, func(x, y Process) int {
+		return cmp.Or(cmp.Compare(x.Host, y.Host), cmp.Compare(x.PID, y.PID), cmp.Compare(x.Service, y.Service),
+			cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Source, y.Source))
+	})
+	return slices.CompactFunc(ps, func(x, y Process) bool {
+		return x.Host == y.Host && x.PID == y.PID && x.Service == y.Service && x.Pod == y.Pod
+	})
+}
+
+// String describes the placement for evidence, e.g. "PID 4242 of
+// vllm-0 on gpu-node-1".
+func (p Placement) String() string {
+	who := p.Service
+	if p.Pod != "" {
+		who = p.Pod
+	}
+	s := fmt.Sprintf("PID %d of %s", p.PID, who)
+	if p.Host != "" {
+		s += " on " + p.Host
+	}
+	return s
+}
