@@ -36,6 +36,7 @@ const CacheVersion = "v2"
 // Sizes are the scales of the performance table (issue 8).
 var Sizes = []Size{
 	{Name: "10k-300", Spans: 10_000, Series: 300, TraceFiles: 1},
+	{Name: "50k-300", Spans: 50_000, Series: 300, TraceFiles: 1},
 	{Name: "100k-300", Spans: 100_000, Series: 300, TraceFiles: 2},
 	{Name: "100k-3000", Spans: 100_000, Series: 3000, TraceFiles: 2},
 	{Name: "1M-3000", Spans: 1_000_000, Series: 3000, TraceFiles: 4},

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -331,8 +332,8 @@ func quantile32(xs []float32, q float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	if !sort.SliceIsSorted(xs, func(i, j int) bool { return xs[i] < xs[j] }) {
-		sort.Slice(xs, func(i, j int) bool { return xs[i] < xs[j] })
+	if !slices.IsSorted(xs) {
+		slices.Sort(xs)
 	}
 	h := q * float64(len(xs)-1)
 	lo := int(math.Floor(h))

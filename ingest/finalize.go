@@ -572,8 +572,17 @@ func (b *Bundle) collectEntities() {
 		c := e
 		m[id] = &c
 	}
+	// Spans repeat a few placements millions of times: add each distinct
+	// one once, in order of first appearance (the first value wins).
+	type placed struct{ service, pod, node, gpu string }
+	spanPlaces := map[placed]bool{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
+		k := placed{s.Service, s.Pod, s.Node, s.GPU}
+		if spanPlaces[k] {
+			continue
+		}
+		spanPlaces[k] = true
 		add(Entity{Kind: KindService, Name: s.Service, Service: s.Service})
 		if s.Pod != "" {
 			add(Entity{Kind: KindPod, Name: s.Pod, Service: s.Service, Node: s.Node, GPU: s.GPU})

@@ -8,7 +8,7 @@
 # /usr/bin/time -v, and prints the median wall time, CPU time, peak RSS and the
 # ratio to Python's json.load merely parsing the same trace files.
 #
-# Usage: scripts/bench.sh [SIZE...]      sizes: 10k-300 100k-300 100k-3000 1M-3000
+# Usage: scripts/bench.sh [SIZE...]      sizes: 10k-300 50k-300 100k-300 100k-3000 1M-3000
 # Env:   RUNS (default 3), BENCH_ROOT (default ~/.cache/pipeline-analyze-bench/v2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
