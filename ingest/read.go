@@ -172,10 +172,66 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		return nil, fmt.Errorf("no readable input: none of the %d files is in a known format (first: %s)", len(b.Inputs), b.Inputs[0].Path)
 	}
 	b.enforceLimits(lim, "inputs")
-	if err := b.Finalize(opt); err != nil {
+	// Regular files were parsed without hashing; hash them now, beside the
+	// mostly single-threaded Finalize.
+	hashed := make(chan []fileHash, 1)
+	var toHash []int
+	for i, f := range files {
+		if f != "-" && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
+			toHash = append(toHash, i)
+		}
+	}
+	go func() { hashed <- hashFiles(files, toHash) }()
+	err = b.Finalize(opt)
+	for _, h := range <-hashed {
+		in := &b.Inputs[h.input]
+		switch {
+		case h.err != nil:
+			b.Warn(ErrPartialInput, in.Path, 1, "could not hash the file after reading it: %v", h.err)
+		case h.size != in.Size:
+			b.Warn(ErrPartialInput, in.Path, 1, "the file changed while it was read (%d bytes parsed, %d bytes hashed): its sha256 is of the later content", in.Size, h.size)
+			in.SHA256 = h.sum
+		default:
+			in.SHA256 = h.sum
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// fileHash is the sha256 of one input file, hashed after parsing.
+type fileHash struct {
+	input int // index in Inputs
+	sum   string
+	size  int64
+	err   error
+}
+
+// hashFiles hashes files[i] for each i of which; Inputs[i] is its record.
+func hashFiles(files []string, which []int) []fileHash {
+	out := make([]fileHash, len(which))
+	for k, i := range which {
+		out[k].input = i
+		out[k].sum, out[k].size, out[k].err = hashFile(files[i])
+	}
+	return out
+}
+
+// hashFile returns the hex sha256 and size of the file at path.
+func hashFile(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", n, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // readResult is the outcome of ReadFile for one file.
@@ -204,7 +260,7 @@ func readAll(files []string, stdin io.Reader, lim Limits) []chan readResult {
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range next {
-				part, err := ReadFile(files[i], stdin, lim)
+				part, err := readFileHashing(files[i], stdin, lim, files[i] == "-")
 				if err == nil {
 					sortSpansStable(part.Spans) // in parallel; Read merges the runs
 				}
@@ -215,7 +271,7 @@ func readAll(files []string, stdin io.Reader, lim Limits) []chan readResult {
 	return results
 }
 
-// hashingReader hashes and counts what passes through it.
+// hashingReader counts what passes through it, and hashes it when h is set.
 type hashingReader struct {
 	r io.Reader
 	h hash.Hash
@@ -224,7 +280,9 @@ type hashingReader struct {
 
 func (h *hashingReader) Read(p []byte) (int, error) {
 	n, err := h.r.Read(p)
-	h.h.Write(p[:n])
+	if h.h != nil {
+		h.h.Write(p[:n])
+	}
 	h.n += int64(n)
 	return n, err
 }
@@ -255,15 +313,21 @@ func (l *limitReader) Read(p []byte) (int, error) {
 // (jaegerfast.go); when it declines, the file is read again with the general
 // one, so the result and every error are those of the general reader.
 func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
-	b, err := readFile(path, stdin, lim, path != "-")
+	return readFileHashing(path, stdin, lim, true)
+}
+
+// readFileHashing is ReadFile; without hash, the input's SHA256 is left
+// empty (Read hashes regular files later, on an otherwise idle core).
+func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool) (*Bundle, error) {
+	b, err := readFile(path, stdin, lim, path != "-", hash)
 	if errors.Is(err, errSlowPath) {
-		return readFile(path, stdin, lim, false)
+		return readFile(path, stdin, lim, false, hash)
 	}
 	return b, err
 }
 
-// readFile is ReadFile; fast enables the Jaeger fast path.
-func readFile(path string, stdin io.Reader, lim Limits, fast bool) (*Bundle, error) {
+// readFile is readFileHashing; fast enables the Jaeger fast path.
+func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundle, error) {
 	lim = lim.withDefaults()
 	var raw io.Reader
 	name := path
@@ -280,7 +344,10 @@ func readFile(path string, stdin io.Reader, lim Limits, fast bool) (*Bundle, err
 		defer f.Close()
 		raw = f
 	}
-	hr := &hashingReader{r: raw, h: sha256.New()}
+	hr := &hashingReader{r: raw}
+	if hash {
+		hr.h = sha256.New()
+	}
 	br := bufio.NewReaderSize(hr, 256<<10)
 	in := Input{Path: name}
 	var r io.Reader = br
@@ -346,7 +413,9 @@ func readFile(path string, stdin io.Reader, lim Limits, fast bool) (*Bundle, err
 	}
 	part.enforceLimits(lim, name)
 	if in.Format != FormatUnknown {
-		in.SHA256 = hex.EncodeToString(hr.h.Sum(nil))
+		if hr.h != nil {
+			in.SHA256 = hex.EncodeToString(hr.h.Sum(nil))
+		}
 		in.Size = hr.n
 	}
 	part.countInto(&in)

@@ -1,0 +1,63 @@
+package ingest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadHashesInputs checks the sha256 and size of every input against
+// the bytes on disk (regular files are hashed after parsing), of a gzip
+// file (its compressed bytes), of stdin (hashed while read), and that an
+// unknown file and a file that fails to parse get no hash.
+func TestReadHashesInputs(t *testing.T) {
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(placementTrace))
+	zw.Close()
+	files := map[string][]byte{
+		"a-traces.json":    []byte(placementTrace),
+		"b-traces.json.gz": gz.Bytes(),
+		"c-gpu.jsonl":      []byte(nvmlRecording("host-b", "4242")),
+		"d-notes.txt":      []byte("not a format we read\n"),
+		"e-broken.jsonl":   []byte(`{"pipeline_analyze_nvml":1}` + "\n" + `{"t_ns":1,`),
+		"label.json":       []byte(`{"fault":"x","root_cause":{"service":"vllm"}}`),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdin := []byte(nvmlRecording("host-c", "1"))
+	b, err := Read([]string{dir, "-"}, bytes.NewReader(stdin), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(p []byte) string { h := sha256.Sum256(p); return hex.EncodeToString(h[:]) }
+	for _, in := range b.Inputs {
+		name := filepath.Base(in.Path)
+		body, ok := files[name]
+		if in.Path == "<stdin>" {
+			body, ok = stdin, true
+		}
+		if !ok {
+			t.Fatalf("unexpected input %q", in.Path)
+		}
+		want, wantSize := sum(body), int64(len(body))
+		if in.Format == FormatUnknown || strings.HasPrefix(name, "e-") {
+			want, wantSize = "", in.Size
+		}
+		if in.SHA256 != want || in.Size != wantSize {
+			t.Errorf("%s: sha256 %q size %d, want %q size %d", name, in.SHA256, in.Size, want, wantSize)
+		}
+	}
+	if len(b.Inputs) != len(files)+1 {
+		t.Errorf("%d inputs, want %d", len(b.Inputs), len(files)+1)
+	}
+}
