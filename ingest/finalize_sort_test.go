@@ -56,3 +56,26 @@ func TestMergeSpanRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestPermuteSpans checks the in-place permutation against a copy.
+func TestPermuteSpans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 10, 1000} {
+		spans := make([]Span, n)
+		for i := range spans {
+			spans[i] = Span{SpanID: SpanID(i), Service: string(rune('a' + i%26))}
+		}
+		order := make([]int32, n)
+		for i, p := range rng.Perm(n) {
+			order[i] = int32(p)
+		}
+		want := make([]Span, n)
+		for pos, old := range order {
+			want[pos] = spans[old]
+		}
+		permuteSpans(spans, slices.Clone(order))
+		if !slices.Equal(spans, want) {
+			t.Fatalf("n=%d: in-place permutation differs from a copy", n)
+		}
+	}
+}
