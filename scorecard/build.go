@@ -318,9 +318,11 @@ func slowTraces(b *ingest.Bundle, n *tcg.Node, g *tcg.Graph, k int) []string {
 		id string
 	}
 	var cs []cand
-	for i := range b.Spans {
+	// Finalize sorts spans by start: only the window's range is scanned.
+	lo := sort.Search(len(b.Spans), func(i int) bool { return b.Spans[i].Start >= g.Incident.WindowStart })
+	for i := lo; i < len(b.Spans) && b.Spans[i].Start <= g.Incident.WindowEnd; i++ {
 		s := &b.Spans[i]
-		if s.Service != svc || s.Start < g.Incident.WindowStart || s.Start > g.Incident.WindowEnd {
+		if s.Service != svc {
 			continue
 		}
 		cs = append(cs, cand{s.Duration, s.TraceID.String()})
