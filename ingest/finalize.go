@@ -36,6 +36,7 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.matchGPUs()
 	b.placeProcesses()
 	b.deriveTraceSeries(b.Parent)
+	b.deriveOperationMix()
 	b.alignSeries()
 	b.collectEntities()
 	return nil

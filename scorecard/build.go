@@ -108,6 +108,8 @@ func signalWords(s ingest.SignalKind, facet string) string {
 		w = "caller-side latency"
 	case "server":
 		w = "callee-side latency"
+	case "mix":
+		w = "mix of operations"
 	}
 	return w
 }
@@ -158,7 +160,11 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 			if i == 3 {
 				break
 			}
-			guesses = append(guesses, fmt.Sprintf("%s/%s", cand.Service, cand.Signal))
+			sig := cand.Signal.String()
+			if cand.Facet != "" {
+				sig += "/" + cand.Facet
+			}
+			guesses = append(guesses, cand.Service+"/"+sig)
 		}
 		v.Text = fmt.Sprintf("no confident root cause (best guesses: %s)", strings.Join(guesses, ", "))
 	}
@@ -229,6 +235,11 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSpans, Baseline: t.BaselineQ, Incident: t.WindowQ, Unit: "s",
 			Text: fmt.Sprintf("P%.0f of %d spans %s → %d spans %s; %.0f%% exceed the baseline P%.0f (DKW bound %.0f%%, shifted: %v)",
 				100*t.Q, t.BaselineN, formatValue(t.BaselineQ, "s"), t.WindowN, formatValue(t.WindowQ, "s"), 100*t.Exceed, 100*t.Q, 100*t.Bound, t.Shifted)})
+	}
+	if n.Facet == tcg.FacetMix {
+		if ev, ok := operationShares(b, n.Entity.Service, g.Incident, 3); ok {
+			cs.Evidence = append(cs.Evidence, ev)
+		}
 	}
 	if ids := slowTraces(b, n, g, 3); len(ids) > 0 {
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSpans, TraceIDs: ids, Baseline: math.NaN(), Incident: math.NaN(),

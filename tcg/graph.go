@@ -22,6 +22,7 @@ const (
 	FacetClient Facet = "client"
 	FacetServer Facet = "server"
 	FacetGap    Facet = "gap"
+	FacetMix    Facet = "mix" // the mix of a service's operations (traffic)
 )
 
 // Node is one component signal: (entity, signal kind, facet).
@@ -109,6 +110,8 @@ func facetOf(s *ingest.Series) Facet {
 		return FacetGap
 	case ingest.TraceSelf:
 		return FacetSelf
+	case ingest.TraceOpMix:
+		return FacetMix
 	}
 	if s.Entity.Kind == ingest.KindEdge && s.Signal == ingest.SignalLatency {
 		switch s.Labels.Get("reporter") {

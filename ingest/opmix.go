@@ -1,0 +1,139 @@
+package ingest
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// TraceOpMix is the derived series of how far each step's mix of a
+// service's span operations is from the service's usual mix: a code fault
+// that returns early or throws skips some of the work (and downstream calls)
+// a request normally does, often without errors or latency to show for it.
+const TraceOpMix = "trace_operation_mix_shift"
+
+// maxMixOps bounds the operations followed per service; rarer ones are
+// pooled (HTTP routes with IDs in them would otherwise be thousands).
+const maxMixOps = 20
+
+// minMixSpans is the fewest spans a step needs for its mix to be scored.
+const minMixSpans = 5
+
+// deriveOperationMix adds one TraceOpMix series per service with at least
+// two operations: for each grid cell, the chi-square statistic of the
+// cell's operation counts against the service's mix over all cells, as a
+// standard normal deviate (Wilson–Hilferty), so that it reads alike for
+// busy and quiet steps. NaN where a cell has fewer than minMixSpans spans.
+// The reference mix includes the incident, which only dilutes a shift.
+func (b *Bundle) deriveOperationMix() {
+	if len(b.Spans) == 0 || len(b.Grid) == 0 {
+		return
+	}
+	n := len(b.Grid)
+	g0, step := int64(b.Grid[0]), int64(b.Step)
+	type svcOp struct{ svc, op string }
+	total := map[svcOp]int{}
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		total[svcOp{s.Service, s.Operation}]++
+	}
+	// The followed operations of each service, most frequent first.
+	bySvc := map[string][]svcOp{}
+	for k := range total {
+		bySvc[k.svc] = append(bySvc[k.svc], k)
+	}
+	type mix struct {
+		ops    map[string]int // operation → column; pooled ones are absent (column k-1)
+		k      int
+		counts []int32 // cell*k + column
+	}
+	mixes := map[string]*mix{}
+	for svc, ops := range bySvc {
+		if len(ops) < 2 {
+			continue
+		}
+		slices.SortFunc(ops, func(x, y svcOp) int { return cmp.Or(cmp.Compare(total[y], total[x]), cmp.Compare(x.op, y.op)) })
+		m := &mix{ops: map[string]int{}}
+		for i, o := range ops {
+			if i == maxMixOps-1 && len(ops) > maxMixOps {
+				break
+			}
+			m.ops[o.op] = i
+		}
+		m.k = len(m.ops)
+		if len(ops) > len(m.ops) {
+			m.k++ // the pool
+		}
+		m.counts = make([]int32, n*m.k)
+		mixes[svc] = m
+	}
+	if len(mixes) == 0 {
+		return
+	}
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		m := mixes[s.Service]
+		if m == nil {
+			continue
+		}
+		c := (int64(s.Start) - g0 + step - 1) / step
+		if c < 0 || c >= int64(n) {
+			continue
+		}
+		col, ok := m.ops[s.Operation]
+		if !ok {
+			col = m.k - 1
+		}
+		m.counts[int(c)*m.k+col]++
+	}
+	svcs := make([]string, 0, len(mixes))
+	for svc := range mixes {
+		svcs = append(svcs, svc)
+	}
+	slices.Sort(svcs)
+	for _, svc := range svcs {
+		m := mixes[svc]
+		ref := make([]float64, m.k)
+		all := 0.0
+		for c := 0; c < n; c++ {
+			for j := 0; j < m.k; j++ {
+				ref[j] += float64(m.counts[c*m.k+j])
+			}
+		}
+		for _, x := range ref {
+			all += x
+		}
+		for j := range ref {
+			ref[j] = (ref[j] + 0.5) / (all + 0.5*float64(m.k)) // no zero expectations
+		}
+		df := float64(m.k - 1)
+		v := make([]float64, n)
+		scored := false
+		for c := 0; c < n; c++ {
+			row := m.counts[c*m.k : (c+1)*m.k]
+			cellN := 0.0
+			for _, x := range row {
+				cellN += float64(x)
+			}
+			if cellN < minMixSpans {
+				v[c] = math.NaN()
+				continue
+			}
+			chi := 0.0
+			for j, x := range row {
+				e := cellN * ref[j]
+				d := float64(x) - e
+				chi += d * d / e
+			}
+			// Wilson–Hilferty: (X²/df)^(1/3) is about normal.
+			v[c] = (math.Cbrt(chi/df) - (1 - 2/(9*df))) / math.Sqrt(2/(9*df))
+			scored = true
+		}
+		if !scored {
+			continue
+		}
+		b.Series = append(b.Series, &Series{Name: TraceOpMix, Labels: Labels{{"service", svc}, {"stat", "mix"}},
+			Entity: Entity{Kind: KindService, Name: svc, Service: svc}, Signal: SignalTraffic, Stat: "mix", Unit: "z",
+			Source: DerivedSource, T: b.Grid, V: v, Aligned: true})
+	}
+}
