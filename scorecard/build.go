@@ -170,9 +170,11 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 	}
 	if r.Method == "tcg" && g.TargetSeries != nil {
 		iv := top.Intervention
-		v.Counterfactual = fmt.Sprintf("had %s stayed at baseline, %s would have been %s instead of %s (%.0f%% of the deviation explained, interval %.0f–%.0f%%)",
+		// The baseline is named so that a counterfactual on the far side of
+		// the observed value (a target that dropped) still reads right.
+		v.Counterfactual = fmt.Sprintf("had %s stayed at baseline, %s would have been %s instead of %s (baseline %s; %.0f%% of the deviation explained, interval %.0f–%.0f%%)",
 			words, targetWords(g), formatValue(iv.Counterfactual, iv.Unit), formatValue(iv.Observed, iv.Unit),
-			100*iv.ExplainedShare, 100*iv.Interval[0], 100*iv.Interval[1])
+			formatValue(iv.Baseline, iv.Unit), 100*iv.ExplainedShare, 100*iv.Interval[0], 100*iv.Interval[1])
 	}
 	return v
 }
