@@ -54,6 +54,11 @@ type agg struct {
 	node  string
 }
 
+// parallelMinSpans is the fewest spans for which Finalize splits the merge
+// of sorted runs, the parent links and the trace series over two goroutines
+// (a variable so tests can compare both paths).
+var parallelMinSpans = 20_000
+
 // deriveTraceSeries aggregates spans into RED series per service, per pod
 // (when a service has several pods) and per call edge, on the grid.
 // parent is checkSpans' parent index of each span (-1: root or orphan).
@@ -104,15 +109,6 @@ func (b *Bundle) deriveTraceSeries(parent []int32) {
 			podsOf[s.Service][s.Pod] = true
 		}
 	}
-	aggs := map[aggKey]*agg{}
-	get := func(k aggKey) *agg {
-		a := aggs[k]
-		if a == nil {
-			a = &agg{cells: make([]aggCell, n)}
-			aggs[k] = a
-		}
-		return a
-	}
 	// Cells with no span at all have no trace coverage: their rates are
 	// unknown (NaN), not zero.
 	covered := make([]bool, n)
@@ -121,97 +117,141 @@ func (b *Bundle) deriveTraceSeries(parent []int32) {
 			covered[c] = true
 		}
 	}
-	var ivs [][2]int64
-	for i := range b.Spans {
-		s := &b.Spans[i]
-		c := cellOf(s.Start)
-		if c < 0 {
-			continue
-		}
-		dur := s.Duration.Seconds()
-		// Exclusive time: duration minus the union of children intervals.
-		ivs = ivs[:0]
-		for _, k := range kids[off[i]:off[i+1]] {
-			ch := &b.Spans[k]
-			lo, hi := max(int64(ch.Start), int64(s.Start)), min(int64(ch.End()), int64(s.End()))
-			if hi > lo {
-				ivs = append(ivs, [2]int64{lo, hi})
+	// accumulate adds spans [lo, hi) to aggs. Every write goes to the cell
+	// of the span being read, so two halves of the spans split at a cell
+	// boundary touch disjoint cells and can run in parallel; merged, they
+	// give exactly the sequential result (same values, same order).
+	accumulate := func(lo, hi int, aggs map[aggKey]*agg) {
+		get := func(k aggKey) *agg {
+			a := aggs[k]
+			if a == nil {
+				a = &agg{cells: make([]aggCell, n)}
+				aggs[k] = a
 			}
+			return a
 		}
-		self := float64(s.Duration)
-		if len(ivs) > 0 {
-			sort.Slice(ivs, func(x, y int) bool { return ivs[x][0] < ivs[y][0] })
-			covered, cur := int64(0), ivs[0]
-			for _, iv := range ivs[1:] {
-				if iv[0] <= cur[1] {
-					cur[1] = max(cur[1], iv[1])
-					continue
+		var ivs [][2]int64
+		for i := lo; i < hi; i++ {
+			s := &b.Spans[i]
+			c := cellOf(s.Start)
+			if c < 0 {
+				continue
+			}
+			dur := s.Duration.Seconds()
+			// Exclusive time: duration minus the union of children intervals.
+			ivs = ivs[:0]
+			for _, k := range kids[off[i]:off[i+1]] {
+				ch := &b.Spans[k]
+				lo, hi := max(int64(ch.Start), int64(s.Start)), min(int64(ch.End()), int64(s.End()))
+				if hi > lo {
+					ivs = append(ivs, [2]int64{lo, hi})
+				}
+			}
+			self := float64(s.Duration)
+			if len(ivs) > 0 {
+				sort.Slice(ivs, func(x, y int) bool { return ivs[x][0] < ivs[y][0] })
+				covered, cur := int64(0), ivs[0]
+				for _, iv := range ivs[1:] {
+					if iv[0] <= cur[1] {
+						cur[1] = max(cur[1], iv[1])
+						continue
+					}
+					covered += cur[1] - cur[0]
+					cur = iv
 				}
 				covered += cur[1] - cur[0]
-				cur = iv
+				self -= float64(covered)
 			}
-			covered += cur[1] - cur[0]
-			self -= float64(covered)
-		}
-		svc := get(aggKey{kind: aggService, a: s.Service})
-		// A client span whose children are all in other services is the
-		// caller's view of a call: its exclusive time is the network and
-		// queueing gap, accounted on the edge, not the service's own work.
-		if !(nChildren[i] > 0 && crossChildren[i] == nChildren[i]) {
-			svc.cells[c].self += math.Max(self, 0) / 1e9
-		}
-		p := parent[i]
-		entry := p < 0 || b.Spans[p].Service != s.Service
-		if entry {
-			cell := &svc.cells[c]
-			cell.n++
-			cell.durs = append(cell.durs, float32(dur))
-			if s.Error {
-				cell.errs++
+			svc := get(aggKey{kind: aggService, a: s.Service})
+			// A client span whose children are all in other services is the
+			// caller's view of a call: its exclusive time is the network and
+			// queueing gap, accounted on the edge, not the service's own work.
+			if !(nChildren[i] > 0 && crossChildren[i] == nChildren[i]) {
+				svc.cells[c].self += math.Max(self, 0) / 1e9
 			}
-			if s.Pod != "" && len(podsOf[s.Service]) > 1 {
-				pa := get(aggKey{kind: aggPod, a: s.Pod, b: s.Service})
-				if pa.node == "" {
-					pa.node = s.Node
-				}
-				pc := &pa.cells[c]
-				pc.n++
-				pc.durs = append(pc.durs, float32(dur))
+			p := parent[i]
+			entry := p < 0 || b.Spans[p].Service != s.Service
+			if entry {
+				cell := &svc.cells[c]
+				cell.n++
+				cell.durs = append(cell.durs, float32(dur))
 				if s.Error {
-					pc.errs++
+					cell.errs++
+				}
+				if s.Pod != "" && len(podsOf[s.Service]) > 1 {
+					pa := get(aggKey{kind: aggPod, a: s.Pod, b: s.Service})
+					if pa.node == "" {
+						pa.node = s.Node
+					}
+					pc := &pa.cells[c]
+					pc.n++
+					pc.durs = append(pc.durs, float32(dur))
+					if s.Error {
+						pc.errs++
+					}
 				}
 			}
+			if p >= 0 && b.Spans[p].Service != s.Service {
+				ps := &b.Spans[p]
+				e := get(aggKey{kind: aggEdge, a: ps.Service, b: s.Service})
+				ec := &e.cells[c]
+				ec.n++
+				if s.Error {
+					ec.errs++
+				}
+				ec.server = append(ec.server, float32(dur))
+				// The parent is the caller's client-side view of this call when it
+				// is a client span, or an unlabelled non-entry span whose only
+				// children are in other services.
+				pp := parent[p]
+				clientSide := ps.Kind == SpanClient ||
+					(ps.Kind == SpanUnspecified && pp >= 0 && b.Spans[pp].Service == ps.Service && crossChildren[p] == nChildren[p] && nChildren[p] == 1)
+				if clientSide {
+					cd := ps.Duration.Seconds()
+					ec.clientDur = append(ec.clientDur, float32(cd))
+					ec.gapSum += cd - dur
+					ec.gapN++
+				}
+			}
+			if s.Peer != "" && s.Peer != s.Service && nChildren[i] == 0 && (s.Kind == SpanClient || s.Kind == SpanUnspecified) {
+				e := get(aggKey{kind: aggEdge, a: s.Service, b: s.Peer})
+				ec := &e.cells[c]
+				ec.n++
+				if s.Error {
+					ec.errs++
+				}
+				ec.clientDur = append(ec.clientDur, float32(dur))
+			}
 		}
-		if p >= 0 && b.Spans[p].Service != s.Service {
-			ps := &b.Spans[p]
-			e := get(aggKey{kind: aggEdge, a: ps.Service, b: s.Service})
-			ec := &e.cells[c]
-			ec.n++
-			if s.Error {
-				ec.errs++
+	}
+	// Spans are sorted by start, so cells increase along them: split at
+	// the first span of the middle span's cell.
+	mid := len(b.Spans) / 2
+	cm := cellOf(b.Spans[mid].Start)
+	for mid > 0 && cellOf(b.Spans[mid-1].Start) == cm {
+		mid--
+	}
+	aggs, late := map[aggKey]*agg{}, map[aggKey]*agg{}
+	if cm <= 0 || len(b.Spans) < parallelMinSpans {
+		accumulate(0, len(b.Spans), aggs)
+	} else {
+		done := make(chan struct{})
+		go func() {
+			accumulate(mid, len(b.Spans), late)
+			close(done)
+		}()
+		accumulate(0, mid, aggs)
+		<-done
+		for k, l := range late {
+			a := aggs[k]
+			if a == nil {
+				aggs[k] = l
+				continue
 			}
-			ec.server = append(ec.server, float32(dur))
-			// The parent is the caller's client-side view of this call when it
-			// is a client span, or an unlabelled non-entry span whose only
-			// children are in other services.
-			pp := parent[p]
-			clientSide := ps.Kind == SpanClient ||
-				(ps.Kind == SpanUnspecified && pp >= 0 && b.Spans[pp].Service == ps.Service && crossChildren[p] == nChildren[p] && nChildren[p] == 1)
-			if clientSide {
-				cd := ps.Duration.Seconds()
-				ec.clientDur = append(ec.clientDur, float32(cd))
-				ec.gapSum += cd - dur
-				ec.gapN++
+			copy(a.cells[cm:], l.cells[cm:])
+			if a.node == "" {
+				a.node = l.node
 			}
-		}
-		if s.Peer != "" && s.Peer != s.Service && nChildren[i] == 0 && (s.Kind == SpanClient || s.Kind == SpanUnspecified) {
-			e := get(aggKey{kind: aggEdge, a: s.Service, b: s.Peer})
-			ec := &e.cells[c]
-			ec.n++
-			if s.Error {
-				ec.errs++
-			}
-			ec.clientDur = append(ec.clientDur, float32(dur))
 		}
 	}
 	keys := make([]aggKey, 0, len(aggs))

@@ -98,9 +98,48 @@ func spansSorted(spans []Span) bool {
 // mergeSpanRuns appends to dst the spans of runs, each already in
 // spanCompare order, merged into one ordered sequence. Equal spans keep the
 // order of their runs, so the result is what a stable sort of the runs'
-// concatenation gives; the runs are merged through a binary heap of their
-// heads.
+// concatenation gives. Big inputs are merged as two halves in parallel:
+// every run is cut after its last span not above a pivot (the middle span
+// of the longest run), so all spans of the first half precede those of the
+// second and ties stay in the first half, in run order.
 func mergeSpanRuns(dst []Span, runs [][]Span) []Span {
+	n := 0
+	longest := 0
+	for r, run := range runs {
+		n += len(run)
+		if len(run) > len(runs[longest]) {
+			longest = r
+		}
+	}
+	base := len(dst)
+	dst = slices.Grow(dst, n)[:base+n]
+	out := dst[base:]
+	if n < parallelMinSpans || len(runs) < 2 {
+		mergeRunsInto(out, runs)
+		return dst
+	}
+	pivot := &runs[longest][len(runs[longest])/2]
+	left, right := make([][]Span, len(runs)), make([][]Span, len(runs))
+	cut := 0
+	for r, run := range runs {
+		k := sort.Search(len(run), func(i int) bool { return spanCompare(&run[i], pivot) > 0 })
+		left[r], right[r] = run[:k], run[k:]
+		cut += k
+	}
+	done := make(chan struct{})
+	go func() {
+		mergeRunsInto(out[cut:], right)
+		close(done)
+	}()
+	mergeRunsInto(out[:cut], left)
+	<-done
+	return dst
+}
+
+// mergeRunsInto merges the ordered runs into out (exactly their total
+// length) through a binary heap of the runs' heads; ties go to the earlier
+// run.
+func mergeRunsInto(out []Span, runs [][]Span) {
 	heads := make([]int, 0, len(runs)) // run indexes, a min-heap by head span
 	for r, run := range runs {
 		if len(run) > 0 {
@@ -133,9 +172,11 @@ func mergeSpanRuns(dst []Span, runs [][]Span) []Span {
 	for i := len(heads)/2 - 1; i >= 0; i-- {
 		down(i)
 	}
+	w := 0
 	for len(heads) > 0 {
 		r := heads[0]
-		dst = append(dst, runs[r][0])
+		out[w] = runs[r][0]
+		w++
 		runs[r] = runs[r][1:]
 		if len(runs[r]) == 0 {
 			heads[0] = heads[len(heads)-1]
@@ -143,7 +184,6 @@ func mergeSpanRuns(dst []Span, runs [][]Span) []Span {
 		}
 		down(0)
 	}
-	return dst
 }
 
 // spanKey identifies a span within the bundle.
@@ -225,24 +265,43 @@ func (b *Bundle) checkSpans() []int32 {
 		b.Warn(ErrDuplicateID, "traces", dups, "%d spans repeat a (trace, span) ID already seen; kept the first", dups)
 	}
 	parent := make([]int32, len(b.Spans))
-	orphans, skewed, negative := 0, 0, 0
+	skewed := 0
 	const tol = time.Millisecond
-	for i := range b.Spans {
-		s := &b.Spans[i]
-		if s.Duration < 0 {
-			negative++
-			s.Duration = 0
+	// Parent lookups only read the table and the spans' IDs: two halves in
+	// parallel on big inputs, each counting its own orphans.
+	link := func(lo, hi int) (orphans, negative int) {
+		for i := lo; i < hi; i++ {
+			s := &b.Spans[i]
+			if s.Duration < 0 {
+				negative++
+				s.Duration = 0
+			}
+			parent[i] = -1
+			if s.ParentID == 0 {
+				continue
+			}
+			pi := index.lookup(b.Spans, s.TraceID, s.ParentID)
+			if pi < 0 {
+				orphans++
+				continue
+			}
+			parent[i] = pi
 		}
-		parent[i] = -1
-		if s.ParentID == 0 {
-			continue
-		}
-		pi := index.lookup(b.Spans, s.TraceID, s.ParentID)
-		if pi < 0 {
-			orphans++
-			continue
-		}
-		parent[i] = pi
+		return orphans, negative
+	}
+	var orphans, negative int
+	if n := len(b.Spans); n < parallelMinSpans {
+		orphans, negative = link(0, n)
+	} else {
+		var o2, n2 int
+		done := make(chan struct{})
+		go func() {
+			o2, n2 = link(n/2, n)
+			close(done)
+		}()
+		orphans, negative = link(0, n/2)
+		<-done
+		orphans, negative = orphans+o2, negative+n2
 	}
 	// Clock skew: children on another host outside their parent are moved
 	// (with their subtrees) into it; this re-sorts b.Spans and remaps parent.

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -36,6 +37,15 @@ func TestSortSpansStable(t *testing.T) {
 // TestMergeSpanRuns checks that merging sorted runs equals a stable sort of
 // their concatenation, ties included.
 func TestMergeSpanRuns(t *testing.T) {
+	for _, min := range []int{math.MaxInt, 1} { // sequential, then two halves
+		testMergeSpanRuns(t, min)
+	}
+}
+
+func testMergeSpanRuns(t *testing.T, min int) {
+	old := parallelMinSpans
+	defer func() { parallelMinSpans = old }()
+	parallelMinSpans = min
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, k := range []int{0, 1, 2, 3, 9} {
 		var runs [][]Span
@@ -50,9 +60,9 @@ func TestMergeSpanRuns(t *testing.T) {
 			runs = append(runs, run)
 		}
 		slices.SortStableFunc(all, func(x, y Span) int { return spanCompare(&x, &y) })
-		got := mergeSpanRuns(nil, runs)
-		if !slices.Equal(got, all) {
-			t.Fatalf("k=%d: merged runs differ from a stable sort", k)
+		got := mergeSpanRuns([]Span{{Service: "kept"}}, runs)
+		if got[0].Service != "kept" || !slices.Equal(got[1:], all) {
+			t.Fatalf("parallel from %d spans, k=%d: merged runs differ from a stable sort", min, k)
 		}
 	}
 }

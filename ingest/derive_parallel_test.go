@@ -1,0 +1,79 @@
+package ingest
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestDeriveParallelMatchesSequential finalizes the same spans with the
+// parent links and the trace series computed on one goroutine and on two,
+// and requires identical parents, warnings and bit-identical series.
+func TestDeriveParallelMatchesSequential(t *testing.T) {
+	build := func() *Bundle {
+		rng := rand.New(rand.NewPCG(7, 8))
+		b := &Bundle{}
+		t0 := Time(1_700_000_000e9)
+		id := uint64(1)
+		for tr := 0; tr < 3000; tr++ {
+			root := Span{TraceID: TraceID{Low: uint64(tr + 1)}, SpanID: SpanID(id), Service: "gw", Operation: "GET /",
+				Kind: SpanServer, Start: t0 + Time(rng.Int64N(int64(30*time.Minute))), Duration: time.Duration(1+rng.IntN(900)) * time.Millisecond,
+				Error: rng.IntN(50) == 0, Pod: fmt.Sprintf("gw-%d", rng.IntN(3)), Node: fmt.Sprintf("n%d", rng.IntN(2)), Source: "t"}
+			id++
+			b.Spans = append(b.Spans, root)
+			for k := 0; k < 2+rng.IntN(4); k++ {
+				svc := []string{"cart", "db", "vllm"}[rng.IntN(3)]
+				cl := Span{TraceID: root.TraceID, SpanID: SpanID(id), ParentID: root.SpanID, Service: "gw", Operation: "call " + svc,
+					Kind: SpanClient, Start: root.Start + Time(rng.IntN(1000))*Time(time.Microsecond), Duration: root.Duration / 2, Pod: root.Pod, Source: "t"}
+				id++
+				sv := Span{TraceID: root.TraceID, SpanID: SpanID(id), ParentID: cl.SpanID, Service: svc, Operation: "serve",
+					Kind: SpanServer, Start: cl.Start + Time(time.Millisecond), Duration: cl.Duration / 2, Error: rng.IntN(30) == 0,
+					Pod: fmt.Sprintf("%s-%d", svc, rng.IntN(2)), Source: "t"}
+				id++
+				b.Spans = append(b.Spans, cl, sv)
+			}
+			if tr%100 == 0 { // an orphan and a negative duration now and then
+				b.Spans = append(b.Spans, Span{TraceID: root.TraceID, SpanID: SpanID(id), ParentID: SpanID(1 << 60), Service: "db",
+					Start: root.Start, Duration: -time.Millisecond, Source: "t"})
+				id++
+			}
+		}
+		return b
+	}
+	old := parallelMinSpans
+	defer func() { parallelMinSpans = old }()
+	parallelMinSpans = math.MaxInt
+	seq := build()
+	if err := seq.Finalize(Options{Step: 15 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	parallelMinSpans = 1
+	par := build()
+	if err := par.Finalize(Options{Step: 15 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seq.Parent, par.Parent) || !reflect.DeepEqual(seq.Warnings, par.Warnings) {
+		t.Fatalf("parents or warnings differ:\n%v\n%v", seq.Warnings, par.Warnings)
+	}
+	if !slices.ContainsFunc(par.Warnings, func(w Warning) bool { return w.Kind == ErrOrphanSpan && w.Count == 30 }) {
+		t.Errorf("want 30 orphans counted: %v", par.Warnings)
+	}
+	if len(seq.Series) != len(par.Series) || len(seq.Series) < 30 {
+		t.Fatalf("series: sequential %d, parallel %d", len(seq.Series), len(par.Series))
+	}
+	for i, s := range seq.Series {
+		p := par.Series[i]
+		if s.Key() != p.Key() || len(s.V) != len(p.V) {
+			t.Fatalf("series %d: %s vs %s", i, s.Key(), p.Key())
+		}
+		for j := range s.V {
+			if math.Float64bits(s.V[j]) != math.Float64bits(p.V[j]) {
+				t.Fatalf("%s cell %d: sequential %v, parallel %v", s.Key(), j, s.V[j], p.V[j])
+			}
+		}
+	}
+}
