@@ -309,9 +309,10 @@ func (l *limitReader) Read(p []byte) (int, error) {
 // Inputs holds exactly one record. Unknown formats and label files are not an
 // error: they come back as a skipped Input.
 //
-// Jaeger JSON files (not stdin) are first tried with the fast reader
-// (jaegerfast.go); when it declines, the file is read again with the general
-// one, so the result and every error are those of the general reader.
+// Jaeger JSON and Prometheus query_range files (not stdin) are first tried
+// with the fast readers (jaegerfast.go, promfast.go); when one declines, the
+// file is read again with the general reader, so the result and every error
+// are those of the general reader.
 func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
 	return readFileHashing(path, stdin, lim, true)
 }
@@ -392,6 +393,18 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 		dec := decodeJaeger
 		if fast {
 			dec = decodeJaegerFast
+		}
+		part, err = dec(name, pr, lim)
+		if errors.Is(err, errSlowPath) {
+			return nil, err
+		}
+		if err == nil {
+			io.Copy(io.Discard, pr)
+		}
+	case FormatPromQueryRange:
+		dec := decodePromQueryRange
+		if fast {
+			dec = decodePromFast
 		}
 		part, err = dec(name, pr, lim)
 		if errors.Is(err, errSlowPath) {
