@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -79,10 +80,49 @@ func (b *Bundle) cleanSeries() {
 // sortSpansStable sorts spans by spanCompare, keeping the input order of
 // equal spans (so the first of duplicate IDs stays first). Already sorted
 // input (the common case after Read merged its per-file runs) costs one pass.
+//
+// Moving ~180-byte spans around is what a sort of spans costs (an in-place
+// stable sort moves each O(log² n) times), so it sorts (start, position)
+// pairs instead, orders runs of equal starts by the rest of spanCompare
+// and the position, and then moves every span once, in place.
 func sortSpansStable(spans []Span) {
-	if !spansSorted(spans) {
-		slices.SortStableFunc(spans, func(x, y Span) int { return spanCompare(&x, &y) })
+	if spansSorted(spans) {
+		return
 	}
+	type startPos struct {
+		start Time
+		pos   int32
+	}
+	keys := make([]startPos, len(spans))
+	for i := range spans {
+		keys[i] = startPos{spans[i].Start, int32(i)}
+	}
+	slices.SortFunc(keys, func(x, y startPos) int {
+		if x.start != y.start {
+			return cmp.Compare(x.start, y.start)
+		}
+		return cmp.Compare(x.pos, y.pos)
+	})
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j].start == keys[i].start {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(keys[i:j], func(x, y startPos) int {
+				if c := spanCompare(&spans[x.pos], &spans[y.pos]); c != 0 {
+					return c
+				}
+				return cmp.Compare(x.pos, y.pos)
+			})
+		}
+		i = j
+	}
+	order := make([]int32, len(keys))
+	for i, k := range keys {
+		order[i] = k.pos
+	}
+	permuteSpans(spans, order)
 }
 
 // spansSorted reports whether spans are already in spanCompare order.
