@@ -321,6 +321,62 @@ func (s *fastScanner) skip(c byte, depth int) bool {
 	return false
 }
 
+// rawObject returns the raw bytes of the object that starts at the next
+// non-space byte, delimited by matching braces and brackets outside strings
+// only: it does not validate them. A caller may trust them only if they
+// equal bytes it validated before; otherwise it must parse them (a
+// sub-scanner over the returned bytes does, and refuses a mis-delimited
+// invalid object). Process objects repeat in every trace of a service, so
+// this skips most of their parsing.
+func (s *fastScanner) rawObject() ([]byte, bool) {
+	if s.ws() != '{' {
+		return nil, false
+	}
+	owner := s.keep < 0
+	if owner {
+		s.keep = s.pos
+	}
+	// Offsets relative to s.keep survive refills.
+	start, i := s.pos-s.keep, s.pos+1-s.keep
+	depth, inStr := 1, false
+	for depth > 0 {
+		if s.keep+i >= len(s.buf) {
+			if !s.fill() {
+				if owner {
+					s.keep = -1
+				}
+				return nil, false
+			}
+			continue
+		}
+		c := s.buf[s.keep+i]
+		i++
+		switch {
+		case inStr && c == '\\':
+			i++ // the escaped byte cannot end the string
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	if s.keep+i > len(s.buf) { // an escape was the input's last byte
+		if owner {
+			s.keep = -1
+		}
+		return nil, false
+	}
+	raw := s.buf[s.keep+start : s.keep+i]
+	s.pos = s.keep + i
+	if owner {
+		s.keep = -1
+	}
+	return raw, true
+}
+
 // lit consumes the literal w.
 func (s *fastScanner) lit(w string) bool {
 	for i := 0; i < len(w); i++ {
@@ -584,8 +640,8 @@ func (r *jaegerReader) fastProcesses(s *fastScanner) bool {
 		if _, dup := r.tr.procs[id]; dup {
 			return false
 		}
-		raw, ok := s.value(3)
-		if !ok || len(raw) == 0 || raw[0] != '{' {
+		raw, ok := s.rawObject()
+		if !ok {
 			return false
 		}
 		r.tr.procs[id] = jProcess{}
