@@ -63,7 +63,9 @@ func shortHost(h string) string {
 // the processes traces name, by host and PID, into b.Placements.
 //
 // A GPU process matches the traced processes with the same PID on the same
-// host. When either side does not know its host (pmon, a trace without host
+// host; the GPU's host is its own series' or, when that source does not
+// know it (nvidia-smi's compute-apps query), any other source's for the
+// same GPU (DCGM's Hostname for the UUID). When either side does not know its host (pmon, a trace without host
 // tags), it matches only if every traced process with a PID is on a single
 // host (or none names one): PIDs repeat across machines. A PID that names
 // processes of two different services or pods is ambiguous and places
@@ -85,6 +87,15 @@ func (b *Bundle) placeProcesses() {
 		hosts[h] = true
 	}
 	oneHost := len(hosts) == 1
+	// A GPU's host may come from another source than its process list:
+	// nvidia-smi's compute-apps query names the GPU by UUID only, DCGM's
+	// series of the same UUID carry Hostname.
+	gpuHost := map[string]string{}
+	for _, s := range b.Series {
+		if e := s.Entity; e.Kind == KindGPU && e.Node != "" && gpuHost[e.Name] == "" {
+			gpuHost[e.Name] = e.Node
+		}
+	}
 	seen := map[Placement]bool{}
 	gpuPIDs, ambiguous := 0, 0
 	counted := map[string]bool{}
@@ -97,7 +108,11 @@ func (b *Bundle) placeProcesses() {
 			continue
 		}
 		pid := uint32(pid64)
-		host := shortHost(s.Entity.Node)
+		gpuNode := s.Entity.Node
+		if gpuNode == "" {
+			gpuNode = gpuHost[s.Entity.Name]
+		}
+		host := shortHost(gpuNode)
 		if k := s.Entity.Name + "\x00" + strconv.FormatUint(pid64, 10); !counted[k] {
 			counted[k] = true
 			gpuPIDs++
@@ -128,7 +143,7 @@ func (b *Bundle) placeProcesses() {
 		}
 		pl := Placement{GPU: s.Entity.Name, Service: first.Service, Pod: first.Pod, Host: first.Host, PID: pid}
 		if pl.Host == "" {
-			pl.Host = s.Entity.Node
+			pl.Host = gpuNode
 		}
 		if !seen[pl] {
 			seen[pl] = true

@@ -115,3 +115,24 @@ func TestPlaceProcessesOTLPResource(t *testing.T) {
 		t.Errorf("Entity() = %+v", e)
 	}
 }
+
+// TestPlaceProcessesHostFromAnotherSource: nvidia-smi's compute-apps query
+// names GPUs by UUID only; DCGM's series for the same UUID give the host.
+func TestPlaceProcessesHostFromAnotherSource(t *testing.T) {
+	apps := "timestamp, gpu_uuid, pid, process_name, used_memory [MiB]\n" +
+		"2023/11/14 22:13:20.000, GPU-1111, 4242, python3, 70000 MiB\n" +
+		"2023/11/14 22:13:21.000, GPU-1111, 4242, python3, 70010 MiB\n"
+	dcgm := `{"status":"success","data":{"resultType":"matrix","result":[
+ {"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","UUID":"GPU-1111","Hostname":"host-b","gpu":"0"},"values":[[1700000000,"50"],[1700000001,"55"]]}]}}`
+	b := readPlacementBundle(t, map[string]string{"traces.json": placementTrace, "apps.csv": apps, "dcgm.json": dcgm})
+	want := []Placement{{GPU: "GPU-1111", Service: "vllm", Host: "HOST-B.example.com", PID: 4242}}
+	if !slices.Equal(b.Placements, want) {
+		t.Fatalf("placements = %+v, want %+v (warnings %v)", b.Placements, want, b.Warnings)
+	}
+	// Without DCGM the GPU's host is unknown and the traces name two hosts:
+	// no placement, and a warning.
+	b = readPlacementBundle(t, map[string]string{"traces.json": placementTrace, "apps.csv": apps})
+	if len(b.Placements) != 0 || !warned(b, "none of the 1 GPU processes matched") {
+		t.Fatalf("placements %+v warnings %v: want none, warned", b.Placements, b.Warnings)
+	}
+}
