@@ -54,11 +54,6 @@ type agg struct {
 	node  string
 }
 
-// parallelMinSpans is the fewest spans for which Finalize splits the merge
-// of sorted runs, the parent links and the trace series over two goroutines
-// (a variable so tests can compare both paths).
-var parallelMinSpans = 20_000
-
 // deriveTraceSeries aggregates spans into RED series per service, per pod
 // (when a service has several pods) and per call edge, on the grid.
 // parent is checkSpans' parent index of each span (-1: root or orphan).
@@ -235,13 +230,7 @@ func (b *Bundle) deriveTraceSeries(parent []int32) {
 	if cm <= 0 || len(b.Spans) < parallelMinSpans {
 		accumulate(0, len(b.Spans), aggs)
 	} else {
-		done := make(chan struct{})
-		go func() {
-			accumulate(mid, len(b.Spans), late)
-			close(done)
-		}()
-		accumulate(0, mid, aggs)
-		<-done
+		both(func() { accumulate(0, mid, aggs) }, func() { accumulate(mid, len(b.Spans), late) })
 		for k, l := range late {
 			a := aggs[k]
 			if a == nil {

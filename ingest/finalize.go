@@ -77,6 +77,33 @@ func (b *Bundle) cleanSeries() {
 	sort.SliceStable(b.Series, func(i, j int) bool { return b.Series[i].Key() < b.Series[j].Key() })
 }
 
+// parallelMinSpans is the fewest spans for which Finalize splits the merge
+// of sorted runs, the parent links and the trace series over two goroutines
+// (a variable so tests can compare both paths).
+var parallelMinSpans = 20_000
+
+// both runs first on this goroutine and second on another, and returns
+// when both are done.
+func both(first, second func()) {
+	done := make(chan struct{})
+	go func() {
+		second()
+		close(done)
+	}()
+	first()
+	<-done
+}
+
+// appendSpan appends s, doubling the slice when full: append grows big
+// slices by about 1.25×, which copies a file's spans (pointerful, under GC
+// write barriers) about four times while reading it.
+func appendSpan(spans []Span, s Span) []Span {
+	if n := len(spans); n == cap(spans) {
+		spans = slices.Grow(spans, max(n, 4096))
+	}
+	return append(spans, s)
+}
+
 // sortSpansStable sorts spans by spanCompare, keeping the input order of
 // equal spans (so the first of duplicate IDs stays first). Already sorted
 // input (the common case after Read merged its per-file runs) costs one pass.
@@ -166,13 +193,7 @@ func mergeSpanRuns(dst []Span, runs [][]Span) []Span {
 		left[r], right[r] = run[:k], run[k:]
 		cut += k
 	}
-	done := make(chan struct{})
-	go func() {
-		mergeRunsInto(out[cut:], right)
-		close(done)
-	}()
-	mergeRunsInto(out[:cut], left)
-	<-done
+	both(func() { mergeRunsInto(out[:cut], left) }, func() { mergeRunsInto(out[cut:], right) })
 	return dst
 }
 
@@ -334,13 +355,7 @@ func (b *Bundle) checkSpans() []int32 {
 		orphans, negative = link(0, n)
 	} else {
 		var o2, n2 int
-		done := make(chan struct{})
-		go func() {
-			o2, n2 = link(n/2, n)
-			close(done)
-		}()
-		orphans, negative = link(0, n/2)
-		<-done
+		both(func() { orphans, negative = link(0, n/2) }, func() { o2, n2 = link(n/2, n) })
 		orphans, negative = orphans+o2, negative+n2
 	}
 	// Clock skew: children on another host outside their parent are moved

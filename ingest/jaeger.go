@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -613,12 +612,7 @@ func (r *jaegerReader) flushTrace() {
 		}
 		s.Service = pi.service
 		loc.place(&s)
-		if n := len(r.b.Spans); n == cap(r.b.Spans) {
-			// Double: append grows big slices by ~1.25×, copying a file's
-			// spans (pointerful, under GC write barriers) about 4 times.
-			r.b.Spans = slices.Grow(r.b.Spans, max(n, 4096))
-		}
-		r.b.Spans = append(r.b.Spans, s)
+		r.b.Spans = appendSpan(r.b.Spans, s)
 		committed = true
 	}
 	if committed {

@@ -31,19 +31,34 @@ func (b *Bundle) deriveOperationMix() {
 	}
 	n := len(b.Grid)
 	g0, step := int64(b.Grid[0]), int64(b.Step)
+	// One pass over the spans: per (service, operation), its total and its
+	// count per cell.
 	type svcOp struct{ svc, op string }
-	total := map[svcOp]int{}
+	type opCounts struct {
+		total int
+		cells []int32
+	}
+	per := map[svcOp]*opCounts{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
-		total[svcOp{s.Service, s.Operation}]++
+		k := svcOp{s.Service, s.Operation}
+		oc := per[k]
+		if oc == nil {
+			oc = &opCounts{cells: make([]int32, n)}
+			per[k] = oc
+		}
+		oc.total++
+		if c := (int64(s.Start) - g0 + step - 1) / step; c >= 0 && c < int64(n) {
+			oc.cells[c]++
+		}
 	}
-	// The followed operations of each service, most frequent first.
+	// The followed operations of each service, most frequent first; the
+	// rest are pooled in the last column.
 	bySvc := map[string][]svcOp{}
-	for k := range total {
+	for k := range per {
 		bySvc[k.svc] = append(bySvc[k.svc], k)
 	}
 	type mix struct {
-		ops    map[string]int // operation → column; pooled ones are absent (column k-1)
 		k      int
 		counts []int32 // cell*k + column
 	}
@@ -52,39 +67,18 @@ func (b *Bundle) deriveOperationMix() {
 		if len(ops) < 2 {
 			continue
 		}
-		slices.SortFunc(ops, func(x, y svcOp) int { return cmp.Or(cmp.Compare(total[y], total[x]), cmp.Compare(x.op, y.op)) })
-		m := &mix{ops: map[string]int{}}
-		for i, o := range ops {
-			if i == maxMixOps-1 && len(ops) > maxMixOps {
-				break
-			}
-			m.ops[o.op] = i
-		}
-		m.k = len(m.ops)
-		if len(ops) > len(m.ops) {
-			m.k++ // the pool
-		}
+		slices.SortFunc(ops, func(x, y svcOp) int {
+			return cmp.Or(cmp.Compare(per[y].total, per[x].total), cmp.Compare(x.op, y.op))
+		})
+		m := &mix{k: min(len(ops), maxMixOps)}
 		m.counts = make([]int32, n*m.k)
+		for i, o := range ops {
+			col := min(i, m.k-1)
+			for c, x := range per[o].cells {
+				m.counts[c*m.k+col] += x
+			}
+		}
 		mixes[svc] = m
-	}
-	if len(mixes) == 0 {
-		return
-	}
-	for i := range b.Spans {
-		s := &b.Spans[i]
-		m := mixes[s.Service]
-		if m == nil {
-			continue
-		}
-		c := (int64(s.Start) - g0 + step - 1) / step
-		if c < 0 || c >= int64(n) {
-			continue
-		}
-		col, ok := m.ops[s.Operation]
-		if !ok {
-			col = m.k - 1
-		}
-		m.counts[int(c)*m.k+col]++
 	}
 	svcs := make([]string, 0, len(mixes))
 	for svc := range mixes {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -144,10 +143,7 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 					or.limited = true
 					return added
 				}
-				if n := len(or.b.Spans); n == cap(or.b.Spans) {
-					or.b.Spans = slices.Grow(or.b.Spans, max(n, 4096)) // double (see flushTrace)
-				}
-				or.b.Spans = append(or.b.Spans, or.span(spans.At(k), service, res))
+				or.b.Spans = appendSpan(or.b.Spans, or.span(spans.At(k), service, res))
 				added++
 			}
 		}

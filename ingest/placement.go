@@ -9,9 +9,12 @@ import (
 	"strings"
 )
 
-// processSet records a reader's processes with a PID once each.
+// processSet records a reader's processes with a PID once each. Readers
+// call add for every span (span tags may carry the PID), so the last
+// process is checked before the map: consecutive spans share it.
 type processSet struct {
 	seen map[Process]bool
+	last Process
 }
 
 // add records the process described by service and loc (when it has a PID)
@@ -29,6 +32,10 @@ func (ps *processSet) add(b *Bundle, service string, loc locTags, source string)
 		host = loc.host
 	}
 	p := Process{Service: service, Pod: loc.pod, Host: host, PID: uint32(pid), Source: source}
+	if p == ps.last {
+		return
+	}
+	ps.last = p
 	if ps.seen == nil {
 		ps.seen = map[Process]bool{}
 	}

@@ -38,6 +38,13 @@ var decoders = map[Format]decodeFunc{
 	FormatKineto:             decodeKineto,
 }
 
+// fastDecoders are the fast paths tried first on re-readable files; they
+// decline with errSlowPath on anything their general reader must handle.
+var fastDecoders = map[Format]decodeFunc{
+	FormatJaegerJSON:     decodeJaegerFast,
+	FormatPromQueryRange: decodePromFast,
+}
+
 // ExpandPaths turns files and directories (recursed, sorted, hidden entries
 // skipped) into the list of files to read. "-" stands for stdin.
 func ExpandPaths(paths []string) ([]string, error) {
@@ -327,7 +334,7 @@ func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool) (*Bund
 	return b, err
 }
 
-// readFile is readFileHashing; fast enables the Jaeger fast path.
+// readFile is readFileHashing; fast enables the fast paths (fastDecoders).
 func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundle, error) {
 	lim = lim.withDefaults()
 	var raw io.Reader
@@ -389,34 +396,17 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 		part = &Bundle{}
 	case FormatNsightSQLite:
 		part, err = readSQLite(name, path, pr, lim)
-	case FormatJaegerJSON:
-		dec := decodeJaeger
-		if fast {
-			dec = decodeJaegerFast
-		}
-		part, err = dec(name, pr, lim)
-		if errors.Is(err, errSlowPath) {
-			return nil, err
-		}
-		if err == nil {
-			io.Copy(io.Discard, pr)
-		}
-	case FormatPromQueryRange:
-		dec := decodePromQueryRange
-		if fast {
-			dec = decodePromFast
-		}
-		part, err = dec(name, pr, lim)
-		if errors.Is(err, errSlowPath) {
-			return nil, err
-		}
-		if err == nil {
-			io.Copy(io.Discard, pr)
-		}
 	default:
-		part, err = decoders[in.Format](name, pr, lim)
+		dec := decoders[in.Format]
+		if f, ok := fastDecoders[in.Format]; ok && fast {
+			dec = f
+		}
+		part, err = dec(name, pr, lim)
+		if errors.Is(err, errSlowPath) {
+			return nil, err // ReadFile re-reads the file with the general reader
+		}
 		if err == nil {
-			// Drain so the hash covers the whole file.
+			// Drain so the size (and hash) covers the whole file.
 			io.Copy(io.Discard, pr)
 		}
 	}

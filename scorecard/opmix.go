@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -19,16 +20,17 @@ import (
 func operationShares(b *ingest.Bundle, service string, inc tcg.Incident, max int) (Evidence, bool) {
 	base, win := map[string]float64{}, map[string]float64{}
 	var nb, nw float64
-	for i := range b.Spans {
+	// Finalize sorts spans by start: scan from the baseline to the window's end.
+	lo := sort.Search(len(b.Spans), func(i int) bool { return b.Spans[i].Start >= inc.BaselineStart })
+	for i := lo; i < len(b.Spans) && b.Spans[i].Start <= inc.WindowEnd; i++ {
 		s := &b.Spans[i]
 		if s.Service != service {
 			continue
 		}
-		switch {
-		case s.Start >= inc.BaselineStart && s.Start < inc.WindowStart:
+		if s.Start < inc.WindowStart {
 			base[s.Operation]++
 			nb++
-		case s.Start >= inc.WindowStart && s.Start <= inc.WindowEnd:
+		} else {
 			win[s.Operation]++
 			nw++
 		}
@@ -42,9 +44,13 @@ func operationShares(b *ingest.Bundle, service string, inc tcg.Incident, max int
 		magnitude float64
 	}
 	var cs []change
-	for op := range mergeKeys(base, win) {
-		f, t := base[op]/nb, win[op]/nw
-		cs = append(cs, change{op, f, t, math.Abs(t - f)})
+	for op, x := range base {
+		cs = append(cs, change{op, x / nb, win[op] / nw, math.Abs(win[op]/nw - x/nb)})
+	}
+	for op, x := range win {
+		if base[op] == 0 {
+			cs = append(cs, change{op, 0, x / nw, x / nw})
+		}
 	}
 	slices.SortFunc(cs, func(x, y change) int {
 		return cmp.Or(cmp.Compare(y.magnitude, x.magnitude), cmp.Compare(x.op, y.op))
@@ -56,18 +62,6 @@ func operationShares(b *ingest.Bundle, service string, inc tcg.Incident, max int
 	return Evidence{Kind: EvidenceSpans, Baseline: math.NaN(), Incident: math.NaN(),
 		Text: fmt.Sprintf("share of %s's spans by operation, baseline (%.0f spans) → window (%.0f): %s",
 			service, nb, nw, strings.Join(parts, "; "))}, true
-}
-
-// mergeKeys is the set of keys of a and b.
-func mergeKeys(a, b map[string]float64) map[string]bool {
-	out := make(map[string]bool, len(a)+len(b))
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
 }
 
 // pct formats a share as a percentage with one decimal below 10%.
