@@ -72,9 +72,10 @@ func shortHost(h string) string {
 // A GPU process matches the traced processes with the same PID on the same
 // host; the GPU's host is its own series' or, when that source does not
 // know it (nvidia-smi's compute-apps query), any other source's for the
-// same GPU (DCGM's Hostname for the UUID). When either side does not know its host (pmon, a trace without host
-// tags), it matches only if every traced process with a PID is on a single
-// host (or none names one): PIDs repeat across machines. A PID that names
+// same GPU (DCGM's Hostname for the UUID). When either side does not know
+// its host (pmon, a trace without host tags), it matches only if every
+// traced process with a PID is on a single host (or none names one): PIDs
+// repeat across machines. A PID that names
 // processes of two different services or pods is ambiguous and places
 // nothing. Containers see their own PID namespace, so PIDs from inside a pod
 // rarely equal the host's; a warning says so when both sides have PIDs and
@@ -105,7 +106,11 @@ func (b *Bundle) placeProcesses() {
 	}
 	seen := map[Placement]bool{}
 	gpuPIDs, ambiguous := 0, 0
-	counted := map[string]bool{}
+	type gpuPID struct {
+		gpu string
+		pid uint32
+	}
+	counted := map[gpuPID]bool{}
 	for _, s := range b.Series {
 		if s.Entity.Kind != KindGPU {
 			continue
@@ -120,21 +125,16 @@ func (b *Bundle) placeProcesses() {
 			gpuNode = gpuHost[s.Entity.Name]
 		}
 		host := shortHost(gpuNode)
-		if k := s.Entity.Name + "\x00" + strconv.FormatUint(pid64, 10); !counted[k] {
+		if k := (gpuPID{s.Entity.Name, pid}); !counted[k] {
 			counted[k] = true
 			gpuPIDs++
 		}
 		var cands []Process
-		switch {
-		case host != "" && !oneHost:
+		if host != "" {
 			cands = byKey[hostPID{host, pid}]
-		case host != "" && oneHost:
-			cands = byKey[hostPID{host, pid}]
-			if len(cands) == 0 && hosts[""] {
-				cands = byPID[pid] // traces without host tags: one machine
-			}
-		case oneHost:
-			cands = byPID[pid]
+		}
+		if len(cands) == 0 && oneHost && (host == "" || hosts[""]) {
+			cands = byPID[pid] // one machine, and one side does not name it
 		}
 		if len(cands) == 0 {
 			continue

@@ -71,8 +71,11 @@ func TestPromFastMatchesGeneral(t *testing.T) {
 		}
 	}
 	// Limits: series and points beyond them are dropped alike.
-	comparePromFast(t, []byte(promFastSample), Limits{MaxSeries: 1})
-	comparePromFast(t, []byte(promFastSample), Limits{MaxPoints: 3})
+	for _, lim := range []Limits{{MaxSeries: 1}, {MaxPoints: 3}} {
+		if !comparePromFast(t, []byte(promFastSample), lim) {
+			t.Errorf("fast path declined the sample under limits %+v", lim)
+		}
+	}
 }
 
 // TestPromFastRealFiles: every Prometheus file of the shared samples and
