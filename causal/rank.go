@@ -24,7 +24,7 @@ func DefaultWeights() Weights { return Weights{0.35, 0.30, 0.25, 0.10} }
 
 // Options configure the analysis. Zero fields take defaults.
 type Options struct {
-	Method    string // "tcg" (default), "baro", "nsigma"
+	Method    string // "tcg" (default), or a comparison method: "baro", "nsigma", "selftime", "traversal", "circa"
 	Weights   Weights
 	Seed      uint64  // bootstrap seed (default 1)
 	Bootstrap int     // bootstrap replicates (default 200)
@@ -68,7 +68,7 @@ func (o Options) withDefaults() Options {
 }
 
 // Methods lists the ranking methods.
-func Methods() []string { return []string{"tcg", "baro", "nsigma"} }
+func Methods() []string { return []string{"tcg", "baro", "nsigma", "selftime", "traversal", "circa"} }
 
 // Intervention is the counterfactual of do(candidate := baseline) on the target.
 type Intervention struct {
@@ -134,8 +134,14 @@ func Analyze(g *tcg.Graph, b *ingest.Bundle, opt Options) (*Result, error) {
 		return analyzeTCG(g, b, opt), nil
 	case "baro", "nsigma":
 		return analyzeBaseline(g, b, opt), nil
+	case "selftime":
+		return analyzeSelfTime(g, b, opt), nil
+	case "traversal":
+		return analyzeTraversal(g, b, opt), nil
+	case "circa":
+		return analyzeCIRCA(g, b, opt), nil
 	}
-	return nil, fmt.Errorf("unknown method %q (want one of tcg, baro, nsigma)", opt.Method)
+	return nil, fmt.Errorf("unknown method %q (want one of %s)", opt.Method, strings.Join(Methods(), ", "))
 }
 
 func clip01(x float64) float64 {

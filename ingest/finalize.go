@@ -475,7 +475,8 @@ func (b *Bundle) chooseStep(step time.Duration) {
 	b.Start, b.End, b.Step = start, end, step
 }
 
-// knownServices returns the services named by traces and dependencies.
+// knownServices returns the services named by traces, dependencies and
+// call-edge (service-graph) series.
 func (b *Bundle) knownServices() map[string]bool {
 	known := map[string]bool{}
 	for i := range b.Spans {
@@ -484,6 +485,13 @@ func (b *Bundle) knownServices() map[string]bool {
 	for _, d := range b.Deps {
 		known[d.Parent] = true
 		known[d.Child] = true
+	}
+	// Service-graph metrics (client/server labels) are a call graph too.
+	for _, s := range b.Series {
+		if s.Entity.Kind == KindEdge {
+			known[s.Entity.Caller] = true
+			known[s.Entity.Callee] = true
+		}
 	}
 	delete(known, "")
 	return known
@@ -522,6 +530,18 @@ func (b *Bundle) matchEntities() {
 		sorted = append(sorted, s)
 	}
 	sort.Strings(sorted)
+	// A node label whose value is a vertex of the call graph names that
+	// service, not a host (metrics exported per call-graph vertex, as
+	// CloudWatch/X-Ray service maps do): the series is the service's, under
+	// the name exactly as the data spells it.
+	for _, s := range b.Series {
+		if s.Entity.Kind != KindNode {
+			continue
+		}
+		if v := firstLabel(s.Labels, nodeLabelNames...); v != "" && known[v] {
+			s.Entity = Entity{Kind: KindService, Name: v, Service: v}
+		}
+	}
 	unmatched := map[string]bool{}
 	fix := func(e *Entity) {
 		if e.Service == "" {

@@ -66,6 +66,10 @@ func (o Options) withDefaults(step time.Duration) Options {
 	return o
 }
 
+// MinWindowSteps is the fewest grid steps an incident window spans; a
+// shorter --window is widened to it.
+const MinWindowSteps = 4
+
 // IncidentSpec is what the user asked for; zero fields are resolved from
 // the data (alert, largest anomaly, entry service).
 type IncidentSpec struct {
@@ -133,6 +137,12 @@ func ResolveIncident(b *ingest.Bundle, spec IncidentSpec) (Incident, error) {
 	}
 	if inc.At == 0 {
 		return inc, fmt.Errorf("no incident time: give --at TIME")
+	}
+	// A window of fewer than MinWindowSteps grid steps cannot show an
+	// onset and a sustained deviation: coarse data (5-minute CloudWatch
+	// periods) widens it.
+	if b.Step > 0 && spec.Window < MinWindowSteps*b.Step {
+		spec.Window = MinWindowSteps * b.Step
 	}
 	half := ingest.Time(spec.Window / 2)
 	inc.WindowStart, inc.WindowEnd = inc.At-half, inc.At+half

@@ -82,7 +82,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	var af analysisFlags
 	af.register(fs)
 	_ = fs.MarkHidden("explain") // per-candidate tables for 56 cases would drown the summary
-	methods := fs.String("methods", "tcg,baro,nsigma", "comma-separated methods to compare")
+	methods := fs.String("methods", strings.Join(causal.Methods(), ","), "comma-separated methods to compare")
 	asJSON := fs.Bool("json", false, "print JSON (per case and summary) instead of tables")
 	quiet := fs.BoolP("quiet", "q", false, "no progress on stderr")
 	jobs := fs.Int("jobs", 2, "cases analysed in parallel")
