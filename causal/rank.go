@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
@@ -30,8 +29,11 @@ type Options struct {
 	Bootstrap int     // bootstrap replicates (default 200)
 	MinScore  float64 // candidates below are pruned (default 0.05)
 	MaxCauses int     // most causes kept (default 10)
-	Ridge     float64 // ridge penalty of the SCM fits (default 1)
-	// Abstain below this confidence of the top cause (default 0.35).
+	// Params is the default method's parameter table (zero: DefaultParams).
+	Params *Params
+	// Ablate turns score terms off (for eval --ablate).
+	Ablate []string
+	// MinConfidence, when positive, overrides Params.MinConfidence.
 	MinConfidence float64
 	// Explain, when non-nil, receives a table of every candidate's score
 	// terms (standardised deviation D, own noise U, total effect on the
@@ -58,11 +60,14 @@ func (o Options) withDefaults() Options {
 	if o.MaxCauses <= 0 {
 		o.MaxCauses = 10
 	}
-	if o.Ridge <= 0 {
-		o.Ridge = 1
+	if o.Params == nil {
+		p := DefaultParams()
+		o.Params = &p
 	}
-	if o.MinConfidence <= 0 {
-		o.MinConfidence = 0.35
+	if o.MinConfidence > 0 && o.MinConfidence != o.Params.MinConfidence {
+		p := *o.Params
+		p.MinConfidence = o.MinConfidence
+		o.Params = &p
 	}
 	return o
 }
@@ -96,11 +101,18 @@ type Candidate struct {
 	Signal        ingest.SignalKind
 	Facet         string
 	Score         float64
-	Confidence    float64 // bootstrap probability of ranking first (tcg), 0..1
-	// Attribution is the share of the target's deviation traced to this
-	// node's own (parent-unexplained) deviation.
-	Attribution  float64
-	State        tcg.State
+	// Confidence is the probability that the candidate's service is the
+	// root cause (tcg; calibrated on the development sets), 0..1.
+	Confidence float64
+	// Attribution is the share of the target's anomaly traced to this
+	// node's own change (the Shapley attribution over own changes).
+	Attribution float64
+	// Terms are the score's terms (see Terms).
+	Terms map[string]float64
+	// Hosted are the services placed on a node or GPU candidate.
+	Hosted      []string
+	State       tcg.State
+	Transitions []tcg.Transition // the node's state changes, the causal stage's last
 	Intervention Intervention
 	Dimensions   Dimensions
 	Path         []int // node indices from the candidate to the target
@@ -120,6 +132,11 @@ type Result struct {
 	// intervention removes.
 	Unexplained float64
 	Confident   bool
+	// Abstention says why the verdict is not confident ("" when it is).
+	Abstention string
+	// Scored holds every candidate of the default method with its score
+	// terms, in rank order (eval refits and re-ranks from it).
+	Scored []Scored
 	Seed        uint64
 	Bootstrap   int
 	Weights     Weights
@@ -161,348 +178,222 @@ func squash(z, half float64) float64 {
 	return z / (z + half)
 }
 
-// scoreParts holds what a candidate's score is made of, for one sample of
-// window cells.
-type scoreParts struct{ explained, attribution, score float64 }
+// scored is one candidate node with its score terms.
+type scored struct {
+	node  int
+	terms map[string]float64
+	score float64
+}
 
 func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
-	res := &Result{Method: "tcg", MinScore: opt.MinScore, Seed: opt.Seed, Bootstrap: opt.Bootstrap, Weights: opt.Weights}
+	p := opt.Params.withAblation(opt.Ablate)
+	res := &Result{Method: "tcg", MinScore: opt.MinScore, Seed: opt.Seed, Weights: opt.Weights}
 	res.Warnings = append(res.Warnings, g.Warnings...)
 	if g.Target < 0 {
-		res.Warnings = append(res.Warnings, "no target node: causes are ranked by anomaly only")
+		res.Warnings = append(res.Warnings, "no target node: causes are ranked by their own change and what it explains downstream")
 	}
-	m := fitSCM(g, g.B0, g.W1, opt.Ridge)
-	var gains []float64
-	if g.Target >= 0 {
-		gains = m.gainsTo(g.Target, 8)
-	} else {
-		gains = make([]float64, len(g.Nodes))
+	m := fitMechanisms(g, p.Mechanism)
+	ev := nodeEvidence(g, m, p.Mechanism)
+	sp := newAnomalySpace(g, ev, p.PrecedenceOwn)
+	fl := sp.flows()
+	var tflow map[int]float64
+	aT := 0.0
+	if g.Target >= 0 && sp.pos[g.Target] >= 0 {
+		tflow, aT = fl[g.Target], sp.a[g.Target]
 	}
-	cells := make([]int, 0, g.W1-g.W0)
-	for t := g.W0; t < g.W1; t++ {
-		cells = append(cells, t)
-	}
-	// Candidate nodes: anomalous, with a path to the target (or every
-	// anomalous node when there is no target).
-	var cand []int
-	for i, n := range g.Nodes {
-		// The target itself is the symptom: its unexplained residual is
-		// reported as the unexplained share, not as a cause.
-		if n.Anomalous && (g.Target < 0 || (n.Depth >= 0 && i != g.Target)) {
-			cand = append(cand, i)
+	var cands []scored
+	for _, i := range sp.order {
+		if i == g.Target {
+			continue
 		}
-	}
-	res.Total = len(cand)
-	dims := make([]Dimensions, len(cand))
-	dimScore := make([]float64, len(cand))
-	for k, i := range cand {
-		dims[k] = dimensions(g, b, i)
-		w := opt.Weights
-		dimScore[k] = w.LatencySurge*dims[k].LatencySurge + w.ErrorPropagation*dims[k].ErrorPropagation +
-			w.ResourceSaturation*dims[k].ResourceSaturation + w.ConfigDrift*dims[k].ConfigDrift
-	}
-	// The score's mix of counterfactual terms, own severity and the seed's
-	// dimensions (documented in doc.go and the README; chosen on eval).
-	sw := [4]float64{0.35, 0.15, 0.2, 0.3}
-	evaluate := func(cells []int) []scoreParts {
-		out := make([]scoreParts, len(cand))
-		var dT float64
-		if g.Target >= 0 {
-			dT, _ = m.meansOver(g.Target, cells)
+		t := map[string]float64{TermOwn: sp.r[i], TermDownstream: math.Log1p(sp.downstream(i)), TermReach: 0}
+		if g.Nodes[i].Depth >= 0 {
+			t[TermReach] = 1
 		}
-		for k, i := range cand {
-			d, u := m.meansOver(i, cells)
-			n := g.Nodes[i]
-			var e, a float64
-			if g.Target >= 0 && dT > 1e-9 {
-				e = clip01(gains[i] * d / dT)
-				a = clip01(gains[i] * u / dT)
-			}
-			own := 1.0
-			if d != 0 {
-				own = clip01(u / d)
-			}
-			st := stateFactor(n.State)
-			sev := squash(n.Score, 5)
-			out[k] = scoreParts{explained: e, attribution: a,
-				score: st * (sw[0]*a + sw[1]*e + sw[2]*own*sev + sw[3]*dimScore[k])}
+		if aT > 0 {
+			t[TermTargetShare] = tflow[i] / aT
+		} else {
+			t[TermTargetShare] = 0
 		}
-		return out
-	}
-	caps := latencyCaps(g, b, m, cand)
-	evaluate0 := evaluate
-	evaluate = func(cells []int) []scoreParts {
-		ps := evaluate0(cells)
-		for k := range ps {
-			if caps[k] < 1 {
-				// scale the score's counterfactual terms down to what the
-				// candidate's added seconds can account for
-				ps[k].score -= (ps[k].explained - math.Min(ps[k].explained, caps[k])) * 0.15 * stateFactor(g.Nodes[cand[k]].State)
-				ps[k].score -= (ps[k].attribution - math.Min(ps[k].attribution, caps[k])) * 0.35 * stateFactor(g.Nodes[cand[k]].State)
-				ps[k].explained = math.Min(ps[k].explained, caps[k])
-				ps[k].attribution = math.Min(ps[k].attribution, caps[k])
-			}
+		sc := 0.0
+		for _, k := range Terms() {
+			sc += p.Weights[k] * t[k]
 		}
-		return ps
+		cands = append(cands, scored{node: i, terms: t, score: sc})
 	}
-	base := evaluate(cells)
-	if opt.Explain != nil && g.Target >= 0 {
-		dT, uT := m.meansOver(g.Target, cells)
-		fmt.Fprintf(opt.Explain, "target %s: D=%.2f U=%.2f R²=%.2f\n", g.Nodes[g.Target].ID, dT, uT, m.r2[g.Target])
-		fmt.Fprintf(opt.Explain, "%-64s %7s %7s %6s %5s %5s %5s %5s %5s %3s %6s\n", "candidate", "D", "U", "gain", "cap", "expl", "attr", "dims", "R²", "in", "score")
-		for _, k := range sortedByScore(base) {
-			i := cand[k]
-			d, u := m.meansOver(i, cells)
-			fmt.Fprintf(opt.Explain, "%-64s %7.2f %7.2f %6.3f %5.2f %5.2f %5.2f %5.2f %5.2f %3d %6.3f\n",
-				g.Nodes[i].ID, d, u, gains[i], caps[k], base[k].explained, base[k].attribution, dimScore[k], m.r2[i], len(g.In(i)), base[k].score)
+	sort.SliceStable(cands, func(x, y int) bool {
+		if cands[x].score != cands[y].score {
+			return cands[x].score > cands[y].score
 		}
-	}
-	// Bootstrap over window cells: interval of the explained share and the
-	// probability of ranking first.
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
-	firsts := make([]int, len(cand))
-	shares := make([][]float64, len(cand))
-	if len(cells) > 0 && len(cand) > 0 {
-		sample := make([]int, len(cells))
-		for r := 0; r < opt.Bootstrap; r++ {
-			for j := range sample {
-				sample[j] = cells[rng.IntN(len(cells))]
-			}
-			ps := evaluate(sample)
-			best := 0
-			for k := range ps {
-				shares[k] = append(shares[k], ps[k].explained)
-				if ps[k].score > ps[best].score {
-					best = k
-				}
-			}
-			firsts[best]++
-		}
-	}
-	order := make([]int, len(cand))
-	for k := range order {
-		order[k] = k
-	}
-	sort.SliceStable(order, func(x, y int) bool {
-		a, c := base[order[x]].score, base[order[y]].score
-		if a != c {
-			return a > c
-		}
-		return g.Nodes[cand[order[x]]].ID < g.Nodes[cand[order[y]]].ID
+		return g.Nodes[cands[x].node].ID < g.Nodes[cands[y].node].ID
 	})
-	var tObs, tBase, tScale float64
+	res.Total = len(cands)
+	// Probabilities: a softmax over the candidates and "none of them"
+	// (NoneScore), summed per service: the fitted score is a conditional
+	// logit, so these are its probabilities.
+	services := make([]string, len(cands))
+	mass := map[string]float64{}
+	top := p.NoneScore
+	for _, c := range cands {
+		top = math.Max(top, c.score)
+	}
+	z := math.Exp(p.NoneScore - top)
+	for k, c := range cands {
+		services[k] = candidateService(g, sp, fl, c.node)
+		e := math.Exp(c.score - top)
+		mass[services[k]] += e
+		z += e
+		res.Scored = append(res.Scored, Scored{Node: c.node, NodeID: g.Nodes[c.node].ID, Service: services[k], Terms: c.terms})
+	}
+	if opt.Explain != nil {
+		explainTCG(opt.Explain, g, sp, cands, services, p, aT, ev)
+	}
+	var tObs, tBase float64
 	var tUnit, tLabel string
 	if g.Target >= 0 {
-		tn := g.Nodes[g.Target]
 		ts := g.TargetSeries
-		tUnit, tLabel = ts.Unit, tn.Label()
-		tBase, tObs, tScale = windowStats(ts.V, g.B0, g.B1, g.W0, g.W1)
-		_ = tScale
+		tUnit, tLabel = ts.Unit, g.Nodes[g.Target].Label()
+		tBase, tObs, _ = windowStats(ts.V, g.B0, g.B1, g.W0, g.W1)
 	}
-	maxExplained := 0.0
-	for rank, k := range order {
-		i := cand[k]
+	for rank, c := range cands {
+		i := c.node
 		n := g.Nodes[i]
-		p := base[k]
-		if p.score < opt.MinScore || rank >= opt.MaxCauses {
+		if rank >= opt.MaxCauses {
 			res.Dropped++
 			continue
 		}
-		c := Candidate{Node: i, NodeID: n.ID, Service: n.Entity.Service, Component: n.Entity.Name, ComponentKind: n.Entity.Kind,
-			Signal: n.Signal, Facet: string(n.Facet), Score: p.score, Attribution: p.attribution, State: n.State,
-			Dimensions: dims[k], Series: n.Series[n.Rep]}
-		if n.Entity.Kind == ingest.KindNode {
-			c.Service = nodeService(g, n)
+		share := c.terms[TermTargetShare]
+		cd := Candidate{Node: i, NodeID: n.ID, Service: services[rank], Component: n.Entity.Name, ComponentKind: n.Entity.Kind,
+			Signal: n.Signal, Facet: string(n.Facet), Score: c.score, Attribution: share, Terms: c.terms,
+			Confidence: mass[services[rank]] / z, Dimensions: dimensions(g, b, i), Series: n.Series[n.Rep],
+			Hosted: g.Hosted[n.Entity.ID()]}
+		if pod, ok := g.SinglePod[n.Entity.Name]; ok && n.Entity.Kind == ingest.KindService {
+			cd.Component, cd.ComponentKind = pod, ingest.KindPod // the most specific entity
 		}
-		if p, ok := g.SinglePod[n.Entity.Name]; ok && n.Entity.Kind == ingest.KindService {
-			c.Component, c.ComponentKind = p, ingest.KindPod // the most specific entity
-		}
-		if c.Service == "" {
-			c.Service = n.Entity.Name
-		}
-		if opt.Bootstrap > 0 {
-			c.Confidence = float64(firsts[k]) / float64(opt.Bootstrap)
-		}
-		c.Intervention = Intervention{Target: tLabel, Unit: tUnit, Baseline: tBase, Observed: tObs,
-			Counterfactual: tObs - p.explained*(tObs-tBase), ExplainedShare: p.explained}
-		if s := shares[k]; len(s) > 0 {
-			c.Intervention.Interval = [2]float64{ingest.Quantile(s, 0.025), ingest.Quantile(s, 0.975)}
-		} else {
-			c.Intervention.Interval = [2]float64{p.explained, p.explained}
-		}
-		if i != g.Target {
-			maxExplained = math.Max(maxExplained, p.explained)
-		}
-		c.Path, c.PathEdges = pathToTarget(g, m, i)
-		c.Events = eventsFor(b, n, g)
-		res.Candidates = append(res.Candidates, c)
+		cd.State, cd.Transitions = candidateState(g, sp, i, share, p)
+		cd.Intervention = counterfactual(g, tLabel, tUnit, tBase, tObs, aT, share)
+		cd.Path, cd.PathEdges = pathToTarget(g, fl, i)
+		cd.Events = eventsFor(b, n, g)
+		res.Candidates = append(res.Candidates, cd)
 	}
-	res.Unexplained = 1 - maxExplained
-	if len(res.Candidates) > 0 && res.Candidates[0].Confidence >= opt.MinConfidence {
+	if aT > 0 {
+		res.Unexplained = tflow[g.Target] / aT
+	} else {
+		res.Unexplained = 1
+	}
+	if len(res.Candidates) > 0 && res.Candidates[0].Confidence >= p.MinConfidence {
 		res.Confident = true
 	}
 	if g.Target >= 0 && !g.Nodes[g.Target].Anomalous {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the target %s is not anomalous in the window", g.Nodes[g.Target].Label()))
 		res.Confident = false
+		res.Abstention = fmt.Sprintf("the target %s is not anomalous in the window", g.Nodes[g.Target].Label())
+	} else if len(res.Candidates) == 0 {
+		res.Abstention = "no anomalous signal was found besides the target"
+	} else if !res.Confident {
+		res.Abstention = fmt.Sprintf("the top cause's probability %.2f is below %.2f", res.Candidates[0].Confidence, p.MinConfidence)
 	}
 	return res
 }
 
-// nodeService names the workload a node-level cause most likely hurts: the
-// most anomalous pod placed on the node (a node has no service of its own).
-func nodeService(g *tcg.Graph, n *tcg.Node) string {
-	best, bs := "", 0.0
-	for _, o := range g.Nodes {
-		if (o.Entity.Kind == ingest.KindPod || o.Entity.Kind == ingest.KindService) && o.Entity.Node == n.Entity.Name && o.Anomalous && o.Score > bs && o.Entity.Service != "" {
-			best, bs = o.Entity.Service, o.Score
-		}
+// counterfactual turns a target share (of the target's log-anomaly) into
+// the target's counterfactual value in its units: with the target's
+// anomaly a_T = ln(1 + z_T), removing the share leaves z' = e^{a_T(1−share)}
+// − 1 robust σ, so the value falls back toward the baseline by the share
+// (1 − z'/z_T) of its deviation.
+func counterfactual(g *tcg.Graph, label, unit string, base, obs, aT, share float64) Intervention {
+	iv := Intervention{Target: label, Unit: unit, Baseline: base, Observed: obs, Counterfactual: obs}
+	if aT <= 0 || g.Target < 0 {
+		iv.Interval = [2]float64{0, 0}
+		return iv
 	}
-	if best == "" {
+	zT := math.Expm1(aT)
+	zc := math.Expm1(aT * (1 - clip01(share)))
+	frac := 0.0
+	if zT > 0 {
+		frac = clip01(1 - zc/zT)
+	}
+	iv.ExplainedShare = frac
+	iv.Counterfactual = obs - frac*(obs-base)
+	iv.Interval = [2]float64{frac, frac}
+	return iv
+}
+
+// candidateService names the service a candidate counts for: its entity's
+// service; for a node (host) or an unplaced GPU, the hosted service that
+// its own change reaches most (else the most anomalous hosted one).
+func candidateService(g *tcg.Graph, sp *anomalySpace, fl []map[int]float64, i int) string {
+	n := g.Nodes[i]
+	if n.Entity.Service != "" && n.Entity.Kind != ingest.KindNode {
 		return n.Entity.Service
 	}
-	return best
-}
-
-// sortedByScore returns indices of ps by descending score (stable).
-func sortedByScore(ps []scoreParts) []int {
-	idx := make([]int, len(ps))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]].score > ps[idx[b]].score })
-	return idx
-}
-
-// stateFactor weighs a candidate by its state-machine verdict.
-func stateFactor(s tcg.State) float64 {
-	switch s {
-	case tcg.RootConfirmed:
-		return 1
-	case tcg.Propagating:
-		return 0.7
-	}
-	return 0.55
-}
-
-// latencyCaps bounds, for latency candidates measured in seconds, the share
-// of the target's (seconds) deviation they can explain: latency is additive,
-// so a callee that got 100 ms slower cannot explain 4 s of its caller's
-// latency unless it is called ~40 times per request. The bound is
-// calls-per-request along the candidate's path × its added seconds ÷ the
-// target's added seconds. Other candidates get 1 (no bound).
-func latencyCaps(g *tcg.Graph, b *ingest.Bundle, m *scm, cand []int) []float64 {
-	caps := make([]float64, len(cand))
-	for k := range caps {
-		caps[k] = 1
-	}
-	if g.Target < 0 || g.TargetSeries == nil || g.TargetSeries.Unit != "s" {
-		return caps
-	}
-	tBase, tObs, _ := windowStats(g.TargetSeries.V, g.B0, g.B1, g.W0, g.W1)
-	dT := tObs - tBase
-	if !(dT > 0) {
-		return caps
-	}
-	mult := callsPerRequest(b)
-	for k, i := range cand {
-		n := g.Nodes[i]
-		if n.Signal != ingest.SignalLatency || n.Series[n.Rep].Unit != "s" || i == g.Target {
-			continue
-		}
-		d := n.Incident - n.Baseline
-		if math.IsNaN(d) {
-			continue
-		}
-		path, _ := pathToTarget(g, m, i)
-		f := 1.0
-		for j := 1; j < len(path); j++ {
-			from, to := g.Nodes[path[j-1]].Entity.Service, g.Nodes[path[j]].Entity.Service
-			if from != to {
-				if r, ok := mult[to+"->"+from]; ok && r > 1 {
-					f *= r
-				}
+	hosted := g.Hosted[n.Entity.ID()]
+	if len(hosted) > 0 {
+		best, bv := "", -1.0
+		for _, j := range sp.order {
+			o := g.Nodes[j]
+			if o.Entity.Kind == ingest.KindNode || o.Entity.Kind == ingest.KindGPU || !contains(hosted, o.Entity.Service) {
+				continue
+			}
+			v := fl[j][i] + 1e-9*o.Score
+			if v > bv || v == bv && o.Entity.Service < best {
+				best, bv = o.Entity.Service, v
 			}
 		}
-		caps[k] = clip01(f * d / dT)
+		if best != "" {
+			return best
+		}
+		return hosted[0]
 	}
-	return caps
+	if n.Entity.Service != "" {
+		return n.Entity.Service
+	}
+	return n.Entity.Name
 }
 
-// callsPerRequest returns, per traced edge "caller->callee", the median
-// number of calls per caller request (from the span-derived series).
-func callsPerRequest(b *ingest.Bundle) map[string]float64 {
-	reqs := map[string][]float64{}
-	calls := map[string][]float64{}
-	for _, s := range b.Series {
-		if s.Source != ingest.DerivedSource {
-			continue
-		}
-		switch {
-		case s.Name == ingest.TraceRequests && s.Entity.Kind == ingest.KindService:
-			reqs[s.Entity.Name] = s.V
-		case s.Name == ingest.EdgeCalls:
-			calls[s.Entity.Name] = s.V
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
 		}
 	}
-	out := map[string]float64{}
-	for _, name := range sortedNames(calls) {
-		c := calls[name]
-		caller := name[:strings.Index(name, "->")]
-		r, ok := reqs[caller]
-		if !ok {
-			continue
-		}
-		var ratios []float64
-		for t := range c {
-			if !math.IsNaN(c[t]) && !math.IsNaN(r[t]) && r[t] > 0 {
-				ratios = append(ratios, c[t]/r[t])
-			}
-		}
-		if len(ratios) > 0 {
-			out[name] = ingest.Quantile(ratios, 0.5)
-		}
-	}
-	return out
+	return false
 }
 
-func sortedNames[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
+// candidateState is the candidate's final state: ROOT_CONFIRMED when its
+// own change is most of its anomaly (r/a ≥ MinOwnShare) and accounts for
+// at least MinTargetShare of the target's, with a transition that says so;
+// otherwise the graph's state (TRIGGERED or PROPAGATING).
+func candidateState(g *tcg.Graph, sp *anomalySpace, i int, share float64, p Params) (tcg.State, []tcg.Transition) {
+	n := g.Nodes[i]
+	tr := append([]tcg.Transition(nil), n.Transitions...)
+	own := 0.0
+	if sp.a[i] > 0 {
+		own = sp.r[i] / sp.a[i]
 	}
-	sort.Strings(ks)
-	return ks
+	if own >= p.MinOwnShare && share >= p.MinTargetShare {
+		tr = append(tr, tcg.Transition{At: n.Onset, From: n.State, To: tcg.RootConfirmed, Edge: -1,
+			Reason: fmt.Sprintf("its own change is %.0f%% of its anomaly (its parents explain the rest) and accounts for %.0f%% of the target's", 100*own, 100*share)})
+		return tcg.RootConfirmed, tr
+	}
+	return n.State, tr
 }
 
-// meansOver returns, for node i over the given cells (the window, or a
-// bootstrap resample of it): the mean standardised deviation D and the mean
-// residual U — the part of D the node's parents do not explain (abduction of
-// its noise term).
-func (m *scm) meansOver(i int, cells []int) (d, u float64) {
-	n := 0
-	in := m.g.In(i)
-	for _, t := range cells {
-		y := m.z[i][t]
-		if math.IsNaN(y) {
-			continue
+// explainTCG prints every candidate's score terms.
+func explainTCG(w io.Writer, g *tcg.Graph, sp *anomalySpace, cands []scored, services []string, p Params, aT float64, ev []NodeEvidence) {
+	if g.Target >= 0 {
+		fmt.Fprintf(w, "target %s: anomaly a=%.2f own=%.2f (residual z %.2f, physical %.2f), anomalous parents:", g.Nodes[g.Target].ID, aT, sp.r[g.Target], ev[g.Target].ZRes, ev[g.Target].ZPhys)
+		for _, q := range sp.parents[g.Target] {
+			fmt.Fprintf(w, " %s", g.Nodes[q].ID)
 		}
-		y = clampZ(y)
-		p := 0.0
-		for j, ei := range in {
-			v := m.parentValue(ei, t)
-			if math.IsNaN(v) {
-				v = 0
-			}
-			p += m.beta[i][j] * clampZ(v)
-		}
-		d += y
-		u += y - p
-		n++
+		fmt.Fprintln(w)
 	}
-	if n == 0 {
-		return 0, 0
+	fmt.Fprintf(w, "%-60s %-18s %6s %6s %6s %7s %6s %6s\n", "candidate", "service", "a", "own", "share", "downstr", "score", "state")
+	for k, c := range cands {
+		i := c.node
+		fmt.Fprintf(w, "%-60s %-18s %6.2f %6.2f %6.2f %7.2f %6.2f %6s\n", g.Nodes[i].ID, services[k], sp.a[i], c.terms[TermOwn],
+			c.terms[TermTargetShare], c.terms[TermDownstream], c.score, g.Nodes[i].State)
 	}
-	return d / float64(n), u / float64(n)
 }
 
 // windowStats returns the baseline median, window median and baseline IQR.
@@ -605,9 +496,9 @@ func constantF(xs []float64) bool {
 	return true
 }
 
-// pathToTarget follows, from node i, the out-edge toward a node one hop
-// closer to the target with the largest |β|·confidence.
-func pathToTarget(g *tcg.Graph, m *scm, i int) ([]int, []int) {
+// pathToTarget follows, from node i, the edge toward a node one hop closer
+// to the target that carries most of i's own change (its flow share).
+func pathToTarget(g *tcg.Graph, fl []map[int]float64, i int) ([]int, []int) {
 	path, edges := []int{i}, []int(nil)
 	cur := i
 	for g.Nodes[cur].Depth > 0 && len(path) < 20 {
@@ -617,7 +508,10 @@ func pathToTarget(g *tcg.Graph, m *scm, i int) ([]int, []int) {
 			if g.Nodes[e.To].Depth != g.Nodes[cur].Depth-1 {
 				continue
 			}
-			w := math.Abs(m.edgeB[ei])*0.5 + e.Confidence*0.5
+			w := e.Confidence * 1e-6
+			if fl[e.To] != nil {
+				w += fl[e.To][i]
+			}
 			if w > bw {
 				best, bw = ei, w
 			}

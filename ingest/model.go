@@ -112,12 +112,13 @@ const (
 	SignalGPUMemory
 	SignalNVLink
 	SignalRestarts
+	SignalChange // deployments and configuration changes (from events)
 	numSignalKinds
 )
 
 var signalNames = [...]string{"other", "latency", "errors", "traffic", "cpu", "cpu_throttle", "memory",
 	"disk_io", "network", "queue", "kv_cache", "gpu_util", "gpu_mem_bw", "gpu_clock", "gpu_throttle",
-	"temperature", "power", "xid", "gpu_memory", "nvlink", "restarts"}
+	"temperature", "power", "xid", "gpu_memory", "nvlink", "restarts", "change"}
 
 func (s SignalKind) String() string {
 	if int(s) < len(signalNames) {
@@ -147,7 +148,7 @@ func ParseSignalKind(name string) (SignalKind, bool) {
 
 // Saturation reports whether the signal is a resource-saturation kind.
 func (s SignalKind) Saturation() bool {
-	return s >= SignalCPU && s != SignalRestarts
+	return s >= SignalCPU && s <= SignalNVLink
 }
 
 // Label is one name=value pair of a series.

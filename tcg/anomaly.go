@@ -43,6 +43,14 @@ type TailShift struct {
 	BaselineMed, WinMed float64
 }
 
+// ConstantBaselineShare floors the scale of a series whose baseline has no
+// spread, as a share of its largest magnitude (see detect).
+const ConstantBaselineShare = 0.01
+
+// MaxShareFloor floors every series' scale, as a share of its largest
+// magnitude: no deviation reads as more than 1/MaxShareFloor robust σ.
+const MaxShareFloor = 0.01
+
 // robust returns the median and a robust scale of xs (NaN skipped): MAD
 // scaled to σ, floored by IQR/1.349, by 5% of |median| and by minScale.
 func robust(xs []float64, minScale float64) (med, scale float64, n int) {
@@ -91,17 +99,28 @@ func quantileSorted(v []float64, q float64) float64 {
 // is bad, 0 when both are. threshold is the robust-z cut.
 func detect(values []float64, b0, b1, w0, w1, dir int, threshold float64, grid []ingest.Time) Anomaly {
 	a := Anomaly{OnsetIdx: -1}
-	// Floor the scale at 2% of the largest magnitude seen, so a series that
-	// was constant (often 0) in the baseline gets a finite, meaningful z.
+	// The scale is floored at MaxShareFloor of the largest magnitude seen:
+	// a deviation of more than 1/MaxShareFloor σ carries no more evidence
+	// (a near-constant baseline otherwise turns any change into millions).
 	mx := 0.0
 	for i := b0; i < w1 && i < len(values); i++ {
 		if !math.IsNaN(values[i]) {
 			mx = math.Max(mx, math.Abs(values[i]))
 		}
 	}
-	med, scale, n := robust(values[b0:b1], 0.02*mx)
+	med, scale, n := robust(values[b0:b1], MaxShareFloor*mx)
 	if n < 2 {
 		return a
+	}
+	// A baseline without spread (constant, often 0) gives no scale of its
+	// own: floor it at ConstantBaselineShare of the largest magnitude seen,
+	// so that a departure from a flat line reads as at most
+	// 1/ConstantBaselineShare robust σ.
+	if scale <= MaxShareFloor*mx+1e-12 {
+		_, spread, _ := robust(values[b0:b1], 0)
+		if spread <= 1e-9 {
+			scale = math.Max(ConstantBaselineShare*mx, 1e-9)
+		}
 	}
 	a.Baseline, a.Scale = med, scale
 	z := func(x float64) float64 {
@@ -151,11 +170,29 @@ func detect(values []float64, b0, b1, w0, w1, dir int, threshold float64, grid [
 	if a.OnsetIdx >= 0 {
 		from = a.OnsetIdx
 	}
+	// The incident value is the median of the anomalous episode: the cells
+	// from onset while the deviation holds (at 0.6·threshold; one cell
+	// below is tolerated, two end it). A brief burst is judged by the
+	// burst, a sustained shift by all of it; without an onset, the whole
+	// window.
 	var after []float64
+	below := 0
 	for i := from; i < w1; i++ {
-		if !math.IsNaN(values[i]) {
-			after = append(after, values[i])
+		x := values[i]
+		if math.IsNaN(x) {
+			continue
 		}
+		if a.OnsetIdx >= 0 {
+			if z(x) < threshold*0.6 {
+				below++
+				if below >= 2 {
+					break
+				}
+				continue
+			}
+			below = 0
+		}
+		after = append(after, x)
 	}
 	if len(after) == 0 {
 		return a

@@ -35,53 +35,122 @@ type Edge struct {
 	Kind       EdgeKind
 	Lag        time.Duration // best lag of To behind From
 	LagSteps   int
-	Weight     float64 // |correlation| at that lag over baseline+window, 0..1
 	Confidence float64 // how sure we are the edge exists, 0..1
 	Reason     string
 }
 
-// buildEdges adds topology, placement, component and lagged edges.
+// buildEdges adds the graph's edges, every one from the data: call
+// topology (traces, dependencies, service-graph and edge metrics),
+// placement (pod → service, device → the work placed on it) and the
+// generic order inside a component (traffic → saturation → latency →
+// errors). Where neither says anything, lagged correlation between
+// anomalous nodes adds weak edges. No edge encodes one fault's physics.
 func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
-	type ek struct{ a, b int }
-	seen := map[ek]int{}
-	// nodes by entity ID, and by (entity ID, signal, facet)
-	byEnt := map[string][]int{}
-	for i, n := range g.Nodes {
-		byEnt[n.Entity.ID()] = append(byEnt[n.Entity.ID()], i)
+	eb := g.newEdgeBuilder(opt)
+	g.componentEdges(eb)
+	calls := callTopology(g, b)
+	g.callEdges(eb, calls)
+	podsOn := g.placements(b)
+	g.placementEdges(eb, podsOn)
+	topo := map[string]bool{}
+	for _, c := range calls {
+		topo[c.caller], topo[c.callee] = true, true
 	}
-	find := func(ent ingest.Entity, sig ingest.SignalKind, f Facet) int {
-		return g.NodeByID(nodeID(g.canon(ent), sig, f))
+	// A node or GPU whose pods and services are all in the call graph is
+	// placed in the topology too: its placement edges say where it acts.
+	placedIn := map[string]bool{} // device entity ID → placed on known services only
+	for id, ps := range podsOn {
+		all := len(ps) > 0
+		for _, p := range ps {
+			all = all && topo[p.Service]
+		}
+		placedIn[id] = all
 	}
+	g.laggedEdges(opt, topo, placedIn, eb.add)
+	g.in = make([][]int, len(g.Nodes))
+	g.out = make([][]int, len(g.Nodes))
+	for ei, e := range g.Edges {
+		g.out[e.From] = append(g.out[e.From], ei)
+		g.in[e.To] = append(g.in[e.To], ei)
+	}
+}
+
+// edgeBuilder adds deduplicated edges with their best lag.
+type edgeBuilder struct {
+	g      *Graph
+	seen   map[[2]int]int
+	maxLag int
+}
+
+func (g *Graph) newEdgeBuilder(opt Options) *edgeBuilder {
 	maxLag := int(opt.LagWindow / g.Step)
 	if maxLag > 3 {
 		maxLag = 3
 	}
-	add := func(from, to int, kind EdgeKind, conf float64, reason string) {
-		if from < 0 || to < 0 || from == to {
-			return
-		}
-		if old, ok := seen[ek{from, to}]; ok {
-			if g.Edges[old].Confidence < conf {
-				g.Edges[old].Confidence, g.Edges[old].Kind, g.Edges[old].Reason = conf, kind, reason
-			}
-			return
-		}
-		lag, w := g.bestLag(from, to, maxLag)
-		seen[ek{from, to}] = len(g.Edges)
-		g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: kind, LagSteps: lag, Lag: time.Duration(lag) * g.Step,
-			Weight: w, Confidence: conf, Reason: reason})
+	return &edgeBuilder{g: g, seen: map[[2]int]int{}, maxLag: maxLag}
+}
+
+// add adds from → to, or raises an existing edge's confidence (and takes
+// its kind and reason) when the new evidence is stronger. Self edges and
+// missing ends (-1) are ignored.
+func (eb *edgeBuilder) add(from, to int, kind EdgeKind, conf float64, reason string) {
+	g := eb.g
+	if from < 0 || to < 0 || from == to {
+		return
 	}
-	svc := func(name string) ingest.Entity {
-		return ingest.Entity{Kind: ingest.KindService, Name: name, Service: name}
+	k := [2]int{from, to}
+	if old, ok := eb.seen[k]; ok {
+		if g.Edges[old].Confidence < conf {
+			g.Edges[old].Confidence, g.Edges[old].Kind, g.Edges[old].Reason = conf, kind, reason
+		}
+		return
 	}
-	// Within a component: saturation → latency → errors; self → latency.
+	lag, _ := g.bestLag(from, to, eb.maxLag)
+	eb.seen[k] = len(g.Edges)
+	g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: kind, LagSteps: lag, Lag: time.Duration(lag) * g.Step,
+		Confidence: conf, Reason: reason})
+}
+
+func (eb *edgeBuilder) addAll(from, to []int, kind EdgeKind, conf float64, reason string) {
+	for _, f := range from {
+		for _, t := range to {
+			eb.add(f, t, kind, conf, reason)
+		}
+	}
+}
+
+// find returns the node of an entity's signal and facet, or -1.
+func (g *Graph) find(ent ingest.Entity, sig ingest.SignalKind, f Facet) int {
+	return g.NodeByID(nodeID(g.canon(ent), sig, f))
+}
+
+func one(i int) []int {
+	if i < 0 {
+		return nil
+	}
+	return []int{i}
+}
+
+func svcEntity(name string) ingest.Entity {
+	return ingest.Entity{Kind: ingest.KindService, Name: name, Service: name}
+}
+
+// componentEdges adds the generic order inside one component (one entity):
+// change → traffic → saturation → latency → errors, and a service's own
+// work (its exclusive time) → its latency. Restarts count as saturation; a
+// change (rollout, configuration) precedes everything the component does.
+func (g *Graph) componentEdges(eb *edgeBuilder) {
+	byEnt := map[string][]int{}
+	for i, n := range g.Nodes {
+		byEnt[n.Entity.ID()] = append(byEnt[n.Entity.ID()], i)
+	}
 	for _, id := range sortedKeys(byEnt) {
-		idx := byEnt[id]
-		var lat, self, errs, traffic []int
-		var sat []int
-		for _, i := range idx {
+		var lat, self, errs, traffic, sat, change []int
+		for _, i := range byEnt[id] {
 			n := g.Nodes[i]
 			switch {
+			case n.Signal == ingest.SignalChange:
+				change = append(change, i)
 			case n.Signal == ingest.SignalLatency && n.Facet == FacetSelf:
 				self = append(self, i)
 			case n.Signal == ingest.SignalLatency && n.Facet == FacetNone:
@@ -94,55 +163,37 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 				sat = append(sat, i)
 			}
 		}
-		for _, s := range sat {
-			for _, l := range append(append([]int{}, self...), lat...) {
-				add(s, l, EdgeComponent, 0.8, "saturation slows the component")
-			}
-			for _, e := range errs {
-				add(s, e, EdgeComponent, 0.6, "saturation can fail requests")
-			}
-		}
-		for _, s := range self {
-			for _, l := range lat {
-				add(s, l, EdgeComponent, 0.9, "own work is part of the latency")
+		work := append(append([]int{}, self...), lat...)
+		for _, c := range change {
+			for _, i := range byEnt[id] {
+				if i != c && g.Nodes[i].Signal != ingest.SignalChange {
+					eb.add(c, i, EdgeComponent, 0.8, "a deployment or configuration change is a new mechanism for the component")
+				}
 			}
 		}
-		// Load drives saturation: more requests fill queues, KV cache, CPU.
-		for _, t := range traffic {
-			for _, s := range sat {
-				add(t, s, EdgeComponent, 0.7, "load drives saturation")
-			}
-			for _, l := range lat {
-				add(t, l, EdgeComponent, 0.6, "load drives latency")
-			}
-		}
-		for _, l := range lat {
-			for _, e := range errs {
-				add(l, e, EdgeComponent, 0.6, "slow requests time out")
-			}
-		}
+		eb.addAll(traffic, sat, EdgeComponent, 0.7, "load drives saturation")
+		eb.addAll(traffic, work, EdgeComponent, 0.6, "load drives latency")
+		eb.addAll(sat, work, EdgeComponent, 0.8, "saturation slows the component")
+		eb.addAll(sat, errs, EdgeComponent, 0.6, "saturation can fail requests")
+		eb.addAll(self, lat, EdgeComponent, 0.9, "own work is part of the latency")
+		eb.addAll(lat, errs, EdgeComponent, 0.6, "slow requests time out")
 	}
-	// Nodes of each service's pods, by signal.
-	type podSig struct {
-		svc string
-		sig ingest.SignalKind
-	}
-	podsBySig := map[podSig][]int{}
-	podsOf := map[string][]int{} // latency nodes
-	for i, n := range g.Nodes {
-		if n.Entity.Kind == ingest.KindPod && n.Facet == FacetNone && n.Entity.Service != "" {
-			podsBySig[podSig{n.Entity.Service, n.Signal}] = append(podsBySig[podSig{n.Entity.Service, n.Signal}], i)
-			if n.Signal == ingest.SignalLatency {
-				podsOf[n.Entity.Service] = append(podsOf[n.Entity.Service], i)
-			}
-		}
-	}
-	// Call topology from trace-derived edges, dependencies and edge metrics.
-	type call struct{ a, b string }
-	calls := map[call]float64{}
+}
+
+// call is one caller → callee pair of the call topology.
+type call struct {
+	caller, callee string
+	conf           float64
+}
+
+// callTopology collects caller → callee pairs from dependencies and from
+// call-edge nodes (span-derived or edge metrics), sorted.
+func callTopology(g *Graph, b *ingest.Bundle) []call {
+	type pair struct{ a, b string }
+	conf := map[pair]float64{}
 	for _, d := range b.Deps {
 		if d.Parent != d.Child {
-			calls[call{d.Parent, d.Child}] = math.Max(calls[call{d.Parent, d.Child}], 0.85)
+			conf[pair{d.Parent, d.Child}] = math.Max(conf[pair{d.Parent, d.Child}], 0.85)
 		}
 	}
 	for _, n := range g.Nodes {
@@ -151,94 +202,134 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 			if n.Series[0].Source == ingest.DerivedSource {
 				c = 0.9
 			}
-			calls[call{n.Entity.Caller, n.Entity.Callee}] = math.Max(calls[call{n.Entity.Caller, n.Entity.Callee}], c)
+			k := pair{n.Entity.Caller, n.Entity.Callee}
+			conf[k] = math.Max(conf[k], c)
 		}
 	}
-	callList := make([]call, 0, len(calls))
-	for c := range calls {
-		callList = append(callList, c)
+	out := make([]call, 0, len(conf))
+	for k, c := range conf {
+		out = append(out, call{k.a, k.b, c})
 	}
-	sort.Slice(callList, func(i, j int) bool {
-		if callList[i].a != callList[j].a {
-			return callList[i].a < callList[j].a
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].caller != out[j].caller {
+			return out[i].caller < out[j].caller
 		}
-		return callList[i].b < callList[j].b
+		return out[i].callee < out[j].callee
 	})
+	return out
+}
+
+// callEdges adds, per call A → B: B's latency → the call's server side →
+// its client side ← the network/queueing gap, and the client side → A's
+// latency (B's latency → A's directly when the call has no latency node);
+// B's errors → the call's errors → A's errors; A's traffic → the call's →
+// B's. The gap is measured on the caller, so A's own saturation and work
+// are parents of it too: a starved caller delays its own client spans.
+func (g *Graph) callEdges(eb *edgeBuilder, calls []call) {
+	type podSig struct {
+		svc string
+		sig ingest.SignalKind
+	}
+	podsBySig := map[podSig][]int{}
+	for i, n := range g.Nodes {
+		if n.Entity.Kind == ingest.KindPod && n.Facet == FacetNone && n.Entity.Service != "" {
+			k := podSig{n.Entity.Service, n.Signal}
+			podsBySig[k] = append(podsBySig[k], i)
+		}
+	}
 	// svcNodes returns a service's node for a signal, or, when the service
 	// has none (metrics only at pod level), its pods' nodes.
 	svcNodes := func(name string, sig ingest.SignalKind) []int {
-		if i := find(svc(name), sig, FacetNone); i >= 0 {
+		if i := g.find(svcEntity(name), sig, FacetNone); i >= 0 {
 			return []int{i}
 		}
-		var out []int
-		for _, i := range podsBySig[podSig{name, sig}] {
-			out = append(out, i)
-		}
-		return out
+		return podsBySig[podSig{name, sig}]
 	}
-	addAll := func(from, to []int, kind EdgeKind, conf float64, reason string) {
-		for _, f := range from {
-			for _, t := range to {
-				add(f, t, kind, conf, reason)
-			}
-		}
-	}
-	one := func(i int) []int {
-		if i < 0 {
-			return nil
-		}
-		return []int{i}
-	}
-	for _, c := range callList {
-		conf := calls[c]
-		edge := ingest.Entity{Kind: ingest.KindEdge, Name: c.a + "->" + c.b}
-		aLat, bLat := svcNodes(c.a, ingest.SignalLatency), svcNodes(c.b, ingest.SignalLatency)
-		cl, sv, gap := one(find(edge, ingest.SignalLatency, FacetClient)), one(find(edge, ingest.SignalLatency, FacetServer)), one(find(edge, ingest.SignalLatency, FacetGap))
+	for _, c := range calls {
+		conf := c.conf
+		edge := ingest.Entity{Kind: ingest.KindEdge, Name: c.caller + "->" + c.callee}
+		aLat, bLat := svcNodes(c.caller, ingest.SignalLatency), svcNodes(c.callee, ingest.SignalLatency)
+		cl := one(g.find(edge, ingest.SignalLatency, FacetClient))
+		sv := one(g.find(edge, ingest.SignalLatency, FacetServer))
+		gap := one(g.find(edge, ingest.SignalLatency, FacetGap))
 		// The caller's pods see the same calls as the caller.
-		callers := append(append([]int{}, aLat...), podsOf[c.a]...)
-		addAll(bLat, callers, EdgeCall, conf, "callee latency adds to the caller's latency")
-		addAll(bLat, sv, EdgeCall, conf, "callee latency is the call's server side")
-		addAll(sv, cl, EdgeCall, conf, "server side is part of the caller's view")
-		addAll(gap, cl, EdgeCall, conf, "network/queueing gap is part of the caller's view")
-		addAll(cl, callers, EdgeCall, conf, "the call's client-side latency adds to the caller")
-		if len(cl) == 0 {
-			addAll(gap, callers, EdgeCall, conf, "network/queueing gap adds to the caller")
+		callers := append(append([]int{}, aLat...), podsBySig[podSig{c.caller, ingest.SignalLatency}]...)
+		eb.addAll(bLat, sv, EdgeCall, conf, "callee latency is the call's server side")
+		eb.addAll(sv, cl, EdgeCall, conf, "server side is part of the caller's view")
+		eb.addAll(gap, cl, EdgeCall, conf, "network/queueing gap is part of the caller's view")
+		switch {
+		case len(cl) > 0:
+			eb.addAll(cl, callers, EdgeCall, conf, "the call's client-side latency adds to the caller")
+		case len(sv) > 0 || len(gap) > 0:
+			eb.addAll(sv, callers, EdgeCall, conf, "the call's server side adds to the caller")
+			eb.addAll(gap, callers, EdgeCall, conf, "network/queueing gap adds to the caller")
+		default:
+			eb.addAll(bLat, callers, EdgeCall, conf, "callee latency adds to the caller's latency")
 		}
-		// A starved caller (CPU, throttling, memory, its own work) delays
-		// its own client spans: the gap then grows on all its outgoing
-		// calls at once, while a slow network to one callee grows only the
-		// gaps into that callee.
 		var callerSat []int
 		for _, sig := range []ingest.SignalKind{ingest.SignalCPU, ingest.SignalCPUThrottle, ingest.SignalMemory} {
-			callerSat = append(callerSat, svcNodes(c.a, sig)...)
+			callerSat = append(callerSat, svcNodes(c.caller, sig)...)
 		}
-		callerSat = append(callerSat, one(find(svc(c.a), ingest.SignalLatency, FacetSelf))...)
-		addAll(callerSat, gap, EdgeComponent, 0.7, "a starved caller delays its own client spans")
-		aErr := svcNodes(c.a, ingest.SignalErrors)
-		addAll(svcNodes(c.b, ingest.SignalErrors), aErr, EdgeCall, conf, "callee errors propagate to the caller")
-		addAll(one(find(edge, ingest.SignalErrors, FacetNone)), aErr, EdgeCall, conf, "failed calls fail the caller")
-		aTr := svcNodes(c.a, ingest.SignalTraffic)
-		addAll(aTr, svcNodes(c.b, ingest.SignalTraffic), EdgeCall, conf, "caller traffic drives callee traffic")
-		addAll(aTr, one(find(edge, ingest.SignalTraffic, FacetNone)), EdgeCall, conf, "caller traffic drives the calls")
-	}
-	// Placement: pod → its service; node/GPU → pods and services on them.
-	podsOn := map[string][]ingest.Entity{} // node or GPU entity ID → pods/services on it
-	for _, e := range b.Entities {
-		if e.Kind == ingest.KindPod {
-			if e.Node != "" {
-				k := ingest.Entity{Kind: ingest.KindNode, Name: e.Node}.ID()
-				podsOn[k] = append(podsOn[k], e)
+		callerSat = append(callerSat, one(g.find(svcEntity(c.caller), ingest.SignalLatency, FacetSelf))...)
+		eb.addAll(callerSat, gap, EdgeComponent, 0.7, "the gap is measured on the caller: a starved caller delays its own client spans")
+		aErr := svcNodes(c.caller, ingest.SignalErrors)
+		edgeErr := one(g.find(edge, ingest.SignalErrors, FacetNone))
+		eb.addAll(svcNodes(c.callee, ingest.SignalErrors), edgeErr, EdgeCall, conf, "callee errors fail the calls")
+		if len(edgeErr) > 0 {
+			eb.addAll(edgeErr, aErr, EdgeCall, conf, "failed calls fail the caller")
+		} else {
+			eb.addAll(svcNodes(c.callee, ingest.SignalErrors), aErr, EdgeCall, conf, "callee errors propagate to the caller")
+		}
+		// A change to the caller can change what its callees are asked to
+		// do (routing, batching, payloads).
+		for _, ch := range svcNodes(c.caller, ingest.SignalChange) {
+			for _, sig := range []ingest.SignalKind{ingest.SignalTraffic, ingest.SignalLatency} {
+				eb.addAll([]int{ch}, svcNodes(c.callee, sig), EdgeCall, 0.6, "a changed caller changes the requests its callees get")
 			}
-			if e.GPU != "" {
-				k := ingest.Entity{Kind: ingest.KindGPU, Name: e.GPU}.ID()
-				podsOn[k] = append(podsOn[k], e)
+			for _, j := range g.entityNodes(svcEntity(c.callee)) {
+				if g.Nodes[j].Signal.Saturation() {
+					eb.add(ch, j, EdgeCall, 0.6, "a changed caller changes the requests its callees get")
+				}
+			}
+			for _, pod := range podsOfService(g, c.callee) {
+				for _, j := range g.entityNodes(pod) {
+					if sg := g.Nodes[j].Signal; sg.Saturation() || sg == ingest.SignalTraffic || sg == ingest.SignalLatency {
+						eb.add(ch, j, EdgeCall, 0.6, "a changed caller changes the requests its callees get")
+					}
+				}
 			}
 		}
+		aTr := svcNodes(c.caller, ingest.SignalTraffic)
+		edgeTr := one(g.find(edge, ingest.SignalTraffic, FacetNone))
+		eb.addAll(aTr, edgeTr, EdgeCall, conf, "caller traffic drives the calls")
+		if len(edgeTr) > 0 {
+			eb.addAll(edgeTr, svcNodes(c.callee, ingest.SignalTraffic), EdgeCall, conf, "calls are the callee's traffic")
+		} else {
+			eb.addAll(aTr, svcNodes(c.callee, ingest.SignalTraffic), EdgeCall, conf, "caller traffic drives callee traffic")
+		}
 	}
+}
+
+// placements returns, per node or GPU entity ID, the pods and services
+// placed on it: from pods' node and GPU fields, from the pod labels of
+// device series (DCGM's pod label, per-pod copies of node metrics), from
+// a device series' own service, and from GPU processes matched to traced
+// processes by host and PID. Each list is deduplicated and sorted by ID.
+func (g *Graph) placements(b *ingest.Bundle) map[string][]ingest.Entity {
+	podsOn := map[string][]ingest.Entity{}
 	podByName := map[string]ingest.Entity{}
 	for _, e := range b.Entities {
-		if e.Kind == ingest.KindPod {
-			podByName[e.Name] = e
+		if e.Kind != ingest.KindPod {
+			continue
+		}
+		podByName[e.Name] = e
+		if e.Node != "" {
+			k := ingest.Entity{Kind: ingest.KindNode, Name: e.Node}.ID()
+			podsOn[k] = append(podsOn[k], e)
+		}
+		if e.GPU != "" {
+			k := ingest.Entity{Kind: ingest.KindGPU, Name: e.GPU}.ID()
+			podsOn[k] = append(podsOn[k], e)
 		}
 	}
 	for _, n := range g.Nodes {
@@ -246,10 +337,8 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 			continue
 		}
 		if n.Entity.Service != "" {
-			podsOn[n.Entity.ID()] = append(podsOn[n.Entity.ID()], svc(n.Entity.Service))
+			podsOn[n.Entity.ID()] = append(podsOn[n.Entity.ID()], svcEntity(n.Entity.Service))
 		}
-		// Exporters label node and GPU series with the pod using them
-		// (DCGM's pod label; per-pod copies of node metrics).
 		for _, s := range n.Series {
 			for _, key := range []string{"pod", "pod_name", "k8s_pod_name", "exported_pod"} {
 				if p, ok := podByName[s.Labels.Get(key)]; ok {
@@ -258,8 +347,7 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 			}
 		}
 	}
-	// GPU processes matched to traced processes by host and PID.
-	placedBy := map[string]string{} // device ID + "|" + entity ID → why
+	g.placedBy = map[string]string{}
 	for _, pl := range b.Placements {
 		dev := ingest.Entity{Kind: ingest.KindGPU, Name: pl.GPU}.ID()
 		e := pl.Entity()
@@ -267,12 +355,43 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 			e = p
 		}
 		podsOn[dev] = append(podsOn[dev], e)
-		if k := dev + "|" + e.ID(); placedBy[k] == "" {
-			placedBy[k] = pl.String() + " runs on this GPU"
+		if k := dev + "|" + e.ID(); g.placedBy[k] == "" {
+			g.placedBy[k] = pl.String() + " runs on this GPU"
 		}
 	}
+	for id, ps := range podsOn {
+		sort.Slice(ps, func(i, j int) bool { return ps[i].ID() < ps[j].ID() })
+		out := ps[:0]
+		for i, p := range ps {
+			if i == 0 || p.ID() != ps[i-1].ID() {
+				out = append(out, p)
+			}
+		}
+		podsOn[id] = out
+	}
+	g.Hosted = map[string][]string{}
+	for id, ps := range podsOn {
+		seen := map[string]bool{}
+		for _, p := range ps {
+			if p.Service != "" && !seen[p.Service] {
+				seen[p.Service] = true
+				g.Hosted[id] = append(g.Hosted[id], p.Service)
+			}
+		}
+		sort.Strings(g.Hosted[id])
+	}
+	return podsOn
+}
+
+// placementEdges adds: a pod → its service (same signal and facet); a
+// device's (node's or GPU's) saturation → the latency, errors, restarts
+// and saturation of the work placed on it (a resource is upstream of what
+// runs on it; utilisation is not a cause: it measures the work done, which
+// load and waiting drive); the load placed on a device → its saturation;
+// and a pod's resource use → its node's (the node's is the sum).
+func (g *Graph) placementEdges(eb *edgeBuilder, podsOn map[string][]ingest.Entity) {
 	placed := func(dev, p ingest.Entity) string {
-		if r := placedBy[dev.ID()+"|"+p.ID()]; r != "" {
+		if r := g.placedBy[dev.ID()+"|"+p.ID()]; r != "" {
 			return r
 		}
 		return "placed on this " + dev.Kind.String()
@@ -280,59 +399,93 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 	for i, n := range g.Nodes {
 		switch n.Entity.Kind {
 		case ingest.KindPod:
-			if n.Entity.Service != "" {
-				add(i, find(svc(n.Entity.Service), n.Signal, n.Facet), EdgePlacement, 0.95, "pod of the service")
-				if n.Signal.Saturation() || n.Signal == ingest.SignalRestarts {
-					add(i, find(svc(n.Entity.Service), ingest.SignalLatency, FacetSelf), EdgePlacement, 0.85, "pod saturation slows the service")
-					add(i, find(svc(n.Entity.Service), ingest.SignalLatency, FacetNone), EdgePlacement, 0.8, "pod saturation slows the service")
-				}
+			if n.Entity.Service == "" {
+				continue
+			}
+			eb.add(i, g.find(svcEntity(n.Entity.Service), n.Signal, n.Facet), EdgePlacement, 0.95, "pod of the service")
+			if n.Signal.Saturation() || n.Signal == ingest.SignalRestarts {
+				eb.add(i, g.find(svcEntity(n.Entity.Service), ingest.SignalLatency, FacetSelf), EdgePlacement, 0.85, "pod saturation slows the service")
+				eb.add(i, g.find(svcEntity(n.Entity.Service), ingest.SignalLatency, FacetNone), EdgePlacement, 0.8, "pod saturation slows the service")
+			}
+			if n.Entity.Node != "" && n.Signal.Saturation() {
+				eb.add(i, g.find(ingest.Entity{Kind: ingest.KindNode, Name: n.Entity.Node}, n.Signal, FacetNone), EdgePlacement, 0.75, "the pod's usage is part of its node's")
+			}
+		case ingest.KindService:
+			// a merged single pod: its usage is part of its node's
+			if n.Entity.Node != "" && n.Signal.Saturation() {
+				eb.add(i, g.find(ingest.Entity{Kind: ingest.KindNode, Name: n.Entity.Node}, n.Signal, FacetNone), EdgePlacement, 0.75, "the pod's usage is part of its node's")
 			}
 		case ingest.KindNode, ingest.KindGPU:
-			// Utilisation measures the work placed on the device (an effect
-			// of load and of waiting), not a fault of the device itself.
 			if !n.Signal.Saturation() || n.Signal == ingest.SignalGPUUtil {
 				continue
 			}
 			for _, p := range podsOn[n.Entity.ID()] {
-				for _, sig := range []ingest.SignalKind{ingest.SignalLatency} {
-					add(i, find(p, sig, FacetNone), EdgePlacement, 0.85, placed(n.Entity, p))
-					if p.Kind == ingest.KindPod {
-						add(i, find(svc(p.Service), sig, FacetSelf), EdgePlacement, 0.8, placed(n.Entity, p))
-						add(i, find(svc(p.Service), sig, FacetNone), EdgePlacement, 0.8, placed(n.Entity, p))
-					} else {
-						add(i, find(p, sig, FacetSelf), EdgePlacement, 0.8, placed(n.Entity, p))
-					}
+				why := placed(n.Entity, p)
+				targets := []ingest.Entity{p}
+				if p.Kind == ingest.KindPod {
+					targets = append(targets, svcEntity(p.Service))
 				}
-				// A slow or failing device backs up the work placed on it:
-				// queues and KV-cache pressure, restarts and errors follow.
-				for _, sig := range []ingest.SignalKind{ingest.SignalRestarts, ingest.SignalErrors} {
-					add(i, find(p, sig, FacetNone), EdgePlacement, 0.8, placed(n.Entity, p))
+				for _, t := range targets {
+					eb.add(i, g.find(t, ingest.SignalLatency, FacetNone), EdgePlacement, 0.85, why)
+					eb.add(i, g.find(t, ingest.SignalLatency, FacetSelf), EdgePlacement, 0.8, why)
+					eb.add(i, g.find(t, ingest.SignalErrors, FacetNone), EdgePlacement, 0.8, why)
+					eb.add(i, g.find(t, ingest.SignalRestarts, FacetNone), EdgePlacement, 0.8, why)
+				}
+				// the hosted work's own saturation (queues, caches), except
+				// the same signal, which the device's sums
+				for _, j := range g.entityNodes(p) {
+					if m := g.Nodes[j]; m.Signal.Saturation() && m.Signal != n.Signal && m.Signal != ingest.SignalGPUUtil {
+						eb.add(i, j, EdgePlacement, 0.75, why)
+					}
 				}
 			}
 		}
 	}
-	g.deviceEdges(podsOn, add)
-	topo := map[string]bool{}
-	for _, c := range callList {
-		topo[c.a], topo[c.b] = true, true
-	}
-	// A node or GPU whose pods and services are all in the call graph is
-	// placed in the topology too: its placement edges say where it acts.
-	placedIn := map[string]bool{} // device entity ID → placed on known services only
-	for id, ps := range podsOn {
-		all := len(ps) > 0
-		for _, p := range ps {
-			all = all && topo[p.Service]
+	// A service's change reaches its pods; replicas share the service's
+	// load, so a failing replica's requests move to its siblings.
+	for _, svc := range sortedKeys(g.podsBy()) {
+		pods := g.podsBy()[svc]
+		change := g.find(svcEntity(svc), ingest.SignalChange, FacetNone)
+		for _, p := range pods {
+			if change >= 0 {
+				for _, j := range g.entityNodes(p) {
+					eb.add(change, j, EdgePlacement, 0.8, "a change of the service rolls out to its pods")
+				}
+			}
+			for _, q := range pods {
+				if p.Name == q.Name {
+					continue
+				}
+				to := g.find(q, ingest.SignalTraffic, FacetNone)
+				for _, sig := range []ingest.SignalKind{ingest.SignalRestarts, ingest.SignalErrors} {
+					eb.add(g.find(p, sig, FacetNone), to, EdgePlacement, 0.6, "replicas share the service's load: a failing replica's requests move to its siblings")
+				}
+			}
 		}
-		placedIn[id] = all
 	}
-	g.laggedEdges(opt, topo, placedIn, add)
-	g.in = make([][]int, len(g.Nodes))
-	g.out = make([][]int, len(g.Nodes))
-	for ei, e := range g.Edges {
-		g.out[e.From] = append(g.out[e.From], ei)
-		g.in[e.To] = append(g.in[e.To], ei)
+	// The load placed on a device drives its saturation.
+	for i, n := range g.Nodes {
+		if n.Entity.Kind != ingest.KindNode && n.Entity.Kind != ingest.KindGPU || !n.Signal.Saturation() {
+			continue
+		}
+		for _, p := range podsOn[n.Entity.ID()] {
+			eb.add(g.find(p, ingest.SignalTraffic, FacetNone), i, EdgePlacement, 0.7, "work placed on the device drives its use")
+		}
 	}
+}
+
+// entityNodes returns the indices of an entity's facetless nodes (an
+// index built once per graph).
+func (g *Graph) entityNodes(e ingest.Entity) []int {
+	if g.byEnt == nil {
+		g.byEnt = map[string][]int{}
+		for i, n := range g.Nodes {
+			if n.Facet == FacetNone {
+				g.byEnt[n.Entity.ID()] = append(g.byEnt[n.Entity.ID()], i)
+			}
+		}
+	}
+	return g.byEnt[g.canon(e).ID()]
 }
 
 // laggedEdges links anomalous nodes that topology does not connect, when
@@ -437,99 +590,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-// deviceEdges adds the causal structure inside and between devices:
-//   - within a GPU: temperature and power → throttling → clocks; clock
-//     drops, throttling, DRAM contention and XIDs → utilisation and power;
-//   - between GPUs serving the same pod (a tensor-parallel group): a peer
-//     that is slow (clocks, throttling, contention, XID) makes the others
-//     busy-wait in collectives, so it drives their utilisation and power;
-//   - from pods to devices: load, queues and KV cache drive the utilisation
-//     of the GPUs placed under them; a pod's CPU and memory are part of its
-//     node's.
-func (g *Graph) deviceEdges(podsOn map[string][]ingest.Entity, add func(from, to int, kind EdgeKind, conf float64, reason string)) {
-	find := func(ent ingest.Entity, sig ingest.SignalKind) int {
-		return g.NodeByID(nodeID(g.canon(ent), sig, FacetNone))
-	}
-	slow := []ingest.SignalKind{ingest.SignalGPUClock, ingest.SignalGPUThrottle, ingest.SignalGPUMemBW, ingest.SignalXID}
-	busy := []ingest.SignalKind{ingest.SignalGPUUtil, ingest.SignalPower}
-	gpus := map[string]ingest.Entity{}
-	groups := map[string][]string{} // pod → GPU entity IDs
-	for _, n := range g.Nodes {
-		if n.Entity.Kind == ingest.KindGPU {
-			gpus[n.Entity.ID()] = ingest.Entity{Kind: ingest.KindGPU, Name: n.Entity.Name}
-		}
-	}
-	for _, id := range sortedKeys(gpus) {
-		gpu := gpus[id]
-		add(find(gpu, ingest.SignalTemperature), find(gpu, ingest.SignalGPUThrottle), EdgeComponent, 0.8, "heat triggers thermal throttling")
-		add(find(gpu, ingest.SignalPower), find(gpu, ingest.SignalGPUThrottle), EdgeComponent, 0.75, "power cap triggers throttling")
-		add(find(gpu, ingest.SignalGPUThrottle), find(gpu, ingest.SignalGPUClock), EdgeComponent, 0.9, "throttling lowers clocks")
-		for _, s := range slow {
-			for _, b := range busy {
-				add(find(gpu, s), find(gpu, b), EdgeComponent, 0.6, "a slowed GPU stays busy longer")
-			}
-		}
-		seen := map[string]bool{}
-		for _, p := range podsOn[id] {
-			if p.Kind != ingest.KindPod || seen[p.Name] {
-				continue
-			}
-			seen[p.Name] = true
-			groups[p.Name] = append(groups[p.Name], id)
-			for _, s := range []ingest.SignalKind{ingest.SignalTraffic, ingest.SignalQueue, ingest.SignalKVCache} {
-				for _, b := range busy {
-					add(find(p, s), find(gpu, b), EdgePlacement, 0.7, "work placed on the GPU drives its utilisation")
-				}
-			}
-			// A slow GPU backs up its pod's queue and KV cache; a full KV
-			// cache (preemption, recomputation) loads the GPU's memory. Both
-			// directions are plausible, so the edge follows the onsets: the
-			// signal that moved first (together: moved most) is the cause.
-			// Only DRAM traffic is ambiguous: KV pressure cannot lower clocks,
-			// set throttle reasons or raise XIDs.
-			for _, s := range slow {
-				for _, k := range []ingest.SignalKind{ingest.SignalQueue, ingest.SignalKVCache} {
-					a, b := find(gpu, s), find(p, k)
-					if a < 0 || b < 0 {
-						continue
-					}
-					ka, kb := onsetKey(g.Nodes[a]), onsetKey(g.Nodes[b])
-					if s != ingest.SignalGPUMemBW || ka < kb || (ka == kb && g.Nodes[a].Score >= g.Nodes[b].Score) {
-						add(a, b, EdgePlacement, 0.8, "a slow GPU backs up the work queued on it")
-					} else {
-						add(b, a, EdgePlacement, 0.8, "KV-cache pressure (preemption, recomputation) loads the GPU")
-					}
-				}
-			}
-		}
-	}
-	for _, pod := range sortedKeys(groups) {
-		ids := groups[pod]
-		for _, a := range ids {
-			for _, b := range ids {
-				if a == b {
-					continue
-				}
-				for _, s := range slow {
-					for _, t := range busy {
-						add(find(gpus[a], s), find(gpus[b], t), EdgePlacement, 0.75,
-							"a slow peer in the tensor-parallel group of "+pod+" makes the others busy-wait")
-					}
-				}
-			}
-		}
-	}
-	// A pod's resource use is part of its node's.
-	for _, n := range g.Nodes {
-		// (a service node with a Node is a merged single pod)
-		if (n.Entity.Kind != ingest.KindPod && n.Entity.Kind != ingest.KindService) || n.Entity.Node == "" || !n.Signal.Saturation() {
-			continue
-		}
-		node := ingest.Entity{Kind: ingest.KindNode, Name: n.Entity.Node}
-		add(g.byID[n.ID], find(node, n.Signal), EdgePlacement, 0.75, "the pod's usage is part of its node's")
-	}
-}
-
 // canon maps a pod that is its service's only pod to the service entity
 // (whose nodes hold its series).
 func (g *Graph) canon(e ingest.Entity) ingest.Entity {
@@ -539,11 +599,25 @@ func (g *Graph) canon(e ingest.Entity) ingest.Entity {
 	return e
 }
 
-// onsetKey orders nodes by anomaly onset; a node that is not anomalous
-// comes last.
-func onsetKey(n *Node) int {
-	if !n.Anomalous || n.OnsetIdx < 0 {
-		return math.MaxInt32
+// podsBy returns the pod entities that have nodes, by service, sorted by
+// name (computed once per graph).
+func (g *Graph) podsBy() map[string][]ingest.Entity {
+	if g.pods != nil {
+		return g.pods
 	}
-	return n.OnsetIdx
+	g.pods = map[string][]ingest.Entity{}
+	seen := map[string]bool{}
+	for _, n := range g.Nodes {
+		if n.Entity.Kind == ingest.KindPod && n.Entity.Service != "" && !seen[n.Entity.Name] {
+			seen[n.Entity.Name] = true
+			g.pods[n.Entity.Service] = append(g.pods[n.Entity.Service], ingest.Entity{Kind: ingest.KindPod, Name: n.Entity.Name, Service: n.Entity.Service})
+		}
+	}
+	for _, ps := range g.pods {
+		sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
+	}
+	return g.pods
 }
+
+// podsOfService returns the service's pods that have nodes.
+func podsOfService(g *Graph, svc string) []ingest.Entity { return g.podsBy()[svc] }

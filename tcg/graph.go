@@ -72,6 +72,13 @@ type Graph struct {
 	// SinglePod maps a service with exactly one pod to that pod: its pod
 	// series were merged into the service's nodes.
 	SinglePod map[string]string
+	// Hosted maps a node or GPU entity ID to the services placed on it,
+	// sorted: a device cause is reported with the workloads it hosts.
+	Hosted map[string][]string
+
+	placedBy map[string]string // device ID + "|" + entity ID → why it is placed there
+	pods     map[string][]ingest.Entity
+	byEnt    map[string][]int // facetless node indices by entity ID
 
 	in, out [][]int // edge indices by To and by From
 	byID    map[string]int
@@ -154,7 +161,8 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	// Group series into nodes.
 	groups := map[string][]*ingest.Series{}
 	meta := map[string]*Node{}
-	for _, s := range b.Series {
+	series := append(append([]*ingest.Series(nil), b.Series...), changeSeries(b, opt.ChangeHold)...)
+	for _, s := range series {
 		if !s.Aligned || s.Entity.Kind == ingest.KindUnknown || s.Entity.Name == "" {
 			continue
 		}
@@ -168,6 +176,23 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 			meta[id] = &Node{ID: id, Entity: ent, Signal: s.Signal, Facet: f}
 		}
 		groups[id] = append(groups[id], s)
+	}
+	// Placement facts are the entity's, not one series': a GPU's series
+	// from nvidia-smi name no pod while DCGM's do. A host serves many
+	// workloads, so a node entity names none.
+	merged := make(map[string]ingest.Entity, len(b.Entities))
+	for _, e := range b.Entities {
+		merged[e.ID()] = e
+	}
+	for _, n := range meta {
+		switch n.Entity.Kind {
+		case ingest.KindGPU:
+			if e, ok := merged[n.Entity.ID()]; ok {
+				n.Entity.Service, n.Entity.Node, n.Entity.GPU = e.Service, e.Node, e.GPU
+			}
+		case ingest.KindNode:
+			n.Entity.Service = ""
+		}
 	}
 	ids := make([]string, 0, len(groups))
 	for id := range groups {

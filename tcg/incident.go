@@ -45,6 +45,9 @@ type Options struct {
 	MinConfidence float64       // edge confidence for state transitions (default 0.75)
 	Alpha         float64       // DKW significance (default 0.05)
 	MaxLagged     int           // most anomalous nodes considered for lagged-dependence edges (default 60)
+	// ChangeHold is how long a deployment or configuration change counts
+	// as recent on its service's change node (default 10m).
+	ChangeHold time.Duration
 }
 
 func (o Options) withDefaults(step time.Duration) Options {
@@ -62,6 +65,9 @@ func (o Options) withDefaults(step time.Duration) Options {
 	}
 	if o.MaxLagged <= 0 {
 		o.MaxLagged = 60
+	}
+	if o.ChangeHold <= 0 {
+		o.ChangeHold = 10 * time.Minute
 	}
 	return o
 }

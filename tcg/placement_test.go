@@ -68,8 +68,8 @@ func TestPIDPlacementEdges(t *testing.T) {
 		switch {
 		case traced && (edge == nil || edge.Kind != EdgePlacement || !strings.Contains(edge.Reason, "PID 4242 of vllm on host-b")):
 			t.Errorf("traced: GPU DRAM → vllm latency edge = %+v, want a placement edge naming PID 4242", edge)
-		case traced && g.Nodes[bw].State != RootConfirmed:
-			t.Errorf("traced: GPU DRAM state %v, want ROOT_CONFIRMED", g.Nodes[bw].State)
+		case traced && g.Nodes[bw].State != Propagating:
+			t.Errorf("traced: GPU DRAM state %v, want PROPAGATING (vllm followed it over the placement edge)", g.Nodes[bw].State)
 		case !traced && edge != nil && edge.Kind == EdgePlacement:
 			t.Errorf("untraced: placement edge %+v without any PID match", edge)
 		}

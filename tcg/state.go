@@ -39,10 +39,10 @@ type Transition struct {
 // order (ties: higher score first, then node ID):
 //   - IDLE → TRIGGERED when the node becomes anomalous;
 //   - TRIGGERED → PROPAGATING when an effect-side neighbour, over an edge of
-//     confidence ≥ MinConfidence, becomes anomalous within LagWindow after it;
-//   - TRIGGERED/PROPAGATING → ROOT_CONFIRMED when no cause-side neighbour
-//     (confidence ≥ MinConfidence) was anomalous earlier within LagWindow and
-//     a path of such edges leads to the target.
+//     confidence ≥ MinConfidence, becomes anomalous within LagWindow after it.
+//
+// The last step, → ROOT_CONFIRMED, needs the causal stage's verdict on
+// whose mechanism changed: causal records it on its candidates.
 func (g *Graph) runStateMachine(opt Options) {
 	var events []int
 	for i, n := range g.Nodes {
@@ -61,7 +61,6 @@ func (g *Graph) runStateMachine(opt Options) {
 		return x.ID < y.ID
 	})
 	lag := ingest.Time(opt.LagWindow)
-	reach := g.reachesTarget(opt.MinConfidence)
 	set := func(n *Node, to State, at ingest.Time, edge int, reason string) {
 		n.Transitions = append(n.Transitions, Transition{At: at, From: n.State, To: to, Edge: edge, Reason: reason})
 		n.State = to
@@ -69,7 +68,7 @@ func (g *Graph) runStateMachine(opt Options) {
 	for _, i := range events {
 		n := g.Nodes[i]
 		set(n, Triggered, n.Onset, -1, fmt.Sprintf("%s deviates %.1f robust σ from baseline", n.Label(), n.Score))
-		// Does this anomaly explain an already-anomalous upstream node?
+		// Does this anomaly follow an already-anomalous upstream node?
 		for _, ei := range g.in[i] {
 			e := g.Edges[ei]
 			p := g.Nodes[e.From]
@@ -82,53 +81,8 @@ func (g *Graph) runStateMachine(opt Options) {
 			}
 		}
 	}
-	for _, i := range events {
-		n := g.Nodes[i]
-		if !reach[i] {
-			continue
-		}
-		earlier := -1
-		for _, ei := range g.in[i] {
-			e := g.Edges[ei]
-			p := g.Nodes[e.From]
-			if e.Confidence < opt.MinConfidence || !p.Anomalous {
-				continue
-			}
-			if p.Onset < n.Onset && n.Onset-p.Onset <= lag {
-				earlier = ei
-				break
-			}
-		}
-		if earlier >= 0 {
-			continue
-		}
-		at := n.Onset
-		set(n, RootConfirmed, at, -1, "no cause-side neighbour was anomalous earlier, and a path leads to the target")
-	}
 }
 
-// reachesTarget marks nodes with a path of confident edges to the target.
-func (g *Graph) reachesTarget(minConf float64) []bool {
-	r := make([]bool, len(g.Nodes))
-	if g.Target < 0 {
-		return r
-	}
-	r[g.Target] = true
-	queue := []int{g.Target}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		for _, ei := range g.in[cur] {
-			e := g.Edges[ei]
-			if e.Confidence < minConf*0.67 || r[e.From] {
-				continue
-			}
-			r[e.From] = true
-			queue = append(queue, e.From)
-		}
-	}
-	return r
-}
 
 // tailTests runs the DKW tail-shift test on span samples for service and
 // edge latency nodes.

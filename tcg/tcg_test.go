@@ -150,11 +150,19 @@ func TestStateMachineChain(t *testing.T) {
 		return g.Nodes[i]
 	}
 	db, cart, fe := state("service/db:latency"), state("service/cart:latency"), state("service/frontend:latency")
-	if db.State != RootConfirmed {
-		t.Errorf("db: %v, want ROOT_CONFIRMED (transitions %+v)", db.State, db.Transitions)
+	// The graph stage goes as far as PROPAGATING (the causal stage
+	// confirms roots): db's effect cart followed it, and frontend, the
+	// last, propagated nothing.
+	if db.State != Propagating {
+		t.Errorf("db: %v, want PROPAGATING (transitions %+v)", db.State, db.Transitions)
 	}
-	if cart.State == RootConfirmed || fe.State == RootConfirmed {
-		t.Errorf("cart %v, frontend %v: effects must not be root-confirmed", cart.State, fe.State)
+	if fe.State != Triggered {
+		t.Errorf("frontend %v, want TRIGGERED (nothing follows it)", fe.State)
+	}
+	for _, n := range g.Nodes {
+		if n.State == RootConfirmed {
+			t.Errorf("%s is ROOT_CONFIRMED: the graph stage must leave that to the causal stage", n.ID)
+		}
 	}
 	if !(db.Onset < cart.Onset && cart.Onset < fe.Onset) {
 		t.Errorf("onsets db %v cart %v frontend %v, want increasing", db.Onset, cart.Onset, fe.Onset)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -61,6 +62,9 @@ type caseResult struct {
 	Confident bool     `json:"confident"`
 	Error     string   `json:"error,omitempty"`
 	Seconds   float64  `json:"seconds"`
+	Set       string   `json:"set"`
+	evidence  []string        // JSON lines of node evidence (--dump-evidence)
+	scored    []causal.Scored // the default method's candidates (for --fit)
 }
 
 // evalSummary aggregates per fault and method.
@@ -86,6 +90,11 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print JSON (per case and summary) instead of tables")
 	quiet := fs.BoolP("quiet", "q", false, "no progress on stderr")
 	jobs := fs.Int("jobs", 2, "cases analysed in parallel")
+	dump := fs.String("dump-evidence", "", "write every case's node evidence as JSON lines to FILE (for development)")
+	fit := fs.Bool("fit", false, "fit the default method's score weights on the cases and print them")
+	loo := fs.Bool("leave-one-out", false, "with --fit: per set (each DIR), weights fitted on the other sets, scored on it")
+	ablate := fs.String("ablate", "", "turn these score terms off (comma-separated: "+strings.Join(causal.Terms(), ", ")+")")
+	_ = fs.MarkHidden("dump-evidence")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, evalUsage)
 		fs.PrintDefaults()
@@ -126,6 +135,9 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	if copt.Ablate, err = causal.ParseAblate(*ablate); err != nil {
+		return usageError(stderr, fmt.Errorf("--ablate: %w", err))
+	}
 	results := make([][]caseResult, len(cases))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -136,7 +148,10 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = evalCase(cases[i], ms, spec, at, topt, copt)
+				results[i] = evalCase(cases[i], ms, spec, at, topt, copt, *dump != "")
+				for k := range results[i] {
+					results[i][k].Set = setOf(cases[i], fs.Args())
+				}
 				mu.Lock()
 				done++
 				if !*quiet {
@@ -156,6 +171,19 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	for _, r := range results {
 		flat = append(flat, r...)
 	}
+	if *dump != "" {
+		var sb strings.Builder
+		for _, r := range results {
+			for _, line := range r[0].evidence {
+				sb.WriteString(line)
+				sb.WriteByte('\n')
+			}
+		}
+		if err := writeFileAtomic(*dump, []byte(sb.String())); err != nil {
+			fmt.Fprintf(stderr, "pipeline-analyze eval: %v\n", err)
+			return 1
+		}
+	}
 	sum := summarize(flat, ms)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -169,6 +197,9 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	printEval(stdout, flat, sum, ms)
+	if *fit || *loo {
+		printFit(stdout, trainingCases(flat), copt.Ablate, *loo)
+	}
 	return 0
 }
 
@@ -200,7 +231,7 @@ func findCases(roots []string) ([]string, error) {
 	return out, nil
 }
 
-func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, topt tcg.Options, copt causal.Options) []caseResult {
+func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, topt tcg.Options, copt causal.Options, dump bool) []caseResult {
 	var lb label
 	name := filepath.Base(dir)
 	fail := func(err error) []caseResult {
@@ -229,6 +260,7 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 		t0 := time.Now()
 		o := copt
 		o.Method = m
+		o.MaxCauses = 100 // the service ranking looks past the card's ten
 		r := caseResult{Case: name, Fault: lb.Fault, Method: m, Truth: lb.RootCause.Service, TruthComp: lb.RootCause.Component}
 		var res *causal.Result
 		if g == nil {
@@ -267,6 +299,10 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 		}
 		r.Services = first(r.Services, 5)
 		r.Confident = res.Confident
+		r.scored = res.Scored
+		if dump && len(out) == 0 && g != nil {
+			r.evidence = dumpEvidence(name, lb, b, g)
+		}
 		r.Seconds = (time.Since(t0) + readTime).Seconds()
 		out = append(out, r)
 	}
@@ -411,4 +447,57 @@ func namesEntity(b *ingest.Bundle, name string) bool {
 		}
 	}
 	return false
+}
+
+// dumpEvidence renders every node's evidence with the case's truth, one
+// JSON object per line.
+func dumpEvidence(name string, lb label, b *ingest.Bundle, g *tcg.Graph) []string {
+	isEnt := namesEntity(b, lb.RootCause.Component)
+	var out []string
+	for _, ev := range causal.Evidence(g) {
+		n := g.Nodes[ev.Node]
+		c := causal.Candidate{Node: ev.Node, Service: n.Entity.Service, Component: n.Entity.Name, ComponentKind: n.Entity.Kind, Signal: n.Signal, Series: n.Series[n.Rep]}
+		if c.Service == "" {
+			c.Service = n.Entity.Name
+		}
+		if p, ok := g.SinglePod[n.Entity.Name]; ok && n.Entity.Kind == ingest.KindService {
+			c.Component, c.ComponentKind = p, ingest.KindPod
+		}
+		rec := map[string]any{
+			"case": name, "fault": lb.Fault, "truth": lb.RootCause.Service, "id": n.ID, "service": c.Service,
+			"kind": n.Entity.Kind.String(), "signal": n.Signal.String(), "facet": string(n.Facet),
+			"anomalous": n.Anomalous, "state": n.State.String(), "z": fin(ev.Z), "zres": fin(ev.ZRes), "zphys": fin(ev.ZPhys), "rht": fin(ev.RHT),
+			"parentz": fin(ev.ParentZ), "childz": fin(ev.ChildZ), "nchild": ev.AnomalousChildren, "depth": ev.Depth,
+			"onset": n.OnsetIdx - g.W0, "target": ev.Node == g.Target, "hit": c.Service == lb.RootCause.Service,
+			"comphit": componentMatches(c, g, isEnt, lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal),
+			"nin": len(g.In(ev.Node)), "nout": len(g.Out(ev.Node)),
+			"parents": edgeEnds(g, g.In(ev.Node), true), "children": edgeEnds(g, g.Out(ev.Node), false),
+			"entity_service": n.Entity.Service, "name": n.Entity.Name,
+		}
+		data, _ := json.Marshal(rec)
+		out = append(out, string(data))
+	}
+	return out
+}
+
+// fin maps NaN and ±Inf to nil for JSON.
+func fin(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}
+
+// edgeEnds lists the far ends of edges (their kind and node ID).
+func edgeEnds(g *tcg.Graph, edges []int, from bool) [][2]string {
+	out := make([][2]string, 0, len(edges))
+	for _, ei := range edges {
+		e := g.Edges[ei]
+		j := e.To
+		if from {
+			j = e.From
+		}
+		out = append(out, [2]string{e.Kind.String(), g.Nodes[j].ID})
+	}
+	return out
 }

@@ -1,0 +1,205 @@
+package causal
+
+import (
+	"math"
+	"sort"
+
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+)
+
+// anomalySpace is the incident seen on the graph in log-anomaly units: each
+// anomalous node j has anomaly a_j = ln(1 + z_j) (z its robust deviation
+// toward the bad direction) and own change r_j ≤ a_j, the part of it that
+// its parents do not explain (ln(1 + residual z) of its mechanism fitted on
+// the baseline, and, for a latency in seconds, of the seconds its latency
+// parents do not account for). Nodes that are not anomalous have a = r = 0.
+type anomalySpace struct {
+	g     *tcg.Graph
+	a, r  []float64
+	order []int // anomalous nodes, parents before children (cycles broken deterministically)
+	pos   []int // position in order, -1 when not anomalous
+	// parents[j] are j's anomalous parents earlier in order (the edges the
+	// incident's anomaly can have travelled), kids the reverse.
+	parents, kids [][]int
+}
+
+// newAnomalySpace builds the space from the node evidence.
+func newAnomalySpace(g *tcg.Graph, ev []NodeEvidence, precedenceOwn float64) *anomalySpace {
+	n := len(g.Nodes)
+	s := &anomalySpace{g: g, a: make([]float64, n), r: make([]float64, n), pos: make([]int, n),
+		parents: make([][]int, n), kids: make([][]int, n)}
+	var an []int
+	for i, nd := range g.Nodes {
+		s.pos[i] = -1
+		if !nd.Anomalous || !(nd.Score > 0) {
+			continue
+		}
+		s.a[i] = math.Log1p(nd.Score)
+		own := ev[i].ZRes
+		if !math.IsNaN(ev[i].ZPhys) {
+			own = math.Min(own, ev[i].ZPhys)
+		}
+		s.r[i] = math.Min(math.Log1p(math.Max(own, 0)), s.a[i])
+		an = append(an, i)
+	}
+	s.order = orderAnomalous(g, an)
+	for k, i := range s.order {
+		s.pos[i] = k
+	}
+	for _, j := range s.order {
+		seen := map[int]bool{}
+		for _, ei := range g.In(j) {
+			p := g.Edges[ei].From
+			if s.pos[p] >= 0 && s.pos[p] < s.pos[j] && !seen[p] {
+				seen[p] = true
+				s.parents[j] = append(s.parents[j], p)
+				s.kids[p] = append(s.kids[p], j)
+			}
+		}
+		sort.Ints(s.parents[j])
+	}
+	for i := range s.kids {
+		sort.Ints(s.kids[i])
+	}
+	// A node without an anomalous parent before it owns all its anomaly.
+	// One whose anomalous parent moved first (or with it) inherits most of
+	// its own: a mechanism fitted on baseline noise cannot tell an effect
+	// far outside the baseline's range from a change, and the earlier
+	// anomaly upstream is the simpler explanation (its own change is then
+	// at most PrecedenceOwn of its anomaly, unless the exact composition of
+	// traces measured it).
+	for _, j := range s.order {
+		if len(s.parents[j]) == 0 {
+			s.r[j] = s.a[j]
+			continue
+		}
+		if !math.IsNaN(ev[j].ZPhys) {
+			continue
+		}
+		for _, p := range s.parents[j] {
+			if g.Nodes[p].OnsetIdx <= g.Nodes[j].OnsetIdx {
+				s.r[j] = math.Min(s.r[j], precedenceOwn*s.a[j])
+				break
+			}
+		}
+	}
+	return s
+}
+
+
+// orderAnomalous sorts the anomalous nodes topologically over the graph's
+// edges among them (Kahn's algorithm, smallest index first; a cycle is
+// broken at its earliest-onset, then smallest-index node).
+func orderAnomalous(g *tcg.Graph, an []int) []int {
+	in := map[int]bool{}
+	for _, i := range an {
+		in[i] = true
+	}
+	indeg := map[int]int{}
+	for _, i := range an {
+		for _, ei := range g.In(i) {
+			if p := g.Edges[ei].From; in[p] && p != i {
+				indeg[i]++
+			}
+		}
+	}
+	done := map[int]bool{}
+	var order, ready []int
+	for _, i := range an {
+		if indeg[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	for len(order) < len(an) {
+		if len(ready) == 0 {
+			best := -1
+			for _, i := range an {
+				if done[i] {
+					continue
+				}
+				if best < 0 || g.Nodes[i].OnsetIdx < g.Nodes[best].OnsetIdx {
+					best = i
+				}
+			}
+			ready = []int{best}
+		}
+		sort.Ints(ready)
+		x := ready[0]
+		ready = ready[1:]
+		if done[x] {
+			continue
+		}
+		done[x] = true
+		order = append(order, x)
+		for _, ei := range g.Out(x) {
+			c := g.Edges[ei].To
+			if in[c] && !done[c] {
+				indeg[c]--
+				if indeg[c] == 0 {
+					ready = append(ready, c)
+				}
+			}
+		}
+	}
+	return order
+}
+
+// flows decomposes every anomalous node's anomaly over the own changes it
+// descends from: a_j = r_j + Σ_p w_jp · a_p with the non-own part
+// (a_j − r_j) split among j's anomalous parents in proportion to their
+// anomaly. This is a linear SCM in log-anomaly space whose coefficients
+// reproduce the observed anomalies, and for a linear SCM the Shapley value
+// of each noise term is its total-effect contribution: flows[j][i] is the
+// part of a_j that disappears under do(r_i := 0), the Shapley attribution
+// of node j's anomaly to node i's own change. Each flows[j] sums to a_j.
+//
+// O(anomalous nodes · sources per node).
+func (s *anomalySpace) flows() []map[int]float64 {
+	f := make([]map[int]float64, len(s.a))
+	for _, j := range s.order {
+		m := map[int]float64{j: s.r[j]}
+		inh := s.a[j] - s.r[j]
+		if inh > 0 && len(s.parents[j]) > 0 {
+			sum := 0.0
+			for _, p := range s.parents[j] {
+				sum += s.a[p]
+			}
+			for _, p := range s.parents[j] {
+				w := inh * s.a[p] / sum / s.a[p]
+				for src, amt := range f[p] {
+					m[src] += w * amt
+				}
+			}
+		}
+		f[j] = m
+	}
+	return f
+}
+
+// downstream returns, for candidate i, the anomaly its own change can
+// account for in each descendant: Δ_i = r_i and, along the anomalous
+// edges, Δ_c = min(a_c, max over parents p of Δ_p) — removing i's change
+// lowers each descendant by at most its own anomaly and by what reached
+// it. It returns Σ Δ over the descendants (i excluded).
+func (s *anomalySpace) downstream(i int) float64 {
+	if s.pos[i] < 0 {
+		return 0
+	}
+	delta := map[int]float64{i: s.r[i]}
+	// Descendants come later in order: one pass in order suffices.
+	total := 0.0
+	for _, j := range s.order[s.pos[i]+1:] {
+		best := 0.0
+		for _, p := range s.parents[j] {
+			if d, ok := delta[p]; ok && d > best {
+				best = d
+			}
+		}
+		if best > 0 {
+			d := math.Min(s.a[j], best)
+			delta[j] = d
+			total += d
+		}
+	}
+	return total
+}

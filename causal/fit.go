@@ -1,0 +1,164 @@
+package causal
+
+import (
+	"math"
+	"sort"
+)
+
+// Scored is one candidate node of the default method with its score
+// terms, kept for every candidate (not only the card's) so that eval can
+// refit and re-rank without rebuilding the graph.
+type Scored struct {
+	Node    int
+	NodeID  string
+	Service string
+	Terms   map[string]float64
+}
+
+// TrainingCase is one labelled case's candidates: what the fit sees.
+type TrainingCase struct {
+	Name   string
+	Set    string // the development set it belongs to (for leave-one-set-out)
+	Truth  string // the true root cause's service
+	Scored []Scored
+}
+
+// Score returns Σ_k w[k]·terms[k] over Terms().
+func Score(w map[string]float64, terms map[string]float64) float64 {
+	s := 0.0
+	for _, k := range Terms() {
+		s += w[k] * terms[k]
+	}
+	return s
+}
+
+// RankServices orders the candidates' services by their best candidate's
+// score under weights w (ties by service name).
+func RankServices(w map[string]float64, sc []Scored) []string {
+	best, _ := bestPerService(w, sc)
+	out := make([]string, 0, len(best))
+	for s := range best {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if best[out[i]] != best[out[j]] {
+			return best[out[i]] > best[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// bestPerService returns each service's best score and the index of the
+// candidate that has it (the first on ties).
+func bestPerService(w map[string]float64, sc []Scored) (map[string]float64, map[string]int) {
+	best := map[string]float64{}
+	arg := map[string]int{}
+	for i, c := range sc {
+		s := Score(w, c.Terms)
+		if old, ok := best[c.Service]; !ok || s > old {
+			best[c.Service], arg[c.Service] = s, i
+		}
+	}
+	return best, arg
+}
+
+// ServiceProbabilities turns scores into the probabilities of each service
+// being the root cause: a softmax over the services' best scores and
+// "none of the candidates" (scored none). It returns the probabilities by
+// service and the probability of none.
+func ServiceProbabilities(w map[string]float64, none float64, sc []Scored) (map[string]float64, float64) {
+	best, _ := bestPerService(w, sc)
+	top := none
+	for _, s := range best {
+		top = math.Max(top, s)
+	}
+	z := math.Exp(none - top)
+	p := map[string]float64{}
+	for k, s := range best {
+		p[k] = math.Exp(s - top)
+		z += p[k]
+	}
+	for k := range p {
+		p[k] /= z
+	}
+	return p, math.Exp(none-top) / z
+}
+
+// FitOptions configure Fit.
+type FitOptions struct {
+	Terms      []string // the terms fitted (others keep weight 0)
+	L2         float64  // ridge penalty on the weights (default 0.01)
+	Iterations int      // gradient steps (default 600)
+	Rate       float64  // step size (default 0.5)
+}
+
+// Fit chooses the score weights and the none score by maximum likelihood
+// of each case's true service under a softmax over the services' best
+// candidate scores and "none" (the model ServiceProbabilities evaluates),
+// with an L2 penalty, by deterministic gradient ascent (a subgradient at
+// ties of the max). A case whose truth is not among its candidates
+// contributes through "none". O(iterations · candidates · terms).
+func Fit(cases []TrainingCase, opt FitOptions) (map[string]float64, float64) {
+	if opt.L2 <= 0 {
+		opt.L2 = 0.01
+	}
+	if opt.Iterations <= 0 {
+		opt.Iterations = 600
+	}
+	if opt.Rate <= 0 {
+		opt.Rate = 0.5
+	}
+	w := map[string]float64{}
+	for _, k := range opt.Terms {
+		w[k] = 0
+	}
+	none := 0.0
+	if len(cases) == 0 {
+		return w, none
+	}
+	for it := 0; it < opt.Iterations; it++ {
+		grad := map[string]float64{}
+		gNone := 0.0
+		for _, c := range cases {
+			best, arg := bestPerService(w, c.Scored)
+			names := make([]string, 0, len(best))
+			for s := range best {
+				names = append(names, s)
+			}
+			sort.Strings(names)
+			top := none
+			for _, s := range names {
+				top = math.Max(top, best[s])
+			}
+			eNone := math.Exp(none - top)
+			z := eNone
+			for _, s := range names {
+				z += math.Exp(best[s] - top)
+			}
+			_, truthIn := best[c.Truth]
+			for _, s := range names {
+				p := math.Exp(best[s]-top) / z
+				q := 0.0
+				if s == c.Truth {
+					q = 1
+				}
+				terms := c.Scored[arg[s]].Terms
+				for _, k := range opt.Terms {
+					grad[k] += (q - p) * terms[k]
+				}
+			}
+			qn := 0.0
+			if !truthIn {
+				qn = 1
+			}
+			gNone += qn - eNone/z
+		}
+		n := float64(len(cases))
+		for _, k := range opt.Terms {
+			w[k] += opt.Rate * (grad[k]/n - opt.L2*w[k])
+		}
+		none += opt.Rate * (gNone/n - opt.L2*none)
+	}
+	return w, none
+}

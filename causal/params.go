@@ -1,0 +1,107 @@
+package causal
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Params is the one parameter table of the default ("tcg") method. Every
+// constant the ranking uses is here, with its default and the experiment
+// that set it (see DefaultParams and the README's accuracy section).
+type Params struct {
+	// Mechanism are the baseline fits' constants.
+	Mechanism MechanismParams
+	// Weights of the score terms: score = Σ_k Weight[k] · term_k (see
+	// Terms for what each term is). Chosen by maximum likelihood of the
+	// true root cause's service under a softmax over the candidates
+	// (conditional logit) on the development sets, leave-one-set-out.
+	Weights map[string]float64
+	// NoneScore is the score of "the root cause is none of the
+	// candidates" in the softmax that turns scores into probabilities:
+	// part of the same fit, it keeps confidence honest when the true cause
+	// left no anomaly the graph could see.
+	NoneScore float64
+	// MinConfidence: below this probability of the top cause's service the
+	// verdict abstains.
+	MinConfidence float64
+	// MinTargetShare is the least share of the target's anomaly a node's
+	// own change must account for to be ROOT_CONFIRMED.
+	MinTargetShare float64
+	// MinOwnShare is the least share of its own anomaly a node's mechanism
+	// change must make up (r/a) for it to be ROOT_CONFIRMED.
+	MinOwnShare float64
+	// PrecedenceOwn bounds the own change of a node whose anomalous parent
+	// moved first (or with it), as a share of its anomaly, when no exact
+	// composition measured it (see newAnomalySpace).
+	PrecedenceOwn float64
+}
+
+// Score terms of the default method, each computed per anomalous node i.
+const (
+	// TermTargetShare is the counterfactual: the share of the target's
+	// anomaly that disappears under do(r_i := 0), the Shapley attribution of
+	// the target over the nodes' own changes (anomalySpace.flows).
+	TermTargetShare = "target_share"
+	// TermOwn is the node's own mechanism change r_i (log-anomaly units).
+	TermOwn = "own"
+	// TermDownstream is ln(1 + Σ Δ) over the anomalous descendants that
+	// the node's own change accounts for (CIRCA's descendant adjustment,
+	// carried along the graph; anomalySpace.downstream).
+	TermDownstream = "downstream"
+	// TermReach is 1 when the node has a path to the target in the graph.
+	TermReach = "reach"
+)
+
+// Terms lists the score terms in a fixed order.
+func Terms() []string { return []string{TermTargetShare, TermOwn, TermDownstream, TermReach} }
+
+// DefaultParams are the defaults, from `pipeline-analyze eval --fit` on the
+// four development sets (nezha-ob, nezha-tt-dev, petshop-train, llm-dev)
+// on 2026-12-01; the leave-one-set-out weights differ from these by less
+// than the README's table shows.
+func DefaultParams() Params {
+	return Params{
+		Mechanism:      DefaultMechanismParams(),
+		Weights:        map[string]float64{TermTargetShare: 1.18, TermOwn: 0.52, TermDownstream: 0.87},
+		NoneScore:      0,
+		MinConfidence:  0.35,
+		MinTargetShare: 0.2,
+		MinOwnShare:    0.5,
+		PrecedenceOwn:  0.5,
+	}
+}
+
+// ParseAblate parses a comma-separated list of score terms to turn off.
+func ParseAblate(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	known := map[string]bool{}
+	for _, t := range Terms() {
+		known[t] = true
+	}
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		t = strings.TrimSpace(t)
+		if !known[t] {
+			return nil, fmt.Errorf("unknown score term %q (want one of %s)", t, strings.Join(Terms(), ", "))
+		}
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// withAblation returns p with the named terms' weights set to zero.
+func (p Params) withAblation(terms []string) Params {
+	w := make(map[string]float64, len(p.Weights))
+	for k, v := range p.Weights {
+		w[k] = v
+	}
+	for _, t := range terms {
+		w[t] = 0
+	}
+	p.Weights = w
+	return p
+}

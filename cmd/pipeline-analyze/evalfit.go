@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
+)
+
+// setOf names the development set a case belongs to: the base name of the
+// eval root it was found under.
+func setOf(dir string, roots []string) string {
+	best := ""
+	for _, r := range roots {
+		rel, err := filepath.Rel(r, dir)
+		if err == nil && !strings.HasPrefix(rel, "..") && len(r) > len(best) {
+			best = r
+		}
+	}
+	return filepath.Base(filepath.Clean(best))
+}
+
+// trainingCases collects the default method's candidates of every case.
+func trainingCases(rs []caseResult) []causal.TrainingCase {
+	var out []causal.TrainingCase
+	for _, r := range rs {
+		if r.Method != "tcg" || r.Error != "" {
+			continue
+		}
+		out = append(out, causal.TrainingCase{Name: r.Case, Set: r.Set, Truth: r.Truth, Scored: r.scored})
+	}
+	return out
+}
+
+// fitTerms are the terms a fit uses: all but the ablated ones.
+func fitTerms(ablate []string) []string {
+	var out []string
+	for _, t := range causal.Terms() {
+		skip := false
+		for _, a := range ablate {
+			skip = skip || a == t
+		}
+		if !skip {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// rankMetrics scores cases under weights w.
+func rankMetrics(w map[string]float64, cases []causal.TrainingCase) (ac1, ac3, ac5, avg5 float64) {
+	for _, c := range cases {
+		order := causal.RankServices(w, c.Scored)
+		rank := 0
+		for i, s := range order {
+			if i >= 5 {
+				break
+			}
+			if s == c.Truth {
+				rank = i + 1
+				break
+			}
+		}
+		if rank == 1 {
+			ac1++
+		}
+		if rank >= 1 && rank <= 3 {
+			ac3++
+		}
+		if rank >= 1 {
+			ac5++
+			avg5 += float64(6-rank) / 5
+		}
+	}
+	n := float64(max(1, len(cases)))
+	return ac1 / n, ac3 / n, ac5 / n, avg5 / n
+}
+
+// printFit prints the weights fitted on all the cases and, per set, the
+// leave-one-set-out result: weights fitted on the other sets, scored on it.
+func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo bool) {
+	terms := fitTerms(ablate)
+	all, none := causal.Fit(cases, causal.FitOptions{Terms: terms})
+	fmt.Fprintf(w, "fit on %d cases (terms %s): %s, none %.2f\n", len(cases), strings.Join(terms, ","), fmtWeights(all), none)
+	if !loo {
+		return
+	}
+	sets := map[string][]causal.TrainingCase{}
+	for _, c := range cases {
+		sets[c.Set] = append(sets[c.Set], c)
+	}
+	names := make([]string, 0, len(sets))
+	for s := range sets {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(w, "%-16s %4s  %4s %4s %4s %5s  weights fitted on the other sets\n", "held-out set", "n", "AC@1", "AC@3", "AC@5", "Avg@5")
+	mean := 0.0
+	for _, s := range names {
+		var train []causal.TrainingCase
+		for _, o := range names {
+			if o != s {
+				train = append(train, sets[o]...)
+			}
+		}
+		wt, nn := causal.Fit(train, causal.FitOptions{Terms: terms})
+		a1, a3, a5, av := rankMetrics(wt, sets[s])
+		mean += a1
+		fmt.Fprintf(w, "%-16s %4d  %4.2f %4.2f %4.2f %5.2f  %s, none %.2f\n", s, len(sets[s]), a1, a3, a5, av, fmtWeights(wt), nn)
+	}
+	fmt.Fprintf(w, "leave-one-set-out mean AC@1 over %d sets: %.3f\n", len(names), mean/float64(max(1, len(names))))
+}
+
+func fmtWeights(w map[string]float64) string {
+	var parts []string
+	for _, t := range causal.Terms() {
+		if v, ok := w[t]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.2f", t, v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
