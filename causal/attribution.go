@@ -86,7 +86,6 @@ func newAnomalySpace(g *tcg.Graph, ev []NodeEvidence, precedenceOwn float64) *an
 	return s
 }
 
-
 // orderAnomalous sorts the anomalous nodes topologically over the graph's
 // edges among them (Kahn's algorithm, smallest index first; a cycle is
 // broken at its earliest-onset, then smallest-index node).

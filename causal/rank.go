@@ -110,9 +110,9 @@ type Candidate struct {
 	// Terms are the score's terms (see Terms).
 	Terms map[string]float64
 	// Hosted are the services placed on a node or GPU candidate.
-	Hosted      []string
-	State       tcg.State
-	Transitions []tcg.Transition // the node's state changes, the causal stage's last
+	Hosted       []string
+	State        tcg.State
+	Transitions  []tcg.Transition // the node's state changes, the causal stage's last
 	Intervention Intervention
 	Dimensions   Dimensions
 	Path         []int // node indices from the candidate to the target
@@ -136,11 +136,11 @@ type Result struct {
 	Abstention string
 	// Scored holds every candidate of the default method with its score
 	// terms, in rank order (eval refits and re-ranks from it).
-	Scored []Scored
-	Seed        uint64
-	Bootstrap   int
-	Weights     Weights
-	Warnings    []string
+	Scored    []Scored
+	Seed      uint64
+	Bootstrap int
+	Weights   Weights
+	Warnings  []string
 }
 
 // Analyze ranks the causes of the incident on the graph.

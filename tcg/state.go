@@ -83,7 +83,6 @@ func (g *Graph) runStateMachine(opt Options) {
 	}
 }
 
-
 // tailTests runs the DKW tail-shift test on span samples for service and
 // edge latency nodes.
 func (g *Graph) tailTests(b *ingest.Bundle, opt Options) {

@@ -50,19 +50,19 @@ type label struct {
 
 // caseResult is one case × method.
 type caseResult struct {
-	Case      string   `json:"case"`
-	Fault     string   `json:"fault"`
-	Method    string   `json:"method"`
-	Truth     string   `json:"truth_service"`
-	TruthComp string   `json:"truth_component"`
-	Services  []string `json:"ranked_services"` // first 5 distinct
-	Top       string   `json:"top_component"`
-	Rank      int      `json:"rank"` // 1-based service rank of the truth, 0 = not in top 5
-	CompHit   bool     `json:"component_hit"`
-	Confident bool     `json:"confident"`
-	Error     string   `json:"error,omitempty"`
-	Seconds   float64  `json:"seconds"`
-	Set       string   `json:"set"`
+	Case      string          `json:"case"`
+	Fault     string          `json:"fault"`
+	Method    string          `json:"method"`
+	Truth     string          `json:"truth_service"`
+	TruthComp string          `json:"truth_component"`
+	Services  []string        `json:"ranked_services"` // first 5 distinct
+	Top       string          `json:"top_component"`
+	Rank      int             `json:"rank"` // 1-based service rank of the truth, 0 = not in top 5
+	CompHit   bool            `json:"component_hit"`
+	Confident bool            `json:"confident"`
+	Error     string          `json:"error,omitempty"`
+	Seconds   float64         `json:"seconds"`
+	Set       string          `json:"set"`
 	evidence  []string        // JSON lines of node evidence (--dump-evidence)
 	scored    []causal.Scored // the default method's candidates (for --fit)
 }
@@ -470,7 +470,7 @@ func dumpEvidence(name string, lb label, b *ingest.Bundle, g *tcg.Graph) []strin
 			"parentz": fin(ev.ParentZ), "childz": fin(ev.ChildZ), "nchild": ev.AnomalousChildren, "depth": ev.Depth,
 			"onset": n.OnsetIdx - g.W0, "target": ev.Node == g.Target, "hit": c.Service == lb.RootCause.Service,
 			"comphit": componentMatches(c, g, isEnt, lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal),
-			"nin": len(g.In(ev.Node)), "nout": len(g.Out(ev.Node)),
+			"nin":     len(g.In(ev.Node)), "nout": len(g.Out(ev.Node)),
 			"parents": edgeEnds(g, g.In(ev.Node), true), "children": edgeEnds(g, g.Out(ev.Node), false),
 			"entity_service": n.Entity.Service, "name": n.Entity.Name,
 		}
