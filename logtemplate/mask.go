@@ -88,7 +88,9 @@ func closeQuote(line string, i int) int {
 	return -1
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
 
 // isPunct reports the punctuation trimmed around a token's core.
 func isPunct(c byte) bool {
