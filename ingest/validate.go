@@ -174,6 +174,10 @@ func (b *Bundle) enforceLimits(lim Limits, source string) {
 		b.Series = b.Series[:lim.MaxSeries]
 		b.Warn(ErrLimit, source, n-lim.MaxSeries, "%d series dropped: more than %d series (--max-series)", n-lim.MaxSeries, lim.MaxSeries)
 	}
+	if n := len(b.Logs); n > lim.MaxLogRecords {
+		b.Logs = b.Logs[:lim.MaxLogRecords]
+		b.Warn(ErrLimit, source, n-lim.MaxLogRecords, "%d log records dropped: more than %d log records", n-lim.MaxLogRecords, lim.MaxLogRecords)
+	}
 	points := 0
 	for i, s := range b.Series {
 		if s == nil {
