@@ -109,8 +109,8 @@ func parseLogTime(line string) (Time, int) {
 	sec, ok6 := num(line[17:19])
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || line[4] != line[7] || (line[4] != '-' && line[4] != '/') ||
 		(line[10] != 'T' && line[10] != ' ') || line[13] != ':' || line[16] != ':' ||
-		mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 {
-		return 0, 0
+		mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || y < 1970 || y > 2261 {
+		return 0, 0 // (nanoseconds since 1970 in an int64 end in 2262)
 	}
 	i := 19
 	nanos := 0
@@ -163,6 +163,9 @@ func parseLogTime(line string) (Time, int) {
 	}
 	return FromTime(t), i
 }
+
+// logYearOK reports whether t is within what Time holds (1970–2261).
+func logYearOK(t time.Time) bool { return t.Year() >= 1970 && t.Year() <= 2261 }
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
@@ -347,13 +350,18 @@ func decodeDockerJSON(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		switch {
 		case rec.Time != "":
 			tt, err := time.Parse(time.RFC3339Nano, rec.Time)
+			if err == nil && !logYearOK(tt) {
+				err = errors.New("out of range")
+			}
 			if err != nil {
 				s.malformed(lineNo, off, "bad time %q", truncateUTF8(rec.Time, 40))
 				return
 			}
 			t = FromTime(tt)
 		case rec.Date != nil:
-			t = Time(*rec.Date * 1e9)
+			if d := *rec.Date; d > 0 && d < 9e9 {
+				t = Time(d * 1e9)
+			}
 		}
 		c := state(rec.Kubernetes)
 		text := *rec.Log

@@ -40,15 +40,17 @@ type LogTemplateEvidence struct {
 // maxEvidenceTraces is how many linked traces one template's evidence lists.
 const maxEvidenceTraces = 3
 
-// LogEvidence returns up to max templates of the entity's log records
-// (a service: all its streams; a pod: that pod's) whose rate changed most
-// from [baselineStart, baselineEnd) to [windowStart, windowEnd), most
+// LogEvidence returns up to limit templates of the entity's log records
+// (a service: all its streams; a pod: that pod's) whose rate changed from
+// [baselineStart, baselineEnd) to [windowStart, windowEnd) (each clipped to
+// the logs' time range): new error-level templates first, then new or
+// vanished ones, then changed error-level ones, then the rest, each most
 // surprising first (then the more severe, then by pattern); templates
 // without change are left out. Trace links resolve to the span's service
 // and operation when the span is in the bundle. The bundle must be
 // finalized. O(records + spans).
-func (b *Bundle) LogEvidence(entity Entity, baselineStart, baselineEnd, windowStart, windowEnd Time, max int) []LogTemplateEvidence {
-	if max <= 0 || len(b.Logs) == 0 || windowEnd <= windowStart {
+func (b *Bundle) LogEvidence(entity Entity, baselineStart, baselineEnd, windowStart, windowEnd Time, limit int) []LogTemplateEvidence {
+	if limit <= 0 || len(b.Logs) == 0 || windowEnd <= windowStart {
 		return nil
 	}
 	inEntity := make([]bool, len(b.LogStreams))
@@ -97,8 +99,14 @@ func (b *Bundle) LogEvidence(entity Entity, baselineStart, baselineEnd, windowSt
 			}
 		}
 	}
-	baseMin := baselineEnd.Sub(baselineStart).Minutes()
-	winMin := windowEnd.Sub(windowStart).Minutes()
+	// Rates are over the parts of each period the logs cover.
+	lo, hi := b.Logs[0].Time, b.Logs[len(b.Logs)-1].Time+1
+	clip := func(s, e Time) float64 { return math.Max(0, min(e, hi).Sub(max(s, lo)).Minutes()) }
+	baseMin := clip(baselineStart, baselineEnd)
+	winMin := clip(windowStart, windowEnd)
+	if winMin <= 0 {
+		return nil
+	}
 	var out []LogTemplateEvidence
 	for t, a := range per {
 		if a.base == 0 && a.win == 0 {
@@ -128,13 +136,29 @@ func (b *Bundle) LogEvidence(entity Entity, baselineStart, baselineEnd, windowSt
 		out = append(out, ev)
 	}
 	slices.SortFunc(out, func(x, y LogTemplateEvidence) int {
-		return cmp.Or(cmp.Compare(y.Surprise, x.Surprise), cmp.Compare(y.Severity, x.Severity), cmp.Compare(x.Pattern, y.Pattern), cmp.Compare(x.Template, y.Template))
+		return cmp.Or(cmp.Compare(evidenceClass(y), evidenceClass(x)), cmp.Compare(y.Surprise, x.Surprise), cmp.Compare(y.Severity, x.Severity),
+			cmp.Compare(x.Pattern, y.Pattern), cmp.Compare(x.Template, y.Template))
 	})
-	if len(out) > max {
-		out = out[:max]
+	if len(out) > limit {
+		out = out[:limit]
 	}
 	b.resolveTraceLinks(out)
 	return out
+}
+
+// evidenceClass orders evidence before its surprise: a new error-level
+// template first, then any new or vanished template, then a changed
+// error-level one, then the rest.
+func evidenceClass(e LogTemplateEvidence) int {
+	switch {
+	case e.New && e.Severity >= SeverityError:
+		return 3
+	case e.New || e.Missing:
+		return 2
+	case e.Severity >= SeverityError:
+		return 1
+	}
+	return 0
 }
 
 func hasTrace(ls []LogTraceLink, id TraceID) bool {

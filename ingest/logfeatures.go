@@ -30,11 +30,11 @@ const (
 	// reference period and stop ("disappearing" log statements: an early
 	// return or an exception skips them): for each template present in at
 	// least steadyShare of the reference steps, with mean count λ there,
-	// the Poisson deficit −ln P(X ≤ x) of the step's count x under
+	// the Poisson deficit −ln(2·P(X ≤ x)) (floored at 0: a step at about its
+	// usual count scores nothing) of the step's count x under
 	// X ~ Poisson(λ·s), summed over such templates, where s = the step's
 	// record count over the reference mean (so a quiet step is not a
-	// deficit); 0 when nothing is missing, NaN where the entity logged
-	// nothing.
+	// deficit); NaN where the entity logged nothing.
 	LogMissingTemplates = "log_missing_templates"
 )
 
@@ -331,15 +331,22 @@ func logMissing(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int)
 		s := float64(all[c]) / refMean
 		score := 0.0
 		for _, x := range st {
-			score += poissonDeficit(int(tpl[x.t][c]), x.lambda*s)
+			score += missingDeficit(int(tpl[x.t][c]), x.lambda*s)
 		}
 		v[c] = score
 	}
 	return v, true
 }
 
+// missingDeficit is how surprising a count x is under Poisson(mu) when low:
+// −ln(2·P(X ≤ x)), floored at 0 — zero from about the median up (a step at
+// its usual count scores nothing), mu − ln 2 when x = 0.
+func missingDeficit(x int, mu float64) float64 {
+	return math.Max(0, poissonDeficit(x, mu)-math.Ln2)
+}
+
 // poissonDeficit is −ln P(X ≤ x) for X ~ Poisson(mu): 0 when x is not below
-// mu (no deficit), mu when x = 0.
+// mu, mu when x = 0.
 func poissonDeficit(x int, mu float64) float64 {
 	if mu <= 0 || float64(x) >= mu {
 		return 0

@@ -28,6 +28,7 @@ func parseHeader(msg string) (Severity, int) {
 	sev := SeverityUnknown
 	content := 0
 	prefixOnly := true // every token so far looked like a line prefix
+	klog := false
 	i := 0
 	for n := 0; n < maxHeaderTokens && i < len(msg); n++ {
 		for i < len(msg) && (msg[i] == ' ' || msg[i] == '\t') {
@@ -71,14 +72,14 @@ func parseHeader(msg string) (Severity, int) {
 			}
 			if len(core) == 5 && strings.IndexByte("IWEF", core[0]) >= 0 && isDigits(core[1:]) { // klog
 				sev, _ = ParseSeverity(core[:1])
-				content = j
+				content, klog = j, true
 				i = j
 				continue
 			}
 		}
 		switch {
 		case logtemplate.IsTimestamp(core), isDigits(core):
-			if prefixOnly && sev == SeverityUnknown {
+			if prefixOnly && (sev == SeverityUnknown || klog) {
 				content = j
 			}
 		case len(tok) > 2 && tok[0] == '[' && tok[len(tok)-1] == ']':
@@ -117,7 +118,7 @@ func findTraceContext(msg string) (TraceID, SpanID) {
 					sid = id
 				}
 			}
-		case c == '0' && msg[i] == '0' && i+55 <= len(msg) && msg[i+1] == '-' && tid == (TraceID{}):
+		case c == '0' && i+55 <= len(msg) && msg[i:i+3] == "00-" && tid == (TraceID{}):
 			if p := msg[i : i+55]; p[35] == '-' && p[52] == '-' && allHexStr(p[3:35]) && allHexStr(p[36:52]) && allHexStr(p[53:55]) &&
 				(i+55 == len(msg) || !isHexByte(msg[i+55])) && (i == 0 || !isHexByte(msg[i-1])) {
 				tid, _ = ParseTraceID(p[3:35])

@@ -143,6 +143,10 @@ func (s *logSink) line(st int32, t Time, lineNo int, msg string, f fields) {
 		s.blank++
 		return
 	}
+	if t <= 0 {
+		s.malformed(lineNo, -1, "a log time before 1970")
+		return
+	}
 	p := &s.pending[st]
 	if s.fold && p.active && p.continues(msg) {
 		if p.lines >= maxFoldLines || len(p.msg)+1+len(msg) > maxFoldBytes {

@@ -163,7 +163,8 @@ func sniffLogJSON(h []byte) Format {
 // ("<RFC 3339> stdout|stderr P|F message"), a Docker json-file line that
 // lost its opening brace (`"log":"…`), or a line that starts with a
 // timestamp (kubectl logs --timestamps, most application logs) when at
-// least half of the first 20 lines do.
+// least a third of the first 20 lines that are not indented do (the rest
+// may be stack traces).
 func sniffLogText(h []byte) Format {
 	lines := bytes.SplitN(h, []byte("\n"), 21)
 	if len(lines) > 20 {
@@ -179,17 +180,17 @@ func sniffLogText(h []byte) Format {
 	if _, n := parseLogTime(first); n == 0 {
 		return FormatUnknown
 	}
-	stamped, nonEmpty := 0, 0
+	stamped, lead := 0, 0 // lines that start with a timestamp; lines not indented
 	for _, l := range lines {
-		if len(bytes.TrimSpace(l)) == 0 {
+		if len(bytes.TrimSpace(l)) == 0 || l[0] == ' ' || l[0] == '\t' {
 			continue
 		}
-		nonEmpty++
+		lead++
 		if _, n := parseLogTime(string(l)); n > 0 {
 			stamped++
 		}
 	}
-	if 2*stamped >= nonEmpty {
+	if 3*stamped >= lead {
 		return FormatTextLog
 	}
 	return FormatUnknown

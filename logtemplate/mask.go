@@ -206,6 +206,9 @@ func classify(s string) string {
 	case len(s) > 2 && c == '0' && (s[1] == 'x' || s[1] == 'X') && allHex(s[2:]):
 		return PlaceHex
 	}
+	if len(s) >= 16 && allHex(s) { // IDs, even when all their digits are decimal
+		return PlaceHex
+	}
 	if c == '-' || c == '+' || isDigit(c) || c == '.' && len(s) > 1 && isDigit(s[1]) {
 		if p := classifyNumber(s); p != "" {
 			return p
@@ -513,3 +516,7 @@ func isLongID(s string) bool {
 	}
 	return d >= 2 && l >= 2
 }
+
+// IsTimestamp reports whether s is a date, a time of day or a timestamp as
+// Mask recognises them (it masks them as PlaceTS).
+func IsTimestamp(s string) bool { return isTimestamp(s) }
