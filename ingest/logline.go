@@ -91,45 +91,84 @@ func parseHeader(msg string) (Severity, int) {
 	return sev, content
 }
 
-// findTraceContext finds a trace ID (and span ID) in free text: a W3C
-// traceparent ("00-<32 hex>-<16 hex>-<2 hex>"), or a key containing
-// "trace" (any case: "trace_id=", "TraceID: ", `"traceId":"`) followed
-// within a few separator bytes by 32 or 16 hex digits; likewise "span" for
-// the span ID (16 hex digits). Zero IDs do not count. It looks at the first
-// 4 KiB only.
+// findTraceContext finds a trace ID (and span ID) in free text: a key
+// containing "trace" (any case: "trace_id=", "TraceID: ", `"traceId":"`)
+// followed within a few separator bytes by 32 or 16 hex digits, or by a W3C
+// traceparent value ("traceparent: 00-<32 hex>-<16 hex>-<2 hex>", which
+// gives the span too); likewise a key containing "span" for the span ID
+// (16 hex digits). Zero IDs do not count. It looks at the first 4 KiB only.
 func findTraceContext(msg string) (TraceID, SpanID) {
 	if len(msg) > 4096 {
 		msg = msg[:4096]
 	}
 	var tid TraceID
 	var sid SpanID
-	for i := 0; i+4 < len(msg); i++ {
-		c := msg[i] | 0x20
-		switch {
-		case c == 't' && tid == (TraceID{}) && foldPrefix(msg[i+1:], "race"):
-			if v, n := hexAfterKey(msg, i+5, 32, 16); n > 0 {
+	// "race"/"RACE" and "pan"/"PAN" are found with strings.Index (fast);
+	// the byte before must be t/T, s/S.
+	for _, w := range [...]string{"race", "RACE"} {
+		for from := 0; tid == (TraceID{}); {
+			k := strings.Index(msg[from:], w)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + len(w)
+			if k == 0 || msg[k-1]|0x20 != 't' {
+				continue
+			}
+			if v, n := hexAfterKey(msg, k+4, 32, 16); n > 0 {
 				if id, err := ParseTraceID(v); err == nil {
 					tid = id
 				}
+			} else if t2, s2, ok := traceparentAfterKey(msg, k+4); ok {
+				tid, sid = t2, s2
 			}
-		case c == 's' && sid == 0 && foldPrefix(msg[i+1:], "pan"):
-			if v, n := hexAfterKey(msg, i+4, 16, 16); n > 0 {
+		}
+	}
+	for _, w := range [...]string{"pan", "PAN"} {
+		for from := 0; sid == 0; {
+			k := strings.Index(msg[from:], w)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + len(w)
+			if k == 0 || msg[k-1]|0x20 != 's' {
+				continue
+			}
+			if v, n := hexAfterKey(msg, k+3, 16, 16); n > 0 {
 				if id, err := ParseSpanID(v); err == nil {
 					sid = id
 				}
 			}
-		case c == '0' && i+55 <= len(msg) && msg[i:i+3] == "00-" && tid == (TraceID{}):
-			if p := msg[i : i+55]; p[35] == '-' && p[52] == '-' && allHexStr(p[3:35]) && allHexStr(p[36:52]) && allHexStr(p[53:55]) &&
-				(i+55 == len(msg) || !isHexByte(msg[i+55])) && (i == 0 || !isHexByte(msg[i-1])) {
-				tid, _ = ParseTraceID(p[3:35])
-				sid, _ = ParseSpanID(p[36:52])
-			}
-		}
-		if tid != (TraceID{}) && sid != 0 {
-			break
 		}
 	}
 	return tid, sid
+}
+
+// traceparentAfterKey reads a W3C traceparent value after a key's rest and
+// separators, as hexAfterKey does.
+func traceparentAfterKey(msg string, i int) (TraceID, SpanID, bool) {
+	for k := 0; i < len(msg) && k < 12 && msg[i] != ':' && msg[i] != '=' && msg[i] != ' ' && msg[i] != '"'; k++ {
+		i++
+	}
+	for k := 0; i < len(msg) && k < 4 && (msg[i] == ':' || msg[i] == '=' || msg[i] == ' ' || msg[i] == '"' || msg[i] == '\''); k++ {
+		i++
+	}
+	if i+55 > len(msg) {
+		return TraceID{}, 0, false
+	}
+	p := msg[i : i+55]
+	if p[:3] != "00-" || p[35] != '-' || p[52] != '-' || !allHexStr(p[3:35]) || !allHexStr(p[36:52]) || !allHexStr(p[53:55]) ||
+		i+55 < len(msg) && isHexByte(msg[i+55]) {
+		return TraceID{}, 0, false
+	}
+	tid, err1 := ParseTraceID(p[3:35])
+	sid, err2 := ParseSpanID(p[36:52])
+	if err1 != nil || err2 != nil || tid == (TraceID{}) {
+		return TraceID{}, 0, false
+	}
+	return tid, sid, true
 }
 
 // foldPrefix reports whether s starts with lower (ASCII, case-insensitive).

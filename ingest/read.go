@@ -49,6 +49,7 @@ var decoders = map[Format]decodeFunc{
 var fastDecoders = map[Format]decodeFunc{
 	FormatJaegerJSON:     decodeJaegerFast,
 	FormatPromQueryRange: decodePromFast,
+	FormatLokiStreams:    decodeLokiFast,
 }
 
 // ExpandPaths turns files and directories (recursed, sorted, hidden entries

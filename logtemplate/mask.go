@@ -34,7 +34,7 @@ func Mask(dst []byte, line string) []byte {
 	i := 0
 	first := true
 	for i < len(line) {
-		for i < len(line) && isSpace(line[i]) {
+		for i < len(line) && byteKind[line[i]] == kindSpace {
 			i++
 		}
 		if i >= len(line) {
@@ -59,14 +59,41 @@ func Mask(dst []byte, line string) []byte {
 			}
 		}
 		j := i
-		for j < len(line) && !isSpace(line[j]) {
+		digit := false
+		for j < len(line) {
+			k := byteKind[line[j]]
+			if k == kindSpace {
+				break
+			}
+			digit = digit || k == kindDigit
 			j++
 		}
-		dst = maskToken(dst, line[i:j])
+		if digit {
+			dst = maskToken(dst, line[i:j])
+		} else { // every value kind has a digit: most tokens are words
+			dst = append(dst, line[i:j]...)
+		}
 		i = j
 	}
 	return dst
 }
+
+// byteKind marks spaces and digits for Mask's token scan.
+const (
+	kindNone uint8 = iota
+	kindSpace
+	kindDigit
+)
+
+var byteKind = func() (t [256]uint8) {
+	for _, c := range " \t\n\r\v\f" {
+		t[c] = kindSpace
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = kindDigit
+	}
+	return t
+}()
 
 // closeQuote returns the index after the quote closing the one at line[i],
 // or -1 when it does not close within maxQuoted bytes (backslash escapes
@@ -88,9 +115,7 @@ func closeQuote(line string, i int) int {
 	return -1
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-}
+func isSpace(c byte) bool { return byteKind[c] == kindSpace }
 
 // isPunct reports the punctuation trimmed around a token's core.
 func isPunct(c byte) bool {
@@ -116,6 +141,9 @@ func isPlaceholder(tok string) bool {
 
 // maskToken appends tok with its value parts replaced.
 func maskToken(dst []byte, tok string) []byte {
+	if countDigits(tok) == 0 { // every value kind has a digit: most tokens are words
+		return append(dst, tok...)
+	}
 	if isPlaceholder(tok) {
 		return append(dst, tok...)
 	}
@@ -190,23 +218,73 @@ func hasByte(s string, c byte) bool {
 	return false
 }
 
+// Byte classes for classify's one-pass shape of a token.
+const (
+	clOther uint8 = iota
+	clDigit
+	clHexLetter // a-f, A-F
+	clLetter    // the other ASCII letters
+	clColon
+	clDot
+	clDash
+	clUnderscore
+	clSlash
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= '0' && c <= '9':
+			t[c] = clDigit
+		case c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F':
+			t[c] = clHexLetter
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			t[c] = clLetter
+		case c == ':':
+			t[c] = clColon
+		case c == '.':
+			t[c] = clDot
+		case c == '-':
+			t[c] = clDash
+		case c == '_':
+			t[c] = clUnderscore
+		case c == '/':
+			t[c] = clSlash
+		}
+	}
+	return t
+}()
+
 // classify returns the placeholder for a value, or "" when s is not one.
+// One pass counts the token's byte classes; only the kinds its shape allows
+// are then checked.
 func classify(s string) string {
 	if s == "" {
 		return ""
 	}
+	var n [9]int
+	for i := 0; i < len(s); i++ {
+		n[byteClass[s[i]]]++
+	}
+	digit, hexl, letter := n[clDigit], n[clHexLetter], n[clLetter]
+	if digit == 0 {
+		return ""
+	}
 	c := s[0]
-	switch {
-	case isTimestamp(s):
+	if isDigit(c) && len(s) >= 8 && (n[clColon] >= 2 || n[clDash] >= 2 || n[clSlash] >= 2) && isTimestamp(s) {
 		return PlaceTS
-	case isUUID(s):
+	}
+	if len(s) == 36 && n[clDash] == 4 && isUUID(s) {
 		return PlaceUUID
-	case isIPv4(s) || isIPv6(s):
+	}
+	if n[clDot] == 3 && letter+hexl == 0 && isIPv4(s) || n[clColon] >= 2 && letter == 0 && isIPv6(s) {
 		return PlaceIP
+	}
+	hexOnly := digit+hexl == len(s)
+	switch {
 	case len(s) > 2 && c == '0' && (s[1] == 'x' || s[1] == 'X') && allHex(s[2:]):
 		return PlaceHex
-	}
-	if len(s) >= 16 && allHex(s) { // IDs, even when all their digits are decimal
+	case len(s) >= 16 && hexOnly: // IDs, even when all their digits are decimal
 		return PlaceHex
 	}
 	if c == '-' || c == '+' || isDigit(c) || c == '.' && len(s) > 1 && isDigit(s[1]) {
@@ -214,10 +292,10 @@ func classify(s string) string {
 			return p
 		}
 	}
-	if len(s) >= 8 && allHex(s) && countDigits(s) > 0 {
+	if len(s) >= 8 && hexOnly {
 		return PlaceHex
 	}
-	if len(s) >= 16 && isLongID(s) {
+	if len(s) >= 16 && digit >= 2 && letter+hexl >= 2 && digit+hexl+letter+n[clDash]+n[clUnderscore] == len(s) {
 		return PlaceID
 	}
 	return ""
@@ -497,24 +575,6 @@ func clock(s string) (int, bool) {
 		}
 	}
 	return i, true
-}
-
-// isLongID: letters, digits, '-' and '_' only, with at least two digits and
-// two letters (random tokens, base64url IDs, generated pod names).
-func isLongID(s string) bool {
-	d, l := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case isDigit(c):
-			d++
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-			l++
-		case c == '-' || c == '_':
-		default:
-			return false
-		}
-	}
-	return d >= 2 && l >= 2
 }
 
 // IsTimestamp reports whether s is a date, a time of day or a timestamp as
