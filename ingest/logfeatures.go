@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"time"
 )
 
 // Log series: per service and per pod that has log records, on the common
@@ -28,13 +29,16 @@ const (
 	LogMixShift = "log_template_mix_shift"
 	// LogMissingTemplates scores templates that fired steadily in the
 	// reference period and stop ("disappearing" log statements: an early
-	// return or an exception skips them): for each template present in at
-	// least steadyShare of the reference steps, with mean count λ there,
+	// return or an exception skips them). Counts are taken over trailing
+	// windows of about a minute (request-driven statements are sparse per
+	// step): for each template present in at least steadyShare of the
+	// reference windows in which the entity logged at all (services log in
+	// bursts), with mean window count λ there,
 	// the Poisson deficit −ln(2·P(X ≤ x)) (floored at 0: a step at about its
 	// usual count scores nothing) of the step's count x under
-	// X ~ Poisson(λ·s), summed over such templates, where s = the step's
-	// record count over the reference mean (so a quiet step is not a
-	// deficit); NaN where the entity logged nothing.
+	// X ~ Poisson(λ·s), summed over such templates, where s = the window's
+	// record count over the reference mean (so a quiet window is not a
+	// deficit); NaN where the entity logged nothing in the window.
 	LogMissingTemplates = "log_missing_templates"
 )
 
@@ -86,6 +90,9 @@ func (b *Bundle) DeriveLogSeries(baselineStart, baselineEnd Time) {
 		}
 		return int(c)
 	}
+	// The missing-template score counts over trailing windows of about a
+	// minute.
+	missingWindow := max(1, int((time.Minute+b.Step/2)/b.Step))
 	r0, r1 := cellOf(baselineStart), cellOf(baselineEnd)
 	if r0 < 0 {
 		r0 = 0
@@ -222,7 +229,7 @@ func (b *Bundle) DeriveLogSeries(baselineStart, baselineEnd Time) {
 		if v, ok := logMixShift(ec.tpl, tpls, ec.all, r0, r1, n); ok {
 			add(LogMixShift, "mix", "z", covered(func(c int) float64 { return v[c] }))
 		}
-		if v, ok := logMissing(ec.tpl, tpls, ec.all, r0, r1, n); ok {
+		if v, ok := logMissing(ec.tpl, tpls, ec.all, r0, r1, c0, c1, missingWindow, n); ok {
 			add(LogMissingTemplates, "deficit", "nats", covered(func(c int) float64 { return v[c] }))
 		}
 	}
@@ -290,18 +297,42 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 	return v, true
 }
 
-// logMissing computes LogMissingTemplates for one entity; ok is false when
-// the reference period is too short or no template is steady in it.
-func logMissing(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int) ([]float64, bool) {
+// logMissing computes LogMissingTemplates for one entity over trailing
+// windows of w steps (counts of request-driven log statements are sparse
+// per step; a window of about a minute gathers enough to tell "stopped" from
+// "quiet"); ok is false when the reference period holds fewer than
+// minSteadySteps windows or no template is steady in it. The reference is
+// clipped to the cells the logs cover, [c0, c1].
+func logMissing(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, c0, c1, w, n int) ([]float64, bool) {
+	r0 = max(r0, c0+w-1) // the first full window inside the logs
+	r1 = min(r1, c1+1)
 	steps := r1 - r0
 	if steps < minSteadySteps {
 		return nil, false
 	}
+	// win(x, c): the count in the w steps ending at c.
+	win := func(x []int32, c int) int {
+		s := 0
+		for k := max(0, c-w+1); k <= c; k++ {
+			s += int(x[k])
+		}
+		return s
+	}
+	// Only windows in which the entity logged anything count: request-driven
+	// services log in bursts, and an idle window says nothing about any
+	// one statement.
+	var active []int
 	refMean := 0.0
 	for c := r0; c < r1; c++ {
-		refMean += float64(all[c])
+		if x := win(all, c); x > 0 {
+			active = append(active, c)
+			refMean += float64(x)
+		}
 	}
-	refMean /= float64(steps)
+	if len(active) < minSteadySteps {
+		return nil, false
+	}
+	refMean /= float64(len(active))
 	type steady struct {
 		t      int32
 		lambda float64
@@ -309,14 +340,14 @@ func logMissing(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int)
 	var st []steady
 	for _, t := range tpls {
 		present, sum := 0, 0
-		for c := r0; c < r1; c++ {
-			if x := tpl[t][c]; x > 0 {
+		for _, c := range active {
+			if x := win(tpl[t], c); x > 0 {
 				present++
-				sum += int(x)
+				sum += x
 			}
 		}
-		if float64(present) >= steadyShare*float64(steps) {
-			st = append(st, steady{t, float64(sum) / float64(steps)})
+		if float64(present) >= steadyShare*float64(len(active)) {
+			st = append(st, steady{t, float64(sum) / float64(len(active))})
 		}
 	}
 	if len(st) == 0 || refMean == 0 {
@@ -324,14 +355,15 @@ func logMissing(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int)
 	}
 	v := make([]float64, n)
 	for c := 0; c < n; c++ {
-		if all[c] == 0 {
+		total := win(all, c)
+		if total == 0 || c < c0+w-1 {
 			v[c] = math.NaN()
 			continue
 		}
-		s := float64(all[c]) / refMean
+		s := float64(total) / refMean
 		score := 0.0
 		for _, x := range st {
-			score += missingDeficit(int(tpl[x.t][c]), x.lambda*s)
+			score += missingDeficit(win(tpl[x.t], c), x.lambda*s)
 		}
 		v[c] = score
 	}
