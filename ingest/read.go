@@ -135,10 +135,15 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		}
 		opt.Progress("read %s (%s, %d spans, %d series)", f, in.Format, in.Counts.Spans, in.Counts.Series)
 	}
+	logs := 0
 	for i, p := range parts {
 		if errs[i] == nil {
 			spans += len(p.Spans)
+			logs += len(p.Logs)
 		}
+	}
+	if logs > 0 {
+		b.Logs = make([]LogRecord, 0, logs) // Merge appends each file's records once
 	}
 	// Workers sorted each file's spans; when no span limit cuts them, merge
 	// those runs here (what Finalize's stable sort would give, without
