@@ -27,17 +27,24 @@ const maxGridCells = 20_000
 //  6. every series of step ≥ 1 s aligned onto the grid (gaps warned);
 //  7. the entity list.
 //
+// Log records are finalized beside (logfinalize.go: templates merged across
+// files, records sorted, linked to spans; their entities matched like the
+// series'), and the log series derived with the default reference period
+// (DeriveLogSeries can derive them again for the incident's baseline).
+//
 // Finalize is idempotent only in the sense that it must be called once.
 func (b *Bundle) Finalize(opt Options) error {
 	b.cleanSeries()
 	b.checkCounterResets()
 	b.Parent = b.checkSpans()
+	b.finalizeLogs(opt)
 	b.chooseStep(opt.Step)
 	b.matchEntities()
 	b.matchGPUs()
 	b.placeProcesses()
 	b.deriveTraceSeries(b.Parent)
 	b.deriveOperationMix()
+	b.deriveDefaultLogSeries()
 	b.alignSeries()
 	b.collectEntities()
 	return nil
@@ -440,6 +447,10 @@ func (b *Bundle) chooseStep(step time.Duration) {
 	for _, a := range b.Alerts {
 		extend(a.StartsAt)
 	}
+	if n := len(b.Logs); n > 0 { // sorted by finalizeLogs
+		extend(b.Logs[0].Time)
+		extend(b.Logs[n-1].Time)
+	}
 	if step <= 0 {
 		step = defaultStep
 		if len(steps) > 0 {
@@ -542,6 +553,7 @@ func (b *Bundle) matchEntities() {
 			s.Entity = Entity{Kind: KindService, Name: v, Service: v}
 		}
 	}
+	b.matchLogStreams(known, sorted)
 	unmatched := map[string]bool{}
 	fix := func(e *Entity) {
 		if e.Service == "" {
@@ -740,6 +752,16 @@ func (b *Bundle) collectEntities() {
 	}
 	for _, ev := range b.Events {
 		add(ev.Entity)
+	}
+	for i := range b.LogStreams {
+		e := b.LogStreams[i].Entity()
+		add(e)
+		if e.Kind == KindPod && e.Service != "" {
+			add(Entity{Kind: KindService, Name: e.Service, Service: e.Service})
+		}
+		if e.Node != "" && e.Kind != KindNode {
+			add(Entity{Kind: KindNode, Name: e.Node})
+		}
 	}
 	ids := make([]string, 0, len(m))
 	for id := range m {

@@ -28,7 +28,7 @@ import (
 var writeCorpus = flag.Bool("writecorpus", false, "rewrite the seed files of testdata/fuzz/ from ../shared/samples")
 
 // fuzzLimits keep fuzzed inputs small: every bound is hit by a few KB.
-var fuzzLimits = Limits{MaxFileBytes: 1 << 20, MaxDepth: 32, MaxStringBytes: 256, MaxSpans: 500, MaxSeries: 50, MaxPoints: 2000}
+var fuzzLimits = Limits{MaxFileBytes: 1 << 20, MaxDepth: 32, MaxStringBytes: 256, MaxSpans: 500, MaxSeries: 50, MaxPoints: 2000, MaxLogRecords: 500}
 
 // fuzzCheck asserts the shared properties for a reader's result.
 func fuzzCheck(t *testing.T, b *Bundle, err error) {
@@ -52,8 +52,14 @@ func fuzzCheck(t *testing.T, b *Bundle, err error) {
 	}
 	// Span-derived series are added by Finalize; the reader's own output must
 	// respect the limits (a reader may overshoot by one element at most).
-	if len(b.Spans) > fuzzLimits.MaxSpans+1 || len(b.Series) > fuzzLimits.MaxSeries+1 || points > fuzzLimits.MaxPoints+fuzzLimits.MaxPoints/10 {
-		t.Fatalf("limits exceeded: %d spans, %d series, %d points", len(b.Spans), len(b.Series), points)
+	if len(b.Spans) > fuzzLimits.MaxSpans+1 || len(b.Series) > fuzzLimits.MaxSeries+1 || points > fuzzLimits.MaxPoints+fuzzLimits.MaxPoints/10 ||
+		len(b.Logs) > fuzzLimits.MaxLogRecords {
+		t.Fatalf("limits exceeded: %d spans, %d series, %d points, %d log records", len(b.Spans), len(b.Series), points, len(b.Logs))
+	}
+	for i := range b.Logs {
+		if r := b.Logs[i]; int(r.Stream) >= len(b.LogStreams) || int(r.Template) >= len(b.LogTemplates) {
+			t.Fatalf("record %d names stream %d of %d, template %d of %d", i, r.Stream, len(b.LogStreams), r.Template, len(b.LogTemplates))
+		}
 	}
 	if len(b.Inputs) == 0 {
 		b.Inputs = []Input{{Path: "fuzz"}}
@@ -125,6 +131,39 @@ func FuzzDecodeKineto(f *testing.F) {
 		`{"schemaVersion":1,"distributedInfo":{"rank":0},"baseTimeNanoseconds":1700000000000000000,"traceEvents":[`+
 			`{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":5,"args":{"device":0}},`+
 			`{"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","ts":0,"dur":7,"args":{"device":0}}]}`)
+}
+
+func FuzzDecodeLoki(f *testing.F) {
+	fuzzDecoder(f, FormatLokiStreams,
+		`{"status":"success","data":{"resultType":"streams","result":[{"stream":{"service_name":"a","pod":"a-7d4b9c8f6-x2kq9"},"values":[["1700000000000000001","\tat x"],["1700000000000000000","ERROR boom trace_id=4bf92f3577b34da6a3ce929d0e0e4736",{"level":"error","span_id":"00f067aa0ba902b7"}]]}],"stats":{}}}`,
+		`{"streams":[{"stream":{"job":"ns/app"},"values":[["1","x",{"structuredMetadata":{"trace_id":"01"}}]]}]}`)
+}
+
+func FuzzDecodeOTLPLogs(f *testing.F) {
+	fuzzDecoder(f, FormatOTLPLogs,
+		`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"s"}}]},"scopeLogs":[{"logRecords":[{"timeUnixNano":"1753292536","severityNumber":17,"body":{"stringValue":"boom"},"traceId":"5B8EFFF798038103D269B633813FC60C","spanId":""}]}]}]}`+"\n"+
+			`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"observedTimeUnixNano":"1544712660300000000","body":{"kvlistValue":{"values":[{"key":"a","value":{"intValue":"1"}}]}}}]}]}]}`)
+}
+
+func FuzzDecodeDockerJSON(f *testing.F) {
+	fuzzDecoder(f, FormatDockerJSONLog,
+		`{"log":"{\"level\":\"error\",\"msg\":\"x\"}\n","stream":"stderr","time":"2016-03-02T22:58:51.338462311Z"}`+"\n"+`"log":"partial","stream":"stdout","time":"2016-03-02T22:58:52Z"}`+"\n",
+		`[{"date":1597871185.9,"log":"2020-08-19T21:06:24.337Z stderr F boom\n2020-08-19T21:06:24.338Z stderr F \tat x","kubernetes":{"pod_name":"p-7d4b9c8f6-x2kq9","labels":{"app":"p"}}}]`)
+}
+
+func FuzzDecodeCRI(f *testing.F) {
+	fuzzDecoder(f, FormatCRILog,
+		"2026-11-30T03:12:00.1Z stdout P hel\n2026-11-30T03:12:00.2Z stdout F lo\n2026-11-30T03:12:00.3+02:00 stderr F java.lang.IllegalStateException: x\nbad\n")
+}
+
+func FuzzDecodeTextLog(f *testing.F) {
+	fuzzDecoder(f, FormatTextLog,
+		"2026-11-30T03:12:00.000000001Z ERROR:root:x\nTraceback (most recent call last):\n  File \"a.py\", line 1\nValueError: y\n2023-01-29 16:42:10,175 goroutine 1 [running]:\nmain.main()\n")
+}
+
+func FuzzDecodeVictoriaLogs(f *testing.F) {
+	fuzzDecoder(f, FormatVictoriaLogs,
+		`{"_msg":"16:43:17.120 ERROR c.s.X#37 TraceID: dc7db5cbec8d511cb7e08fd7c7b47c00","_stream":"{pod=\"a-7d4b9c8f6-x2kq9\",service_name=\"a\"}","_time":"2023-01-29T08:43:17.121704441Z","level":"ERROR","span_id":"b6ce9b3cd8b064a8"}`+"\n"+`{"_time":"bad"}`+"\n")
 }
 
 // FuzzNsightSQLite fuzzes the metadata path of the Nsight reader: the
@@ -225,6 +264,8 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		FormatAlertmanager: "FuzzDecodeAlertmanager", FormatK8sEvents: "FuzzDecodeK8sEvents",
 		FormatJaegerDependencies: "FuzzDecodeDependencies", FormatNvidiaSmiCSV: "FuzzDecodeNvidiaSmiCSV",
 		FormatNvidiaSmiDmon: "FuzzDecodeNvidiaSmiDmon", FormatNVMLRecording: "FuzzDecodeNVMLRecording", FormatKineto: "FuzzDecodeKineto",
+		FormatLokiStreams: "FuzzDecodeLoki", FormatOTLPLogs: "FuzzDecodeOTLPLogs", FormatDockerJSONLog: "FuzzDecodeDockerJSON",
+		FormatCRILog: "FuzzDecodeCRI", FormatTextLog: "FuzzDecodeTextLog", FormatVictoriaLogs: "FuzzDecodeVictoriaLogs",
 	}
 	const maxSeed = 32 << 10
 	write := func(target, name string, data []byte) {

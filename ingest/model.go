@@ -113,12 +113,13 @@ const (
 	SignalNVLink
 	SignalRestarts
 	SignalChange // deployments and configuration changes (from events)
+	SignalLogs   // series derived from log records (log_* series, logfeatures.go)
 	numSignalKinds
 )
 
 var signalNames = [...]string{"other", "latency", "errors", "traffic", "cpu", "cpu_throttle", "memory",
 	"disk_io", "network", "queue", "kv_cache", "gpu_util", "gpu_mem_bw", "gpu_clock", "gpu_throttle",
-	"temperature", "power", "xid", "gpu_memory", "nvlink", "restarts", "change"}
+	"temperature", "power", "xid", "gpu_memory", "nvlink", "restarts", "change", "logs"}
 
 func (s SignalKind) String() string {
 	if int(s) < len(signalNames) {
@@ -351,11 +352,17 @@ const (
 	FormatKineto
 	FormatLabel // ground-truth label.json, read only by eval; skipped by ingest
 	FormatManifest
+	FormatLokiStreams   // Loki query_range / query with resultType "streams"
+	FormatOTLPLogs      // OTLP/JSON LogsData
+	FormatDockerJSONLog // Docker json-file lines, fluent-bit records with a "log" field
+	FormatCRILog        // CRI container log lines
+	FormatTextLog       // timestamped text lines (kubectl logs --timestamps, ...)
+	FormatVictoriaLogs  // VictoriaLogs /select/logsql/query JSON Lines
 )
 
 var formatNames = [...]string{"unknown", "jaeger-json", "otlp-json", "jaeger-dependencies", "prometheus-query-range",
 	"alertmanager", "k8s-events", "nvidia-smi-csv", "nvidia-smi-dmon", "nvml-recording", "nsight-sqlite", "kineto-trace",
-	"label", "manifest"}
+	"label", "manifest", "loki-streams", "otlp-logs", "docker-json-log", "cri-log", "text-log", "victorialogs-jsonl"}
 
 func (f Format) String() string {
 	if int(f) < len(formatNames) {
@@ -367,6 +374,7 @@ func (f Format) String() string {
 // Counts are what one input contributed.
 type Counts struct {
 	Spans, Traces, Services, Series, Points, Events, Alerts, Dependencies, Samples int
+	Logs                                                                           int // log records (a folded multi-line record counts once)
 }
 
 // Input describes one file that was read (or skipped).
@@ -395,6 +403,12 @@ type Bundle struct {
 	// Processes are the OS processes traces name with a PID (Jaeger process
 	// tags, OTLP resource attributes), deduplicated and sorted by Finalize.
 	Processes []Process
+	// Logs are the log records, sorted by time by Finalize; LogStreams are
+	// their sources (entities) and LogTemplates their mined templates (see
+	// logs.go). Records index both.
+	Logs         []LogRecord
+	LogStreams   []LogStream
+	LogTemplates []LogTemplate
 
 	// Set by Finalize.
 	Start, End Time          // the data's time range
@@ -450,6 +464,17 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.Inputs = append(b.Inputs, o.Inputs...)
 	b.Warnings = append(b.Warnings, o.Warnings...)
 	b.Processes = append(b.Processes, o.Processes...)
+	if len(o.Logs) > 0 || len(o.LogStreams) > 0 {
+		ns, nt := int32(len(b.LogStreams)), int32(len(b.LogTemplates))
+		at := len(b.Logs)
+		b.Logs = append(b.Logs, o.Logs...)
+		for i := at; i < len(b.Logs); i++ {
+			b.Logs[i].Stream += ns
+			b.Logs[i].Template += nt
+		}
+		b.LogStreams = append(b.LogStreams, o.LogStreams...)
+		b.LogTemplates = append(b.LogTemplates, o.LogTemplates...)
+	}
 }
 
 // Warn records a data-quality warning.
@@ -488,6 +513,12 @@ func (b *Bundle) RelabelSources(f func(string) string) {
 	}
 	for i := range b.Processes {
 		b.Processes[i].Source = g(b.Processes[i].Source)
+	}
+	for i := range b.LogStreams {
+		b.LogStreams[i].Source = g(b.LogStreams[i].Source)
+	}
+	for i := range b.LogTemplates {
+		b.LogTemplates[i].ExampleSource = g(b.LogTemplates[i].ExampleSource)
 	}
 	for i := range b.Warnings {
 		w := &b.Warnings[i]

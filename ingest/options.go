@@ -11,6 +11,7 @@ type Limits struct {
 	MaxSpans       int   // spans kept over all inputs
 	MaxSeries      int   // series kept over all inputs
 	MaxPoints      int   // points kept over all inputs
+	MaxLogRecords  int   // log records kept over all inputs
 }
 
 // DefaultLimits are generous for real incidents and small enough to fail fast on garbage.
@@ -22,6 +23,7 @@ func DefaultLimits() Limits {
 		MaxSpans:       20_000_000,
 		MaxSeries:      200_000,
 		MaxPoints:      100_000_000,
+		MaxLogRecords:  20_000_000,
 	}
 }
 
@@ -45,6 +47,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxPoints == 0 {
 		l.MaxPoints = d.MaxPoints
 	}
+	if l.MaxLogRecords == 0 {
+		l.MaxLogRecords = d.MaxLogRecords
+	}
 	return l
 }
 
@@ -57,4 +62,10 @@ type Options struct {
 	Step time.Duration
 	// Progress, when non-nil, receives one line per file read (for stderr).
 	Progress func(format string, args ...any)
+	// LogEntity names the entity of log records whose source names none
+	// (plain log files such as kubectl logs output, container logs outside
+	// the Kubernetes log paths): "pod/NAME", "service/NAME", or a bare NAME
+	// (a pod when it ends in a generated pod-name suffix, else a service).
+	// It overrides the entity a file name suggests, never labels in the data.
+	LogEntity string
 }

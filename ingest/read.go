@@ -36,6 +36,12 @@ var decoders = map[Format]decodeFunc{
 	FormatNvidiaSmiDmon:      decodeNvidiaSmiDmon,
 	FormatNVMLRecording:      decodeNVMLRecording,
 	FormatKineto:             decodeKineto,
+	FormatLokiStreams:        decodeLoki,
+	FormatOTLPLogs:           decodeOTLPLogs,
+	FormatDockerJSONLog:      decodeDockerJSON,
+	FormatCRILog:             decodeCRI,
+	FormatTextLog:            decodeTextLog,
+	FormatVictoriaLogs:       decodeVictoriaLogs,
 }
 
 // fastDecoders are the fast paths tried first on re-readable files; they
@@ -43,6 +49,7 @@ var decoders = map[Format]decodeFunc{
 var fastDecoders = map[Format]decodeFunc{
 	FormatJaegerJSON:     decodeJaegerFast,
 	FormatPromQueryRange: decodePromFast,
+	FormatLokiStreams:    decodeLokiFast,
 }
 
 // ExpandPaths turns files and directories (recursed, sorted, hidden entries
@@ -122,12 +129,21 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 			continue
 		}
 		in := r.part.Inputs[0]
+		if in.Counts.Logs > 0 {
+			opt.Progress("read %s (%s, %d log records)", f, in.Format, in.Counts.Logs)
+			continue
+		}
 		opt.Progress("read %s (%s, %d spans, %d series)", f, in.Format, in.Counts.Spans, in.Counts.Series)
 	}
+	logs := 0
 	for i, p := range parts {
 		if errs[i] == nil {
 			spans += len(p.Spans)
+			logs += len(p.Logs)
 		}
+	}
+	if logs > 0 {
+		b.Logs = make([]LogRecord, 0, logs) // Merge appends each file's records once
 	}
 	// Workers sorted each file's spans; when no span limit cuts them, merge
 	// those runs here (what Finalize's stable sort would give, without
@@ -487,6 +503,15 @@ func (b *Bundle) countInto(in *Input) {
 	}
 	for _, a := range b.Alerts {
 		span(a.StartsAt)
+	}
+	c.Logs = len(b.Logs)
+	for i := range b.Logs {
+		span(b.Logs[i].Time)
+	}
+	for i := range b.LogStreams {
+		if e := b.LogStreams[i].Entity(); e.Service != "" {
+			services[e.Service] = struct{}{}
+		}
 	}
 	c.Traces = len(traces)
 	c.Services = len(services)

@@ -21,7 +21,9 @@ const maxValidateProblems = 8
 // grid strictly increasing by Step from a multiple of Step; Start <= End;
 // entities well-formed (known kind, non-empty name), sorted and unique;
 // events and warnings with a kind and a positive count; dependencies with
-// both ends named and a non-negative call count. O(spans + points).
+// both ends named and a non-negative call count; log records sorted by
+// time with valid stream, template and severity, templates sorted by
+// (group, pattern) and unique. O(spans + points + log records).
 func (b *Bundle) Validate() error {
 	var errs []error
 	counts := map[string]int{}
@@ -143,6 +145,28 @@ func (b *Bundle) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: %d more problems", check, n-maxValidateProblems))
 		}
 	}
+	// Logs.
+	for i := range b.Logs {
+		r := &b.Logs[i]
+		if i > 0 && r.Time < b.Logs[i-1].Time {
+			bad("logs", "record %d at %v sorts before record %d", i, r.Time, i-1)
+		}
+		if r.Stream < 0 || int(r.Stream) >= len(b.LogStreams) {
+			bad("logs", "record %d names stream %d of %d", i, r.Stream, len(b.LogStreams))
+		}
+		if r.Template < 0 || int(r.Template) >= len(b.LogTemplates) {
+			bad("logs", "record %d names template %d of %d", i, r.Template, len(b.LogTemplates))
+		}
+		if r.Severity >= numSeverities {
+			bad("logs", "record %d has unknown severity %d", i, r.Severity)
+		}
+	}
+	for i := 1; i < len(b.LogTemplates); i++ {
+		x, y := &b.LogTemplates[i-1], &b.LogTemplates[i]
+		if x.Group > y.Group || x.Group == y.Group && x.Pattern >= y.Pattern {
+			bad("logs", "templates %d and %d are not sorted by (group, pattern) or repeat one", i-1, i)
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -173,6 +197,10 @@ func (b *Bundle) enforceLimits(lim Limits, source string) {
 	if n := len(b.Series); n > lim.MaxSeries {
 		b.Series = b.Series[:lim.MaxSeries]
 		b.Warn(ErrLimit, source, n-lim.MaxSeries, "%d series dropped: more than %d series (--max-series)", n-lim.MaxSeries, lim.MaxSeries)
+	}
+	if n := len(b.Logs); n > lim.MaxLogRecords {
+		b.Logs = b.Logs[:lim.MaxLogRecords]
+		b.Warn(ErrLimit, source, n-lim.MaxLogRecords, "%d log records dropped: more than %d log records", n-lim.MaxLogRecords, lim.MaxLogRecords)
 	}
 	points := 0
 	for i, s := range b.Series {

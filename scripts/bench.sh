@@ -8,7 +8,7 @@
 # /usr/bin/time -v, and prints the median wall time, CPU time, peak RSS and the
 # ratio to Python's json.load merely parsing the same trace files.
 #
-# Usage: scripts/bench.sh [SIZE...]      sizes: 10k-300 50k-300 100k-300 100k-3000 1M-3000
+# Usage: scripts/bench.sh [SIZE...]      sizes: 10k-300 50k-300 100k-300 100k-3000 1M-3000 logs-1M
 # Env:   RUNS (default 3), BENCH_ROOT (default ~/.cache/pipeline-analyze-bench/v2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,3 +61,22 @@ printf '%-10s %9s %7s %8s %8s %9s %8s %9s %7s %8s\n' \
 			n, sp, se, w, c, r / 1024, (sp ? w * 1e9 / sp : 0), (sp ? r / sp : 0), pw, (pw > 0 ? w / pw : 0) }'
 done
 echo "median of $RUNS runs; ratio = pipeline-analyze wall / python3 json.load wall on the same trace files (< 1 is faster)"
+
+# Logs (issue 14): 1M Loki log lines (~280 MB in 8 files, generated once by
+# bench.GenerateLogs and cached) read and templated by ingest.Read — parse,
+# fold stack traces, mine templates, merge them across files, sort, derive
+# the log series — through BenchmarkLogs, under /usr/bin/time -v.
+# Target: <= 3 s wall, <= 500 MB peak RSS on the 2-core machine.
+if [[ $# -eq 0 || " $* " == *" logs-1M "* ]]; then
+	go test -c -o "$work/bench.test" ./bench
+	export PA_BENCH_BIG=1
+	"$work/bench.test" -test.run '^$' -test.bench 'Logs/logs-1M$' -test.benchtime 1x >/dev/null # generate and cache once
+	l=()
+	for ((i = 0; i < RUNS; i++)); do
+		l+=("$(measure "$work/l.log" "$work/bench.test" -test.run '^$' -test.bench 'Logs/logs-1M$' -test.benchtime 1x)")
+	done
+	read -r wall cpu rss < <(printf '%s\n' "${l[@]}" | median)
+	mb=$(du -cm "${BENCH_LOG_ROOT:-$HOME/.cache/pipeline-analyze-bench/logs-v2}"/logs-1M/loki-*.json | tail -n 1 | cut -f1)
+	printf 'logs-1M: 1,000,000 log lines, %s MB of Loki JSON: wall %s s, cpu %s s, peak RSS %.0f MB (median of %s runs; target 3 s, 500 MB)\n' \
+		"$mb" "$wall" "$cpu" "$((rss / 1024))" "$RUNS"
+fi

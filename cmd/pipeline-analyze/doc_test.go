@@ -200,14 +200,15 @@ func TestReadmeFormats(t *testing.T) {
 				t.Errorf("README.md:%d: read as %s, marked %s", b.line, in.Format, b.marker)
 			}
 			c := in.Counts
-			if c.Spans+c.Series+c.Points+c.Events+c.Alerts+c.Dependencies+c.Samples == 0 {
+			if c.Spans+c.Series+c.Points+c.Events+c.Alerts+c.Dependencies+c.Samples+c.Logs == 0 {
 				t.Errorf("README.md:%d: example yields no data: %+v", b.line, c)
 			}
 		})
 	}
 	// Every streamable format has an example (Nsight SQLite is binary).
 	for _, f := range []string{"jaeger-json", "otlp-json", "jaeger-dependencies", "prometheus-query-range",
-		"alertmanager", "k8s-events", "nvidia-smi-csv", "nvidia-smi-dmon", "nvml-recording", "kineto-trace"} {
+		"alertmanager", "k8s-events", "nvidia-smi-csv", "nvidia-smi-dmon", "nvml-recording", "kineto-trace",
+		"loki-streams", "otlp-logs", "docker-json-log", "cri-log", "text-log", "victorialogs-jsonl"} {
 		if !seen[f] {
 			t.Errorf("README has no <!-- format: %s --> example", f)
 		}

@@ -1,0 +1,394 @@
+package ingest
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// Log series: per service and per pod that has log records, on the common
+// grid, Source DerivedSource, Signal SignalLogs. The reference period is
+// the incident's baseline, known only once the incident is placed, so
+// DeriveLogSeries takes it; Finalize derives them once with a default
+// reference (the first 60% of the grid) so that a bundle always has them.
+// Cells outside the logs' time range are NaN (no logs is not zero logs).
+const (
+	// LogRecords is records per step.
+	LogRecords = "log_records"
+	// LogErrors is error- and fatal-level records per step.
+	LogErrors = "log_errors"
+	// LogNewTemplates is records per step whose template the entity never
+	// logged in the reference period.
+	LogNewTemplates = "log_new_templates"
+	// LogMixShift is how far the step's mix of templates is from the
+	// reference mix: the chi-square statistic over the entity's most
+	// frequent templates (the rest pooled) as a standard normal deviate
+	// (Wilson–Hilferty), as TraceOpMix does for span operations; NaN where a
+	// step has fewer than minMixSpans records.
+	LogMixShift = "log_template_mix_shift"
+	// LogMissingTemplates scores templates that fired steadily in the
+	// reference period and stop ("disappearing" log statements: an early
+	// return or an exception skips them). Counts are taken over trailing
+	// windows of about a minute (request-driven statements are sparse per
+	// step): for each template present in at least steadyShare of the
+	// reference windows in which the entity logged at all (services log in
+	// bursts), with mean window count λ there,
+	// the Poisson deficit −ln(2·P(X ≤ x)) (floored at 0: a step at about its
+	// usual count scores nothing) of the step's count x under
+	// X ~ Poisson(λ·s), summed over such templates, where s = the window's
+	// record count over the reference mean (so a quiet window is not a
+	// deficit); NaN where the entity logged nothing in the window.
+	LogMissingTemplates = "log_missing_templates"
+)
+
+// defaultReferenceShare is the share of the grid Finalize takes as the
+// reference period before the incident is known.
+const defaultReferenceShare = 0.6
+
+// steadyShare is the least share of reference steps a template must appear
+// in to be "steady" (LogMissingTemplates).
+const steadyShare = 0.5
+
+// minSteadySteps is the fewest reference steps for steadiness to be judged.
+const minSteadySteps = 3
+
+// deriveDefaultLogSeries derives the log series with the first 60% of the
+// grid as reference.
+func (b *Bundle) deriveDefaultLogSeries() {
+	if len(b.Logs) == 0 || len(b.Grid) == 0 {
+		return
+	}
+	n := len(b.Grid)
+	end := max(1, int(math.Round(float64(n)*defaultReferenceShare)))
+	refEnd := b.Grid[0] + Time(int64(end)*int64(b.Step))
+	b.DeriveLogSeries(b.Grid[0], refEnd)
+}
+
+// logEntityKey names an entity the log series are derived for.
+type logEntityKey struct {
+	kind EntityKind
+	name string
+}
+
+// DeriveLogSeries (re)derives the log series of every service and pod with
+// log records, taking [baselineStart, baselineEnd) as the reference period;
+// earlier log series are replaced. It needs a finalized bundle; without
+// grid or logs it only removes old log series. Deterministic: series are
+// added sorted by entity and name.
+func (b *Bundle) DeriveLogSeries(baselineStart, baselineEnd Time) {
+	b.Series = slices.DeleteFunc(b.Series, func(s *Series) bool { return s.Source == DerivedSource && s.Signal == SignalLogs })
+	if len(b.Logs) == 0 || len(b.Grid) == 0 {
+		return
+	}
+	n := len(b.Grid)
+	g0, step := int64(b.Grid[0]), int64(b.Step)
+	cellOf := func(t Time) int { // the grid point at or after t, as the span series do
+		c := (int64(t) - g0 + step - 1) / step
+		if c < 0 || c >= int64(n) {
+			return -1
+		}
+		return int(c)
+	}
+	// The missing-template score counts over trailing windows of about a
+	// minute.
+	missingWindow := max(1, int((time.Minute+b.Step/2)/b.Step))
+	r0, r1 := cellOf(baselineStart), cellOf(baselineEnd)
+	if r0 < 0 {
+		r0 = 0
+	}
+	if r1 < 0 {
+		r1 = n
+		if baselineEnd < b.Grid[0] {
+			r1 = 0
+		}
+	}
+	// Coverage: cells from the first to the last record.
+	c0, c1 := cellOf(b.Logs[0].Time), cellOf(b.Logs[len(b.Logs)-1].Time)
+	if c0 < 0 {
+		c0 = 0
+	}
+	if c1 < 0 {
+		c1 = n - 1
+	}
+	// Entities of each stream: its service and its pod.
+	streamEnts := make([][2]int, len(b.LogStreams))
+	index := map[logEntityKey]int{}
+	var ents []Entity
+	entity := func(e Entity) int {
+		if e.Kind == KindUnknown || e.Name == "" {
+			return -1
+		}
+		k := logEntityKey{e.Kind, e.Name}
+		if i, ok := index[k]; ok {
+			return i
+		}
+		index[k] = len(ents)
+		ents = append(ents, e)
+		return len(ents) - 1
+	}
+	for i := range b.LogStreams {
+		e := b.LogStreams[i].Entity()
+		streamEnts[i] = [2]int{-1, -1}
+		switch e.Kind {
+		case KindPod:
+			streamEnts[i][0] = entity(Entity{Kind: KindService, Name: e.Service, Service: e.Service})
+			streamEnts[i][1] = entity(e)
+		case KindService:
+			streamEnts[i][0] = entity(e)
+		}
+	}
+	if len(ents) == 0 {
+		return
+	}
+	// Per entity: counts per cell (all, errors) and per (template, cell).
+	type entCounts struct {
+		all, errs []int32
+		tpl       map[int32][]int32
+	}
+	counts := make([]*entCounts, len(ents))
+	for i := range counts {
+		counts[i] = &entCounts{all: make([]int32, n), errs: make([]int32, n), tpl: map[int32][]int32{}}
+	}
+	for i := range b.Logs {
+		r := &b.Logs[i]
+		c := cellOf(r.Time)
+		if c < 0 {
+			continue
+		}
+		for _, e := range streamEnts[r.Stream] {
+			if e < 0 {
+				continue
+			}
+			ec := counts[e]
+			ec.all[c]++
+			if r.Severity >= SeverityError {
+				ec.errs[c]++
+			}
+			tc := ec.tpl[r.Template]
+			if tc == nil {
+				tc = make([]int32, n)
+				ec.tpl[r.Template] = tc
+			}
+			tc[c]++
+		}
+	}
+	order := make([]int, len(ents))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(ents[x].ID(), ents[y].ID()) })
+	for _, ei := range order {
+		e, ec := ents[ei], counts[ei]
+		labels := Labels{{"service", e.Service}}
+		if e.Kind == KindPod {
+			labels = Labels{{"pod", e.Name}, {"service", e.Service}}
+		}
+		add := func(name, stat, unit string, v []float64) {
+			ls := append(append(Labels{}, labels...), Label{"stat", stat})
+			b.Series = append(b.Series, &Series{Name: name, Labels: ls, Entity: e, Signal: SignalLogs, Stat: stat, Unit: unit,
+				Source: DerivedSource, T: b.Grid, V: v, Aligned: true})
+		}
+		covered := func(f func(c int) float64) []float64 {
+			v := make([]float64, n)
+			for c := range v {
+				if c < c0 || c > c1 {
+					v[c] = math.NaN()
+				} else {
+					v[c] = f(c)
+				}
+			}
+			return v
+		}
+		tpls := make([]int32, 0, len(ec.tpl))
+		for t := range ec.tpl {
+			tpls = append(tpls, t)
+		}
+		slices.Sort(tpls)
+		seen := map[int32]bool{}
+		for _, t := range tpls {
+			for c := r0; c < r1; c++ {
+				if ec.tpl[t][c] > 0 {
+					seen[t] = true
+					break
+				}
+			}
+		}
+		newPer := make([]int32, n)
+		for _, t := range tpls {
+			if seen[t] {
+				continue
+			}
+			for c, x := range ec.tpl[t] {
+				newPer[c] += x
+			}
+		}
+		add(LogRecords, "count", "", covered(func(c int) float64 { return float64(ec.all[c]) }))
+		add(LogErrors, "count", "", covered(func(c int) float64 { return float64(ec.errs[c]) }))
+		add(LogNewTemplates, "count", "", covered(func(c int) float64 { return float64(newPer[c]) }))
+		if v, ok := logMixShift(ec.tpl, tpls, ec.all, r0, r1, n); ok {
+			add(LogMixShift, "mix", "z", covered(func(c int) float64 { return v[c] }))
+		}
+		if v, ok := logMissing(ec.tpl, tpls, ec.all, r0, r1, c0, c1, missingWindow, n); ok {
+			add(LogMissingTemplates, "deficit", "nats", covered(func(c int) float64 { return v[c] }))
+		}
+	}
+}
+
+// maxMixTemplates bounds the templates followed per entity in the mix
+// shift; rarer ones are pooled.
+const maxMixTemplates = 20
+
+// logMixShift computes LogMixShift for one entity; ok is false when the
+// entity has fewer than two templates.
+func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int) ([]float64, bool) {
+	if len(tpls) < 2 {
+		return nil, false
+	}
+	total := func(t int32) int {
+		s := 0
+		for _, x := range tpl[t] {
+			s += int(x)
+		}
+		return s
+	}
+	byCount := slices.Clone(tpls)
+	tot := map[int32]int{}
+	for _, t := range byCount {
+		tot[t] = total(t)
+	}
+	slices.SortFunc(byCount, func(x, y int32) int { return cmp.Or(cmp.Compare(tot[y], tot[x]), cmp.Compare(x, y)) })
+	k := min(len(byCount), maxMixTemplates)
+	col := func(i int) int { return min(i, k-1) }
+	ref := make([]float64, k)
+	for i, t := range byCount {
+		for c := r0; c < r1; c++ {
+			ref[col(i)] += float64(tpl[t][c])
+		}
+	}
+	sum := 0.0
+	for _, x := range ref {
+		sum += x
+	}
+	for j := range ref {
+		ref[j] = (ref[j] + 0.5) / (sum + 0.5*float64(k))
+	}
+	df := float64(k - 1)
+	v := make([]float64, n)
+	row := make([]float64, k)
+	for c := 0; c < n; c++ {
+		if all[c] < minMixSpans {
+			v[c] = math.NaN()
+			continue
+		}
+		clear(row)
+		for i, t := range byCount {
+			row[col(i)] += float64(tpl[t][c])
+		}
+		cellN := float64(all[c])
+		chi := 0.0
+		for j, x := range row {
+			e := cellN * ref[j]
+			d := x - e
+			chi += d * d / e
+		}
+		v[c] = (math.Cbrt(chi/df) - (1 - 2/(9*df))) / math.Sqrt(2/(9*df))
+	}
+	return v, true
+}
+
+// logMissing computes LogMissingTemplates for one entity over trailing
+// windows of w steps (counts of request-driven log statements are sparse
+// per step; a window of about a minute gathers enough to tell "stopped" from
+// "quiet"); ok is false when the reference period holds fewer than
+// minSteadySteps windows or no template is steady in it. The reference is
+// clipped to the cells the logs cover, [c0, c1].
+func logMissing(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, c0, c1, w, n int) ([]float64, bool) {
+	r0 = max(r0, c0+w-1) // the first full window inside the logs
+	r1 = min(r1, c1+1)
+	steps := r1 - r0
+	if steps < minSteadySteps {
+		return nil, false
+	}
+	// win(x, c): the count in the w steps ending at c.
+	win := func(x []int32, c int) int {
+		s := 0
+		for k := max(0, c-w+1); k <= c; k++ {
+			s += int(x[k])
+		}
+		return s
+	}
+	// Only windows in which the entity logged anything count: request-driven
+	// services log in bursts, and an idle window says nothing about any
+	// one statement.
+	var active []int
+	refMean := 0.0
+	for c := r0; c < r1; c++ {
+		if x := win(all, c); x > 0 {
+			active = append(active, c)
+			refMean += float64(x)
+		}
+	}
+	if len(active) < minSteadySteps {
+		return nil, false
+	}
+	refMean /= float64(len(active))
+	type steady struct {
+		t      int32
+		lambda float64
+	}
+	var st []steady
+	for _, t := range tpls {
+		present, sum := 0, 0
+		for _, c := range active {
+			if x := win(tpl[t], c); x > 0 {
+				present++
+				sum += x
+			}
+		}
+		if float64(present) >= steadyShare*float64(len(active)) {
+			st = append(st, steady{t, float64(sum) / float64(len(active))})
+		}
+	}
+	if len(st) == 0 || refMean == 0 {
+		return nil, false
+	}
+	v := make([]float64, n)
+	for c := 0; c < n; c++ {
+		total := win(all, c)
+		if total == 0 || c < c0+w-1 {
+			v[c] = math.NaN()
+			continue
+		}
+		s := float64(total) / refMean
+		score := 0.0
+		for _, x := range st {
+			score += missingDeficit(win(tpl[x.t], c), x.lambda*s)
+		}
+		v[c] = score
+	}
+	return v, true
+}
+
+// missingDeficit is how surprising a count x is under Poisson(mu) when low:
+// −ln(2·P(X ≤ x)), floored at 0 — zero from about the median up (a step at
+// its usual count scores nothing), mu − ln 2 when x = 0.
+func missingDeficit(x int, mu float64) float64 {
+	return math.Max(0, poissonDeficit(x, mu)-math.Ln2)
+}
+
+// poissonDeficit is −ln P(X ≤ x) for X ~ Poisson(mu): 0 when x is not below
+// mu, mu when x = 0.
+func poissonDeficit(x int, mu float64) float64 {
+	if mu <= 0 || float64(x) >= mu {
+		return 0
+	}
+	// ln P(X ≤ x) = −mu + ln Σ_{k≤x} mu^k/k!, summed in log space.
+	logTerm, logSum := 0.0, 0.0 // k = 0: mu^0/0! = 1
+	for k := 1; k <= x; k++ {
+		logTerm += math.Log(mu) - math.Log(float64(k))
+		hi, lo := math.Max(logSum, logTerm), math.Min(logSum, logTerm)
+		logSum = hi + math.Log1p(math.Exp(lo-hi))
+	}
+	return mu - logSum
+}

@@ -1,0 +1,133 @@
+package ingest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+)
+
+// OTLP/JSON logs: one LogsData document {"resourceLogs":[...]} or a stream
+// of them (the Collector's file exporter writes one per line), each handed
+// to pdata's plog.JSONUnmarshaler (hex trace and span IDs, string integers).
+// A resource is a stream (service.name, k8s.pod.name, k8s.namespace.name,
+// k8s.node.name or host.name, k8s.container.name; an empty service.name
+// counts as none). A record's time is timeUnixNano, else
+// observedTimeUnixNano, read by magnitude (real Collector output holds
+// seconds there); its severity is severityNumber, else severityText, else
+// what the body says; a body that is not a string is rendered as JSON.
+
+// decodeOTLPLogs reads OTLP JSON logs into log records.
+func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
+	b := &Bundle{}
+	s := newLogSink(name, lim, b)
+	var um plog.JSONUnmarshaler
+	dec := json.NewDecoder(r)
+	docs := 0
+	var err error
+	for n := 0; !s.full(); n++ {
+		if !dec.More() {
+			off := dec.InputOffset()
+			_, terr := dec.Token()
+			switch {
+			case errors.Is(terr, io.EOF) && n == 0:
+				err = errorAt(name, off, errors.New("empty input"))
+			case errors.Is(terr, io.EOF):
+			case terr != nil:
+				err = jsonError(name, terr, dec)
+			default:
+				err = errorAt(name, off, errors.New("otlp logs: unexpected closing delimiter at top level"))
+			}
+			break
+		}
+		start := dec.InputOffset()
+		var raw json.RawMessage
+		if derr := dec.Decode(&raw); derr != nil {
+			err = jsonErrorAt(name, derr, dec, start)
+			break
+		}
+		if len(raw) == 0 || raw[0] != '{' {
+			err = errorAt(name, start, fmt.Errorf("otlp logs: expected a JSON object, found %s", truncateUTF8(string(raw), 20)))
+			break
+		}
+		ld, uerr := um.UnmarshalLogs(raw)
+		if uerr != nil {
+			err = errorAt(name, start, fmt.Errorf("otlp logs: %w", uerr))
+			break
+		}
+		s.otlpLogs(ld, n+1)
+		docs++
+	}
+	if err != nil {
+		if len(b.Logs) == 0 {
+			return nil, err
+		}
+		b.Warn(ErrPartialInput, name, 1, "kept %d log records of %d complete documents: %v", len(b.Logs), docs, err)
+	}
+	s.finish()
+	return b, nil
+}
+
+// otlpLogs feeds one document's records; doc is its 1-based number (its
+// line in a Collector JSON Lines file).
+func (s *logSink) otlpLogs(ld plog.Logs, doc int) {
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len() && !s.full(); i++ {
+		rl := rls.At(i)
+		attrs := rl.Resource().Attributes()
+		get := func(k string) string {
+			if v, ok := attrs.Get(k); ok {
+				return v.AsString()
+			}
+			return ""
+		}
+		st := s.stream(streamFromLabels(get))
+		sls := rl.ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			recs := sls.At(j).LogRecords()
+			for k := 0; k < recs.Len() && !s.full(); k++ {
+				s.otlpRecord(st, recs.At(k), doc)
+			}
+		}
+		s.flush(st)
+	}
+}
+
+// otlpRecord feeds one record.
+func (s *logSink) otlpRecord(st int32, lr plog.LogRecord, doc int) {
+	t := s.nanosByMagnitude(uint64(lr.Timestamp()))
+	if t == 0 {
+		t = s.nanosByMagnitude(uint64(lr.ObservedTimestamp()))
+	}
+	if t == 0 {
+		s.malformed(0, -1, "document %d: a log record without a time", doc)
+		return
+	}
+	f := fields{sev: SeverityFromNumber(int(lr.SeverityNumber()))}
+	if f.sev == SeverityUnknown {
+		f.sev, _ = ParseSeverity(lr.SeverityText())
+	}
+	if tid := lr.TraceID(); !tid.IsEmpty() {
+		f.trace = traceIDFromBytes(tid)
+	}
+	if sid := lr.SpanID(); !sid.IsEmpty() {
+		f.span = spanIDFromBytes(sid)
+	}
+	body := lr.Body()
+	msg := ""
+	switch body.Type() {
+	case pcommon.ValueTypeStr:
+		msg = body.Str()
+	case pcommon.ValueTypeEmpty:
+		msg = lr.EventName()
+	default:
+		msg = body.AsString()
+	}
+	if msg == "" {
+		msg = lr.EventName()
+	}
+	s.line(st, t, 0, msg, f)
+}
