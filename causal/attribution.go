@@ -21,6 +21,11 @@ type anomalySpace struct {
 	// parents[j] are j's anomalous parents earlier in order (the edges the
 	// incident's anomaly can have travelled), kids the reverse.
 	parents, kids [][]int
+	// weight[j][k] is how much of j's inherited anomaly comes from
+	// parents[j][k] (summing to 1 over k): by the exact decomposition of
+	// j's rise where there is one, else in proportion to the parents'
+	// anomaly.
+	weight [][]float64
 }
 
 // newAnomalySpace builds the space from the node evidence.
@@ -60,6 +65,30 @@ func newAnomalySpace(g *tcg.Graph, ev []NodeEvidence, precedenceOwn float64) *an
 	}
 	for i := range s.kids {
 		sort.Ints(s.kids[i])
+	}
+	s.weight = make([][]float64, n)
+	for _, j := range s.order {
+		ps := s.parents[j]
+		w := make([]float64, len(ps))
+		sum := 0.0
+		for k, p := range ps {
+			if c, ok := ev[j].Parts[p]; ok && c > 0 {
+				w[k] = c
+				sum += c
+			}
+		}
+		if sum == 0 { // no exact decomposition among the anomalous parents
+			for k, p := range ps {
+				w[k] = s.a[p]
+				sum += w[k]
+			}
+		}
+		for k := range w {
+			if sum > 0 {
+				w[k] /= sum
+			}
+		}
+		s.weight[j] = w
 	}
 	// A node without an anomalous parent before it owns all its anomaly.
 	// One whose anomalous parent moved first (or with it) inherits most of
@@ -146,8 +175,10 @@ func orderAnomalous(g *tcg.Graph, an []int) []int {
 // flows decomposes every anomalous node's anomaly over the own changes it
 // descends from: a_j = r_j + Σ_p w_jp · a_p with the non-own part
 // (a_j − r_j) split among j's anomalous parents in proportion to their
-// anomaly. This is a linear SCM in log-anomaly space whose coefficients
-// reproduce the observed anomalies, and for a linear SCM the Shapley value
+// anomaly — or, where j's rise decomposes exactly over its parents
+// (latency composition, resource use summed over pods), in proportion to
+// each parent's part of it. This is a linear SCM in log-anomaly space whose
+// coefficients reproduce the observed anomalies, and for a linear SCM the Shapley value
 // of each noise term is its total-effect contribution: flows[j][i] is the
 // part of a_j that disappears under do(r_i := 0), the Shapley attribution
 // of node j's anomaly to node i's own change. Each flows[j] sums to a_j.
@@ -159,12 +190,11 @@ func (s *anomalySpace) flows() []map[int]float64 {
 		m := map[int]float64{j: s.r[j]}
 		inh := s.a[j] - s.r[j]
 		if inh > 0 && len(s.parents[j]) > 0 {
-			sum := 0.0
-			for _, p := range s.parents[j] {
-				sum += s.a[p]
-			}
-			for _, p := range s.parents[j] {
-				w := inh * s.a[p] / sum / s.a[p]
+			for k, p := range s.parents[j] {
+				w := inh * s.weight[j][k] / s.a[p]
+				if w == 0 {
+					continue
+				}
 				for src, amt := range f[p] {
 					m[src] += w * amt
 				}
@@ -189,7 +219,10 @@ func (s *anomalySpace) downstream(i int) float64 {
 	total := 0.0
 	for _, j := range s.order[s.pos[i]+1:] {
 		best := 0.0
-		for _, p := range s.parents[j] {
+		for k, p := range s.parents[j] {
+			if s.weight[j][k] == 0 {
+				continue // this parent explains none of j's rise
+			}
 			if d, ok := delta[p]; ok && d > best {
 				best = d
 			}

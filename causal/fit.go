@@ -87,7 +87,8 @@ func ServiceProbabilities(w map[string]float64, none float64, sc []Scored) (map[
 
 // FitOptions configure Fit.
 type FitOptions struct {
-	Terms      []string // the terms fitted (others keep weight 0)
+	Terms      []string           // the terms fitted (others keep weight 0, or their Fixed weight)
+	Fixed      map[string]float64 // weights held fixed (not fitted)
 	L2         float64  // ridge penalty on the weights (default 0.01)
 	Iterations int      // gradient steps (default 600)
 	Rate       float64  // step size (default 0.5)
@@ -110,6 +111,9 @@ func Fit(cases []TrainingCase, opt FitOptions) (map[string]float64, float64) {
 		opt.Rate = 0.5
 	}
 	w := map[string]float64{}
+	for k, v := range opt.Fixed {
+		w[k] = v
+	}
 	for _, k := range opt.Terms {
 		w[k] = 0
 	}

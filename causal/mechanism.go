@@ -306,6 +306,10 @@ type NodeEvidence struct {
 	AnomalousChildren int
 	// Depth is the number of hops to the target (-1: no path).
 	Depth int
+	// Parts are, when the node's rise decomposes exactly over its parents
+	// (latency composition, resource use summed over pods), each such
+	// parent's share of the rise in the node's units.
+	Parts map[int]float64
 	// RHT is CIRCA's regression-based hypothesis test score: the largest
 	// |z| of the window's residuals against the baseline's (non-robust).
 	RHT float64
@@ -328,7 +332,7 @@ func nodeEvidence(g *tcg.Graph, m *mechanisms, p MechanismParams) []NodeEvidence
 				ev.AnomalousChildren++
 			}
 		}
-		ev.ZPhys = physicalResidual(g, i)
+		ev.ZPhys, ev.Parts = physicalResidual(g, i)
 		var ps []int
 		for _, ei := range g.In(i) {
 			if g.Edges[ei].Kind != tcg.EdgeLagged {
@@ -352,19 +356,19 @@ func nodeEvidence(g *tcg.Graph, m *mechanisms, p MechanismParams) []NodeEvidence
 // caller's; a service's latency rises at most as much as its worst pod's).
 // Every term is measured over the node's anomalous episode (its onset to
 // the end of the episode) against the baseline.
-func physicalResidual(g *tcg.Graph, i int) float64 {
+func physicalResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
 	n := g.Nodes[i]
 	if n.Signal != ingest.SignalLatency {
-		return math.NaN()
+		return usageResidual(g, i)
 	}
 	cells := episodeCells(g, n)
 	child := composableSeries(n, "")
 	if child == nil || len(cells) == 0 {
-		return math.NaN()
+		return math.NaN(), nil
 	}
 	dc, scale := shift(child, g.B0, g.B1, cells)
 	if math.IsNaN(dc) || !(scale > 0) {
-		return math.NaN()
+		return math.NaN(), nil
 	}
 	derived := child.Source == ingest.DerivedSource
 	var parts, callees, pods []int
@@ -383,7 +387,7 @@ func physicalResidual(g *tcg.Graph, i int) float64 {
 		}
 	}
 	if len(parts)+len(callees)+len(pods) == 0 {
-		return math.NaN() // nothing to compose: no exact check
+		return math.NaN(), nil // nothing to compose: no exact check
 	}
 	sort.Ints(parts)
 	sort.Ints(callees)
@@ -393,6 +397,7 @@ func physicalResidual(g *tcg.Graph, i int) float64 {
 		want = "" // the derived composable series
 	}
 	explained := 0.0
+	contrib := map[int]float64{}
 	if len(parts) > 0 {
 		for _, j := range parts {
 			q := g.Nodes[j]
@@ -409,30 +414,82 @@ func physicalResidual(g *tcg.Graph, i int) float64 {
 				k = callsPerRequest(g, q, n, cells)
 			}
 			explained += k * d
+			if k*d > 0 {
+				contrib[j] = k * d
+			}
 		}
 	} else {
+		calls := 0.0
 		for _, j := range callees {
 			if qs := composableSeries(g.Nodes[j], want); qs != nil {
 				if d, _ := shift(qs, g.B0, g.B1, cells); d > 0 {
-					explained += d
+					calls += d
+					contrib[j] = d
 				}
 			}
 		}
-		worst := 0.0
+		worst, wj := 0.0, -1
 		for _, j := range pods {
 			if qs := composableSeries(g.Nodes[j], want); qs != nil {
-				if d, _ := shift(qs, g.B0, g.B1, cells); d > worst {
-					worst = d
+				if d, _ := shift(qs, g.B0, g.B1, cells); d > 0 {
+					contrib[j] = d // a pod's share of its service's rise
+					if d > worst {
+						worst, wj = d, j
+					}
 				}
 			}
 		}
-		explained = math.Max(explained, worst)
+		_ = wj
+		explained = math.Max(calls, worst)
 	}
 	dir := 1.0
 	if n.Dir < 0 {
 		dir = -1
 	}
-	return dir * (dc - explained) / scale
+	return dir * (dc - explained) / scale, contrib
+}
+
+// usageResidual is, for a node's or a service's resource use (CPU, memory,
+// network, disk) that is the sum of what the pods placed on it use, the
+// part of its rise its pods' rises do not account for, in its baseline
+// scales, and each pod's rise (same signal, same unit). NaN when the node
+// has no such parts.
+func usageResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
+	n := g.Nodes[i]
+	if !n.Signal.Saturation() || n.Entity.Kind != ingest.KindNode {
+		return math.NaN(), nil
+	}
+	cells := episodeCells(g, n)
+	child := n.Series[n.Rep]
+	dc, scale := shift(child, g.B0, g.B1, cells)
+	if math.IsNaN(dc) || !(scale > 0) || len(cells) == 0 {
+		return math.NaN(), nil
+	}
+	contrib := map[int]float64{}
+	explained := 0.0
+	for _, ei := range g.In(i) {
+		j := g.Edges[ei].From
+		q := g.Nodes[j]
+		if q.Signal != n.Signal || q.Entity.Kind == ingest.KindNode || q.Entity.Kind == ingest.KindGPU {
+			continue
+		}
+		qs := q.Series[q.Rep]
+		if qs.Unit != child.Unit {
+			continue
+		}
+		if d, _ := shift(qs, g.B0, g.B1, cells); d > 0 {
+			contrib[j] = d
+			explained += d
+		}
+	}
+	if len(contrib) == 0 {
+		return math.NaN(), nil
+	}
+	dir := 1.0
+	if n.Dir < 0 {
+		dir = -1
+	}
+	return dir * (dc - explained) / scale, contrib
 }
 
 // composableSeries picks the node's series that composes with its

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // Params is the one parameter table of the default ("tcg") method. Every
@@ -31,6 +33,9 @@ type Params struct {
 	// MinOwnShare is the least share of its own anomaly a node's mechanism
 	// change must make up (r/a) for it to be ROOT_CONFIRMED.
 	MinOwnShare float64
+	// ReachWeight is TermReach's weight: large, so that candidates with a
+	// path to the target's service come first (see TermReach).
+	ReachWeight float64
 	// PrecedenceOwn bounds the own change of a node whose anomalous parent
 	// moved first (or with it), as a share of its anomaly, when no exact
 	// composition measured it (see newAnomalySpace).
@@ -49,12 +54,45 @@ const (
 	// the node's own change accounts for (CIRCA's descendant adjustment,
 	// carried along the graph; anomalySpace.downstream).
 	TermDownstream = "downstream"
-	// TermReach is 1 when the node has a path to the target in the graph.
+	// TermReach is 1 when the node has a path in the graph to a node of the
+	// target's service (any of its signals). Its weight is fixed, not
+	// fitted (ReachWeight): a node that cannot affect the service that
+	// alerted cannot be this incident's cause, so it ranks after every node
+	// that can.
 	TermReach = "reach"
+	// Level terms are 1 for a node of that level of the generic order
+	// (change → traffic → saturation → latency → errors, and what logs
+	// say), 0 otherwise: a prior, fitted like the other weights, on how
+	// often each level is where a cause starts. Log volume counts as
+	// traffic, what else logs say (error records, new, shifted or missing
+	// templates) as errors.
+	TermLevelTraffic    = "level_traffic"
+	TermLevelSaturation = "level_saturation"
+	TermLevelErrors     = "level_errors"
+	TermLevelChange     = "level_change"
 )
 
 // Terms lists the score terms in a fixed order.
-func Terms() []string { return []string{TermTargetShare, TermOwn, TermDownstream, TermReach} }
+func Terms() []string {
+	return []string{TermTargetShare, TermOwn, TermDownstream, TermReach,
+		TermLevelTraffic, TermLevelSaturation, TermLevelErrors, TermLevelChange}
+}
+
+// levelTerm names the level term of a node's signal ("" for latency, the
+// reference level, and for other signals).
+func levelTerm(sig ingest.SignalKind, facet string) string {
+	switch {
+	case sig == ingest.SignalChange:
+		return TermLevelChange
+	case sig == ingest.SignalTraffic, sig == ingest.SignalLogs && facet == "records":
+		return TermLevelTraffic
+	case sig == ingest.SignalErrors, sig == ingest.SignalLogs:
+		return TermLevelErrors
+	case sig.Saturation() || sig == ingest.SignalRestarts:
+		return TermLevelSaturation
+	}
+	return ""
+}
 
 // DefaultParams are the defaults, from `pipeline-analyze eval --fit` on the
 // four development sets (nezha-ob, nezha-tt-dev, petshop-train, llm-dev)
@@ -63,12 +101,13 @@ func Terms() []string { return []string{TermTargetShare, TermOwn, TermDownstream
 func DefaultParams() Params {
 	return Params{
 		Mechanism:      DefaultMechanismParams(),
-		Weights:        map[string]float64{TermTargetShare: 1.18, TermOwn: 0.52, TermDownstream: 0.87},
-		NoneScore:      0,
+		Weights:        map[string]float64{TermTargetShare: 1.40, TermOwn: 0.77, TermDownstream: 1.18, TermLevelTraffic: -0.73, TermLevelSaturation: 0.25, TermLevelErrors: 2.08, TermLevelChange: 0},
+		NoneScore:      1.59,
 		MinConfidence:  0.35,
 		MinTargetShare: 0.2,
 		MinOwnShare:    0.5,
 		PrecedenceOwn:  0.5,
+		ReachWeight:    20,
 	}
 }
 
@@ -93,12 +132,25 @@ func ParseAblate(s string) ([]string, error) {
 	return out, nil
 }
 
-// withAblation returns p with the named terms' weights set to zero.
+// FittedTerms are the terms whose weights Fit chooses (all but reach).
+func FittedTerms() []string {
+	var out []string
+	for _, t := range Terms() {
+		if t != TermReach {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// withAblation returns p with the named terms' weights set to zero (and
+// the reach weight in place).
 func (p Params) withAblation(terms []string) Params {
 	w := make(map[string]float64, len(p.Weights))
 	for k, v := range p.Weights {
 		w[k] = v
 	}
+	w[TermReach] = p.ReachWeight
 	for _, t := range terms {
 		w[t] = 0
 	}

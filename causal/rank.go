@@ -201,14 +201,18 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	if g.Target >= 0 && sp.pos[g.Target] >= 0 {
 		tflow, aT = fl[g.Target], sp.a[g.Target]
 	}
+	reach := reachesTargetService(g)
 	var cands []scored
 	for _, i := range sp.order {
 		if i == g.Target {
 			continue
 		}
 		t := map[string]float64{TermOwn: sp.r[i], TermDownstream: math.Log1p(sp.downstream(i)), TermReach: 0}
-		if g.Nodes[i].Depth >= 0 {
+		if reach[i] {
 			t[TermReach] = 1
+		}
+		if lt := levelTerm(g.Nodes[i].Signal, string(g.Nodes[i].Facet)); lt != "" {
+			t[lt] = 1
 		}
 		if aT > 0 {
 			t[TermTargetShare] = tflow[i] / aT
@@ -388,11 +392,11 @@ func explainTCG(w io.Writer, g *tcg.Graph, sp *anomalySpace, cands []scored, ser
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%-60s %-18s %6s %6s %6s %7s %6s %6s\n", "candidate", "service", "a", "own", "share", "downstr", "score", "state")
+	fmt.Fprintf(w, "%-60s %-18s %6s %6s %6s %7s %5s %6s %6s\n", "candidate", "service", "a", "own", "share", "downstr", "reach", "score", "state")
 	for k, c := range cands {
 		i := c.node
-		fmt.Fprintf(w, "%-60s %-18s %6.2f %6.2f %6.2f %7.2f %6.2f %6s\n", g.Nodes[i].ID, services[k], sp.a[i], c.terms[TermOwn],
-			c.terms[TermTargetShare], c.terms[TermDownstream], c.score, g.Nodes[i].State)
+		fmt.Fprintf(w, "%-60s %-18s %6.2f %6.2f %6.2f %7.2f %5.0f %6.2f %6s\n", g.Nodes[i].ID, services[k], sp.a[i], c.terms[TermOwn],
+			c.terms[TermTargetShare], c.terms[TermDownstream], c.terms[TermReach], c.score, g.Nodes[i].State)
 	}
 }
 
@@ -541,4 +545,33 @@ func eventsFor(b *ingest.Bundle, n *tcg.Node, g *tcg.Graph) []ingest.Event {
 		out = append(out, e)
 	}
 	return out
+}
+
+// reachesTargetService marks the nodes with a path to any node of the
+// target's service (its latency, errors, logs ...): a cause must reach the
+// component that alerted, whichever of its signals the alert watched.
+func reachesTargetService(g *tcg.Graph) []bool {
+	r := make([]bool, len(g.Nodes))
+	if g.Target < 0 {
+		return r
+	}
+	svc := g.Nodes[g.Target].Entity.Service
+	var queue []int
+	for i, n := range g.Nodes {
+		if i == g.Target || svc != "" && n.Entity.Service == svc && n.Entity.Kind != ingest.KindEdge {
+			r[i] = true
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, ei := range g.In(cur) {
+			if p := g.Edges[ei].From; !r[p] {
+				r[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return r
 }

@@ -111,7 +111,7 @@ var signalRules = []signalRule{
 	{kind: SignalDiskIO, tok: []string{"fs", "disk", "io", "iops", "filesystem", "blkio"}},
 	{kind: SignalNetwork, tok: []string{"network", "net", "receive", "transmit", "rx", "tx", "packets", "tcp"}},
 	{kind: SignalTraffic, sub: []string{"_success_total_", "_success_count_"}},
-	{kind: SignalErrors, tok: []string{"error", "errors", "failed", "failure", "failures", "fail", "exception", "exceptions", "5xx", "success"}},
+	{kind: SignalErrors, tok: []string{"error", "errors", "failed", "failure", "failures", "fail", "exception", "exceptions", "5xx", "success", "availability", "apdex"}},
 	{kind: SignalLatency, tok: []string{"duration", "latency", "latencies", "elapsed"}, sub: []string{"response_time", "request_time", "_rt_"}},
 	// Traffic must stay last: classifySignal checks seconds-valued
 	// histograms just before it.

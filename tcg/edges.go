@@ -145,12 +145,14 @@ func (g *Graph) componentEdges(eb *edgeBuilder) {
 		byEnt[n.Entity.ID()] = append(byEnt[n.Entity.ID()], i)
 	}
 	for _, id := range sortedKeys(byEnt) {
-		var lat, self, errs, traffic, sat, change []int
+		var lat, self, errs, traffic, sat, change, logs []int
 		for _, i := range byEnt[id] {
 			n := g.Nodes[i]
 			switch {
 			case n.Signal == ingest.SignalChange:
 				change = append(change, i)
+			case n.Signal == ingest.SignalLogs:
+				logs = append(logs, i)
 			case n.Signal == ingest.SignalLatency && n.Facet == FacetSelf:
 				self = append(self, i)
 			case n.Signal == ingest.SignalLatency && n.Facet == FacetNone:
@@ -177,6 +179,24 @@ func (g *Graph) componentEdges(eb *edgeBuilder) {
 		eb.addAll(sat, errs, EdgeComponent, 0.6, "saturation can fail requests")
 		eb.addAll(self, lat, EdgeComponent, 0.9, "own work is part of the latency")
 		eb.addAll(lat, errs, EdgeComponent, 0.6, "slow requests time out")
+		// Logs record what the component does. Their volume follows its
+		// load; what they say — error records, templates new since the
+		// baseline, templates that stopped, a shifted mix — is the most
+		// direct sight of a changed code path, which the component's
+		// responses (errors, latency) then show: the log line is written
+		// before the response is sent.
+		var volume, content []int
+		for _, i := range logs {
+			if g.Nodes[i].Facet == FacetRecords {
+				volume = append(volume, i)
+			} else {
+				content = append(content, i)
+			}
+		}
+		eb.addAll(traffic, volume, EdgeComponent, 0.6, "load drives what is logged")
+		eb.addAll(sat, content, EdgeComponent, 0.5, "saturation shows in the logs")
+		eb.addAll(content, errs, EdgeComponent, 0.6, "a changed code path fails requests")
+		eb.addAll(content, work, EdgeComponent, 0.5, "a changed code path changes the work done")
 	}
 }
 
@@ -299,6 +319,18 @@ func (g *Graph) callEdges(eb *edgeBuilder, calls []call) {
 				}
 			}
 		}
+		// A callee's failures are logged again by its callers (the
+		// exception travels up the call chain).
+		var calleeFail, callerLogs []int
+		calleeFail = append(calleeFail, svcNodes(c.callee, ingest.SignalErrors)...)
+		calleeFail = append(calleeFail, edgeErr...)
+		for _, f := range []Facet{FacetErrors, FacetNew, FacetMix, FacetMissing} {
+			calleeFail = append(calleeFail, one(g.find(svcEntity(c.callee), ingest.SignalLogs, f))...)
+		}
+		for _, f := range []Facet{FacetErrors, FacetNew, FacetMix} {
+			callerLogs = append(callerLogs, one(g.find(svcEntity(c.caller), ingest.SignalLogs, f))...)
+		}
+		eb.addAll(calleeFail, callerLogs, EdgeCall, conf*0.9, "a callee's failures are logged by its caller")
 		aTr := svcNodes(c.caller, ingest.SignalTraffic)
 		edgeTr := one(g.find(edge, ingest.SignalTraffic, FacetNone))
 		eb.addAll(aTr, edgeTr, EdgeCall, conf, "caller traffic drives the calls")

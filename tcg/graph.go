@@ -22,7 +22,13 @@ const (
 	FacetClient Facet = "client"
 	FacetServer Facet = "server"
 	FacetGap    Facet = "gap"
-	FacetMix    Facet = "mix" // the mix of a service's operations (traffic)
+	FacetMix    Facet = "mix" // the mix of a service's operations (traffic), or of its log templates (logs)
+	// Log facets: records, error-level records, records of templates new
+	// since the baseline, templates that stopped.
+	FacetRecords Facet = "records"
+	FacetErrors  Facet = "errors"
+	FacetNew     Facet = "new"
+	FacetMissing Facet = "missing"
 )
 
 // Node is one component signal: (entity, signal kind, facet).
@@ -117,8 +123,16 @@ func facetOf(s *ingest.Series) Facet {
 		return FacetGap
 	case ingest.TraceSelf:
 		return FacetSelf
-	case ingest.TraceOpMix:
+	case ingest.TraceOpMix, ingest.LogMixShift:
 		return FacetMix
+	case ingest.LogRecords:
+		return FacetRecords
+	case ingest.LogErrors:
+		return FacetErrors
+	case ingest.LogNewTemplates:
+		return FacetNew
+	case ingest.LogMissingTemplates:
+		return FacetMissing
 	}
 	if s.Entity.Kind == ingest.KindEdge && s.Signal == ingest.SignalLatency {
 		switch s.Labels.Get("reporter") {
@@ -207,7 +221,7 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 		best, bestScore, bestAn := -1, math.Inf(-1), Anomaly{}
 		for i, s := range ss {
 			dir := ingest.BadDirection(s)
-			if s.Signal == ingest.SignalTraffic {
+			if s.Signal == ingest.SignalTraffic || s.Name == ingest.LogRecords {
 				dir = 1 // a surge can cause an incident; a drop is an effect
 			}
 			an := detect(s.V, g.B0, g.B1, g.W0, g.W1, dir, opt.Threshold, g.Grid)

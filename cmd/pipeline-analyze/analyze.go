@@ -214,6 +214,9 @@ func analyzeBundle(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec, topt tc
 	if err != nil {
 		return nil, err
 	}
+	// Log templates are new, missing or shifted relative to the incident's
+	// own baseline, known only now.
+	b.DeriveLogSeries(inc.BaselineStart, inc.WindowStart)
 	g, err := tcg.Build(b, inc, topt)
 	if err != nil {
 		return nil, err

@@ -35,10 +35,10 @@ func trainingCases(rs []caseResult) []causal.TrainingCase {
 	return out
 }
 
-// fitTerms are the terms a fit uses: all but the ablated ones.
+// fitTerms are the terms a fit uses: the fitted ones but the ablated.
 func fitTerms(ablate []string) []string {
 	var out []string
-	for _, t := range causal.Terms() {
+	for _, t := range causal.FittedTerms() {
 		skip := false
 		for _, a := range ablate {
 			skip = skip || a == t
@@ -83,8 +83,32 @@ func rankMetrics(w map[string]float64, cases []causal.TrainingCase) (ac1, ac3, a
 // leave-one-set-out result: weights fitted on the other sets, scored on it.
 func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo bool) {
 	terms := fitTerms(ablate)
-	all, none := causal.Fit(cases, causal.FitOptions{Terms: terms})
+	all, none := causal.Fit(cases, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
 	fmt.Fprintf(w, "fit on %d cases (terms %s): %s, none %.2f\n", len(cases), strings.Join(terms, ","), fmtWeights(all), none)
+	cover := map[string][3]int{}
+	for _, c := range cases {
+		v := cover[c.Set]
+		v[0]++
+		best, reach := -1.0, false
+		for _, s := range c.Scored {
+			if s.Service == c.Truth {
+				if sc := causal.Score(all, s.Terms); sc > best {
+					best, reach = sc, s.Terms[causal.TermReach] > 0
+				}
+			}
+		}
+		if best > -1 {
+			v[1]++
+			if reach {
+				v[2]++
+			}
+		}
+		cover[c.Set] = v
+	}
+	for _, s := range sortedSetNames(cover) {
+		v := cover[s]
+		fmt.Fprintf(w, "  %s: truth among the candidates in %d of %d cases, its best candidate reaches the target in %d\n", s, v[1], v[0], v[2])
+	}
 	if !loo {
 		return
 	}
@@ -106,7 +130,7 @@ func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo boo
 				train = append(train, sets[o]...)
 			}
 		}
-		wt, nn := causal.Fit(train, causal.FitOptions{Terms: terms})
+		wt, nn := causal.Fit(train, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
 		a1, a3, a5, av := rankMetrics(wt, sets[s])
 		mean += a1
 		fmt.Fprintf(w, "%-16s %4d  %4.2f %4.2f %4.2f %5.2f  %s, none %.2f\n", s, len(sets[s]), a1, a3, a5, av, fmtWeights(wt), nn)
@@ -122,4 +146,13 @@ func fmtWeights(w map[string]float64) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+func sortedSetNames(m map[string][3]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
