@@ -89,9 +89,9 @@ func ServiceProbabilities(w map[string]float64, none float64, sc []Scored) (map[
 type FitOptions struct {
 	Terms      []string           // the terms fitted (others keep weight 0, or their Fixed weight)
 	Fixed      map[string]float64 // weights held fixed (not fitted)
-	L2         float64  // ridge penalty on the weights (default 0.01)
-	Iterations int      // gradient steps (default 600)
-	Rate       float64  // step size (default 0.5)
+	L2         float64            // ridge penalty on the weights (default 0.01)
+	Iterations int                // gradient steps (default 600)
+	Rate       float64            // step size (default 0.5)
 }
 
 // Fit chooses the score weights and the none score by maximum likelihood
