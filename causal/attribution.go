@@ -55,6 +55,9 @@ func newAnomalySpace(g *tcg.Graph, ev []NodeEvidence, precedenceOwn float64) *an
 		seen := map[int]bool{}
 		for _, ei := range g.In(j) {
 			p := g.Edges[ei].From
+			if g.Edges[ei].Kind == tcg.EdgeLagged {
+				continue // a correlation, not a mechanism: shown, never carried
+			}
 			if s.pos[p] >= 0 && s.pos[p] < s.pos[j] && !seen[p] {
 				seen[p] = true
 				s.parents[j] = append(s.parents[j], p)

@@ -101,8 +101,8 @@ func levelTerm(sig ingest.SignalKind, facet string) string {
 func DefaultParams() Params {
 	return Params{
 		Mechanism:      DefaultMechanismParams(),
-		Weights:        map[string]float64{TermTargetShare: 1.40, TermOwn: 0.77, TermDownstream: 1.18, TermLevelTraffic: -0.73, TermLevelSaturation: 0.25, TermLevelErrors: 2.08, TermLevelChange: 0},
-		NoneScore:      1.59,
+		Weights:        map[string]float64{TermTargetShare: 0.92, TermOwn: 0.76, TermDownstream: 1.10, TermLevelTraffic: -0.78, TermLevelSaturation: 0.30, TermLevelErrors: 1.78, TermLevelChange: 0.15},
+		NoneScore:      2.97,
 		MinConfidence:  0.35,
 		MinTargetShare: 0.2,
 		MinOwnShare:    0.5,

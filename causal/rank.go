@@ -251,6 +251,9 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	}
 	if opt.Explain != nil {
 		explainTCG(opt.Explain, g, sp, cands, services, p, aT, ev)
+		if aT > 0 {
+			explainFlow(opt.Explain, g, sp, tflow, aT)
+		}
 	}
 	var tObs, tBase float64
 	var tUnit, tLabel string
@@ -574,4 +577,55 @@ func reachesTargetService(g *tcg.Graph) []bool {
 		}
 	}
 	return r
+}
+
+// explainFlow prints the target's anomaly by source and, for the largest
+// sources, the path the flow took (each step's largest parent share).
+func explainFlow(w io.Writer, g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT float64) {
+	type src struct {
+		i   int
+		amt float64
+	}
+	var ss []src
+	for i, amt := range tflow {
+		ss = append(ss, src{i, amt})
+	}
+	sort.Slice(ss, func(a, b int) bool {
+		if ss[a].amt != ss[b].amt {
+			return ss[a].amt > ss[b].amt
+		}
+		return ss[a].i < ss[b].i
+	})
+	fmt.Fprintf(w, "target anomaly by source:\n")
+	for k, s := range ss {
+		if k == 8 {
+			break
+		}
+		fmt.Fprintf(w, "  %5.1f%%  %s\n", 100*s.amt/aT, g.Nodes[s.i].ID)
+	}
+	if len(ss) > 0 {
+		src := ss[0].i
+		fl := sp.flows()
+		cur := g.Target
+		fmt.Fprintf(w, "path of the largest source back from the target: %s", g.Nodes[cur].ID)
+		for step := 0; step < 12 && cur != src; step++ {
+			best, bv := -1, 0.0
+			for k, q := range sp.parents[cur] {
+				if v := sp.weight[cur][k] * fl[q][src] / sp.a[q]; v > bv {
+					best, bv = q, v
+				}
+			}
+			if best < 0 {
+				break
+			}
+			cur = best
+			fmt.Fprintf(w, " <- %s", g.Nodes[cur].ID)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "target's anomalous parents and their weights:")
+	for k, q := range sp.parents[g.Target] {
+		fmt.Fprintf(w, " %s=%.2f", g.Nodes[q].ID, sp.weight[g.Target][k])
+	}
+	fmt.Fprintln(w)
 }

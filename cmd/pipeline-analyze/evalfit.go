@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -136,6 +137,74 @@ func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo boo
 		fmt.Fprintf(w, "%-16s %4d  %4.2f %4.2f %4.2f %5.2f  %s, none %.2f\n", s, len(sets[s]), a1, a3, a5, av, fmtWeights(wt), nn)
 	}
 	fmt.Fprintf(w, "leave-one-set-out mean AC@1 over %d sets: %.3f\n", len(names), mean/float64(max(1, len(names))))
+	// Calibration of the held-out probabilities of the top service.
+	var preds []calPoint
+	for _, s := range names {
+		var train []causal.TrainingCase
+		for _, o := range names {
+			if o != s {
+				train = append(train, sets[o]...)
+			}
+		}
+		wt, nn := causal.Fit(train, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
+		for _, c := range sets[s] {
+			order := causal.RankServices(wt, c.Scored)
+			if len(order) == 0 {
+				preds = append(preds, calPoint{0, false})
+				continue
+			}
+			p, _ := causal.ServiceProbabilities(wt, nn, c.Scored)
+			preds = append(preds, calPoint{p[order[0]], order[0] == c.Truth})
+		}
+	}
+	printCalibration(w, "leave-one-set-out", preds)
+}
+
+// calPoint is one case's top-cause probability and whether it was right.
+type calPoint struct {
+	p     float64
+	right bool
+}
+
+// printCalibration prints a reliability table (probability bins → share
+// right), the expected calibration error and the accuracy above 0.8.
+func printCalibration(w io.Writer, label string, pts []calPoint) {
+	bins := []float64{0, 0.2, 0.4, 0.6, 0.8, 1.0001}
+	fmt.Fprintf(w, "calibration (%s, %d cases): confidence bin → cases, mean confidence, share right\n", label, len(pts))
+	ece := 0.0
+	for k := 0; k+1 < len(bins); k++ {
+		n, right, sum := 0, 0, 0.0
+		for _, pt := range pts {
+			if pt.p >= bins[k] && pt.p < bins[k+1] {
+				n++
+				sum += pt.p
+				if pt.right {
+					right++
+				}
+			}
+		}
+		if n == 0 {
+			fmt.Fprintf(w, "  [%.1f, %.1f)  %3d\n", bins[k], math.Min(1, bins[k+1]), n)
+			continue
+		}
+		mc, acc := sum/float64(n), float64(right)/float64(n)
+		ece += float64(n) / float64(len(pts)) * math.Abs(mc-acc)
+		fmt.Fprintf(w, "  [%.1f, %.1f)  %3d  %.2f  %.2f\n", bins[k], math.Min(1, bins[k+1]), n, mc, acc)
+	}
+	n8, r8 := 0, 0
+	for _, pt := range pts {
+		if pt.p >= 0.8 {
+			n8++
+			if pt.right {
+				r8++
+			}
+		}
+	}
+	share := math.NaN()
+	if n8 > 0 {
+		share = float64(r8) / float64(n8)
+	}
+	fmt.Fprintf(w, "  expected calibration error %.3f; confidence ≥ 0.8: %d cases, %.2f right\n", ece, n8, share)
 }
 
 func fmtWeights(w map[string]float64) string {
