@@ -292,7 +292,7 @@ func (g *Graph) callEdges(eb *edgeBuilder, calls []call) {
 		}
 		callerSat = append(callerSat, one(g.find(svcEntity(c.caller), ingest.SignalLatency, FacetSelf))...)
 		eb.addAll(callerSat, gap, EdgeComponent, 0.7, "the gap is measured on the caller: a starved caller delays its own client spans")
-		aErr := svcNodes(c.caller, ingest.SignalErrors)
+		aErr := append(append([]int{}, svcNodes(c.caller, ingest.SignalErrors)...), podsBySig[podSig{c.caller, ingest.SignalErrors}]...)
 		edgeErr := one(g.find(edge, ingest.SignalErrors, FacetNone))
 		eb.addAll(svcNodes(c.callee, ingest.SignalErrors), edgeErr, EdgeCall, conf, "callee errors fail the calls")
 		if len(edgeErr) > 0 {
