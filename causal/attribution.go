@@ -238,3 +238,20 @@ func (s *anomalySpace) downstream(i int) float64 {
 	}
 	return total
 }
+
+// ancestors returns the anomalous nodes with a path of anomalous edges to
+// node i (i excluded).
+func (s *anomalySpace) ancestors(i int) map[int]bool {
+	out := map[int]bool{}
+	stack := append([]int(nil), s.parents[i]...)
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if out[p] {
+			continue
+		}
+		out[p] = true
+		stack = append(stack, s.parents[p]...)
+	}
+	return out
+}

@@ -33,6 +33,10 @@ type Params struct {
 	// MinOwnShare is the least share of its own anomaly a node's mechanism
 	// change must make up (r/a) for it to be ROOT_CONFIRMED.
 	MinOwnShare float64
+	// AncestorMargin: within a service, an anomalous ancestor of its best
+	// candidate scoring within this margin of it comes first (see
+	// ancestorsFirst); 0 turns it off.
+	AncestorMargin float64
 	// ReachWeight is TermReach's weight: large, so that candidates with a
 	// path to the target's service come first (see TermReach).
 	ReachWeight float64
@@ -101,13 +105,14 @@ func levelTerm(sig ingest.SignalKind, facet string) string {
 func DefaultParams() Params {
 	return Params{
 		Mechanism:      DefaultMechanismParams(),
-		Weights:        map[string]float64{TermTargetShare: 0.92, TermOwn: 0.76, TermDownstream: 1.10, TermLevelTraffic: -0.78, TermLevelSaturation: 0.30, TermLevelErrors: 1.78, TermLevelChange: 0.15},
+		Weights:        map[string]float64{TermTargetShare: 0.96, TermOwn: 0.77, TermDownstream: 1.11, TermLevelTraffic: -0.77, TermLevelSaturation: 0.33, TermLevelErrors: 1.91, TermLevelChange: 0.13},
 		NoneScore:      2.97,
 		MinConfidence:  0.35,
 		MinTargetShare: 0.2,
 		MinOwnShare:    0.5,
 		PrecedenceOwn:  0.5,
 		ReachWeight:    20,
+		AncestorMargin: 2,
 	}
 }
 

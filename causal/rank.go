@@ -225,12 +225,23 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		}
 		cands = append(cands, scored{node: i, terms: t, score: sc})
 	}
+	// Ties go to the component with more anomalous signals (its
+	// probability mass), then to the node ID.
+	compMass := map[string]float64{}
+	for _, c := range cands {
+		compMass[g.Nodes[c.node].Entity.ID()] += math.Exp(c.score - 30)
+	}
 	sort.SliceStable(cands, func(x, y int) bool {
 		if cands[x].score != cands[y].score {
 			return cands[x].score > cands[y].score
 		}
+		mx, my := compMass[g.Nodes[cands[x].node].Entity.ID()], compMass[g.Nodes[cands[y].node].Entity.ID()]
+		if mx != my {
+			return mx > my
+		}
 		return g.Nodes[cands[x].node].ID < g.Nodes[cands[y].node].ID
 	})
+	cands = ancestorsFirst(g, sp, cands, p.AncestorMargin)
 	res.Total = len(cands)
 	// Probabilities: a softmax over the candidates and "none of them"
 	// (NoneScore), summed per service: the fitted score is a conditional
@@ -628,4 +639,51 @@ func explainFlow(w io.Writer, g *tcg.Graph, sp *anomalySpace, tflow map[int]floa
 		fmt.Fprintf(w, " %s=%.2f", g.Nodes[q].ID, sp.weight[g.Target][k])
 	}
 	fmt.Fprintln(w)
+}
+
+// ancestorsFirst puts, within each service, an anomalous ancestor of the
+// service's best candidate first when it scores within margin of it: of
+// two anomalous signals of one workload where one is upstream of the
+// other (a GPU and the pod's errors it causes), the upstream one is the
+// component to look at. The promoted node takes the best one's place and
+// score; the service ranking is unchanged.
+func ancestorsFirst(g *tcg.Graph, sp *anomalySpace, cands []scored, margin float64) []scored {
+	if margin <= 0 {
+		return cands
+	}
+	svcOf := func(c scored) string {
+		n := g.Nodes[c.node]
+		if n.Entity.Service != "" {
+			return n.Entity.Service
+		}
+		return n.Entity.Name
+	}
+	done := map[string]bool{}
+	for k := 0; k < len(cands); k++ {
+		s := svcOf(cands[k])
+		if done[s] {
+			continue
+		}
+		done[s] = true
+		best := cands[k]
+		anc := sp.ancestors(best.node)
+		pick := -1
+		for j := k + 1; j < len(cands); j++ {
+			c := cands[j]
+			if svcOf(c) != s || !anc[c.node] || c.score < best.score-margin {
+				continue
+			}
+			if pick < 0 || c.score > cands[pick].score {
+				pick = j
+			}
+		}
+		if pick < 0 {
+			continue
+		}
+		up := cands[pick]
+		up.score = best.score
+		copy(cands[k+1:pick+1], cands[k:pick])
+		cands[k] = up
+	}
+	return cands
 }

@@ -326,6 +326,11 @@ func componentMatches(c causal.Candidate, g *tcg.Graph, isEntity bool, comp, svc
 	if comp == svc {
 		return c.Service == svc
 	}
+	// "deployment/router": a Kubernetes workload named by kind, as a
+	// rollout label has it, is hit by a change (rollout) cause of it.
+	if kind, name, ok := strings.Cut(comp, "/"); ok && !isEntity && workloadKinds[strings.ToLower(kind)] {
+		return c.Service == name && (c.Signal == ingest.SignalChange || signal != "" && c.Signal.String() == signal)
+	}
 	if !isEntity && signal != "" {
 		return c.Service == svc && c.Signal.String() == signal
 	}
@@ -351,6 +356,10 @@ func componentMatches(c causal.Candidate, g *tcg.Graph, isEntity bool, comp, svc
 	}
 	return false
 }
+
+// workloadKinds are the Kubernetes kinds a component label may name a
+// workload by ("deployment/router").
+var workloadKinds = map[string]bool{"deployment": true, "statefulset": true, "daemonset": true, "replicaset": true, "job": true, "cronjob": true}
 
 func summarize(rs []caseResult, methods []string) []evalSummary {
 	faults := map[string]bool{}
