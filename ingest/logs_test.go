@@ -422,3 +422,37 @@ func TestLogEvidence(t *testing.T) {
 		t.Errorf("evidence for an entity without logs: %v", got)
 	}
 }
+
+// TestLogEntityOption: Options.LogEntity names the entity of a plain log
+// file (over its file-name rule), never of streams whose data names one.
+func TestLogEntityOption(t *testing.T) {
+	dir := t.TempDir()
+	plain := writeTemp(t, dir, "out.log", "2026-11-30T03:12:00.000000001Z ERROR boom\n")
+	labelled := writeTemp(t, dir, "loki.json", `{"status":"success","data":{"resultType":"streams","result":[{"stream":{"service_name":"cart"},"values":[["1796008320000000000","INFO ok"]]}]}}`)
+	for _, tc := range []struct {
+		entity string
+		want   LogStream
+	}{
+		{"", LogStream{Service: "out", EntityFrom: "file name"}},
+		{"pod/checkout-7d4b9c8f6-x2kq9", LogStream{Pod: "checkout-7d4b9c8f6-x2kq9", EntityFrom: "flag"}},
+		{"checkout-7d4b9c8f6-x2kq9", LogStream{Pod: "checkout-7d4b9c8f6-x2kq9", EntityFrom: "flag"}},
+		{"checkout", LogStream{Service: "checkout", EntityFrom: "flag"}},
+	} {
+		b, err := Read([]string{plain, labelled}, nil, Options{LogEntity: tc.entity})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, cart LogStream
+		for _, s := range b.LogStreams {
+			if s.Source == plain {
+				got = s
+			} else {
+				cart = s
+			}
+		}
+		got.Source = ""
+		if got != tc.want || cart.Service != "cart" || cart.EntityFrom != "labels" {
+			t.Errorf("LogEntity %q: streams %+v and %+v, want %+v and the labelled one unchanged", tc.entity, got, cart, tc.want)
+		}
+	}
+}
