@@ -456,3 +456,37 @@ func TestLogEntityOption(t *testing.T) {
 		}
 	}
 }
+
+func TestPoissonTails(t *testing.T) {
+	exact := func(x int, mu float64) float64 { // −ln Σ e^−mu mu^k/k!
+		s := 0.0
+		for k := 0; k <= x; k++ {
+			lg, _ := math.Lgamma(float64(k + 1))
+			s += math.Exp(-mu + float64(k)*math.Log(mu) - lg)
+		}
+		return -math.Log(s)
+	}
+	for _, c := range []struct {
+		x  int
+		mu float64
+	}{{0, 3}, {2, 3}, {0, 50.1}, {10, 50.1}, {30, 50.1}, {49, 50.1}, {100, 400}} {
+		if got, want := poissonDeficit(c.x, c.mu), exact(c.x, c.mu); math.Abs(got-want) > 1e-9*math.Max(1, want) {
+			t.Errorf("poissonDeficit(%d, %v) = %v, want %v", c.x, c.mu, got, want)
+		}
+	}
+	if poissonDeficit(5, 3) != 0 || missingDeficit(3, 3) != 0 {
+		t.Error("no deficit at or above the mean")
+	}
+	if got := poissonExcess(10, 1); math.Abs(got-exactExcess(10, 1)) > 1e-6 {
+		t.Errorf("poissonExcess(10, 1) = %v, want %v", got, exactExcess(10, 1))
+	}
+}
+
+func exactExcess(x int, mu float64) float64 {
+	s := 0.0
+	for k := x; k < x+200; k++ {
+		lg, _ := math.Lgamma(float64(k + 1))
+		s += math.Exp(-mu + float64(k)*math.Log(mu) - lg)
+	}
+	return -math.Log(s)
+}
