@@ -490,3 +490,37 @@ func exactExcess(x int, mu float64) float64 {
 	}
 	return -math.Log(s)
 }
+
+// TestLokiBackward: a stream returned newest first (Loki's default
+// direction) is read oldest first, so its stack trace folds into the line
+// before it; forward gives the same records.
+func TestLokiBackward(t *testing.T) {
+	dir := t.TempDir()
+	entries := [][2]string{{"1700000000000000000", "INFO ok"}, {"1700000000000000001", "ERROR boom"}, {"1700000000000000002", "\tat x.y(Z.java:1)"}}
+	body := func(rev bool) string {
+		var vals []string
+		for i := range entries {
+			e := entries[i]
+			if rev {
+				e = entries[len(entries)-1-i]
+			}
+			vals = append(vals, fmt.Sprintf("[%q,%q]", e[0], e[1]))
+		}
+		return `{"status":"success","data":{"resultType":"streams","result":[{"stream":{"app":"a"},"values":[` + strings.Join(vals, ",") + `]}]}}`
+	}
+	var got [2]string
+	for k, rev := range []bool{true, false} {
+		p := writeTemp(t, dir, fmt.Sprintf("l%d.json", k), body(rev))
+		b, err := Read([]string{p}, nil, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Logs) != 2 || b.Logs[1].Severity != SeverityError {
+			t.Fatalf("backward=%v: %d records %+v, want INFO and a folded ERROR", rev, len(b.Logs), b.Logs)
+		}
+		got[k] = b.LogTemplates[b.Logs[1].Template].Example
+	}
+	if got[0] != "ERROR boom\n\tat x.y(Z.java:1)" || got[0] != got[1] {
+		t.Errorf("examples %q (backward) and %q (forward): want the frame folded into the ERROR line", got[0], got[1])
+	}
+}
