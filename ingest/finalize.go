@@ -40,6 +40,7 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.finalizeLogs(opt)
 	b.chooseStep(opt.Step)
 	b.matchEntities()
+	b.matchLogStreams()
 	b.matchGPUs()
 	b.placeProcesses()
 	b.deriveTraceSeries(b.Parent)
@@ -533,7 +534,6 @@ func (b *Bundle) matchEntities() {
 		sorted = append(sorted, s)
 	}
 	sort.Strings(sorted)
-	b.matchLogStreams(known, sorted)
 	unmatched := map[string]bool{}
 	fix := func(e *Entity) {
 		if e.Service == "" {
