@@ -23,6 +23,16 @@
 //     latency of every edge and the gap between them, exclusive "self" time),
 //     and aligns every series onto the grid.
 //
+// Logs (logs.go, logsink.go and the readers loki.go, otlplogs.go,
+// containerlogs.go, vlogs.go) become compact LogRecords: each file's lines
+// are folded into multi-line records per stream, their level and trace
+// context read, and their templates mined (package logtemplate, one Drain
+// miner per service, sequentially per file); Finalize merges the templates
+// of all files deterministically, sorts the records, links them to spans
+// (logfinalize.go) and derives per-service and per-pod log series
+// (logfeatures.go); DeriveLogSeries re-derives them for the incident's
+// baseline and LogEvidence summarises a cause's templates (logevidence.go).
+//
 // Every metric series is classified into a SignalKind (ClassifySeries) and
 // attached to the most specific Entity it describes: a GPU, a call edge, a
 // pod, a node or a service. Unknown series are kept as SignalOther.

@@ -40,6 +40,7 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.finalizeLogs(opt)
 	b.chooseStep(opt.Step)
 	b.matchEntities()
+	b.matchLogStreams()
 	b.matchGPUs()
 	b.placeProcesses()
 	b.deriveTraceSeries(b.Parent)
@@ -553,7 +554,6 @@ func (b *Bundle) matchEntities() {
 			s.Entity = Entity{Kind: KindService, Name: v, Service: v}
 		}
 	}
-	b.matchLogStreams(known, sorted)
 	unmatched := map[string]bool{}
 	fix := func(e *Entity) {
 		if e.Service == "" {

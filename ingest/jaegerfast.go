@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -37,6 +38,15 @@ var strSpecial = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// hasSpecial8 reports whether any of the eight bytes of w is one strSpecial
+// marks: a quote, a backslash, a control character or a non-ASCII byte
+// (the SWAR zero-byte tests of "Bit Twiddling Hacks").
+func hasSpecial8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return (w&highs)|zero(w^(ones*'"'))|zero(w^(ones*'\\'))|((w-ones*0x20)&^w&highs) != 0
+}
 
 // errSlowPath makes ReadFile fall back to the general reader.
 var errSlowPath = errors.New("jaeger fast path: not applicable")
@@ -166,6 +176,10 @@ func (s *fastScanner) strKept() (string, bool) {
 			if !s.fill() {
 				return "", false
 			}
+			continue
+		}
+		if j := s.keep + i; j+8 <= len(s.buf) && !hasSpecial8(binary.LittleEndian.Uint64(s.buf[j:])) {
+			i += 8 // eight plain bytes at once
 			continue
 		}
 		c := s.buf[s.keep+i]

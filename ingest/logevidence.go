@@ -186,15 +186,7 @@ func poissonExcess(x int, mu float64) float64 {
 }
 
 // poissonDeficitRaw is −ln P(X ≤ x) without the x ≥ mu shortcut.
-func poissonDeficitRaw(x int, mu float64) float64 {
-	logTerm, logSum := 0.0, 0.0
-	for k := 1; k <= x; k++ {
-		logTerm += math.Log(mu) - math.Log(float64(k))
-		hi, lo := math.Max(logSum, logTerm), math.Min(logSum, logTerm)
-		logSum = hi + math.Log1p(math.Exp(lo-hi))
-	}
-	return math.Max(0, mu-logSum)
-}
+func poissonDeficitRaw(x int, mu float64) float64 { return -logPoissonCDF(x, mu) }
 
 // resolveTraceLinks fills the service and operation of each link whose span
 // (or, without a span ID, whose trace's first span) is in the bundle.

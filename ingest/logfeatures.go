@@ -383,12 +383,22 @@ func poissonDeficit(x int, mu float64) float64 {
 	if mu <= 0 || float64(x) >= mu {
 		return 0
 	}
-	// ln P(X ≤ x) = −mu + ln Σ_{k≤x} mu^k/k!, summed in log space.
-	logTerm, logSum := 0.0, 0.0 // k = 0: mu^0/0! = 1
-	for k := 1; k <= x; k++ {
-		logTerm += math.Log(mu) - math.Log(float64(k))
-		hi, lo := math.Max(logSum, logTerm), math.Min(logSum, logTerm)
-		logSum = hi + math.Log1p(math.Exp(lo-hi))
+	return -logPoissonCDF(x, mu)
+}
+
+// logPoissonCDF is ln P(X ≤ x) for X ~ Poisson(mu) > 0, x ≥ 0: the terms
+// mu^k/k! summed from k = x down (each is the one above times k/mu), until
+// they no longer count — O(√mu) terms when x < mu, one Lgamma.
+func logPoissonCDF(x int, mu float64) float64 {
+	lg, _ := math.Lgamma(float64(x + 1))
+	logTop := float64(x)*math.Log(mu) - lg
+	sum, r := 1.0, 1.0
+	for k := x; k > 0; k-- {
+		r *= float64(k) / mu
+		sum += r
+		if r < 1e-16*sum {
+			break
+		}
 	}
-	return mu - logSum
+	return math.Min(0, -mu+logTop+math.Log(sum))
 }

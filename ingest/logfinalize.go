@@ -230,7 +230,19 @@ func (b *Bundle) attachLogsToSpans() {
 // matchLogStreams maps stream services onto trace services (as
 // matchEntities does for series): a stream that names only a pod takes the
 // pod's workload.
-func (b *Bundle) matchLogStreams(known map[string]bool, sorted []string) {
+func (b *Bundle) matchLogStreams() {
+	if len(b.LogStreams) == 0 {
+		return
+	}
+	known := b.knownServices()
+	if len(known) == 0 {
+		return
+	}
+	sorted := make([]string, 0, len(known))
+	for s := range known {
+		sorted = append(sorted, s)
+	}
+	slices.Sort(sorted)
 	for i := range b.LogStreams {
 		s := &b.LogStreams[i]
 		if m := matchService(s.Service, known, sorted); m != "" {

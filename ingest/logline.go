@@ -42,7 +42,7 @@ func parseHeader(msg string) (Severity, int) {
 			break
 		}
 		tok := msg[i:j]
-		core := strings.Trim(tok, "[]<>()|")
+		core := trimBrackets(tok)
 		// key=value
 		if k := strings.IndexByte(core, '='); k > 0 {
 			switch strings.ToLower(core[:k]) {
@@ -56,7 +56,10 @@ func parseHeader(msg string) (Severity, int) {
 			continue
 		}
 		if sev == SeverityUnknown && prefixOnly {
-			word := strings.TrimRight(core, ":")
+			word := core
+			for len(word) > 0 && word[len(word)-1] == ':' {
+				word = word[:len(word)-1]
+			}
 			if k := strings.IndexByte(core, ':'); k > 0 && k < len(core)-1 {
 				word = core[:k] // "ERROR:root:message"
 			}
@@ -89,6 +92,20 @@ func parseHeader(msg string) (Severity, int) {
 		i = j
 	}
 	return sev, content
+}
+
+// trimBrackets trims the brackets, pipes and parentheses around a token.
+func trimBrackets(tok string) string {
+	isB := func(c byte) bool {
+		return c == '[' || c == ']' || c == '<' || c == '>' || c == '(' || c == ')' || c == '|'
+	}
+	for len(tok) > 0 && isB(tok[0]) {
+		tok = tok[1:]
+	}
+	for len(tok) > 0 && isB(tok[len(tok)-1]) {
+		tok = tok[:len(tok)-1]
+	}
+	return tok
 }
 
 // findTraceContext finds a trace ID (and span ID) in free text: a key

@@ -422,3 +422,105 @@ func TestLogEvidence(t *testing.T) {
 		t.Errorf("evidence for an entity without logs: %v", got)
 	}
 }
+
+// TestLogEntityOption: Options.LogEntity names the entity of a plain log
+// file (over its file-name rule), never of streams whose data names one.
+func TestLogEntityOption(t *testing.T) {
+	dir := t.TempDir()
+	plain := writeTemp(t, dir, "out.log", "2026-11-30T03:12:00.000000001Z ERROR boom\n")
+	labelled := writeTemp(t, dir, "loki.json", `{"status":"success","data":{"resultType":"streams","result":[{"stream":{"service_name":"cart"},"values":[["1796008320000000000","INFO ok"]]}]}}`)
+	for _, tc := range []struct {
+		entity string
+		want   LogStream
+	}{
+		{"", LogStream{Service: "out", EntityFrom: "file name"}},
+		{"pod/checkout-7d4b9c8f6-x2kq9", LogStream{Pod: "checkout-7d4b9c8f6-x2kq9", EntityFrom: "flag"}},
+		{"checkout-7d4b9c8f6-x2kq9", LogStream{Pod: "checkout-7d4b9c8f6-x2kq9", EntityFrom: "flag"}},
+		{"checkout", LogStream{Service: "checkout", EntityFrom: "flag"}},
+	} {
+		b, err := Read([]string{plain, labelled}, nil, Options{LogEntity: tc.entity})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, cart LogStream
+		for _, s := range b.LogStreams {
+			if s.Source == plain {
+				got = s
+			} else {
+				cart = s
+			}
+		}
+		got.Source = ""
+		if got != tc.want || cart.Service != "cart" || cart.EntityFrom != "labels" {
+			t.Errorf("LogEntity %q: streams %+v and %+v, want %+v and the labelled one unchanged", tc.entity, got, cart, tc.want)
+		}
+	}
+}
+
+func TestPoissonTails(t *testing.T) {
+	exact := func(x int, mu float64) float64 { // −ln Σ e^−mu mu^k/k!
+		s := 0.0
+		for k := 0; k <= x; k++ {
+			lg, _ := math.Lgamma(float64(k + 1))
+			s += math.Exp(-mu + float64(k)*math.Log(mu) - lg)
+		}
+		return -math.Log(s)
+	}
+	for _, c := range []struct {
+		x  int
+		mu float64
+	}{{0, 3}, {2, 3}, {0, 50.1}, {10, 50.1}, {30, 50.1}, {49, 50.1}, {100, 400}} {
+		if got, want := poissonDeficit(c.x, c.mu), exact(c.x, c.mu); math.Abs(got-want) > 1e-9*math.Max(1, want) {
+			t.Errorf("poissonDeficit(%d, %v) = %v, want %v", c.x, c.mu, got, want)
+		}
+	}
+	if poissonDeficit(5, 3) != 0 || missingDeficit(3, 3) != 0 {
+		t.Error("no deficit at or above the mean")
+	}
+	if got := poissonExcess(10, 1); math.Abs(got-exactExcess(10, 1)) > 1e-6 {
+		t.Errorf("poissonExcess(10, 1) = %v, want %v", got, exactExcess(10, 1))
+	}
+}
+
+func exactExcess(x int, mu float64) float64 {
+	s := 0.0
+	for k := x; k < x+200; k++ {
+		lg, _ := math.Lgamma(float64(k + 1))
+		s += math.Exp(-mu + float64(k)*math.Log(mu) - lg)
+	}
+	return -math.Log(s)
+}
+
+// TestLokiBackward: a stream returned newest first (Loki's default
+// direction) is read oldest first, so its stack trace folds into the line
+// before it; forward gives the same records.
+func TestLokiBackward(t *testing.T) {
+	dir := t.TempDir()
+	entries := [][2]string{{"1700000000000000000", "INFO ok"}, {"1700000000000000001", "ERROR boom"}, {"1700000000000000002", "\tat x.y(Z.java:1)"}}
+	body := func(rev bool) string {
+		var vals []string
+		for i := range entries {
+			e := entries[i]
+			if rev {
+				e = entries[len(entries)-1-i]
+			}
+			vals = append(vals, fmt.Sprintf("[%q,%q]", e[0], e[1]))
+		}
+		return `{"status":"success","data":{"resultType":"streams","result":[{"stream":{"app":"a"},"values":[` + strings.Join(vals, ",") + `]}]}}`
+	}
+	var got [2]string
+	for k, rev := range []bool{true, false} {
+		p := writeTemp(t, dir, fmt.Sprintf("l%d.json", k), body(rev))
+		b, err := Read([]string{p}, nil, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Logs) != 2 || b.Logs[1].Severity != SeverityError {
+			t.Fatalf("backward=%v: %d records %+v, want INFO and a folded ERROR", rev, len(b.Logs), b.Logs)
+		}
+		got[k] = b.LogTemplates[b.Logs[1].Template].Example
+	}
+	if got[0] != "ERROR boom\n\tat x.y(Z.java:1)" || got[0] != got[1] {
+		t.Errorf("examples %q (backward) and %q (forward): want the frame folded into the ERROR line", got[0], got[1])
+	}
+}

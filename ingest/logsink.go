@@ -138,7 +138,9 @@ func (s *logSink) line(st int32, t Time, lineNo int, msg string, f fields) {
 	if s.limited {
 		return
 	}
-	msg = strings.TrimRight(msg, "\r\n")
+	for len(msg) > 0 && (msg[len(msg)-1] == '\n' || msg[len(msg)-1] == '\r') {
+		msg = msg[:len(msg)-1]
+	}
 	if strings.TrimSpace(msg) == "" {
 		s.blank++
 		return

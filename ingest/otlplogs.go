@@ -131,3 +131,42 @@ func (s *logSink) otlpRecord(st int32, lr plog.LogRecord, doc int) {
 	}
 	s.line(st, t, 0, msg, f)
 }
+
+// decodeOTLPLogsFast is decodeOTLPLogs' fast path: documents are delimited
+// by brace matching (fastScanner.rawObject) and checked with json.Valid
+// instead of being decoded into a RawMessage (two scans and a copy), then
+// handed to the same unmarshaler and sink. Anything
+// unusual — a document pdata rejects, bytes between documents that are not
+// white space, a read error — declines with errSlowPath, and ReadFile
+// re-reads the file with decodeOTLPLogs, which owns the positioned errors.
+func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
+	lim = lim.withDefaults()
+	b := &Bundle{}
+	s := newLogSink(name, lim, b)
+	sc := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth}
+	var um plog.JSONUnmarshaler
+	for n := 1; !s.full(); n++ {
+		switch sc.ws() {
+		case 0:
+			if n == 1 || sc.buf == nil {
+				return nil, errSlowPath // empty input or a read error
+			}
+			s.finish()
+			return b, nil
+		case '{':
+		default:
+			return nil, errSlowPath
+		}
+		raw, ok := sc.rawObject()
+		if !ok || !json.Valid(raw) { // what encoding/json accepts, as the general reader
+			return nil, errSlowPath
+		}
+		ld, err := um.UnmarshalLogs(raw)
+		if err != nil {
+			return nil, errSlowPath
+		}
+		s.otlpLogs(ld, n)
+		sc.recycle() // pdata copied what it keeps
+	}
+	return nil, errSlowPath // the record limit: the general reader words the warning
+}

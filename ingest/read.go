@@ -50,6 +50,7 @@ var fastDecoders = map[Format]decodeFunc{
 	FormatJaegerJSON:     decodeJaegerFast,
 	FormatPromQueryRange: decodePromFast,
 	FormatLokiStreams:    decodeLokiFast,
+	FormatOTLPLogs:       decodeOTLPLogsFast,
 }
 
 // ExpandPaths turns files and directories (recursed, sorted, hidden entries

@@ -1,5 +1,6 @@
 // Package live fetches an incident from the systems that hold it — a running
-// Jaeger and a running Prometheus — and writes what it fetched as files in the
+// Jaeger, Prometheus, Grafana Loki or VictoriaLogs — and writes what it
+// fetched as files in the
 // formats package ingest already reads, plus a manifest. Reading those files
 // is the only way live data enters the analysis, so a saved bundle reproduces
 // the scorecard of the run that fetched it.
@@ -26,6 +27,12 @@
 //     new names, DCGM old and new field names, cAdvisor/kubelet,
 //     node-exporter, Istio, service graph) and the user's own queries, with a
 //     --selector narrowing every pack query and a concurrency limit.
+//   - logs.go: Loki query_range (direction=forward) and VictoriaLogs
+//     /select/logsql/query (the selector "| sort by (_time)"), paged forward
+//     by the newest entry of each full page, bounded by a record cap; the
+//     selector defaults to the traced services ({service_name=~"a|b"}); each
+//     page is saved as it came (logs/loki_NNN.json,
+//     logs/victorialogs_NNN.jsonl).
 //   - savebundle.go: the files (traces.v3.otlp.json or traces.v1.jaeger.json,
 //     prometheus/qr_<name>.json) and manifest.json (key
 //     "pipeline_analyze_manifest", skipped by ingest's sniffer) recording the

@@ -32,7 +32,7 @@ type Note struct {
 	Message string `json:"message"`
 }
 
-// Options configure one fetch of both sources. Either URL may be empty.
+// Options configure one fetch of every source. Any URL may be empty.
 type Options struct {
 	JaegerURL, PrometheusURL string
 	Transport                TransportOptions
@@ -43,6 +43,11 @@ type Options struct {
 	MaxTraces                int
 	Concurrency              int
 	Progress                 func(format string, args ...any)
+	// Logs: Loki and VictoriaLogs, either may be empty. LogSelector is the
+	// stream selector of both (empty: the traced services).
+	LokiURL, VictoriaLogsURL string
+	LogSelector              string
+	LogPage, MaxLogRecords   int
 }
 
 // File is one fetched file, path relative to the bundle directory.
@@ -54,16 +59,18 @@ type File struct {
 // Manifest records what was fetched, how, and what went wrong; it is saved
 // as manifest.json beside the data. It never holds credentials.
 type Manifest struct {
-	Version    int                 `json:"pipeline_analyze_manifest"`
-	Tool       string              `json:"tool,omitempty"`
-	FetchedAt  string              `json:"fetched_at,omitempty"` // wall clock, for people; never in the scorecard
-	Range      ManifestRange       `json:"range"`
-	At         string              `json:"at,omitempty"`           // the incident time the run used, RFC3339
-	AtChosenBy string              `json:"at_chosen_by,omitempty"` // how it was chosen
-	Jaeger     *ManifestJaeger     `json:"jaeger,omitempty"`
-	Prometheus *ManifestPrometheus `json:"prometheus,omitempty"`
-	Notes      []Note              `json:"notes"`
-	Files      []string            `json:"files"`
+	Version      int                 `json:"pipeline_analyze_manifest"`
+	Tool         string              `json:"tool,omitempty"`
+	FetchedAt    string              `json:"fetched_at,omitempty"` // wall clock, for people; never in the scorecard
+	Range        ManifestRange       `json:"range"`
+	At           string              `json:"at,omitempty"`           // the incident time the run used, RFC3339
+	AtChosenBy   string              `json:"at_chosen_by,omitempty"` // how it was chosen
+	Jaeger       *ManifestJaeger     `json:"jaeger,omitempty"`
+	Prometheus   *ManifestPrometheus `json:"prometheus,omitempty"`
+	Loki         *ManifestLogs       `json:"loki,omitempty"`
+	VictoriaLogs *ManifestLogs       `json:"victorialogs,omitempty"`
+	Notes        []Note              `json:"notes"`
+	Files        []string            `json:"files"`
 }
 
 // ManifestRange is the fetched range and window.
@@ -106,12 +113,25 @@ type ManifestQuery struct {
 	Error  string `json:"error,omitempty"`
 }
 
+// ManifestLogs describes a log fetch.
+type ManifestLogs struct {
+	URL      string   `json:"url"`
+	Query    string   `json:"query"`
+	Page     int      `json:"page"`
+	Requests int      `json:"requests"`
+	Records  int      `json:"records"`
+	Files    []string `json:"files"`
+	Capped   bool     `json:"capped,omitempty"`
+	Error    string   `json:"error,omitempty"`
+}
+
 // ErrNothingFetched is returned when no source delivered any data.
 var ErrNothingFetched = errors.New("nothing fetched")
 
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// Fetch pulls traces and metrics for the range. Partial failure becomes
+// Fetch pulls traces, metrics and logs for the range (logs after traces:
+// their default selector is the traced services). Partial failure becomes
 // notes in the manifest; it errs (wrapping ErrNothingFetched) only when no
 // configured source delivered anything, or when the context ends.
 func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
@@ -122,6 +142,7 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 	m := &Manifest{Version: 1, Range: ManifestRange{Start: rfc(opt.Start), End: rfc(opt.End), WindowStart: rfc(opt.WindowStart), WindowEnd: rfc(opt.WindowEnd)}}
 	var files []File
 	var failures []string
+	var services []string // the traced services, the logs' default selector
 	if opt.JaegerURL != "" {
 		mj := &ManifestJaeger{URL: redactRaw(opt.JaegerURL)}
 		m.Jaeger = mj
@@ -139,6 +160,7 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 			m.Notes = append(m.Notes, Note{NoteMissing, "jaeger", fmt.Sprintf("no traces: %v", err)})
 		default:
 			mj.API, mj.Services, mj.Traces, mj.Errors = res.API, res.Services, res.Traces, res.Errors
+			services = res.Services
 			mj.Requests, mj.Capped, mj.Sampling = res.Requests, res.Capped, res.Sampling
 			if res.Capped > 0 {
 				m.Notes = append(m.Notes, Note{NoteLimit, "jaeger", fmt.Sprintf(
@@ -197,6 +219,53 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 					m.Notes = append(m.Notes, Note{NoteMissing, "prometheus", "no query returned data in the range"})
 				}
 			}
+		}
+	}
+	for _, src := range []struct {
+		name, url string
+		dst       **ManifestLogs
+		fetch     func(context.Context, *Client, LogOptions) (*LogResult, error)
+	}{{"loki", opt.LokiURL, &m.Loki, FetchLoki}, {"victorialogs", opt.VictoriaLogsURL, &m.VictoriaLogs, FetchVictoriaLogs}} {
+		if src.url == "" {
+			continue
+		}
+		ml := &ManifestLogs{URL: redactRaw(src.url)}
+		*src.dst = ml
+		lo := LogOptions{Start: opt.Start, End: opt.End, Selector: opt.LogSelector, Services: services, Page: opt.LogPage, Max: opt.MaxLogRecords, Progress: progress}
+		c, err := NewClient(src.url, opt.Transport)
+		var res *LogResult
+		if err == nil {
+			ml.URL = c.URL()
+			res, err = src.fetch(ctx, c, lo)
+		}
+		if res != nil {
+			ml.Query, ml.Requests, ml.Records, ml.Capped = res.Query, res.Requests, res.Records, res.Capped
+			ml.Page = lo.Page
+			if ml.Page <= 0 {
+				ml.Page = DefaultLogPage
+			}
+			for _, f := range res.Files {
+				ml.Files = append(ml.Files, f.Path)
+			}
+			files = append(files, res.Files...)
+		}
+		switch {
+		case err != nil:
+			ml.Error = err.Error()
+			failures = append(failures, src.name+": "+err.Error())
+			m.Notes = append(m.Notes, Note{NoteMissing, src.name, fmt.Sprintf("no logs: %v", err)})
+		case res.Err != "":
+			ml.Error = res.Err
+			m.Notes = append(m.Notes, Note{NoteMissing, src.name, fmt.Sprintf("log paging stopped after %d records: %s", res.Records, res.Err)})
+		case res.Records == 0:
+			failures = append(failures, src.name+": no log records in the range")
+			m.Notes = append(m.Notes, Note{NoteMissing, src.name, "no log records in the range for " + res.Query})
+		}
+		if res != nil && res.Capped {
+			m.Notes = append(m.Notes, Note{NoteLimit, src.name, fmt.Sprintf("stopped at %d log records (--max-log-records): the logs after %s's last page are missing", res.Records, src.name)})
+		}
+		if res != nil {
+			progress("%s: %d records in %d requests (%s)", src.name, res.Records, res.Requests, res.Query)
 		}
 	}
 	if err := ctx.Err(); err != nil {

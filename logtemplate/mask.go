@@ -159,6 +159,9 @@ func maskToken(dst []byte, tok string) []byte {
 	for hi > lo && isPunct(tok[hi-1]) {
 		hi--
 	}
+	if lo == 0 && hi == len(tok) {
+		return maskParts(dst, tok, 0) // tok itself was classified above
+	}
 	dst = append(dst, tok[:lo]...)
 	dst = maskCore(dst, tok[lo:hi], 0)
 	return append(dst, tok[hi:]...)
@@ -174,6 +177,12 @@ func maskCore(dst []byte, core string, depth int) []byte {
 	if p := classify(core); p != "" {
 		return append(dst, p...)
 	}
+	return maskParts(dst, core, depth)
+}
+
+// maskParts appends core, which is not a value itself, with the value of
+// its key=value or key:value tail, or its path segments, masked.
+func maskParts(dst []byte, core string, depth int) []byte {
 	if depth < 2 {
 		for k := 0; k < len(core); k++ {
 			if c := core[k]; (c == '=' || c == ':') && k > 0 && k+1 < len(core) {

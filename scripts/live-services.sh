@@ -2,9 +2,10 @@
 # live-services.sh — real Jaeger v2 and Prometheus for the live-source tests
 # (issue 7), on 127.0.0.1 only.
 #
-#   scripts/live-services.sh install   build/cache Jaeger, apt-install Prometheus if missing;
-#                                      prints the env the integration tests read:
-#                                      PIPELINE_ANALYZE_JAEGER_BIN, PROMETHEUS_BIN, PROMTOOL_BIN
+#   scripts/live-services.sh install   build/cache Jaeger and VictoriaLogs, apt-install Prometheus
+#                                      if missing; prints the env the integration tests read:
+#                                      PIPELINE_ANALYZE_JAEGER_BIN, PIPELINE_ANALYZE_VICTORIALOGS_BIN,
+#                                      PROMETHEUS_BIN, PROMTOOL_BIN
 #   scripts/live-services.sh start     install, then start both (memory storage, empty TSDB)
 #                                      with PID files under $STATE (default ~/.cache/pipeline-analyze/run)
 #   scripts/live-services.sh stop      stop what start started, by PID
@@ -14,12 +15,23 @@
 # ~/.cache/pipeline-analyze/jaeger-<version>, so only the first run pays the
 # build (measured: 20 min wall, 6.7 min CPU on a busy 2-core machine, plus
 # ~2.5 min of module downloads; instant when cached).
+#
+# VictoriaLogs (Apache-2.0; issue 14) is built the same way from its own
+# pinned module (tools/victorialogs/go.mod: `tool
+# github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs`, v1.52.2),
+# CGO_ENABLED=0, cached under ~/.cache/pipeline-analyze/victoria-logs-<version>
+# (measured: 2 min 4 s wall, 1 min CPU, module downloads included, on a busy
+# 2-core machine; a 21 MiB static binary). Grafana Loki itself is AGPL and is
+# never built or vendored: the Loki client is tested on recorded responses.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${PIPELINE_ANALYZE_CACHE:-$HOME/.cache/pipeline-analyze}
 STATE=${STATE:-$CACHE/run}
 JAEGER_VERSION=$(awk '$1=="github.com/jaegertracing/jaeger"{print $2}' "$ROOT/tools/go.mod")
 JAEGER_BIN=$CACHE/jaeger-$JAEGER_VERSION
+VL_VERSION=$(awk '$1=="github.com/VictoriaMetrics/VictoriaLogs"{print $2}' "$ROOT/tools/victorialogs/go.mod")
+VL_BIN=$CACHE/victoria-logs-$VL_VERSION
+VL_PORT=${VICTORIALOGS_PORT:-9428}
 QUERY_PORT=${JAEGER_QUERY_PORT:-16686}
 OTLP_PORT=${JAEGER_OTLP_HTTP_PORT:-4318}
 PROM_PORT=${PROMETHEUS_PORT:-9090}
@@ -35,6 +47,13 @@ install() {
 		mv "$JAEGER_BIN.tmp" "$JAEGER_BIN"
 		log "built jaeger in $((SECONDS - t0))s"
 	fi
+	if [[ ! -x $VL_BIN ]]; then
+		log "building victoria-logs $VL_VERSION (cached afterwards at $VL_BIN)"
+		local t1=$SECONDS
+		(cd "$ROOT/tools/victorialogs" && CGO_ENABLED=0 go build -trimpath -o "$VL_BIN.tmp" github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs)
+		mv "$VL_BIN.tmp" "$VL_BIN"
+		log "built victoria-logs in $((SECONDS - t1))s"
+	fi
 	if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
 		if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
 			log "installing prometheus from Debian"
@@ -46,6 +65,7 @@ install() {
 		fi
 	fi
 	echo "PIPELINE_ANALYZE_JAEGER_BIN=$JAEGER_BIN"
+	echo "PIPELINE_ANALYZE_VICTORIALOGS_BIN=$VL_BIN"
 	command -v prometheus >/dev/null && echo "PROMETHEUS_BIN=$(command -v prometheus)"
 	command -v promtool >/dev/null && echo "PROMTOOL_BIN=$(command -v promtool)"
 	return 0
@@ -113,13 +133,18 @@ start() {
 	prometheus --config.file "$STATE/prometheus.yml" --storage.tsdb.path "$STATE/prom-data" \
 		--storage.tsdb.retention.time 100y --web.listen-address "127.0.0.1:$PROM_PORT" >"$STATE/prometheus.log" 2>&1 &
 	echo $! >"$STATE/prometheus.pid"
+	mkdir -p "$STATE/vl-data"
+	"$VL_BIN" -httpListenAddr "127.0.0.1:$VL_PORT" -storageDataPath "$STATE/vl-data" -retentionPeriod 100y >"$STATE/victorialogs.log" 2>&1 &
+	echo $! >"$STATE/victorialogs.pid"
 	wait_http "http://127.0.0.1:$QUERY_PORT/api/v3/services"
 	wait_http "http://127.0.0.1:$PROM_PORT/-/ready"
-	log "jaeger http://127.0.0.1:$QUERY_PORT (OTLP http 127.0.0.1:$OTLP_PORT), prometheus http://127.0.0.1:$PROM_PORT; stop with $0 stop"
+	wait_http "http://127.0.0.1:$VL_PORT/health"
+	log "jaeger http://127.0.0.1:$QUERY_PORT (OTLP http 127.0.0.1:$OTLP_PORT), prometheus http://127.0.0.1:$PROM_PORT,"
+	log "victorialogs http://127.0.0.1:$VL_PORT (Loki push: /insert/loki/api/v1/push); stop with $0 stop"
 }
 
 stop() {
-	for name in jaeger prometheus; do
+	for name in jaeger prometheus victorialogs; do
 		local f=$STATE/$name.pid
 		[[ -f $f ]] || continue
 		local pid

@@ -72,6 +72,8 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&of.dot, "dot", "", "also write the temporal causal graph in Graphviz DOT to FILE")
 	var lim ingest.Limits
 	registerLimitFlags(fs, &lim)
+	var logEntity string
+	fs.StringVar(&logEntity, "log-entity", "", "entity of log files whose data names none (kubectl logs output): pod/NAME, service/NAME or NAME")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, analyzeUsage)
 		fs.PrintDefaults()
@@ -142,7 +144,7 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			"Run on your own data with: pipeline-analyze [flags] PATH... (see --help).", fault, fault, seed)
 		paths = []string{dir}
 	}
-	b, err := ingest.Read(paths, stdin, ingest.Options{Step: af.step, Progress: progress, Limits: lim})
+	b, err := ingest.Read(paths, stdin, ingest.Options{Step: af.step, Progress: progress, Limits: lim, LogEntity: logEntity})
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
 		return 1

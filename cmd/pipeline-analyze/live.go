@@ -17,7 +17,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// liveFlags fetch the incident from a running Jaeger and Prometheus.
+// liveFlags fetch the incident from a running Jaeger, Prometheus, Loki and
+// VictoriaLogs.
 type liveFlags struct {
 	jaegerURL     string
 	promURL       string
@@ -35,6 +36,11 @@ type liveFlags struct {
 	maxTraces     int
 	saveBundle    string
 	concurrency   int
+	lokiURL       string
+	vlogsURL      string
+	logSelector   string
+	logPage       int
+	maxLogRecords int
 }
 
 // liveFlagNames are the flags that only steer the fetch; they are dropped
@@ -44,6 +50,7 @@ var liveFlagNames = map[string]bool{
 	"jaeger-url": true, "prometheus-url": true, "query": true, "selector": true, "packs": true, "list-queries": true,
 	"token-file": true, "token-env": true, "basic-auth-file": true, "ca-file": true, "insecure-skip-verify": true,
 	"timeout": true, "retries": true, "max-traces": true, "save-bundle": true, "concurrency": true,
+	"loki-url": true, "victorialogs-url": true, "log-selector": true, "log-page": true, "max-log-records": true,
 }
 
 func (l *liveFlags) register(fs *pflag.FlagSet) {
@@ -63,10 +70,17 @@ func (l *liveFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&l.maxTraces, "max-traces", 1000, "most traces fetched per service (a time-sliced baseline sample plus the window's slow traces)")
 	fs.StringVar(&l.saveBundle, "save-bundle", "", "save what was fetched (and a manifest) to DIR; pipeline-analyze DIR reruns the analysis")
 	fs.IntVar(&l.concurrency, "concurrency", 4, "HTTP requests in flight at once")
+	fs.StringVar(&l.lokiURL, "loki-url", "", "fetch logs from this Grafana Loki (query_range over baseline + window, paged)")
+	fs.StringVar(&l.vlogsURL, "victorialogs-url", "", "fetch logs from this VictoriaLogs (/select/logsql/query over baseline + window, paged)")
+	fs.StringVar(&l.logSelector, "log-selector", "", `stream selector of the log queries, e.g. '{namespace="shop"}' (default: the traced services by service_name)`)
+	fs.IntVar(&l.logPage, "log-page", live.DefaultLogPage, "log entries per request")
+	fs.IntVar(&l.maxLogRecords, "max-log-records", live.DefaultLogMax, "most log records fetched per log source")
 }
 
 // active reports whether a live source was given.
-func (l *liveFlags) active() bool { return l.jaegerURL != "" || l.promURL != "" }
+func (l *liveFlags) active() bool {
+	return l.jaegerURL != "" || l.promURL != "" || l.lokiURL != "" || l.vlogsURL != ""
+}
 
 // list prints the queries --prometheus-url would run.
 func (l *liveFlags) list(stdout, stderr io.Writer, step time.Duration) int {
@@ -246,9 +260,14 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 			tr.BearerToken = "" // an explicit basic auth file beats a token from the environment
 		}
 	}
-	if l.concurrency <= 0 || l.maxTraces <= 0 || l.retries < 0 || l.timeout <= 0 {
-		return opt, fmt.Errorf("%w: --concurrency, --max-traces and --timeout must be positive, --retries not negative", errUsage)
+	if l.concurrency <= 0 || l.maxTraces <= 0 || l.retries < 0 || l.timeout <= 0 || l.logPage <= 0 || l.maxLogRecords <= 0 {
+		return opt, fmt.Errorf("%w: --concurrency, --max-traces, --timeout, --log-page and --max-log-records must be positive, --retries not negative", errUsage)
 	}
+	if sel := strings.TrimSpace(l.logSelector); sel != "" && !(strings.HasPrefix(sel, "{") && strings.HasSuffix(sel, "}")) {
+		return opt, fmt.Errorf("%w: --log-selector %q: want a stream selector {label=\"value\",...}", errUsage, sel)
+	}
+	opt.LokiURL, opt.VictoriaLogsURL, opt.LogSelector = l.lokiURL, l.vlogsURL, l.logSelector
+	opt.LogPage, opt.MaxLogRecords = l.logPage, l.maxLogRecords
 	opt.JaegerURL, opt.PrometheusURL = l.jaegerURL, l.promURL
 	opt.Transport, opt.MaxTraces, opt.Concurrency = tr, l.maxTraces, l.concurrency
 	return opt, nil
