@@ -69,14 +69,19 @@ func bestPerService(w map[string]float64, sc []Scored) (map[string]float64, map[
 // service and the probability of none.
 func ServiceProbabilities(w map[string]float64, none float64, sc []Scored) (map[string]float64, float64) {
 	best, _ := bestPerService(w, sc)
+	names := make([]string, 0, len(best))
+	for k := range best {
+		names = append(names, k)
+	}
+	sort.Strings(names) // a fixed summation order: the same bits every run
 	top := none
-	for _, s := range best {
-		top = math.Max(top, s)
+	for _, k := range names {
+		top = math.Max(top, best[k])
 	}
 	z := math.Exp(none - top)
 	p := map[string]float64{}
-	for k, s := range best {
-		p[k] = math.Exp(s - top)
+	for _, k := range names {
+		p[k] = math.Exp(best[k] - top)
 		z += p[k]
 	}
 	for k := range p {

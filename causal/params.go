@@ -27,6 +27,10 @@ type Params struct {
 	// MinConfidence: below this probability of the top cause's service the
 	// verdict abstains.
 	MinConfidence float64
+	// MinVerdictShare is the least share of the target's deviation the top
+	// cause must explain for a confident verdict: a probability never
+	// stands next to "0% explained".
+	MinVerdictShare float64
 	// MinTargetShare is the least share of the target's anomaly a node's
 	// own change must account for to be ROOT_CONFIRMED.
 	MinTargetShare float64
@@ -99,15 +103,16 @@ func levelTerm(sig ingest.SignalKind, facet string) string {
 // than the README's table shows.
 func DefaultParams() Params {
 	return Params{
-		Mechanism:      DefaultMechanismParams(),
-		Weights:        map[string]float64{TermTargetShare: 0.86, TermOwn: 0.77, TermDownstream: 1.14, TermLevelTraffic: -0.83, TermLevelErrors: 1.82},
-		NoneScore:      2.97,
-		MinConfidence:  0.35,
-		MinTargetShare: 0.2,
-		MinOwnShare:    0.5,
-		PrecedenceOwn:  0.5,
-		ReachWeight:    20,
-		AncestorMargin: 2,
+		Mechanism:       DefaultMechanismParams(),
+		Weights:         map[string]float64{TermTargetShare: 0.86, TermOwn: 0.77, TermDownstream: 1.14, TermLevelTraffic: -0.83, TermLevelErrors: 1.82},
+		NoneScore:       2.97,
+		MinConfidence:   0.35,
+		MinTargetShare:  0.2,
+		MinVerdictShare: 0.05,
+		MinOwnShare:     0.5,
+		PrecedenceOwn:   0.5,
+		ReachWeight:     20,
+		AncestorMargin:  2,
 	}
 }
 

@@ -243,23 +243,14 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	})
 	cands = ancestorsFirst(g, sp, cands, p.AncestorMargin)
 	res.Total = len(cands)
-	// Probabilities: a softmax over the candidates and "none of them"
-	// (NoneScore), summed per service: the fitted score is a conditional
-	// logit, so these are its probabilities.
+	// Probabilities: a softmax over the services' best scores and "none
+	// of them" (NoneScore), the model Fit fits (ServiceProbabilities).
 	services := make([]string, len(cands))
-	mass := map[string]float64{}
-	top := p.NoneScore
-	for _, c := range cands {
-		top = math.Max(top, c.score)
-	}
-	z := math.Exp(p.NoneScore - top)
 	for k, c := range cands {
 		services[k] = candidateService(g, sp, fl, c.node)
-		e := math.Exp(c.score - top)
-		mass[services[k]] += e
-		z += e
 		res.Scored = append(res.Scored, Scored{Node: c.node, NodeID: g.Nodes[c.node].ID, Service: services[k], Terms: c.terms})
 	}
+	prob, _ := ServiceProbabilities(p.Weights, p.NoneScore, res.Scored)
 	if opt.Explain != nil {
 		explainTCG(opt.Explain, g, sp, cands, services, p, aT, ev)
 		if aT > 0 {
@@ -283,7 +274,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		share := c.terms[TermTargetShare]
 		cd := Candidate{Node: i, NodeID: n.ID, Service: services[rank], Component: n.Entity.Name, ComponentKind: n.Entity.Kind,
 			Signal: n.Signal, Facet: string(n.Facet), Score: c.score, Attribution: share, Terms: c.terms,
-			Confidence: mass[services[rank]] / z, Dimensions: dimensions(g, b, i), Series: n.Series[n.Rep],
+			Confidence: prob[services[rank]], Dimensions: dimensions(g, b, i), Series: n.Series[n.Rep],
 			Hosted: g.Hosted[n.Entity.ID()]}
 		if pod, ok := g.SinglePod[n.Entity.Name]; ok && n.Entity.Kind == ingest.KindService {
 			cd.Component, cd.ComponentKind = pod, ingest.KindPod // the most specific entity
@@ -302,13 +293,18 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	if len(res.Candidates) > 0 && res.Candidates[0].Confidence >= p.MinConfidence {
 		res.Confident = true
 	}
+	if res.Confident && aT > 0 && res.Candidates[0].Intervention.ExplainedShare < p.MinVerdictShare {
+		res.Confident = false
+		res.Abstention = fmt.Sprintf("the most probable cause (%.2f) explains %.0f%% of the target's deviation (under %.0f%%)",
+			res.Candidates[0].Confidence, 100*res.Candidates[0].Intervention.ExplainedShare, 100*p.MinVerdictShare)
+	}
 	if g.Target >= 0 && !g.Nodes[g.Target].Anomalous {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the target %s is not anomalous in the window", g.Nodes[g.Target].Label()))
 		res.Confident = false
 		res.Abstention = fmt.Sprintf("the target %s is not anomalous in the window", g.Nodes[g.Target].Label())
 	} else if len(res.Candidates) == 0 {
 		res.Abstention = "no anomalous signal was found besides the target"
-	} else if !res.Confident {
+	} else if !res.Confident && res.Abstention == "" {
 		res.Abstention = fmt.Sprintf("the top cause's probability %.2f is below %.2f", res.Candidates[0].Confidence, p.MinConfidence)
 	}
 	return res

@@ -1,0 +1,188 @@
+package causal
+
+import (
+	"math"
+	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+)
+
+// space builds the anomaly space of the chain incident.
+func space(t *testing.T) (*tcg.Graph, *anomalySpace) {
+	t.Helper()
+	_, g := chain(t, true)
+	p := DefaultParams()
+	m := fitMechanisms(g, p.Mechanism)
+	ev := nodeEvidence(g, m, p.Mechanism)
+	return g, newAnomalySpace(g, ev, p.PrecedenceOwn)
+}
+
+func TestFlowsConserveEachNodesAnomaly(t *testing.T) {
+	g, sp := space(t)
+	fl := sp.flows()
+	if len(sp.order) < 3 {
+		t.Fatalf("only %d anomalous nodes", len(sp.order))
+	}
+	for _, j := range sp.order {
+		sum := 0.0
+		for _, amt := range fl[j] {
+			if amt < -1e-12 {
+				t.Errorf("%s: negative share %v", g.Nodes[j].ID, amt)
+			}
+			sum += amt
+		}
+		if math.Abs(sum-sp.a[j]) > 1e-9 {
+			t.Errorf("%s: flows sum to %.6f, want its anomaly %.6f", g.Nodes[j].ID, sum, sp.a[j])
+		}
+		if sp.r[j] < 0 || sp.r[j] > sp.a[j]+1e-12 {
+			t.Errorf("%s: own change %.3f outside [0, a=%.3f]", g.Nodes[j].ID, sp.r[j], sp.a[j])
+		}
+	}
+}
+
+func TestTargetShareGoesToTheRootNotItsEffects(t *testing.T) {
+	g, sp := space(t)
+	fl := sp.flows()
+	tf := fl[g.Target]
+	share := map[string]float64{}
+	for i, amt := range tf {
+		share[g.Nodes[i].Entity.Service] += amt / sp.a[g.Target]
+	}
+	if share["db"] < 0.5 {
+		t.Errorf("db's own change explains %.2f of frontend's anomaly, want most (shares %v)", share["db"], share)
+	}
+	if share["cart"] > share["db"] {
+		t.Errorf("cart (an effect of db) gets %.2f > db %.2f", share["cart"], share["db"])
+	}
+	if share["mail"] != 0 {
+		t.Errorf("the unrelated mail gets %.2f of the target", share["mail"])
+	}
+}
+
+func TestDownstreamCountsWhatTheChangeExplains(t *testing.T) {
+	g, sp := space(t)
+	db := g.NodeByID("service/db:cpu")
+	cart := g.NodeByID("service/cart:latency")
+	if db < 0 || cart < 0 {
+		t.Fatalf("nodes missing: db cpu %d, cart latency %d", db, cart)
+	}
+	if d, c := sp.downstream(db), sp.downstream(cart); !(d > c) {
+		t.Errorf("downstream of db cpu %.2f, of cart latency %.2f: the root's change must explain more", d, c)
+	}
+	anc := sp.ancestors(cart)
+	if !anc[db] {
+		t.Errorf("db cpu is not an anomalous ancestor of cart latency")
+	}
+}
+
+// TestVerdictConfidenceAgreesWithExplainedShare: a confident verdict's top
+// cause accounts for part of the target's deviation, and a counterfactual
+// lies between the baseline and the observed value.
+func TestVerdictConfidenceAgreesWithExplainedShare(t *testing.T) {
+	b, g := chain(t, true)
+	res, err := Analyze(g, b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Confident {
+		t.Fatalf("not confident: %s", res.Abstention)
+	}
+	top := res.Candidates[0]
+	iv := top.Intervention
+	if iv.ExplainedShare < DefaultParams().MinVerdictShare {
+		t.Errorf("confident verdict (%.2f) with %.0f%% of the deviation explained", top.Confidence, 100*iv.ExplainedShare)
+	}
+	lo, hi := math.Min(iv.Baseline, iv.Observed), math.Max(iv.Baseline, iv.Observed)
+	if iv.Counterfactual < lo-1e-12 || iv.Counterfactual > hi+1e-12 {
+		t.Errorf("counterfactual %.4f outside [baseline %.4f, observed %.4f]", iv.Counterfactual, iv.Baseline, iv.Observed)
+	}
+	// Every candidate that explains nothing of the target must not be the
+	// confident verdict: force it by ranking only by own change.
+	p := DefaultParams()
+	p.Weights = map[string]float64{TermOwn: 5}
+	res2, _ := Analyze(g, b, Options{Params: &p})
+	if res2.Confident && res2.Candidates[0].Intervention.ExplainedShare < p.MinVerdictShare {
+		t.Errorf("confident verdict %s with %.0f%% explained", res2.Candidates[0].NodeID, 100*res2.Candidates[0].Intervention.ExplainedShare)
+	}
+	if !res2.Confident && res2.Abstention == "" {
+		t.Error("abstention without a reason")
+	}
+}
+
+func TestProbabilitiesSumToOne(t *testing.T) {
+	b, g := chain(t, true)
+	res, _ := Analyze(g, b, Options{})
+	p := DefaultParams()
+	probs, none := ServiceProbabilities(p.withAblation(nil).Weights, p.NoneScore, res.Scored)
+	sum := none
+	for _, v := range probs {
+		sum += v
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		t.Fatalf("probabilities sum to %v", sum)
+	}
+	if res.Candidates[0].Confidence != probs[res.Candidates[0].Service] {
+		t.Errorf("top confidence %.4f, its service's probability %.4f", res.Candidates[0].Confidence, probs[res.Candidates[0].Service])
+	}
+}
+
+func TestFitLearnsTheInformativeTerm(t *testing.T) {
+	// In every case the true service's candidate has the larger "own";
+	// "downstream" is noise. The fit must weigh own positively and rank
+	// the truth first.
+	var cases []TrainingCase
+	for k := 0; k < 30; k++ {
+		noise := float64((k*7)%5) - 2
+		cases = append(cases, TrainingCase{Name: "c", Set: "s", Truth: "root", Scored: []Scored{
+			{Service: "root", Terms: map[string]float64{TermOwn: 2 + 0.1*float64(k%3), TermDownstream: noise}},
+			{Service: "effect", Terms: map[string]float64{TermOwn: 1, TermDownstream: -noise}},
+		}})
+	}
+	w, _ := Fit(cases, FitOptions{Terms: []string{TermOwn, TermDownstream}})
+	if w[TermOwn] <= 0 {
+		t.Fatalf("own weight %.3f, want positive", w[TermOwn])
+	}
+	if math.Abs(w[TermDownstream]) > w[TermOwn] {
+		t.Errorf("noise term weight %.3f larger than the informative one %.3f", w[TermDownstream], w[TermOwn])
+	}
+	for _, c := range cases {
+		if got := RankServices(w, c.Scored); got[0] != "root" {
+			t.Fatalf("ranking %v", got)
+		}
+	}
+	// The same fit twice gives the same weights (deterministic).
+	w2, _ := Fit(cases, FitOptions{Terms: []string{TermOwn, TermDownstream}})
+	if w2[TermOwn] != w[TermOwn] || w2[TermDownstream] != w[TermDownstream] {
+		t.Error("fit is not deterministic")
+	}
+}
+
+func TestAblationTurnsATermOff(t *testing.T) {
+	b, g := chain(t, true)
+	full, _ := Analyze(g, b, Options{})
+	abl, _ := Analyze(g, b, Options{Ablate: []string{TermDownstream}})
+	for _, c := range abl.Scored {
+		if c.Terms[TermDownstream] == 0 {
+			continue
+		}
+		want := 0.0
+		p := DefaultParams().withAblation([]string{TermDownstream})
+		for _, k := range Terms() {
+			want += p.Weights[k] * c.Terms[k]
+		}
+		for _, cd := range abl.Candidates {
+			if cd.Node == c.Node && math.Abs(cd.Score-want) > 1e-9 && cd.Score != want {
+				// ancestorsFirst may lift a node to its service's best score
+				if cd.Score < want {
+					t.Errorf("%s: score %.3f, want %.3f without the downstream term", cd.NodeID, cd.Score, want)
+				}
+			}
+		}
+	}
+	if _, err := ParseAblate("own,nope"); err == nil {
+		t.Error("unknown term accepted")
+	}
+	if len(full.Scored) != len(abl.Scored) {
+		t.Error("ablation changed the candidate set")
+	}
+}
