@@ -316,9 +316,10 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 // − 1 robust σ, so the value falls back toward the baseline by the share
 // (1 − z'/z_T) of its deviation.
 func counterfactual(g *tcg.Graph, label, unit string, base, obs, aT, share float64) Intervention {
-	iv := Intervention{Target: label, Unit: unit, Baseline: base, Observed: obs, Counterfactual: obs}
+	// No interval is estimated: the share is a point value (Interval NaN).
+	iv := Intervention{Target: label, Unit: unit, Baseline: base, Observed: obs, Counterfactual: obs,
+		Interval: [2]float64{math.NaN(), math.NaN()}}
 	if aT <= 0 || g.Target < 0 {
-		iv.Interval = [2]float64{0, 0}
 		return iv
 	}
 	zT := math.Expm1(aT)
@@ -329,7 +330,6 @@ func counterfactual(g *tcg.Graph, label, unit string, base, obs, aT, share float
 	}
 	iv.ExplainedShare = frac
 	iv.Counterfactual = obs - frac*(obs-base)
-	iv.Interval = [2]float64{frac, frac}
 	return iv
 }
 

@@ -67,7 +67,7 @@ func Build(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt BuildOptions) *
 	c.Manifest.Args = append([]string{"pipeline-analyze"}, opt.Args...)
 	c.Manifest.Seed = r.Seed
 	if r.Method == "tcg" {
-		c.Sampling = fmt.Sprintf("confidence and intervals from %d bootstrap resamples of the window's %v steps (seed %d)", r.Bootstrap, g.Step, r.Seed)
+		c.Sampling = "confidence is the probability that the cause's service is the root cause, from the ranking's fitted model (calibrated on labelled development incidents; see the README's accuracy section)"
 	}
 	return c
 }
@@ -156,25 +156,34 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 		v.Text = fmt.Sprintf("root cause: %s, confidence %.2f", words, top.Confidence)
 	} else {
 		var guesses []string
-		for i, cand := range r.Candidates {
-			if i == 3 {
+		seen := map[string]bool{}
+		for _, cand := range r.Candidates {
+			if len(guesses) == 3 {
 				break
 			}
-			sig := cand.Signal.String()
-			if cand.Facet != "" {
-				sig += "/" + cand.Facet
+			if seen[cand.Service] {
+				continue
 			}
-			guesses = append(guesses, cand.Service+"/"+sig)
+			seen[cand.Service] = true
+			g := cand.Service
+			if r.Method == "tcg" {
+				g += fmt.Sprintf(" %.2f", cand.Confidence)
+			}
+			guesses = append(guesses, g)
 		}
-		v.Text = fmt.Sprintf("no confident root cause (best guesses: %s)", strings.Join(guesses, ", "))
+		reason := r.Abstention
+		if reason == "" {
+			reason = "the method ranks but does not decide"
+		}
+		v.Text = fmt.Sprintf("no confident root cause: %s (best guesses: %s)", reason, strings.Join(guesses, ", "))
 	}
 	if r.Method == "tcg" && g.TargetSeries != nil {
 		iv := top.Intervention
 		// The baseline is named so that a counterfactual on the far side of
 		// the observed value (a target that dropped) still reads right.
-		v.Counterfactual = fmt.Sprintf("had %s stayed at baseline, %s would have been %s instead of %s (baseline %s; %.0f%% of the deviation explained, interval %.0f–%.0f%%)",
+		v.Counterfactual = fmt.Sprintf("had %s stayed at baseline, %s would have been %s instead of %s (baseline %s; %.0f%% of the deviation explained)",
 			words, targetWords(g), formatValue(iv.Counterfactual, iv.Unit), formatValue(iv.Observed, iv.Unit),
-			formatValue(iv.Baseline, iv.Unit), 100*iv.ExplainedShare, 100*iv.Interval[0], 100*iv.Interval[1])
+			formatValue(iv.Baseline, iv.Unit), 100*iv.ExplainedShare)
 	}
 	return v
 }
@@ -183,12 +192,12 @@ func severity(cand causal.Candidate, method string) string {
 	if method != "tcg" {
 		return SeverityInfo
 	}
-	// critical: a confident, well-supported cause; warning: a real
-	// contender (a fair score or some bootstrap support); info: the rest.
+	// critical: more likely than not the root cause; warning: a real
+	// contender (one chance in five); info: the rest.
 	switch {
-	case cand.Score >= 0.45 && cand.Confidence >= 0.5:
+	case cand.Confidence >= 0.5:
 		return SeverityCritical
-	case cand.Score >= 0.35 || cand.Confidence >= 0.2:
+	case cand.Confidence >= 0.2:
 		return SeverityWarning
 	}
 	return SeverityInfo
