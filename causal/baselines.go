@@ -17,7 +17,7 @@ import (
 //
 // Both rank series by score; a service appears at its best series' rank.
 func analyzeBaseline(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
-	res := &Result{Method: opt.Method, MinScore: 0, Seed: opt.Seed}
+	res := &Result{Method: opt.Method, MinScore: 0}
 	type scored struct {
 		s     *ingest.Series
 		score float64

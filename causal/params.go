@@ -162,3 +162,38 @@ func (p Params) withAblation(terms []string) Params {
 	p.Weights = w
 	return p
 }
+
+// Set overrides one parameter by name (for eval experiments): a score
+// term's weight by its name (Terms), or none_score, min_confidence,
+// min_verdict_share, min_target_share, min_own_share, precedence_own,
+// reach_weight, ancestor_margin, ridge, huber, min_residual_scale.
+func (p *Params) Set(name string, v float64) error {
+	for _, t := range Terms() {
+		if t == name {
+			w := make(map[string]float64, len(p.Weights)+1)
+			for k, x := range p.Weights {
+				w[k] = x
+			}
+			w[t] = v
+			p.Weights = w
+			return nil
+		}
+	}
+	fields := map[string]*float64{
+		"none_score": &p.NoneScore, "min_confidence": &p.MinConfidence, "min_verdict_share": &p.MinVerdictShare,
+		"min_target_share": &p.MinTargetShare, "min_own_share": &p.MinOwnShare, "precedence_own": &p.PrecedenceOwn,
+		"reach_weight": &p.ReachWeight, "ancestor_margin": &p.AncestorMargin, "ridge": &p.Mechanism.Ridge,
+		"huber": &p.Mechanism.Huber, "min_residual_scale": &p.Mechanism.MinResidualScale,
+	}
+	f, ok := fields[name]
+	if !ok {
+		names := make([]string, 0, len(fields))
+		for k := range fields {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return fmt.Errorf("unknown parameter %q (want a score term or one of %s)", name, strings.Join(names, ", "))
+	}
+	*f = v
+	return nil
+}

@@ -25,8 +25,6 @@ func DefaultWeights() Weights { return Weights{0.35, 0.30, 0.25, 0.10} }
 type Options struct {
 	Method    string // "tcg" (default), or a comparison method: "baro", "nsigma", "selftime", "traversal", "circa"
 	Weights   Weights
-	Seed      uint64  // bootstrap seed (default 1)
-	Bootstrap int     // bootstrap replicates (default 200)
 	MinScore  float64 // candidates below are pruned (default 0.05)
 	MaxCauses int     // most causes kept (default 10)
 	// Params is the default method's parameter table (zero: DefaultParams).
@@ -47,12 +45,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Weights == (Weights{}) {
 		o.Weights = DefaultWeights()
-	}
-	if o.Seed == 0 {
-		o.Seed = 1
-	}
-	if o.Bootstrap <= 0 {
-		o.Bootstrap = 200
 	}
 	if o.MinScore <= 0 {
 		o.MinScore = 0.05
@@ -136,10 +128,8 @@ type Result struct {
 	Abstention string
 	// Scored holds every candidate of the default method with its score
 	// terms, in rank order (eval refits and re-ranks from it).
-	Scored    []Scored
-	Seed      uint64
-	Bootstrap int
-	Weights   Weights
+	Scored   []Scored
+	Weights  Weights
 	Warnings  []string
 }
 
@@ -187,7 +177,7 @@ type scored struct {
 
 func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	p := opt.Params.withAblation(opt.Ablate)
-	res := &Result{Method: "tcg", MinScore: opt.MinScore, Seed: opt.Seed, Weights: opt.Weights}
+	res := &Result{Method: "tcg", MinScore: opt.MinScore, Weights: opt.Weights}
 	res.Warnings = append(res.Warnings, g.Warnings...)
 	if g.Target < 0 {
 		res.Warnings = append(res.Warnings, "no target node: causes are ranked by their own change and what it explains downstream")

@@ -79,7 +79,7 @@ type selfTimeKey struct {
 //
 // O(spans · log spans).
 func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
-	res := &Result{Method: "selftime", Seed: opt.Seed, Unexplained: 1}
+	res := &Result{Method: "selftime", Unexplained: 1}
 	p := DefaultSelfTimeParams()
 	if len(b.Spans) == 0 || len(b.Parent) != len(b.Spans) {
 		res.Warnings = append(res.Warnings, "selftime needs spans: none were read")

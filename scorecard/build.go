@@ -65,7 +65,6 @@ func Build(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt BuildOptions) *
 	c.Inventory = inventory(b, g)
 	c.Manifest.Version = opt.Version
 	c.Manifest.Args = append([]string{"pipeline-analyze"}, opt.Args...)
-	c.Manifest.Seed = r.Seed
 	if r.Method == "tcg" {
 		c.Sampling = "confidence is the probability that the cause's service is the root cause, from the ranking's fitted model (calibrated on labelled development incidents; see the README's accuracy section)"
 	}

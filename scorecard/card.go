@@ -245,7 +245,6 @@ type EntityRow struct {
 type Manifest struct {
 	Version string          `json:"version"`
 	Args    []string        `json:"args"`
-	Seed    uint64          `json:"seed"`
 	Inputs  []ManifestInput `json:"inputs"`
 }
 

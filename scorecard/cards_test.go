@@ -124,7 +124,7 @@ func confidentCard() *Card {
 			{Kind: "service", Name: "api-gateway", Service: "api-gateway", Signals: []string{"errors", "latency", "traffic"}},
 			{Kind: "service", Name: "tokenizer", Service: "tokenizer", Signals: []string{"latency"}},
 		}},
-		Manifest: Manifest{Version: "0.1.0", Seed: 42,
+		Manifest: Manifest{Version: "0.1.0",
 			Args: []string{"pipeline-analyze", "analyze", "--method", "tcg", "--seed", "42", "traces/jaeger.json", "metrics/dcgm.json", "alert.json"},
 			Inputs: []ManifestInput{
 				{Path: "traces/jaeger.json", SHA256: "5f2c9a1b03de77a1c0ffee00aa11bb22cc33dd44ee55ff6677889900aabbccdd"},
@@ -170,7 +170,7 @@ func abstainCard() *Card {
 			{Path: "metrics/prom.json", Format: "prometheus-query-range", SHA256: "22bb", Size: 7000, Start: at(0), End: at(15 * time.Minute), Series: 6, Points: 540},
 			{Path: "notes.txt", Format: "unknown", SHA256: "33cc", Size: 12, Skipped: true, Error: "unknown format"},
 		},
-		Manifest: Manifest{Version: "0.1.0", Seed: 7, Args: []string{"pipeline-analyze", "analyze", "--demo", "--method", "nsigma"}},
+		Manifest: Manifest{Version: "0.1.0", Args: []string{"pipeline-analyze", "analyze", "--demo", "--method", "nsigma"}},
 	}
 }
 

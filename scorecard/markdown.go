@@ -228,7 +228,7 @@ func (m *mdWriter) manifest(c *Card) {
 		m.p("%s", f)
 		m.p("")
 	}
-	m.p("Version %s, seed %d.", md(orDash(mf.Version)), mf.Seed)
+	m.p("Version %s.", md(orDash(mf.Version)))
 	if len(mf.Inputs) > 0 {
 		m.p("")
 		for _, in := range mf.Inputs {

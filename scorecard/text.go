@@ -345,7 +345,7 @@ func (t *textWriter) manifest(c *Card) {
 	if len(m.Args) > 0 {
 		t.para("  $ ", "      ", commandLine(m), ansiCyan)
 	}
-	t.para("  ", "  ", fmt.Sprintf("version %s · seed %d", orDash(sanitize(m.Version)), m.Seed), "")
+	t.para("  ", "  ", fmt.Sprintf("version %s", orDash(sanitize(m.Version))), "")
 	for _, in := range m.Inputs {
 		t.para("  ", "    ", sanitize(in.SHA256)+"  "+sanitize(in.Path), ansiDim)
 	}

@@ -123,14 +123,13 @@ type analysisFlags struct {
 	target        string
 	step          time.Duration
 	method        string
-	seed          uint64
 	weights       string
 	threshold     float64
 	lagWindow     time.Duration
 	minEdgeConf   float64
 	minConfidence float64
-	bootstrap     int
 	explain       bool
+	params        []string
 }
 
 func (a *analysisFlags) register(fs *pflag.FlagSet) {
@@ -139,15 +138,15 @@ func (a *analysisFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&a.baseline, "baseline", 0, "length of the baseline before the window (0 = all data before it)")
 	fs.StringVar(&a.target, "target", "", "SERVICE[:SIGNAL[:STAT]] the incident is about (default: from the alert, else the entry service's latency)")
 	fs.DurationVar(&a.step, "step", 0, "common time step (default: the metrics' median step, or 15s)")
-	fs.StringVar(&a.method, "method", "tcg", "ranking method: tcg, baro or nsigma")
-	fs.Uint64Var(&a.seed, "seed", 1, "bootstrap seed (printed in the report; same seed, same ranking)")
+	fs.StringVar(&a.method, "method", "tcg", "ranking method: tcg (default), or a comparison method: "+strings.Join(causal.Methods()[1:], ", "))
 	fs.StringVar(&a.weights, "weights", "0.35,0.30,0.25,0.10", "scorecard dimension weights: latency surge, error propagation, resource saturation, config drift")
 	fs.Float64Var(&a.threshold, "threshold", 3, "robust z-score above which a signal is anomalous")
 	fs.DurationVar(&a.lagWindow, "lag-window", 0, "how far propagation may lag between neighbours (default max(3 steps, 2m))")
 	fs.Float64Var(&a.minEdgeConf, "edge-confidence", 0.75, "edge confidence needed for state-machine transitions")
 	fs.Float64Var(&a.minConfidence, "min-confidence", 0.35, "abstain ('no confident root cause') below this confidence")
-	fs.IntVar(&a.bootstrap, "bootstrap", 200, "bootstrap replicates for intervals and confidence")
 	fs.BoolVar(&a.explain, "explain", false, "print every candidate's score terms to stderr (why this ranking)")
+	fs.StringArrayVar(&a.params, "param", nil, "override a ranking parameter NAME=VALUE (development; see causal.Params.Set)")
+	_ = fs.MarkHidden("param")
 }
 
 // options turns the flags into each stage's options.
@@ -180,7 +179,21 @@ func (a *analysisFlags) options() (tcg.IncidentSpec, timeSpec, tcg.Options, caus
 		spec.AtSource = "--at " + at.raw
 	}
 	topt := tcg.Options{Threshold: a.threshold, LagWindow: a.lagWindow, MinConfidence: a.minEdgeConf}
-	copt := causal.Options{Method: a.method, Weights: w, Seed: a.seed, Bootstrap: a.bootstrap, MinConfidence: a.minConfidence}
+	copt := causal.Options{Method: a.method, Weights: w, MinConfidence: a.minConfidence}
+	if len(a.params) > 0 {
+		p := causal.DefaultParams()
+		for _, kv := range a.params {
+			name, val, ok := strings.Cut(kv, "=")
+			f, err := strconv.ParseFloat(val, 64)
+			if !ok || err != nil {
+				return spec, at, tcg.Options{}, causal.Options{}, fmt.Errorf("%w: --param %q: want NAME=NUMBER", errUsage, kv)
+			}
+			if err := p.Set(name, f); err != nil {
+				return spec, at, tcg.Options{}, causal.Options{}, fmt.Errorf("%w: --param: %v", errUsage, err)
+			}
+		}
+		copt.Params = &p
+	}
 	return spec, at, topt, copt, nil
 }
 
