@@ -130,7 +130,7 @@ type Result struct {
 	// terms, in rank order (eval refits and re-ranks from it).
 	Scored   []Scored
 	Weights  Weights
-	Warnings  []string
+	Warnings []string
 }
 
 // Analyze ranks the causes of the incident on the graph.
