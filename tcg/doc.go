@@ -1,36 +1,57 @@
 // Package tcg builds the temporal causal graph of an incident.
 //
+// It owns the graph: its nodes, their anomaly verdicts and onsets, the
+// edges and the state machine up to PROPAGATING. It must not rank causes
+// (package causal does) nor read files; every edge comes from the data,
+// none from one fault's physics.
+//
 // Nodes are component signals: one per (entity, signal kind, facet), where
 // an entity is a service, pod, node, GPU or call edge and the facet
 // separates a service's end-to-end latency from its exclusive ("self")
-// time and an edge's caller-side, callee-side and network-gap latency.
-// Series of a service's only pod join the service's nodes. Node IDs are
+// time, an edge's caller-side, callee-side and network-gap latency, and
+// what a service's logs say (records, error records, new, shifted and
+// missing templates). Series of a service's only pod join the service's
+// nodes; a GPU's placement (its service, host) is the entity's, merged
+// over all its series. Deployments and configuration changes become a
+// change node per service (change.go). Node IDs are
 // "kind/name:signal[/facet]" and deterministic.
 //
 // Each node is tested on the incident window against its baseline with a
-// robust location and scale (median, MAD and IQR, floored), in its bad
-// direction (a clock drop is the anomaly); onset is the first window cell
-// from which the deviation holds. Where spans exist, the tail of a
-// service's latency is also tested distribution-free with the DKW bound.
+// robust location and scale (median, MAD and IQR, floored at 5% of the
+// median and at 1% of the largest magnitude; a flat baseline's departure
+// reads as 100 robust σ), in its bad direction (a clock drop is the
+// anomaly). Onset is the first window cell from which the deviation holds;
+// the incident value is the median of the anomalous episode from onset.
+// Where spans exist, the tail of a service's latency is also tested
+// distribution-free with the DKW bound.
 //
-// Edges point from cause to effect and carry kind, lag, weight (lagged
-// correlation) and confidence:
-//   - call topology (traces, dependencies, edge metrics): callee latency →
-//     caller latency, edge gap → caller-side latency, callee errors → caller
-//     errors, caller traffic → callee traffic; a starved caller → its own
-//     call gaps;
-//   - placement: a pod → its service; node and GPU saturation → the pods
-//     and services placed on them; a pod's usage → its node's;
-//   - devices: heat and power → throttling → clocks; a slow GPU in a
-//     tensor-parallel group → its peers' busy-waiting utilisation;
-//   - within a component: load → saturation → latency → errors;
+// Edges point from cause to effect (edges.go):
+//   - inside a component, the generic order: change → traffic →
+//     saturation → latency → errors; own work (exclusive time) → latency;
+//     log volume follows traffic, log content (error records, new or
+//     missing templates) precedes the responses (errors, latency);
+//   - call topology (traces, dependencies, service-graph and edge metrics):
+//     callee latency → the call's server side → its client side ← the
+//     gap, client side → caller latency; callee errors → the call's →
+//     caller errors (and its pods'); caller traffic → the call's → callee
+//     traffic; a callee's failures → its caller's log content; the
+//     caller's saturation and own work → its call gaps (the gap is measured
+//     on the caller); a caller's change → what its callees are asked;
+//   - placement: a pod → its service; a node's or GPU's saturation → the
+//     latency, errors, restarts and saturation of what is placed on it
+//     (utilisation excepted: it measures work done); load placed on a
+//     device → its saturation; a pod's resource use → its node's (the sum);
+//     a service's change → its pods; replicas share load (a failing
+//     replica's restarts and errors → its siblings' traffic);
 //   - lagged correlation, only between anomalous nodes whose topology is
-//     unknown and only when the cause leads: marked EdgeLagged and weaker.
+//     unknown and only when the cause leads: marked EdgeLagged, shown but
+//     never used to carry anomaly.
 //
-// Finally the seed's state machine runs per node in onset order (IDLE →
-// TRIGGERED → PROPAGATING → ROOT_CONFIRMED) over edges of at least
-// Options.MinConfidence, recording every transition as evidence.
+// The seed's state machine runs per node in onset order: IDLE → TRIGGERED
+// when it becomes anomalous, → PROPAGATING when an effect-side neighbour
+// over a confident edge follows it within the lag window. ROOT_CONFIRMED
+// needs the causal stage's verdict on whose mechanism changed.
 //
 // Build is O(series · grid) for detection plus O(edges · lags · grid) for
-// edge weights; the lagged search is bounded by Options.MaxLagged.
+// edge lags; the lagged search is bounded by Options.MaxLagged.
 package tcg
