@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -552,5 +551,3 @@ func (r *run) inputs(rep *Report) {
 		}
 	}
 }
-
-var errUnknownFormat = errors.New("unknown compare report format")
