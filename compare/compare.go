@@ -122,7 +122,8 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// ErrNoData is returned (wrapped) when a side's window holds no data.
+// ErrNoData is returned (wrapped) when neither window holds any data (one
+// empty window is a report whose items are all insufficient data).
 var ErrNoData = errors.New("no data in the window")
 
 // run is one comparison in progress.
@@ -169,14 +170,11 @@ func Run(before, after Side, opt Options) (*Report, error) {
 	}
 	r.bd = ixB.extract(before.Start, before.End, opt.Cell)
 	r.ad = ixA.extract(after.Start, after.End, opt.Cell)
-	if r.bd.spans == 0 && r.bd.nseries == 0 {
-		return nil, fmt.Errorf("compare BEFORE %s → %s: %w", before.Start, before.End, ErrNoData)
+	if r.bd.spans+r.bd.nseries+r.ad.spans+r.ad.nseries == 0 {
+		return nil, fmt.Errorf("compare BEFORE %s → %s, AFTER %s → %s: %w", before.Start, before.End, after.Start, after.End, ErrNoData)
 	}
-	if r.ad.spans == 0 && r.ad.nseries == 0 {
-		return nil, fmt.Errorf("compare AFTER %s → %s: %w", after.Start, after.End, ErrNoData)
-	}
-	r.shortB = r.tooShort("BEFORE", before)
-	r.shortA = r.tooShort("AFTER", after)
+	r.shortB = r.tooShort("BEFORE", before, r.bd)
+	r.shortA = r.tooShort("AFTER", after, r.ad)
 	r.depth = callDepths([]*ingest.Bundle{before.Bundle, after.Bundle}, opt.Target.Service, r)
 	r.buildItems()
 	r.adjust()
@@ -196,7 +194,10 @@ func covered(b *ingest.Bundle, start, end ingest.Time) time.Duration {
 }
 
 // tooShort explains why a side's window is too short to decide, or "".
-func (r *run) tooShort(name string, s Side) string {
+func (r *run) tooShort(name string, s Side, d *sideData) string {
+	if d.spans == 0 && d.nseries == 0 {
+		return name + " has no data in its window " + s.Start.String() + " → " + s.End.String()
+	}
 	w := s.End.Sub(s.Start)
 	c := covered(s.Bundle, s.Start, s.End)
 	if float64(c) < r.opt.MinCoverage*float64(w) {

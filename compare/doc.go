@@ -101,7 +101,9 @@
 // verdict is regressed when any measurement regressed, else improved when
 // any only improved, fixed when any was fixed, else unchanged. Each of the
 // BEFORE side's top causes gets the verdict of the item of its component and
-// signal that moved most. Regressions elsewhere are ranked by Effect.
+// signal that moved most. Regressions elsewhere are listed one per entity
+// (its worst item), ranked by Effect (|Cliff's δ|: how separated the two
+// sides are), then by the log ratio of what moved.
 //
 // # Why these thresholds
 //

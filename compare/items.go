@@ -120,7 +120,7 @@ func (r *run) distStats(s *spanSet, start ingest.Time) (Stats, []float64) {
 func (r *run) distItem(m setMeta, b, a, base *spanSet) *itemWork {
 	w := &itemWork{signal: ingest.SignalLatency, item: Item{ID: m.entity + ":latency" + facetSuffix(m.facet), Kind: KindDistribution,
 		Entity: m.entity, EntityKind: m.entityKind, Service: m.service, Signal: "latency", Facet: m.facet, Unit: "s",
-		Depth: r.depthOf(m.service), Direction: +1, Effect: nan(), Test: nanTest("mann-whitney+ks"), Band: nanBand()}}
+		Depth: r.depthOf(m.service), Direction: +1, Effect: nan(), LogRatio: nan(), Test: nanTest("mann-whitney+ks"), Band: nanBand()}}
 	it := &w.item
 	var xs, ys []float64
 	it.Before, xs = r.distStats(b, r.before.Start)
@@ -264,7 +264,7 @@ func (r *run) distBand(base *spanSet) Band {
 func (r *run) propItem(m setMeta, b, a, base *spanSet) *itemWork {
 	w := &itemWork{signal: ingest.SignalErrors, item: Item{ID: m.entity + ":errors", Kind: KindProportion, Entity: m.entity,
 		EntityKind: m.entityKind, Service: m.service, Signal: "errors", Unit: "ratio", Depth: r.depthOf(m.service), Direction: +1,
-		Effect: nan(), Test: nanTest("two-proportion"), Band: nanBand()}}
+		Effect: nan(), LogRatio: nan(), Test: nanTest("two-proportion"), Band: nanBand()}}
 	it := &w.item
 	prop := func(s *spanSet, start ingest.Time) Stats {
 		st := nanStats()
@@ -344,7 +344,7 @@ func (r *run) activeSeconds(d *sideData) float64 {
 func (r *run) rateItem(m setMeta, b, a, base *spanSet) *itemWork {
 	w := &itemWork{signal: ingest.SignalTraffic, item: Item{ID: m.entity + ":traffic", Kind: KindRate, Entity: m.entity,
 		EntityKind: m.entityKind, Service: m.service, Signal: "traffic", Unit: "1/s", Depth: r.depthOf(m.service),
-		Effect: nan(), Test: nanTest("poisson-rate"), Band: nanBand()}}
+		Effect: nan(), LogRatio: nan(), Test: nanTest("poisson-rate"), Band: nanBand()}}
 	it := &w.item
 	rate := func(s *spanSet, d *sideData, start ingest.Time) Stats {
 		st := nanStats()

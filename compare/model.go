@@ -62,8 +62,8 @@ type Report struct {
 	Target        Finding    `json:"target"`
 	Causes        []Finding  `json:"causes"`       // the BEFORE side's top causes, in rank order
 	CausesFrom    string     `json:"causes_from"`  // where the causes came from ("" when none)
-	Regressions   []Finding  `json:"regressions"`  // worst first, at most Settings.MaxFindings
-	Improvements  []Finding  `json:"improvements"` // fixed and improved items, largest first
+	Regressions   []Finding  `json:"regressions"`  // the worst item of each entity, worst first, at most Settings.MaxFindings
+	Improvements  []Finding  `json:"improvements"` // the largest fixed or improved item of each entity, largest first
 	Traffic       []Finding  `json:"traffic"`      // traffic of every service, busiest first
 	Counts        []Count    `json:"counts"`       // items per verdict, in Verdicts() order
 	Items         []Item     `json:"items"`        // every compared item, sorted by ID
@@ -153,8 +153,9 @@ type Item struct {
 	Depth      int     `json:"depth"`     // call-graph hops from the target's service (-1 unknown)
 	Direction  int     `json:"direction"` // +1 up is worse, −1 down is worse, 0 neither
 	Verdict    Verdict `json:"verdict"`
-	Reason     string  `json:"reason"` // why this verdict, in words
-	Effect     float64 `json:"effect"` // |log2(after/before)| of the statistic that moved (the median when none did), capped at 10 (10: from or to zero)
+	Reason     string  `json:"reason"`    // why this verdict, in words
+	Effect     float64 `json:"effect"`    // how far apart the sides are, 0..1: |Cliff's δ| (errors: the difference of the ratios; traffic: |r−1|/(r+1))
+	LogRatio   float64 `json:"log_ratio"` // |log2(after/before)| of the statistic that moved (the median when none did), capped at 10 (10: from or to zero)
 	Normalised string  `json:"normalised"`
 	Before     Stats   `json:"before"`
 	After      Stats   `json:"after"`

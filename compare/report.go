@@ -79,11 +79,16 @@ func (r *run) report() *Report {
 			if a.Effect != b.Effect {
 				return a.Effect > b.Effect
 			}
+			if a.LogRatio != b.LogRatio {
+				return a.LogRatio > b.LogRatio
+			}
 			return a.ID < b.ID
 		})
 	}
 	byEffect(regs)
 	byEffect(imps)
+	regs, regMore := perEntity(regs)
+	imps, impMore := perEntity(imps)
 	sort.SliceStable(traffic, func(i, j int) bool {
 		a, b := traffic[i].item, traffic[j].item
 		if a.Before.N != b.Before.N {
@@ -92,20 +97,52 @@ func (r *run) report() *Report {
 		return a.ID < b.ID
 	})
 	for i, w := range first(regs, o.MaxFindings) {
-		rep.Regressions = append(rep.Regressions, r.finding(i+1, w, labelOf(&w.item)))
+		rep.Regressions = append(rep.Regressions, withMore(r.finding(i+1, w, labelOf(&w.item)), regMore[w], "regressed"))
 	}
 	for i, w := range first(imps, o.MaxFindings) {
-		rep.Improvements = append(rep.Improvements, r.finding(i+1, w, labelOf(&w.item)))
+		rep.Improvements = append(rep.Improvements, withMore(r.finding(i+1, w, labelOf(&w.item)), impMore[w], "improved"))
 	}
 	for i, w := range first(traffic, o.MaxFindings) {
 		rep.Traffic = append(rep.Traffic, r.finding(i+1, w, labelOf(&w.item)))
 	}
-	rep.Verdict = r.summary(rep, tv, target, len(regs))
+	nregs := len(regs)
+	for _, m := range regMore {
+		nregs += m
+	}
+	rep.Verdict = r.summary(rep, tv, target, nregs)
 	rep.Plots = r.plots(target, rep, byID)
 	rep.Heatmap = r.heatmap()
 	rep.Warnings = r.footnotes(target)
 	r.inputs(rep)
 	return rep
+}
+
+// perEntity keeps the first (largest) item of each entity of a sorted
+// list and counts, per kept item, the entity's other items.
+func perEntity(ws []*itemWork) ([]*itemWork, map[*itemWork]int) {
+	seen := map[string]*itemWork{}
+	more := map[*itemWork]int{}
+	var out []*itemWork
+	for _, w := range ws {
+		if k := seen[w.item.Entity]; k != nil {
+			more[k]++
+			continue
+		}
+		seen[w.item.Entity] = w
+		out = append(out, w)
+	}
+	return out, more
+}
+
+// withMore notes the entity's other items in a finding.
+func withMore(f Finding, n int, what string) Finding {
+	switch {
+	case n == 1:
+		f.Text += "; 1 more item of it " + what
+	case n > 1:
+		f.Text += "; " + itoa(n) + " more items of it " + what
+	}
+	return f
 }
 
 func first(ws []*itemWork, n int) []*itemWork {
@@ -226,43 +263,64 @@ func (r *run) targetLabel() string {
 }
 
 // causeItem is the item that best represents a BEFORE cause: items of the
-// cause's component (its pods when the component is a service, its
-// workload when its pod was replaced) and signal; among those that can be
-// decided, the one that moved most.
+// cause's component and signal first — for a service its pods and
+// workload too; for a pod its workload when it was replaced, and its
+// service (the analysis names a service's only pod for the service) —
+// then, among those that can be decided, the one that moved most.
 func (r *run) causeItem(c Cause) *itemWork {
-	var cands []*itemWork
+	type cand struct {
+		w    *itemWork
+		prio int // 0: the component itself, 1: related
+	}
+	var cands []cand
 	for _, w := range r.work {
 		it := &w.item
 		if it.Signal != c.Signal || it.Facet != c.Facet {
 			continue
 		}
-		ok := false
+		prio := -1
 		switch c.ComponentKind {
 		case "service":
-			ok = it.Service == c.Service && (it.Entity == "service/"+c.Component || it.EntityKind == "pod" || it.EntityKind == "workload")
+			switch {
+			case it.Entity == "service/"+c.Component:
+				prio = 0
+			case it.Service == c.Service && (it.EntityKind == "pod" || it.EntityKind == "workload"):
+				prio = 1
+			}
 		case "pod":
-			ok = it.Entity == "pod/"+c.Component || (it.EntityKind == "workload" && it.Service == c.Service)
+			switch {
+			case it.Entity == "pod/"+c.Component:
+				prio = 0
+			case it.Service == c.Service && (it.EntityKind == "workload" || it.Entity == "service/"+c.Service):
+				prio = 1
+			}
 		default:
-			ok = it.Entity == c.ComponentKind+"/"+c.Component
+			if it.Entity == c.ComponentKind+"/"+c.Component {
+				prio = 0
+			}
 		}
-		if ok {
-			cands = append(cands, w)
+		if prio >= 0 {
+			cands = append(cands, cand{w, prio})
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
-		a, b := cands[i].item, cands[j].item
-		if (a.Verdict == Insufficient) != (b.Verdict == Insufficient) {
-			return b.Verdict == Insufficient
+		a, b := cands[i], cands[j]
+		ai, bi := a.w.item.Verdict == Insufficient, b.w.item.Verdict == Insufficient
+		if ai != bi {
+			return bi
 		}
-		if a.Effect != b.Effect && a.Effect == a.Effect && b.Effect == b.Effect {
-			return a.Effect > b.Effect
+		if a.prio != b.prio {
+			return a.prio < b.prio
 		}
-		return a.ID < b.ID
+		if ea, eb := a.w.item.Effect, b.w.item.Effect; ea != eb && ea == ea && eb == eb {
+			return ea > eb
+		}
+		return a.w.item.ID < b.w.item.ID
 	})
 	if len(cands) == 0 {
 		return nil
 	}
-	return cands[0]
+	return cands[0].w
 }
 
 func causeLabel(c Cause) string {

@@ -95,7 +95,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	m := g.meta
 	w := &itemWork{signal: m.signal, stat: m.stat, item: Item{ID: key, Kind: KindSeries, Entity: m.entity, EntityKind: m.entityKind,
 		Service: m.service, Signal: m.signal.String(), Facet: m.facet, Series: m.name, Unit: m.unit,
-		Depth: r.depthOf(m.service), Direction: m.dir, Effect: nan(), Test: nanTest("robust-shift"), Band: nanBand()}}
+		Depth: r.depthOf(m.service), Direction: m.dir, Effect: nan(), LogRatio: nan(), Test: nanTest("robust-shift"), Band: nanBand()}}
 	it := &w.item
 	var pb, pa, pbase points
 	if len(g.b) > 0 {

@@ -16,9 +16,10 @@ func (r *run) decide(w *itemWork) {
 		it.Verdict, it.Reason = Insufficient, w.short
 		return
 	case w.degenerate != "":
-		it.Verdict, it.Reason, it.Effect = Unchanged, w.degenerate, 0
+		it.Verdict, it.Reason, it.LogRatio, it.Effect = Unchanged, w.degenerate, 0, 0
 		return
 	}
+	defer func() { it.Effect = effectOf(it) }()
 	switch it.Kind {
 	case KindDistribution:
 		r.decideDist(w)
@@ -138,7 +139,7 @@ func (r *run) decideProp(w *itemWork) {
 func (r *run) decideRate(w *itemWork) {
 	it, t, o := &w.item, &w.item.Test, r.opt
 	rr := t.RateRatio
-	it.Effect = logRatio(rr, 1)
+	it.LogRatio = logRatio(rr, 1)
 	band := it.Band.Ratio
 	inBand := it.Band.Known && band[0] == band[0] && it.After.Rate >= band[0] && it.After.Rate <= band[1]
 	switch {
@@ -163,7 +164,7 @@ func (r *run) decideSeries(w *itemWork) {
 	rel := math.Abs(mA-mB) / math.Max(math.Abs(mA), math.Abs(mB))
 	material := rel >= o.MinRatio/(1+o.MinRatio)
 	if t.Q < o.Alpha && math.Abs(t.Shift) >= o.MinShift && !material {
-		it.Effect = logRatio(math.Abs(mA), math.Abs(mB))
+		it.LogRatio = logRatio(math.Abs(mA), math.Abs(mB))
 		it.Verdict, it.Reason = Unchanged, "significant ("+qText(t.Q)+", "+shiftText(t.Shift)+") but small: "+fix(100*rel, 0)+"% of the level (at least "+fix(100*o.MinRatio/(1+o.MinRatio), 0)+"% needed)"
 		return
 	}
@@ -174,7 +175,7 @@ func (r *run) decideSeries(w *itemWork) {
 		switch it.Direction {
 		case 0:
 			in := it.Band.Known && band[0] == band[0] && it.After.Median >= band[0] && it.After.Median <= band[1]
-			it.Effect = mv.size
+			it.LogRatio = mv.size
 			if in {
 				it.Verdict, it.Reason = Unchanged, "level moved "+shiftText(t.Shift)+" but within the baseline band"
 			} else {
@@ -191,7 +192,7 @@ func (r *run) decideSeries(w *itemWork) {
 		moves = append(moves, mv)
 	}
 	if it.Direction == 0 && len(moves) == 0 {
-		it.Effect = logRatio(math.Abs(mA), math.Abs(mB))
+		it.LogRatio = logRatio(math.Abs(mA), math.Abs(mB))
 		it.Verdict, it.Reason = Unchanged, r.noChange(t.Q, "|shift| "+fix(math.Abs(t.Shift), 1)+"σ", fix(o.MinShift, 1)+"σ")
 		return
 	}
@@ -240,7 +241,7 @@ func (r *run) settle(w *itemWork, moves []move, bandCheck func() (broken, back b
 	}
 	switch {
 	case len(worse) > 0:
-		it.Verdict, it.Effect = Regressed, size(worse)
+		it.Verdict, it.LogRatio = Regressed, size(worse)
 		it.Reason = "worse: " + stats(worse) + " (" + qText(t.Q) + ")"
 		if !it.Band.Known {
 			it.Reason += "; no baseline band"
@@ -251,7 +252,7 @@ func (r *run) settle(w *itemWork, moves []move, bandCheck func() (broken, back b
 			it.Reason += "; better: " + stats(better)
 		}
 	case len(better) > 0:
-		it.Effect = size(better)
+		it.LogRatio = size(better)
 		broken, back := bandCheck()
 		switch {
 		case !it.Band.Known:
@@ -264,27 +265,44 @@ func (r *run) settle(w *itemWork, moves []move, bandCheck func() (broken, back b
 			it.Verdict, it.Reason = Unchanged, "better than BEFORE ("+stats(better)+") but both within the baseline band"
 		}
 	case len(worseInBand) > 0:
-		it.Verdict, it.Effect = Unchanged, size(worseInBand)
+		it.Verdict, it.LogRatio = Unchanged, size(worseInBand)
 		it.Reason = "worse than BEFORE (" + stats(worseInBand) + ") but within the baseline band"
 	default:
 		it.Verdict = Unchanged
-		it.Effect = logRatio(it.After.P50, it.Before.P50)
+		it.LogRatio = logRatio(it.After.P50, it.Before.P50)
 		if it.Kind == KindProportion {
-			it.Effect = logRatio(it.After.Ratio, it.Before.Ratio)
+			it.LogRatio = logRatio(it.After.Ratio, it.Before.Ratio)
 			it.Reason = r.noChange(t.Q, "|h| "+fix(math.Abs(t.CohenH), 2), fix(r.opt.MinH, 2))
 		} else if it.Kind == KindSeries {
-			it.Effect = logRatio(math.Abs(it.After.Median), math.Abs(it.Before.Median))
+			it.LogRatio = logRatio(math.Abs(it.After.Median), math.Abs(it.Before.Median))
 			it.Reason = r.noChange(t.Q, "|shift| "+fix(math.Abs(t.Shift), 1)+"σ", fix(r.opt.MinShift, 1)+"σ")
 		} else {
 			it.Reason = r.noChange(math.Min(nz(t.Q), nz(t.KSQ)), "|δ| "+fix(math.Abs(t.CliffDelta), 2), fix(r.opt.MinDelta, 2))
 		}
 	}
-	if it.Effect != it.Effect {
-		it.Effect = 0
+	if it.LogRatio != it.LogRatio {
+		it.LogRatio = 0
 	}
 }
 
-// maxEffect caps an item's effect (a change from or to zero).
+// effectOf is how far apart an item's sides are, 0..1: |Cliff's δ| (for
+// errors the difference of the error ratios, δ of 0/1 outcomes); for
+// traffic |r−1|/(r+1) of the rate ratio r.
+func effectOf(it *Item) float64 {
+	if it.Kind == KindRate {
+		rr := it.Test.RateRatio
+		if rr != rr || math.IsInf(rr, 0) {
+			return 0
+		}
+		return math.Abs(rr-1) / (rr + 1)
+	}
+	if d := it.Test.CliffDelta; d == d {
+		return math.Abs(d)
+	}
+	return 0
+}
+
+// maxEffect caps an item's log ratio (a change from or to zero).
 const maxEffect = 10
 
 // logRatio is |log2(a/b)| for positive a and b, maxEffect when exactly one
