@@ -117,14 +117,17 @@ func (d distSide) weightedQuantile(w []float64, total, q float64) float64 {
 		}
 		return d.v[len(d.v)-1]
 	}
-	limit := (1 - q) * total
+	// From the top: value i is the answer when the weight below it,
+	// total − above − w_i (exact: the weights are whole numbers), is still
+	// short of the target.
+	target := q * total
 	above := 0.0
 	for i := len(d.v) - 1; i >= 0; i-- {
 		wi := w[d.cell[i]]
 		if wi == 0 {
 			continue
 		}
-		if above+wi > limit {
+		if total-above-wi < target {
 			return d.v[i]
 		}
 		above += wi

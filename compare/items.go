@@ -2,8 +2,10 @@ package compare
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
@@ -61,19 +63,41 @@ func (r *run) buildItems() {
 	for id := range r.ad.sets {
 		ids[id] = true
 	}
-	for _, id := range sortedKeys(ids) {
-		m, ok := r.bd.setMeta[id]
-		if !ok {
-			m = r.ad.setMeta[id]
-		}
-		if m.pod != "" && !(r.bd.pods[m.pod] && r.ad.pods[m.pod]) {
-			continue
-		}
-		b, a, base := r.bd.sets[id], r.ad.sets[id], r.base.sets[id]
-		r.work = append(r.work, r.distItem(m, b, a, base))
-		if m.facet == "" || m.facet == "server" || m.clientOnly {
-			r.work = append(r.work, r.propItem(m, b, a, base), r.rateItem(m, b, a, base))
-		}
+	// Items are independent (each has its own random stream), so the span
+	// items are computed in parallel and collected in ID order.
+	keys := sortedKeys(ids)
+	jobs := make([][]*itemWork, len(keys))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				id := keys[k]
+				m, ok := r.bd.setMeta[id]
+				if !ok {
+					m = r.ad.setMeta[id]
+				}
+				if m.pod != "" && !(r.bd.pods[m.pod] && r.ad.pods[m.pod]) {
+					continue
+				}
+				b, a, base := r.bd.sets[id], r.ad.sets[id], r.base.sets[id]
+				out := []*itemWork{r.distItem(m, b, a, base)}
+				if m.facet == "" || m.facet == "server" || m.clientOnly {
+					out = append(out, r.propItem(m, b, a, base), r.rateItem(m, b, a, base))
+				}
+				jobs[k] = out
+			}
+		}()
+	}
+	for k := range keys {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for _, out := range jobs {
+		r.work = append(r.work, out...)
 	}
 	r.seriesItems()
 	sort.SliceStable(r.work, func(i, j int) bool { return r.work[i].item.ID < r.work[j].item.ID })
@@ -99,6 +123,22 @@ func (r *run) cellsOf(ts []ingest.Time, start ingest.Time) int {
 	return n
 }
 
+// distStats summarises a side already sorted by newDistSide.
+func distStats(d distSide) Stats {
+	st := nanStats()
+	if len(d.v) == 0 {
+		return st
+	}
+	st.N, st.Cells = len(d.v), d.k
+	st.P50, st.P90, st.P99 = quantileSorted(d.v, 0.5), quantileSorted(d.v, 0.9), quantileSorted(d.v, 0.99)
+	sum := 0.0
+	for _, v := range d.v {
+		sum += v
+	}
+	st.Mean = sum / float64(len(d.v))
+	return st
+}
+
 func (r *run) distStats(s *spanSet, start ingest.Time) (Stats, []float64) {
 	st := nanStats()
 	if s.len() == 0 {
@@ -122,26 +162,28 @@ func (r *run) distItem(m setMeta, b, a, base *spanSet) *itemWork {
 		Entity: m.entity, EntityKind: m.entityKind, Service: m.service, Signal: "latency", Facet: m.facet, Unit: "s",
 		Depth: r.depthOf(m.service), Direction: +1, Effect: nan(), LogRatio: nan(), Test: nanTest("mann-whitney+ks"), Band: nanBand()}}
 	it := &w.item
-	var xs, ys []float64
-	it.Before, xs = r.distStats(b, r.before.Start)
-	it.After, ys = r.distStats(a, r.after.Start)
+	var dsB, dsA distSide
+	if b.len() > 0 {
+		dsB = newDistSide(b.v, b.t, r.before.Start, r.opt.Cell)
+	}
+	if a.len() > 0 {
+		dsA = newDistSide(a.v, a.t, r.after.Start, r.opt.Cell)
+	}
+	it.Before, it.After = distStats(dsB), distStats(dsA)
 	it.Baseline, _ = r.distStats(base, r.baseStart)
-	w.xs, w.ys = xs, ys
+	w.xs, w.ys = dsB.v, dsA.v
 	it.Band = r.distBand(base)
 	if w.short = r.shortOf(it.Before.N, it.Before.Cells, it.After.N, it.After.Cells, r.opt.MinSamples, "spans"); w.short != "" {
 		return w
 	}
-	dsB := newDistSide(b.v, b.t, r.before.Start, r.opt.Cell)
-	dsA := newDistSide(a.v, a.t, r.after.Start, r.opt.Cell)
 	n, mm := len(dsB.v), len(dsA.v)
 	ranks := make([]float64, n+mm)
 	mw := mannWhitney(dsB.v, dsA.v, 1, ranks)
 	side := make([]uint8, n+mm)
 	cell := make([]int32, n+mm)
 	copy(cell, dsB.cell)
-	copy(cell[n:], dsA.cell)
-	for i := n; i < n+mm; i++ {
-		side[i] = 1
+	for i, c := range dsA.cell {
+		side[n+i], cell[n+i] = 1, c
 	}
 	deff := designEffect(ranks, side, cell)
 	t := &it.Test

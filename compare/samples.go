@@ -157,6 +157,39 @@ func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *side
 		}
 		return s
 	}
+	// Set IDs are built once per name (not per span): a span costs map
+	// lookups, not string allocations.
+	type pair struct{ a, b string }
+	svcID, podID := map[string]string{}, map[string]string{}
+	opID := map[pair]string{}
+	type edgeKeys struct{ entity, server, client, gap string }
+	edgeID, peerID := map[pair]*edgeKeys{}, map[pair]*edgeKeys{}
+	edgeOf := func(m map[pair]*edgeKeys, caller, callee string) *edgeKeys {
+		k := pair{caller, callee}
+		if e := m[k]; e != nil {
+			return e
+		}
+		ent := "edge/" + caller + "->" + callee
+		e := &edgeKeys{entity: ent, server: ent + "/server", client: ent + "/client", gap: ent + "/gap"}
+		m[k] = e
+		return e
+	}
+	cached := func(m map[string]string, k string, f func() string) string {
+		if v, ok := m[k]; ok {
+			return v
+		}
+		v := f()
+		m[k] = v
+		return v
+	}
+	cached2 := func(m map[pair]string, k pair, f func() string) string {
+		if v, ok := m[k]; ok {
+			return v
+		}
+		v := f()
+		m[k] = v
+		return v
+	}
 	lo := sort.Search(len(b.Spans), func(i int) bool { return b.Spans[i].Start >= start })
 	hi := sort.Search(len(b.Spans), func(i int) bool { return b.Spans[i].Start >= end })
 	d.spans = hi - lo
@@ -170,33 +203,35 @@ func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *side
 		dur := s.Duration.Seconds()
 		p := parentOf(b, i)
 		if p < 0 || b.Spans[p].Service != s.Service {
-			get("service/"+s.Service, setMeta{entity: "service/" + s.Service, entityKind: "service", service: s.Service}).add(dur, s.Start, s.Error)
+			id := cached(svcID, s.Service, func() string { return "service/" + s.Service })
+			get(id, setMeta{entity: id, entityKind: "service", service: s.Service}).add(dur, s.Start, s.Error)
 			if s.Pod != "" && len(ix.podsOf[s.Service]) > 1 {
 				d.pods[s.Pod] = true
-				get("pod/"+s.Pod, setMeta{entity: "pod/" + s.Pod, entityKind: "pod", service: s.Service, pod: s.Pod}).add(dur, s.Start, s.Error)
+				id := cached(podID, s.Pod, func() string { return "pod/" + s.Pod })
+				get(id, setMeta{entity: id, entityKind: "pod", service: s.Service, pod: s.Pod}).add(dur, s.Start, s.Error)
 			}
 			if len(ix.opsOf[s.Service]) > 1 {
-				id := "operation/" + s.Service + "/" + s.Operation
+				id := cached2(opID, pair{s.Service, s.Operation}, func() string { return "operation/" + s.Service + "/" + s.Operation })
 				get(id, setMeta{entity: id, entityKind: "operation", service: s.Service}).add(dur, s.Start, s.Error)
 			}
 		}
 		if p >= 0 && b.Spans[p].Service != s.Service {
 			ps := &b.Spans[p]
-			edge := "edge/" + ps.Service + "->" + s.Service
-			get(edge+"/server", setMeta{entity: edge, entityKind: "edge", service: s.Service, facet: "server"}).add(dur, s.Start, s.Error)
+			edge := edgeOf(edgeID, ps.Service, s.Service)
+			get(edge.server, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service, facet: "server"}).add(dur, s.Start, s.Error)
 			pp := parentOf(b, p)
 			clientSide := ps.Kind == ingest.SpanClient ||
 				(ps.Kind == ingest.SpanUnspecified && pp >= 0 && b.Spans[pp].Service == ps.Service &&
 					ix.crossChildren[p] == ix.nChildren[p] && ix.nChildren[p] == 1)
 			if clientSide {
 				cd := ps.Duration.Seconds()
-				get(edge+"/client", setMeta{entity: edge, entityKind: "edge", service: s.Service, facet: "client"}).add(cd, s.Start, ps.Error)
-				get(edge+"/gap", setMeta{entity: edge, entityKind: "edge", service: s.Service, facet: "gap"}).add(cd-dur, s.Start, false)
+				get(edge.client, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service, facet: "client"}).add(cd, s.Start, ps.Error)
+				get(edge.gap, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service, facet: "gap"}).add(cd-dur, s.Start, false)
 			}
 		}
 		if s.Peer != "" && s.Peer != s.Service && ix.nChildren[i] == 0 && (s.Kind == ingest.SpanClient || s.Kind == ingest.SpanUnspecified) {
-			edge := "edge/" + s.Service + "->" + s.Peer
-			get(edge+"/client", setMeta{entity: edge, entityKind: "edge", service: s.Peer, facet: "client", clientOnly: true}).add(dur, s.Start, s.Error)
+			edge := edgeOf(peerID, s.Service, s.Peer)
+			get(edge.client, setMeta{entity: edge.entity, entityKind: "edge", service: s.Peer, facet: "client", clientOnly: true}).add(dur, s.Start, s.Error)
 		}
 	}
 	// An edge with a server side takes its traffic and errors from it.

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
@@ -147,12 +148,20 @@ func kolmogorovSF(z float64) float64 {
 	return math.Max(0, math.Min(1, 2*s))
 }
 
+// hlMaxSide bounds the values per side the Hodges–Lehmann shift uses.
+const hlMaxSide = 4000
+
 // hodgesLehmann is the two-sample Hodges–Lehmann shift: the median of all
 // len(x)·len(y) differences y_j − x_i (the mean of the two middle ones when
 // their number is even). Small inputs are enumerated; larger ones are
 // solved by bisection on the value, counting the differences ≤ d in
-// O(n+m) per step, to a relative precision of 1e-12. O((n+m)·log range).
+// O(n+m) per step, to a relative precision of 1e-12. A side of more than
+// hlMaxSide values is first thinned to hlMaxSide evenly spaced order
+// statistics (its quantile function at that resolution), which bounds the
+// cost at O(hlMaxSide · log range) and moves the estimate by less than the
+// spacing of those quantiles.
 func hodgesLehmann(x, y []float64) float64 {
+	x, y = thin(x, hlMaxSide), thin(y, hlMaxSide)
 	n, m := len(x), len(y)
 	if n == 0 || m == 0 {
 		return math.NaN()
@@ -191,6 +200,19 @@ func hodgesLehmann(x, y []float64) float64 {
 		return kth(total/2 + 1)
 	}
 	return (kth(total/2) + kth(total/2+1)) / 2
+}
+
+// thin returns k evenly spaced order statistics of sorted xs (xs itself
+// when it has at most k values), the first and the last included.
+func thin(xs []float64, k int) []float64 {
+	if len(xs) <= k {
+		return xs
+	}
+	out := make([]float64, k)
+	for i := range out {
+		out[i] = xs[int(math.Round(float64(i)*float64(len(xs)-1)/float64(k-1)))]
+	}
+	return out
 }
 
 // countLE counts the pairs with y_j − x_i ≤ d (sorted x, y): for each y_j
@@ -277,27 +299,54 @@ func designEffect(vals []float64, side []uint8, cell []int32) float64 {
 	if N < 3 {
 		return 1
 	}
-	type key struct {
-		s uint8
-		c int32
+	// Groups are numbered densely: by a table when the cells are small
+	// non-negative numbers (the usual case), else by a map.
+	maxCell := int32(0)
+	for _, c := range cell {
+		maxCell = max(maxCell, c)
 	}
-	idx := map[key]int{}
 	gi := make([]int, N)
 	var cnt []float64
 	var sum []float64
 	var sideOf []uint8
 	var sideSum, sideN [2]float64
-	for i, v := range vals {
-		k := key{side[i], cell[i]}
-		g, ok := idx[k]
-		if !ok {
-			g = len(cnt)
-			idx[k] = g
-			cnt = append(cnt, 0)
-			sum = append(sum, 0)
-			sideOf = append(sideOf, side[i])
+	newGroup := func(s uint8) int {
+		cnt = append(cnt, 0)
+		sum = append(sum, 0)
+		sideOf = append(sideOf, s)
+		return len(cnt) - 1
+	}
+	if int(maxCell) < 4*N+64 && !slices.ContainsFunc(cell, func(c int32) bool { return c < 0 }) {
+		width := int(maxCell) + 1
+		table := make([]int32, 2*width)
+		for i := range table {
+			table[i] = -1
 		}
-		gi[i] = g
+		for i := range vals {
+			k := int(side[i]&1)*width + int(cell[i])
+			if table[k] < 0 {
+				table[k] = int32(newGroup(side[i]))
+			}
+			gi[i] = int(table[k])
+		}
+	} else {
+		type key struct {
+			s uint8
+			c int32
+		}
+		idx := map[key]int{}
+		for i := range vals {
+			k := key{side[i], cell[i]}
+			g, ok := idx[k]
+			if !ok {
+				g = newGroup(side[i])
+				idx[k] = g
+			}
+			gi[i] = g
+		}
+	}
+	for i, v := range vals {
+		g := gi[i]
 		cnt[g]++
 		sum[g] += v
 		sideSum[side[i]] += v

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"sort"
 	"testing"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 func sorted(xs ...float64) []float64 {
@@ -239,5 +242,47 @@ func TestRobustScaleAndQuantile(t *testing.T) {
 	}
 	if r := lag1([]float64{1, 2, 3, 4, 5, 6, 7, 8}); r < 0.5 {
 		t.Errorf("trend lag-1 %v", r)
+	}
+}
+
+// TestBootQuantile checks the replicate quantile against a brute-force
+// weighted quantile (each value repeated by its cell's multiplicity), ties
+// included, from both ends.
+func TestBootQuantile(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	vals := make([]float64, 3000)
+	times := make([]ingest.Time, len(vals))
+	for i := range vals {
+		vals[i] = math.Round(r.ExpFloat64()*50) / 10 // many ties
+		times[i] = ingest.Time(i) * ingest.Time(time.Second)
+	}
+	d := newDistSide(vals, times, 0, 15*time.Second)
+	size := make([]float64, d.k)
+	for _, c := range d.cell {
+		size[c]++
+	}
+	w := make([]float64, d.k)
+	for trial := range 100 {
+		clear(w)
+		for range d.k {
+			w[r.IntN(d.k)]++
+		}
+		total := 0.0
+		var expanded []float64
+		for i, v := range d.v {
+			for range int(w[d.cell[i]]) {
+				expanded = append(expanded, v)
+			}
+		}
+		for c, m := range w {
+			total += m * size[c]
+		}
+		for _, q := range []float64{0.01, 0.5, 0.9, 0.99} {
+			// The smallest value whose cumulative count reaches q of the total.
+			want := expanded[max(0, int(math.Ceil(q*float64(len(expanded))))-1)]
+			if got := d.weightedQuantile(w, total, q); got != want {
+				t.Fatalf("trial %d q %v: %v, brute force %v", trial, q, got, want)
+			}
+		}
 	}
 }
