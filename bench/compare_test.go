@@ -2,6 +2,7 @@ package bench
 
 import (
 	"sort"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +15,16 @@ import (
 var compareSizes = [2]Size{
 	{Name: "1M-3000", Spans: 1_000_000, Series: 3000, TraceFiles: 4},
 	{Name: "1M-3000-fixed", Spans: 1_000_000, Series: 3000, TraceFiles: 4, Fixed: true},
+}
+
+// cpuSeconds is the process's user+system CPU time so far: a measure that,
+// unlike wall time, does not depend on how busy the shared machine is.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // halfWindow is the second half of a bundle's data: about half its spans.
@@ -42,12 +53,14 @@ func BenchmarkCompare(b *testing.B) {
 	b.ResetTimer()
 	var rep *compare.Report
 	var err error
+	cpu0 := cpuSeconds()
 	for b.Loop() {
 		rep, err = compare.Run(compare.Side{Bundle: before, Start: b0, End: b1}, compare.Side{Bundle: after, Start: a0, End: a1}, opt)
 		if err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(nb), "before-spans")
 	b.ReportMetric(float64(na), "after-spans")
 	b.ReportMetric(float64(len(rep.Items)), "items")
