@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -125,6 +126,11 @@ func TestSimulatedIncidents(t *testing.T) {
 		t.Skip("simulated incidents skipped in -short mode")
 	}
 	faults := fixtures.FaultNames()
+	subset := raceEnabled && os.Getenv("PA_COMPARE_FULL") == ""
+	if subset {
+		faults = []string{"gpu_bandwidth_contention", "tool_api_slow", "xid_restart"}
+		t.Logf("race detector: %d of the faults; PA_COMPARE_FULL=1 runs all", len(faults))
+	}
 	results := make([]simResult, len(faults))
 	root := t.TempDir()
 	var wg sync.WaitGroup
@@ -177,7 +183,7 @@ func TestSimulatedIncidents(t *testing.T) {
 	fmt.Fprintf(&sb, "target regressed %d/%d, service in the top 5 regressions %d/%d, component %d/%d; null comparisons %d, fixed or improved %d/%d\n",
 		reg, n, svc5, n, comp5, n, nullRun, fixed, n)
 	t.Log("\n" + sb.String())
-	if comp5 < n-2 {
+	if !subset && comp5 < n-2 {
 		t.Errorf("the injected component is in the top 5 regressions in %d of %d cases", comp5, n)
 	}
 }
