@@ -451,9 +451,21 @@ func pct(v float64) string {
 	return fix(100*v, 1) + "%"
 }
 
-// value renders a measured value: seconds as µs/ms/s/min, others as the
-// scorecard does.
+// value renders a measured value: seconds as µs/ms/s/min, bytes in
+// binary units, others as the scorecard does.
 func value(v float64, unit string) string {
+	if unit == "bytes" && v == v {
+		a := math.Abs(v)
+		for _, u := range []struct {
+			f    float64
+			name string
+		}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+			if a >= u.f {
+				return fix3(v/u.f) + " " + u.name
+			}
+		}
+		return fix(v, 0) + " bytes"
+	}
 	if unit != "s" || v != v {
 		return scorecard.FormatValue(v, unit)
 	}
