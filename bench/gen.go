@@ -27,6 +27,7 @@ type Size struct {
 	Spans      int // target span count (the simulator lands within a few %)
 	Series     int // Prometheus series in the bundle (exact)
 	TraceFiles int
+	Fixed      bool // the incident's fixed follow-up (fixtures.Spec.Fixed), for the compare benchmark
 }
 
 // CacheVersion names the cache directory of generated bundles; bump it when
@@ -64,7 +65,7 @@ const (
 // a pure function of sz.
 func Generate(dir string, sz Size) error {
 	rate := float64(sz.Spans) / spansPerRate
-	spec := fixtures.Spec{Fault: simFault, Seed: simSeed, Scale: simScale, Duration: simDuration, SampleRate: rate}
+	spec := fixtures.Spec{Fault: simFault, Seed: simSeed, Scale: simScale, Duration: simDuration, SampleRate: rate, Fixed: sz.Fixed}
 	if _, err := fixtures.Write(dir, spec); err != nil {
 		return fmt.Errorf("bench generate %s: %w", sz.Name, err)
 	}

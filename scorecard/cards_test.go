@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard/reporttest"
 )
 
 // t0 is the fixed start of the hand-built incidents: 2025-03-01T12:00:00Z.
@@ -175,7 +176,7 @@ func abstainCard() *Card {
 }
 
 // hostile is an input string that tries to break out of every format.
-const hostile = "<script>alert(1)</script> | `tick` [x](javascript:alert(1)) @everyone *b* \x1b[31mred\x1b[0m\nnext # $x$ & \u202Eevil"
+const hostile = reporttest.Hostile
 
 // hostileCard puts the hostile string into every input-derived field a
 // renderer shows.

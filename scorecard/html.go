@@ -12,6 +12,11 @@ import (
 //go:embed card.html.tmpl
 var htmlSource string
 
+// styleSheet is the page's CSS, shared with other reports (StyleSheet).
+//
+//go:embed style.css
+var styleSheet string
+
 // htmlTemplate is parsed once; html/template escapes every value by context,
 // so input-derived strings can never become markup.
 var htmlTemplate = template.Must(template.New("card").Parse(htmlSource))
@@ -19,6 +24,7 @@ var htmlTemplate = template.Must(template.New("card").Parse(htmlSource))
 // htmlData is the template's view of a Card: the Card itself plus every
 // derived string and the geometry of the SVG figures, computed in Go.
 type htmlData struct {
+	CSS          template.CSS
 	Card         *Card
 	ToolLine     string
 	TargetText   string
@@ -76,6 +82,7 @@ func renderHTML(w io.Writer, c *Card, _ RenderOptions) error {
 	c = sanitizedCopy(c)
 	in := c.Incident
 	d := htmlData{
+		CSS:         template.CSS(styleSheet),
 		Card:        c,
 		ToolLine:    toolLine(c),
 		TargetText:  targetText(in.Target),

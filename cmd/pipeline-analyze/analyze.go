@@ -26,6 +26,7 @@ Usage:
   pipeline-analyze                        analyse the embedded demo incident
   pipeline-analyze eval [flags] DIR...    accuracy on labelled cases (label.json)
   pipeline-analyze simulate [flags]       write simulated incidents with ground truth
+  pipeline-analyze compare [flags] BEFORE AFTER  did the fix work? verdicts before vs after
   pipeline-analyze record-gpu [flags]     record NVML samples of every GPU
 
 Formats are sniffed by content; .gz is read transparently.

@@ -22,6 +22,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runEval(args[1:], stdout, stderr)
 		case "record-gpu":
 			return runRecordGPU(args[1:], stdout, stderr)
+		case "compare":
+			return runCompare(args[1:], stdin, stdout, stderr)
 		}
 	}
 	return runAnalyze(args, stdin, stdout, stderr)

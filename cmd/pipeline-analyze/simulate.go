@@ -25,6 +25,7 @@ Examples:
   pipeline-analyze simulate --fault tool_api_slow+gpu_throttling --seed 7 --out /tmp/combo
   pipeline-analyze simulate --fault traffic_surge --seed 3 --scale 30 --out /tmp/big
   pipeline-analyze simulate --catalog /tmp/catalog --seeds 101,102,103,104,105
+  pipeline-analyze simulate --fault tool_api_slow --seed 7 --fixed --out /tmp/fixed   # the same case, fixed
 
 Flags:
 `
@@ -51,6 +52,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&spec.Duration, "duration", fixtures.DefaultDuration, "length of the incident")
 	fs.Float64Var(&spec.SampleRate, "sample-rate", fixtures.DefaultSampleRate, "trace head-sampling probability")
 	fs.BoolVar(&spec.OTLP, "otlp", false, "write traces.otlp.json (OTLP JSON) instead of traces.json.gz (Jaeger JSON)")
+	fs.BoolVar(&spec.Fixed, "fixed", false, "write the case's follow-up after the fix: same system, traffic and seed, the fault never injected")
 	fs.BoolVar(&list, "list", false, "list the fault catalog and exit")
 	fs.BoolVar(&demo, "demo", false, "write the embedded demo incident (gpu_bandwidth_contention, seed 42) to --out")
 	fs.StringVar(&catalog, "catalog", "", "write every fault x every seed into DIR/<fault>-s<seed>")
@@ -121,6 +123,10 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	alert := l.AlertTime
 	if alert == "" {
 		alert = "never (SLO not breached)"
+	}
+	if l.Fixed {
+		fmt.Fprintf(stdout, "wrote %s\nfault:      %s, fixed (never injected)\nalert:      %s\n", out, l.Fault, alert)
+		return 0
 	}
 	fmt.Fprintf(stdout, "wrote %s\nfault:      %s (injected %s)\nroot cause: %s / %s (%s)\ndistractor: %s / %s (%s)\nalert:      %s\n",
 		out, l.Fault, l.InjectTime, l.RootCause.Service, l.RootCause.Component, l.RootCause.Signal,

@@ -1,0 +1,132 @@
+// Package compare answers "did the fix work?": it compares two windows of
+// incident data, BEFORE and AFTER (two bundles, or two windows of one), entity
+// by entity and signal by signal, and says for the incident target, for the
+// BEFORE side's top causes and for everything else whether AFTER is fixed,
+// improved, unchanged, regressed or changed — or that there is not enough
+// data to say. One model, [Report], has four renderers ([Render]: text, json,
+// markdown, html), like the scorecard's Card.
+//
+// # What is compared
+//
+// From the spans starting in each window (ingest.Bundle, sorted, with
+// parent links):
+//
+//   - per service, per pod (when the service has several) and per operation
+//     (when it has several), the entry spans: their durations (a latency
+//     distribution), the share that failed (errors per request) and their
+//     rate (traffic);
+//   - per call edge caller→callee: the callee's server-side durations (with
+//     the edge's errors and calls), the caller's client-side durations and,
+//     call by call, the gap between them (network and queueing); an
+//     external dependency seen only from client spans (peer.service) gets
+//     its client side, errors and calls.
+//
+// Every aligned metric series of a known entity (service, pod, node, GPU,
+// edge), matched across the sides by name and labels, not by file. The
+// span-derived RED series are left out (the span-level items carry them in
+// full) and so is the operation-mix shift (it is measured against its own
+// bundle's usual mix). A pod is compared as itself only when it has data on
+// both sides; otherwise — a rollout replaced it — its spans count for its
+// service, and its series are pooled with the other unmatched pods of its
+// workload (labels naming the pod instance dropped): a new pod of the same
+// workload is the same workload.
+//
+// # How
+//
+// Latency distributions: p50/p90/p99 (R type 7) on both sides, with 95%
+// percentile intervals of their differences and ratios from a block
+// bootstrap that resamples the 15 s time cells of each side (Options.Cell;
+// spans of one cell are not independent) with Options.Bootstrap replicates
+// seeded by Options.Seed and the item's ID; the Mann–Whitney U test (tie-
+// and continuity-corrected) and the two-sample Kolmogorov–Smirnov test,
+// both with their variance inflated by the Kish design effect 1 + (m̄−1)·ICC
+// of the ranks clustered by time cell; Cliff's δ and the Hodges–Lehmann
+// shift. Errors: the two-proportion test per request (so a quieter AFTER
+// does not look healthier), with the design effect of the 0/1 outcomes, and
+// Cohen's h. Traffic: the conditional Poisson rate test with the counts'
+// overdispersion per cell. Metric series: the median of each window, the
+// robust σ (1.4826·MAD) of the baseline (else of the two windows), and a
+// z-test of the median shift whose standard error allows for lag-1
+// autocorrelation and for the drift between baseline windows. All p-values
+// of all items — the primary test, and KS for distributions — form one
+// Benjamini–Hochberg family (Settings.Tests).
+//
+// # The baseline band
+//
+// The baseline is the BEFORE side's data before its window (Options.Baseline
+// bounds it). Its band is what normal looks like at the window's length:
+//
+//   - for a latency distribution, for each of p50/p90/p99, the range
+//     [min, max] of that quantile over the baseline windows of the BEFORE
+//     window's length, stepping by half a window, that hold at least
+//     MinSamples spans (a quantile counts only with 10 spans beyond it);
+//   - for an error ratio and a traffic rate, the same range of the ratio or
+//     the rate;
+//   - for a metric series, the 1st–99th percentile of its baseline points
+//     (at least 12 points).
+//
+// A band is known with at least BandWindows (3) such windows (12 points).
+//
+// # Verdicts
+//
+// A statistic moved when its change is significant at Alpha after
+// Benjamini–Hochberg and at least the minimum effect:
+//
+//   - distribution, location: Mann–Whitney q < α and |δ| ≥ MinDelta;
+//   - distribution, a quantile with 10 spans beyond it on both sides:
+//     KS q < α, the quantile up by at least MinRatio (or down by the matching
+//     MinRatio/(1+MinRatio)) and its bootstrap interval of the difference
+//     excluding 0;
+//   - errors: q < α and |h| ≥ MinH;
+//   - series: q < α, |shift| ≥ MinShift robust σ, and the level moved by at
+//     least MinRatio/(1+MinRatio) of the larger level;
+//   - traffic: q < α and the rate ×(1+MinRatio) or ÷(1+MinRatio).
+//
+// Then, in the signal's bad direction (latency, errors and most saturation
+// signals up; clocks and availability down; traffic and unclassified series
+// have none): regressed — a statistic moved worse and AFTER's value lies
+// beyond the baseline band (or there is no band); fixed — it moved better,
+// BEFORE was outside the band and AFTER is back within it (for a
+// distribution: every usable quantile within); improved — it moved better
+// and BEFORE was outside the band but AFTER is not back, or there is no
+// band; unchanged — nothing moved, or only within the band; changed — a
+// signal without a bad direction moved beyond its band; insufficient data —
+// a side's data covers less than MinCoverage of its window, fewer than
+// MinSamples spans (MinCells time cells) or MinPoints points per side, or a
+// series without a band (its normal variation is unknown). Never a guess.
+//
+// The incident target (Options.Target: from --target, the BEFORE side's
+// alert, else the busiest entry service) is measured by its span-level item
+// and the series of its service and signal (its stat when it has one); its
+// verdict is regressed when any measurement regressed, else improved when
+// any only improved, fixed when any was fixed, else unchanged. Each of the
+// BEFORE side's top causes gets the verdict of the item of its component and
+// signal that moved most. Regressions elsewhere are listed one per entity
+// (its worst item), ranked by Effect (|Cliff's δ|: how separated the two
+// sides are), then by the log ratio of what moved.
+//
+// # Why these thresholds
+//
+// α = 0.01 with Benjamini–Hochberg over several hundred items, |δ| ≥ 0.2
+// (between Romano's "small" 0.147 and "medium" 0.33), a 25% quantile,
+// level or traffic change, h ≥ 0.2 (Cohen's "small") and 3 robust σ were
+// chosen on the development sets (TestDevelopmentCases, README "compare"):
+// with them, two clean pre-onset windows of every development case that
+// has them (llm-dev, PetShop, one TrainTicket case) report no change at
+// all, while the pre-onset window against the incident window puts the
+// injected component among the first five regressions in 6/10 llm-dev,
+// 35/56 Nezha OnlineBoutique and 15/16 PetShop cases. What each rule is for
+// was seen there: without the band, two normal windows differed (natural
+// drift of memory, queue and latency quantiles); without the material-change
+// rule, histogram quantiles that move by one bucket (p99 TPOT 0.05 → 0.06 s)
+// and a PetShop series that alternates between two modes regressed; a
+// series band from window medians instead of points missed those modes;
+// normalising CPU by the traced request rate made sampled-trace noise look
+// like a regression, so per-request comparison is kept to errors.
+//
+// # Cost
+//
+// Run is O(S log S) in the spans S of the two windows (sorting, ranks) plus
+// O(B·S) for the bootstrap (upper quantiles scan only their tail), and
+// O(P) in the series points. See the package benchmark.
+package compare

@@ -1,0 +1,132 @@
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+)
+
+// WindowSpec is what the user asked for the two windows; zero fields are
+// resolved from the data.
+type WindowSpec struct {
+	BeforeAt, AfterAt             ingest.Time // window centres; zero: resolved (see ResolveSides)
+	BeforeAtSource, AfterAtSource string      // how each was given, e.g. "--before-at 2026-11-30T03:12:00Z"
+	Window                        time.Duration
+	Baseline                      time.Duration
+	Target                        tcg.Target // Service "" = from BEFORE's alert, else its busiest entry service
+}
+
+// ResolveSides places the two windows of length Window. BEFORE's is
+// resolved as the main analysis resolves its incident (tcg.ResolveIncident:
+// BeforeAt, else the firing alert's startsAt, else the target's largest
+// deviation), which also gives the target. AFTER's is centred on AfterAt,
+// or else is the last Window of AFTER's data. The incident is returned for
+// the BEFORE side's analysis.
+func ResolveSides(before, after *ingest.Bundle, ws WindowSpec) (Side, Side, tcg.Incident, error) {
+	if ws.Window <= 0 {
+		ws.Window = 5 * time.Minute
+	}
+	inc, err := tcg.ResolveIncident(before, tcg.IncidentSpec{At: ws.BeforeAt, AtSource: ws.BeforeAtSource,
+		Window: ws.Window, Baseline: ws.Baseline, Target: ws.Target})
+	if err != nil {
+		return Side{}, Side{}, inc, fmt.Errorf("BEFORE: %w", err)
+	}
+	half := ws.Window / 2
+	b := Side{Bundle: before, Start: inc.At.Add(-half), End: inc.At.Add(ws.Window - half), ChosenBy: inc.AtChosenBy}
+	var a Side
+	if ws.AfterAt != 0 {
+		src := ws.AfterAtSource
+		if src == "" {
+			src = "--after-at"
+		}
+		a = Side{Bundle: after, Start: ws.AfterAt.Add(-half), End: ws.AfterAt.Add(ws.Window - half), ChosenBy: src}
+	} else {
+		if after.End == 0 {
+			return Side{}, Side{}, inc, errors.New("AFTER holds no timed data")
+		}
+		end := after.End.Add(time.Nanosecond)
+		a = Side{Bundle: after, Start: end.Add(-ws.Window), End: end, ChosenBy: "the last " + fmtDur(ws.Window) + " of AFTER's data"}
+	}
+	return b, a, inc, nil
+}
+
+// scorecardJSON is the part of a scorecard's JSON (docs/scorecard.schema.json)
+// that names its causes.
+type scorecardJSON struct {
+	SchemaVersion string `json:"schema_version"`
+	Causes        []struct {
+		Rank          int    `json:"rank"`
+		Service       string `json:"service"`
+		Component     string `json:"component"`
+		ComponentKind string `json:"component_kind"`
+		Signal        string `json:"signal"`
+	} `json:"causes"`
+}
+
+// CausesFromScorecard reads the first n causes of a scorecard saved with
+// `pipeline-analyze -o json`.
+func CausesFromScorecard(path string, n int) ([]Cause, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read scorecard: %w", err)
+	}
+	var sc scorecardJSON
+	if err := json.Unmarshal(data, &sc); err != nil {
+		return nil, fmt.Errorf("read scorecard %s: %w", path, err)
+	}
+	if sc.SchemaVersion == "" {
+		return nil, fmt.Errorf("read scorecard %s: no schema_version: not a pipeline-analyze -o json scorecard", path)
+	}
+	var out []Cause
+	for i, c := range sc.Causes {
+		if i >= n {
+			break
+		}
+		rank := c.Rank
+		if rank == 0 {
+			rank = i + 1
+		}
+		out = append(out, Cause{Rank: rank, Service: c.Service, Component: c.Component, ComponentKind: c.ComponentKind, Signal: c.Signal})
+	}
+	return out, nil
+}
+
+// Gate names for FailOn.
+const (
+	GateNever     = "never"
+	GateRegressed = "regressed"
+	GateUnchanged = "unchanged"
+)
+
+// Exit statuses of a gate (the command's exit codes 3 and 4).
+const (
+	ExitGate         = 3 // the gate tripped
+	ExitUndetermined = 4 // a gate was asked for but the target could not be decided
+)
+
+// FailOn returns the exit status a CI gate should take for the report:
+// GateRegressed trips (3) when the target or any item regressed;
+// GateUnchanged also trips unless the target is fixed or improved; either
+// returns 4 when the target's verdict is insufficient data; GateNever is 0.
+func FailOn(r *Report, gate string) int {
+	switch gate {
+	case GateRegressed, GateUnchanged:
+	default:
+		return 0
+	}
+	if r.Verdict.Regressions > 0 || r.Verdict.Verdict == Regressed {
+		return ExitGate
+	}
+	if r.Verdict.Verdict == Insufficient {
+		return ExitUndetermined
+	}
+	if gate == GateUnchanged && r.Verdict.Verdict != Fixed && r.Verdict.Verdict != Improved {
+		return ExitGate
+	}
+	return 0
+}

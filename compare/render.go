@@ -1,0 +1,215 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+)
+
+// RenderOptions control presentation only.
+type RenderOptions struct {
+	// Width is the text format's line width in runes (default 100, at
+	// least 60).
+	Width int
+}
+
+// ErrUnknownFormat is returned (wrapped) by Render for a format not in Formats().
+var ErrUnknownFormat = errors.New("unknown compare report format")
+
+var renderers = []struct {
+	name string
+	fn   func(w io.Writer, r *Report, opt RenderOptions) error
+}{
+	{"text", renderText},
+	{"json", renderJSON},
+	{"markdown", renderMarkdown},
+	{"html", renderHTML},
+}
+
+// Formats returns the names Render accepts, in a fixed order.
+func Formats() []string {
+	out := make([]string, len(renderers))
+	for i, r := range renderers {
+		out[i] = r.name
+	}
+	return out
+}
+
+// Render writes r to w in format (one of Formats()). The output is a pure
+// function of r, format and opt; every input-derived string is sanitized
+// (and escaped for Markdown and HTML) exactly as the scorecard does.
+func Render(w io.Writer, r *Report, format string, opt RenderOptions) error {
+	if r == nil {
+		return errors.New("render compare report: nil report")
+	}
+	if opt.Width == 0 {
+		opt.Width = 100
+	}
+	opt.Width = max(opt.Width, 60)
+	for _, rd := range renderers {
+		if rd.name == format {
+			if err := rd.fn(w, r, opt); err != nil {
+				return fmt.Errorf("render compare report as %s: %w", format, err)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("render compare report: %w %q (want one of %s)", ErrUnknownFormat, format, strings.Join(Formats(), ", "))
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
+
+var clean = scorecard.Sanitize
+
+// toolLine is "pipeline-analyze 0.1.0 · compare · schema 1".
+func toolLine(r *Report) string {
+	s := r.Tool.Name
+	if s == "" {
+		s = "pipeline-analyze"
+	}
+	if r.Tool.Version != "" {
+		s += " " + r.Tool.Version
+	}
+	v := r.SchemaVersion
+	if v == "" {
+		v = SchemaVersion
+	}
+	return clean(s + " · compare · schema " + v)
+}
+
+// windowText is "2026-… → 2026-… (5m)".
+func windowText(a, b ingest.Time) string {
+	if a == 0 && b == 0 {
+		return "-"
+	}
+	return a.String() + " → " + b.String() + " (" + fmtDur(b.Sub(a)) + ")"
+}
+
+// sideText describes a side in one line.
+func sideText(s SideInfo) string {
+	parts := []string{windowText(s.Start, s.End)}
+	if s.ChosenBy != "" {
+		parts = append(parts, clean(s.ChosenBy))
+	}
+	parts = append(parts, fmt.Sprintf("%d spans, %d series, %d target requests; data covers %s", s.Spans, s.Series, s.Requests, fmtDur(s.Covered)))
+	return strings.Join(parts, " · ")
+}
+
+// settingsText is the thresholds in one line.
+func settingsText(s Settings) string {
+	return fmt.Sprintf("α %s (Benjamini–Hochberg over %d tests) · |δ| ≥ %s · quantile, level and traffic ±%s%% · h ≥ %s · %sσ · "+
+		"at least %d spans in %d cells, %d points · band of %d baseline windows · block bootstrap %d × %s cells (seed %d)",
+		fix(s.Alpha, 3), s.Tests, fix(s.MinDelta, 2), fix(100*s.MinRatio, 0), fix(s.MinH, 2), fix(s.MinShift, 1),
+		s.MinSamples, s.MinCells, s.MinPoints, s.BandWindows, s.Bootstrap, fmtDur(s.Cell), s.Seed)
+}
+
+func countsText(cs []Count) string {
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, fmt.Sprintf("%s %d", c.Verdict, c.N))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// commandLine renders the manifest's args as one shell command line.
+func commandLine(m Manifest) string {
+	q := make([]string, len(m.Args))
+	for i, a := range m.Args {
+		q[i] = scorecard.ShellQuote(clean(a))
+	}
+	return strings.Join(q, " ")
+}
+
+func sha12(s string) string {
+	s = clean(s)
+	if len(s) > 12 {
+		return s[:12]
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// heatShade maps a heatmap cell to a text shade: blank no data, "·" within
+// ±19% (|v| < 0.125), "-" / "=" faster, "+" / "#" slower (beyond ±2×).
+func heatShade(v float64) rune {
+	switch {
+	case math.IsNaN(v):
+		return ' '
+	case v <= -0.5:
+		return '='
+	case v < -0.125:
+		return '-'
+	case v < 0.125:
+		return '·'
+	case v < 0.5:
+		return '+'
+	}
+	return '#'
+}
+
+// heatLegend explains heatShade.
+const heatLegend = "legend: = much faster (≤ ½×) · - faster · · about the same (±19%) · + slower · # much slower (≥ 2×); blank = no data"
+
+// heatAxis describes the heatmap's columns.
+func heatAxis(h Heatmap, cols int) string {
+	return fmt.Sprintf("columns: %d slices of %s from the start of each window; a cell compares the slice's median latency, AFTER / BEFORE", cols, fmtDur(h.Slice))
+}
+
+// verdictRank orders verdicts for display emphasis.
+func verdictClass(v Verdict) string {
+	switch v {
+	case Regressed:
+		return "regressed"
+	case Fixed:
+		return "fixed"
+	case Improved:
+		return "improved"
+	case Changed:
+		return "changed"
+	case Unchanged:
+		return "unchanged"
+	}
+	return "insufficient"
+}
+
+// durationTicks returns up to 6 tick labels for an axis of cols slices.
+func durationTicks(cols int, slice time.Duration) []string {
+	out := make([]string, cols)
+	every := max(1, (cols+5)/6)
+	for j := 0; j < cols; j += every {
+		out[j] = "+" + fmtDur(slice*time.Duration(j))
+	}
+	return out
+}
+
+// footnoteText is "[before] kind: message".
+func footnoteText(f Footnote) string {
+	s := clean(f.Kind) + ": " + clean(f.Message)
+	if f.Side != "" {
+		s = "(" + clean(f.Side) + ") " + s
+	}
+	return s
+}

@@ -1,0 +1,623 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+)
+
+// report assembles the Report from the decided items.
+func (r *run) report() *Report {
+	o := r.opt
+	rep := &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "pipeline-analyze", Version: o.Version}, CausesFrom: o.CausesFrom}
+	rep.Settings = Settings{Alpha: o.Alpha, MinDelta: o.MinDelta, MinRatio: o.MinRatio, MinH: o.MinH, MinShift: o.MinShift,
+		MinSamples: o.MinSamples, MinCells: o.MinCells, MinPoints: o.MinPoints, MinCoverage: o.MinCoverage, Cell: o.Cell,
+		Window: r.window, BandWindows: o.BandWindows, Bootstrap: o.Bootstrap, Seed: o.Seed, Tests: r.tests, MaxFindings: o.MaxFindings}
+	rep.Before = r.sideInfo("before", r.before, r.bd)
+	rep.After = r.sideInfo("after", r.after, r.ad)
+	if r.baseStart != 0 {
+		rep.Before.BaselineStart, rep.Before.BaselineEnd = r.baseStart, r.before.Start
+	}
+	byID := map[string]*itemWork{}
+	for _, w := range r.work {
+		rep.Items = append(rep.Items, w.item)
+		byID[w.item.ID] = w
+	}
+	for _, v := range Verdicts() {
+		n := 0
+		for _, w := range r.work {
+			if w.item.Verdict == v {
+				n++
+			}
+		}
+		rep.Counts = append(rep.Counts, Count{Verdict: v, N: n})
+	}
+	measures := r.targetItems()
+	tv, target := targetVerdict(measures)
+	rep.Target = r.finding(0, target, r.targetLabel())
+	rep.Target.Verdict = tv
+	if n := len(measures); n > 1 {
+		k := 0
+		for _, w := range measures {
+			if w.item.Verdict == tv {
+				k++
+			}
+		}
+		rep.Target.Text += fmt.Sprintf("; %d of %d measurements %s", k, n, tv)
+	}
+	isTarget := map[*itemWork]bool{}
+	for _, w := range measures {
+		isTarget[w] = true
+	}
+	for _, c := range o.Causes {
+		w := r.causeItem(c)
+		f := r.finding(c.Rank, w, causeLabel(c))
+		rep.Causes = append(rep.Causes, f)
+	}
+	var regs, imps, traffic []*itemWork
+	for _, w := range r.work {
+		switch w.item.Verdict {
+		case Regressed:
+			if !isTarget[w] {
+				regs = append(regs, w)
+			}
+		case Fixed, Improved:
+			imps = append(imps, w)
+		}
+		if w.item.Kind == KindRate && w.item.EntityKind == "service" {
+			traffic = append(traffic, w)
+		}
+	}
+	byEffect := func(ws []*itemWork) {
+		sort.SliceStable(ws, func(i, j int) bool {
+			a, b := ws[i].item, ws[j].item
+			if a.Effect != b.Effect {
+				return a.Effect > b.Effect
+			}
+			if a.LogRatio != b.LogRatio {
+				return a.LogRatio > b.LogRatio
+			}
+			return a.ID < b.ID
+		})
+	}
+	byEffect(regs)
+	byEffect(imps)
+	regs, regMore := perEntity(regs)
+	imps, impMore := perEntity(imps)
+	sort.SliceStable(traffic, func(i, j int) bool {
+		a, b := traffic[i].item, traffic[j].item
+		if a.Before.N != b.Before.N {
+			return a.Before.N > b.Before.N
+		}
+		return a.ID < b.ID
+	})
+	for i, w := range first(regs, o.MaxFindings) {
+		rep.Regressions = append(rep.Regressions, withMore(r.finding(i+1, w, labelOf(&w.item)), regMore[w], "regressed"))
+	}
+	for i, w := range first(imps, o.MaxFindings) {
+		rep.Improvements = append(rep.Improvements, withMore(r.finding(i+1, w, labelOf(&w.item)), impMore[w], "improved"))
+	}
+	for i, w := range first(traffic, o.MaxFindings) {
+		rep.Traffic = append(rep.Traffic, r.finding(i+1, w, labelOf(&w.item)))
+	}
+	nregs := len(regs)
+	for _, m := range regMore {
+		nregs += m
+	}
+	rep.Verdict = r.summary(rep, tv, target, nregs)
+	rep.Plots = r.plots(target, rep, byID)
+	rep.Heatmap = r.heatmap()
+	rep.Warnings = r.footnotes(target)
+	r.inputs(rep)
+	return rep
+}
+
+// perEntity keeps the first (largest) item of each entity of a sorted
+// list and counts, per kept item, the entity's other items.
+func perEntity(ws []*itemWork) ([]*itemWork, map[*itemWork]int) {
+	seen := map[string]*itemWork{}
+	more := map[*itemWork]int{}
+	var out []*itemWork
+	for _, w := range ws {
+		if k := seen[w.item.Entity]; k != nil {
+			more[k]++
+			continue
+		}
+		seen[w.item.Entity] = w
+		out = append(out, w)
+	}
+	return out, more
+}
+
+// withMore notes the entity's other items in a finding.
+func withMore(f Finding, n int, what string) Finding {
+	switch {
+	case n == 1:
+		f.Text += "; 1 more item of it " + what
+	case n > 1:
+		f.Text += "; " + itoa(n) + " more items of it " + what
+	}
+	return f
+}
+
+func first(ws []*itemWork, n int) []*itemWork {
+	if len(ws) > n {
+		return ws[:n]
+	}
+	return ws
+}
+
+func (r *run) sideInfo(name string, s Side, d *sideData) SideInfo {
+	in := SideInfo{Name: name, Paths: append([]string{}, s.Paths...), Start: s.Start, End: s.End, ChosenBy: s.ChosenBy,
+		Covered: covered(s.Bundle, s.Start, s.End), Spans: d.spans, Series: d.nseries}
+	if t := d.sets["service/"+r.opt.Target.Service]; t != nil {
+		in.Requests = t.len()
+	}
+	return in
+}
+
+// targetItems are the measurements of the incident target: the
+// span-level item of the target service's signal, then the series of that
+// service (or of an entity named like it, or of its pods) and signal —
+// only those of the target's stat when it has one and such series exist —
+// the service's own first.
+func (r *run) targetItems() []*itemWork {
+	t := r.opt.Target
+	if t.Service == "" {
+		return nil
+	}
+	sig := t.Signal.String()
+	if t.Signal == ingest.SignalOther {
+		sig = "latency"
+	}
+	var span, series []*itemWork
+	for _, w := range r.work {
+		it := &w.item
+		if it.Signal != sig || it.Facet != "" {
+			continue
+		}
+		if it.Kind != KindSeries && it.Entity == "service/"+t.Service {
+			span = append(span, w)
+		}
+		named := strings.EqualFold(it.Entity[strings.IndexByte(it.Entity, '/')+1:], t.Service)
+		if it.Kind == KindSeries && (named || it.Service == t.Service && (it.EntityKind == "workload" || it.EntityKind == "pod")) {
+			series = append(series, w)
+		}
+	}
+	if t.Stat != "" {
+		var same []*itemWork
+		for _, w := range series {
+			if strings.EqualFold(w.stat, t.Stat) {
+				same = append(same, w)
+			}
+		}
+		if len(same) > 0 {
+			series = same
+		}
+	}
+	sort.SliceStable(series, func(i, j int) bool {
+		a, b := series[i], series[j]
+		ra, rb := seriesPref(a, t.Stat), seriesPref(b, t.Stat)
+		if ra != rb {
+			return ra < rb
+		}
+		return a.item.ID < b.item.ID
+	})
+	return append(span, series...)
+}
+
+// targetVerdict combines the target's measurements: regressed when any
+// regressed; otherwise improved when any only improved, fixed when any was
+// fixed (and none only improved); otherwise changed, unchanged, or
+// insufficient data when none could be decided. It returns the verdict and
+// the measurement that shows it (the largest effect among those with it).
+func targetVerdict(ms []*itemWork) (Verdict, *itemWork) {
+	if len(ms) == 0 {
+		return Insufficient, nil
+	}
+	for _, v := range []Verdict{Regressed, Improved, Fixed, Changed, Unchanged} {
+		var best *itemWork
+		for _, w := range ms {
+			if w.item.Verdict == v && (best == nil || w.item.Effect > best.item.Effect) {
+				best = w
+			}
+		}
+		if best != nil {
+			return v, best
+		}
+	}
+	return Insufficient, ms[0]
+}
+
+// seriesPref orders a target's candidate series: the service's own (or
+// an entity named like it) before its pods, the asked-for stat first.
+func seriesPref(w *itemWork, stat string) int {
+	p := 0
+	if w.item.EntityKind == "pod" || w.item.EntityKind == "workload" {
+		p += 2
+	}
+	if stat != "" && !strings.EqualFold(w.stat, stat) {
+		p++
+	}
+	return p
+}
+
+func (r *run) targetLabel() string {
+	t := r.opt.Target
+	if t.Service == "" {
+		return "no target"
+	}
+	s := t.Signal.String()
+	if t.Signal == ingest.SignalOther {
+		s = "latency"
+	}
+	if t.Stat != "" {
+		s += " " + t.Stat
+	}
+	return s + " of service/" + t.Service
+}
+
+// causeItem is the item that best represents a BEFORE cause: items of the
+// cause's component and signal first — for a service its pods and
+// workload too; for a pod its workload when it was replaced, and its
+// service (the analysis names a service's only pod for the service) —
+// then, among those that can be decided, the one that moved most.
+func (r *run) causeItem(c Cause) *itemWork {
+	type cand struct {
+		w    *itemWork
+		prio int // 0: the component itself, 1: related
+	}
+	var cands []cand
+	for _, w := range r.work {
+		it := &w.item
+		if it.Signal != c.Signal || it.Facet != c.Facet {
+			continue
+		}
+		prio := -1
+		switch c.ComponentKind {
+		case "service":
+			switch {
+			case it.Entity == "service/"+c.Component:
+				prio = 0
+			case it.Service == c.Service && (it.EntityKind == "pod" || it.EntityKind == "workload"):
+				prio = 1
+			}
+		case "pod":
+			switch {
+			case it.Entity == "pod/"+c.Component:
+				prio = 0
+			case it.Service == c.Service && (it.EntityKind == "workload" || it.Entity == "service/"+c.Service):
+				prio = 1
+			}
+		default:
+			if it.Entity == c.ComponentKind+"/"+c.Component {
+				prio = 0
+			}
+		}
+		if prio >= 0 {
+			cands = append(cands, cand{w, prio})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		ai, bi := a.w.item.Verdict == Insufficient, b.w.item.Verdict == Insufficient
+		if ai != bi {
+			return bi
+		}
+		if a.prio != b.prio {
+			return a.prio < b.prio
+		}
+		if ea, eb := a.w.item.Effect, b.w.item.Effect; ea != eb && ea == ea && eb == eb {
+			return ea > eb
+		}
+		return a.w.item.ID < b.w.item.ID
+	})
+	if len(cands) == 0 {
+		return nil
+	}
+	return cands[0].w
+}
+
+func causeLabel(c Cause) string {
+	s := c.Signal
+	if c.Facet != "" {
+		s += " (" + c.Facet + ")"
+	}
+	return fmt.Sprintf("%s of %s/%s", s, c.ComponentKind, c.Component)
+}
+
+// finding describes one item for a list; w may be nil (nothing matched).
+func (r *run) finding(rank int, w *itemWork, label string) Finding {
+	if w == nil {
+		return Finding{Rank: rank, Label: label, Verdict: Insufficient, Text: "no data of it on both sides"}
+	}
+	return Finding{Rank: rank, Label: label, Item: w.item.ID, Verdict: w.item.Verdict, Text: changeText(&w.item)}
+}
+
+// labelOf names an item for people: "latency of router → vllm (caller side)".
+func labelOf(it *Item) string {
+	ent := it.Entity
+	if it.EntityKind == "edge" {
+		ent = strings.Replace(strings.TrimPrefix(ent, "edge/"), "->", " → ", 1)
+	}
+	sig := it.Signal
+	switch it.Facet {
+	case "client":
+		ent += " (caller side)"
+	case "server":
+		ent += " (callee side)"
+	case "gap":
+		ent += " (network gap)"
+	case "self":
+		sig = "own time"
+	case "":
+	default:
+		ent += " (" + it.Facet + ")"
+	}
+	s := sig + " of " + ent
+	if it.Kind == KindSeries {
+		s += ": " + it.Series
+	}
+	return s
+}
+
+// changeText is an item's change in words, e.g. "p99 +180 ms [+120, +260]
+// (1.02 s → 1.20 s), δ 0.41".
+func changeText(it *Item) string {
+	if it.Verdict == Insufficient {
+		return it.Reason
+	}
+	t := it.Test
+	switch it.Kind {
+	case KindDistribution:
+		qc, ok := shownQuantile(it)
+		if !ok {
+			return it.Reason
+		}
+		s := fmt.Sprintf("p%d %s [%s, %s] (%s → %s)", int(math.Round(qc.Q*100)), signedValue(qc.Diff, it.Unit),
+			signedValue(qc.DiffCI[0], it.Unit), signedValue(qc.DiffCI[1], it.Unit), value(qc.Before, it.Unit), value(qc.After, it.Unit))
+		return s + ", δ " + fix(t.CliffDelta, 2)
+	case KindProportion:
+		return fmt.Sprintf("error ratio %s → %s (%d/%d → %d/%d), h %s", pct(it.Before.Ratio), pct(it.After.Ratio),
+			it.Before.Events, it.Before.N, it.After.Events, it.After.N, fix(t.CohenH, 2))
+	case KindRate:
+		return fmt.Sprintf("%s/s → %s/s (×%s)", fix3(it.Before.Rate), fix3(it.After.Rate), fix(t.RateRatio, 2))
+	case KindSeries:
+		s := fmt.Sprintf("level %s → %s (%s)", value(it.Before.Median, it.Unit), value(it.After.Median, it.Unit), shiftText(t.Shift))
+		if it.Normalised != "" {
+			s += ", " + it.Normalised
+		}
+		return s
+	}
+	return it.Reason
+}
+
+// shownQuantile is the quantile a distribution's change is told by: the
+// usable one that moved most in relative terms (in the verdict's
+// direction when it moved).
+func shownQuantile(it *Item) (QuantileChange, bool) {
+	best, bi := -1.0, -1
+	for i, qc := range it.Test.Quantiles {
+		if !qc.Usable && i > 0 {
+			continue
+		}
+		rel := relChange(it, qc)
+		if rel != rel {
+			continue
+		}
+		switch it.Verdict {
+		case Regressed:
+			if rel < 0 {
+				continue
+			}
+		case Fixed, Improved:
+			if rel > 0 {
+				continue
+			}
+		}
+		if a := math.Abs(rel); a > best {
+			best, bi = a, i
+		}
+	}
+	if bi < 0 {
+		if len(it.Test.Quantiles) == 0 {
+			return QuantileChange{}, false
+		}
+		bi = 0
+	}
+	return it.Test.Quantiles[bi], true
+}
+
+func fix3(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 100:
+		return fix(v, 0)
+	case a >= 10:
+		return fix(v, 1)
+	}
+	return fix(v, 2)
+}
+
+func pct(v float64) string {
+	if v != v {
+		return "~"
+	}
+	return fix(100*v, 1) + "%"
+}
+
+// value renders a measured value: seconds as µs/ms/s/min, bytes in
+// binary units, others as the scorecard does.
+func value(v float64, unit string) string {
+	if unit == "bytes" && v == v {
+		a := math.Abs(v)
+		for _, u := range []struct {
+			f    float64
+			name string
+		}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+			if a >= u.f {
+				return fix3(v/u.f) + " " + u.name
+			}
+		}
+		return fix(v, 0) + " bytes"
+	}
+	if unit != "s" || v != v {
+		return scorecard.FormatValue(v, unit)
+	}
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0 s"
+	case a < 1e-3:
+		return fix3(v*1e6) + " µs"
+	case a < 1:
+		return fix3(v*1e3) + " ms"
+	case a < 600:
+		return fix3(v) + " s"
+	}
+	return fix3(v/60) + " min"
+}
+
+// signedValue is value with an explicit sign: "+180 ms", "−2.1 s".
+func signedValue(v float64, unit string) string {
+	if v != v {
+		return "~"
+	}
+	s := value(v, unit)
+	if v > 0 {
+		return "+" + s
+	}
+	return s
+}
+
+// summary is the one-line answer for the target; elsewhere counts the
+// regressions of items that do not measure the target.
+func (r *run) summary(rep *Report, v Verdict, target *itemWork, elsewhere int) Summary {
+	s := Summary{Verdict: v, Regressions: elsewhere}
+	what := r.targetLabel()
+	if v == Regressed {
+		s.Regressions++
+	}
+	switch {
+	case target == nil:
+		s.Text = "insufficient data: no item of the target " + what + " on both sides"
+	case v == Fixed:
+		s.Text = "fixed: " + what + " is back within its baseline band (" + rep.Target.Text + ")"
+	case v == Improved:
+		s.Text = "improved: " + what + " got better, not (known to be) back within its baseline band (" + rep.Target.Text + ")"
+	case v == Unchanged:
+		s.Text = "not fixed: " + what + " is unchanged (" + rep.Target.Text + ")"
+	case v == Regressed:
+		s.Text = "regressed: " + what + " got worse (" + rep.Target.Text + ")"
+	case v == Changed:
+		s.Text = "changed: " + what + " (" + rep.Target.Text + ")"
+	default:
+		s.Text = "insufficient data for " + what + ": " + target.item.Reason
+	}
+	switch {
+	case elsewhere == 1:
+		s.Text += "; 1 regression elsewhere: " + rep.Regressions[0].Label
+	case elsewhere > 1:
+		s.Text += "; " + itoa(elsewhere) + " regressions elsewhere, worst: " + rep.Regressions[0].Label
+	default:
+		s.Text += "; no regression elsewhere"
+	}
+	return s
+}
+
+// footnotes are the report's warnings: sides too short, no baseline band,
+// a traffic change at the target, and each side's data-quality warnings.
+func (r *run) footnotes(target *itemWork) []Footnote {
+	var out []Footnote
+	addF := func(side, kind, msg string) {
+		out = append(out, Footnote{N: len(out) + 1, Side: side, Kind: kind, Message: msg})
+	}
+	if r.shortB != "" {
+		addF("before", "too_short", r.shortB)
+	}
+	if r.shortA != "" {
+		addF("after", "too_short", r.shortA)
+	}
+	if r.baseStart == 0 {
+		addF("before", "no_baseline", "BEFORE has no data before its window: there is no baseline band, so nothing can be called fixed (at best improved) and regressions rest on the two windows alone")
+	} else if n := r.bandCount(); n < r.opt.BandWindows {
+		addF("before", "short_baseline", fmt.Sprintf("BEFORE's baseline (%s) holds %d of the %d windows of %s a band needs: nothing can be called fixed, and regressions rest on the two windows alone",
+			fmtDur(r.before.Start.Sub(r.baseStart)), n, r.opt.BandWindows, fmtDur(r.window)))
+	}
+	if t := r.opt.Target.Service; t != "" {
+		for _, w := range r.work {
+			it := &w.item
+			if it.ID != "service/"+t+":traffic" || w.short != "" {
+				continue
+			}
+			rr := it.Test.RateRatio
+			if rr == rr && (rr < 1/(1+r.opt.MinRatio) || rr > 1+r.opt.MinRatio) {
+				addF("after", "traffic", fmt.Sprintf("AFTER serves ×%s the target's traffic of BEFORE (%s/s → %s/s): latency and saturation under a different load are not like for like; errors are compared per request and CPU, network and disk per request where traffic is known",
+					fix(rr, 2), fix3(it.Before.Rate), fix3(it.After.Rate)))
+			}
+		}
+	}
+	if target == nil && r.opt.Target.Service != "" {
+		addF("", "no_target", "no data of the target "+r.targetLabel()+" was found")
+	}
+	seen := map[string]bool{}
+	for si, s := range []Side{r.before, r.after} {
+		if si == 1 && s.Bundle == r.before.Bundle {
+			break
+		}
+		side := []string{"before", "after"}[si]
+		if r.after.Bundle == r.before.Bundle {
+			side = ""
+		}
+		for _, wn := range s.Bundle.Warnings {
+			kind := "warning"
+			if wn.Kind != nil {
+				kind = strings.ReplaceAll(wn.Kind.Error(), " ", "_")
+			}
+			msg := wn.Message
+			if wn.Source != "" {
+				msg = wn.Source + ": " + msg
+			}
+			if wn.Count > 1 {
+				msg += " (" + strconv.Itoa(wn.Count) + "×)"
+			}
+			if k := side + kind + msg; !seen[k] {
+				seen[k] = true
+				addF(side, kind, msg)
+			}
+		}
+	}
+	return out
+}
+
+// bandCount is how many baseline windows fit (before sample checks).
+func (r *run) bandCount() int {
+	n := 0
+	r.bandWindows(func(_, _ ingest.Time) { n++ })
+	return n
+}
+
+// inputs lists both sides' inputs and the manifest.
+func (r *run) inputs(rep *Report) {
+	rep.Manifest = Manifest{Version: r.opt.Version, Args: append([]string{"pipeline-analyze", "compare"}, r.opt.Args...), Seed: r.opt.Seed}
+	for si, s := range []Side{r.before, r.after} {
+		side := []string{"before", "after"}[si]
+		if r.after.Bundle == r.before.Bundle {
+			if si == 1 {
+				break
+			}
+			side = "both"
+		}
+		for _, in := range s.Bundle.Inputs {
+			msg := in.Error
+			rep.Inputs = append(rep.Inputs, Input{Side: side, Path: in.Path, Format: in.Format.String(), SHA256: in.SHA256,
+				Size: in.Size, Skipped: in.Skipped, Error: msg})
+			rep.Manifest.Inputs = append(rep.Manifest.Inputs, ManifestInput{Side: side, Path: in.Path, SHA256: in.SHA256})
+		}
+	}
+}

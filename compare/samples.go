@@ -1,0 +1,349 @@
+package compare
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// spanSet is the span-level samples of one entity and facet on one side:
+// a value (duration in seconds), its start instant and whether the span
+// was an error. Appended in span order (start order).
+type spanSet struct {
+	v   []float64
+	t   []ingest.Time
+	err []bool
+}
+
+func (s *spanSet) add(v float64, t ingest.Time, err bool) {
+	s.v = append(s.v, v)
+	s.t = append(s.t, t)
+	s.err = append(s.err, err)
+}
+
+// setMeta describes what a spanSet or series group measures.
+type setMeta struct {
+	entity     string // entity ID, e.g. "edge/router->vllm"
+	entityKind string
+	service    string
+	facet      string
+	pod        string // pod name of a pod-level set ("" otherwise)
+	// traffic and errors of an edge come from its server side; a client
+	// set carries them only when the edge has no server side (an external
+	// dependency seen from client spans).
+	clientOnly bool
+}
+
+// points are one series' values in a window, in time order.
+type points struct {
+	v []float64
+	t []ingest.Time
+}
+
+// seriesMeta describes a series item.
+type seriesMeta struct {
+	setMeta
+	signal ingest.SignalKind
+	name   string // name{labels}, display
+	unit   string
+	stat   string
+	dir    int
+	// exact and pooled keys: exact names the series; pooled the same
+	// series of any pod of the workload (used when its pod is not present
+	// on both sides), pooledName its name without the pod's labels.
+	exact, pooled, pooledName string
+}
+
+// sideData is everything extracted from one side's window.
+type sideData struct {
+	start, end ingest.Time
+	sets       map[string]*spanSet // by set ID ("service/x", "edge/a->b/client", ...)
+	setMeta    map[string]setMeta
+	series     map[string]*points // by exact series key
+	seriesMeta map[string]seriesMeta
+	pods       map[string]bool // pods with spans or points in the window
+	spans      int
+	nseries    int
+	// active are the time cells (of width cell from start) holding any
+	// span, ascending; activeCells is their number.
+	active      []int64
+	activeCells int
+	cell        time.Duration
+}
+
+// activeIn counts the active cells that start in [lo, hi).
+func (d *sideData) activeIn(lo, hi ingest.Time, cell time.Duration) float64 {
+	n := 0
+	for _, c := range d.active {
+		t := d.start.Add(time.Duration(c) * cell)
+		if t >= lo && t < hi {
+			n++
+		}
+	}
+	return float64(n)
+}
+
+// bundleIndex caches per-bundle facts shared by every side read from it.
+type bundleIndex struct {
+	b             *ingest.Bundle
+	nChildren     []int32
+	crossChildren []int32
+	podsOf        map[string]map[string]bool // service → pods with spans
+	opsOf         map[string]map[string]bool // service → operations of entry spans
+}
+
+func newBundleIndex(b *ingest.Bundle) *bundleIndex {
+	ix := &bundleIndex{b: b, nChildren: make([]int32, len(b.Spans)), crossChildren: make([]int32, len(b.Spans)),
+		podsOf: map[string]map[string]bool{}, opsOf: map[string]map[string]bool{}}
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		p := parentOf(b, i)
+		if p >= 0 {
+			ix.nChildren[p]++
+			if b.Spans[p].Service != s.Service {
+				ix.crossChildren[p]++
+			}
+		}
+		if s.Pod != "" {
+			add(ix.podsOf, s.Service, s.Pod)
+		}
+		if p < 0 || b.Spans[p].Service != s.Service {
+			add(ix.opsOf, s.Service, s.Operation)
+		}
+	}
+	return ix
+}
+
+func add(m map[string]map[string]bool, k, v string) {
+	if m[k] == nil {
+		m[k] = map[string]bool{}
+	}
+	m[k][v] = true
+}
+
+// parentOf is the index of span i's parent, -1 for none.
+func parentOf(b *ingest.Bundle, i int) int {
+	if i < len(b.Parent) {
+		return int(b.Parent[i])
+	}
+	return -1
+}
+
+// replacedBySpans are the derived series whose information the span-level
+// items carry in full (distributions instead of per-step quantiles).
+var replacedBySpans = map[string]bool{
+	ingest.TraceRequests: true, ingest.TraceErrors: true, ingest.TraceErrorRatio: true, ingest.TraceLatency: true,
+	ingest.EdgeClient: true, ingest.EdgeServer: true, ingest.EdgeGap: true, ingest.EdgeCalls: true, ingest.EdgeErrors: true,
+	// The operation-mix shift is measured against its own bundle's usual
+	// mix, so its values do not compare across bundles; operation-level
+	// latency and traffic items carry the same information.
+	ingest.TraceOpMix: true,
+}
+
+// extract reads the spans starting in [start, end) and the series points
+// in it. O(spans in range + series · log points).
+func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *sideData {
+	b := ix.b
+	d := &sideData{start: start, end: end, cell: cell, sets: map[string]*spanSet{}, setMeta: map[string]setMeta{},
+		series: map[string]*points{}, seriesMeta: map[string]seriesMeta{}, pods: map[string]bool{}}
+	get := func(id string, m setMeta) *spanSet {
+		s := d.sets[id]
+		if s == nil {
+			s = &spanSet{}
+			d.sets[id] = s
+			d.setMeta[id] = m
+		}
+		return s
+	}
+	// Set IDs are built once per name (not per span): a span costs map
+	// lookups, not string allocations.
+	type pair struct{ a, b string }
+	svcID, podID := map[string]string{}, map[string]string{}
+	opID := map[pair]string{}
+	type edgeKeys struct{ entity, server, client, gap string }
+	edgeID, peerID := map[pair]*edgeKeys{}, map[pair]*edgeKeys{}
+	edgeOf := func(m map[pair]*edgeKeys, caller, callee string) *edgeKeys {
+		k := pair{caller, callee}
+		if e := m[k]; e != nil {
+			return e
+		}
+		ent := "edge/" + caller + "->" + callee
+		e := &edgeKeys{entity: ent, server: ent + "/server", client: ent + "/client", gap: ent + "/gap"}
+		m[k] = e
+		return e
+	}
+	cached := func(m map[string]string, k string, f func() string) string {
+		if v, ok := m[k]; ok {
+			return v
+		}
+		v := f()
+		m[k] = v
+		return v
+	}
+	cached2 := func(m map[pair]string, k pair, f func() string) string {
+		if v, ok := m[k]; ok {
+			return v
+		}
+		v := f()
+		m[k] = v
+		return v
+	}
+	lo := sort.Search(len(b.Spans), func(i int) bool { return b.Spans[i].Start >= start })
+	hi := sort.Search(len(b.Spans), func(i int) bool { return b.Spans[i].Start >= end })
+	d.spans = hi - lo
+	lastCell := int64(-1)
+	for i := lo; i < hi; i++ {
+		s := &b.Spans[i]
+		if c := int64(s.Start-start) / int64(cell); c != lastCell {
+			d.active = append(d.active, c)
+			lastCell = c
+		}
+		dur := s.Duration.Seconds()
+		p := parentOf(b, i)
+		if p < 0 || b.Spans[p].Service != s.Service {
+			id := cached(svcID, s.Service, func() string { return "service/" + s.Service })
+			get(id, setMeta{entity: id, entityKind: "service", service: s.Service}).add(dur, s.Start, s.Error)
+			if s.Pod != "" && len(ix.podsOf[s.Service]) > 1 {
+				d.pods[s.Pod] = true
+				id := cached(podID, s.Pod, func() string { return "pod/" + s.Pod })
+				get(id, setMeta{entity: id, entityKind: "pod", service: s.Service, pod: s.Pod}).add(dur, s.Start, s.Error)
+			}
+			if len(ix.opsOf[s.Service]) > 1 {
+				id := cached2(opID, pair{s.Service, s.Operation}, func() string { return "operation/" + s.Service + "/" + s.Operation })
+				get(id, setMeta{entity: id, entityKind: "operation", service: s.Service}).add(dur, s.Start, s.Error)
+			}
+		}
+		if p >= 0 && b.Spans[p].Service != s.Service {
+			ps := &b.Spans[p]
+			edge := edgeOf(edgeID, ps.Service, s.Service)
+			get(edge.server, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service, facet: "server"}).add(dur, s.Start, s.Error)
+			pp := parentOf(b, p)
+			clientSide := ps.Kind == ingest.SpanClient ||
+				(ps.Kind == ingest.SpanUnspecified && pp >= 0 && b.Spans[pp].Service == ps.Service &&
+					ix.crossChildren[p] == ix.nChildren[p] && ix.nChildren[p] == 1)
+			if clientSide {
+				cd := ps.Duration.Seconds()
+				get(edge.client, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service, facet: "client"}).add(cd, s.Start, ps.Error)
+				get(edge.gap, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service, facet: "gap"}).add(cd-dur, s.Start, false)
+			}
+		}
+		if s.Peer != "" && s.Peer != s.Service && ix.nChildren[i] == 0 && (s.Kind == ingest.SpanClient || s.Kind == ingest.SpanUnspecified) {
+			edge := edgeOf(peerID, s.Service, s.Peer)
+			get(edge.client, setMeta{entity: edge.entity, entityKind: "edge", service: s.Peer, facet: "client", clientOnly: true}).add(dur, s.Start, s.Error)
+		}
+	}
+	// An edge with a server side takes its traffic and errors from it.
+	for id, m := range d.setMeta {
+		if m.clientOnly {
+			if _, ok := d.sets[m.entity+"/server"]; ok {
+				m.clientOnly = false
+				d.setMeta[id] = m
+			}
+		}
+	}
+	for _, s := range b.Series {
+		if !s.Aligned || s.Entity.Kind == ingest.KindUnknown || s.Entity.Name == "" {
+			continue
+		}
+		if s.Source == ingest.DerivedSource && replacedBySpans[s.Name] {
+			continue
+		}
+		i0 := sort.Search(len(s.T), func(i int) bool { return s.T[i] >= start })
+		i1 := sort.Search(len(s.T), func(i int) bool { return s.T[i] >= end })
+		var pt points
+		for i := i0; i < i1; i++ {
+			if v := s.V[i]; v == v {
+				pt.v = append(pt.v, v)
+				pt.t = append(pt.t, s.T[i])
+			}
+		}
+		if len(pt.v) == 0 {
+			continue
+		}
+		m := newSeriesMeta(s)
+		if old, ok := d.series[m.exact]; ok && len(old.v) >= len(pt.v) {
+			continue // the same series from two files: keep the fuller one
+		}
+		d.series[m.exact] = &pt
+		d.seriesMeta[m.exact] = m
+		if m.pod != "" {
+			d.pods[m.pod] = true
+		}
+	}
+	d.nseries = len(d.series)
+	d.activeCells = len(d.active)
+	return d
+}
+
+// newSeriesMeta keys a series by what it measures, not by the file it came
+// from, so the same series matches across two bundles.
+func newSeriesMeta(s *ingest.Series) seriesMeta {
+	e := s.Entity
+	facet := facetOf(s)
+	sig := s.Signal.String()
+	if facet != "" {
+		sig += "/" + facet
+	}
+	m := seriesMeta{signal: s.Signal, unit: s.Unit, stat: s.Stat, dir: ingest.BadDirection(s)}
+	if m.stat == "" {
+		m.stat = s.Labels.Get("stat")
+	}
+	if s.Signal == ingest.SignalTraffic || s.Signal == ingest.SignalOther {
+		m.dir = 0
+	}
+	m.entity, m.entityKind, m.service, m.facet = e.ID(), e.Kind.String(), e.Service, facet
+	m.name = s.Name + s.Labels.String()
+	m.exact = "series/" + e.ID() + ":" + sig + " " + m.name
+	if e.Kind == ingest.KindPod {
+		m.pod = e.Name
+		var kept ingest.Labels
+		for _, l := range s.Labels {
+			if !podIdentifying(l, e.Name) {
+				kept = append(kept, l)
+			}
+		}
+		m.pooledName = s.Name + kept.String()
+		m.pooled = "series/workload/" + e.Service + ":" + sig + " " + m.pooledName
+	}
+	return m
+}
+
+// podIdentifying reports whether a label names one pod instance rather
+// than what the series measures: its value contains the pod's name, or it
+// is one of the generic per-instance labels.
+func podIdentifying(l ingest.Label, pod string) bool {
+	if pod != "" && strings.Contains(l.Value, pod) {
+		return true
+	}
+	switch l.Name {
+	case "instance", "uid", "pod_uid", "container_id", "id", "pod_ip", "ip":
+		return true
+	}
+	return false
+}
+
+// facetOf is the facet of a series as the temporal causal graph defines it
+// (self time, an edge's client/server/gap side), read from the series.
+func facetOf(s *ingest.Series) string {
+	switch s.Name {
+	case ingest.EdgeClient:
+		return "client"
+	case ingest.EdgeServer:
+		return "server"
+	case ingest.EdgeGap:
+		return "gap"
+	case ingest.TraceSelf:
+		return "self"
+	}
+	if s.Entity.Kind == ingest.KindEdge && s.Signal == ingest.SignalLatency {
+		switch s.Labels.Get("reporter") {
+		case "source", "client":
+			return "client"
+		case "destination", "server":
+			return "server"
+		}
+	}
+	return ""
+}

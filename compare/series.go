@@ -1,0 +1,215 @@
+package compare
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// seriesGroup is one series item's points on each side: one series, or
+// the pooled series of a workload's unmatched pods.
+type seriesGroup struct {
+	meta       seriesMeta
+	pooled     bool
+	b, a, base []*points
+}
+
+// seriesItems builds one item per series (matched by name and labels, a
+// pod only when it has data on both sides, other pods pooled per
+// workload).
+func (r *run) seriesItems() {
+	both := func(pod string) bool { return r.bd.pods[pod] && r.ad.pods[pod] }
+	groups := map[string]*seriesGroup{}
+	collect := func(d *sideData, which int) {
+		for _, k := range sortedKeys(d.series) {
+			m := d.seriesMeta[k]
+			key, pooled := m.exact, false
+			if m.pod != "" && !both(m.pod) {
+				key, pooled = m.pooled, true
+			}
+			g := groups[key]
+			if g == nil {
+				g = &seriesGroup{meta: m, pooled: pooled}
+				if pooled {
+					g.meta.entity, g.meta.entityKind, g.meta.pod, g.meta.name = "workload/"+m.service, "workload", "", m.pooledName
+				}
+				groups[key] = g
+			}
+			switch which {
+			case 0:
+				g.b = append(g.b, d.series[k])
+			case 1:
+				g.a = append(g.a, d.series[k])
+			default:
+				g.base = append(g.base, d.series[k])
+			}
+		}
+	}
+	collect(r.bd, 0)
+	collect(r.ad, 1)
+	collect(r.base, 2)
+	for _, key := range sortedKeys(groups) {
+		g := groups[key]
+		if len(g.b) == 0 && len(g.a) == 0 {
+			continue
+		}
+		r.work = append(r.work, r.seriesItem(key, g))
+	}
+}
+
+// merged is the points of several series in time order.
+func merged(ps []*points) points {
+	if len(ps) == 1 {
+		return *ps[0]
+	}
+	type tv struct {
+		t ingest.Time
+		v float64
+	}
+	var all []tv
+	for _, p := range ps {
+		for i := range p.v {
+			all = append(all, tv{p.t[i], p.v[i]})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })
+	var out points
+	for _, x := range all {
+		out.t = append(out.t, x.t)
+		out.v = append(out.v, x.v)
+	}
+	return out
+}
+
+// bandMinPoints is how many baseline points a series needs for a band
+// (3 minutes at a 15 s step, an hour at 5 minutes).
+const bandMinPoints = 12
+
+// seriesItem compares a series' level in the two windows: medians, robust
+// σ from the baseline (else the two windows), a z-test of the median shift
+// whose standard error accounts for autocorrelation and, when the
+// baseline has a band, for the drift seen between its windows.
+func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
+	m := g.meta
+	w := &itemWork{signal: m.signal, stat: m.stat, item: Item{ID: key, Kind: KindSeries, Entity: m.entity, EntityKind: m.entityKind,
+		Service: m.service, Signal: m.signal.String(), Facet: m.facet, Series: m.name, Unit: m.unit,
+		Depth: r.depthOf(m.service), Direction: m.dir, Effect: nan(), LogRatio: nan(), Test: nanTest("robust-shift"), Band: nanBand()}}
+	it := &w.item
+	var pb, pa, pbase points
+	if len(g.b) > 0 {
+		pb = merged(g.b)
+	}
+	if len(g.a) > 0 {
+		pa = merged(g.a)
+	}
+	if len(g.base) > 0 {
+		pbase = merged(g.base)
+	}
+	stats := func(p points) (Stats, []float64) {
+		st := nanStats()
+		if len(p.v) == 0 {
+			return st, nil
+		}
+		xs := slices.Clone(p.v)
+		slices.Sort(xs)
+		st.N = len(xs)
+		st.Median, st.Scale = quantileSorted(xs, 0.5), robustScale(xs)
+		sum := 0.0
+		for _, v := range xs {
+			sum += v
+		}
+		st.Mean = sum / float64(len(xs))
+		return st, xs
+	}
+	var xs, ys, hs []float64
+	it.Before, xs = stats(pb)
+	it.After, ys = stats(pa)
+	it.Baseline, hs = stats(pbase)
+	w.xs, w.ys = xs, ys
+	// The band of a series is the range of its baseline points (1st to
+	// 99th percentile): what the signal does in normal operation. The
+	// spread of the baseline's window medians is the drift between
+	// windows that the test must allow for.
+	if len(hs) >= bandMinPoints {
+		it.Band.Points = len(hs)
+		it.Band.Level = [2]float64{quantileSorted(hs, 0.01), quantileSorted(hs, 0.99)}
+		it.Band.Known = true
+	}
+	var meds []float64
+	r.bandWindows(func(lo, hi ingest.Time) {
+		i, j := between(pbase.t, lo, hi)
+		if j-i < r.opt.MinPoints {
+			return
+		}
+		c := slices.Clone(pbase.v[i:j])
+		slices.Sort(c)
+		meds = append(meds, quantileSorted(c, 0.5))
+	})
+	it.Band.Windows = len(meds)
+	if len(meds) >= r.opt.BandWindows {
+		slices.Sort(meds)
+		it.Band.Spread = robustScale(meds)
+	}
+	switch {
+	case r.shortB != "":
+		w.short = r.shortB
+	case r.shortA != "":
+		w.short = r.shortA
+	case len(xs) == 0:
+		w.short = "no points in BEFORE"
+	case len(ys) == 0:
+		w.short = "no points in AFTER"
+	case len(xs) < r.opt.MinPoints:
+		w.short = plural(len(xs), "point") + " in BEFORE (fewer than " + itoa(r.opt.MinPoints) + ")"
+	case len(ys) < r.opt.MinPoints:
+		w.short = plural(len(ys), "point") + " in AFTER (fewer than " + itoa(r.opt.MinPoints) + ")"
+	case !it.Band.Known:
+		w.short = "no baseline band (" + plural(len(hs), "baseline point") + ", fewer than " + itoa(bandMinPoints) + ") to tell a change from the series' normal variation"
+	}
+	if w.short != "" {
+		return w
+	}
+	mB, mA := it.Before.Median, it.After.Median
+	var sigma, rho float64
+	if len(hs) >= 8 {
+		sigma = robustScale(hs)
+		if !g.pooled {
+			rho = lag1(pbase.v)
+		}
+	} else {
+		sigma = math.Sqrt((it.Before.Scale*it.Before.Scale + it.After.Scale*it.After.Scale) / 2)
+		if !g.pooled {
+			rho = (lag1(pb.v) + lag1(pa.v)) / 2
+		}
+	}
+	level := math.Max(math.Abs(mB), math.Abs(mA))
+	sigma = math.Max(sigma, math.Max(0.01*level, 1e-12))
+	if mB == mA && it.Before.Scale == 0 && it.After.Scale == 0 {
+		w.degenerate = "constant and equal on both sides"
+		it.Test.Shift, it.Test.CliffDelta = 0, 0
+		return w
+	}
+	rho = math.Max(0, math.Min(0.9, rho))
+	deff := (1 + rho) / (1 - rho)
+	se := math.Sqrt(math.Pi / 2 * sigma * sigma * deff * (1/float64(len(xs)) + 1/float64(len(ys))))
+	if it.Band.Spread == it.Band.Spread {
+		se = math.Max(se, math.Sqrt2*it.Band.Spread)
+	}
+	t := &it.Test
+	t.Deff = deff
+	t.Shift = (mA - mB) / sigma
+	t.Z = (mA - mB) / se
+	t.P = twoSided(t.Z)
+	t.CliffDelta = mannWhitney(xs, ys, 1, nil).Delta
+	return w
+}
+
+func scaled(v []float64, f float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = x * f
+	}
+	return out
+}

@@ -1,0 +1,380 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// decide sets an item's verdict, reason and effect from its statistics
+// and q-values (see the package documentation for the rules).
+func (r *run) decide(w *itemWork) {
+	it := &w.item
+	switch {
+	case w.short != "":
+		it.Verdict, it.Reason = Insufficient, w.short
+		return
+	case w.degenerate != "":
+		it.Verdict, it.Reason, it.LogRatio, it.Effect = Unchanged, w.degenerate, 0, 0
+		return
+	}
+	defer func() { it.Effect = effectOf(it) }()
+	switch it.Kind {
+	case KindDistribution:
+		r.decideDist(w)
+	case KindProportion:
+		r.decideProp(w)
+	case KindRate:
+		r.decideRate(w)
+	case KindSeries:
+		r.decideSeries(w)
+	}
+}
+
+// move is one statistic that moved significantly and by at least the
+// minimum effect.
+type move struct {
+	stat   string  // "location", "p50", "p90", "p99", "ratio", "level"
+	worse  bool    // in the bad direction
+	size   float64 // effect size 0..1
+	inBand bool    // AFTER's value of the statistic lies within the baseline band
+}
+
+// bandOf returns the band and AFTER/BEFORE values of a distribution
+// statistic ("location" is the median).
+func bandOf(it *Item, stat string) (band [2]float64, before, after float64) {
+	switch stat {
+	case "p90":
+		return it.Band.P90, it.Before.P90, it.After.P90
+	case "p99":
+		return it.Band.P99, it.Before.P99, it.After.P99
+	}
+	return it.Band.P50, it.Before.P50, it.After.P50
+}
+
+// relChange is a quantile's relative change: the ratio minus one for
+// positive data, else the difference over the larger of |BEFORE| and
+// BEFORE's interquartile range (edge gaps can be negative).
+func relChange(it *Item, qc QuantileChange) float64 {
+	if qc.Ratio == qc.Ratio {
+		return qc.Ratio - 1
+	}
+	scale := math.Max(math.Abs(qc.Before), it.Before.P90-it.Before.P50)
+	if scale <= 0 {
+		return nan()
+	}
+	return qc.Diff / scale
+}
+
+func (r *run) decideDist(w *itemWork) {
+	it, t, o := &w.item, &w.item.Test, r.opt
+	var moves []move
+	if t.Q < o.Alpha && math.Abs(t.CliffDelta) >= o.MinDelta {
+		moves = append(moves, move{stat: "location", worse: t.CliffDelta > 0, size: logRatio(it.After.P50, it.Before.P50)})
+	}
+	down := o.MinRatio / (1 + o.MinRatio) // the decrease matching a 1+MinRatio increase
+	for _, qc := range t.Quantiles {
+		if !qc.Usable || !(t.KSQ < o.Alpha) {
+			continue
+		}
+		rel := relChange(it, qc)
+		stat := "p" + strconv.Itoa(int(math.Round(qc.Q*100)))
+		size := math.Min(maxEffect, math.Abs(math.Log2(1+math.Abs(rel))))
+		switch {
+		case rel >= o.MinRatio && qc.DiffCI[0] > 0:
+			moves = append(moves, move{stat: stat, worse: true, size: size})
+		case rel <= -down && qc.DiffCI[1] < 0:
+			moves = append(moves, move{stat: stat, worse: false, size: size})
+		}
+	}
+	for i := range moves {
+		band, _, after := bandOf(it, moves[i].stat)
+		moves[i].inBand = it.Band.Known && band[1] == band[1] && after <= band[1]
+	}
+	r.settle(w, moves, func() (broken, back bool) {
+		if !it.Band.Known {
+			return false, false
+		}
+		back = true
+		for _, s := range []string{"p50", "p90", "p99"} {
+			band, before, after := bandOf(it, s)
+			if band[1] != band[1] || (s != "p50" && !usable(it, s)) {
+				continue
+			}
+			broken = broken || before > band[1]
+			back = back && after <= band[1]
+		}
+		return broken, back
+	})
+}
+
+// usable reports whether a quantile of a distribution item was usable.
+func usable(it *Item, stat string) bool {
+	for _, qc := range it.Test.Quantiles {
+		if "p"+strconv.Itoa(int(math.Round(qc.Q*100))) == stat {
+			return qc.Usable
+		}
+	}
+	return false
+}
+
+func (r *run) decideProp(w *itemWork) {
+	it, t, o := &w.item, &w.item.Test, r.opt
+	var moves []move
+	if t.Q < o.Alpha && math.Abs(t.CohenH) >= o.MinH {
+		band := it.Band.Ratio
+		moves = append(moves, move{stat: "ratio", worse: t.CohenH > 0, size: logRatio(it.After.Ratio, it.Before.Ratio),
+			inBand: it.Band.Known && band[1] == band[1] && it.After.Ratio <= band[1]})
+	}
+	r.settle(w, moves, func() (bool, bool) {
+		band := it.Band.Ratio
+		if !it.Band.Known || band[1] != band[1] {
+			return false, false
+		}
+		return it.Before.Ratio > band[1], it.After.Ratio <= band[1]
+	})
+}
+
+func (r *run) decideRate(w *itemWork) {
+	it, t, o := &w.item, &w.item.Test, r.opt
+	rr := t.RateRatio
+	it.LogRatio = logRatio(rr, 1)
+	band := it.Band.Ratio
+	inBand := it.Band.Known && band[0] == band[0] && it.After.Rate >= band[0] && it.After.Rate <= band[1]
+	switch {
+	case !(t.Q < o.Alpha):
+		it.Verdict, it.Reason = Unchanged, "no significant change ("+qText(t.Q)+")"
+	case rr < 1+o.MinRatio && rr > 1/(1+o.MinRatio):
+		it.Verdict, it.Reason = Unchanged, fmt.Sprintf("significant but small: ×%s (at least ×%s or ×%s needed)", fix(rr, 2), fix(1+o.MinRatio, 2), fix(1/(1+o.MinRatio), 2))
+	case inBand:
+		it.Verdict, it.Reason = Unchanged, "changed ×"+fix(rr, 2)+" but within the baseline band"
+	default:
+		it.Verdict, it.Reason = Changed, "traffic ×"+fix(rr, 2)+" ("+qText(t.Q)+")"
+	}
+}
+
+func (r *run) decideSeries(w *itemWork) {
+	it, t, o := &w.item, &w.item.Test, r.opt
+	var moves []move
+	// The level must also move by a material share: at least MinRatio up
+	// or the matching share down (|Δ| ≥ MinRatio/(1+MinRatio) of the
+	// larger level), as a canary judge allows a stated percent change.
+	mB, mA := it.Before.Median, it.After.Median
+	rel := math.Abs(mA-mB) / math.Max(math.Abs(mA), math.Abs(mB))
+	material := rel >= o.MinRatio/(1+o.MinRatio)
+	if t.Q < o.Alpha && math.Abs(t.Shift) >= o.MinShift && !material {
+		it.LogRatio = logRatio(math.Abs(mA), math.Abs(mB))
+		it.Verdict, it.Reason = Unchanged, "significant ("+qText(t.Q)+", "+shiftText(t.Shift)+") but small: "+fix(100*rel, 0)+"% of the level (at least "+fix(100*o.MinRatio/(1+o.MinRatio), 0)+"% needed)"
+		return
+	}
+	if t.Q < o.Alpha && math.Abs(t.Shift) >= o.MinShift {
+		band := it.Band.Level
+		up := t.Shift > 0
+		mv := move{stat: "level", size: logRatio(math.Abs(it.After.Median), math.Abs(it.Before.Median))}
+		switch it.Direction {
+		case 0:
+			in := it.Band.Known && band[0] == band[0] && it.After.Median >= band[0] && it.After.Median <= band[1]
+			it.LogRatio = mv.size
+			if in {
+				it.Verdict, it.Reason = Unchanged, "level moved "+shiftText(t.Shift)+" but within the baseline band"
+			} else {
+				it.Verdict, it.Reason = Changed, "level "+shiftText(t.Shift)+" ("+qText(t.Q)+")"
+			}
+			return
+		case 1:
+			mv.worse = up
+			mv.inBand = it.Band.Known && band[1] == band[1] && it.After.Median <= band[1]
+		default:
+			mv.worse = !up
+			mv.inBand = it.Band.Known && band[0] == band[0] && it.After.Median >= band[0]
+		}
+		moves = append(moves, mv)
+	}
+	if it.Direction == 0 && len(moves) == 0 {
+		it.LogRatio = logRatio(math.Abs(mA), math.Abs(mB))
+		it.Verdict, it.Reason = Unchanged, r.noChange(t.Q, "|shift| "+fix(math.Abs(t.Shift), 1)+"σ", fix(o.MinShift, 1)+"σ")
+		return
+	}
+	r.settle(w, moves, func() (bool, bool) {
+		band := it.Band.Level
+		if !it.Band.Known || band[0] != band[0] {
+			return false, false
+		}
+		if it.Direction > 0 {
+			return it.Before.Median > band[1], it.After.Median <= band[1]
+		}
+		return it.Before.Median < band[0], it.After.Median >= band[0]
+	})
+}
+
+// settle turns the significant moves into the verdict: a worse move beyond
+// the baseline band (or with no band) is a regression; otherwise a better
+// move is an improvement, a fix when BEFORE was outside the band and AFTER
+// is back within it (bandCheck); otherwise unchanged.
+func (r *run) settle(w *itemWork, moves []move, bandCheck func() (broken, back bool)) {
+	it, t := &w.item, &w.item.Test
+	var worse, better, worseInBand []move
+	for _, m := range moves {
+		switch {
+		case m.worse && (!it.Band.Known || !m.inBand):
+			worse = append(worse, m)
+		case m.worse:
+			worseInBand = append(worseInBand, m)
+		default:
+			better = append(better, m)
+		}
+	}
+	size := func(ms []move) float64 {
+		s := 0.0
+		for _, m := range ms {
+			s = math.Max(s, m.size)
+		}
+		return s
+	}
+	stats := func(ms []move) string {
+		var ss []string
+		for _, m := range ms {
+			ss = append(ss, m.stat)
+		}
+		return strings.Join(ss, ", ")
+	}
+	switch {
+	case len(worse) > 0:
+		it.Verdict, it.LogRatio = Regressed, size(worse)
+		it.Reason = "worse: " + stats(worse) + " (" + qText(t.Q) + ")"
+		if !it.Band.Known {
+			it.Reason += "; no baseline band"
+		} else {
+			it.Reason += "; beyond the baseline band"
+		}
+		if len(better) > 0 {
+			it.Reason += "; better: " + stats(better)
+		}
+	case len(better) > 0:
+		it.LogRatio = size(better)
+		broken, back := bandCheck()
+		switch {
+		case !it.Band.Known:
+			it.Verdict, it.Reason = Improved, "better: "+stats(better)+"; no baseline band to say fixed"
+		case broken && back:
+			it.Verdict, it.Reason = Fixed, "better: "+stats(better)+"; back within the baseline band"
+		case broken:
+			it.Verdict, it.Reason = Improved, "better: "+stats(better)+"; still outside the baseline band"
+		default:
+			it.Verdict, it.Reason = Unchanged, "better than BEFORE ("+stats(better)+") but both within the baseline band"
+		}
+	case len(worseInBand) > 0:
+		it.Verdict, it.LogRatio = Unchanged, size(worseInBand)
+		it.Reason = "worse than BEFORE (" + stats(worseInBand) + ") but within the baseline band"
+	default:
+		it.Verdict = Unchanged
+		it.LogRatio = logRatio(it.After.P50, it.Before.P50)
+		if it.Kind == KindProportion {
+			it.LogRatio = logRatio(it.After.Ratio, it.Before.Ratio)
+			it.Reason = r.noChange(t.Q, "|h| "+fix(math.Abs(t.CohenH), 2), fix(r.opt.MinH, 2))
+		} else if it.Kind == KindSeries {
+			it.LogRatio = logRatio(math.Abs(it.After.Median), math.Abs(it.Before.Median))
+			it.Reason = r.noChange(t.Q, "|shift| "+fix(math.Abs(t.Shift), 1)+"σ", fix(r.opt.MinShift, 1)+"σ")
+		} else {
+			it.Reason = r.noChange(math.Min(nz(t.Q), nz(t.KSQ)), "|δ| "+fix(math.Abs(t.CliffDelta), 2), fix(r.opt.MinDelta, 2))
+		}
+	}
+	if it.LogRatio != it.LogRatio {
+		it.LogRatio = 0
+	}
+}
+
+// effectOf is how far apart an item's sides are, 0..1: |Cliff's δ| (for
+// errors the difference of the error ratios, δ of 0/1 outcomes); for
+// traffic |r−1|/(r+1) of the rate ratio r.
+func effectOf(it *Item) float64 {
+	if it.Kind == KindRate {
+		rr := it.Test.RateRatio
+		if rr != rr || math.IsInf(rr, 0) {
+			return 0
+		}
+		return math.Abs(rr-1) / (rr + 1)
+	}
+	if d := it.Test.CliffDelta; d == d {
+		return math.Abs(d)
+	}
+	return 0
+}
+
+// maxEffect caps an item's log ratio (a change from or to zero).
+const maxEffect = 10
+
+// logRatio is |log2(a/b)| for positive a and b, maxEffect when exactly one
+// is zero, 0 when both are, capped at maxEffect; NaN inputs give 0.
+func logRatio(a, b float64) float64 {
+	switch {
+	case a != a || b != b:
+		return 0
+	case a == 0 && b == 0:
+		return 0
+	case a <= 0 || b <= 0:
+		return maxEffect
+	}
+	return math.Min(maxEffect, math.Abs(math.Log2(a/b)))
+}
+
+func nz(q float64) float64 {
+	if q != q {
+		return 1
+	}
+	return q
+}
+
+// noChange explains an unchanged item: not significant, or too small.
+func (r *run) noChange(q float64, effect, min string) string {
+	if !(q < r.opt.Alpha) {
+		return "no significant change (" + qText(q) + ")"
+	}
+	return "significant (" + qText(q) + ") but small: " + effect + " < " + min
+}
+
+// qText renders "q 0.003" / "q < 1e-12".
+func qText(q float64) string {
+	switch {
+	case q != q:
+		return "q ~"
+	case q < 1e-12:
+		return "q < 1e-12"
+	case q < 0.001:
+		return "q " + strconv.FormatFloat(q, 'e', 1, 64)
+	}
+	return "q " + fix(q, 3)
+}
+
+func shiftText(s float64) string {
+	if s >= 0 {
+		return "+" + fix(s, 1) + "σ"
+	}
+	return fix(s, 1) + "σ"
+}
+
+// fix renders v at the given decimals, "~" for NaN or ±Inf, never "-0".
+func fix(v float64, decimals int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "~"
+	}
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if strings.TrimLeft(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-")
+	}
+	return s
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// plural is "1 span", "3 spans".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + strings.TrimSuffix(what, "s")
+	}
+	if strings.HasSuffix(what, "s") {
+		return itoa(n) + " " + what
+	}
+	return itoa(n) + " " + what + "s"
+}
