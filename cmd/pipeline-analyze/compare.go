@@ -61,6 +61,8 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Float64Var(&o.MinRatio, "min-ratio", d.MinRatio, "smallest relative change of a quantile, metric level or traffic (0.25 = 25%)")
 	fs.Float64Var(&o.MinH, "min-h", d.MinH, "smallest Cohen's h of an error-ratio change")
 	fs.Float64Var(&o.MinShift, "min-shift", d.MinShift, "smallest metric level change in robust σ of its baseline")
+	fs.Uint64Var(&o.Seed, "seed", d.Seed, "block-bootstrap seed (printed in the report; same seed, same intervals)")
+	fs.IntVar(&o.Bootstrap, "bootstrap", d.Bootstrap, "block-bootstrap replicates for the quantile intervals")
 	fs.IntVar(&o.MinSamples, "min-samples", d.MinSamples, "fewest spans (requests) per side to decide")
 	fs.IntVar(&o.MinPoints, "min-points", d.MinPoints, "fewest metric points per side to decide")
 	fs.StringVar(&scorecardFile, "scorecard", "", "BEFORE's scorecard (pipeline-analyze -o json) to take the causes from, instead of analysing BEFORE")
@@ -153,7 +155,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	bs.Paths, as.Paths = paths[:1], paths[len(paths)-1:]
 	o.Target, o.TargetChosenBy = inc.Target, inc.TargetChosenBy
-	o.Baseline, o.Seed, o.Bootstrap = af.baseline, af.seed, af.bootstrap
+	o.Baseline = af.baseline
 	o.Version, o.Args = version, args
 	switch {
 	case noCauses:
