@@ -13,7 +13,7 @@ func space(t *testing.T) (*tcg.Graph, *anomalySpace) {
 	_, g := chain(t, true)
 	p := DefaultParams()
 	m := fitMechanisms(g, p.Mechanism)
-	ev := nodeEvidence(g, m, p.Mechanism)
+	ev := nodeEvidence(g, m, p.Mechanism, false)
 	return g, newAnomalySpace(g, ev, p.PrecedenceOwn)
 }
 

@@ -36,11 +36,12 @@ type MechanismParams struct {
 	Huber            float64 // Huber loss threshold, in residual scales
 	MinResidualScale float64 // floor of a node's baseline residual scale (standardised units)
 	Clamp            float64 // bound on standardised values entering a fit
+	MaxParents       int     // most parents a mechanism regresses on (mechanismParents)
 }
 
 // DefaultMechanismParams are the mechanism-fit defaults.
 func DefaultMechanismParams() MechanismParams {
-	return MechanismParams{Ridge: 1, Huber: 1.5, MinResidualScale: 0.5, Clamp: 1e4}
+	return MechanismParams{Ridge: 1, Huber: 1.5, MinResidualScale: 0.5, Clamp: 1e4, MaxParents: 12}
 }
 
 // standardise returns node n's values as oriented robust z on the grid.
@@ -61,8 +62,9 @@ func standardise(n *tcg.Node) []float64 {
 	return z
 }
 
-// fitMechanisms fits every node's mechanism on the baseline cells.
-// O(nodes · baseline cells · parents² · iterations).
+// fitMechanisms fits every anomalous node's mechanism on the baseline
+// cells. O(anomalous nodes · (baseline cells · parents² + parents³) ·
+// iterations).
 func fitMechanisms(g *tcg.Graph, p MechanismParams) *mechanisms {
 	m := &mechanisms{g: g}
 	n := len(g.Nodes)
@@ -75,8 +77,15 @@ func fitMechanisms(g *tcg.Graph, p MechanismParams) *mechanisms {
 	m.resLoc = make([]float64, n)
 	m.resScale = make([]float64, n)
 	m.fitN = make([]int, n)
-	for i := range g.Nodes {
-		m.in[i] = g.In(i)
+	for i, nd := range g.Nodes {
+		// Only anomalous nodes' residuals are used (the anomaly space has
+		// nothing else); the others keep the identity (no parents).
+		if !nd.Anomalous {
+			m.beta[i] = nil
+			m.resScale[i] = 1
+			continue
+		}
+		m.in[i] = mechanismParents(g, i, p.MaxParents)
 		m.fitNode(i, p)
 	}
 	return m
@@ -144,6 +153,29 @@ func (m *mechanisms) fitNode(i int, p MechanismParams) {
 	loc, mad := medianMAD(res)
 	m.resLoc[i] = loc
 	m.resScale[i] = math.Max(1.4826*mad, p.MinResidualScale)
+}
+
+// mechanismParents returns the in-edges a node's mechanism regresses on:
+// its anomalous parents over mechanism edges (not lagged correlations), at
+// most max of them, most anomalous first (ties by edge index). A parent
+// that did not move cannot explain the node's deviation, and the window's
+// prediction is all the residual is measured against.
+func mechanismParents(g *tcg.Graph, i, max int) []int {
+	var out []int
+	for _, ei := range g.In(i) {
+		e := g.Edges[ei]
+		if e.Kind != tcg.EdgeLagged && g.Nodes[e.From].Anomalous {
+			out = append(out, ei)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		return g.Nodes[g.Edges[out[a]].From].Score > g.Nodes[g.Edges[out[b]].From].Score
+	})
+	if max > 0 && len(out) > max {
+		out = out[:max]
+	}
+	sort.Ints(out)
+	return out
 }
 
 // huberRidge solves min Σ huber(y − xβ) + ridge·|β|² by iteratively
@@ -316,7 +348,7 @@ type NodeEvidence struct {
 }
 
 // nodeEvidence computes every node's evidence.
-func nodeEvidence(g *tcg.Graph, m *mechanisms, p MechanismParams) []NodeEvidence {
+func nodeEvidence(g *tcg.Graph, m *mechanisms, p MechanismParams, withRHT bool) []NodeEvidence {
 	out := make([]NodeEvidence, len(g.Nodes))
 	for i, n := range g.Nodes {
 		ev := NodeEvidence{Node: i, Z: n.Score, Depth: n.Depth, ZPhys: math.NaN()}
@@ -332,14 +364,18 @@ func nodeEvidence(g *tcg.Graph, m *mechanisms, p MechanismParams) []NodeEvidence
 				ev.AnomalousChildren++
 			}
 		}
-		ev.ZPhys, ev.Parts = physicalResidual(g, i)
-		var ps []int
-		for _, ei := range g.In(i) {
-			if g.Edges[ei].Kind != tcg.EdgeLagged {
-				ps = append(ps, g.Edges[ei].From)
-			}
+		if n.Anomalous {
+			ev.ZPhys, ev.Parts = physicalResidual(g, i)
 		}
-		ev.RHT = rhtScore(g, i, ps)
+		if withRHT {
+			var ps []int
+			for _, ei := range g.In(i) {
+				if g.Edges[ei].Kind != tcg.EdgeLagged {
+					ps = append(ps, g.Edges[ei].From)
+				}
+			}
+			ev.RHT = rhtScore(g, i, ps)
+		}
 		out[i] = ev
 	}
 	return out
@@ -597,5 +633,5 @@ func callsPerRequest(g *tcg.Graph, client, caller *tcg.Node, cells []int) float6
 // evidence (for eval's feature dumps and tests).
 func Evidence(g *tcg.Graph) []NodeEvidence {
 	p := DefaultMechanismParams()
-	return nodeEvidence(g, fitMechanisms(g, p), p)
+	return nodeEvidence(g, fitMechanisms(g, p), p, true)
 }

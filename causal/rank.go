@@ -183,7 +183,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		res.Warnings = append(res.Warnings, "no target node: causes are ranked by their own change and what it explains downstream")
 	}
 	m := fitMechanisms(g, p.Mechanism)
-	ev := nodeEvidence(g, m, p.Mechanism)
+	ev := nodeEvidence(g, m, p.Mechanism, false)
 	sp := newAnomalySpace(g, ev, p.PrecedenceOwn)
 	fl := sp.flows()
 	var tflow map[int]float64
