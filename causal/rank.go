@@ -110,6 +110,10 @@ type Candidate struct {
 	Path         []int // node indices from the candidate to the target
 	PathEdges    []int // edge indices along Path
 	Events       []ingest.Event
+	// Logs are, for a candidate of log evidence, the templates whose rate
+	// changed most (new error templates first), with examples and trace
+	// links: the evidence travels with the analysis.
+	Logs []ingest.LogTemplateEvidence
 	Series       *ingest.Series // representative series
 }
 
@@ -273,6 +277,10 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		cd.Intervention = counterfactual(g, tLabel, tUnit, tBase, tObs, aT, share)
 		cd.Path, cd.PathEdges = pathToTarget(g, fl, i)
 		cd.Events = eventsFor(b, n, g)
+		if n.Signal == ingest.SignalLogs && rank < maxLogEvidence {
+			in := g.Incident
+			cd.Logs = b.LogEvidence(n.Entity, in.BaselineStart, in.WindowStart, in.WindowStart, in.WindowEnd, 3)
+		}
 		res.Candidates = append(res.Candidates, cd)
 	}
 	if aT > 0 {
@@ -299,6 +307,10 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	}
 	return res
 }
+
+// maxLogEvidence bounds how many of the ranked candidates carry log
+// evidence (each costs a pass over the log records).
+const maxLogEvidence = 10
 
 // counterfactual turns a target share (of the target's log-anomaly) into
 // the target's counterfactual value in its units: with the target's

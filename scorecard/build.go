@@ -287,6 +287,9 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceTransition, At: t.At, Baseline: math.NaN(), Incident: math.NaN(),
 			Text: fmt.Sprintf("%s → %s: %s", t.From, t.To, t.Reason)})
 	}
+	for _, l := range cand.Logs {
+		cs.Evidence = append(cs.Evidence, logEvidence(l))
+	}
 	for _, e := range cand.Events {
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceEvent, At: e.Time, Baseline: math.NaN(), Incident: math.NaN(),
 			Text: fmt.Sprintf("%s %s on %s: %s", e.Kind, e.Reason, e.Entity.ID(), e.Message)})
@@ -479,4 +482,27 @@ func inventory(b *ingest.Bundle, g *tcg.Graph) Inventory {
 		inv.Entities = append(inv.Entities, row)
 	}
 	return inv
+}
+
+// logEvidence renders one log template's change: what changed, its rate
+// before and in the window, one example line (escaped by every renderer)
+// and the traces it links to.
+func logEvidence(l ingest.LogTemplateEvidence) Evidence {
+	what := "changed rate"
+	switch {
+	case l.New:
+		what = "new in the window"
+	case l.Missing:
+		what = "stopped in the window"
+	}
+	text := fmt.Sprintf("%s log template %q %s: %.2f → %.2f per minute", strings.ToLower(l.Severity.String()), truncate(l.Pattern, 160), what,
+		l.BaselinePerMin, l.WindowPerMin)
+	if l.Example != "" {
+		text += fmt.Sprintf("; e.g. %q", truncate(l.Example, 160))
+	}
+	ev := Evidence{Kind: EvidenceLog, Text: text, Baseline: l.BaselinePerMin, Incident: l.WindowPerMin, Unit: "1/min", At: l.FirstInWindow}
+	for _, t := range l.Traces {
+		ev.TraceIDs = append(ev.TraceIDs, t.TraceID.String())
+	}
+	return ev
 }

@@ -51,6 +51,7 @@ const (
 	EvidenceEvent      = "event"
 	EvidenceKernel     = "kernel"
 	EvidencePlacement  = "placement" // a process of the workload runs on the GPU (matched by host and PID)
+	EvidenceLog        = "log"       // a log template whose rate changed (new, missing, more or fewer)
 )
 
 // Card is the one presentation model of an analysis: everything any renderer
