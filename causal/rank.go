@@ -113,8 +113,8 @@ type Candidate struct {
 	// Logs are, for a candidate of log evidence, the templates whose rate
 	// changed most (new error templates first), with examples and trace
 	// links: the evidence travels with the analysis.
-	Logs []ingest.LogTemplateEvidence
-	Series       *ingest.Series // representative series
+	Logs   []ingest.LogTemplateEvidence
+	Series *ingest.Series // representative series
 }
 
 // Result is the ranked analysis.
