@@ -255,6 +255,10 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSpans, TraceIDs: ids, Baseline: math.NaN(), Incident: math.NaN(),
 			Text: fmt.Sprintf("slowest traces through %s in the window", n.Entity.Service)})
 	}
+	if len(cand.Hosted) > 0 {
+		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidencePlacement, Baseline: math.NaN(), Incident: math.NaN(),
+			Text: fmt.Sprintf("this %s hosts %s", n.Entity.Kind, strings.Join(cand.Hosted, ", "))})
+	}
 	if n.Entity.Kind == ingest.KindGPU {
 		cs.Evidence = append(cs.Evidence, kernelEvidence(b, n.Entity.Name, g.Incident, 5)...)
 		for _, pl := range b.Placements {

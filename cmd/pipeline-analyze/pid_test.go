@@ -104,12 +104,16 @@ func TestRunGPUPlacedByPID(t *testing.T) {
 	if top.Component != "GPU-1" || top.Signal != "gpu_mem_bw" {
 		t.Fatalf("top cause %s %s, want GPU-1 gpu_mem_bw", top.Component, top.Signal)
 	}
-	placed := false
+	placed, hosts := false, false
 	for _, e := range top.Evidence {
 		placed = placed || e.Kind == "placement" && strings.Contains(e.Text, "PID 4242 of vllm on host-b")
+		hosts = hosts || e.Kind == "placement" && strings.Contains(e.Text, "this gpu hosts vllm")
 	}
 	if !placed {
 		t.Errorf("no placement evidence naming PID 4242: %+v", top.Evidence)
+	}
+	if !hosts {
+		t.Errorf("the GPU cause does not name the workload it hosts: %+v", top.Evidence)
 	}
 	var via []string
 	for _, s := range top.Path {
