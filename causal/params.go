@@ -53,8 +53,9 @@ type Params struct {
 // Score terms of the default method, each computed per anomalous node i.
 const (
 	// TermTargetShare is the counterfactual: the share of the target's
-	// anomaly that disappears under do(r_i := 0), the Shapley attribution of
-	// the target over the nodes' own changes (anomalySpace.flows).
+	// anomaly that disappears when the candidate's component (all its
+	// signals' own changes) is set back to baseline — the sum of their
+	// Shapley attributions of the target (anomalySpace.flows).
 	TermTargetShare = "target_share"
 	// TermOwn is the node's own mechanism change r_i (log-anomaly units).
 	TermOwn = "own"

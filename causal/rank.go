@@ -196,6 +196,14 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		tflow, aT = fl[g.Target], sp.a[g.Target]
 	}
 	reach := reachesTargetService(g)
+	// A component's share of the target: do(every own change of the
+	// component := baseline) removes the sum of its signals' shares.
+	compShare := map[string]float64{}
+	for i, amt := range tflow {
+		if i != g.Target {
+			compShare[g.Nodes[i].Entity.ID()] += amt
+		}
+	}
 	var cands []scored
 	for _, i := range sp.order {
 		if i == g.Target {
@@ -209,7 +217,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 			t[lt] = 1
 		}
 		if aT > 0 {
-			t[TermTargetShare] = tflow[i] / aT
+			t[TermTargetShare] = compShare[g.Nodes[i].Entity.ID()] / aT
 		} else {
 			t[TermTargetShare] = 0
 		}
@@ -258,6 +266,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		tUnit, tLabel = ts.Unit, g.Nodes[g.Target].Label()
 		tBase, tObs, _ = windowStats(ts.V, g.B0, g.B1, g.W0, g.W1)
 	}
+	confirmedComp := map[string]bool{}
 	for rank, c := range cands {
 		i := c.node
 		n := g.Nodes[i]
@@ -273,8 +282,10 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		if pod, ok := g.SinglePod[n.Entity.Name]; ok && n.Entity.Kind == ingest.KindService {
 			cd.Component, cd.ComponentKind = pod, ingest.KindPod // the most specific entity
 		}
-		cd.State, cd.Transitions = candidateState(g, sp, i, share, p)
 		cd.Intervention = counterfactual(g, tLabel, tUnit, tBase, tObs, aT, share)
+		firstOfComponent := !confirmedComp[n.Entity.ID()]
+		confirmedComp[n.Entity.ID()] = true
+		cd.State, cd.Transitions = candidateState(g, sp, i, cd.Intervention.ExplainedShare, firstOfComponent && cd.Confidence >= p.MinConfidence, p)
 		cd.Path, cd.PathEdges = pathToTarget(g, fl, i)
 		cd.Events = eventsFor(b, n, g)
 		if n.Signal == ingest.SignalLogs && rank < maxLogEvidence {
@@ -376,20 +387,23 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// candidateState is the candidate's final state: ROOT_CONFIRMED when its
-// own change is most of its anomaly (r/a ≥ MinOwnShare) and accounts for
-// at least MinTargetShare of the target's, with a transition that says so;
+// candidateState is the candidate's final state: ROOT_CONFIRMED when it is
+// eligible (its component's best-ranked signal, its service at least
+// MinConfidence probable), its own change is most of its anomaly (r/a >
+// MinOwnShare) and setting its
+// component back to baseline removes at least MinTargetShare of the
+// target's deviation, with a transition that says so;
 // otherwise the graph's state (TRIGGERED or PROPAGATING).
-func candidateState(g *tcg.Graph, sp *anomalySpace, i int, share float64, p Params) (tcg.State, []tcg.Transition) {
+func candidateState(g *tcg.Graph, sp *anomalySpace, i int, share float64, eligible bool, p Params) (tcg.State, []tcg.Transition) {
 	n := g.Nodes[i]
 	tr := append([]tcg.Transition(nil), n.Transitions...)
 	own := 0.0
 	if sp.a[i] > 0 {
 		own = sp.r[i] / sp.a[i]
 	}
-	if own >= p.MinOwnShare && share >= p.MinTargetShare {
+	if eligible && own > p.MinOwnShare && share >= p.MinTargetShare {
 		tr = append(tr, tcg.Transition{At: n.Onset, From: n.State, To: tcg.RootConfirmed, Edge: -1,
-			Reason: fmt.Sprintf("its own change is %.0f%% of its anomaly (its parents explain the rest) and accounts for %.0f%% of the target's", 100*own, 100*share)})
+			Reason: fmt.Sprintf("its own change is %.0f%% of its anomaly (its parents explain the rest) and undoing it removes %.0f%% of the target's deviation", 100*own, 100*share)})
 		return tcg.RootConfirmed, tr
 	}
 	return n.State, tr
