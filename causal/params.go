@@ -90,10 +90,12 @@ func Terms() []string {
 // levelTerm names the level term of a node's signal ("" for the others).
 func levelTerm(sig ingest.SignalKind, facet string) string {
 	switch {
-	case sig == ingest.SignalTraffic, sig == ingest.SignalLogs && facet == "records":
-		return TermLevelTraffic
-	case sig == ingest.SignalErrors, sig == ingest.SignalLogs:
+	case facet == "mix" || sig == ingest.SignalErrors || sig == ingest.SignalLogs && facet != "records":
+		// what the component does: errors, log content, the mix of its
+		// operations or log templates
 		return TermLevelErrors
+	case sig == ingest.SignalTraffic, sig == ingest.SignalLogs:
+		return TermLevelTraffic
 	}
 	return ""
 }
