@@ -11,6 +11,24 @@ type Limits struct {
 	MaxSpans       int   // spans kept over all inputs
 	MaxSeries      int   // series kept over all inputs
 	MaxPoints      int   // points kept over all inputs
+	// MaxTokenBytes is the longest JSON string, number or whitespace run an
+	// input may hold (checked on the decompressed stream of every JSON
+	// input, see tokenGuard); a longer one rejects the input.
+	MaxTokenBytes int64
+	// MaxTraceSpans is the most spans kept of one trace; the rest of a
+	// bigger trace is dropped with a warning.
+	MaxTraceSpans int
+	// MaxCells bounds the aligned series: series × grid cells over all
+	// inputs. Series beyond it (those with the fewest points first) are
+	// dropped with a warning.
+	MaxCells int
+	// MaxTempBytes bounds the temporary copy of an input that must be a real
+	// file (a compressed or piped SQLite export).
+	MaxTempBytes int64
+	// QueryTimeout interrupts the queries of an SQLite input that run longer.
+	QueryTimeout time.Duration
+	// StallTimeout is the longest wait for the next byte of a pipe or FIFO.
+	StallTimeout time.Duration
 }
 
 // DefaultLimits are generous for real incidents and small enough to fail fast on garbage.
@@ -22,6 +40,12 @@ func DefaultLimits() Limits {
 		MaxSpans:       20_000_000,
 		MaxSeries:      200_000,
 		MaxPoints:      100_000_000,
+		MaxTokenBytes:  16 << 20,
+		MaxTraceSpans:  100_000,
+		MaxCells:       40_000_000,
+		MaxTempBytes:   1 << 30,
+		QueryTimeout:   30 * time.Second,
+		StallTimeout:   30 * time.Second,
 	}
 }
 
@@ -45,6 +69,24 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxPoints == 0 {
 		l.MaxPoints = d.MaxPoints
 	}
+	if l.MaxTokenBytes == 0 {
+		l.MaxTokenBytes = d.MaxTokenBytes
+	}
+	if l.MaxTraceSpans == 0 {
+		l.MaxTraceSpans = d.MaxTraceSpans
+	}
+	if l.MaxCells == 0 {
+		l.MaxCells = d.MaxCells
+	}
+	if l.MaxTempBytes == 0 {
+		l.MaxTempBytes = d.MaxTempBytes
+	}
+	if l.QueryTimeout == 0 {
+		l.QueryTimeout = d.QueryTimeout
+	}
+	if l.StallTimeout == 0 {
+		l.StallTimeout = d.StallTimeout
+	}
 	return l
 }
 
@@ -57,4 +99,7 @@ type Options struct {
 	Step time.Duration
 	// Progress, when non-nil, receives one line per file read (for stderr).
 	Progress func(format string, args ...any)
+	// TempDir is where temporary copies of inputs go ("" = os.TempDir());
+	// the command points it at a per-run directory it removes on signals.
+	TempDir string
 }
