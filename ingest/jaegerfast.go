@@ -770,6 +770,9 @@ func (r *jaegerReader) fastSpan(s *fastScanner) bool {
 					_, ok = s.value(5)
 					return ok
 				})
+				if len(js.References) > maxSpanRefs {
+					return false // the general reader counts them in a warning
+				}
 				js.References = append(js.References, ref)
 				return ok
 			})
@@ -801,6 +804,11 @@ func (r *jaegerReader) fastSpan(s *fastScanner) bool {
 		return ok
 	})
 	if !ok {
+		return false
+	}
+	if len(r.tr.pending) >= r.lim.MaxTraceSpans {
+		// The views of a kept trace pin every buffer it was read from: a
+		// trace over the limit goes to the general reader, which copies.
 		return false
 	}
 	p, good := r.convert(js)

@@ -124,6 +124,9 @@ func errorAt(name string, off int64, err error) error {
 // line and column of a byte offset of the decoded stream. It returns zeros
 // when the file cannot be re-read (stdin) — only used on the error path.
 func locate(name string, off int64) (line, col int) {
+	if st, err := os.Stat(name); err != nil || !st.Mode().IsRegular() {
+		return 0, 0 // a pipe or FIFO cannot be read again (opening a FIFO would block)
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return 0, 0

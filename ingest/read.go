@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"syscall"
+	"time"
 )
 
 // decodeFunc reads one input of a known format into a fresh Bundle. name is
@@ -46,68 +48,176 @@ var fastDecoders = map[Format]decodeFunc{
 }
 
 // ExpandPaths turns files and directories (recursed, sorted, hidden entries
-// skipped) into the list of files to read. "-" stands for stdin.
+// skipped) into the list of files to read. "-" stands for stdin. It fails on
+// the first path that cannot be read; Read instead names such paths as
+// skipped inputs and reads the rest (see expandPaths).
 func ExpandPaths(paths []string) ([]string, error) {
-	var out []string
+	files, bad := expandPaths(paths)
+	if len(bad) > 0 {
+		return files, fmt.Errorf("input %s: %s", bad[0].Path, bad[0].Error)
+	}
+	return files, nil
+}
+
+// expandPaths is ExpandPaths that never stops: every path it cannot or will
+// not read comes back as a skipped Input saying why. A path given
+// explicitly is followed through symlinks (a symlinked directory is walked,
+// a pipe such as <(cmd) or a FIFO is read as a stream); inside a directory,
+// a symlink to a regular file is read, and symlinks to directories (which
+// could loop), dangling symlinks and anything that is not a regular file
+// are named as skipped. Devices and sockets are never read (a symlink to
+// /dev/zero is an endless input).
+func expandPaths(paths []string) (files []string, skipped []Input) {
+	skip := func(p, why string) { skipped = append(skipped, Input{Path: p, Skipped: true, Error: why}) }
 	for _, p := range paths {
 		if p == "-" {
-			out = append(out, p)
+			files = append(files, p)
 			continue
 		}
-		st, err := os.Stat(p)
+		st, err := os.Stat(p) // follows symlinks: the path was given explicitly
 		if err != nil {
-			return nil, fmt.Errorf("input %w", err)
+			skip(p, statReason(p, err))
+			continue
 		}
 		if !st.IsDir() {
-			out = append(out, p)
+			if why := notReadable(st.Mode()); why != "" {
+				skip(p, why)
+				continue
+			}
+			files = append(files, p)
 			continue
 		}
-		var files []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		var found []string
+		root := p
+		if lst, err := os.Lstat(p); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+			root = p + string(filepath.Separator) // WalkDir follows a root ending in a separator
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				if path == root {
+					return err
+				}
+				skip(path, "cannot read: "+errText(err))
+				if d != nil && d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
 			}
 			base := d.Name()
-			if path != p && len(base) > 0 && base[0] == '.' {
+			if path != root && len(base) > 0 && base[0] == '.' {
 				if d.IsDir() {
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			if d.Type().IsRegular() {
-				files = append(files, path)
+			switch t := d.Type(); {
+			case t.IsRegular():
+				found = append(found, path)
+			case t&fs.ModeSymlink != 0:
+				st, err := os.Stat(path)
+				switch {
+				case err != nil:
+					skip(path, statReason(path, err))
+				case st.IsDir():
+					skip(path, "symlink to a directory: not followed (name the directory itself to read it)")
+				case st.Mode().IsRegular():
+					found = append(found, path)
+				default:
+					skip(path, "symlink to "+notReadable(st.Mode()))
+				}
+			case !t.IsDir():
+				skip(path, notReadable(t))
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("walk %s: %w", p, err)
+			skip(p, "cannot read the directory: "+errText(err))
 		}
-		sort.Strings(files)
-		out = append(out, files...)
+		sort.Strings(found)
+		files = append(files, found...)
 	}
-	return out, nil
+	return files, skipped
+}
+
+// statReason says why a path cannot be opened.
+func statReason(p string, err error) string {
+	if lst, lerr := os.Lstat(p); lerr == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(p)
+		return fmt.Sprintf("dangling symlink (to %q)", target)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return "no such file or directory"
+	}
+	return "cannot read: " + errText(err)
+}
+
+// errText is the cause of a path error without the path (callers name it).
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// notReadable is why a file of this mode is not read, "" for a regular file
+// or a pipe (read as a stream).
+func notReadable(m fs.FileMode) string {
+	switch {
+	case m.IsRegular(), m&fs.ModeNamedPipe != 0:
+		return ""
+	case m&fs.ModeCharDevice != 0:
+		return "a character device, not a file (not read)"
+	case m&fs.ModeDevice != 0:
+		return "a block device, not a file (not read)"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a file (not read)"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a regular file (not read)"
+}
+
+// isStream reports whether path is read once as a stream (stdin, a pipe or
+// a FIFO): no fast path (it would re-read), hashed while read, never
+// re-opened to locate an error.
+func isStream(path string) bool {
+	if path == "-" {
+		return true
+	}
+	st, err := os.Stat(path)
+	return err == nil && !st.Mode().IsRegular()
 }
 
 // Read reads every input (files, directories, "-" for stdin), merges them and
 // finalizes the bundle. A file that cannot be read is reported as a skipped
-// Input with a warning and the rest are read; Read fails only when nothing at
-// all could be read, returning the first error.
+// Input with a warning and the rest are read; so is a path that cannot be
+// opened (missing, a dangling symlink, a device), and an input whose time
+// range is disjoint from all the others (see disjointInputs). Read fails
+// only when nothing at all could be read, returning the first error.
 func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
-	files, err := ExpandPaths(paths)
-	if err != nil {
-		return nil, err
-	}
+	files, unread := expandPaths(paths)
 	if len(files) == 0 {
-		return nil, errors.New("no input files")
+		switch len(unread) {
+		case 0:
+			return nil, errors.New("no input files")
+		case 1:
+			return nil, &InputError{File: unread[0].Path, Offset: -1, Err: errors.New(unread[0].Error)}
+		}
+		return nil, fmt.Errorf("no readable input: %d paths skipped (first: %s: %s)", len(unread), unread[0].Path, unread[0].Error)
 	}
 	lim := opt.Limits.withDefaults()
 	b := &Bundle{}
 	var firstErr error
 	read := 0
+	streams := make([]bool, len(files))
+	for i, f := range files {
+		streams[i] = isStream(f)
+	}
 	// Files are decoded concurrently (one per CPU) and merged strictly in
 	// the order of files, so the bundle, the warnings and the progress lines
 	// are the same as a sequential read.
-	results := readAll(files, stdin, lim)
+	results := readAll(files, streams, stdin, lim, opt.TempDir)
 	parts := make([]*Bundle, len(files))
 	errs := make([]error, len(files))
 	spans := 0
@@ -124,8 +234,14 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		in := r.part.Inputs[0]
 		opt.Progress("read %s (%s, %d spans, %d series)", f, in.Format, in.Counts.Spans, in.Counts.Series)
 	}
+	for _, in := range unread {
+		if opt.Progress != nil {
+			opt.Progress("skip %s: %s", in.Path, in.Error)
+		}
+	}
+	disjoint := disjointInputs(parts, errs)
 	for i, p := range parts {
-		if errs[i] == nil {
+		if errs[i] == nil && disjoint[i] == "" {
 			spans += len(p.Spans)
 		}
 	}
@@ -156,6 +272,16 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 			b.Warn(ErrSkippedInput, f, 1, "%v", err)
 			continue
 		}
+		if why := disjoint[i]; why != "" {
+			in := part.Inputs[0]
+			in.Skipped, in.Error = true, why
+			b.Inputs = append(b.Inputs, in)
+			b.Warn(ErrSkippedInput, f, 1, "left out: %s", why)
+			if opt.Progress != nil {
+				opt.Progress("skip %s: %s", f, why)
+			}
+			continue
+		}
 		if !part.Inputs[0].Skipped {
 			read++
 		}
@@ -167,6 +293,10 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	}
 	if runs != nil {
 		b.Spans = mergeSpanRuns(b.Spans, runs)
+	}
+	for _, in := range unread {
+		b.Inputs = append(b.Inputs, in)
+		b.Warn(ErrSkippedInput, in.Path, 1, "%s", in.Error)
 	}
 	if read == 0 {
 		if firstErr != nil {
@@ -183,13 +313,13 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	// mostly single-threaded Finalize.
 	hashed := make(chan []fileHash, 1)
 	var toHash []int
-	for i, f := range files {
-		if f != "-" && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
+	for i := range files {
+		if !streams[i] && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
 			toHash = append(toHash, i)
 		}
 	}
 	go func() { hashed <- hashFiles(files, toHash) }()
-	err = b.Finalize(opt)
+	err := b.Finalize(opt)
 	for _, h := range <-hashed {
 		in := &b.Inputs[h.input]
 		switch {
@@ -251,7 +381,7 @@ type readResult struct {
 // returns one channel per file that delivers its result. "-" (stdin) is read
 // like any other file, by one worker. Every result is consumed by Read, so no
 // worker outlives it.
-func readAll(files []string, stdin io.Reader, lim Limits) []chan readResult {
+func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, tempDir string) []chan readResult {
 	results := make([]chan readResult, len(files))
 	for i := range results {
 		results[i] = make(chan readResult, 1)
@@ -267,7 +397,7 @@ func readAll(files []string, stdin io.Reader, lim Limits) []chan readResult {
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range next {
-				part, err := readFileHashing(files[i], stdin, lim, files[i] == "-")
+				part, err := readFileHashing(files[i], stdin, lim, streams[i], tempDir)
 				if err == nil {
 					sortSpansStable(part.Spans) // in parallel; Read merges the runs
 				}
@@ -321,21 +451,25 @@ func (l *limitReader) Read(p []byte) (int, error) {
 // file is read again with the general reader, so the result and every error
 // are those of the general reader.
 func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
-	return readFileHashing(path, stdin, lim, true)
+	return readFileHashing(path, stdin, lim, true, "")
 }
 
 // readFileHashing is ReadFile; without hash, the input's SHA256 is left
 // empty (Read hashes regular files later, on an otherwise idle core).
-func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool) (*Bundle, error) {
-	b, err := readFile(path, stdin, lim, path != "-", hash)
+// Streams (stdin, pipes, FIFOs) are hashed as they are read, and never take
+// the fast paths, which may need to read the input twice.
+func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDir string) (*Bundle, error) {
+	stream := isStream(path)
+	hash = hash || stream
+	b, err := readFile(path, stdin, lim, !stream, hash, tempDir)
 	if errors.Is(err, errSlowPath) {
-		return readFile(path, stdin, lim, false, hash)
+		return readFile(path, stdin, lim, false, hash, tempDir)
 	}
 	return b, err
 }
 
 // readFile is readFileHashing; fast enables the fast paths (fastDecoders).
-func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundle, error) {
+func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir string) (*Bundle, error) {
 	lim = lim.withDefaults()
 	var raw io.Reader
 	name := path
@@ -345,9 +479,9 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 		}
 		raw, name = stdin, "<stdin>"
 	} else {
-		f, err := os.Open(path)
+		f, err := openInput(path, lim)
 		if err != nil {
-			return nil, fmt.Errorf("read %w", err)
+			return nil, err
 		}
 		defer f.Close()
 		raw = f
@@ -359,7 +493,9 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 	br := bufio.NewReaderSize(hr, 256<<10)
 	in := Input{Path: name}
 	var r io.Reader = br
+	zipped := false
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zipped = true
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &InputError{File: name, Offset: 0, Err: fmt.Errorf("gzip: %w", err)}
@@ -368,6 +504,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 		r = bufio.NewReaderSize(zr, 256<<10)
 	}
 	r = &limitReader{r: r, left: lim.MaxFileBytes}
+	r = newTokenGuard(r, lim.MaxTokenBytes)
 	pr := bufio.NewReaderSize(r, sniffLen)
 	head, err := pr.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -395,7 +532,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 		}
 		part = &Bundle{}
 	case FormatNsightSQLite:
-		part, err = readSQLite(name, path, pr, lim)
+		part, err = readSQLite(name, path, pr, lim, path != "-" && !zipped && !isStream(path), tempDir)
 	default:
 		dec := decoders[in.Format]
 		if f, ok := fastDecoders[in.Format]; ok && fast {
@@ -415,6 +552,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 		return &Bundle{Inputs: []Input{in}}, err
 	}
 	part.enforceLimits(lim, name)
+	part.checkValues(name)
 	if in.Format != FormatUnknown {
 		if hr.h != nil {
 			in.SHA256 = hex.EncodeToString(hr.h.Sum(nil))
@@ -426,23 +564,113 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 	return part, nil
 }
 
-// readSQLite hands the Nsight decoder a real file: the path itself, or a
-// temporary copy for stdin and compressed input.
-func readSQLite(name, path string, r io.Reader, lim Limits) (*Bundle, error) {
-	tmp, err := os.CreateTemp("", "pipeline-analyze-*.sqlite")
+// readSQLite hands the Nsight decoder a real file: the path itself when it
+// is a regular uncompressed file (direct), else a temporary copy in tempDir
+// ("" = the system's). The copy is bounded: never more than
+// lim.MaxTempBytes, and no more than the database size its header states
+// (a gzip bomb behind a valid header is not inflated onto the disk). The
+// copy is removed when the decoder is done; the command removes tempDir on
+// SIGINT/SIGTERM.
+func readSQLite(name, path string, r io.Reader, lim Limits, direct bool, tempDir string) (*Bundle, error) {
+	if direct {
+		if _, err := io.Copy(io.Discard, r); err != nil { // size and hash cover the whole file
+			return nil, &InputError{File: name, Offset: -1, Err: err}
+		}
+		return decodeNsightSQLite(name, path, lim)
+	}
+	br := bufio.NewReaderSize(r, 100)
+	max := lim.MaxTempBytes
+	if head, _ := br.Peek(100); len(head) == 100 {
+		if n := sqliteDeclaredSize(head); n > 0 && n < max {
+			max = n
+		}
+	}
+	tmp, err := os.CreateTemp(tempDir, "pipeline-analyze-*.sqlite")
 	if err != nil {
 		return nil, fmt.Errorf("nsight %s: %w", name, err)
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, r); err != nil {
+	n, err := io.Copy(tmp, io.LimitReader(br, max+1))
+	if err != nil {
 		tmp.Close()
-		return nil, &InputError{File: name, Offset: -1, Err: err}
+		return nil, &InputError{File: name, Offset: n, Err: err}
 	}
 	if err := tmp.Close(); err != nil {
 		return nil, fmt.Errorf("nsight %s: %w", name, err)
 	}
+	if n > max && max == lim.MaxTempBytes {
+		return nil, &InputError{File: name, Offset: n, Err: fmt.Errorf("%w: a compressed or piped SQLite export needs a temporary copy of more than %d bytes (--max-temp-size); decompress it first", ErrLimit, max)}
+	}
+	if err := os.Truncate(tmp.Name(), min(n, max)); err != nil {
+		return nil, fmt.Errorf("nsight %s: %w", name, err)
+	}
 	return decodeNsightSQLite(name, tmp.Name(), lim)
 }
+
+// sqliteDeclaredSize is the database size an SQLite header states (page
+// size × "in-header database size"), or 0 when the header does not state it
+// validly (the change counter and the version-valid-for number differ).
+func sqliteDeclaredSize(h []byte) int64 {
+	if len(h) < 100 || !bytes.HasPrefix(h, []byte("SQLite format 3\x00")) {
+		return 0
+	}
+	page := int64(h[16])<<8 | int64(h[17])
+	if page == 1 {
+		page = 65536
+	}
+	if page < 512 || page&(page-1) != 0 {
+		return 0
+	}
+	be32 := func(b []byte) int64 { return int64(b[0])<<24 | int64(b[1])<<16 | int64(b[2])<<8 | int64(b[3]) }
+	pages := be32(h[28:32])
+	if pages == 0 || be32(h[24:28]) != be32(h[92:96]) {
+		return 0
+	}
+	return page * pages
+}
+
+// openInput opens a path for reading: a regular file as it is, a pipe or a
+// FIFO without blocking on open (a FIFO nobody writes to reads as empty)
+// and with a stall timeout on every read; anything else is refused.
+func openInput(path string, lim Limits) (io.ReadCloser, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %w", err)
+	}
+	switch m := st.Mode(); {
+	case m.IsRegular():
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %w", err)
+		}
+		return f, nil
+	case m&fs.ModeNamedPipe != 0:
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return nil, fmt.Errorf("read %w", err)
+		}
+		return &stallReader{f: f, d: lim.StallTimeout}, nil
+	default:
+		return nil, &InputError{File: path, Offset: -1, Err: errors.New(notReadable(m))}
+	}
+}
+
+// stallReader fails a pipe that sends nothing for d.
+type stallReader struct {
+	f *os.File
+	d time.Duration
+}
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	_ = s.f.SetReadDeadline(time.Now().Add(s.d)) // fails only where the pipe cannot be polled: then reads block
+	n, err := s.f.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("%w: no data for %v from the pipe (--stall-timeout)", ErrLimit, s.d)
+	}
+	return n, err
+}
+
+func (s *stallReader) Close() error { return s.f.Close() }
 
 // countInto fills the counts and time range of in from the part's content.
 func (b *Bundle) countInto(in *Input) {
