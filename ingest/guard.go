@@ -103,8 +103,13 @@ func (g *tokenGuard) scan(b []byte) int {
 			g.mode = guardJSON
 			break
 		}
+		g.state = gsSpace // the leading run continues into the scan below
+		if g.run+int64(i) > g.max {
+			return g.fail(int(g.max-g.run), "run of whitespace")
+		}
+		g.run += int64(i)
 		if g.mode == guardSniff {
-			return g.grow(b, i, gsSpace, "whitespace")
+			return len(b)
 		}
 	}
 	for i < len(b) {
@@ -143,17 +148,6 @@ func (g *tokenGuard) scan(b []byte) int {
 			}
 			i++
 		}
-	}
-	return len(b)
-}
-
-// grow counts b[i:] as part of a run of the given state (only used while
-// sniffing leading whitespace).
-func (g *tokenGuard) grow(b []byte, i int, st guardState, what string) int {
-	g.state = st
-	g.run += int64(len(b) - i)
-	if g.run > g.max {
-		return g.fail(len(b)-int(g.run-g.max), what)
 	}
 	return len(b)
 }

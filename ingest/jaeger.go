@@ -448,7 +448,7 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 	s.ParentID = r.parent(js, s.TraceID)
 	s.Operation = r.in.get(js.OperationName)
 	s.Start = FromUnixMicro(int64(js.StartTime))
-	s.Duration = time.Duration(js.Duration) * time.Microsecond
+	s.Duration = time.Duration(FromUnixMicro(int64(js.Duration))) // saturates: checkValues warns
 	s.Source = r.name
 	r.spanTags(js.Tags, s, &p.loc)
 	p.procID = js.ProcessID

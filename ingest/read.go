@@ -123,10 +123,10 @@ func expandPaths(paths []string) (files []string, skipped []Input) {
 				case st.Mode().IsRegular():
 					found = append(found, path)
 				default:
-					skip(path, "symlink to "+notReadable(st.Mode()))
+					skip(path, "symlink to "+notInDir(st.Mode()))
 				}
 			case !t.IsDir():
-				skip(path, notReadable(t))
+				skip(path, notInDir(t))
 			}
 			return nil
 		})
@@ -176,6 +176,15 @@ func notReadable(m fs.FileMode) string {
 		return "a directory"
 	}
 	return "not a regular file (not read)"
+}
+
+// notInDir is why a file of this mode found inside a directory is not read:
+// a pipe or FIFO is read only when named explicitly (it may never end).
+func notInDir(m fs.FileMode) string {
+	if m&fs.ModeNamedPipe != 0 {
+		return "a named pipe (FIFO): read only when named explicitly"
+	}
+	return notReadable(m)
 }
 
 // isStream reports whether path is read once as a stream (stdin, a pipe or
