@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -89,13 +90,12 @@ func NewClient(base string, opt TransportOptions) (*Client, error) {
 	if opt.MaxBody <= 0 {
 		opt.MaxBody = DefaultMaxBody
 	}
-	opt.Secrets = append(opt.Secrets, opt.BearerToken, opt.BasicPassword)
+	opt.Secrets = append(append([]string(nil), opt.Secrets...), SecretForms(opt.BearerToken)...)
 	if opt.BasicPassword != "" {
-		opt.Secrets = append(opt.Secrets, base64.StdEncoding.EncodeToString([]byte(opt.BasicUser+":"+opt.BasicPassword)))
+		opt.Secrets = append(opt.Secrets, SecretForms(opt.BasicPassword)...)
+		opt.Secrets = append(opt.Secrets, SecretForms(opt.BasicUser+":"+opt.BasicPassword)...)
 	}
-	if opt.BearerToken != "" {
-		opt.Secrets = append(opt.Secrets, base64.StdEncoding.EncodeToString([]byte(opt.BearerToken)))
-	}
+	sort.SliceStable(opt.Secrets, func(i, j int) bool { return len(opt.Secrets[i]) > len(opt.Secrets[j]) })
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = http.ProxyFromEnvironment
 	if opt.CAFile != "" || opt.InsecureSkipVerify {
@@ -152,6 +152,19 @@ func sameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
+// SecretForms are the forms of a secret that a server may echo: as is, in
+// base64 (standard and URL alphabets, padded or not) and URL-escaped. A
+// secret shorter than MinSecret has none: redacting it would blank out
+// ordinary words.
+func SecretForms(s string) []string {
+	if len(s) < MinSecret {
+		return nil
+	}
+	b := []byte(s)
+	return []string{s, base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b),
+		base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b), url.QueryEscape(s), url.PathEscape(s)}
+}
+
 // Redact removes every secret of the client's options from s.
 func (c *Client) Redact(s string) string {
 	for _, x := range c.opt.Secrets {
@@ -162,10 +175,17 @@ func (c *Client) Redact(s string) string {
 	return s
 }
 
+// MinSecret is the length below which a secret is not redacted.
+const MinSecret = 4
+
+// minDataSecret is the length below which a secret is not redacted from
+// response data (where a short one could match ordinary JSON).
+const minDataSecret = 8
+
 // redactBytes is Redact for response data (copied only when it holds one).
 func (c *Client) redactBytes(b []byte) []byte {
 	for _, x := range c.opt.Secrets {
-		if x != "" && bytes.Contains(b, []byte(x)) {
+		if len(x) >= minDataSecret && bytes.Contains(b, []byte(x)) {
 			b = bytes.ReplaceAll(b, []byte(x), []byte("[REDACTED]"))
 		}
 	}

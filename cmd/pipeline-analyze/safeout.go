@@ -2,24 +2,20 @@ package main
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"io"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pipeline-analyze/pipeline-analyze/live"
 )
 
 // maxErrLine is the longest line (in characters) written to stderr; longer
 // ones (a 10,000-character server error) are cut with "…".
 const maxErrLine = 300
-
-// minSecret is the shortest secret redacted from output: shorter ones would
-// blank out ordinary words of every report.
-const minSecret = 4
 
 // redactor replaces every configured secret, and its base64 and URL-escaped
 // forms, by "[REDACTED]". The zero value redacts nothing. Safe for
@@ -39,11 +35,7 @@ func (r *redactor) add(secrets ...string) {
 		seen[f] = true
 	}
 	for _, s := range secrets {
-		if len(s) < minSecret {
-			continue
-		}
-		for _, f := range []string{s, base64.StdEncoding.EncodeToString([]byte(s)), base64.RawStdEncoding.EncodeToString([]byte(s)),
-			base64.URLEncoding.EncodeToString([]byte(s)), base64.RawURLEncoding.EncodeToString([]byte(s)), url.QueryEscape(s), url.PathEscape(s)} {
+		for _, f := range live.SecretForms(s) { // none for a secret shorter than live.MinSecret
 			if !seen[f] {
 				seen[f] = true
 				r.forms = append(r.forms, f)
