@@ -15,6 +15,13 @@ type Limits struct {
 	// input may hold (checked on the decompressed stream of every JSON
 	// input, see tokenGuard); a longer one rejects the input.
 	MaxTokenBytes int64
+	// MaxDocumentBytes is the largest input a reader decodes as one JSON
+	// document (Alertmanager payloads, Kubernetes events, dependencies):
+	// decoding costs several times the document's size in memory.
+	MaxDocumentBytes int64
+	// MaxEvents is the most alerts and the most change events kept of one
+	// input; the rest are dropped with a warning.
+	MaxEvents int
 	// MaxTraceSpans is the most spans kept of one trace; the rest of a
 	// bigger trace is dropped with a warning.
 	MaxTraceSpans int
@@ -34,18 +41,20 @@ type Limits struct {
 // DefaultLimits are generous for real incidents and small enough to fail fast on garbage.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxFileBytes:   4 << 30,
-		MaxDepth:       256,
-		MaxStringBytes: 64 << 10,
-		MaxSpans:       20_000_000,
-		MaxSeries:      200_000,
-		MaxPoints:      100_000_000,
-		MaxTokenBytes:  16 << 20,
-		MaxTraceSpans:  100_000,
-		MaxCells:       40_000_000,
-		MaxTempBytes:   1 << 30,
-		QueryTimeout:   30 * time.Second,
-		StallTimeout:   30 * time.Second,
+		MaxFileBytes:     4 << 30,
+		MaxDepth:         256,
+		MaxStringBytes:   64 << 10,
+		MaxSpans:         20_000_000,
+		MaxSeries:        200_000,
+		MaxPoints:        100_000_000,
+		MaxTokenBytes:    16 << 20,
+		MaxDocumentBytes: 64 << 20,
+		MaxEvents:        200_000,
+		MaxTraceSpans:    100_000,
+		MaxCells:         40_000_000,
+		MaxTempBytes:     1 << 30,
+		QueryTimeout:     30 * time.Second,
+		StallTimeout:     30 * time.Second,
 	}
 }
 
@@ -71,6 +80,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxTokenBytes == 0 {
 		l.MaxTokenBytes = d.MaxTokenBytes
+	}
+	if l.MaxDocumentBytes == 0 {
+		l.MaxDocumentBytes = d.MaxDocumentBytes
+	}
+	if l.MaxEvents == 0 {
+		l.MaxEvents = d.MaxEvents
 	}
 	if l.MaxTraceSpans == 0 {
 		l.MaxTraceSpans = d.MaxTraceSpans

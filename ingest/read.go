@@ -433,14 +433,22 @@ func (h *hashingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// wholeDocument are the formats whose readers decode the input as one JSON
+// document (bounded by Limits.MaxDocumentBytes).
+var wholeDocument = map[Format]bool{FormatAlertmanager: true, FormatK8sEvents: true, FormatJaegerDependencies: true}
+
 // limitReader fails with ErrLimit once more than max bytes were read.
 type limitReader struct {
 	r    io.Reader
 	left int64
+	what string // what is too large ("" = the input)
 }
 
 func (l *limitReader) Read(p []byte) (int, error) {
 	if l.left <= 0 {
+		if l.what != "" {
+			return 0, fmt.Errorf("%w: larger than the largest %s", ErrLimit, l.what)
+		}
 		return 0, fmt.Errorf("%w: input larger than the maximum file size", ErrLimit)
 	}
 	if int64(len(p)) > l.left {
@@ -547,7 +555,11 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		if f, ok := fastDecoders[in.Format]; ok && fast {
 			dec = f
 		}
-		part, err = dec(name, pr, lim)
+		var src io.Reader = pr
+		if wholeDocument[in.Format] {
+			src = &limitReader{r: pr, left: lim.MaxDocumentBytes, what: "JSON document (--max-document-size)"}
+		}
+		part, err = dec(name, src, lim)
 		if errors.Is(err, errSlowPath) {
 			return nil, err // ReadFile re-reads the file with the general reader
 		}
