@@ -12,8 +12,9 @@ import (
 // gzip member that expands to gigabytes of spaces or of one string costs
 // gigabytes whatever the decoder. The guard sits on each input's
 // decompressed stream (in ReadFile, below every reader) and fails the stream
-// with ErrLimit as soon as a string, a bare token (number, literal) or a run
-// of whitespace outside strings is longer than max bytes.
+// with ErrLimit as soon as a string or a bare token (number, literal) is
+// longer than max bytes, or a run of whitespace outside strings longer than
+// max or maxSpaceRun.
 //
 // It decides from the content alone: it is active when the first byte that
 // is not whitespace or a byte-order mark is '{' or '[' (a JSON document or
@@ -30,6 +31,11 @@ type tokenGuard struct {
 	run   int64 // bytes of the current string, bare token or whitespace run
 	err   error
 }
+
+// maxSpaceRun bounds a run of whitespace whatever max says: no JSON writer
+// indents by more, and encoding/json rescans a run each time it reads more
+// of it (quadratic in the run's length).
+const maxSpaceRun = 64 << 10
 
 type guardMode uint8
 
@@ -104,8 +110,8 @@ func (g *tokenGuard) scan(b []byte) int {
 			break
 		}
 		g.state = gsSpace // the leading run continues into the scan below
-		if g.run+int64(i) > g.max {
-			return g.fail(int(g.max-g.run), "run of whitespace")
+		if g.run+int64(i) > min(g.max, maxSpaceRun) {
+			return g.fail(int(min(g.max, maxSpaceRun)-g.run), "run of whitespace")
 		}
 		g.run += int64(i)
 		if g.mode == guardSniff {
@@ -139,7 +145,7 @@ func (g *tokenGuard) scan(b []byte) int {
 				g.state, g.run = cl, 0
 			}
 			g.run++
-			if g.run > g.max {
+			if g.run > g.max || cl == gsSpace && g.run > maxSpaceRun {
 				what := "bare token (number or literal)"
 				if cl == gsSpace {
 					what = "run of whitespace"
@@ -190,6 +196,10 @@ func (g *tokenGuard) stringEnd(b []byte, i int) (int, bool) {
 
 // fail records the limit error at b[i] (bytes before i are passed on).
 func (g *tokenGuard) fail(i int, what string) int {
-	g.err = fmt.Errorf("%w: a JSON %s longer than %d bytes (--max-token)", ErrLimit, what, g.max)
+	limit := g.max
+	if what == "run of whitespace" {
+		limit = min(g.max, maxSpaceRun)
+	}
+	g.err = fmt.Errorf("%w: a JSON %s longer than %d bytes (--max-token)", ErrLimit, what, limit)
 	return i
 }

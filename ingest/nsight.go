@@ -48,6 +48,10 @@ type gpuTimeline struct {
 	Entity func(dev int) Entity
 }
 
+// maxTraceDevices is the most GPUs of one trace given timeline series (no
+// machine a profiler runs on has more).
+const maxTraceDevices = 1024
+
 // topKernels is how many kernels (by total time) get per-kernel series.
 const topKernels = 20
 
@@ -197,10 +201,10 @@ func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
 		perDev++
 	}
 	budget := max(lim.MaxSeries-len(b.Series)-2*topKernels, perDev) / perDev
-	budget = min(budget, max(lim.MaxPoints/max(n*perDev, 1), 1))
+	budget = min(budget, max(lim.MaxPoints/max(n*perDev, 1), 1), maxTraceDevices)
 	if len(devs) > budget {
-		b.Warn(ErrLimit, source, len(devs)-budget, "%d of %d GPUs dropped: their timeline series would exceed --max-series %d or --max-points %d",
-			len(devs)-budget, len(devs), lim.MaxSeries, lim.MaxPoints)
+		b.Warn(ErrLimit, source, len(devs)-budget, "%d of %d GPUs dropped: kept the first %d (at most %d GPUs per trace, within --max-series %d and --max-points %d)",
+			len(devs)-budget, len(devs), budget, maxTraceDevices, lim.MaxSeries, lim.MaxPoints)
 		keep := map[int]bool{}
 		for _, d := range devs[:budget] {
 			keep[d] = true

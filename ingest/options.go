@@ -41,7 +41,7 @@ type Limits struct {
 // DefaultLimits are generous for real incidents and small enough to fail fast on garbage.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxFileBytes:     4 << 30,
+		MaxFileBytes:     1 << 30,
 		MaxDepth:         256,
 		MaxStringBytes:   64 << 10,
 		MaxSpans:         20_000_000,

@@ -523,6 +523,9 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 	r = &limitReader{r: r, left: lim.MaxFileBytes}
 	r = newTokenGuard(r, lim.MaxTokenBytes)
 	pr := bufio.NewReaderSize(r, sniffLen)
+	if bom, _ := pr.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		pr.Discard(3) // a UTF-8 byte-order mark: no reader expects it
+	}
 	head, err := pr.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, &InputError{File: name, Offset: int64(len(head)), Err: err}
@@ -573,7 +576,16 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		return &Bundle{Inputs: []Input{in}}, err
 	}
 	part.enforceLimits(lim, name)
-	part.checkValues(name)
+	if had := part.records(); had > 0 {
+		part.checkValues(name)
+		if part.records() == 0 { // every record had an impossible time
+			msg := "no usable data"
+			if len(part.Warnings) > 0 {
+				msg += ": " + part.Warnings[len(part.Warnings)-1].Message
+			}
+			return &Bundle{Inputs: []Input{in}}, &InputError{File: name, Offset: -1, Err: errors.New(msg)}
+		}
+	}
 	if in.Format != FormatUnknown {
 		if hr.h != nil {
 			in.SHA256 = hex.EncodeToString(hr.h.Sum(nil))
@@ -692,6 +704,18 @@ func (s *stallReader) Read(p []byte) (int, error) {
 }
 
 func (s *stallReader) Close() error { return s.f.Close() }
+
+// records counts what a reader produced: spans, points, events, alerts and
+// dependencies.
+func (b *Bundle) records() int {
+	n := len(b.Spans) + len(b.Events) + len(b.Alerts) + len(b.Deps)
+	for _, s := range b.Series {
+		if s != nil {
+			n += len(s.T)
+		}
+	}
+	return n
+}
 
 // countInto fills the counts and time range of in from the part's content.
 func (b *Bundle) countInto(in *Input) {

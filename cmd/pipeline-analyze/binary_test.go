@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The hostile-input suites run the real binary in a subprocess: memory is
+// the peak RSS the kernel reports for it (rusage Maxrss), time its wall
+// clock, and a panic is a panic of the program, not of a test. The binary
+// is built once per test process, without -race (the race detector's
+// memory overhead would hide what is measured).
+
+// Bounds every run of a hostile suite must stay within.
+const (
+	maxRunRSS  = 1 << 30 // bytes
+	maxRunWall = 60 * time.Second
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// realBinary returns the path of the command built from this package; it
+// skips the test when no go toolchain is available.
+func realBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(gobin); err != nil {
+			if gobin, err = exec.LookPath("go"); err != nil {
+				binErr = errors.New("no go toolchain to build the binary")
+				return
+			}
+		}
+		dir, err := os.MkdirTemp("", "pipeline-analyze-bin-*")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "pipeline-analyze")
+		cmd := exec.Command(gobin, "build", "-o", binPath, ".")
+		cmd.Env = append(os.Environ(), "CGO_CFLAGS="+os.Getenv("CGO_CFLAGS")+" -Wno-deprecated-declarations")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = errors.New("go build: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if binErr != nil {
+		if errors.Is(binErr, exec.ErrNotFound) || binErr.Error() == "no go toolchain to build the binary" {
+			t.Skip(binErr)
+		}
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// binResult is one subprocess run.
+type binResult struct {
+	code           int
+	stdout, stderr string
+	wall           time.Duration
+	rss            int64 // peak resident set, bytes
+	tmp            string
+}
+
+// runBinary runs the binary with args under a fresh TMPDIR (returned in
+// tmp, to check that nothing is left there), killing it after limit.
+func runBinary(t *testing.T, limit time.Duration, stdin []byte, args ...string) binResult {
+	t.Helper()
+	bin := realBinary(t)
+	tmp := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "NO_COLOR=1", "PIPELINE_ANALYZE_TOKEN=")
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	start := time.Now()
+	err := cmd.Run()
+	r := binResult{stdout: so.String(), stderr: se.String(), wall: time.Since(start), tmp: tmp}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	default:
+		t.Fatalf("run %v: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		r.code = -1
+	}
+	if ps := cmd.ProcessState; ps != nil {
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			r.rss = ru.Maxrss * 1024 // KiB on Linux
+		}
+	}
+	return r
+}
+
+// leftovers lists what a run left in its TMPDIR.
+func leftovers(dir string) []string {
+	var out []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
