@@ -127,6 +127,19 @@ type ManifestQuery struct {
 // ErrNothingFetched is returned when no source delivered any data.
 var ErrNothingFetched = errors.New("nothing fetched")
 
+// NothingFetchedError is ErrNothingFetched with each source's cause
+// (status, timeout, endpoint), one line per source.
+type NothingFetchedError struct {
+	Failures []string
+}
+
+func (e *NothingFetchedError) Error() string {
+	return ErrNothingFetched.Error() + ": " + strings.Join(e.Failures, "; ")
+}
+
+// Unwrap makes errors.Is(err, ErrNothingFetched) hold.
+func (e *NothingFetchedError) Unwrap() error { return ErrNothingFetched }
+
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // Fetch pulls traces and metrics for the range, both sources at once,
@@ -175,7 +188,7 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 		}
 	}
 	if len(files) == 0 {
-		return m, nil, fmt.Errorf("%w: %s", ErrNothingFetched, strings.Join(failures, "; "))
+		return m, nil, &NothingFetchedError{Failures: failures}
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	for _, f := range files {

@@ -42,7 +42,7 @@ type TransportOptions struct {
 
 // DefaultMaxBody bounds one response unless TransportOptions.MaxBody says
 // otherwise.
-const DefaultMaxBody = 64 << 20
+const DefaultMaxBody = 32 << 20
 
 // maxRetryAfter is the longest Retry-After the client waits for.
 const maxRetryAfter = 30 * time.Second
@@ -282,6 +282,31 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values) ([]b
 	return nil, last
 }
 
+// readBounded reads r to its end or to max bytes, whichever is first. Unlike
+// io.ReadAll of an io.LimitReader it never holds more than max bytes of
+// capacity (ReadAll doubles its buffer, to 2×max at the last byte).
+func readBounded(r io.Reader, max int64) ([]byte, error) {
+	buf := make([]byte, 0, min(max, 64<<10))
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= max {
+				return buf, nil
+			}
+			nb := make([]byte, len(buf), min(max, int64(cap(buf))*2))
+			copy(nb, buf)
+			buf = nb
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
 // retryAfter parses a Retry-After header: delay seconds or an HTTP date.
 func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
@@ -330,7 +355,7 @@ func (c *Client) once(ctx context.Context, method, u, body string) ([]byte, int,
 	if resp.StatusCode/100 != 2 {
 		size = min(size, 64<<10) // an error page: its first bytes say enough
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, size+1))
+	data, err := readBounded(resp.Body, size+1)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("timeout after %v reading the body (%d bytes arrived): %w", c.opt.Timeout, len(data), err)

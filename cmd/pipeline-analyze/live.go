@@ -324,9 +324,19 @@ func noteWarnings(notes []live.Note) []ingest.Warning {
 }
 
 // liveExit is the exit status of a prepare error: 2 for usage, else 1.
+// When no source delivered anything, each source's cause gets its own line
+// (one line for all would be cut at maxErrLine), even with --quiet.
 func liveExit(stderr io.Writer, err error) int {
 	if errors.Is(err, errUsage) {
 		return usageError(stderr, err)
+	}
+	var nf *live.NothingFetchedError
+	if errors.As(err, &nf) {
+		for _, f := range nf.Failures {
+			fmt.Fprintf(stderr, "pipeline-analyze: live: %s\n", oneLine(f))
+		}
+		fmt.Fprintln(stderr, "pipeline-analyze: live: nothing fetched")
+		return 1
 	}
 	sayErr(stderr, "", err)
 	return 1
