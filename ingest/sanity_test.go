@@ -347,3 +347,29 @@ func TestGPUDeviceAndCellLimits(t *testing.T) {
 		t.Errorf("%d series kept (real: %v); warnings %v", len(fb.Series), kept, fb.Warnings)
 	}
 }
+
+// TestProcessSubstitution: a pipe given as /dev/fd/N (what <(cmd) expands
+// to) is read as a stream, once, and hashed while read; it does not read as
+// empty.
+func TestProcessSubstitution(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	path := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no /dev/fd: %v", err)
+	}
+	go func() {
+		w.Write([]byte(jaegerTrace(jaegerSpan("1", "", "p1", 1700000000000000, 100), jaegerSpan("2", "1", "p2", 1700000000000010, 50))))
+		w.Close()
+	}()
+	b, err := Read([]string{path}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Spans) != 2 || b.Inputs[0].SHA256 == "" || b.Inputs[0].Skipped || hasWarning(b, ErrPartialInput) {
+		t.Errorf("%d spans, input %+v, warnings %v", len(b.Spans), b.Inputs[0], b.Warnings)
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -109,6 +111,26 @@ func runBinary(t *testing.T, limit time.Duration, stdin []byte, args ...string) 
 		}
 	}
 	return r
+}
+
+var reportMu sync.Mutex
+
+// reportRun appends one run's figures to the file named by $HOSTILE_REPORT
+// (tab-separated: suite, case, mode, exit, peak RSS MiB, seconds), which is
+// how the README's reliability figures are collected.
+func reportRun(suite, name, mode string, r binResult) {
+	path := os.Getenv("HOSTILE_REPORT")
+	if path == "" {
+		return
+	}
+	reportMu.Lock()
+	defer reportMu.Unlock()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s\t%s\t%s\t%d\t%d\t%.2f\n", suite, strings.NewReplacer("\t", " ", "\n", " ").Replace(name), mode, r.code, r.rss>>20, r.wall.Seconds())
 }
 
 // leftovers lists what a run left in its TMPDIR.

@@ -27,6 +27,7 @@ func TestHostileFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the hostile-file suite runs the real binary on large generated inputs")
 	}
+	t.Parallel() // the server suite mostly waits: it overlaps the file suite
 	realBinary(t)
 	root := t.TempDir()
 	caseDir := filepath.Join(root, "incident")
@@ -67,6 +68,8 @@ func TestHostileFiles(t *testing.T) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			record := func(r binResult, mode string) {
+				t.Logf("%s: exit %d, %d MiB peak RSS, %v", mode, r.code, r.rss>>20, r.wall.Round(10*time.Millisecond))
+				reportRun("files", hc.name, mode, r)
 				mu.Lock()
 				defer mu.Unlock()
 				if r.rss > worst.rss {

@@ -311,6 +311,7 @@ func TestMisbehavingServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the misbehaving-server suite waits for fetch deadlines")
 	}
+	t.Parallel() // the server suite mostly waits: it overlaps the file suite
 	realBinary(t)
 	sim := t.TempDir()
 	label, err := fixtures.Write(sim, fixtures.Spec{Fault: "gpu_throttling", Seed: 5, Duration: 12 * time.Minute})
@@ -373,6 +374,7 @@ func TestMisbehavingServers(t *testing.T) {
 			s.r = runBinary(t, maxServerRun+30*time.Second, nil, args...)
 			r := s.r
 			t.Logf("exit %d in %v, %d MiB", r.code, r.wall.Round(time.Millisecond), r.rss>>20)
+			reportRun("servers", sc.name, "live", r)
 			if r.code < 0 {
 				t.Fatalf("killed after %v", r.wall)
 			}
