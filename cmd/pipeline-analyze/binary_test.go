@@ -76,16 +76,61 @@ type binResult struct {
 	tmp            string
 }
 
+// Peak RSS of a child is what the kernel's wait4 rusage says (Maxrss), but
+// a child inherits the high-water mark of the process it was forked from:
+// Go forks with CLONE_VM, and exec records the old (the parent's) peak. The
+// test process itself can be hundreds of MiB, so runBinary does not start
+// the binary itself: it starts this test binary again as a small helper
+// (maybeMeasureHelper), which starts the real binary, waits for it and
+// reports its rusage. The helper's own peak (tens of MiB) is then the floor
+// of the figure.
+
+const (
+	helperEnv    = "PIPELINE_ANALYZE_MEASURE_HELPER" // the binary to run
+	helperOutEnv = "PIPELINE_ANALYZE_MEASURE_OUT"    // where the helper writes Maxrss (bytes)
+)
+
+// maybeMeasureHelper runs as the helper when the environment says so, and
+// exits with the real binary's exit status (or 125 when it cannot start it).
+func maybeMeasureHelper() {
+	bin := os.Getenv(helperEnv)
+	if bin == "" {
+		return
+	}
+	out := os.Getenv(helperOutEnv)
+	os.Unsetenv(helperEnv)
+	os.Unsetenv(helperOutEnv)
+	cmd := exec.Command(bin, os.Args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // killed with the helper
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "measure helper:", err)
+		os.Exit(125)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && out != "" {
+		os.WriteFile(out, []byte(fmt.Sprint(ru.Maxrss*1024)), 0o644) // KiB on Linux
+	}
+	os.Exit(code)
+}
+
 // runBinary runs the binary with args under a fresh TMPDIR (returned in
-// tmp, to check that nothing is left there), killing it after limit.
+// tmp, to check that nothing is left there), killing it after limit, and
+// measures its peak RSS through the helper.
 func runBinary(t *testing.T, limit time.Duration, stdin []byte, args ...string) binResult {
 	t.Helper()
 	bin := realBinary(t)
 	tmp := t.TempDir()
+	rssFile := filepath.Join(t.TempDir(), "maxrss")
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "NO_COLOR=1", "PIPELINE_ANALYZE_TOKEN=")
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "NO_COLOR=1", "PIPELINE_ANALYZE_TOKEN=", helperEnv+"="+bin, helperOutEnv+"="+rssFile)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	if stdin != nil {
@@ -105,10 +150,13 @@ func runBinary(t *testing.T, limit time.Duration, stdin []byte, args ...string) 
 	if ctx.Err() != nil {
 		r.code = -1
 	}
-	if ps := cmd.ProcessState; ps != nil {
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			r.rss = ru.Maxrss * 1024 // KiB on Linux
-		}
+	if r.code == 125 {
+		t.Fatalf("the measure helper failed: %s", r.stderr)
+	}
+	if data, err := os.ReadFile(rssFile); err == nil {
+		fmt.Sscan(string(data), &r.rss)
+	} else if r.code >= 0 {
+		t.Errorf("no peak RSS measured: %v", err)
 	}
 	return r
 }
