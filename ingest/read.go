@@ -536,6 +536,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 	}
 	in.Format = Sniff(head)
 	var part *Bundle
+	size := int64(-1) // the input's size when not what passed through hr
 	switch in.Format {
 	case FormatUnknown, FormatLabel, FormatManifest:
 		if in.Format != FormatUnknown {
@@ -552,7 +553,15 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		}
 		part = &Bundle{}
 	case FormatNsightSQLite:
-		part, err = readSQLite(name, path, pr, lim, path != "-" && !zipped && !isStream(path), tempDir)
+		direct := path != "-" && !zipped && !isStream(path)
+		part, err = readSQLite(name, path, pr, lim, direct, tempDir)
+		if direct {
+			// SQLite reads the file itself, page by page: its size is the
+			// file's (not bounded by MaxFileBytes, which bounds streams).
+			if st, serr := os.Stat(path); serr == nil {
+				size = st.Size()
+			}
+		}
 	default:
 		dec := decoders[in.Format]
 		if f, ok := fastDecoders[in.Format]; ok && fast {
@@ -591,6 +600,12 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 			in.SHA256 = hex.EncodeToString(hr.h.Sum(nil))
 		}
 		in.Size = hr.n
+		if size >= 0 { // read in place: hash the file itself
+			in.Size = size
+			if hr.h != nil {
+				in.SHA256, in.Size, _ = hashFile(path)
+			}
+		}
 	}
 	part.countInto(&in)
 	part.Inputs = []Input{in}
@@ -598,7 +613,8 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 }
 
 // readSQLite hands the Nsight decoder a real file: the path itself when it
-// is a regular uncompressed file (direct), else a temporary copy in tempDir
+// is a regular uncompressed file (direct: read in place, not copied, not
+// bounded by MaxFileBytes), else a temporary copy in tempDir
 // ("" = the system's). The copy is bounded: never more than
 // lim.MaxTempBytes, and no more than the database size its header states
 // (a gzip bomb behind a valid header is not inflated onto the disk). The
@@ -606,10 +622,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 // SIGINT/SIGTERM.
 func readSQLite(name, path string, r io.Reader, lim Limits, direct bool, tempDir string) (*Bundle, error) {
 	if direct {
-		if _, err := io.Copy(io.Discard, r); err != nil { // size and hash cover the whole file
-			return nil, &InputError{File: name, Offset: -1, Err: err}
-		}
-		return decodeNsightSQLite(name, path, lim)
+		return decodeNsightSQLite(name, path, lim) // hashed later from the file, like every regular file
 	}
 	br := bufio.NewReaderSize(r, 100)
 	max := lim.MaxTempBytes

@@ -373,3 +373,45 @@ func TestProcessSubstitution(t *testing.T) {
 		t.Errorf("%d spans, input %+v, warnings %v", len(b.Spans), b.Inputs[0], b.Warnings)
 	}
 }
+
+// TestSQLiteReadInPlace: a regular SQLite export is read where it is (no
+// temporary copy, not bounded by --max-file-size, which bounds streams), and
+// its size and sha256 are the file's.
+func TestSQLiteReadInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k.sqlite")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, shortName TEXT)`,
+		`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i < 9999) INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 1700000000000000000+i*1000000, 1700000000000000000+i*1000000+500000, 0, printf('k%d', i%7) FROM n`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	st, _ := os.Stat(path)
+	sum, _, _ := hashFile(path)
+	for _, read := range []string{"ReadFile", "Read"} {
+		var in Input
+		switch read {
+		case "ReadFile":
+			b, err := ReadFile(path, nil, Limits{MaxFileBytes: 70_000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in = b.Inputs[0]
+		default:
+			b, err := Read([]string{path}, nil, Options{Limits: Limits{MaxFileBytes: 70_000}, TempDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in = b.Inputs[0]
+		}
+		if in.Skipped || in.Size != st.Size() || in.SHA256 != sum || in.Counts.Series == 0 {
+			t.Errorf("%s: %+v, want size %d sha %s", read, in, st.Size(), sum)
+		}
+	}
+}
