@@ -76,11 +76,19 @@ func TestTokenGuardInReadFile(t *testing.T) {
 				if fill == ' ' {
 					h += `x"`
 				}
+				// A head member, then one 1 MiB member written 64 times
+				// (cheap to build, even under -race).
 				var buf bytes.Buffer
 				zw := gzip.NewWriter(&buf)
 				zw.Write([]byte(h))
-				zw.Write(bytes.Repeat([]byte{fill}, 64<<20))
 				zw.Close()
+				var member bytes.Buffer
+				zw = gzip.NewWriter(&member)
+				zw.Write(bytes.Repeat([]byte{fill}, 1<<20))
+				zw.Close()
+				for i := 0; i < 64; i++ {
+					buf.Write(member.Bytes())
+				}
 				var err error
 				_, alloc := measure(func() { _, err = ReadFile("-", &buf, Limits{MaxTokenBytes: lim}) })
 				var ie *InputError

@@ -136,10 +136,13 @@ func TestSecretsRedacted(t *testing.T) {
 // TestBodyBounds: a body over MaxBody, counted after decompression (a gzip
 // bomb), is refused without being held whole.
 func TestBodyBounds(t *testing.T) {
-	var bomb bytes.Buffer
-	zw := gzip.NewWriter(&bomb)
-	zw.Write(bytes.Repeat([]byte(" "), 256<<20))
+	var member, bomb bytes.Buffer // one 1 MiB member written 256 times: 256 MiB inflated
+	zw := gzip.NewWriter(&member)
+	zw.Write(bytes.Repeat([]byte(" "), 1<<20))
 	zw.Close()
+	for i := 0; i < 256; i++ {
+		bomb.Write(member.Bytes())
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/bomb" {
 			w.Header().Set("Content-Encoding", "gzip")

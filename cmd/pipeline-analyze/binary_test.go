@@ -35,9 +35,15 @@ var (
 )
 
 // realBinary returns the path of the command built from this package; it
-// skips the test when no go toolchain is available.
+// skips the test when no go toolchain is available, and under -race: the
+// binary measured is never race-built, so the detector would only slow down
+// the test process's generators and servers (tens of minutes on two cores);
+// .ci/run runs these suites in a step of their own, without -race.
 func realBinary(t *testing.T) string {
 	t.Helper()
+	if raceEnabled {
+		t.Skip("the real-binary suites run without -race (see .ci/run)")
+	}
 	binOnce.Do(func() {
 		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 		if _, err := os.Stat(gobin); err != nil {
