@@ -50,8 +50,8 @@ type JaegerResult struct {
 	Sampling string   // one line stating the sampling
 	Missing  []string // what could not be fetched ("service x: ...")
 	// Listed is how many services the server listed (Services holds at most
-	// MaxServices of them); Skipped counts searches not run because a bound
-	// (requests, bytes) was hit or the context ended; Stopped is the
+	// MaxServices of them); Skipped counts searches and listings not run
+	// because the request bound was hit or the context ended; Stopped is the
 	// context's error when it ended during the fetch (what arrived is kept).
 	Listed  int
 	Skipped int
@@ -124,7 +124,7 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 	}
 	sort.Strings(svcs)
 	svcs = slices.Compact(svcs)
-	res := &JaegerResult{API: be.name(), Listed: len(svcs), Requests: 1}
+	res := &JaegerResult{API: be.name(), Listed: len(svcs)}
 	if len(svcs) > opt.MaxServices {
 		svcs = svcs[:opt.MaxServices]
 	}
@@ -162,7 +162,7 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 	slowBudget := max(opt.MaxTraces-uniform, 1)
 	jobs = jobs[:0]
 	for _, svc := range svcs {
-		if ctx.Err() != nil || !s.request() {
+		if ctx.Err() != nil || !s.request(false) {
 			res.Skipped++
 			continue
 		}
@@ -225,23 +225,26 @@ type sampler struct {
 	started int // requests started, against opt.MaxRequests
 }
 
-// request counts one more request against opt.MaxRequests, false when the
+// request counts one more request (a search when search is set, which
+// JaegerResult.Requests counts) against opt.MaxRequests, false when the
 // budget is spent.
-func (s *sampler) request() bool {
+func (s *sampler) request(search bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.started+1 >= s.opt.MaxRequests { // the service listing was one
 		return false
 	}
 	s.started++
-	s.res.Requests++
+	if search {
+		s.res.Requests++
+	}
 	return true
 }
 
 func (s *sampler) run(ctx context.Context, jobs []findParams, what string) {
 	var wg sync.WaitGroup
 	for _, p := range jobs {
-		if ctx.Err() != nil || !s.request() {
+		if ctx.Err() != nil || !s.request(true) {
 			s.mu.Lock()
 			s.res.Skipped++
 			s.mu.Unlock()

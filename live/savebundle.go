@@ -252,13 +252,13 @@ func fetchJaegerSource(ctx context.Context, opt Options, budget *Budget, progres
 	}
 	switch {
 	case res.Stopped != nil:
-		f.notes = append(f.notes, deadlineNote(opt, "jaeger", fmt.Sprintf("kept %d traces from %d requests; %d searches not run", res.Traces, res.Requests, res.Skipped)))
+		f.notes = append(f.notes, deadlineNote(opt, "jaeger", fmt.Sprintf("kept %d traces from %d searches; %d requests not run", res.Traces, res.Requests, res.Skipped)))
 	case res.Skipped > 0:
 		bound := opt.MaxRequests
 		if bound <= 0 {
 			bound = DefaultMaxRequests
 		}
-		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf("%d searches not run: the request bound (%d, --max-requests) was reached", res.Skipped, bound)})
+		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf("%d requests not run: the request bound (%d, --max-requests) was reached", res.Skipped, bound)})
 	}
 	if res.Dropped > 0 {
 		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf("%d traces not kept: the fetch's memory budget (%d MiB, --max-fetch-size) was spent", res.Dropped, opt.MaxFetchBytes>>20)})

@@ -55,7 +55,7 @@ func TestHostileFiles(t *testing.T) {
 		wall          time.Duration
 		rssBy, wallBy string
 	}
-	sem := make(chan struct{}, max(1, runtime.NumCPU()/2))
+	sem := make(chan struct{}, max(1, runtime.NumCPU()))
 	t.Cleanup(func() {
 		t.Logf("largest peak RSS %d MiB (%s); longest run %v (%s)", worst.rss>>20, worst.rssBy, worst.wall.Round(time.Millisecond), worst.wallBy)
 	})
