@@ -1,11 +1,15 @@
 package ingest
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
@@ -291,4 +295,67 @@ func (n *nsysDB) scanIntervals(q string, max int, rows *int, f func(s, e int64, 
 		}
 	}
 	return false, r.Err()
+}
+
+// readSQLite hands the Nsight decoder a real file: the path itself when it
+// is a regular uncompressed file (direct: read in place, not copied, not
+// bounded by MaxFileBytes), else a temporary copy in tempDir
+// ("" = the system's). The copy is bounded: never more than
+// lim.MaxTempBytes, and no more than the database size its header states
+// (a gzip bomb behind a valid header is not inflated onto the disk). The
+// copy is removed when the decoder is done; the command removes tempDir on
+// SIGINT/SIGTERM.
+func readSQLite(name, path string, r io.Reader, lim Limits, direct bool, tempDir string) (*Bundle, error) {
+	if direct {
+		return decodeNsightSQLite(name, path, lim) // hashed later from the file, like every regular file
+	}
+	br := bufio.NewReaderSize(r, 100)
+	max := lim.MaxTempBytes
+	if head, _ := br.Peek(100); len(head) == 100 {
+		if n := sqliteDeclaredSize(head); n > 0 && n < max {
+			max = n
+		}
+	}
+	tmp, err := os.CreateTemp(tempDir, "pipeline-analyze-*.sqlite")
+	if err != nil {
+		return nil, fmt.Errorf("nsight %s: %w", name, err)
+	}
+	defer os.Remove(tmp.Name())
+	n, err := io.Copy(tmp, io.LimitReader(br, max+1))
+	if err != nil {
+		tmp.Close()
+		return nil, &InputError{File: name, Offset: n, Err: err}
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("nsight %s: %w", name, err)
+	}
+	if n > max && max == lim.MaxTempBytes {
+		return nil, &InputError{File: name, Offset: n, Err: fmt.Errorf("%w: a compressed or piped SQLite export needs a temporary copy of more than %d bytes (--max-temp-size); decompress it first", ErrLimit, max)}
+	}
+	if err := os.Truncate(tmp.Name(), min(n, max)); err != nil {
+		return nil, fmt.Errorf("nsight %s: %w", name, err)
+	}
+	return decodeNsightSQLite(name, tmp.Name(), lim)
+}
+
+// sqliteDeclaredSize is the database size an SQLite header states (page
+// size × "in-header database size"), or 0 when the header does not state it
+// validly (the change counter and the version-valid-for number differ).
+func sqliteDeclaredSize(h []byte) int64 {
+	if len(h) < 100 || !bytes.HasPrefix(h, []byte("SQLite format 3\x00")) {
+		return 0
+	}
+	page := int64(h[16])<<8 | int64(h[17])
+	if page == 1 {
+		page = 65536
+	}
+	if page < 512 || page&(page-1) != 0 {
+		return 0
+	}
+	be32 := func(b []byte) int64 { return int64(b[0])<<24 | int64(b[1])<<16 | int64(b[2])<<8 | int64(b[3]) }
+	pages := be32(h[28:32])
+	if pages == 0 || be32(h[24:28]) != be32(h[92:96]) {
+		return 0
+	}
+	return page * pages
 }
