@@ -36,21 +36,36 @@ func decodeAlertmanager(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		return nil, jsonError(name, err, dec)
 	}
 	raw = bytes.TrimSpace(raw)
-	var alerts []amAlert
+	lim = lim.withDefaults()
+	// Alerts are split as raw elements first and only the first
+	// lim.MaxEvents decoded: a flood of tiny alerts costs far more decoded
+	// than as text.
+	var elems []json.RawMessage
 	groupStatus := ""
 	if len(raw) > 0 && raw[0] == '{' {
 		var p struct {
-			Status string    `json:"status"`
-			Alerts []amAlert `json:"alerts"`
+			Status string            `json:"status"`
+			Alerts []json.RawMessage `json:"alerts"`
 		}
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return nil, jsonError(name, err, nil)
 		}
-		alerts, groupStatus = p.Alerts, p.Status
-	} else if err := json.Unmarshal(raw, &alerts); err != nil {
+		elems, groupStatus = p.Alerts, p.Status
+	} else if err := json.Unmarshal(raw, &elems); err != nil {
 		return nil, jsonError(name, err, nil)
 	}
 	b := &Bundle{}
+	if n := len(elems); n > lim.MaxEvents {
+		b.Warn(ErrLimit, name, n-lim.MaxEvents, "%d of %d alerts dropped: more than %d (--max-events)", n-lim.MaxEvents, n, lim.MaxEvents)
+		elems = elems[:lim.MaxEvents]
+	}
+	alerts := make([]amAlert, len(elems))
+	for i, e := range elems {
+		if err := json.Unmarshal(e, &alerts[i]); err != nil {
+			return nil, jsonError(name, err, nil)
+		}
+	}
+	elems = nil
 	badTimes := 0
 	for _, a := range alerts {
 		al := Alert{

@@ -5,14 +5,20 @@
 // The walk through one run:
 //
 //  1. Read expands paths (directories recursed, hidden entries skipped,
-//     "-" = stdin) and hands each file to ReadFile.
-//  2. ReadFile gunzips transparently, sniffs the format from the first
-//     64 KiB (never the file name: Sniff), hashes the raw bytes (sha256 for
-//     the rerun manifest) and calls that format's decoder, which streams the
-//     input into a fresh Bundle. Malformed input is an *InputError with file
-//     and position; a valid prefix followed by garbage is kept with an
+//     "-" = stdin; pipes and FIFOs read as streams; devices, dangling and
+//     looping symlinks named as skipped inputs: expandPaths) and hands each
+//     file to ReadFile.
+//  2. ReadFile gunzips transparently, bounds the decompressed stream
+//     (Limits.MaxFileBytes; tokenGuard on every JSON input), sniffs the
+//     format from the first 64 KiB (never the file name: Sniff), hashes the
+//     raw bytes (sha256 for the rerun manifest) and calls that format's
+//     decoder, which streams the input into a fresh Bundle; checkValues then
+//     drops impossible times and repairs overflowing durations and
+//     self-parents, with warnings. Malformed input is an *InputError with
+//     file and position; a valid prefix followed by garbage is kept with an
 //     ErrPartialInput warning; an unreadable file is skipped, reported as a
-//     skipped Input, and the rest is still read.
+//     skipped Input, and the rest is still read. Inputs whose data is far in
+//     time from all the others are left out and named (disjointInputs).
 //  3. Finalize sorts and cleans series and spans (duplicate IDs, orphans,
 //     clock skew and bad values become Warnings counted per kind), chooses
 //     one step and grid (Time is nanoseconds since the epoch everywhere),

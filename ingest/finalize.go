@@ -46,7 +46,7 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.deriveTraceSeries(b.Parent)
 	b.deriveOperationMix()
 	b.deriveDefaultLogSeries()
-	b.alignSeries()
+	b.alignSeries(opt.Limits.withDefaults().MaxCells)
 	b.collectEntities()
 	return nil
 }
@@ -366,6 +366,12 @@ func (b *Bundle) checkSpans() []int32 {
 		both(func() { orphans, negative = link(0, n/2) }, func() { o2, n2 = link(n/2, n) })
 		orphans, negative = orphans+o2, negative+n2
 	}
+	if cut := cutParentCycles(parent); len(cut) > 0 {
+		for _, i := range cut {
+			b.Spans[i].ParentID = 0 // a root now, like a span that names itself (checkValues)
+		}
+		b.Warn(ErrBadValue, "traces", len(cut), "%d parent cycles (a span is its own ancestor) cut: one span of each cycle made a root", len(cut))
+	}
 	// Clock skew: children on another host outside their parent are moved
 	// (with their subtrees) into it; this re-sorts b.Spans and remaps parent.
 	parent, rep := b.adjustClockSkew(parent, tol)
@@ -396,6 +402,41 @@ func (b *Bundle) checkSpans() []int32 {
 		b.Warn(ErrBadValue, "traces", negative, "%d spans have a negative duration (set to 0)", negative)
 	}
 	return parent
+}
+
+// cutParentCycles breaks every cycle of parent links (A's parent is B and
+// B's is A, or longer) by making one span of it a root, and returns the
+// spans it cut loose. Everything downstream walks parent chains and needs them to
+// end. Each span is visited once (O(n)); which span of a cycle is cut
+// depends only on the span order, so it is deterministic.
+func cutParentCycles(parent []int32) []int32 {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(parent))
+	var path, cut []int32
+	for i := range parent {
+		if state[i] != unseen {
+			continue
+		}
+		path = path[:0]
+		j := int32(i)
+		for j >= 0 && state[j] == unseen {
+			state[j] = onPath
+			path = append(path, j)
+			j = parent[j]
+		}
+		if j >= 0 && state[j] == onPath { // the walk came back to its own path: a cycle through j
+			parent[j] = -1
+			cut = append(cut, j)
+		}
+		for _, k := range path {
+			state[k] = done
+		}
+	}
+	return cut
 }
 
 // seriesStep returns the median spacing of a series' points (0 when < 2).
@@ -611,13 +652,41 @@ func (b *Bundle) matchEntities() {
 // alignSeries puts every series with a step of at least 1 s on the grid:
 // samples are averaged per cell (cell = nearest grid point), and a series
 // coarser than the grid is carried forward over its own step.
-func (b *Bundle) alignSeries() {
+//
+// Aligned series cost a grid's worth of cells each, however few points they
+// had: at most maxCells cells are allocated over all series. When aligning
+// every series would need more, the series with the fewest points (ties:
+// the last by key) are dropped first, with an ErrLimit warning, so that a
+// flood of one-point series cannot push out a real case beside it.
+func (b *Bundle) alignSeries(maxCells int) {
 	if len(b.Grid) == 0 {
 		return
 	}
 	n := len(b.Grid)
 	g0, step := b.Grid[0], int64(b.Step)
 	gappy := 0
+	toAlign := func(s *Series) bool { return !s.Aligned && (len(s.T) <= 1 || seriesStep(s) >= time.Second) }
+	var todo []*Series
+	used := 0
+	for _, s := range b.Series {
+		switch {
+		case s.Aligned:
+			used += len(s.T)
+		case toAlign(s):
+			todo = append(todo, s)
+		}
+	}
+	if fit := max(maxCells-used, 0) / n; len(todo) > fit {
+		order := slices.Clone(todo)
+		slices.SortStableFunc(order, func(x, y *Series) int { return cmp.Compare(len(y.T), len(x.T)) })
+		drop := map[*Series]bool{}
+		for _, s := range order[fit:] {
+			drop[s] = true
+		}
+		b.Series = slices.DeleteFunc(b.Series, func(s *Series) bool { return drop[s] })
+		b.Warn(ErrLimit, "metrics", len(drop), "%d of %d series dropped: aligning them all on the %d-step grid would need %d cells (--max-cells %d); kept the %d with the most points",
+			len(drop), len(todo), n, len(todo)*n+used, maxCells, fit)
+	}
 	for _, s := range b.Series {
 		if s.Aligned {
 			continue

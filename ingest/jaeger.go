@@ -151,10 +151,12 @@ type traceState struct {
 	procs     map[string]jProcess
 	procCache map[string]procInfo
 	warnings  []string
+	dropped   int // spans beyond lim.MaxTraceSpans
 }
 
 func (t *traceState) reset() {
 	t.id = ""
+	t.dropped = 0
 	t.pending = t.pending[:0]
 	t.procs = nil
 	clear(t.procCache)
@@ -185,6 +187,10 @@ type jaegerReader struct {
 	procs       processSet // processes with a PID, recorded once
 	badSpans    int
 	firstBad    error
+	bigTraces   int // traces with more than lim.MaxTraceSpans spans
+	bigDropped  int // their spans dropped
+	manyRefs    int // spans with more than maxSpanRefs references
+	mostRefs    int
 	// fastProcs caches resolved process objects by their raw JSON text
 	// (fast path only, jaegerfast.go).
 	fastProcs   map[string]procInfo
@@ -336,9 +342,8 @@ func (r *jaegerReader) spansArray() error {
 			return err
 		}
 		if ok {
-			p, good := r.convert(&r.js)
-			if good {
-				r.tr.pending = append(r.tr.pending, p)
+			if p, good := r.convert(&r.js); good {
+				r.queue(p)
 			}
 		}
 	}
@@ -361,11 +366,11 @@ func (r *jaegerReader) bareArray() error {
 			r.tr.id, r.tr.procs, r.tr.warnings = r.js.TraceID, r.js.Processes, r.js.Warnings
 			for i := range r.js.Spans {
 				if p, good := r.convert(&r.js.Spans[i]); good {
-					r.tr.pending = append(r.tr.pending, p)
+					r.queue(p)
 				}
 			}
 		} else if p, good := r.convert(&r.js); good {
-			r.tr.pending = append(r.tr.pending, p)
+			r.queue(p)
 		}
 		r.flushTrace()
 		if r.limited {
@@ -374,6 +379,21 @@ func (r *jaegerReader) bareArray() error {
 	}
 	return r.expect(']')
 }
+
+// queue adds a converted span to its trace, up to lim.MaxTraceSpans: a
+// trace's spans wait in memory for its processes, so one endless trace must
+// not hold the whole input.
+func (r *jaegerReader) queue(p pendingSpan) {
+	if len(r.tr.pending) >= r.lim.MaxTraceSpans {
+		r.tr.dropped++
+		return
+	}
+	r.tr.pending = append(r.tr.pending, p)
+}
+
+// maxSpanRefs is the most references of one span that are looked at for
+// its parent; more are counted in a warning.
+const maxSpanRefs = 1000
 
 // decodeSpan decodes the next array element into r.js. ok is false (and err
 // nil) when the element was read but had a wrong-typed field: it is counted
@@ -428,7 +448,7 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 	s.ParentID = r.parent(js, s.TraceID)
 	s.Operation = r.in.get(js.OperationName)
 	s.Start = FromUnixMicro(int64(js.StartTime))
-	s.Duration = time.Duration(js.Duration) * time.Microsecond
+	s.Duration = time.Duration(FromUnixMicro(int64(js.Duration))) // saturates: checkValues warns
 	s.Source = r.name
 	r.spanTags(js.Tags, s, &p.loc)
 	p.procID = js.ProcessID
@@ -448,7 +468,13 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 func (r *jaegerReader) parent(js *jSpan, trace TraceID) SpanID {
 	var child, follows SpanID
 	cross := false
-	for _, ref := range js.References {
+	refs := js.References
+	if len(refs) > maxSpanRefs {
+		r.manyRefs++
+		r.mostRefs = max(r.mostRefs, len(refs))
+		refs = refs[:maxSpanRefs]
+	}
+	for _, ref := range refs {
 		if ref.TraceID != "" {
 			rt, err := ParseTraceID(ref.TraceID)
 			if err != nil || rt != trace {
@@ -618,6 +644,11 @@ func (r *jaegerReader) flushTrace() {
 	if committed {
 		r.traces++
 	}
+	if r.tr.dropped > 0 {
+		r.bigTraces++
+		r.bigDropped += r.tr.dropped
+		r.tr.dropped = 0
+	}
 	r.tr.pending = r.tr.pending[:0]
 }
 
@@ -703,6 +734,13 @@ func (r *jaegerReader) finish(err error) (*Bundle, error) {
 	}
 	if r.limited {
 		b.Warn(ErrLimit, r.name, 1, "stopped after %d spans (the span limit); the rest of the input was not read", len(b.Spans))
+	}
+	if r.bigTraces > 0 {
+		b.Warn(ErrLimit, r.name, r.bigDropped, "%d spans of %d traces with more than %d spans dropped (--max-trace-spans)", r.bigDropped, r.bigTraces, r.lim.MaxTraceSpans)
+	}
+	if r.manyRefs > 0 {
+		b.Warn(ErrBadValue, r.name, r.manyRefs, "%d spans carry more than %d references (up to %d); only the first %d were looked at for the parent",
+			r.manyRefs, maxSpanRefs, r.mostRefs, maxSpanRefs)
 	}
 	return b, nil
 }

@@ -66,13 +66,22 @@ type fastScanner struct {
 	// retired buffers may still be viewed by the current trace; recycle
 	// moves them to pool once the trace is flushed (nothing views them then).
 	retired, pool [][]byte
+	rerr          error // the read error that stopped the scanner
+	retiredBytes  int   // capacity of retired
 }
+
+// maxRetained bounds the buffers one trace may pin in the fast path.
+const maxRetained = 64 << 20
+
+// errRetained stops the fast scanner at maxRetained.
+var errRetained = errors.New("jaeger fast path: a trace pins too many buffers")
 
 // recycle makes the buffers retired so far reusable. Call it only when no
 // view into them is live (between traces).
 func (s *fastScanner) recycle() {
 	s.pool = append(s.pool, s.retired...)
 	s.retired = s.retired[:0]
+	s.retiredBytes = 0
 }
 
 // fill reads more input. Bytes from keep (or pos) on are carried into a fresh
@@ -100,15 +109,22 @@ func (s *fastScanner) fill() bool {
 	copy(nb, tail)
 	if cap(s.buf) == fastBufSize {
 		s.retired = append(s.retired, s.buf[:0])
+		s.retiredBytes += fastBufSize
+		if s.retiredBytes > maxRetained {
+			// One trace pins more than maxRetained of buffers (its spans view
+			// them): the general reader, which copies, reads it instead.
+			s.eof, s.rerr = true, errRetained
+		}
 	}
 	for len(nb) < cap(nb) {
 		n, err := s.r.Read(nb[len(nb):cap(nb)])
 		nb = nb[:len(nb)+n]
 		if err != nil {
+			// A read error ends the input like EOF (so that nothing indexes
+			// a missing buffer); rerr makes the caller give up.
 			s.eof = true
 			if !errors.Is(err, io.EOF) {
-				s.buf = nil // a read error: give up
-				return false
+				s.rerr = err
 			}
 			break
 		}
@@ -590,7 +606,12 @@ func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	if jr.limited {
 		return jr.finish(nil)
 	}
-	if !ok || s.ws() != 0 || s.pos < len(s.buf) || s.buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
+	if errors.Is(s.rerr, ErrLimit) && jr.traces == 0 {
+		// A size or token limit before any complete trace: the general
+		// reader would fail the same way after reading it all again.
+		return nil, &InputError{File: name, Offset: -1, Err: s.rerr}
+	}
+	if !ok || s.rerr != nil || s.ws() != 0 || s.pos < len(s.buf) || s.buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
 		return nil, errSlowPath
 	}
 	return jr.finish(nil)
@@ -784,6 +805,9 @@ func (r *jaegerReader) fastSpan(s *fastScanner) bool {
 					_, ok = s.value(5)
 					return ok
 				})
+				if len(js.References) > maxSpanRefs {
+					return false // the general reader counts them in a warning
+				}
 				js.References = append(js.References, ref)
 				return ok
 			})
@@ -815,6 +839,11 @@ func (r *jaegerReader) fastSpan(s *fastScanner) bool {
 		return ok
 	})
 	if !ok {
+		return false
+	}
+	if len(r.tr.pending) >= r.lim.MaxTraceSpans {
+		// The views of a kept trace pin every buffer it was read from: a
+		// trace over the limit goes to the general reader, which copies.
 		return false
 	}
 	p, good := r.convert(js)

@@ -71,29 +71,38 @@ func decodeK8sEvents(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		return nil, jsonError(name, err, dec)
 	}
 	raw = bytes.TrimSpace(raw)
-	var evs []k8sEvent
+	lim = lim.withDefaults()
+	// Split into raw elements first, decode only the first lim.MaxEvents.
+	var elems []json.RawMessage
 	if len(raw) > 0 && raw[0] == '[' {
-		if err := json.Unmarshal(raw, &evs); err != nil {
+		if err := json.Unmarshal(raw, &elems); err != nil {
 			return nil, jsonError(name, err, nil)
 		}
 	} else {
 		var list struct {
-			Items *[]k8sEvent `json:"items"`
+			Items *[]json.RawMessage `json:"items"`
 		}
 		if err := json.Unmarshal(raw, &list); err != nil {
 			return nil, jsonError(name, err, nil)
 		}
 		if list.Items != nil {
-			evs = *list.Items
+			elems = *list.Items
 		} else {
-			var one k8sEvent
-			if err := json.Unmarshal(raw, &one); err != nil {
-				return nil, jsonError(name, err, nil)
-			}
-			evs = []k8sEvent{one}
+			elems = []json.RawMessage{raw}
 		}
 	}
 	b := &Bundle{}
+	if n := len(elems); n > lim.MaxEvents {
+		b.Warn(ErrLimit, name, n-lim.MaxEvents, "%d of %d events dropped: more than %d (--max-events)", n-lim.MaxEvents, n, lim.MaxEvents)
+		elems = elems[:lim.MaxEvents]
+	}
+	evs := make([]k8sEvent, len(elems))
+	for i, e := range elems {
+		if err := json.Unmarshal(e, &evs[i]); err != nil {
+			return nil, jsonError(name, err, nil)
+		}
+	}
+	elems = nil
 	noTime := 0
 	for i := range evs {
 		e := &evs[i]

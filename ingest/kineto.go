@@ -63,7 +63,8 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	rank := -1
 	var devProps []kinetoDevice
 	seenEvents := false
-	skipped := 0
+	skipped, capped := 0, 0
+	lim = lim.withDefaults()
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
@@ -87,6 +88,10 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 					return nil, jsonErrorAt(name, err, dec, off)
 				}
 				if ev.Ph != "X" {
+					continue
+				}
+				if len(acts)+len(calls) >= lim.MaxSpans {
+					capped++ // activity records are bounded like spans
 					continue
 				}
 				s, ok1 := microsToNanos(ev.Ts)
@@ -166,6 +171,9 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	if skipped > 0 {
 		b.Warn(ErrBadValue, name, skipped, "%d GPU events without a device or with a bad time skipped", skipped)
 	}
+	if capped > 0 {
+		b.Warn(ErrLimit, name, capped, "%d complete events dropped: more than %d activity records (--max-spans)", capped, lim.MaxSpans)
+	}
 	if host == "" && rank >= 0 {
 		host = "rank" + strconv.Itoa(rank)
 	}
@@ -199,7 +207,7 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	if unplaced > 0 {
 		b.Warn(ErrUnmatched, name, unplaced, "%d blocking CUDA calls not attributed: the trace has %d GPUs and the calls name none", unplaced, len(devs))
 	}
-	tl.derive(b, name)
+	tl.derive(b, name, lim)
 	return b, nil
 }
 

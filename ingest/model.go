@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -11,13 +12,31 @@ import (
 // is converted to this clock at the boundary.
 type Time int64
 
-// FromUnixMicro converts Jaeger's integer microseconds.
-func FromUnixMicro(us int64) Time { return Time(us * 1000) }
+// FromUnixMicro converts Jaeger's integer microseconds. Times beyond what
+// Time can hold (before 1677 or after 2262) saturate at the extremes rather
+// than wrap into a plausible date; ReadFile drops them with a warning.
+func FromUnixMicro(us int64) Time {
+	switch {
+	case us > math.MaxInt64/1000:
+		return math.MaxInt64
+	case us < math.MinInt64/1000:
+		return math.MinInt64
+	}
+	return Time(us * 1000)
+}
 
 // FromUnixSeconds converts float seconds (Prometheus) rounding to milliseconds,
-// the precision Prometheus has.
+// the precision Prometheus has. Out-of-range (and NaN) times saturate like
+// FromUnixMicro's.
 func FromUnixSeconds(s float64) Time {
-	return Time(int64(s*1000+0.5*sign(s)) * int64(time.Millisecond))
+	ms := s*1000 + 0.5*sign(s)
+	switch {
+	case ms != ms || ms >= math.MaxInt64/1e6:
+		return math.MaxInt64
+	case ms <= math.MinInt64/1e6:
+		return math.MinInt64
+	}
+	return Time(int64(ms) * int64(time.Millisecond))
 }
 
 func sign(f float64) float64 {
@@ -27,8 +46,19 @@ func sign(f float64) float64 {
 	return 1
 }
 
-// FromTime converts a time.Time.
-func FromTime(t time.Time) Time { return Time(t.UnixNano()) }
+// FromTime converts a time.Time; times outside 1678..2262 saturate like
+// FromUnixMicro's (time.UnixNano is undefined there).
+func FromTime(t time.Time) Time {
+	switch {
+	case t.Before(minStdTime):
+		return math.MinInt64
+	case t.After(maxStdTime):
+		return math.MaxInt64
+	}
+	return Time(t.UnixNano())
+}
+
+var minStdTime, maxStdTime = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
 
 // Std returns t as a time.Time in UTC.
 func (t Time) Std() time.Time { return time.Unix(0, int64(t)).UTC() }

@@ -1,17 +1,12 @@
 package ingest
 
 import (
-	"database/sql"
-	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-
-	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 )
 
 // This file reads Nsight Systems SQLite exports (`nsys export --type sqlite`)
@@ -52,6 +47,10 @@ type gpuTimeline struct {
 	Base   int64 // added to every timestamp to get Unix ns
 	Entity func(dev int) Entity
 }
+
+// maxTraceDevices is the most GPUs of one trace given timeline series (no
+// machine a profiler runs on has more).
+const maxTraceDevices = 1024
 
 // topKernels is how many kernels (by total time) get per-kernel series.
 const topKernels = 20
@@ -146,7 +145,12 @@ func union(iv [][2]int64) [][2]int64 {
 // seen, <p>_host_sync_stall_ratio. For the top 20 kernels by total time:
 // <p>_kernel_mean_duration_seconds and <p>_kernel_launches with label kernel,
 // with points only in the buckets where that kernel started.
-func (tl *gpuTimeline) derive(b *Bundle, source string) {
+//
+// Devices are kept in ID order while their series fit lim.MaxSeries and
+// lim.MaxPoints (a trace naming 100k devices would otherwise allocate
+// series for all); the rest are dropped with an ErrLimit warning.
+func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
+	lim = lim.withDefaults()
 	// Intervals whose Unix time (t+Base) is negative or overflows, or that
 	// end before they start, would overflow the bucket arithmetic below
 	// (found by FuzzNsightSQLite): drop and count them.
@@ -192,6 +196,23 @@ func (tl *gpuTimeline) derive(b *Bundle, source string) {
 		devs = append(devs, d)
 	}
 	sort.Ints(devs)
+	perDev := 4
+	if len(tl.Stalls) > 0 {
+		perDev++
+	}
+	budget := max(lim.MaxSeries-len(b.Series)-2*topKernels, perDev) / perDev
+	budget = min(budget, max(lim.MaxPoints/max(n*perDev, 1), 1), maxTraceDevices)
+	if len(devs) > budget {
+		b.Warn(ErrLimit, source, len(devs)-budget, "%d of %d GPUs dropped: kept the first %d (at most %d GPUs per trace, within --max-series %d and --max-points %d)",
+			len(devs)-budget, len(devs), budget, maxTraceDevices, lim.MaxSeries, lim.MaxPoints)
+		keep := map[int]bool{}
+		for _, d := range devs[:budget] {
+			keep[d] = true
+		}
+		devs = devs[:budget]
+		tl.Acts = slices.DeleteFunc(tl.Acts, func(a gpuInterval) bool { return !keep[a.Dev] })
+		tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h hostInterval) bool { return !keep[h.Dev] })
+	}
 	byDev := map[int][]gpuInterval{}
 	for _, a := range tl.Acts {
 		a.Start += tl.Base
@@ -379,225 +400,4 @@ func isSyncCall(name string) bool {
 		}
 	}
 	return false
-}
-
-// nsysDB wraps the export with its table/column catalogue.
-type nsysDB struct {
-	db   *sql.DB
-	cols map[string]map[string]bool // table → column set
-}
-
-func (n *nsysDB) has(table string, cols ...string) bool {
-	c := n.cols[table]
-	if c == nil {
-		return false
-	}
-	for _, x := range cols {
-		if !c[x] {
-			return false
-		}
-	}
-	return true
-}
-
-// decodeNsightSQLite reads an Nsight Systems SQLite export, opened read-only,
-// into per-GPU timeline series (see gpuTimeline.derive) with prefix "nsys".
-// Tables and columns are looked up by name; missing ones are tolerated.
-func decodeNsightSQLite(name, path string, lim Limits) (*Bundle, error) {
-	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: "mode=ro&immutable=1"}
-	db, err := sql.Open("sqlite", u.String())
-	if err != nil {
-		return nil, fmt.Errorf("read nsight %s: %w", name, err)
-	}
-	defer db.Close()
-	n := &nsysDB{db: db, cols: map[string]map[string]bool{}}
-	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type IN ('table','view')`)
-	if err != nil {
-		return nil, &InputError{File: name, Offset: -1, Err: fmt.Errorf("nsight sqlite: %w", err)}
-	}
-	var tables []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return nil, &InputError{File: name, Offset: -1, Err: fmt.Errorf("nsight sqlite: %w", err)}
-		}
-		tables = append(tables, t)
-	}
-	rows.Close()
-	for _, t := range tables {
-		cs, err := db.Query(`SELECT name FROM pragma_table_info(?)`, t)
-		if err != nil {
-			return nil, fmt.Errorf("read nsight %s: table %s: %w", name, t, err)
-		}
-		m := map[string]bool{}
-		for cs.Next() {
-			var c string
-			if cs.Scan(&c) == nil {
-				m[c] = true
-			}
-		}
-		cs.Close()
-		n.cols[t] = m
-	}
-	b := &Bundle{}
-	if !n.has("CUPTI_ACTIVITY_KIND_KERNEL", "start", "end", "deviceId") {
-		b.Warn(ErrPartialInput, name, 1, "no CUPTI_ACTIVITY_KIND_KERNEL table: the trace has no CUDA kernels")
-	}
-	strs, err := n.stringIDs()
-	if err != nil {
-		return nil, fmt.Errorf("read nsight %s: %w", name, err)
-	}
-	tl := &gpuTimeline{Prefix: "nsys"}
-	if n.has("TARGET_INFO_SESSION_START_TIME", "utcEpochNs") {
-		_ = db.QueryRow(`SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1`).Scan(&tl.Base)
-	}
-	if tl.Base == 0 {
-		b.Warn(ErrPartialInput, name, 1, "no session start time (TARGET_INFO_SESSION_START_TIME): timestamps are relative to the trace start")
-	}
-	host := ""
-	if n.has("TARGET_INFO_SYSTEM_ENV", "name", "value") {
-		_ = db.QueryRow(`SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' LIMIT 1`).Scan(&host)
-	}
-	uuids := map[int]string{}
-	if n.has("TARGET_INFO_GPU", "id", "uuid") {
-		r, err := db.Query(`SELECT id, uuid FROM TARGET_INFO_GPU`)
-		if err == nil {
-			for r.Next() {
-				var id int
-				var u sql.NullString
-				if r.Scan(&id, &u) == nil && u.String != "" {
-					if !strings.HasPrefix(u.String, "GPU-") {
-						u.String = "GPU-" + u.String
-					}
-					uuids[id] = u.String
-				}
-			}
-			r.Close()
-		}
-	}
-	tl.Entity = func(dev int) Entity { return gpuEntity(uuids[dev], host, strconv.Itoa(dev)) }
-	for _, t := range []struct {
-		table string
-		kind  gpuActKind
-	}{{"CUPTI_ACTIVITY_KIND_KERNEL", actKernel}, {"CUPTI_ACTIVITY_KIND_MEMCPY", actMemcpy}, {"CUPTI_ACTIVITY_KIND_MEMSET", actMemset}} {
-		if !n.has(t.table, "start", "end", "deviceId") {
-			continue
-		}
-		nameCol := "NULL"
-		if t.kind == actKernel {
-			for _, c := range []string{"shortName", "demangledName", "name"} {
-				if n.has(t.table, c) {
-					nameCol = c
-					break
-				}
-			}
-		}
-		q := fmt.Sprintf(`SELECT start, end, deviceId, %s FROM %s`, nameCol, t.table)
-		if err := n.scanIntervals(q, func(s, e int64, dev int, nm any) {
-			a := gpuInterval{Dev: dev, Start: s, End: e, Kind: t.kind}
-			if t.kind == actKernel {
-				a.Name = shortKernelName(nsysString(nm, strs))
-			}
-			tl.Acts = append(tl.Acts, a)
-		}); err != nil {
-			return nil, fmt.Errorf("read nsight %s: %s: %w", name, t.table, err)
-		}
-	}
-	if n.has("CUPTI_ACTIVITY_KIND_RUNTIME", "start", "end") && (n.has("CUPTI_ACTIVITY_KIND_RUNTIME", "nameId") || n.has("CUPTI_ACTIVITY_KIND_RUNTIME", "name")) {
-		col := "nameId"
-		if !n.has("CUPTI_ACTIVITY_KIND_RUNTIME", col) {
-			col = "name"
-		}
-		devs := map[int]bool{}
-		for _, a := range tl.Acts {
-			devs[a.Dev] = true
-		}
-		dev := -1
-		if len(devs) == 1 {
-			for d := range devs {
-				dev = d
-			}
-		}
-		unplaced := 0
-		q := fmt.Sprintf(`SELECT start, end, 0, %s FROM CUPTI_ACTIVITY_KIND_RUNTIME`, col)
-		if err := n.scanIntervals(q, func(s, e int64, _ int, nm any) {
-			if !isSyncCall(nsysString(nm, strs)) {
-				return
-			}
-			if dev < 0 {
-				unplaced++
-				return
-			}
-			tl.Stalls = append(tl.Stalls, hostInterval{Dev: dev, Start: s, End: e})
-		}); err != nil {
-			return nil, fmt.Errorf("read nsight %s: runtime: %w", name, err)
-		}
-		if unplaced > 0 {
-			b.Warn(ErrUnmatched, name, unplaced, "%d blocking CUDA calls not attributed: the trace has %d GPUs and runtime calls name none", unplaced, len(devs))
-		}
-	}
-	tl.derive(b, name)
-	return b, nil
-}
-
-// stringIDs loads the StringIds table (id → value), empty when absent.
-func (n *nsysDB) stringIDs() (map[int64]string, error) {
-	m := map[int64]string{}
-	if !n.has("StringIds", "id", "value") {
-		return m, nil
-	}
-	r, err := n.db.Query(`SELECT id, value FROM StringIds`)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	for r.Next() {
-		var id int64
-		var v sql.NullString
-		if err := r.Scan(&id, &v); err != nil {
-			return nil, err
-		}
-		m[id] = v.String
-	}
-	return m, r.Err()
-}
-
-// scanIntervals runs q (start, end, device, name) and calls f per row; rows
-// with NULL or inverted times are skipped.
-func (n *nsysDB) scanIntervals(q string, f func(s, e int64, dev int, name any)) error {
-	r, err := n.db.Query(q)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	for r.Next() {
-		var s, e sql.NullInt64
-		var dev sql.NullInt64
-		var nm any
-		if err := r.Scan(&s, &e, &dev, &nm); err != nil {
-			return err
-		}
-		if !s.Valid || !e.Valid || e.Int64 < s.Int64 {
-			continue
-		}
-		f(s.Int64, e.Int64, int(dev.Int64), nm)
-	}
-	if err := r.Err(); err != nil {
-		return err
-	}
-	return nil
-}
-
-// nsysString resolves a name column: a StringIds id or the text itself.
-func nsysString(v any, strs map[int64]string) string {
-	switch x := v.(type) {
-	case int64:
-		return strs[x]
-	case string:
-		return x
-	case []byte:
-		return string(x)
-	}
-	return ""
 }

@@ -12,18 +12,51 @@ type Limits struct {
 	MaxSeries      int   // series kept over all inputs
 	MaxPoints      int   // points kept over all inputs
 	MaxLogRecords  int   // log records kept over all inputs
+	// MaxTokenBytes is the longest JSON string, number or whitespace run an
+	// input may hold (checked on the decompressed stream of every JSON
+	// input, see tokenGuard); a longer one rejects the input.
+	MaxTokenBytes int64
+	// MaxDocumentBytes is the largest input a reader decodes as one JSON
+	// document (Alertmanager payloads, Kubernetes events, dependencies):
+	// decoding costs several times the document's size in memory.
+	MaxDocumentBytes int64
+	// MaxEvents is the most alerts and the most change events kept of one
+	// input; the rest are dropped with a warning.
+	MaxEvents int
+	// MaxTraceSpans is the most spans kept of one trace; the rest of a
+	// bigger trace is dropped with a warning.
+	MaxTraceSpans int
+	// MaxCells bounds the aligned series: series × grid cells over all
+	// inputs. Series beyond it (those with the fewest points first) are
+	// dropped with a warning.
+	MaxCells int
+	// MaxTempBytes bounds the temporary copy of an input that must be a real
+	// file (a compressed or piped SQLite export).
+	MaxTempBytes int64
+	// QueryTimeout interrupts the queries of an SQLite input that run longer.
+	QueryTimeout time.Duration
+	// StallTimeout is the longest wait for the next byte of a pipe or FIFO.
+	StallTimeout time.Duration
 }
 
 // DefaultLimits are generous for real incidents and small enough to fail fast on garbage.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxFileBytes:   4 << 30,
-		MaxDepth:       256,
-		MaxStringBytes: 64 << 10,
-		MaxSpans:       20_000_000,
-		MaxSeries:      200_000,
-		MaxPoints:      100_000_000,
-		MaxLogRecords:  20_000_000,
+		MaxFileBytes:     1 << 30,
+		MaxDepth:         256,
+		MaxStringBytes:   64 << 10,
+		MaxSpans:         20_000_000,
+		MaxSeries:        200_000,
+		MaxPoints:        100_000_000,
+		MaxTokenBytes:    16 << 20,
+		MaxDocumentBytes: 64 << 20,
+		MaxEvents:        200_000,
+		MaxTraceSpans:    100_000,
+		MaxCells:         40_000_000,
+		MaxTempBytes:     1 << 30,
+		QueryTimeout:     30 * time.Second,
+		StallTimeout:     30 * time.Second,
+		MaxLogRecords:    20_000_000,
 	}
 }
 
@@ -50,6 +83,30 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxLogRecords == 0 {
 		l.MaxLogRecords = d.MaxLogRecords
 	}
+	if l.MaxTokenBytes == 0 {
+		l.MaxTokenBytes = d.MaxTokenBytes
+	}
+	if l.MaxDocumentBytes == 0 {
+		l.MaxDocumentBytes = d.MaxDocumentBytes
+	}
+	if l.MaxEvents == 0 {
+		l.MaxEvents = d.MaxEvents
+	}
+	if l.MaxTraceSpans == 0 {
+		l.MaxTraceSpans = d.MaxTraceSpans
+	}
+	if l.MaxCells == 0 {
+		l.MaxCells = d.MaxCells
+	}
+	if l.MaxTempBytes == 0 {
+		l.MaxTempBytes = d.MaxTempBytes
+	}
+	if l.QueryTimeout == 0 {
+		l.QueryTimeout = d.QueryTimeout
+	}
+	if l.StallTimeout == 0 {
+		l.StallTimeout = d.StallTimeout
+	}
 	return l
 }
 
@@ -68,4 +125,7 @@ type Options struct {
 	// (a pod when it ends in a generated pod-name suffix, else a service).
 	// It overrides the entity a file name suggests, never labels in the data.
 	LogEntity string
+	// TempDir is where temporary copies of inputs go ("" = os.TempDir());
+	// the command points it at a per-run directory it removes on signals.
+	TempDir string
 }

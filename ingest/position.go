@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -124,6 +125,9 @@ func errorAt(name string, off int64, err error) error {
 // line and column of a byte offset of the decoded stream. It returns zeros
 // when the file cannot be re-read (stdin) — only used on the error path.
 func locate(name string, off int64) (line, col int) {
+	if st, err := os.Stat(name); err != nil || !st.Mode().IsRegular() {
+		return 0, 0 // a pipe or FIFO cannot be read again (opening a FIFO would block)
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return 0, 0
@@ -138,18 +142,21 @@ func locate(name string, off int64) (line, col int) {
 		}
 		r = zr
 	}
-	rr := bufio.NewReader(io.LimitReader(r, off))
+	// Count lines chunk by chunk (the offset can be a gigabyte in).
+	buf := make([]byte, 256<<10)
+	lr := io.LimitReader(r, off)
 	line, col = 1, 1
 	for {
-		c, err := rr.ReadByte()
+		n, err := lr.Read(buf)
+		chunk := buf[:n]
+		if k := bytes.Count(chunk, []byte{'\n'}); k > 0 {
+			line += k
+			col = 1 + n - 1 - bytes.LastIndexByte(chunk, '\n')
+		} else {
+			col += n
+		}
 		if err != nil {
 			return line, col
-		}
-		if c == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -112,7 +113,12 @@ func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		_, ok := s.value(1)
 		return ok
 	})
-	if !ok || s.ws() != 0 || s.pos < len(s.buf) || s.buf == nil {
+	if errors.Is(s.rerr, ErrLimit) {
+		// The general reader rejects the input on any read error: spare it
+		// reading the input again up to the same limit.
+		return nil, &InputError{File: name, Offset: -1, Err: s.rerr}
+	}
+	if !ok || s.rerr != nil || s.ws() != 0 || s.pos < len(s.buf) || s.buf == nil {
 		return nil, errSlowPath
 	}
 	return st.finish()

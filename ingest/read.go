@@ -10,11 +10,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
-	"sort"
 )
 
 // decodeFunc reads one input of a known format into a fresh Bundle. name is
@@ -54,68 +51,46 @@ var fastDecoders = map[Format]decodeFunc{
 }
 
 // ExpandPaths turns files and directories (recursed, sorted, hidden entries
-// skipped) into the list of files to read. "-" stands for stdin.
+// skipped) into the list of files to read. "-" stands for stdin. It fails on
+// the first path that cannot be read; Read instead names such paths as
+// skipped inputs and reads the rest (see expandPaths).
 func ExpandPaths(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		if p == "-" {
-			out = append(out, p)
-			continue
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("input %w", err)
-		}
-		if !st.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		var files []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			base := d.Name()
-			if path != p && len(base) > 0 && base[0] == '.' {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.Type().IsRegular() {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("walk %s: %w", p, err)
-		}
-		sort.Strings(files)
-		out = append(out, files...)
+	files, bad := expandPaths(paths)
+	if len(bad) > 0 {
+		return files, fmt.Errorf("input %s: %s", bad[0].Path, bad[0].Error)
 	}
-	return out, nil
+	return files, nil
 }
 
 // Read reads every input (files, directories, "-" for stdin), merges them and
 // finalizes the bundle. A file that cannot be read is reported as a skipped
-// Input with a warning and the rest are read; Read fails only when nothing at
-// all could be read, returning the first error.
+// Input with a warning and the rest are read; so is a path that cannot be
+// opened (missing, a dangling symlink, a device), and an input whose time
+// range is disjoint from all the others (see disjointInputs). Read fails
+// only when nothing at all could be read, returning the first error.
 func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
-	files, err := ExpandPaths(paths)
-	if err != nil {
-		return nil, err
-	}
+	files, unread := expandPaths(paths)
 	if len(files) == 0 {
-		return nil, errors.New("no input files")
+		switch len(unread) {
+		case 0:
+			return nil, errors.New("no input files")
+		case 1:
+			return nil, &InputError{File: unread[0].Path, Offset: -1, Err: errors.New(unread[0].Error)}
+		}
+		return nil, fmt.Errorf("no readable input: %d paths skipped (first: %s: %s)", len(unread), unread[0].Path, unread[0].Error)
 	}
 	lim := opt.Limits.withDefaults()
 	b := &Bundle{}
 	var firstErr error
 	read := 0
+	streams := make([]bool, len(files))
+	for i, f := range files {
+		streams[i] = isStream(f)
+	}
 	// Files are decoded concurrently (one per CPU) and merged strictly in
 	// the order of files, so the bundle, the warnings and the progress lines
 	// are the same as a sequential read.
-	results := readAll(files, stdin, lim)
+	results := readAll(files, streams, stdin, lim, opt.TempDir)
 	parts := make([]*Bundle, len(files))
 	errs := make([]error, len(files))
 	spans := 0
@@ -137,8 +112,14 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		opt.Progress("read %s (%s, %d spans, %d series)", f, in.Format, in.Counts.Spans, in.Counts.Series)
 	}
 	logs := 0
+	for _, in := range unread {
+		if opt.Progress != nil {
+			opt.Progress("skip %s: %s", in.Path, in.Error)
+		}
+	}
+	disjoint := disjointInputs(parts, errs)
 	for i, p := range parts {
-		if errs[i] == nil {
+		if errs[i] == nil && disjoint[i] == "" {
 			spans += len(p.Spans)
 			logs += len(p.Logs)
 		}
@@ -173,6 +154,16 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 			b.Warn(ErrSkippedInput, f, 1, "%v", err)
 			continue
 		}
+		if why := disjoint[i]; why != "" {
+			in := part.Inputs[0]
+			in.Skipped, in.Error = true, why
+			b.Inputs = append(b.Inputs, in)
+			b.Warn(ErrSkippedInput, f, 1, "left out: %s", why)
+			if opt.Progress != nil {
+				opt.Progress("skip %s: %s", f, why)
+			}
+			continue
+		}
 		if !part.Inputs[0].Skipped {
 			read++
 		}
@@ -184,6 +175,10 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	}
 	if runs != nil {
 		b.Spans = mergeSpanRuns(b.Spans, runs)
+	}
+	for _, in := range unread {
+		b.Inputs = append(b.Inputs, in)
+		b.Warn(ErrSkippedInput, in.Path, 1, "%s", in.Error)
 	}
 	if read == 0 {
 		if firstErr != nil {
@@ -200,13 +195,13 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	// mostly single-threaded Finalize.
 	hashed := make(chan []fileHash, 1)
 	var toHash []int
-	for i, f := range files {
-		if f != "-" && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
+	for i := range files {
+		if !streams[i] && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
 			toHash = append(toHash, i)
 		}
 	}
 	go func() { hashed <- hashFiles(files, toHash) }()
-	err = b.Finalize(opt)
+	err := b.Finalize(opt)
 	for _, h := range <-hashed {
 		in := &b.Inputs[h.input]
 		switch {
@@ -268,7 +263,7 @@ type readResult struct {
 // returns one channel per file that delivers its result. "-" (stdin) is read
 // like any other file, by one worker. Every result is consumed by Read, so no
 // worker outlives it.
-func readAll(files []string, stdin io.Reader, lim Limits) []chan readResult {
+func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, tempDir string) []chan readResult {
 	results := make([]chan readResult, len(files))
 	for i := range results {
 		results[i] = make(chan readResult, 1)
@@ -284,7 +279,7 @@ func readAll(files []string, stdin io.Reader, lim Limits) []chan readResult {
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range next {
-				part, err := readFileHashing(files[i], stdin, lim, files[i] == "-")
+				part, err := readFileHashing(files[i], stdin, lim, streams[i], tempDir)
 				if err == nil {
 					sortSpansStable(part.Spans) // in parallel; Read merges the runs
 				}
@@ -311,14 +306,22 @@ func (h *hashingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// wholeDocument are the formats whose readers decode the input as one JSON
+// document (bounded by Limits.MaxDocumentBytes).
+var wholeDocument = map[Format]bool{FormatAlertmanager: true, FormatK8sEvents: true, FormatJaegerDependencies: true}
+
 // limitReader fails with ErrLimit once more than max bytes were read.
 type limitReader struct {
 	r    io.Reader
 	left int64
+	what string // what is too large ("" = the input)
 }
 
 func (l *limitReader) Read(p []byte) (int, error) {
 	if l.left <= 0 {
+		if l.what != "" {
+			return 0, fmt.Errorf("%w: larger than the largest %s", ErrLimit, l.what)
+		}
 		return 0, fmt.Errorf("%w: input larger than the maximum file size", ErrLimit)
 	}
 	if int64(len(p)) > l.left {
@@ -338,21 +341,25 @@ func (l *limitReader) Read(p []byte) (int, error) {
 // file is read again with the general reader, so the result and every error
 // are those of the general reader.
 func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
-	return readFileHashing(path, stdin, lim, true)
+	return readFileHashing(path, stdin, lim, true, "")
 }
 
 // readFileHashing is ReadFile; without hash, the input's SHA256 is left
 // empty (Read hashes regular files later, on an otherwise idle core).
-func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool) (*Bundle, error) {
-	b, err := readFile(path, stdin, lim, path != "-", hash)
+// Streams (stdin, pipes, FIFOs) are hashed as they are read, and never take
+// the fast paths, which may need to read the input twice.
+func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDir string) (*Bundle, error) {
+	stream := isStream(path)
+	hash = hash || stream
+	b, err := readFile(path, stdin, lim, !stream, hash, tempDir)
 	if errors.Is(err, errSlowPath) {
-		return readFile(path, stdin, lim, false, hash)
+		return readFile(path, stdin, lim, false, hash, tempDir)
 	}
 	return b, err
 }
 
 // readFile is readFileHashing; fast enables the fast paths (fastDecoders).
-func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundle, error) {
+func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir string) (*Bundle, error) {
 	lim = lim.withDefaults()
 	var raw io.Reader
 	name := path
@@ -362,9 +369,9 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 		}
 		raw, name = stdin, "<stdin>"
 	} else {
-		f, err := os.Open(path)
+		f, err := openInput(path, lim)
 		if err != nil {
-			return nil, fmt.Errorf("read %w", err)
+			return nil, err
 		}
 		defer f.Close()
 		raw = f
@@ -376,7 +383,9 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 	br := bufio.NewReaderSize(hr, 256<<10)
 	in := Input{Path: name}
 	var r io.Reader = br
+	zipped := false
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zipped = true
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &InputError{File: name, Offset: 0, Err: fmt.Errorf("gzip: %w", err)}
@@ -385,7 +394,11 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 		r = bufio.NewReaderSize(zr, 256<<10)
 	}
 	r = &limitReader{r: r, left: lim.MaxFileBytes}
+	r = newTokenGuard(r, lim.MaxTokenBytes)
 	pr := bufio.NewReaderSize(r, sniffLen)
+	if bom, _ := pr.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		pr.Discard(3) // a UTF-8 byte-order mark: no reader expects it
+	}
 	head, err := pr.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, &InputError{File: name, Offset: int64(len(head)), Err: err}
@@ -396,6 +409,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 	}
 	in.Format = Sniff(head)
 	var part *Bundle
+	size := int64(-1) // the input's size when not what passed through hr
 	switch in.Format {
 	case FormatUnknown, FormatLabel, FormatManifest:
 		if in.Format != FormatUnknown {
@@ -412,13 +426,25 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 		}
 		part = &Bundle{}
 	case FormatNsightSQLite:
-		part, err = readSQLite(name, path, pr, lim)
+		direct := path != "-" && !zipped && !isStream(path)
+		part, err = readSQLite(name, path, pr, lim, direct, tempDir)
+		if direct {
+			// SQLite reads the file itself, page by page: its size is the
+			// file's (not bounded by MaxFileBytes, which bounds streams).
+			if st, serr := os.Stat(path); serr == nil {
+				size = st.Size()
+			}
+		}
 	default:
 		dec := decoders[in.Format]
 		if f, ok := fastDecoders[in.Format]; ok && fast {
 			dec = f
 		}
-		part, err = dec(name, pr, lim)
+		var src io.Reader = pr
+		if wholeDocument[in.Format] {
+			src = &limitReader{r: pr, left: lim.MaxDocumentBytes, what: "JSON document (--max-document-size)"}
+		}
+		part, err = dec(name, src, lim)
 		if errors.Is(err, errSlowPath) {
 			return nil, err // ReadFile re-reads the file with the general reader
 		}
@@ -432,33 +458,43 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool) (*Bundl
 		return &Bundle{Inputs: []Input{in}}, err
 	}
 	part.enforceLimits(lim, name)
+	if had := part.records(); had > 0 {
+		part.checkValues(name)
+		if part.records() == 0 { // every record had an impossible time
+			msg := "no usable data"
+			if len(part.Warnings) > 0 {
+				msg += ": " + part.Warnings[len(part.Warnings)-1].Message
+			}
+			return &Bundle{Inputs: []Input{in}}, &InputError{File: name, Offset: -1, Err: errors.New(msg)}
+		}
+	}
 	if in.Format != FormatUnknown {
 		if hr.h != nil {
 			in.SHA256 = hex.EncodeToString(hr.h.Sum(nil))
 		}
 		in.Size = hr.n
+		if size >= 0 { // read in place: hash the file itself
+			in.Size = size
+			if hr.h != nil {
+				in.SHA256, in.Size, _ = hashFile(path)
+			}
+		}
 	}
 	part.countInto(&in)
 	part.Inputs = []Input{in}
 	return part, nil
 }
 
-// readSQLite hands the Nsight decoder a real file: the path itself, or a
-// temporary copy for stdin and compressed input.
-func readSQLite(name, path string, r io.Reader, lim Limits) (*Bundle, error) {
-	tmp, err := os.CreateTemp("", "pipeline-analyze-*.sqlite")
-	if err != nil {
-		return nil, fmt.Errorf("nsight %s: %w", name, err)
+// records counts what a reader produced: spans, points, events, alerts and
+// dependencies.
+func (b *Bundle) records() int {
+	n := len(b.Spans) + len(b.Events) + len(b.Alerts) + len(b.Deps)
+	for _, s := range b.Series {
+		if s != nil {
+			n += len(s.T)
+		}
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, r); err != nil {
-		tmp.Close()
-		return nil, &InputError{File: name, Offset: -1, Err: err}
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, fmt.Errorf("nsight %s: %w", name, err)
-	}
-	return decodeNsightSQLite(name, tmp.Name(), lim)
+	return n
 }
 
 // countInto fills the counts and time range of in from the part's content.

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,8 +24,18 @@ type JaegerOptions struct {
 	MaxTraces              int       // per service, 0 = 1000
 	Slices                 int       // time slices of the baseline sample, 0 = one a minute (6..60)
 	Concurrency            int       // requests in flight, 0 = 4
+	MaxServices            int       // services sampled (the first by name), 0 = DefaultMaxServices
+	MaxRequests            int       // searches and listings in all, 0 = DefaultMaxRequests
+	Budget                 *Budget   // bytes of traces kept in memory, nil = unbounded
 	Progress               func(format string, args ...any)
 }
+
+// Defaults of the request bounds: a server listing 100k services must not
+// start millions of searches.
+const (
+	DefaultMaxServices = 200
+	DefaultMaxRequests = 3000
+)
 
 // JaegerResult is what a trace fetch produced.
 type JaegerResult struct {
@@ -38,6 +49,15 @@ type JaegerResult struct {
 	Requests int
 	Sampling string   // one line stating the sampling
 	Missing  []string // what could not be fetched ("service x: ...")
+	// Listed is how many services the server listed (Services holds at most
+	// MaxServices of them); Skipped counts searches and listings not run
+	// because the request bound was hit or the context ended; Stopped is the
+	// context's error when it ended during the fetch (what arrived is kept).
+	Listed  int
+	Skipped int
+	Stopped error
+	// Dropped counts traces not kept because the byte budget was spent.
+	Dropped int
 }
 
 // trace is one fetched trace: its parts in the server's format.
@@ -82,6 +102,12 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 	if opt.Slices <= 0 {
 		opt.Slices = min(max(int(opt.End.Sub(opt.Start)/time.Minute), 6), 60)
 	}
+	if opt.MaxServices <= 0 {
+		opt.MaxServices = DefaultMaxServices
+	}
+	if opt.MaxRequests <= 0 {
+		opt.MaxRequests = DefaultMaxRequests
+	}
 	progress := opt.Progress
 	if progress == nil {
 		progress = func(string, ...any) {}
@@ -97,11 +123,20 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 		return nil, fmt.Errorf("jaeger %s: list services: %w", c.URL(), err)
 	}
 	sort.Strings(svcs)
-	res := &JaegerResult{API: be.name(), Services: svcs}
-	progress("jaeger: %d services via api %s", len(svcs), be.name())
+	svcs = slices.Compact(svcs)
+	res := &JaegerResult{API: be.name(), Listed: len(svcs)}
+	if len(svcs) > opt.MaxServices {
+		svcs = svcs[:opt.MaxServices]
+	}
+	res.Services = svcs
+	progress("jaeger: %d services via api %s", res.Listed, be.name())
 	if len(svcs) == 0 {
 		return nil, fmt.Errorf("jaeger %s: no services", c.URL())
 	}
+	// The baseline sample gets half the request budget (the window's
+	// searches and the operation listings the rest): fewer slices when
+	// there are many services.
+	opt.Slices = max(min(opt.Slices, opt.MaxRequests/2/len(svcs)), 1)
 	t0 := time.Now()
 	s := &sampler{be: be, opt: opt, seen: map[string]*trace{}, res: res, sem: make(chan struct{}, opt.Concurrency)}
 	uniform := max(opt.MaxTraces*3/4, 1)
@@ -127,6 +162,10 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 	slowBudget := max(opt.MaxTraces-uniform, 1)
 	jobs = jobs[:0]
 	for _, svc := range svcs {
+		if ctx.Err() != nil || !s.request(false) {
+			res.Skipped++
+			continue
+		}
 		ops, err := be.operations(ctx, svc)
 		if err != nil {
 			res.Missing = append(res.Missing, fmt.Sprintf("service %s: operations: %v", svc, err))
@@ -146,9 +185,7 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 	before := len(s.seen)
 	s.run(ctx, jobs, "window slow/error traces")
 	progress("jaeger: window slow/error traces: +%d traces; %d in all in %v", len(s.seen)-before, len(s.seen), time.Since(t0).Round(time.Millisecond))
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("jaeger: %w", err)
-	}
+	res.Stopped = ctx.Err() // what arrived before the deadline is kept
 
 	all := make([]*trace, 0, len(s.seen))
 	for _, t := range s.seen {
@@ -179,17 +216,40 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 
 // sampler runs searches concurrently and keeps the first copy of each trace.
 type sampler struct {
-	be   backend
-	opt  JaegerOptions
-	sem  chan struct{}
-	mu   sync.Mutex
-	seen map[string]*trace
-	res  *JaegerResult
+	be      backend
+	opt     JaegerOptions
+	sem     chan struct{}
+	mu      sync.Mutex
+	seen    map[string]*trace
+	res     *JaegerResult
+	started int // requests started, against opt.MaxRequests
+}
+
+// request counts one more request (a search when search is set, which
+// JaegerResult.Requests counts) against opt.MaxRequests, false when the
+// budget is spent.
+func (s *sampler) request(search bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started+1 >= s.opt.MaxRequests { // the service listing was one
+		return false
+	}
+	s.started++
+	if search {
+		s.res.Requests++
+	}
+	return true
 }
 
 func (s *sampler) run(ctx context.Context, jobs []findParams, what string) {
 	var wg sync.WaitGroup
 	for _, p := range jobs {
+		if ctx.Err() != nil || !s.request(true) {
+			s.mu.Lock()
+			s.res.Skipped++
+			s.mu.Unlock()
+			continue
+		}
 		wg.Add(1)
 		s.sem <- struct{}{}
 		go func() {
@@ -198,7 +258,6 @@ func (s *sampler) run(ctx context.Context, jobs []findParams, what string) {
 			ts, err := s.be.find(ctx, p)
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			s.res.Requests++
 			if err != nil {
 				s.res.Missing = append(s.res.Missing, fmt.Sprintf("service %s %s %s..%s: %v", p.service, what,
 					p.start.UTC().Format(time.RFC3339), p.end.UTC().Format(time.RFC3339), err))
@@ -208,13 +267,27 @@ func (s *sampler) run(ctx context.Context, jobs []findParams, what string) {
 				s.res.Capped++
 			}
 			for _, t := range ts {
-				if _, ok := s.seen[t.id]; !ok {
-					s.seen[t.id] = t
+				if _, ok := s.seen[t.id]; ok {
+					continue
 				}
+				if !s.opt.Budget.take(t.size()) {
+					s.res.Dropped++
+					continue
+				}
+				s.seen[t.id] = t
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// size is the bytes of the trace's kept parts.
+func (t *trace) size() int64 {
+	n := int64(0)
+	for _, p := range t.parts {
+		n += int64(len(p))
+	}
+	return n
 }
 
 // p90 is the 90th percentile (nearest rank) of the service's sampled span durations.

@@ -179,7 +179,7 @@ func FetchVictoriaLogs(ctx context.Context, c *Client, opt LogOptions) (*LogResu
 		n := 0
 		var newest time.Time
 		sc := bufio.NewScanner(bytes.NewReader(body))
-		sc.Buffer(make([]byte, 64<<10), maxBody)
+		sc.Buffer(make([]byte, 64<<10), int(max(c.opt.MaxBody, 64<<10)))
 		for sc.Scan() {
 			line := bytes.TrimSpace(sc.Bytes())
 			if len(line) == 0 {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,6 +19,7 @@ type PromOptions struct {
 	Start, End  time.Time     // the whole range: baseline + window
 	Step        time.Duration // 0 = 15 s; raised to keep under 11,000 points
 	Concurrency int           // queries in flight, 0 = 4
+	Budget      *Budget       // bytes of bodies kept in memory, nil = unbounded
 	Progress    func(format string, args ...any)
 }
 
@@ -50,15 +52,58 @@ type promResponse struct {
 	Data      struct {
 		ResultType string `json:"resultType"`
 		Result     []struct {
-			Values []json.RawMessage `json:"values"`
+			Values countedArray `json:"values"`
 		} `json:"result"`
 	} `json:"data"`
 }
 
+// countedArray is a JSON array of which only the length is kept (a point
+// list is counted, not decoded: the body itself is what is saved).
+type countedArray int
+
+// UnmarshalJSON counts the top-level elements of an array.
+func (c *countedArray) UnmarshalJSON(b []byte) error {
+	n, depth, in, esc, empty := 0, 0, false, false, true
+	for _, x := range b {
+		switch {
+		case in:
+			switch {
+			case esc:
+				esc = false
+			case x == '\\':
+				esc = true
+			case x == '"':
+				in = false
+			}
+			continue
+		case x == '"':
+			in = true
+		case x == '[' || x == '{':
+			depth++
+			continue
+		case x == ']' || x == '}':
+			depth--
+			continue
+		case x == ',' && depth == 1:
+			n++
+			continue
+		}
+		if depth >= 1 && x > ' ' {
+			empty = false
+		}
+	}
+	if !empty {
+		n++
+	}
+	*c = countedArray(n)
+	return nil
+}
+
 // FetchPrometheus runs every query over the range, at most opt.Concurrency
 // at a time, and returns one result per query in the order given. A failed
-// query is a result with Err set, not an error; the error is returned only
-// when the context ends.
+// query is a result with Err set, not an error; so is a query that was not
+// run because the context ended (the fetch deadline), or whose body did not
+// fit opt.Budget. The error is always nil (kept for callers).
 func FetchPrometheus(ctx context.Context, c *Client, queries []Query, opt PromOptions) ([]QueryResult, error) {
 	step := EffectiveStep(opt.Start, opt.End, opt.Step)
 	conc := opt.Concurrency
@@ -75,7 +120,13 @@ func FetchPrometheus(ctx context.Context, c *Client, queries []Query, opt PromOp
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			r := runQuery(ctx, c, q, opt.Start, opt.End, step)
+			r := QueryResult{Query: q, Err: "not run: the fetch deadline was reached"}
+			if ctx.Err() == nil {
+				r = runQuery(ctx, c, q, opt.Start, opt.End, step)
+			}
+			if r.Err == "" && !opt.Budget.take(int64(len(r.Body))) {
+				r.Body, r.Err = nil, fmt.Sprintf("dropped: its %d MiB do not fit the fetch's memory budget (--max-fetch-size)", len(r.Body)>>20)
+			}
 			out[i] = r
 			if opt.Progress != nil {
 				mu.Lock()
@@ -89,9 +140,6 @@ func FetchPrometheus(ctx context.Context, c *Client, queries []Query, opt PromOp
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return out, fmt.Errorf("prometheus: %w", err)
-	}
 	return out, nil
 }
 
@@ -126,9 +174,37 @@ func runQuery(ctx context.Context, c *Client, q Query, start, end time.Time, ste
 	}
 	r.Series = len(pr.Data.Result)
 	for _, s := range pr.Data.Result {
-		r.Points += len(s.Values)
+		r.Points += int(s.Values)
 	}
 	r.Body = body
 	r.Took = time.Since(t0)
 	return r
+}
+
+// Budget bounds the bytes a fetch keeps in memory (trace parts, query
+// bodies) over all its sources; what does not fit is dropped and counted.
+// A nil *Budget is unbounded. Safe for concurrent use.
+type Budget struct{ left atomic.Int64 }
+
+// NewBudget returns a budget of n bytes.
+func NewBudget(n int64) *Budget {
+	b := &Budget{}
+	b.left.Store(n)
+	return b
+}
+
+// take reserves n bytes, false (and nothing reserved) when they do not fit.
+func (b *Budget) take(n int64) bool {
+	if b == nil {
+		return true
+	}
+	for {
+		left := b.left.Load()
+		if n > left {
+			return false
+		}
+		if b.left.CompareAndSwap(left, left-n) {
+			return true
+		}
+	}
 }

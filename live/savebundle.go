@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -42,6 +45,15 @@ type Options struct {
 	Queries                  []Query
 	MaxTraces                int
 	Concurrency              int
+	// FetchTimeout bounds the whole fetch (0 = DefaultFetchTimeout): at the
+	// deadline every source returns what arrived, with a note saying what
+	// is missing.
+	FetchTimeout time.Duration
+	// MaxServices and MaxRequests bound the trace fetch (see JaegerOptions);
+	// MaxFetchBytes bounds what the fetch keeps in memory over all sources
+	// (0 = DefaultMaxFetchBytes).
+	MaxServices, MaxRequests int
+	MaxFetchBytes            int64
 	Progress                 func(format string, args ...any)
 	// Logs: Loki and VictoriaLogs, either may be empty. LogSelector is the
 	// stream selector of both (empty: the traced services).
@@ -49,6 +61,12 @@ type Options struct {
 	LogSelector              string
 	LogPage, MaxLogRecords   int
 }
+
+// Defaults of the fetch bounds.
+const (
+	DefaultFetchTimeout        = 90 * time.Second
+	DefaultMaxFetchBytes int64 = 512 << 20
+)
 
 // File is one fetched file, path relative to the bundle directory.
 type File struct {
@@ -128,99 +146,389 @@ type ManifestLogs struct {
 // ErrNothingFetched is returned when no source delivered any data.
 var ErrNothingFetched = errors.New("nothing fetched")
 
+// NothingFetchedError is ErrNothingFetched with each source's cause
+// (status, timeout, endpoint), one line per source.
+type NothingFetchedError struct {
+	Failures []string
+}
+
+func (e *NothingFetchedError) Error() string {
+	return ErrNothingFetched.Error() + ": " + strings.Join(e.Failures, "; ")
+}
+
+// Unwrap makes errors.Is(err, ErrNothingFetched) hold.
+func (e *NothingFetchedError) Unwrap() error { return ErrNothingFetched }
+
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// Fetch pulls traces, metrics and logs for the range (logs after traces:
-// their default selector is the traced services). Partial failure becomes
-// notes in the manifest; it errs (wrapping ErrNothingFetched) only when no
-// configured source delivered anything, or when the context ends.
+// Fetch pulls traces and metrics for the range, both sources at once,
+// then logs (their default selector is the traced services), all within
+// opt.FetchTimeout. Partial failure becomes notes in the manifest
+// (one per problem and source, each with its cause: status, timeout,
+// endpoint); it errs (wrapping ErrNothingFetched, naming each source's
+// cause) only when no configured source delivered anything, or when ctx
+// itself ends.
 func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 	progress := opt.Progress
 	if progress == nil {
 		progress = func(string, ...any) {}
 	}
+	if opt.FetchTimeout <= 0 {
+		opt.FetchTimeout = DefaultFetchTimeout
+	}
+	if opt.MaxFetchBytes <= 0 {
+		opt.MaxFetchBytes = DefaultMaxFetchBytes
+	}
+	budget := NewBudget(opt.MaxFetchBytes)
+	dctx, cancel := context.WithTimeout(ctx, opt.FetchTimeout)
+	defer cancel()
 	m := &Manifest{Version: 1, Range: ManifestRange{Start: rfc(opt.Start), End: rfc(opt.End), WindowStart: rfc(opt.WindowStart), WindowEnd: rfc(opt.WindowEnd)}}
-	var files []File
-	var failures []string
-	var services []string // the traced services, the logs' default selector
+	var jf, pf sourceFetch
+	var wg sync.WaitGroup
 	if opt.JaegerURL != "" {
-		mj := &ManifestJaeger{URL: redactRaw(opt.JaegerURL)}
-		m.Jaeger = mj
-		c, err := NewClient(opt.JaegerURL, opt.Transport)
-		var res *JaegerResult
-		if err == nil {
-			mj.URL = c.URL()
-			res, err = FetchJaeger(ctx, c, JaegerOptions{Start: opt.Start, End: opt.End, WindowStart: opt.WindowStart, WindowEnd: opt.WindowEnd,
-				MaxTraces: opt.MaxTraces, Concurrency: opt.Concurrency, Progress: progress})
-		}
-		switch {
-		case err != nil:
-			mj.Error = err.Error()
-			failures = append(failures, "jaeger: "+err.Error())
-			m.Notes = append(m.Notes, Note{NoteMissing, "jaeger", fmt.Sprintf("no traces: %v", err)})
-		default:
-			mj.API, mj.Services, mj.Traces, mj.Errors = res.API, res.Services, res.Traces, res.Errors
-			services = res.Services
-			mj.Requests, mj.Capped, mj.Sampling = res.Requests, res.Capped, res.Sampling
-			if res.Capped > 0 {
-				m.Notes = append(m.Notes, Note{NoteLimit, "jaeger", fmt.Sprintf(
-					"%d of %d trace searches returned their limit: the traces are a sample, thinner than the traffic (see sampling)", res.Capped, res.Requests)})
-			}
-			if n := len(res.Missing); n > 0 {
-				m.Notes = append(m.Notes, Note{NoteMissing, "jaeger", fmt.Sprintf("%d trace searches failed; first: %s", n, res.Missing[0])})
-			}
-			if res.Traces > 0 {
-				files = append(files, File{Path: res.FileName, Data: res.Body})
-			} else {
-				failures = append(failures, "jaeger: no traces in the range")
-				m.Notes = append(m.Notes, Note{NoteMissing, "jaeger", "no traces in the range"})
-			}
-		}
+		wg.Add(1)
+		go func() { defer wg.Done(); jf = fetchJaegerSource(dctx, opt, budget, progress) }()
 	}
 	if opt.PrometheusURL != "" {
-		step := EffectiveStep(opt.Start, opt.End, opt.Step)
-		mp := &ManifestPrometheus{URL: redactRaw(opt.PrometheusURL), Step: step.String()}
-		m.Prometheus = mp
-		c, err := NewClient(opt.PrometheusURL, opt.Transport)
-		var rs []QueryResult
-		if err == nil {
-			mp.URL = c.URL()
-			progress("prometheus: %d queries over %s..%s, step %v", len(opt.Queries), rfc(opt.Start), rfc(opt.End), step)
-			rs, err = FetchPrometheus(ctx, c, opt.Queries, PromOptions{Start: opt.Start, End: opt.End, Step: step, Concurrency: opt.Concurrency, Progress: progress})
-		}
-		if err != nil {
-			mp.Error = err.Error()
-			failures = append(failures, "prometheus: "+err.Error())
-			m.Notes = append(m.Notes, Note{NoteMissing, "prometheus", fmt.Sprintf("no metrics: %v", err)})
-		} else {
-			var failed, empty []string
-			got := 0
-			for _, r := range rs {
-				mq := ManifestQuery{Pack: r.Pack, Name: r.Name, Expr: r.Expr, Series: r.Series, Points: r.Points, Error: r.Err}
-				switch {
-				case r.Err != "":
-					failed = append(failed, r.Name+" ("+r.Err+")")
-				case r.Series == 0:
-					empty = append(empty, r.Name)
-				default:
-					mq.File = "prometheus/qr_" + r.Name + ".json"
-					files = append(files, File{Path: mq.File, Data: r.Body})
-					got++
-				}
-				mp.Queries = append(mp.Queries, mq)
-			}
-			if len(failed) > 0 {
-				m.Notes = append(m.Notes, Note{NoteMissing, "prometheus", fmt.Sprintf("%d of %d queries failed: %s", len(failed), len(rs), strings.Join(failed, "; "))})
-			}
-			progress("prometheus: %d queries with data, %d empty, %d failed", got, len(empty), len(failed))
-			if got == 0 {
-				failures = append(failures, fmt.Sprintf("prometheus: no query returned data (%d failed, %d empty)", len(failed), len(empty)))
-				if len(failed) < len(rs) {
-					m.Notes = append(m.Notes, Note{NoteMissing, "prometheus", "no query returned data in the range"})
-				}
-			}
+		wg.Add(1)
+		go func() { defer wg.Done(); pf = fetchPromSource(dctx, opt, budget, progress) }()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return m, nil, err
+	}
+	m.Jaeger, m.Prometheus = jf.jaeger, pf.prom
+	var services []string // the traced services, the logs' default selector
+	if jf.jaeger != nil {
+		services = jf.jaeger.Services
+	}
+	lf := fetchLogSources(dctx, opt, m, services, progress)
+	if err := ctx.Err(); err != nil {
+		return m, nil, err
+	}
+	var files []File
+	var failures []string
+	for _, f := range []sourceFetch{jf, pf, lf} {
+		m.Notes = append(m.Notes, f.notes...)
+		files = append(files, f.files...)
+		if f.failure != "" {
+			failures = append(failures, f.failure)
 		}
 	}
+	if len(files) == 0 {
+		return m, nil, &NothingFetchedError{Failures: failures}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	for _, f := range files {
+		m.Files = append(m.Files, f.Path)
+	}
+	return m, files, nil
+}
+
+// sourceFetch is what one source delivered.
+type sourceFetch struct {
+	jaeger  *ManifestJaeger
+	prom    *ManifestPrometheus
+	notes   []Note
+	files   []File
+	failure string // why it delivered nothing, "" when it delivered
+}
+
+// deadlineNote says that the fetch deadline cut a source short.
+func deadlineNote(opt Options, source, what string) Note {
+	return Note{NoteMissing, source, fmt.Sprintf("the fetch deadline (%v, --fetch-timeout) was reached: %s", opt.FetchTimeout, what)}
+}
+
+func fetchJaegerSource(ctx context.Context, opt Options, budget *Budget, progress func(string, ...any)) sourceFetch {
+	var f sourceFetch
+	mj := &ManifestJaeger{URL: redactRaw(opt.JaegerURL)}
+	f.jaeger = mj
+	c, err := NewClient(opt.JaegerURL, opt.Transport)
+	var res *JaegerResult
+	if err == nil {
+		mj.URL = c.URL()
+		res, err = FetchJaeger(ctx, c, JaegerOptions{Start: opt.Start, End: opt.End, WindowStart: opt.WindowStart, WindowEnd: opt.WindowEnd,
+			MaxTraces: opt.MaxTraces, Concurrency: opt.Concurrency, MaxServices: opt.MaxServices, MaxRequests: opt.MaxRequests,
+			Budget: budget, Progress: progress})
+		if err != nil {
+			err = errors.New(c.Redact(err.Error()))
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil && !strings.Contains(err.Error(), "deadline") {
+			err = fmt.Errorf("%v (the fetch deadline %v was reached)", err, opt.FetchTimeout)
+		}
+		mj.Error = err.Error()
+		f.failure = err.Error()
+		if !strings.HasPrefix(f.failure, "jaeger") {
+			f.failure = "jaeger: " + f.failure
+		}
+		f.notes = append(f.notes, Note{NoteMissing, "jaeger", fmt.Sprintf("no traces: %v", err)})
+		return f
+	}
+	mj.API, mj.Services, mj.Traces, mj.Errors = res.API, res.Services, res.Traces, res.Errors
+	mj.Requests, mj.Capped, mj.Sampling = res.Requests, res.Capped, res.Sampling
+	if res.Listed > len(res.Services) {
+		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf("the server listed %d services; sampled the first %d by name (--max-services)", res.Listed, len(res.Services))})
+	}
+	if res.Capped > 0 {
+		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf(
+			"%d of %d trace searches returned their limit: the traces are a sample, thinner than the traffic (see sampling)", res.Capped, res.Requests)})
+	}
+	if n := len(res.Missing); n > 0 {
+		f.notes = append(f.notes, Note{NoteMissing, "jaeger", c.Redact(fmt.Sprintf("%d trace searches failed; first: %s", n, res.Missing[0]))})
+	}
+	switch {
+	case res.Stopped != nil:
+		f.notes = append(f.notes, deadlineNote(opt, "jaeger", fmt.Sprintf("kept %d traces from %d searches; %d requests not run", res.Traces, res.Requests, res.Skipped)))
+	case res.Skipped > 0:
+		bound := opt.MaxRequests
+		if bound <= 0 {
+			bound = DefaultMaxRequests
+		}
+		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf("%d requests not run: the request bound (%d, --max-requests) was reached", res.Skipped, bound)})
+	}
+	if res.Dropped > 0 {
+		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf("%d traces not kept: the fetch's memory budget (%d MiB, --max-fetch-size) was spent", res.Dropped, opt.MaxFetchBytes>>20)})
+	}
+	if res.Traces > 0 {
+		f.files = append(f.files, File{Path: res.FileName, Data: res.Body})
+		return f
+	}
+	why := "no traces in the range"
+	if len(res.Missing) > 0 {
+		why = c.Redact(fmt.Sprintf("no traces: %d searches failed; first: %s", len(res.Missing), res.Missing[0]))
+	} else if res.Stopped != nil {
+		why = fmt.Sprintf("no traces before the fetch deadline (%v)", opt.FetchTimeout)
+	}
+	f.failure = "jaeger " + mj.URL + ": " + why
+	f.notes = append(f.notes, Note{NoteMissing, "jaeger", why})
+	return f
+}
+
+func fetchPromSource(ctx context.Context, opt Options, budget *Budget, progress func(string, ...any)) sourceFetch {
+	var f sourceFetch
+	step := EffectiveStep(opt.Start, opt.End, opt.Step)
+	mp := &ManifestPrometheus{URL: redactRaw(opt.PrometheusURL), Step: step.String()}
+	f.prom = mp
+	c, err := NewClient(opt.PrometheusURL, opt.Transport)
+	if err != nil {
+		mp.Error = err.Error()
+		f.failure = "prometheus: " + err.Error()
+		f.notes = append(f.notes, Note{NoteMissing, "prometheus", fmt.Sprintf("no metrics: %v", err)})
+		return f
+	}
+	mp.URL = c.URL()
+	progress("prometheus: %d queries over %s..%s, step %v", len(opt.Queries), rfc(opt.Start), rfc(opt.End), step)
+	rs, _ := FetchPrometheus(ctx, c, opt.Queries, PromOptions{Start: opt.Start, End: opt.End, Step: step, Concurrency: opt.Concurrency, Budget: budget, Progress: progress})
+	var failed, empty []string
+	notRun := 0
+	got := 0
+	for _, r := range rs {
+		r.Err = c.Redact(r.Err)
+		mq := ManifestQuery{Pack: r.Pack, Name: r.Name, Expr: r.Expr, Series: r.Series, Points: r.Points, Error: r.Err}
+		switch {
+		case strings.HasPrefix(r.Err, "not run:"):
+			notRun++
+		case r.Err != "":
+			failed = append(failed, r.Name+" ("+r.Err+")")
+		case r.Series == 0:
+			empty = append(empty, r.Name)
+		default:
+			mq.File = "prometheus/qr_" + r.Name + ".json"
+			f.files = append(f.files, File{Path: mq.File, Data: r.Body})
+			got++
+		}
+		mp.Queries = append(mp.Queries, mq)
+	}
+	if len(failed) > 0 {
+		f.notes = append(f.notes, Note{NoteMissing, "prometheus", fmt.Sprintf("%d of %d queries failed: %s", len(failed), len(rs), strings.Join(failed, "; "))})
+	}
+	if notRun > 0 {
+		f.notes = append(f.notes, deadlineNote(opt, "prometheus", fmt.Sprintf("%d of %d queries not run or not finished", notRun, len(rs))))
+	}
+	progress("prometheus: %d queries with data, %d empty, %d failed, %d not run", got, len(empty), len(failed), notRun)
+	if got == 0 {
+		why := fmt.Sprintf("no query returned data (%d failed, %d empty, %d not run)", len(failed), len(empty), notRun)
+		switch {
+		case len(failed) > 0:
+			why += "; first: " + failed[0]
+		case notRun > 0:
+			why += fmt.Sprintf("; the fetch deadline (%v) was reached", opt.FetchTimeout)
+		}
+		f.failure = "prometheus " + mp.URL + ": " + why
+		if len(failed) < len(rs) {
+			f.notes = append(f.notes, Note{NoteMissing, "prometheus", "no query returned data in the range"})
+		}
+	}
+	return f
+}
+
+// Save writes the files and the manifest into dir, as Saver.Save does with
+// no tracking.
+func Save(dir string, m *Manifest, files []File) error {
+	return (&Saver{}).Save(dir, m, files)
+}
+
+// Saver writes saved bundles.
+type Saver struct {
+	// Track, when set, is told the temporary directory a save writes into
+	// (so that a signal handler can remove it); the function it returns is
+	// called once the directory is renamed into place or removed.
+	Track func(path string) (untrack func())
+}
+
+// CheckBundleDir reports whether dir may receive a saved bundle: it must
+// not be a symlink (never followed) and, when it exists, be a directory that
+// is empty or holds an earlier saved bundle (which the save replaces as a
+// whole, so no leftover file of it is analysed with the new one).
+func CheckBundleDir(dir string) error {
+	st, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("save bundle: %w", err)
+	case st.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("save bundle %s: is a symlink; refusing to follow it", dir)
+	case !st.IsDir():
+		return fmt.Errorf("save bundle %s: exists and is not a directory", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("save bundle: %w", err)
+	}
+	if len(ents) == 0 {
+		return nil
+	}
+	if _, ok, _ := LoadManifest(dir); ok {
+		if lst, err := os.Lstat(filepath.Join(dir, ManifestName)); err == nil && lst.Mode().IsRegular() {
+			return nil
+		}
+	}
+	return fmt.Errorf("save bundle %s: the directory is not empty and is not a saved bundle (no %s); refusing to write into it", dir, ManifestName)
+}
+
+// Save writes the files and the manifest as a new directory dir,
+// atomically: everything goes into a fresh temporary directory beside dir
+// (created by Save, so nothing in it can be a planted symlink; files are
+// created exclusively and synced), which is then renamed to dir. An earlier
+// bundle in dir is replaced as a whole; any other non-empty dir, or a
+// symlink, is refused (CheckBundleDir).
+func (sv *Saver) Save(dir string, m *Manifest, files []File) error {
+	if err := CheckBundleDir(dir); err != nil {
+		return err
+	}
+	dir = filepath.Clean(dir)
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("save bundle: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("save bundle: %w", err)
+	}
+	untrack := func() {}
+	if sv.Track != nil {
+		untrack = sv.Track(tmp)
+	}
+	defer untrack()
+	fail := func(err error) error {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("save bundle: %w", err)
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fail(fmt.Errorf("manifest: %w", err))
+	}
+	all := append(append([]File(nil), files...), File{Path: ManifestName, Data: append(data, '\n')})
+	for _, f := range all {
+		rel := filepath.FromSlash(f.Path)
+		if !filepath.IsLocal(rel) {
+			return fail(fmt.Errorf("file name %q leaves the bundle", f.Path))
+		}
+		p := filepath.Join(tmp, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fail(err)
+		}
+		if err := writeNew(p, f.Data); err != nil {
+			return fail(err)
+		}
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fail(err)
+	}
+	var old string
+	if _, err := os.Lstat(dir); err == nil { // an earlier bundle, or an empty dir: move it aside
+		if old, err = os.MkdirTemp(parent, "."+base+".old-*"); err != nil {
+			return fail(err)
+		}
+		if err := os.Rename(dir, filepath.Join(old, base)); err != nil {
+			os.Remove(old)
+			return fail(err)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if old != "" {
+			os.Rename(filepath.Join(old, base), dir) // put the earlier bundle back
+			os.Remove(old)
+		}
+		return fail(err)
+	}
+	if old != "" {
+		os.RemoveAll(old)
+	}
+	if d, err := os.Open(parent); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// writeNew creates p (which must not exist, and is never followed as a
+// symlink), writes data and syncs it.
+func writeNew(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// LoadManifest reads dir/manifest.json when dir is a saved bundle; ok is
+// false (and err nil) when dir is not one.
+func LoadManifest(dir string) (m *Manifest, ok bool, err error) {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return nil, false, nil
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return nil, false, nil
+	}
+	if !strings.Contains(string(data[:min(len(data), 4096)]), `"`+ManifestKey+`"`) {
+		return nil, false, nil
+	}
+	m = new(Manifest)
+	if err := json.Unmarshal(data, m); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
+	}
+	return m, true, nil
+}
+
+// fetchLogSources pulls the configured log sources (Loki, VictoriaLogs) one
+// after the other, recording each in the manifest.
+func fetchLogSources(ctx context.Context, opt Options, m *Manifest, services []string, progress func(string, ...any)) sourceFetch {
+	var f sourceFetch
+	var failures []string
 	for _, src := range []struct {
 		name, url string
 		dst       **ManifestLogs
@@ -244,84 +552,36 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 			if ml.Page <= 0 {
 				ml.Page = DefaultLogPage
 			}
-			for _, f := range res.Files {
-				ml.Files = append(ml.Files, f.Path)
+			for _, file := range res.Files {
+				ml.Files = append(ml.Files, file.Path)
 			}
-			files = append(files, res.Files...)
+			f.files = append(f.files, res.Files...)
 		}
 		switch {
+		case err != nil && ctx.Err() != nil:
+			ml.Error = err.Error()
+			failures = append(failures, src.name+": "+err.Error())
+			f.notes = append(f.notes, deadlineNote(opt, src.name, "no logs"))
 		case err != nil:
 			ml.Error = err.Error()
 			failures = append(failures, src.name+": "+err.Error())
-			m.Notes = append(m.Notes, Note{NoteMissing, src.name, fmt.Sprintf("no logs: %v", err)})
+			f.notes = append(f.notes, Note{NoteMissing, src.name, fmt.Sprintf("no logs: %v", err)})
 		case res.Err != "":
 			ml.Error = res.Err
-			m.Notes = append(m.Notes, Note{NoteMissing, src.name, fmt.Sprintf("log paging stopped after %d records: %s", res.Records, res.Err)})
+			f.notes = append(f.notes, Note{NoteMissing, src.name, fmt.Sprintf("log paging stopped after %d records: %s", res.Records, res.Err)})
 		case res.Records == 0:
 			failures = append(failures, src.name+": no log records in the range")
-			m.Notes = append(m.Notes, Note{NoteMissing, src.name, "no log records in the range for " + res.Query})
+			f.notes = append(f.notes, Note{NoteMissing, src.name, "no log records in the range for " + res.Query})
 		}
 		if res != nil && res.Capped {
-			m.Notes = append(m.Notes, Note{NoteLimit, src.name, fmt.Sprintf("stopped at %d log records (--max-log-records): the logs after %s's last page are missing", res.Records, src.name)})
+			f.notes = append(f.notes, Note{NoteLimit, src.name, fmt.Sprintf("stopped at %d log records (--max-log-records): the logs after %s's last page are missing", res.Records, src.name)})
 		}
 		if res != nil {
 			progress("%s: %d records in %d requests (%s)", src.name, res.Records, res.Requests, res.Query)
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return m, nil, err
+	if len(f.files) == 0 && len(failures) > 0 {
+		f.failure = strings.Join(failures, "; ")
 	}
-	if len(files) == 0 {
-		return m, nil, fmt.Errorf("%w: %s", ErrNothingFetched, strings.Join(failures, "; "))
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	for _, f := range files {
-		m.Files = append(m.Files, f.Path)
-	}
-	return m, files, nil
-}
-
-// Save writes the files and the manifest into dir (created if needed).
-func Save(dir string, m *Manifest, files []File) error {
-	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("save bundle: %w", err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			return fmt.Errorf("save bundle: %w", err)
-		}
-	}
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("save bundle: manifest: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("save bundle: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ManifestName), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("save bundle: %w", err)
-	}
-	return nil
-}
-
-// LoadManifest reads dir/manifest.json when dir is a saved bundle; ok is
-// false (and err nil) when dir is not one.
-func LoadManifest(dir string) (m *Manifest, ok bool, err error) {
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
-		return nil, false, nil
-	}
-	data, err := os.ReadFile(filepath.Join(dir, ManifestName))
-	if err != nil {
-		return nil, false, nil
-	}
-	if !strings.Contains(string(data[:min(len(data), 4096)]), `"`+ManifestKey+`"`) {
-		return nil, false, nil
-	}
-	m = new(Manifest)
-	if err := json.Unmarshal(data, m); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
-	}
-	return m, true, nil
+	return f
 }

@@ -1,9 +1,11 @@
 package live
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +13,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -27,10 +31,24 @@ type TransportOptions struct {
 	Retries            int           // extra attempts after the first, < 0 = none
 	Backoff            time.Duration // first retry delay, doubled each retry; 0 = 250 ms
 	UserAgent          string        // default "pipeline-analyze"
+	// MaxBody bounds one response, counted after decompression (a gzip
+	// bomb stops there); 0 = DefaultMaxBody.
+	MaxBody int64
+	// Secrets are removed (as "[REDACTED]") from every text the client
+	// returns: error messages, quoted server bodies, response data. The
+	// credentials above are always among them.
+	Secrets []string
 }
 
-// maxBody bounds one response (a Jaeger search of many traces can be large).
-const maxBody = 512 << 20
+// DefaultMaxBody bounds one response unless TransportOptions.MaxBody says
+// otherwise.
+const DefaultMaxBody = 32 << 20
+
+// maxRetryAfter is the longest Retry-After the client waits for.
+const maxRetryAfter = 30 * time.Second
+
+// maxRedirects is how many redirects one request follows.
+const maxRedirects = 5
 
 // Client talks to one endpoint (a Jaeger or a Prometheus).
 type Client struct {
@@ -69,6 +87,15 @@ func NewClient(base string, opt TransportOptions) (*Client, error) {
 	if opt.UserAgent == "" {
 		opt.UserAgent = "pipeline-analyze"
 	}
+	if opt.MaxBody <= 0 {
+		opt.MaxBody = DefaultMaxBody
+	}
+	opt.Secrets = append(append([]string(nil), opt.Secrets...), SecretForms(opt.BearerToken)...)
+	if opt.BasicPassword != "" {
+		opt.Secrets = append(opt.Secrets, SecretForms(opt.BasicPassword)...)
+		opt.Secrets = append(opt.Secrets, SecretForms(opt.BasicUser+":"+opt.BasicPassword)...)
+	}
+	sort.SliceStable(opt.Secrets, func(i, j int) bool { return len(opt.Secrets[i]) > len(opt.Secrets[j]) })
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = http.ProxyFromEnvironment
 	if opt.CAFile != "" || opt.InsecureSkipVerify {
@@ -89,7 +116,80 @@ func NewClient(base string, opt TransportOptions) (*Client, error) {
 		}
 		tr.TLSClientConfig = cfg
 	}
-	return &Client{base: u, hc: &http.Client{Transport: tr}, opt: opt, sleep: sleepCtx}, nil
+	c := &Client{base: u, opt: opt, sleep: sleepCtx}
+	c.hc = &http.Client{Transport: tr, CheckRedirect: c.checkRedirect}
+	return c, nil
+}
+
+// checkRedirect follows at most maxRedirects redirects, and strips the
+// credentials from any hop whose scheme, host or port differs from the
+// configured endpoint's (curl's CVE-2022-27776: a redirect to another port
+// of the same host must not get the token). The Go client itself only
+// compares host names.
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > maxRedirects {
+		return fmt.Errorf("stopped after %d redirects (last to %s)", maxRedirects, req.URL.Redacted())
+	}
+	if !sameOrigin(req.URL, c.base) {
+		req.Header.Del("Authorization")
+		req.Header.Del("Proxy-Authorization")
+		req.Header.Del("Cookie")
+	}
+	return nil
+}
+
+// sameOrigin compares scheme, host and port (default ports made explicit).
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+// SecretForms are the forms of a secret that a server may echo: as is, in
+// base64 (standard and URL alphabets, padded or not) and URL-escaped. A
+// secret shorter than MinSecret has none: redacting it would blank out
+// ordinary words.
+func SecretForms(s string) []string {
+	if len(s) < MinSecret {
+		return nil
+	}
+	b := []byte(s)
+	return []string{s, base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b),
+		base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b), url.QueryEscape(s), url.PathEscape(s)}
+}
+
+// Redact removes every secret of the client's options from s.
+func (c *Client) Redact(s string) string {
+	for _, x := range c.opt.Secrets {
+		if x != "" && strings.Contains(s, x) {
+			s = strings.ReplaceAll(s, x, "[REDACTED]")
+		}
+	}
+	return s
+}
+
+// MinSecret is the length below which a secret is not redacted.
+const MinSecret = 4
+
+// minDataSecret is the length below which a secret is not redacted from
+// response data (where a short one could match ordinary JSON).
+const minDataSecret = 8
+
+// redactBytes is Redact for response data (copied only when it holds one).
+func (c *Client) redactBytes(b []byte) []byte {
+	for _, x := range c.opt.Secrets {
+		if len(x) >= minDataSecret && bytes.Contains(b, []byte(x)) {
+			b = bytes.ReplaceAll(b, []byte(x), []byte("[REDACTED]"))
+		}
+	}
+	return b
 }
 
 // URL returns the base URL without credentials (safe to print and save).
@@ -97,16 +197,21 @@ func (c *Client) URL() string { return c.base.String() }
 
 // StatusError is a non-2xx answer.
 type StatusError struct {
-	Code int
-	URL  string // redacted
-	Body string // the first bytes of the body
+	Method string // GET or POST ("" = GET)
+	Code   int
+	URL    string // redacted
+	Body   string // the first bytes of the body, secrets redacted
 }
 
 func (e *StatusError) Error() string {
-	if e.Body == "" {
-		return fmt.Sprintf("GET %s: HTTP %d", e.URL, e.Code)
+	m := e.Method
+	if m == "" {
+		m = http.MethodGet
 	}
-	return fmt.Sprintf("GET %s: HTTP %d: %s", e.URL, e.Code, e.Body)
+	if e.Body == "" {
+		return fmt.Sprintf("%s %s: HTTP %d", m, e.URL, e.Code)
+	}
+	return fmt.Sprintf("%s %s: HTTP %d: %s", m, e.URL, e.Code, e.Body)
 }
 
 // retryable reports whether an answer with this status may succeed later.
@@ -145,21 +250,30 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values) ([]b
 			}
 			delay *= 2
 		}
-		data, code, err := c.once(ctx, method, u.String(), body)
+		data, code, hdr, err := c.once(ctx, method, u.String(), body)
 		if err == nil && code/100 == 2 {
-			return data, nil
+			return c.redactBytes(data), nil
 		}
 		if err != nil {
-			last = fmt.Errorf("%s %s: %w", method, shown, scrub(err))
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, fmt.Errorf("%s %s: stopped at the fetch deadline", method, shown)
+			}
+			last = fmt.Errorf("%s %s: %s", method, shown, c.Redact(scrub(err).Error()))
 			if ctx.Err() != nil {
 				return nil, last
 			}
 			continue
 		}
-		snippet := strings.TrimSpace(string(data[:min(len(data), 200)]))
-		last = &StatusError{Code: code, URL: shown, Body: snippet}
+		snippet := c.Redact(strings.TrimSpace(strings.ToValidUTF8(string(data[:min(len(data), 200)]), "?")))
+		last = &StatusError{Method: method, Code: code, URL: shown, Body: snippet}
 		if !retryable(code) {
-			return data, last
+			return c.redactBytes(data), last
+		}
+		if ra, ok := retryAfter(hdr.Get("Retry-After"), time.Now()); ok && attempt < c.opt.Retries {
+			if dl, has := ctx.Deadline(); has && time.Until(dl) < ra {
+				return nil, fmt.Errorf("%w (Retry-After %v is past the fetch deadline)", last, ra)
+			}
+			delay = max(min(ra, maxRetryAfter), delay)
 		}
 	}
 	if c.opt.Retries > 0 {
@@ -168,8 +282,49 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values) ([]b
 	return nil, last
 }
 
-// once performs one attempt with its own timeout.
-func (c *Client) once(ctx context.Context, method, u, body string) ([]byte, int, error) {
+// readBounded reads r to its end or to max bytes, whichever is first. Unlike
+// io.ReadAll of an io.LimitReader it never holds more than max bytes of
+// capacity (ReadAll doubles its buffer, to 2×max at the last byte).
+func readBounded(r io.Reader, max int64) ([]byte, error) {
+	buf := make([]byte, 0, min(max, 64<<10))
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= max {
+				return buf, nil
+			}
+			nb := make([]byte, len(buf), min(max, int64(cap(buf))*2))
+			copy(nb, buf)
+			buf = nb
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// retryAfter parses a Retry-After header: delay seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+		return time.Duration(min(n, 86400)) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// once performs one attempt with its own timeout. The body is read up to
+// opt.MaxBody bytes after decompression.
+func (c *Client) once(ctx context.Context, method, u, body string) ([]byte, int, http.Header, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
 	defer cancel()
 	var rd io.Reader
@@ -178,7 +333,7 @@ func (c *Client) once(ctx context.Context, method, u, body string) ([]byte, int,
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -193,17 +348,27 @@ func (c *Client) once(ctx context.Context, method, u, body string) ([]byte, int,
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	size := c.opt.MaxBody
+	if resp.StatusCode/100 != 2 {
+		size = min(size, 64<<10) // an error page: its first bytes say enough
+	}
+	data, err := readBounded(resp.Body, size+1)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read body: %w", err)
+		if ctx.Err() != nil {
+			err = fmt.Errorf("timeout after %v reading the body (%d bytes arrived): %w", c.opt.Timeout, len(data), err)
+		}
+		return nil, 0, nil, fmt.Errorf("read body: %w", err)
 	}
-	if len(data) > maxBody {
-		return nil, 0, fmt.Errorf("response larger than %d MiB", maxBody>>20)
+	if int64(len(data)) > size {
+		if resp.StatusCode/100 != 2 {
+			return data[:size], resp.StatusCode, resp.Header, nil
+		}
+		return nil, 0, nil, fmt.Errorf("response larger than %d MiB (after decompression; --max-response-size)", c.opt.MaxBody>>20)
 	}
-	return data, resp.StatusCode, nil
+	return data, resp.StatusCode, resp.Header, nil
 }
 
 // scrub drops the URL from a *url.Error (its query may be long) and keeps

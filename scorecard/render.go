@@ -96,8 +96,10 @@ func (e *errWriter) Write(p []byte) (int, error) {
 func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
 
 // sanitize makes an input-derived string safe to show on one line: control
-// characters (including ESC, so no terminal escape injection) become spaces
-// or are dropped, and bidirectional overrides are removed.
+// characters (ESC, CR, LF, tab, DEL, C1) and bidirectional overrides are
+// shown as Go-style escapes (\x1b, \r, \n, \t, \u202e), so no terminal
+// escape can be injected and no line forged, and what the input held stays
+// visible; invalid UTF-8 becomes U+FFFD.
 func sanitize(s string) string {
 	clean := true
 	for _, r := range s {
@@ -112,9 +114,16 @@ func sanitize(s string) string {
 	var sb strings.Builder
 	for _, r := range s {
 		switch {
-		case r == '\n' || r == '\r' || r == '\t':
-			sb.WriteByte(' ')
-		case unicode.IsControl(r) || isBidi(r):
+		case r == '\n':
+			sb.WriteString(`\n`)
+		case r == '\r':
+			sb.WriteString(`\r`)
+		case r == '\t':
+			sb.WriteString(`\t`)
+		case unicode.IsControl(r):
+			fmt.Fprintf(&sb, `\x%02x`, r)
+		case isBidi(r):
+			fmt.Fprintf(&sb, `\u%04x`, r)
 		case r == utf8RuneError:
 			sb.WriteRune('\uFFFD')
 		default:

@@ -231,7 +231,7 @@ func TestFormatHelpers(t *testing.T) {
 		{"quote plain", shellQuote("--seed=42"), "--seed=42"},
 		{"quote space", shellQuote("a b"), "'a b'"},
 		{"quote quote", shellQuote("it's"), `'it'\''s'`},
-		{"sanitize", sanitize("a\x1b[31mb\nc\u202Ed"), "a[31mb cd"},
+		{"sanitize", sanitize("a\x1b[31mb\nc\u202Ed"), `a\x1b[31mb\nc\u202ed`},
 		{"wrap hard", strings.Join(wrap("abcdefghijklmnop qr", 10), "|"), "abcdefghij|klmnop qr"},
 		{"truncate", truncate("abcdef", 4), "abc…"},
 	}

@@ -95,16 +95,22 @@ func ResolveIncident(b *ingest.Bundle, spec IncidentSpec) (Incident, error) {
 		spec.Window = 5 * time.Minute
 	}
 	var alert *ingest.Alert
+	firing := 0
 	for i := range b.Alerts {
 		a := &b.Alerts[i]
 		if a.Status != "" && a.Status != "firing" {
 			continue
 		}
+		firing++
 		if alert == nil || a.StartsAt < alert.StartsAt {
 			alert = a
 		}
 	}
 	inc.Alert = alert
+	which := "" // says which alert of several was followed, never silently
+	if firing > 1 {
+		which = fmt.Sprintf("; the earliest of %d firing alerts", firing)
+	}
 	if inc.Target.Service == "" {
 		switch {
 		case alert != nil && alert.Service != "":
@@ -113,7 +119,7 @@ func ResolveIncident(b *ingest.Bundle, spec IncidentSpec) (Incident, error) {
 				inc.Target.Signal = alert.Signal
 				inc.Target.Stat = alert.Stat
 			}
-			inc.TargetChosenBy = fmt.Sprintf("alert %s (%s)", alert.Name, alert.Source)
+			inc.TargetChosenBy = fmt.Sprintf("alert %s (%s%s)", alert.Name, alert.Source, which)
 		default:
 			inc.Target.Service = entryService(b)
 			inc.TargetChosenBy = "entry service with the most traced requests"
@@ -136,7 +142,7 @@ func ResolveIncident(b *ingest.Bundle, spec IncidentSpec) (Incident, error) {
 		}
 	case alert != nil && alert.StartsAt != 0:
 		inc.At = alert.StartsAt
-		inc.AtChosenBy = fmt.Sprintf("startsAt of alert %s (%s)", alert.Name, alert.Source)
+		inc.AtChosenBy = fmt.Sprintf("startsAt of alert %s (%s%s)", alert.Name, alert.Source, which)
 	default:
 		inc.At = largestDeviation(b, inc.Target, spec.Window)
 		inc.AtChosenBy = "largest deviation of the target in the data"
@@ -152,12 +158,23 @@ func ResolveIncident(b *ingest.Bundle, spec IncidentSpec) (Incident, error) {
 	}
 	half := ingest.Time(spec.Window / 2)
 	inc.WindowStart, inc.WindowEnd = inc.At-half, inc.At+half
+	// A window wholly outside the data has nothing to explain; clamping it
+	// to the data would turn it inside out (an end before its start).
+	if b.End != 0 && (inc.WindowStart > b.End || inc.WindowEnd < b.Start) {
+		return inc, fmt.Errorf("the incident window %v → %v (at %v, %s) lies outside the data (%v → %v): give an --at inside the data",
+			inc.WindowStart, inc.WindowEnd, inc.At, inc.AtChosenBy, b.Start, b.End)
+	}
 	if b.End != 0 && inc.WindowEnd > b.End {
 		inc.WindowEnd = b.End
 	}
 	inc.BaselineStart = b.Start
 	if spec.Baseline > 0 && inc.WindowStart-ingest.Time(spec.Baseline) > b.Start {
 		inc.BaselineStart = inc.WindowStart - ingest.Time(spec.Baseline)
+	}
+	if inc.BaselineStart > inc.WindowStart {
+		// The window starts before the data: the baseline is empty (it
+		// ends where the window starts), never one that ends before it starts.
+		inc.BaselineStart = inc.WindowStart
 	}
 	return inc, nil
 }

@@ -86,14 +86,14 @@ func (g *Graph) runStateMachine(opt Options) {
 // tailTests runs the DKW tail-shift test on span samples for service and
 // edge latency nodes.
 func (g *Graph) tailTests(b *ingest.Bundle, opt Options) {
-	if len(b.Spans) == 0 {
+	// No baseline cells (the window starts before the data, or lies after
+	// it, so that B0 may be len(Grid)): nothing to compare. Checked before
+	// any index is taken.
+	if len(b.Spans) == 0 || len(g.Grid) == 0 || g.B1 <= g.B0 {
 		return
 	}
 	bs, ws := g.Grid[g.B0], g.Grid[min(g.W0, len(g.Grid)-1)]
-	we := g.Grid[min(g.W1, len(g.Grid))-1] + ingest.Time(g.Step)
-	if g.B1 <= g.B0 {
-		return
-	}
+	we := g.Grid[min(max(g.W1, 1), len(g.Grid))-1] + ingest.Time(g.Step)
 	type samples struct{ base, win []float64 }
 	svc := map[string]*samples{}
 	for i := range b.Spans {

@@ -56,7 +56,10 @@ type outputFlags struct {
 	dot     string
 }
 
-func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// runAnalyze is the analysis command. stderr is the safe (redacting,
+// escaping, line-cutting) writer; explain is the same without the line cut,
+// for --explain's long lines; red holds the secrets of the live flags.
+func runAnalyze(args []string, stdin io.Reader, stdout, stderr, explain io.Writer, red *redactor) int {
 	fs := pflag.NewFlagSet("pipeline-analyze", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var af analysisFlags
@@ -83,7 +86,7 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintf(stderr, "pipeline-analyze: %v\n(run pipeline-analyze --help for usage)\n", err)
+		fmt.Fprintf(stderr, "pipeline-analyze: %s\n(run pipeline-analyze --help for usage)\n", oneLine(err.Error()))
 		return 2
 	}
 	if of.version {
@@ -92,7 +95,7 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	progress := func(format string, a ...any) {
 		if !of.quiet {
-			fmt.Fprintf(stderr, format+"\n", a...)
+			fmt.Fprintln(stderr, oneLine(fmt.Sprintf(format, a...)))
 		}
 	}
 	okFormat := false
@@ -116,12 +119,25 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, err)
 	}
 	if af.explain {
-		copt.Explain = stderr
+		copt.Explain = explain
 	}
 	if lf.listQueries {
 		return lf.list(stdout, stderr, af.step)
 	}
-	lr, err := lf.prepare(context.Background(), args, fs.Args(), &af, &at, &spec, progress)
+	if err := checkOutputs(fs.Args(), of.export, of.dot, lf.saveBundle); err != nil {
+		return usageError(stderr, err)
+	}
+	// One work directory per run holds every temporary file (the demo, a
+	// live fetch without --save-bundle, copies of compressed SQLite
+	// exports); it is removed at the end, and on SIGINT/SIGTERM.
+	work, err := os.MkdirTemp("", "pipeline-analyze-run-*")
+	if err != nil {
+		sayErr(stderr, "", err)
+		return 1
+	}
+	untrack := trackTemp(work)
+	defer func() { os.RemoveAll(work); untrack() }()
+	lr, err := lf.prepare(context.Background(), args, fs.Args(), &af, &at, &spec, work, red, progress)
 	if err != nil {
 		return liveExit(stderr, err)
 	}
@@ -129,15 +145,14 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	paths := lr.paths
 	demo := ""
 	if len(paths) == 0 {
-		dir, err := os.MkdirTemp("", "pipeline-analyze-demo-*")
+		dir, err := os.MkdirTemp(work, "demo-*")
 		if err != nil {
-			fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+			sayErr(stderr, "", err)
 			return 1
 		}
-		defer os.RemoveAll(dir)
 		fault, seed, err := writeDemo(dir)
 		if err != nil {
-			fmt.Fprintf(stderr, "pipeline-analyze: demo: %v\n", err)
+			sayErr(stderr, "demo: ", err)
 			return 1
 		}
 		progress("no input given: analysing the embedded demo incident (simulated fault %q, seed %d)", fault, seed)
@@ -145,9 +160,9 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			"Run on your own data with: pipeline-analyze [flags] PATH... (see --help).", fault, fault, seed)
 		paths = []string{dir}
 	}
-	b, err := ingest.Read(paths, stdin, ingest.Options{Step: af.step, Progress: progress, Limits: lim, LogEntity: logEntity})
+	b, err := ingest.Read(paths, stdin, ingest.Options{Step: af.step, Progress: progress, Limits: lim, LogEntity: logEntity, TempDir: work})
 	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+		sayErr(stderr, "", err)
 		return 1
 	}
 	if demo != "" {
@@ -159,13 +174,13 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	b.Warnings = append(b.Warnings, lr.warnings...)
 	an, err := analyzeBundle(b, spec, at, topt, copt)
 	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+		sayErr(stderr, "", err)
 		return 1
 	}
 	progress("analysed %d nodes, %d edges, %d anomalous; %d candidates", len(an.graph.Nodes), len(an.graph.Edges), an.graph.AnomalousCount(), an.result.Total)
 	if of.dot != "" {
-		if err := writeFileAtomic(of.dot, []byte(an.graph.DOT())); err != nil {
-			fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+		if err := writeFileAtomic(of.dot, []byte(red.replace(an.graph.DOT()))); err != nil {
+			sayErr(stderr, "", err)
 			return 1
 		}
 	}
@@ -184,17 +199,18 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var sb strings.Builder
 	if err := scorecard.Render(&sb, card, of.format, scorecard.RenderOptions{Color: color, Width: 100}); err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze: render: %v\n", err)
+		sayErr(stderr, "render: ", err)
 		return 1
 	}
+	report := red.replace(sb.String()) // no secret leaves the process, whatever a server echoed
 	if of.export != "" {
-		if err := writeFileAtomic(of.export, []byte(sb.String())); err != nil {
-			fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+		if err := writeFileAtomic(of.export, []byte(report)); err != nil {
+			sayErr(stderr, "", err)
 			return 1
 		}
 		progress("wrote %s (%s)", of.export, of.format)
-	} else if _, err := io.WriteString(stdout, sb.String()); err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+	} else if _, err := io.WriteString(stdout, report); err != nil {
+		sayErr(stderr, "", err)
 		return 1
 	}
 	if failOnHit(card, of.failOn) {
@@ -233,7 +249,7 @@ func analyzeBundle(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec, topt tc
 
 func usageError(stderr io.Writer, err error) int {
 	msg := strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
-	fmt.Fprintf(stderr, "pipeline-analyze: %s\n(run pipeline-analyze --help for usage)\n", msg)
+	fmt.Fprintf(stderr, "pipeline-analyze: %s\n(run pipeline-analyze --help for usage)\n", oneLine(msg))
 	return 2
 }
 
@@ -265,8 +281,10 @@ func relabelInputs(b *ingest.Bundle, dir, prefix string) {
 	})
 }
 
-// writeFileAtomic writes data to a temp file beside path and renames it, so
-// an interrupted run never leaves a half-written file.
+// writeFileAtomic writes data to a temp file beside path, syncs it to disk
+// and renames it over path (then syncs the directory), so an interrupted run
+// or a crash never leaves a half-written file. The temp file is removed on
+// SIGINT/SIGTERM.
 func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -274,22 +292,74 @@ func writeFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
+	untrack := trackTemp(tmp)
+	defer untrack()
+	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
 	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := f.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // the rename itself is durable once the directory is synced
+		d.Close()
+	}
+	return nil
+}
+
+// checkOutputs refuses output files that are inputs: an --export or --dot
+// path that is one of the input files (compared as device and inode, so a
+// symlink, a hard link or "./x" and "x" are caught), that lies inside
+// --save-bundle, or --export and --dot naming the same file.
+func checkOutputs(paths []string, outs ...string) error {
+	files, _ := ingest.ExpandPaths(paths) // unreadable paths are Read's to report
+	export, dot, bundle := outs[0], outs[1], outs[2]
+	for _, o := range []struct{ flag, path string }{{"--export", export}, {"--dot", dot}} {
+		if o.path == "" {
+			continue
+		}
+		st, err := os.Stat(o.path)
+		if err != nil {
+			continue // a new file cannot be an input
+		}
+		if st.IsDir() {
+			return fmt.Errorf("%s %s: is a directory", o.flag, o.path)
+		}
+		for _, f := range files {
+			if f == "-" {
+				continue
+			}
+			if fi, err := os.Stat(f); err == nil && os.SameFile(st, fi) {
+				return fmt.Errorf("%s %s: is the input %s; refusing to overwrite an input", o.flag, o.path, f)
+			}
+		}
+		if bundle != "" {
+			if rel, err := filepath.Rel(bundle, o.path); err == nil && !strings.HasPrefix(rel, "..") {
+				return fmt.Errorf("%s %s: is inside --save-bundle %s, which is replaced by the fetch", o.flag, o.path, bundle)
+			}
+		}
+	}
+	if export != "" && dot != "" {
+		a, errA := os.Stat(export)
+		b, errB := os.Stat(dot)
+		if filepath.Clean(export) == filepath.Clean(dot) || errA == nil && errB == nil && os.SameFile(a, b) {
+			return fmt.Errorf("--export and --dot name the same file %s", export)
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -41,6 +42,11 @@ type liveFlags struct {
 	logSelector   string
 	logPage       int
 	maxLogRecords int
+	fetchTimeout  time.Duration
+	maxResponse   int64
+	maxServices   int
+	maxRequests   int
+	maxFetch      int64
 }
 
 // liveFlagNames are the flags that only steer the fetch; they are dropped
@@ -51,6 +57,7 @@ var liveFlagNames = map[string]bool{
 	"token-file": true, "token-env": true, "basic-auth-file": true, "ca-file": true, "insecure-skip-verify": true,
 	"timeout": true, "retries": true, "max-traces": true, "save-bundle": true, "concurrency": true,
 	"loki-url": true, "victorialogs-url": true, "log-selector": true, "log-page": true, "max-log-records": true,
+	"fetch-timeout": true, "max-response-size": true, "max-services": true, "max-requests": true, "max-fetch-size": true,
 }
 
 func (l *liveFlags) register(fs *pflag.FlagSet) {
@@ -75,6 +82,11 @@ func (l *liveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&l.logSelector, "log-selector", "", `stream selector of the log queries, e.g. '{namespace="shop"}' (default: the traced services by service_name)`)
 	fs.IntVar(&l.logPage, "log-page", live.DefaultLogPage, "log entries per request")
 	fs.IntVar(&l.maxLogRecords, "max-log-records", live.DefaultLogMax, "most log records fetched per log source")
+	fs.DurationVar(&l.fetchTimeout, "fetch-timeout", live.DefaultFetchTimeout, "deadline of the whole live fetch: what arrived by then is analysed, and each source says what is missing")
+	fs.Int64Var(&l.maxResponse, "max-response-size", live.DefaultMaxBody, "largest HTTP response in bytes, after decompression")
+	fs.IntVar(&l.maxServices, "max-services", live.DefaultMaxServices, "most Jaeger services sampled (the first by name)")
+	fs.IntVar(&l.maxRequests, "max-requests", live.DefaultMaxRequests, "most Jaeger requests (listings and trace searches)")
+	fs.Int64Var(&l.maxFetch, "max-fetch-size", live.DefaultMaxFetchBytes, "most bytes of traces and query results the fetch keeps in memory")
 }
 
 // active reports whether a live source was given.
@@ -98,7 +110,7 @@ func (l *liveFlags) list(stdout, stderr io.Writer, step time.Duration) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", q.Pack, q.Name, q.Expr)
 	}
 	if err := tw.Flush(); err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+		sayErr(stderr, "", err)
 		return 1
 	}
 	return 0
@@ -120,8 +132,12 @@ type liveRun struct {
 // scorecard of the run that saved DIR. It may change at and spec: with live
 // sources, a relative --at is resolved against the wall clock at fetch time
 // (the only place the wall clock is read) and said so in spec.AtSource.
+//
+// work is the run's temporary directory (a fetch without --save-bundle goes
+// there); red receives the secrets of the flags, so that they are redacted
+// from everything the run writes.
 func (l *liveFlags) prepare(ctx context.Context, args, paths []string, af *analysisFlags, at *timeSpec, spec *tcg.IncidentSpec,
-	progress func(string, ...any)) (*liveRun, error) {
+	work string, red *redactor, progress func(string, ...any)) (*liveRun, error) {
 	lr := &liveRun{paths: paths, args: args, cleanup: func() {}}
 	if !l.active() {
 		for _, p := range paths {
@@ -148,6 +164,20 @@ func (l *liveFlags) prepare(ctx context.Context, args, paths []string, af *analy
 	opt, err := l.options(af)
 	if err != nil {
 		return nil, err
+	}
+	red.add(opt.Transport.BearerToken)
+	red.addBasic(opt.Transport.BasicUser, opt.Transport.BasicPassword)
+	for _, u := range []string{l.jaegerURL, l.promURL} { // credentials in a URL are secrets too
+		if pu, err := url.Parse(u); err == nil && pu.User != nil {
+			p, _ := pu.User.Password()
+			red.addBasic(pu.User.Username(), p)
+		}
+	}
+	opt.Transport.Secrets = red.secrets()
+	if l.saveBundle != "" {
+		if err := live.CheckBundleDir(l.saveBundle); err != nil { // before fetching anything
+			return nil, fmt.Errorf("%w: --save-bundle: %v", errUsage, err)
+		}
 	}
 	now := time.Now().UTC().Truncate(time.Second) // the wall clock: live sources only
 	win := af.window
@@ -182,7 +212,7 @@ func (l *liveFlags) prepare(ctx context.Context, args, paths []string, af *analy
 	}
 	dir := l.saveBundle
 	if dir == "" {
-		dir, err = os.MkdirTemp("", "pipeline-analyze-live-*")
+		dir, err = os.MkdirTemp(work, "pipeline-analyze-live-*")
 		if err != nil {
 			return nil, fmt.Errorf("live: %w", err)
 		}
@@ -203,7 +233,7 @@ func (l *liveFlags) prepare(ctx context.Context, args, paths []string, af *analy
 		m.At = at.abs.Std().Format(time.RFC3339Nano)
 		m.AtChosenBy = spec.AtSource
 	}
-	if err := live.Save(dir, m, files); err != nil {
+	if err := (&live.Saver{Track: trackTemp}).Save(dir, m, files); err != nil {
 		lr.cleanup()
 		return nil, err
 	}
@@ -260,16 +290,19 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 			tr.BearerToken = "" // an explicit basic auth file beats a token from the environment
 		}
 	}
-	if l.concurrency <= 0 || l.maxTraces <= 0 || l.retries < 0 || l.timeout <= 0 || l.logPage <= 0 || l.maxLogRecords <= 0 {
-		return opt, fmt.Errorf("%w: --concurrency, --max-traces, --timeout, --log-page and --max-log-records must be positive, --retries not negative", errUsage)
+	if l.concurrency <= 0 || l.maxTraces <= 0 || l.retries < 0 || l.timeout <= 0 || l.fetchTimeout <= 0 || l.maxResponse <= 0 ||
+		l.maxServices <= 0 || l.maxRequests <= 0 || l.maxFetch <= 0 || l.logPage <= 0 || l.maxLogRecords <= 0 {
+		return opt, fmt.Errorf("%w: --concurrency, --max-traces, --timeout, --fetch-timeout, --log-page, --max-log-records and the --max-* fetch bounds must be positive, --retries not negative", errUsage)
 	}
 	if sel := strings.TrimSpace(l.logSelector); sel != "" && !(strings.HasPrefix(sel, "{") && strings.HasSuffix(sel, "}")) {
 		return opt, fmt.Errorf("%w: --log-selector %q: want a stream selector {label=\"value\",...}", errUsage, sel)
 	}
 	opt.LokiURL, opt.VictoriaLogsURL, opt.LogSelector = l.lokiURL, l.vlogsURL, l.logSelector
 	opt.LogPage, opt.MaxLogRecords = l.logPage, l.maxLogRecords
+	tr.MaxBody = l.maxResponse
 	opt.JaegerURL, opt.PrometheusURL = l.jaegerURL, l.promURL
 	opt.Transport, opt.MaxTraces, opt.Concurrency = tr, l.maxTraces, l.concurrency
+	opt.FetchTimeout, opt.MaxServices, opt.MaxRequests, opt.MaxFetchBytes = l.fetchTimeout, l.maxServices, l.maxRequests, l.maxFetch
 	return opt, nil
 }
 
@@ -310,10 +343,20 @@ func noteWarnings(notes []live.Note) []ingest.Warning {
 }
 
 // liveExit is the exit status of a prepare error: 2 for usage, else 1.
+// When no source delivered anything, each source's cause gets its own line
+// (one line for all would be cut at maxErrLine), even with --quiet.
 func liveExit(stderr io.Writer, err error) int {
 	if errors.Is(err, errUsage) {
 		return usageError(stderr, err)
 	}
-	fmt.Fprintf(stderr, "pipeline-analyze: %v\n", err)
+	var nf *live.NothingFetchedError
+	if errors.As(err, &nf) {
+		for _, f := range nf.Failures {
+			fmt.Fprintf(stderr, "pipeline-analyze: live: %s\n", oneLine(f))
+		}
+		fmt.Fprintln(stderr, "pipeline-analyze: live: nothing fetched")
+		return 1
+	}
+	sayErr(stderr, "", err)
 	return 1
 }

@@ -35,6 +35,7 @@ var (
 
 // TestMain removes the shared generated case after the tests.
 func TestMain(m *testing.M) {
+	maybeMeasureHelper() // the test binary re-executed to measure the real one (binary_test.go)
 	code := m.Run()
 	if smallDir != "" {
 		os.RemoveAll(filepath.Dir(smallDir))

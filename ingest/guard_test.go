@@ -1,0 +1,124 @@
+package ingest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// TestTokenGuard: the guard passes JSON whose tokens fit, byte for byte and
+// whatever the read sizes (escapes and quotes split across reads), fails at
+// the first string, bare token or whitespace run over the limit, and leaves
+// non-JSON input alone.
+func TestTokenGuard(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	tests := []struct {
+		name, in string
+		ok       bool
+	}{
+		{"small document", `{"a":"b","c":[1,2.5e3,true,null]}`, true},
+		{"escapes", `{"a":"q\"u\\o\\\"te` + strings.Repeat(`\\`, 10) + `","b":"\u0041"}`, true},
+		{"string at the limit", `["` + long[:64] + `"]`, true},
+		{"string over", `["` + long + `"]`, false},
+		{"escaped quotes do not end a long string", `["` + strings.Repeat(`\"`, 40) + `"]`, false},
+		{"whitespace run over", `{"a":` + strings.Repeat(" ", 100) + `1}`, false},
+		{"newlines between JSON lines", "{\"a\":1}\n\n\n{\"a\":2}\n", true},
+		{"number over", `[` + strings.Repeat("1", 100) + `]`, false},
+		{"leading whitespace over", strings.Repeat("\n", 100) + `{}`, false},
+		{"BOM", "\xef\xbb\xbf{\"a\":\"b\"}", true},
+		{"not JSON: passed through", "timestamp, index\n" + long + long, true},
+	}
+	for _, tc := range tests {
+		for _, rd := range []struct {
+			name string
+			wrap func(io.Reader) io.Reader
+		}{{"whole", func(r io.Reader) io.Reader { return r }}, {"one byte", iotest.OneByteReader}, {"half", iotest.HalfReader}} {
+			t.Run(tc.name+"/"+rd.name, func(t *testing.T) {
+				got, err := io.ReadAll(newTokenGuard(rd.wrap(strings.NewReader(tc.in)), 64))
+				if tc.ok {
+					if err != nil || string(got) != tc.in {
+						t.Fatalf("err %v, passed %d of %d bytes", err, len(got), len(tc.in))
+					}
+					return
+				}
+				if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "--max-token") {
+					t.Fatalf("err = %v, want ErrLimit naming --max-token", err)
+				}
+				if len(got) > len(tc.in)-10 {
+					t.Errorf("passed %d of %d bytes before failing", len(got), len(tc.in))
+				}
+			})
+		}
+	}
+}
+
+// TestTokenGuardInReadFile: a gzip member that expands to a huge string or
+// whitespace run behind a header of each JSON format is rejected with a
+// one-line ErrLimit InputError after reading about the limit, not the
+// member; allocation stays a small multiple of the limit.
+func TestTokenGuardInReadFile(t *testing.T) {
+	heads := map[string]string{
+		"jaeger":     `{"data":[{"traceID":"1","spans":[{"traceID":"1","spanID":"1","operationName":"`,
+		"prometheus": `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"`,
+		"otlp":       `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"`,
+		"kineto":     `{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"kernel","name":"`,
+		"alert":      `{"receiver":"x","status":"firing","alerts":[{"labels":{"alertname":"`,
+	}
+	const lim = 4 << 20
+	for name, head := range heads {
+		for _, fill := range []byte{'x', ' '} {
+			t.Run(name+"/"+string(fill), func(t *testing.T) {
+				h := head
+				if fill == ' ' {
+					h += `x"`
+				}
+				// A head member, then one 1 MiB member written 64 times
+				// (cheap to build, even under -race).
+				var buf bytes.Buffer
+				zw := gzip.NewWriter(&buf)
+				zw.Write([]byte(h))
+				zw.Close()
+				var member bytes.Buffer
+				zw = gzip.NewWriter(&member)
+				zw.Write(bytes.Repeat([]byte{fill}, 1<<20))
+				zw.Close()
+				for i := 0; i < 64; i++ {
+					buf.Write(member.Bytes())
+				}
+				var err error
+				_, alloc := measure(func() { _, err = ReadFile("-", &buf, Limits{MaxTokenBytes: lim}) })
+				var ie *InputError
+				if !errors.Is(err, ErrLimit) || !errors.As(err, &ie) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("err = %v, want a one-line ErrLimit InputError", err)
+				}
+				if alloc > 16*lim {
+					t.Errorf("allocated %d MiB for a %d MiB token limit", alloc>>20, lim>>20)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkTokenGuard measures the guard's cost per byte of a span file.
+func BenchmarkTokenGuard(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"data":[{"traceID":"1","spans":[`)
+	for i := 0; i < 20000; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(`{"traceID":"00000000000000000000000000000001","spanID":"0000000000000002","operationName":"GET /api/v1/items","startTime":1700000000000000,"duration":1234,"processID":"p1","tags":[{"key":"span.kind","type":"string","value":"server"}]}`)
+	}
+	sb.WriteString(`]}]}`)
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := io.Copy(io.Discard, newTokenGuard(bytes.NewReader(data), 16<<20)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
