@@ -485,10 +485,10 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 	return part, nil
 }
 
-// records counts what a reader produced: spans, points, events, alerts and
-// dependencies.
+// records counts what a reader produced: spans, points, events, alerts,
+// dependencies and log records.
 func (b *Bundle) records() int {
-	n := len(b.Spans) + len(b.Events) + len(b.Alerts) + len(b.Deps)
+	n := len(b.Spans) + len(b.Events) + len(b.Alerts) + len(b.Deps) + len(b.Logs)
 	for _, s := range b.Series {
 		if s != nil {
 			n += len(s.T)

@@ -88,6 +88,11 @@ func (b *Bundle) checkValues(source string) {
 	if n := before - len(b.Events); n > 0 {
 		b.Warn(ErrBadValue, source, n, "%d events are timed before 1970 or after 2200 (dropped)", n)
 	}
+	before = len(b.Logs)
+	b.Logs = slices.DeleteFunc(b.Logs, func(r LogRecord) bool { return !validTime(r.Time) })
+	if n := before - len(b.Logs); n > 0 {
+		b.Warn(ErrBadValue, source, n, "%d log records are timed before 1970 or after 2200 (dropped)", n)
+	}
 	alerts := 0
 	for i := range b.Alerts {
 		if !validTime(b.Alerts[i].StartsAt) {
