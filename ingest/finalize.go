@@ -457,7 +457,7 @@ func (b *Bundle) chooseStep(step time.Duration) {
 	var steps []int64
 	var start, end Time
 	extend := func(t Time) {
-		if t == 0 {
+		if t == 0 || !validTime(t) { // readers drop these; a bundle built otherwise may not
 			return
 		}
 		if start == 0 || t < start {

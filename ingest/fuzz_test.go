@@ -83,6 +83,7 @@ func fuzzDecoder(f *testing.F, format Format, seeds ...string) {
 		b, err := dec("fuzz.json", bytes.NewReader(in), fuzzLimits)
 		if b != nil {
 			b.enforceLimits(fuzzLimits, "fuzz.json") // as ReadFile does
+			b.checkValues("fuzz.json")
 		}
 		fuzzCheck(t, b, err)
 	})
