@@ -254,3 +254,11 @@ type ManifestInput struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 }
+
+// AddWarning appends a footnote to the card's warnings, numbered after the
+// last (for notes the caller adds after Build, such as how the flags'
+// window was adjusted to the data).
+func (c *Card) AddWarning(f Footnote) {
+	f.N = len(c.Warnings) + 1
+	c.Warnings = append(c.Warnings, f)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -20,6 +21,17 @@ type RenderOptions struct {
 	// Width is the text format's line width in runes; 0 means DefaultWidth.
 	// Widths below MinWidth are raised to MinWidth.
 	Width int
+	// TraceURL, when set, is a Jaeger UI base URL: the HTML and Markdown
+	// reports link every trace ID to TraceURL/trace/ID.
+	TraceURL string
+}
+
+// traceLink is the Jaeger UI address of a trace, "" without a TraceURL.
+func (o RenderOptions) traceLink(id string) string {
+	if o.TraceURL == "" {
+		return ""
+	}
+	return strings.TrimRight(o.TraceURL, "/") + "/trace/" + url.PathEscape(id)
 }
 
 // DefaultWidth is the text format's default line width.
