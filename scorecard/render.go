@@ -290,8 +290,11 @@ func prunedText(p Pruned) string {
 		return "no candidates"
 	}
 	s := fmt.Sprintf("showing %d of %d candidates", p.Shown, p.Total)
-	if p.Dropped > 0 {
-		s += fmt.Sprintf("; dropped %d below score %s", p.Dropped, fmtFixed(p.MinScore, 2))
+	switch {
+	case p.Dropped > 0 && p.MinScore > 0:
+		s += fmt.Sprintf("; dropped %d below score %s or ranked lower", p.Dropped, fmtFixed(p.MinScore, 2))
+	case p.Dropped > 0:
+		s += fmt.Sprintf("; %d more ranked lower", p.Dropped)
 	}
 	return s
 }
@@ -344,6 +347,23 @@ func sha12(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// isComparison reports whether the card is a comparison method's (BARO,
+// N-sigma, ...): its causes have no confidence, counterfactual or state.
+func isComparison(c *Card) bool { return c.Method != MethodTCG && c.Method != "" }
+
+// fmtBytes renders a size in binary units: "812 B", "3.4 KiB", "1.2 GiB".
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // inputCounts is "1200 spans, 40 traces, 12 series/4800 pts".

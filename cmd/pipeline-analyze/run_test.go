@@ -322,7 +322,7 @@ func TestRunDemo(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("demo: %v", r)
 		}
-		for _, want := range []string{"DEMO:", "Verdict", "root cause", "Ranked causes", "Bottleneck heatmaps", "Inputs", "demo/alert.json"} {
+		for _, want := range []string{"DEMO:", "Verdict", "root cause", "Ranked causes", "Heatmaps\n", "  Overview: every service by call depth", "Inputs", "demo/alert.json"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("demo scorecard lacks %q", want)
 			}
