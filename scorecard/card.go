@@ -63,25 +63,25 @@ const (
 // slices are in display order (renderers never re-sort them except heatmap
 // rows, which are stably ordered by depth).
 type Card struct {
-	SchemaVersion string     `json:"schema_version"` // SchemaVersion
-	Tool          Tool       `json:"tool"`
-	Method        string     `json:"method"` // MethodTCG, MethodBARO or MethodNSigma
-	Demo          string     `json:"demo"`   // non-empty when run on the embedded demo: says so and how to run on your data
-	Incident      Incident   `json:"incident"`
-	Verdict       Verdict    `json:"verdict"`
-	Causes        []Cause    `json:"causes"`      // rank order
-	Unexplained   float64    `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
-	Pruned        Pruned     `json:"pruned"`
-	Heatmaps      []Heatmap  `json:"heatmaps"` // at most one per top cause, top-3
+	SchemaVersion string    `json:"schema_version"` // SchemaVersion
+	Tool          Tool      `json:"tool"`
+	Method        string    `json:"method"` // MethodTCG, MethodBARO or MethodNSigma
+	Demo          string    `json:"demo"`   // non-empty when run on the embedded demo: says so and how to run on your data
+	Incident      Incident  `json:"incident"`
+	Verdict       Verdict   `json:"verdict"`
+	Causes        []Cause   `json:"causes"`      // rank order
+	Unexplained   float64   `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
+	Pruned        Pruned    `json:"pruned"`
+	Heatmaps      []Heatmap `json:"heatmaps"` // at most one per top cause, top-3
 	// Overview is every service (rows ordered by call depth from the entry
 	// services) × the same time slices as Heatmaps; no rows when there is
 	// nothing to show.
-	Overview Heatmap    `json:"overview"`
-	Warnings      []Footnote `json:"warnings"` // data-quality footnotes, numbered
-	Inputs        []InputRow `json:"inputs"`
-	Inventory     Inventory  `json:"inventory"`
-	Manifest      Manifest   `json:"manifest"`
-	Sampling      string     `json:"sampling"` // optional note on sampling (traces, bootstrap)
+	Overview  Heatmap    `json:"overview"`
+	Warnings  []Footnote `json:"warnings"` // data-quality footnotes, numbered
+	Inputs    []InputRow `json:"inputs"`
+	Inventory Inventory  `json:"inventory"`
+	Manifest  Manifest   `json:"manifest"`
+	Sampling  string     `json:"sampling"` // optional note on sampling (traces, bootstrap)
 }
 
 // Tool names the program that produced the Card.
