@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,5 +164,124 @@ func TestSuggest(t *testing.T) {
 	}
 	if d := editDistance("kitten", "sitting"); d != 3 {
 		t.Errorf("editDistance(kitten, sitting) = %d", d)
+	}
+}
+
+// TestComparisonMethodAbstains: a comparison baseline says what it is in the
+// verdict, decides nothing (no confidence, never critical) and prints the
+// ten series that matter, not fifty.
+func TestComparisonMethodAbstains(t *testing.T) {
+	r := runCmd(nil, "-q", "--method", "baro", smallCase(t))
+	if r.code != 0 {
+		t.Fatalf("%v", r)
+	}
+	out := r.stdout
+	for _, want := range []string{"no confident root cause: --method baro is a comparison baseline that does not decide", "best guesses: ",
+		"showing 10 of "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("baro card lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"confidence 0.00", "below score 0.00", "critical", "#11 "} {
+		if strings.Contains(out, bad) {
+			t.Errorf("baro card contains %q", bad)
+		}
+	}
+	if n := strings.Count(out, "\n"); n > 300 {
+		t.Errorf("baro card is %d lines", n)
+	}
+}
+
+// TestAbstentionVerdict: when the ranking abstains, the verdict line says
+// why and lists distinct best guesses, and no cause is critical.
+func TestAbstentionVerdict(t *testing.T) {
+	r := runCmd(nil, "-q", "-o", "json", "--min-confidence", "0.999", smallCase(t))
+	if r.code != 0 {
+		t.Fatalf("%v", r)
+	}
+	var c struct {
+		Verdict struct {
+			Confident bool   `json:"confident"`
+			Text      string `json:"text"`
+		} `json:"verdict"`
+		Causes []struct {
+			Severity string `json:"severity"`
+		} `json:"causes"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
+		t.Fatal(err)
+	}
+	v := c.Verdict.Text
+	if c.Verdict.Confident || !strings.HasPrefix(v, "no confident root cause: ") || !strings.Contains(v, "below 1.00") && !strings.Contains(v, "is below") {
+		t.Errorf("verdict %q", v)
+	}
+	_, guesses, ok := strings.Cut(v, "(best guesses: ")
+	if !ok {
+		t.Fatalf("no best guesses in %q", v)
+	}
+	seen := map[string]bool{}
+	for _, g := range strings.Split(strings.TrimSuffix(guesses, ")"), ", ") {
+		svc := strings.Fields(g)[0]
+		if seen[svc] {
+			t.Errorf("best guess %s twice in %q", svc, v)
+		}
+		seen[svc] = true
+	}
+	for _, cs := range c.Causes {
+		if cs.Severity == "critical" {
+			t.Errorf("a critical cause beside an abstention: %q", v)
+		}
+	}
+}
+
+// TestProgressLines: by default one summary line of what was read and
+// nothing per file; -v adds every file and the phase timings.
+func TestProgressLines(t *testing.T) {
+	inc := smallCase(t)
+	r := runCmd(nil, "-o", "json", inc)
+	if r.code != 0 {
+		t.Fatalf("%v", r)
+	}
+	if strings.Contains(r.stderr, "read "+inc+"/") || strings.Contains(r.stderr, "phases:") {
+		t.Errorf("per-file lines without -v:\n%s", r.stderr)
+	}
+	if !regexp.MustCompile(`(?m)^read \d+ inputs in .* \(prometheus-query-range \d+, .*\): \d+ spans, \d+ series, \d+ log records, 2026-11-30T02:01:45.023Z → `).MatchString(r.stderr) {
+		t.Errorf("no summary line:\n%s", r.stderr)
+	}
+	r = runCmd(nil, "-v", "-o", "json", inc)
+	if !strings.Contains(r.stderr, "read "+filepath.Join(inc, "alert.json")+" (alertmanager") || !strings.Contains(r.stderr, "phases: read ") {
+		t.Errorf("-v lacks per-file lines or phases:\n%s", r.stderr)
+	}
+}
+
+// TestLiveProgressLine: on a terminal, a read that takes over a second
+// shows a live line (erased at the end); the line says inputs, bytes and
+// rate.
+func TestLiveProgressLine(t *testing.T) {
+	var tty, safe strings.Builder
+	rep := &reporter{w: &safe, raw: &tty}
+	f := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(f, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := rep.startRead([]string{f, f})
+	p.callback("read %s (%s, %d spans, %d series)", f, "jaeger-json", 1200, 0)
+	time.Sleep(1300 * time.Millisecond)
+	p.end()
+	out := tty.String()
+	if !strings.Contains(out, "\rreading 1/2 inputs") || !strings.Contains(out, "1200 spans") || !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Errorf("live line %q", out)
+	}
+	if safe.Len() != 0 {
+		t.Errorf("per-file line without -v: %q", safe.String())
+	}
+	// Without a terminal (or with -q) there is no live line at all.
+	tty.Reset()
+	rep = &reporter{w: &safe, quiet: true, raw: &tty}
+	p = rep.startRead([]string{f})
+	time.Sleep(1100 * time.Millisecond)
+	p.end()
+	if tty.Len() != 0 {
+		t.Errorf("live line with -q: %q", tty.String())
 	}
 }
