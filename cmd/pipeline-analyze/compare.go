@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -43,7 +44,7 @@ type compareOpts struct {
 	af                                                       analysisFlags
 	o                                                        compare.Options
 	beforeAt, afterAt, format, export, failOn, scorecardFile string
-	quiet, noCauses                                          bool
+	quiet, verbose, noCauses                                 bool
 	nCauses                                                  int
 	lim                                                      ingest.Limits
 }
@@ -78,9 +79,10 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.StringVarP(&c.format, "output-format", "o", "text", "report `FORMAT`: text, json, markdown or html")
 	fs.StringVar(&c.export, "export", "", "write the report to `FILE` (atomically) instead of stdout")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
+	fs.BoolVarP(&c.verbose, "verbose", "v", false, "also every input file on stderr")
 	fs.StringVar(&c.failOn, "fail-on", "never", "exit 3 when: regressed (the target or anything regressed), unchanged (also when the target is not fixed or improved), never")
 	fs.DurationVar(&o.Slice, "slice", d.Slice, "heatmap time-slice width")
-	setGroup(fs, groupOutput, "output-format", "export", "quiet", "fail-on", "slice")
+	setGroup(fs, groupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice")
 	registerLimitFlags(fs, &c.lim)
 	return fs, c
 }
@@ -128,13 +130,15 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(paths) == 0 || len(paths) > 2:
 		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
 	}
-	progress := func(format string, a ...any) {
-		if !quiet {
-			fmt.Fprintf(stderr, format+"\n", a...)
-		}
-	}
+	say := &reporter{w: stderr, quiet: quiet, verbose: c.verbose}
+	progress := say.say
 	read := func(p string) (*ingest.Bundle, error) {
-		return ingest.Read([]string{p}, stdin, ingest.Options{Step: af.step, Progress: progress, Limits: lim})
+		t0 := time.Now()
+		b, err := ingest.Read([]string{p}, stdin, ingest.Options{Step: af.step, Progress: say.detail, Limits: lim})
+		if err == nil {
+			progress("%s: %s", p, readSummary(b, time.Since(t0)))
+		}
+		return b, err
 	}
 	before, err := read(paths[0])
 	if err != nil {
