@@ -19,7 +19,7 @@ import (
 // alert or the data) are not refused; a problem with them is a note on the
 // scorecard.
 
-// errNoTelemetry is the error of an input set that holds no traces, metrics
+// checkTelemetry refuses an input set that holds no traces, metrics
 // or logs (an alert or events alone have nothing to analyse).
 func checkTelemetry(b *ingest.Bundle, paths []string) error {
 	if len(b.Spans) > 0 || len(b.Series) > 0 || len(b.Logs) > 0 {
