@@ -196,9 +196,15 @@ func runAnalyze(args []string, env cmdEnv) int {
 		return 1
 	}
 	b.Warnings = append(b.Warnings, lr.warnings...)
+	var notes []string
 	if fs.Changed("target") {
 		if err := checkTarget(b, spec.Target, af.target); err != nil {
-			return usageError(stderr, err)
+			if !lf.active() {
+				return usageError(stderr, err)
+			}
+			// Live data is what the servers returned, not what was typed
+			// against: a failed query can leave the target out. Say so.
+			notes = append(notes, strings.TrimPrefix(err.Error(), errUsage.Error()+": ")+" (in what the live sources returned)")
 		}
 	}
 	if err := checkAt(b, at); err != nil {
@@ -210,10 +216,11 @@ func runAnalyze(args []string, env cmdEnv) int {
 		sayErr(stderr, "", err)
 		return 1
 	}
-	notes, err := checkWindow(b, af.timeFlags(fs, at), inc)
+	windowNotes, err := checkWindow(b, af.timeFlags(fs, at), inc)
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	notes = append(notes, windowNotes...)
 	for _, n := range notes {
 		progress("note: %s", n)
 	}

@@ -128,7 +128,12 @@ func exampleSteps(line string) []exampleStep {
 // record-gpu may exit 1 on a machine without NVIDIA's driver, saying so).
 func TestHelpExamples(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs every help example (about 30 s)")
+		t.Skip("runs every help example (about 15 s)")
+	}
+	if raceEnabled {
+		// About 15 s without the race detector, minutes with it: .ci/run runs
+		// it in its step without -race, beside the hostile-input suites.
+		t.Skip("under -race; .ci/run runs it without -race")
 	}
 	for _, c := range commands() {
 		lines := exampleLines(c.usage)
