@@ -47,13 +47,17 @@ func Mask(dst []byte, line string) []byte {
 		// A quoted string, possibly with spaces inside, is one <STR>.
 		if c := line[i]; c == '"' || c == '\'' && (i == 0 || isSpace(line[i-1])) {
 			if j := closeQuote(line, i); j > 0 {
-				dst = append(dst, PlaceStr...)
-				i = j
-				k := i
+				k := j
 				for k < len(line) && !isSpace(line[k]) { // whatever is glued after the quote
 					k++
 				}
-				dst = maskToken(dst, line[i:k])
+				if k == j {
+					dst = append(dst, PlaceStr...)
+				} else {
+					// Masked as the token it becomes, "<STR>=0" → "<STR>=<NUM>",
+					// so that masking the result again changes nothing.
+					dst = maskToken(dst, PlaceStr+line[j:k])
+				}
 				i = k
 				continue
 			}

@@ -20,6 +20,11 @@ type BuildOptions struct {
 	Slice    time.Duration // heatmap slice width (DefaultSlice when zero)
 	Demo     string        // the demo note, when run on the embedded demo
 	Heatmaps int           // how many heatmaps (default 3)
+	// MaxCauses bounds the causes shown (default 10; a comparison method
+	// ranks up to 50).
+	MaxCauses int
+	// OverviewRows bounds the overview heatmap's services (default 40).
+	OverviewRows int
 }
 
 // Build fills the Card from the bundle, the graph and the ranked result.
@@ -30,6 +35,12 @@ func Build(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt BuildOptions) *
 	}
 	if opt.Heatmaps <= 0 {
 		opt.Heatmaps = 3
+	}
+	if opt.MaxCauses <= 0 {
+		opt.MaxCauses = 10
+	}
+	if opt.OverviewRows <= 0 {
+		opt.OverviewRows = 40
 	}
 	inc := g.Incident
 	c := &Card{SchemaVersion: SchemaVersion, Tool: Tool{Name: "pipeline-analyze", Version: opt.Version}, Method: r.Method, Demo: opt.Demo}
@@ -45,16 +56,25 @@ func Build(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt BuildOptions) *
 		c.Incident.AlertName, c.Incident.AlertAt = inc.Alert.Name, inc.Alert.StartsAt
 	}
 	c.Unexplained = r.Unexplained
-	c.Pruned = Pruned{Shown: len(r.Candidates), Total: r.Total, Dropped: r.Dropped, MinScore: r.MinScore}
-	for i, cand := range r.Candidates {
-		c.Causes = append(c.Causes, buildCause(b, g, r, i, cand))
+	shown := r.Candidates
+	if len(shown) > opt.MaxCauses {
+		shown = shown[:opt.MaxCauses]
 	}
+	c.Pruned = Pruned{Shown: len(shown), Total: r.Total, Dropped: r.Dropped + len(r.Candidates) - len(shown), MinScore: r.MinScore}
 	c.Verdict = verdict(g, r, c)
-	for i := 0; i < len(r.Candidates) && len(c.Heatmaps) < opt.Heatmaps; i++ {
-		if h, ok := heatmap(g, r.Candidates[i], i+1, opt.Slice); ok {
+	for i, cand := range shown {
+		cs := buildCause(b, g, r, i, cand)
+		if !c.Verdict.Confident && cs.Severity == SeverityCritical {
+			cs.Severity = SeverityWarning // no cause is critical while the verdict abstains
+		}
+		c.Causes = append(c.Causes, cs)
+	}
+	for i := 0; i < len(shown) && len(c.Heatmaps) < opt.Heatmaps; i++ {
+		if h, ok := heatmap(g, shown[i], i+1, opt.Slice); ok {
 			c.Heatmaps = append(c.Heatmaps, h)
 		}
 	}
+	c.Overview = overview(b, g, opt.Slice, opt.OverviewRows)
 	c.Warnings = footnotes(b, g, r)
 	for _, in := range b.Inputs {
 		c.Inputs = append(c.Inputs, InputRow{Path: in.Path, Format: in.Format.String(), SHA256: in.SHA256, Size: in.Size,
@@ -94,10 +114,27 @@ var signalText = map[ingest.SignalKind]string{
 	ingest.SignalGPUClock: "GPU clocks", ingest.SignalGPUThrottle: "GPU throttling", ingest.SignalTemperature: "temperature",
 	ingest.SignalPower: "power", ingest.SignalXID: "XID/ECC errors", ingest.SignalGPUMemory: "GPU memory",
 	ingest.SignalNVLink: "NVLink", ingest.SignalRestarts: "restarts", ingest.SignalOther: "other signal",
+	ingest.SignalChange: "deployment or configuration change", ingest.SignalLogs: "log rate",
 }
 
 func signalWords(s ingest.SignalKind, facet string) string {
 	w := signalText[s]
+	if w == "" {
+		w = s.String()
+	}
+	if s == ingest.SignalLogs {
+		switch facet {
+		case "new":
+			return "new log templates"
+		case "missing":
+			return "log templates that stopped"
+		case "errors":
+			return "error log rate"
+		case "mix":
+			return "mix of log templates"
+		}
+		return w
+	}
 	switch facet {
 	case "self":
 		w = "own processing time"
@@ -150,8 +187,8 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 	if top.Node >= 0 {
 		words = nodeWords(g.Nodes[top.Node])
 	}
-	v := Verdict{Confident: r.Confident}
-	if r.Confident {
+	v := Verdict{Confident: r.Confident && r.Method == MethodTCG}
+	if v.Confident {
 		v.Text = fmt.Sprintf("root cause: %s, confidence %.2f", words, top.Confidence)
 	} else {
 		var guesses []string
@@ -171,12 +208,15 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 			guesses = append(guesses, g)
 		}
 		reason := r.Abstention
-		if reason == "" {
-			reason = "the method ranks but does not decide"
+		if r.Method != MethodTCG {
+			reason = comparisonNote(r.Method)
+		} else if reason == "" {
+			reason = "the ranking is not confident"
 		}
 		v.Text = fmt.Sprintf("no confident root cause: %s (best guesses: %s)", reason, strings.Join(guesses, ", "))
 	}
-	if r.Method == "tcg" && g.TargetSeries != nil {
+	if r.Method == "tcg" && g.TargetSeries != nil && (v.Confident || top.Intervention.ExplainedShare >= 0.05) {
+		// (an abstention's top guess that explains nothing has no counterfactual worth a line)
 		iv := top.Intervention
 		// The baseline is named so that a counterfactual on the far side of
 		// the observed value (a target that dropped) still reads right.
@@ -185,6 +225,18 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 			formatValue(iv.Baseline, iv.Unit), 100*iv.ExplainedShare)
 	}
 	return v
+}
+
+// comparisonNote says what a comparison method is, for its verdict.
+func comparisonNote(method string) string {
+	what := map[string]string{
+		MethodBARO:   "BARO ranks each metric by its largest median/IQR deviation after the baseline",
+		MethodNSigma: "N-sigma ranks each metric by its largest mean/σ deviation after the baseline",
+	}[method]
+	if what == "" {
+		what = method + " ranks candidates by its own criterion"
+	}
+	return "--method " + method + " is a comparison baseline that does not decide: " + what
 }
 
 func severity(cand causal.Candidate, method string) string {
@@ -229,6 +281,8 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 		{DimConfigDrift, d.ConfigDrift, w.ConfigDrift},
 	}
 	if cand.Node < 0 {
+		cs.Dimensions = nil // a comparison method's candidate is a series: no dimensions, state or counterfactual
+		cs.Confidence = math.NaN()
 		if s := cand.Series; s != nil {
 			cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: s.Name + s.Labels.String(),
 				Text: fmt.Sprintf("largest deviation %.1f (baseline-scaled) in the window", cand.Score), Baseline: math.NaN(), Incident: math.NaN(), Unit: s.Unit})
@@ -377,12 +431,32 @@ func slowTraces(b *ingest.Bundle, n *tcg.Node, g *tcg.Graph, k int) []string {
 
 // heatmap builds the bottleneck heatmap of one cause: rows are the nodes on
 // its propagation path (cause first, depth increasing toward the target);
-// cells are the robust deviation toward the bad direction per time slice,
-// normalised by the map's largest value (at least twice the threshold... 6σ).
+// cells are each slice's robust deviation in the bad direction on the
+// HeatScaleZ scale.
 func heatmap(g *tcg.Graph, cand causal.Candidate, rank int, slice time.Duration) (Heatmap, bool) {
 	if cand.Node < 0 || len(cand.Path) == 0 {
 		return Heatmap{}, false
 	}
+	h, n, ok := heatFrame(g, slice)
+	if !ok {
+		return Heatmap{}, false
+	}
+	h.CauseRank = rank
+	first := g.Nodes[cand.Path[0]]
+	h.Title = nodeWords(first) // renderers prefix the cause's rank
+	h.Onset = first.Onset
+	for depth, ni := range cand.Path {
+		nd := g.Nodes[ni]
+		h.Rows = append(h.Rows, HeatRow{Label: nd.Label(), Depth: depth, Target: ni == g.Target})
+		h.Cells = append(h.Cells, scaleHeat(nodeHeatRow(g, nd, h.Start, slice, n)))
+	}
+	return h, true
+}
+
+// heatFrame is the time frame every heatmap of the incident shares: from
+// one window length before the window (or the data's start) to the
+// window's end, in slices of slice; n is the number of slices.
+func heatFrame(g *tcg.Graph, slice time.Duration) (h Heatmap, n int, ok bool) {
 	inc := g.Incident
 	win := inc.WindowEnd - inc.WindowStart
 	start := inc.WindowStart - win
@@ -390,48 +464,48 @@ func heatmap(g *tcg.Graph, cand causal.Candidate, rank int, slice time.Duration)
 		start = g.Grid[0]
 	}
 	start = ingest.Time(int64(start) / int64(slice) * int64(slice))
-	n := int((inc.WindowEnd - start + ingest.Time(slice) - 1) / ingest.Time(slice))
+	n = int((inc.WindowEnd - start + ingest.Time(slice) - 1) / ingest.Time(slice))
 	if n <= 0 {
-		return Heatmap{}, false
+		return Heatmap{}, 0, false
 	}
-	h := Heatmap{CauseRank: rank, Start: start, Slice: slice, Alert: inc.At}
-	first := g.Nodes[cand.Path[0]]
-	h.Title = nodeWords(first) // renderers prefix the cause's rank
-	h.Onset = first.Onset
-	maxZ := 6.0
-	for depth, ni := range cand.Path {
-		nd := g.Nodes[ni]
-		h.Rows = append(h.Rows, HeatRow{Label: nd.Label(), Depth: depth})
-		row := make([]float64, n)
-		v := nd.Values()
-		for j := range row {
-			t := start + ingest.Time(int64(j)*int64(slice))
-			// the grid cell covering this slice
-			c := sort.Search(len(g.Grid), func(i int) bool { return g.Grid[i] >= t })
-			if c >= len(g.Grid) || nd.Scale <= 0 || math.IsNaN(v[c]) {
-				row[j] = math.NaN()
-				continue
-			}
-			z := (v[c] - nd.Baseline) / nd.Scale
-			switch {
-			case nd.Dir < 0:
-				z = -z
-			case nd.Dir == 0:
-				z = math.Abs(z)
-			}
-			row[j] = math.Max(0, z)
-			maxZ = math.Max(maxZ, row[j])
+	return Heatmap{Start: start, Slice: slice, Alert: inc.At}, n, true
+}
+
+// nodeHeatRow is a node's robust deviation from its baseline in the bad
+// direction (never below 0) for each of n slices from start, NaN where
+// there is no data.
+func nodeHeatRow(g *tcg.Graph, nd *tcg.Node, start ingest.Time, slice time.Duration, n int) []float64 {
+	row := make([]float64, n)
+	v := nd.Values()
+	for j := range row {
+		t := start + ingest.Time(int64(j)*int64(slice))
+		// the grid cell covering this slice
+		c := sort.Search(len(g.Grid), func(i int) bool { return g.Grid[i] >= t })
+		if c >= len(g.Grid) || c >= len(v) || nd.Scale <= 0 || math.IsNaN(v[c]) {
+			row[j] = math.NaN()
+			continue
 		}
-		h.Cells = append(h.Cells, row)
+		z := (v[c] - nd.Baseline) / nd.Scale
+		switch {
+		case nd.Dir < 0:
+			z = -z
+		case nd.Dir == 0:
+			z = math.Abs(z)
+		}
+		row[j] = math.Max(0, z)
 	}
-	for _, row := range h.Cells {
-		for j := range row {
-			if !math.IsNaN(row[j]) {
-				row[j] = math.Round(1000*row[j]/maxZ) / 1000
-			}
+	return row
+}
+
+// scaleHeat puts deviations on the HeatScaleZ scale (0..1, 3 decimals);
+// NaN stays NaN.
+func scaleHeat(row []float64) []float64 {
+	for j, z := range row {
+		if !math.IsNaN(z) {
+			row[j] = math.Round(1000*math.Min(z, HeatScaleZ)/HeatScaleZ) / 1000
 		}
 	}
-	return h, true
+	return row
 }
 
 func warnKind(w ingest.Warning) string {

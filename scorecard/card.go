@@ -63,21 +63,25 @@ const (
 // slices are in display order (renderers never re-sort them except heatmap
 // rows, which are stably ordered by depth).
 type Card struct {
-	SchemaVersion string     `json:"schema_version"` // SchemaVersion
-	Tool          Tool       `json:"tool"`
-	Method        string     `json:"method"` // MethodTCG, MethodBARO or MethodNSigma
-	Demo          string     `json:"demo"`   // non-empty when run on the embedded demo: says so and how to run on your data
-	Incident      Incident   `json:"incident"`
-	Verdict       Verdict    `json:"verdict"`
-	Causes        []Cause    `json:"causes"`      // rank order
-	Unexplained   float64    `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
-	Pruned        Pruned     `json:"pruned"`
-	Heatmaps      []Heatmap  `json:"heatmaps"` // at most one per top cause, top-3
-	Warnings      []Footnote `json:"warnings"` // data-quality footnotes, numbered
-	Inputs        []InputRow `json:"inputs"`
-	Inventory     Inventory  `json:"inventory"`
-	Manifest      Manifest   `json:"manifest"`
-	Sampling      string     `json:"sampling"` // optional note on sampling (traces, bootstrap)
+	SchemaVersion string    `json:"schema_version"` // SchemaVersion
+	Tool          Tool      `json:"tool"`
+	Method        string    `json:"method"` // MethodTCG, MethodBARO or MethodNSigma
+	Demo          string    `json:"demo"`   // non-empty when run on the embedded demo: says so and how to run on your data
+	Incident      Incident  `json:"incident"`
+	Verdict       Verdict   `json:"verdict"`
+	Causes        []Cause   `json:"causes"`      // rank order
+	Unexplained   float64   `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
+	Pruned        Pruned    `json:"pruned"`
+	Heatmaps      []Heatmap `json:"heatmaps"` // at most one per top cause, top-3
+	// Overview is every service (rows ordered by call depth from the entry
+	// services) × the same time slices as Heatmaps; no rows when there is
+	// nothing to show.
+	Overview  Heatmap    `json:"overview"`
+	Warnings  []Footnote `json:"warnings"` // data-quality footnotes, numbered
+	Inputs    []InputRow `json:"inputs"`
+	Inventory Inventory  `json:"inventory"`
+	Manifest  Manifest   `json:"manifest"`
+	Sampling  string     `json:"sampling"` // optional note on sampling (traces, bootstrap)
 }
 
 // Tool names the program that produced the Card.
@@ -180,10 +184,20 @@ type Pruned struct {
 	MinScore float64 `json:"min_score"`
 }
 
-// Heatmap is a bottleneck heatmap around one cause: rows are components
-// ordered by topology depth, columns are time slices of width Slice from Start.
-// Cells[i][j] is the normalised bottleneck score 0..1 of row i in slice j, NaN
-// when there is no data.
+// HeatScaleZ is the deviation a heatmap cell of 1 stands for: cells are the
+// robust z-score of the slice against the baseline, in the signal's bad
+// direction, divided by HeatScaleZ and clipped to 0..1. So 0 is at (or
+// better than) the baseline, 0.3 the anomaly threshold of 3 robust σ, and 1
+// is 10 robust σ or more. One fixed scale for every map and row, so that
+// the symptom shows on the target row however large the cause's own
+// deviation.
+const HeatScaleZ = 10.0
+
+// Heatmap is a bottleneck heatmap around one cause (or, as Card.Overview,
+// of every service): rows are components ordered by topology depth, columns
+// are time slices of width Slice from Start. Cells[i][j] is the deviation
+// of row i in slice j on the HeatScaleZ scale, 0..1, NaN when there is no
+// data.
 type Heatmap struct {
 	CauseRank int           `json:"cause_rank"`
 	Title     string        `json:"title"`
@@ -195,10 +209,13 @@ type Heatmap struct {
 	Alert     ingest.Time   `json:"alert"`
 }
 
-// HeatRow labels one heatmap row; Depth is its topology depth (0 = the cause).
+// HeatRow labels one heatmap row; Depth is its topology depth (0 = the
+// cause; in the overview, the call depth from the entry services). Target
+// marks the incident target's row.
 type HeatRow struct {
-	Label string `json:"label"`
-	Depth int    `json:"depth"`
+	Label  string `json:"label"`
+	Depth  int    `json:"depth"`
+	Target bool   `json:"target"`
 }
 
 // Footnote is one numbered data-quality warning.
@@ -253,4 +270,12 @@ type Manifest struct {
 type ManifestInput struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
+}
+
+// AddWarning appends a footnote to the card's warnings, numbered after the
+// last (for notes the caller adds after Build, such as how the flags'
+// window was adjusted to the data).
+func (c *Card) AddWarning(f Footnote) {
+	f.N = len(c.Warnings) + 1
+	c.Warnings = append(c.Warnings, f)
 }

@@ -49,9 +49,9 @@ func confidentCard() *Card {
 		{Node: "edge/api-gateway->tokenizer", Service: "tokenizer", Signal: "latency"},
 		{Node: "service/api-gateway", Service: "api-gateway", Signal: "latency", Lag: time.Minute + 30*time.Second, EdgeKind: "call"},
 	}
-	rowsGPU := []HeatRow{{"service/api-gateway", 2}, {"gpu/GPU-5a1c9e2f", 0}, {"pod/vllm-7d9f8b6c5-x2k4p", 1}, {"node/gpu-node-b", 1}}
-	rowsKV := []HeatRow{{"pod/vllm-7d9f8b6c5-x2k4p:kv_cache", 0}, {"pod/vllm-7d9f8b6c5-x2k4p", 1}, {"service/api-gateway", 2}}
-	rowsEdge := []HeatRow{{"edge/api-gateway->tokenizer", 0}, {"service/tokenizer", 1}, {"service/api-gateway", 2}}
+	rowsGPU := []HeatRow{{"service/api-gateway latency", 2, true}, {"gpu/GPU-5a1c9e2f gpu_mem_bw", 0, false}, {"pod/vllm-7d9f8b6c5-x2k4p latency", 1, false}, {"node/gpu-node-b cpu", 1, false}}
+	rowsKV := []HeatRow{{"pod/vllm-7d9f8b6c5-x2k4p kv_cache", 0, false}, {"pod/vllm-7d9f8b6c5-x2k4p latency", 1, false}, {"service/api-gateway latency", 2, true}}
+	rowsEdge := []HeatRow{{"edge/api-gateway->tokenizer latency (client)", 0, false}, {"edge/api-gateway->tokenizer latency (server)", 1, false}, {"service/api-gateway latency", 2, true}}
 	return &Card{
 		SchemaVersion: SchemaVersion,
 		Tool:          Tool{Name: "pipeline-analyze", Version: "0.1.0"},
@@ -107,6 +107,10 @@ func confidentCard() *Card {
 			{CauseRank: 3, Title: "edge/api-gateway->tokenizer latency", Rows: rowsEdge, Start: at(5 * time.Minute), Slice: 30 * time.Second,
 				Cells: heatCells(3, 30, 12, map[[2]int]bool{{0, 0}: true}), Onset: at(11 * time.Minute), Alert: at(10 * time.Minute)},
 		},
+		Overview: Heatmap{Title: "every service by call depth (3 services), each row its most deviating signal", Start: at(5 * time.Minute),
+			Slice: 30 * time.Second, Alert: at(10 * time.Minute),
+			Rows:  []HeatRow{{Label: "api-gateway", Target: true}, {Label: "tokenizer", Depth: 1}, {Label: "vllm", Depth: 1}},
+			Cells: heatCells(3, 30, 9, nil)},
 		Warnings: []Footnote{
 			{N: 1, Kind: "clock skew", Source: "traces/jaeger.json", Count: 3, Message: "3 spans start before their parent (max 12ms); times kept"},
 		},
@@ -198,6 +202,7 @@ func hostileCard() *Card {
 		c.Heatmaps[i].Title = hostile
 		c.Heatmaps[i].Rows[0].Label = hostile
 	}
+	c.Overview.Rows[1].Label = hostile
 	c.Warnings[0].Message = hostile
 	c.Inputs[0].Path = hostile
 	c.Inventory.Entities[0].Name = hostile

@@ -141,10 +141,24 @@ func heatColor(x float64) string {
 // heatANSI are 256-colour palette indexes for levels 0..4 (blue → red).
 var heatANSI = [5]int{33, 117, 229, 208, 196}
 
-// heatLegendText is the legend shared by the text and markdown heatmaps.
+// heatLegendText is the legend shared by the text and markdown heatmaps:
+// what each shade means, in words (it never relies on colour).
 func heatLegendText() string {
-	return fmt.Sprintf("legend: 0.0 (blue) %c %c %c %c %c 1.0 (red); blank = no data; ▼ onset; ! alert",
-		heatShades[0], heatShades[1], heatShades[2], heatShades[3], heatShades[4])
+	step := HeatScaleZ / 5
+	return fmt.Sprintf("one row per signal (the overview: per service, its most deviating signal); a cell is the slice's "+
+		"deviation from the baseline in robust σ, in the bad direction only: %c under %.0fσ, %c %.0f–%.0fσ, %c %.0f–%.0fσ, "+
+		"%c %.0f–%.0fσ, %c %.0fσ or more (the anomaly threshold is 3σ); blank: no data; ▼ the cause's onset, ! the alert; "+
+		"%s marks the incident target",
+		heatShades[0], step, heatShades[1], step, 2*step, heatShades[2], 2*step, 3*step, heatShades[3], 3*step, 4*step,
+		heatShades[4], 4*step, targetMark)
+}
+
+// heatLegendHTML is the HTML heatmaps' legend: the scale in words.
+func heatLegendHTML() string {
+	return fmt.Sprintf("One row per signal (the overview: per service, its most deviating signal). A cell is the slice's deviation "+
+		"from the baseline in robust σ, in the bad direction only, from blue (at the baseline) through pale yellow (%.0fσ) to red "+
+		"(%.0fσ or more); the anomaly threshold is 3σ; grey: no data. Dashed lines mark the cause's onset and the alert; %s marks "+
+		"the incident target", HeatScaleZ/2, HeatScaleZ, targetMark)
 }
 
 // heatHeaderText describes the time axis: "2025-… → 2025-…, 30s per column".

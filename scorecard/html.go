@@ -42,6 +42,8 @@ type htmlData struct {
 	Inputs       []htmlInput
 	ShowManifest bool
 	Command      string
+	Comparison   bool // a comparison method: no confidence, counterfactual or state columns
+	HeatLegend   string
 }
 
 type htmlCause struct {
@@ -65,7 +67,13 @@ type htmlDim struct {
 
 type htmlEvidence struct {
 	Text     string
-	TraceIDs []string
+	TraceIDs []htmlTrace
+}
+
+// htmlTrace is a trace ID and, with RenderOptions.TraceURL, its Jaeger UI
+// link.
+type htmlTrace struct {
+	ID, URL string
 }
 
 type htmlFootnote struct {
@@ -78,7 +86,7 @@ type htmlInput struct {
 	Size                                    int64
 }
 
-func renderHTML(w io.Writer, c *Card, _ RenderOptions) error {
+func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 	c = sanitizedCopy(c)
 	in := c.Incident
 	d := htmlData{
@@ -94,6 +102,8 @@ func renderHTML(w io.Writer, c *Card, _ RenderOptions) error {
 		Pruned:      prunedText(c.Pruned),
 		Graph:       newHTMLGraph(c.Causes, 3),
 		Command:     commandLine(c.Manifest),
+		Comparison:  isComparison(c),
+		HeatLegend:  heatLegendHTML(),
 	}
 	if d.VerdictText == "" {
 		d.VerdictText = "no confident root cause"
@@ -127,16 +137,18 @@ func renderHTML(w io.Writer, c *Card, _ RenderOptions) error {
 			hc.Dims = append(hc.Dims, htmlDim{Name: sanitize(dm.Name), Value: fmtFixed(dm.Value, 2), Weight: fmtFixed(dm.Weight, 2), BarPx: px})
 		}
 		for _, e := range cs.Evidence {
-			ids := make([]string, len(e.TraceIDs))
+			ids := make([]htmlTrace, len(e.TraceIDs))
 			for i, id := range e.TraceIDs {
-				ids[i] = sanitize(id)
+				ids[i] = htmlTrace{ID: sanitize(id), URL: opt.traceLink(sanitize(id))}
 			}
 			hc.Evidence = append(hc.Evidence, htmlEvidence{Text: evidenceText(e), TraceIDs: ids})
 		}
 		d.Causes = append(d.Causes, hc)
 	}
-	for _, h := range c.Heatmaps {
-		d.Heatmaps = append(d.Heatmaps, newHTMLHeat(h))
+	maps := cardHeatmaps(c)
+	labelW := heatLabelWidth(maps)
+	for _, h := range maps {
+		d.Heatmaps = append(d.Heatmaps, newHTMLHeat(h, labelW))
 	}
 	for i, f := range c.Warnings {
 		d.Footnotes = append(d.Footnotes, htmlFootnote{N: footnoteN(f, i), Text: footnoteText(f)})
@@ -167,6 +179,8 @@ type htmlGraph struct {
 type htmlNode struct {
 	X, Y, W, H, TX, TY1, TY2  int
 	Class, Full, Line1, Line2 string
+	Rank                      string // "#1" on a top cause's box
+	RX, RY                    int    // where the rank is written
 }
 
 type htmlEdge struct {
@@ -198,6 +212,7 @@ func newHTMLGraph(causes []Cause, top int) htmlGraph {
 	var edges []edge
 	seenEdge := map[[2]int]bool{}
 	isRoot := map[int]bool{}
+	rankOf := map[int]string{}
 	target := -1
 	for ci, cs := range causes {
 		if ci >= top {
@@ -215,6 +230,7 @@ func newHTMLGraph(causes []Cause, top int) htmlGraph {
 			}
 			if si == 0 {
 				isRoot[id] = true
+				rankOf[id] = strings.TrimPrefix(rankOf[id]+","+fmt.Sprintf("#%d", cs.Rank), ",")
 			}
 			if si == len(cs.Path)-1 {
 				target = id
@@ -264,15 +280,54 @@ func newHTMLGraph(causes []Cause, top int) htmlGraph {
 		case i == target:
 			class = "target"
 		}
-		g.Nodes = append(g.Nodes, htmlNode{X: x, Y: y, W: gNodeW, H: gNodeH, TX: x + 6, TY1: y + 15, TY2: y + 29,
-			Class: class, Full: sanitize(keys[i]), Line1: truncate(sanitize(s.Node), 31), Line2: truncate(sanitize(s.Signal), 31)})
+		n := htmlNode{X: x, Y: y, W: gNodeW, H: gNodeH, TX: x + 6, TY1: y + 15, TY2: y + 29,
+			Class: class, Full: sanitize(keys[i]), Line1: truncate(sanitize(s.Node), 31), Line2: truncate(sanitize(s.Signal), 31)}
+		if r := rankOf[i]; r != "" {
+			n.Rank, n.RX, n.RY = r, x+gNodeW-6, y+15
+			n.Line1 = truncate(sanitize(s.Node), 31-runeLen(r)-1)
+		}
+		g.Nodes = append(g.Nodes, n)
 	}
+	var placed [][2]int // label centres so far
 	for _, e := range edges {
 		x1, y1 := gPad+col[e.from]*gColW+gNodeW, gPad+row[e.from]*gRowH+gNodeH/2
 		x2, y2 := gPad+col[e.to]*gColW, gPad+row[e.to]*gRowH+gNodeH/2
-		g.Edges = append(g.Edges, htmlEdge{X1: x1, Y1: y1, X2: x2, Y2: y2, LX: (x1 + x2) / 2, LY: (y1+y2)/2 - 4, Label: e.lag})
+		he := htmlEdge{X1: x1, Y1: y1, X2: x2, Y2: y2, Label: e.lag}
+		if e.lag != "" {
+			he.LX, he.LY = labelSpot(x1, y1, x2, y2, placed)
+			placed = append(placed, [2]int{he.LX, he.LY})
+		}
+		g.Edges = append(g.Edges, he)
 	}
 	return g
+}
+
+// labelSpot places an edge's lag label on the edge (the middle, else a
+// third or two thirds along, ...) where it overlaps no label placed
+// before (labels are about 50×12 px); the middle when nothing is free.
+func labelSpot(x1, y1, x2, y2 int, placed [][2]int) (int, int) {
+	for _, f := range []float64{0.5, 0.3, 0.7, 0.2, 0.8, 0.4, 0.6} {
+		x := x1 + int(f*float64(x2-x1))
+		y := y1 + int(f*float64(y2-y1)) - 4
+		free := true
+		for _, p := range placed {
+			if abs(p[0]-x) < 52 && abs(p[1]-y) < 13 {
+				free = false
+				break
+			}
+		}
+		if free {
+			return x, y
+		}
+	}
+	return (x1 + x2) / 2, (y1+y2)/2 - 4
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // htmlHeat is one heatmap's SVG geometry.
@@ -317,16 +372,42 @@ const (
 	hMaxCols = 150
 )
 
-// newHTMLHeat lays out h: labels right-aligned left of the grid, at most
-// hMaxCols columns (merged by maximum), ticks on the time axis, dashed onset
-// and alert markers, and a ten-step legend.
-func newHTMLHeat(h Heatmap) htmlHeat {
+// heatLabelMax is the longest heatmap row label drawn, in runes (longer
+// ones lose their middle).
+const heatLabelMax = 64
+
+// heatLabelWidth is the label column every heatmap of a card shares, in
+// px, so that their columns line up on one time axis.
+func heatLabelWidth(maps []Heatmap) int {
+	w := 60
+	for _, h := range maps {
+		for _, r := range h.Rows {
+			w = max(w, 7*min(runeLen(sanitize(r.Label))+htmlTargetLen(r), heatLabelMax)+10)
+		}
+	}
+	return w
+}
+
+// htmlTargetLen is the room of the target mark after a label.
+func htmlTargetLen(r HeatRow) int {
+	if r.Target {
+		return runeLen(" " + targetMark)
+	}
+	return 0
+}
+
+// newHTMLHeat lays out h: labels right-aligned left of the grid in a
+// column labelW px wide (shared by the card's heatmaps), at most hMaxCols
+// columns (merged by maximum), ticks on the time axis, dashed onset and
+// alert markers, and a ten-step legend.
+func newHTMLHeat(h Heatmap, labelW int) htmlHeat {
 	v := newHeatView(h, hMaxCols)
-	labelW := 60
 	labels := make([]string, len(v.Rows))
 	for i, r := range v.Rows {
-		labels[i] = truncate(sanitize(r.Label), 40) // right-aligned: SVG would collapse an indent
-		labelW = max(labelW, 7*runeLen(labels[i])+10)
+		labels[i] = truncateMiddle(sanitize(r.Label), heatLabelMax-htmlTargetLen(r)) // right-aligned: SVG would collapse an indent
+		if r.Target {
+			labels[i] += " " + targetMark
+		}
 	}
 	cellW := 24
 	if v.Cols > 0 {
@@ -335,7 +416,7 @@ func newHTMLHeat(h Heatmap) htmlHeat {
 	x0 := labelW
 	gridH := len(v.Rows) * hCellH
 	axisY := hTop + gridH
-	out := htmlHeat{Rank: h.CauseRank, Title: sanitize(h.Title), Axis: heatAxisText(v) + markerText(h),
+	out := htmlHeat{Rank: h.CauseRank, Title: heatTitle(h), Axis: heatAxisText(v) + markerText(h),
 		W: x0 + v.Cols*cellW + 20, NoDataFill: heatNoDataColor}
 	out.W = max(out.W, x0+330)
 	for i, row := range v.Cells {
@@ -370,7 +451,7 @@ func newHTMLHeat(h Heatmap) htmlHeat {
 		out.Legend = append(out.Legend, htmlRect{X: x0 + k*14, Y: out.LegendY, W: 14, H: 10, Fill: heatColor((float64(k) + 0.5) / 10)})
 	}
 	out.LegendX1 = x0 + 10*14 + 6
-	out.NoDataX = out.LegendX1 + 80
+	out.NoDataX = out.LegendX1 + 120
 	out.NoDataTX = out.NoDataX + 18
 	out.H = out.LegendY + 16
 	return out

@@ -68,7 +68,7 @@ func TestJSONSchema(t *testing.T) {
 // and nil slices.
 func TestJSONEncoding(t *testing.T) {
 	c := abstainCard()
-	c.Heatmaps = []Heatmap{{CauseRank: 1, Rows: []HeatRow{{"a", 0}}, Start: t0.Add(1500 * time.Millisecond),
+	c.Heatmaps = []Heatmap{{CauseRank: 1, Rows: []HeatRow{{Label: "a"}}, Start: t0.Add(1500 * time.Millisecond),
 		Slice: 1500 * time.Millisecond, Cells: [][]float64{{0.5, math.NaN(), math.Inf(1)}}}}
 	var doc map[string]any
 	out := render(t, c, "json", RenderOptions{})

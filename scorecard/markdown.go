@@ -36,10 +36,18 @@ func mdFence(body string) string {
 
 // mdWriter renders GitHub-flavoured Markdown that also reads well as plain
 // text (GitLab, Jira Cloud's Markdown paste).
-type mdWriter struct{ ew *errWriter }
+type mdWriter struct {
+	ew  *errWriter
+	opt RenderOptions
+}
 
-func renderMarkdown(w io.Writer, c *Card, _ RenderOptions) error {
-	m := &mdWriter{ew: &errWriter{w: w}}
+// mdFoldRows is the longest table shown open; a longer one is folded in a
+// <details> element (GitHub and GitLab render it; elsewhere it reads as
+// the table).
+const mdFoldRows = 12
+
+func renderMarkdown(w io.Writer, c *Card, opt RenderOptions) error {
+	m := &mdWriter{ew: &errWriter{w: w}, opt: opt}
 	m.header(c)
 	m.causes(c)
 	for _, cs := range c.Causes {
@@ -47,10 +55,43 @@ func renderMarkdown(w io.Writer, c *Card, _ RenderOptions) error {
 	}
 	m.heatmaps(c)
 	m.footnotes(c)
-	m.inputs(c)
 	m.inventory(c)
+	m.inputs(c)
 	m.manifest(c)
 	return m.ew.err
+}
+
+// fold opens a <details> block around a long table (rows > mdFoldRows);
+// the returned function closes it.
+func (m *mdWriter) fold(rows int, summary string) func() {
+	if rows <= mdFoldRows {
+		return func() {}
+	}
+	m.p("<details><summary>%s</summary>", md(summary))
+	m.p("")
+	return func() {
+		m.p("")
+		m.p("</details>")
+	}
+}
+
+// traceRefs renders trace IDs as code, linked to the Jaeger UI when
+// RenderOptions.TraceURL is set.
+func (m *mdWriter) traceRefs(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = md(id)
+		if link := m.opt.traceLink(sanitize(id)); link != "" && mdSafeURL(link) {
+			out[i] = "[" + out[i] + "](" + link + ")"
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// mdSafeURL reports whether a link can go into Markdown as it is: http(s)
+// and none of the characters that end or escape a link.
+func mdSafeURL(u string) bool {
+	return (strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")) && !strings.ContainsAny(u, " ()<>[]`\"\\\n\r")
 }
 
 func (m *mdWriter) p(format string, args ...any) { m.ew.printf(format+"\n", args...) }
@@ -77,24 +118,22 @@ func (m *mdWriter) header(c *Card) {
 	}
 	m.p("")
 	in := c.Incident
-	m.row("", "")
-	m.row("---", "---")
-	m.row("Target", md(targetText(in.Target)))
+	m.p("- **Target:** %s", md(targetText(in.Target)))
 	if in.TargetChosenBy != "" {
-		m.row("Target chosen by", md(in.TargetChosenBy))
+		m.p("  (chosen by %s)", md(in.TargetChosenBy))
 	}
-	m.row("At", fmtTime(in.At))
+	at := fmtTime(in.At)
 	if in.AtChosenBy != "" {
-		m.row("At chosen by", md(in.AtChosenBy))
+		at += " (" + md(in.AtChosenBy) + ")"
 	}
+	m.p("- **At:** %s", at)
 	if in.AlertName != "" || in.AlertAt != 0 {
-		m.row("Alert", md(in.AlertName)+" at "+fmtTime(in.AlertAt))
+		m.p("- **Alert:** %s at %s", md(in.AlertName), fmtTime(in.AlertAt))
 	}
-	m.row("Window", fmtRange(in.WindowStart, in.WindowEnd))
-	m.row("Baseline", fmtRange(in.BaselineStart, in.BaselineEnd))
-	m.row("Tool", md(toolLine(c)))
+	m.p("- **Window:** %s; **baseline:** %s", fmtRange(in.WindowStart, in.WindowEnd), fmtRange(in.BaselineStart, in.BaselineEnd))
+	m.p("- **Tool:** %s", md(toolLine(c)))
 	if c.Sampling != "" {
-		m.row("Sampling", md(c.Sampling))
+		m.p("- **Sampling:** %s", md(c.Sampling))
 	}
 }
 
@@ -103,9 +142,19 @@ func (m *mdWriter) causes(c *Card) {
 	m.p("### Ranked causes")
 	m.p("")
 	if len(c.Causes) > 0 {
-		m.row("#", "service", "component", "signal", "score", "confidence", "explained", "severity", "state")
-		m.row("--:", "---", "---", "---", "--:", "--:", "---", "---", "---")
+		comparison := isComparison(c)
+		if comparison { // no confidence, counterfactual or state
+			m.row("#", "service", "component", "signal", "score")
+			m.row("--:", "---", "---", "---", "--:")
+		} else {
+			m.row("#", "service", "component", "signal", "score", "confidence", "explained", "severity", "state")
+			m.row("--:", "---", "---", "---", "--:", "--:", "---", "---", "---")
+		}
 		for _, cs := range c.Causes {
+			if comparison {
+				m.row(fmt.Sprint(cs.Rank), md(cs.Service), md(causeComponent(cs)), md(cs.Signal), fmtScore(cs.Score))
+				continue
+			}
 			m.row(fmt.Sprint(cs.Rank), md(cs.Service), md(causeComponent(cs)), md(cs.Signal), fmtScore(cs.Score),
 				fmtConf(cs.Confidence), strings.TrimSpace(fmtShare(cs.Intervention.ExplainedShare)+" "+fmtInterval(cs.Intervention.Interval)),
 				md(cs.Severity), md(cs.State))
@@ -115,15 +164,23 @@ func (m *mdWriter) causes(c *Card) {
 		m.p("No candidate causes.")
 		m.p("")
 	}
-	m.p("Unexplained: %s of the target's deviation. %s.", fmtShare(c.Unexplained), md(prunedText(c.Pruned)))
+	if isComparison(c) {
+		m.p("%s.", md(prunedText(c.Pruned)))
+	} else {
+		m.p("Unexplained: %s of the target's deviation. %s.", fmtShare(c.Unexplained), md(prunedText(c.Pruned)))
+	}
 }
 
 func (m *mdWriter) cause(cs Cause) {
 	m.p("")
 	m.p("#### %d. %s %s", cs.Rank, md(causeComponent(cs)), md(cs.Signal))
 	m.p("")
+	conf := "confidence " + fmtConf(cs.Confidence)
+	if fmtConf(cs.Confidence) == "~" {
+		conf = ""
+	}
 	m.p("- **Summary:** %s", md(joinNonEmpty([]string{cs.Service, cs.Severity, cs.State,
-		"score " + fmtScore(cs.Score), "confidence " + fmtConf(cs.Confidence)}, " · ")))
+		"score " + fmtScore(cs.Score), conf}, " · ")))
 	if iv := cs.Intervention; iv.Target != "" {
 		m.p("- **Intervention:** do(%s := baseline): target %s → %s, explains %s %s", md(iv.Target),
 			md(fmtValue(iv.Observed, iv.Unit)), md(fmtValue(iv.Counterfactual, iv.Unit)),
@@ -141,7 +198,7 @@ func (m *mdWriter) cause(cs Cause) {
 		for _, e := range cs.Evidence {
 			m.p("  - %s", md(evidenceText(e)))
 			if len(e.TraceIDs) > 0 {
-				m.p("    traces: %s", md(strings.Join(e.TraceIDs, ", ")))
+				m.p("    traces: %s", m.traceRefs(e.TraceIDs))
 			}
 		}
 	}
@@ -150,26 +207,26 @@ func (m *mdWriter) cause(cs Cause) {
 	}
 }
 
+// heatmaps writes every heatmap in one fenced text block on one time axis
+// (as the text format draws them), after the legend in words.
 func (m *mdWriter) heatmaps(c *Card) {
-	if len(c.Heatmaps) == 0 {
+	maps := cardHeatmaps(c)
+	if len(maps) == 0 {
 		return
 	}
 	m.p("")
-	m.p("### Bottleneck heatmaps")
-	for _, h := range c.Heatmaps {
-		m.p("")
-		m.p("#### Cause %d: %s", h.CauseRank, md(h.Title))
-		m.p("")
-		var tw strings.Builder
-		t := &textWriter{ew: &errWriter{w: &tw}, width: DefaultWidth}
-		t.heatmap(h)
-		body := strings.TrimLeft(tw.String(), "\n")
-		body += "  " + heatLegendText() + "\n"
-		f := mdFence(body)
-		m.p("%stext", f)
-		m.ew.printf("%s", body)
-		m.p("%s", f)
-	}
+	m.p("### Heatmaps")
+	m.p("")
+	m.p("%s", md(heatLegendText()))
+	m.p("")
+	var tw strings.Builder
+	t := &textWriter{ew: &errWriter{w: &tw}, width: DefaultWidth}
+	t.heatBlock(maps)
+	body := strings.TrimLeft(tw.String(), "\n")
+	f := mdFence(body)
+	m.p("%stext", f)
+	m.ew.printf("%s", body)
+	m.p("%s", f)
 }
 
 func (m *mdWriter) footnotes(c *Card) {
@@ -191,10 +248,11 @@ func (m *mdWriter) inputs(c *Card) {
 	m.p("")
 	m.p("### Inputs")
 	m.p("")
+	defer m.fold(len(c.Inputs), fmt.Sprintf("%d inputs", len(c.Inputs)))()
 	m.row("path", "format", "sha256", "bytes", "time range", "contents")
 	m.row("---", "---", "---", "--:", "---", "---")
 	for _, in := range c.Inputs {
-		m.row(md(in.Path), md(in.Format), md(sha12(in.SHA256)), fmt.Sprint(in.Size), fmtRange(in.Start, in.End), md(inputCounts(in)))
+		m.row(md(in.Path), md(in.Format), md(in.SHA256), fmt.Sprint(in.Size), fmtRange(in.Start, in.End), md(inputCounts(in)))
 	}
 }
 
@@ -205,6 +263,7 @@ func (m *mdWriter) inventory(c *Card) {
 	m.p("")
 	m.p("### Inventory")
 	m.p("")
+	defer m.fold(len(c.Inventory.Entities), fmt.Sprintf("%d entities", len(c.Inventory.Entities)))()
 	m.row("kind", "name", "service", "node", "signals")
 	m.row("---", "---", "---", "---", "---")
 	for _, e := range c.Inventory.Entities {
@@ -228,11 +287,5 @@ func (m *mdWriter) manifest(c *Card) {
 		m.p("%s", f)
 		m.p("")
 	}
-	m.p("Version %s.", md(orDash(mf.Version)))
-	if len(mf.Inputs) > 0 {
-		m.p("")
-		for _, in := range mf.Inputs {
-			m.p("- %s %s", md(in.SHA256), md(in.Path))
-		}
-	}
+	m.p("Version %s; %d inputs pinned by sha256 (the Inputs table; in full in `-o json`).", md(orDash(mf.Version)), len(mf.Inputs))
 }

@@ -24,8 +24,8 @@ func TestMarkdownHostile(t *testing.T) {
 func TestHTMLHostile(t *testing.T) {
 	out := render(t, hostileCard(), "html", RenderOptions{})
 	reporttest.CheckHTML(t, out)
-	t.Run("three heatmaps", func(t *testing.T) {
-		if n := strings.Count(out, `<svg class="heatmap"`); n != 3 {
+	t.Run("overview and three heatmaps", func(t *testing.T) {
+		if n := strings.Count(out, `<svg class="heatmap"`); n != 4 {
 			t.Errorf("%d heatmaps", n)
 		}
 	})

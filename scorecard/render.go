@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -20,6 +21,17 @@ type RenderOptions struct {
 	// Width is the text format's line width in runes; 0 means DefaultWidth.
 	// Widths below MinWidth are raised to MinWidth.
 	Width int
+	// TraceURL, when set, is a Jaeger UI base URL: the HTML and Markdown
+	// reports link every trace ID to TraceURL/trace/ID.
+	TraceURL string
+}
+
+// traceLink is the Jaeger UI address of a trace, "" without a TraceURL.
+func (o RenderOptions) traceLink(id string) string {
+	if o.TraceURL == "" {
+		return ""
+	}
+	return strings.TrimRight(o.TraceURL, "/") + "/trace/" + url.PathEscape(id)
 }
 
 // DefaultWidth is the text format's default line width.
@@ -278,8 +290,11 @@ func prunedText(p Pruned) string {
 		return "no candidates"
 	}
 	s := fmt.Sprintf("showing %d of %d candidates", p.Shown, p.Total)
-	if p.Dropped > 0 {
-		s += fmt.Sprintf("; dropped %d below score %s", p.Dropped, fmtFixed(p.MinScore, 2))
+	switch {
+	case p.Dropped > 0 && p.MinScore > 0:
+		s += fmt.Sprintf("; dropped %d below score %s or ranked lower", p.Dropped, fmtFixed(p.MinScore, 2))
+	case p.Dropped > 0:
+		s += fmt.Sprintf("; %d more ranked lower", p.Dropped)
 	}
 	return s
 }
@@ -332,6 +347,23 @@ func sha12(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// isComparison reports whether the card is a comparison method's (BARO,
+// N-sigma, ...): its causes have no confidence, counterfactual or state.
+func isComparison(c *Card) bool { return c.Method != MethodTCG && c.Method != "" }
+
+// fmtBytes renders a size in binary units: "812 B", "3.4 KiB", "1.2 GiB".
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // inputCounts is "1200 spans, 40 traces, 12 series/4800 pts".

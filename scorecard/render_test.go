@@ -143,9 +143,10 @@ func TestTextContent(t *testing.T) {
 		"gpu/GPU-5a1c9e2f-3b7d-4c11-9a0e-7f3d2b1c4e55:gpu_mem_bw →(+30s)",
 		"edge/api-gateway->tokenizer:latency →(+1m30s) service/api-gateway:latency",
 		"[1] clock skew — traces/jaeger.json (3×)",
-		"sha256 5f2c9a1b03de ",
+		"sha256 5f2c9a1b03de",
 		"$ pipeline-analyze analyze --method tcg --seed 42",
-		"0.0 (blue)", "1.0 (red)",
+		"· under 2σ", "█ 8σ or more", "◀ target",
+		"  Overview: every service by call depth",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text output lacks %q", want)
@@ -227,7 +228,8 @@ func TestFormatHelpers(t *testing.T) {
 		{"interval", fmtInterval([2]float64{0.72, 0.88}), "[72–88%]"},
 		{"interval NaN", fmtInterval([2]float64{math.NaN(), math.NaN()}), ""},
 		{"negative zero", fmtFixed(-0.0001, 2), "0.00"},
-		{"pruned", prunedText(Pruned{Shown: 8, Total: 143, Dropped: 135, MinScore: 0.05}), "showing 8 of 143 candidates; dropped 135 below score 0.05"},
+		{"pruned", prunedText(Pruned{Shown: 8, Total: 143, Dropped: 135, MinScore: 0.05}), "showing 8 of 143 candidates; dropped 135 below score 0.05 or ranked lower"},
+		{"pruned without a score floor", prunedText(Pruned{Shown: 10, Total: 182, Dropped: 172}), "showing 10 of 182 candidates; 172 more ranked lower"},
 		{"quote plain", shellQuote("--seed=42"), "--seed=42"},
 		{"quote space", shellQuote("a b"), "'a b'"},
 		{"quote quote", shellQuote("it's"), `'it'\''s'`},
@@ -248,7 +250,7 @@ func TestFormatHelpers(t *testing.T) {
 func TestHeatView(t *testing.T) {
 	nan := math.NaN()
 	h := Heatmap{
-		Rows:  []HeatRow{{"b", 2}, {"a", 0}, {"c", 1}, {"d", 0}},
+		Rows:  []HeatRow{{Label: "b", Depth: 2}, {Label: "a"}, {Label: "c", Depth: 1}, {Label: "d"}},
 		Start: t0, Slice: 10 * time.Second,
 		Cells: [][]float64{{0.1, 0.2, 0.3, 0.4, 0.5}, {nan, nan, 1, nan, 0.2}, {0, 0, 0, 0, 0}, {0.9}},
 		Onset: t0.Add(25 * time.Second), Alert: t0.Add(time.Hour),

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -19,13 +20,14 @@ const (
 
 // textWriter renders the text format: a terminal report that fits Width runes.
 type textWriter struct {
-	ew    *errWriter
-	width int
-	color bool
+	ew         *errWriter
+	width      int
+	color      bool
+	comparison bool // a comparison method's card: no confidence, counterfactual or state
 }
 
 func renderText(w io.Writer, c *Card, opt RenderOptions) error {
-	t := &textWriter{ew: &errWriter{w: w}, width: opt.Width, color: opt.Color}
+	t := &textWriter{ew: &errWriter{w: w}, width: opt.Width, color: opt.Color, comparison: isComparison(c)}
 	t.header(c)
 	t.verdict(c)
 	t.causes(c)
@@ -34,8 +36,8 @@ func renderText(w io.Writer, c *Card, opt RenderOptions) error {
 	}
 	t.heatmaps(c)
 	t.footnotes(c)
-	t.inputs(c)
 	t.inventory(c)
+	t.inputs(c)
 	t.manifest(c)
 	return t.ew.err
 }
@@ -140,6 +142,13 @@ func (t *textWriter) causes(c *Card) {
 				strings.TrimSpace(fmtShare(cs.Intervention.ExplainedShare) + " " + fmtInterval(cs.Intervention.Interval)),
 				sanitize(cs.State)}
 		}
+		if t.comparison {
+			// A comparison method has no confidence, counterfactual or state.
+			cols = cols[:5]
+			for i := range rows {
+				rows[i] = rows[i][:5]
+			}
+		}
 		t.table(cols, rows, func(r, col int) string {
 			if col == 0 || col == 2 {
 				return severityCode(c.Causes[r].Severity)
@@ -147,13 +156,23 @@ func (t *textWriter) causes(c *Card) {
 			return ""
 		})
 	}
-	t.line(fmt.Sprintf("  unexplained: %s of the target's deviation", fmtShare(c.Unexplained)))
-	t.line("  " + prunedText(c.Pruned))
+	if !t.comparison {
+		t.line(fmt.Sprintf("  unexplained: %s of the target's deviation", fmtShare(c.Unexplained)))
+	}
+	t.para("  ", "  ", prunedText(c.Pruned), "")
 }
 
 func (t *textWriter) cause(cs Cause) {
 	t.section(fmt.Sprintf("#%d %s", cs.Rank, truncate(sanitize(causeComponent(cs)+" "+cs.Signal), t.width-8)))
-	meta := []string{sanitize(cs.Service), sanitize(cs.Severity), sanitize(cs.State), "score " + fmtScore(cs.Score), "confidence " + fmtConf(cs.Confidence)}
+	conf := "confidence " + fmtConf(cs.Confidence)
+	if fmtConf(cs.Confidence) == "~" {
+		conf = ""
+	}
+	state := sanitize(cs.State)
+	if t.comparison {
+		state = ""
+	}
+	meta := []string{sanitize(cs.Service), sanitize(cs.Severity), state, "score " + fmtScore(cs.Score), conf}
 	t.para("  ", "  ", joinNonEmpty(meta, " · "), "")
 	iv := cs.Intervention
 	if iv.Target != "" {
@@ -209,60 +228,117 @@ func bar(v float64, n int) string {
 }
 
 func (t *textWriter) heatmaps(c *Card) {
-	if len(c.Heatmaps) == 0 {
+	maps := cardHeatmaps(c)
+	if len(maps) == 0 {
 		return
 	}
-	t.section("Bottleneck heatmaps")
-	for _, h := range c.Heatmaps {
-		t.heatmap(h)
-	}
+	t.section("Heatmaps")
 	t.para("  ", "  ", heatLegendText(), "")
+	t.heatBlock(maps)
 }
 
-func (t *textWriter) heatmap(h Heatmap) {
-	labels := make([]string, 0, len(h.Rows))
+// cardHeatmaps is the overview (when it has rows) and the bottleneck
+// heatmaps, in display order.
+func cardHeatmaps(c *Card) []Heatmap {
+	var maps []Heatmap
+	if len(c.Overview.Rows) > 0 {
+		maps = append(maps, c.Overview)
+	}
+	return append(maps, c.Heatmaps...)
+}
+
+// heatTitle is a heatmap's caption: "Overview: …" or "#2 …".
+func heatTitle(h Heatmap) string {
+	if h.CauseRank == 0 {
+		return "Overview: " + sanitize(h.Title)
+	}
+	return fmt.Sprintf("#%d %s", h.CauseRank, sanitize(h.Title))
+}
+
+// targetMark follows the incident target's row.
+const targetMark = "◀ target"
+
+// heatBlock writes the heatmaps on one time axis: the same label width and
+// columns for all, each with its markers line, and one axis at the bottom.
+func (t *textWriter) heatBlock(maps []Heatmap) {
 	lw := 8
-	for _, r := range h.Rows {
-		lw = max(lw, runeLen(depthLabel(r)))
-	}
-	lw = min(lw, 32)
-	avail := t.width - 2 - lw - 1
-	v := newHeatView(h, avail)
-	t.line("")
-	t.line(t.paint(ansiBold, truncate(fmt.Sprintf("  #%d %s", h.CauseRank, sanitize(h.Title)), t.width)))
-	// Rows were stably reordered by depth: take the labels in view order.
-	labels = labels[:0]
-	for _, r := range v.Rows {
-		labels = append(labels, depthLabel(r))
-	}
-	if v.Onset >= 0 || v.Alert >= 0 {
-		m := []rune(strings.Repeat(" ", v.Cols))
-		if v.Onset >= 0 {
-			m[v.Onset] = '▼'
+	for _, h := range maps {
+		for _, r := range h.Rows {
+			lw = max(lw, runeLen(depthLabel(r)))
 		}
-		if v.Alert >= 0 {
-			m[v.Alert] = '!'
-		}
-		t.line(strings.TrimRight("  "+strings.Repeat(" ", lw+1)+string(m), " "))
 	}
-	for i, row := range v.Cells {
-		var sb strings.Builder
-		for _, x := range row {
-			lv := heatLevel(x)
-			if lv < 0 {
-				sb.WriteRune(heatNoData)
-				continue
+	lw = min(lw, t.width-2-1-runeLen(targetMark)-2-20)
+	avail := t.width - 2 - lw - 1 - runeLen(targetMark) - 2
+	var last heatView
+	for _, h := range maps {
+		v := newHeatView(h, avail)
+		last = v
+		t.line("")
+		t.line(t.paint(ansiBold, truncate("  "+heatTitle(h), t.width)))
+		if v.Onset >= 0 || v.Alert >= 0 {
+			m := []rune(strings.Repeat(" ", v.Cols))
+			if v.Onset >= 0 {
+				m[v.Onset] = '▼'
 			}
-			sb.WriteString(t.paint(fmt.Sprintf("38;5;%d", heatANSI[lv]), string(heatShades[lv])))
+			if v.Alert >= 0 {
+				m[v.Alert] = '!'
+			}
+			t.line(strings.TrimRight("  "+strings.Repeat(" ", lw+1)+string(m), " "))
 		}
-		t.line(strings.TrimRight("  "+pad(truncate(labels[i], lw), lw)+" "+sb.String(), " "))
+		for i, row := range v.Cells {
+			var sb strings.Builder
+			for _, x := range row {
+				lv := heatLevel(x)
+				if lv < 0 {
+					sb.WriteRune(heatNoData)
+					continue
+				}
+				sb.WriteString(t.paint(fmt.Sprintf("38;5;%d", heatANSI[lv]), string(heatShades[lv])))
+			}
+			mark := ""
+			if v.Rows[i].Target {
+				mark = "  " + targetMark
+			}
+			t.line(strings.TrimRight("  "+pad(truncateMiddle(depthLabel(v.Rows[i]), lw), lw)+" "+sb.String()+mark, " "))
+		}
+		if h.Onset != 0 || h.Alert != 0 {
+			t.para("  ", "  ", strings.TrimPrefix(markerText(h), "; "), ansiDim)
+		}
 	}
-	t.para("  ", "  ", heatAxisText(v)+markerText(h), ansiDim)
+	t.line(strings.TrimRight("  "+strings.Repeat(" ", lw+1)+heatTicks(last), " "))
+	t.para("  ", "  ", heatAxisText(last), ansiDim)
+}
+
+// heatTicks is the time axis under the columns: "|02:25     |02:30" with a
+// tick every ten columns (at most every column's width allows).
+func heatTicks(v heatView) string {
+	every := 10
+	r := []rune(strings.Repeat(" ", v.Cols+6))
+	for c := 0; c < v.Cols; c += every {
+		label := "|" + v.Start.Add(v.Slice*time.Duration(c)).Std().Format("15:04")
+		for k, ch := range label {
+			if c+k < len(r) {
+				r[c+k] = ch
+			}
+		}
+	}
+	return strings.TrimRight(string(r), " ")
 }
 
 // depthLabel is a row label indented one space per depth level (at most 3).
 func depthLabel(r HeatRow) string {
 	return strings.Repeat(" ", min(max(r.Depth, 0), 3)) + sanitize(r.Label)
+}
+
+// truncateMiddle shortens s to n runes by eliding its middle, so that the
+// end (a label's signal and facet) stays visible.
+func truncateMiddle(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 5 {
+		return truncate(s, n)
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
 // markerText is "; ▼ onset <t>; ! alert <t>" for the markers that are set.
@@ -300,18 +376,37 @@ func footnoteText(f Footnote) string {
 	return s + ": " + sanitize(f.Message)
 }
 
+// inputs lists every input: status and path (never split), then its
+// format, size, contents and sha256 prefix, on the same line when they
+// fit, else on the next.
 func (t *textWriter) inputs(c *Card) {
 	if len(c.Inputs) == 0 {
 		return
 	}
 	t.section("Inputs")
+	pw := 0
+	for _, in := range c.Inputs {
+		pw = max(pw, runeLen(sanitize(in.Path)))
+	}
+	pw = min(pw, t.width/2)
 	for _, in := range c.Inputs {
 		mark := "ok  "
 		if in.Skipped {
 			mark = "skip"
 		}
-		t.para("  "+mark+" ", "       ", fmt.Sprintf("%s  %s  sha256 %s  %d bytes", sanitize(in.Path), sanitize(in.Format), sha12(in.SHA256), in.Size), "")
-		t.para("       ", "       ", fmtRange(in.Start, in.End)+" · "+inputCounts(in), ansiDim)
+		what := strings.Join([]string{sanitize(in.Format), fmtBytes(in.Size), inputCounts(in), "sha256 " + sha12(in.SHA256)}, " · ")
+		path := sanitize(in.Path)
+		head := "  " + mark + " " + pad(path, pw) + "  "
+		switch {
+		case runeLen(head)+runeLen(what) <= t.width:
+			t.line(head + t.paint(ansiDim, what))
+			continue
+		case runeLen(path)+7 <= t.width:
+			t.line("  " + mark + " " + path)
+		default: // longer than a line: split at its '/' (wrap), never mid-name when a name fits
+			t.para("  "+mark+" ", "       ", path, "")
+		}
+		t.para("         ", "         ", what, ansiDim)
 	}
 }
 
@@ -336,6 +431,9 @@ func (t *textWriter) inventory(c *Card) {
 	t.para("  ", "  ", fmt.Sprintf("%d entities: %s", len(c.Inventory.Entities), strings.Join(parts, ", ")), "")
 }
 
+// manifest writes the rerun command, wrapped at argument boundaries with
+// shell line continuations (so it pastes as it is), and the version; the
+// inputs' hashes are the Inputs section's (full ones in -o json).
 func (t *textWriter) manifest(c *Card) {
 	m := c.Manifest
 	if len(m.Args) == 0 && len(m.Inputs) == 0 && m.Version == "" {
@@ -343,12 +441,31 @@ func (t *textWriter) manifest(c *Card) {
 	}
 	t.section("Rerun")
 	if len(m.Args) > 0 {
-		t.para("  $ ", "      ", commandLine(m), ansiCyan)
+		for _, l := range shellLines(m, t.width-6) {
+			if runeLen(l)+2 > t.width { // one argument longer than a line
+				t.para("  ", "      ", l, ansiCyan)
+				continue
+			}
+			t.line("  " + t.paint(ansiCyan, l))
+		}
 	}
-	t.para("  ", "  ", fmt.Sprintf("version %s", orDash(sanitize(m.Version))), "")
-	for _, in := range m.Inputs {
-		t.para("  ", "    ", sanitize(in.SHA256)+"  "+sanitize(in.Path), ansiDim)
+	t.para("  ", "  ", fmt.Sprintf("version %s; %d inputs pinned by sha256 (above; in full in -o json)", orDash(sanitize(m.Version)), len(m.Inputs)), "")
+}
+
+// shellLines is the manifest's command as "$ cmd a b \" lines of at most
+// width runes, broken only between arguments.
+func shellLines(m Manifest, width int) []string {
+	var lines []string
+	cur := "$"
+	for i, a := range m.Args {
+		q := shellQuote(sanitize(a))
+		if i > 0 && runeLen(cur)+1+runeLen(q)+2 > width {
+			lines = append(lines, cur+" \\")
+			cur = "   "
+		}
+		cur += " " + q
 	}
+	return append(lines, cur)
 }
 
 // textCol is one column of a text table; min is the narrowest it may shrink to
@@ -444,8 +561,10 @@ func truncate(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-// wrap splits text into lines of at most width runes at spaces, hard-breaking
-// words longer than a line. It always returns at least one line.
+// wrap splits text into lines of at most width runes at spaces. A word
+// longer than a line is broken after a ',', '/', '&' or ';' where it can
+// be (a series' labels, a path's directories), so a name is split only when
+// it alone is longer than a line. It always returns at least one line.
 func wrap(text string, width int) []string {
 	width = max(width, 10)
 	var lines []string
@@ -461,8 +580,13 @@ func wrap(text string, width int) []string {
 		}
 		for len(cur)+len(wr) > width {
 			k := width - len(cur)
+			if b := lastBreak(wr[:k]); b > 0 {
+				k = b
+			} else if len(cur) > 0 {
+				k = 0 // start the word on a fresh line before splitting it
+			}
 			cur = append(cur, wr[:k]...)
-			lines = append(lines, string(cur))
+			lines = append(lines, strings.TrimRight(string(cur), " "))
 			cur, wr = cur[:0], wr[k:]
 		}
 		cur = append(cur, wr...)
@@ -471,6 +595,18 @@ func wrap(text string, width int) []string {
 		lines = append(lines, string(cur))
 	}
 	return lines
+}
+
+// lastBreak is the index after the last break character of w (a ',', '/',
+// '&' or ';' not at its start), 0 when none.
+func lastBreak(w []rune) int {
+	for i := len(w) - 1; i > 0; i-- {
+		switch w[i] {
+		case ',', '/', '&', ';':
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // joinNonEmpty joins the non-empty parts with sep.

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -19,107 +22,118 @@ import (
 const analyzeUsage = `pipeline-analyze finds the root cause of an incident in an LLM-serving or
 microservice system from Jaeger/OTLP traces, Prometheus query_range files,
 GPU data (NVML recordings, nvidia-smi, DCGM, Nsight, Kineto), Kubernetes
-events and the Alertmanager payload that fired.
+events, logs and the Alertmanager payload that fired.
 
 Usage:
-  pipeline-analyze [flags] PATH...        analyse files and directories (recursed; - = stdin)
-  pipeline-analyze                        analyse the embedded demo incident
-  pipeline-analyze eval [flags] DIR...    accuracy on labelled cases (label.json)
-  pipeline-analyze simulate [flags]       write simulated incidents with ground truth
-  pipeline-analyze compare [flags] BEFORE AFTER  did the fix work? verdicts before vs after
-  pipeline-analyze record-gpu [flags]     record NVML samples of every GPU
-
-Formats are sniffed by content; .gz is read transparently.
+  pipeline-analyze [flags] PATH...   analyse files and directories (recursed; - = stdin)
+  pipeline-analyze                   analyse the embedded demo incident
+  pipeline-analyze COMMAND [flags]   one of the commands below
+%s
+Formats are sniffed by content; .gz is read transparently. --target, --at
+and --window are checked against the data before the analysis: a service,
+signal or time the data does not hold is refused (exit 2) with what it holds.
 
 Examples:
-  pipeline-analyze ./incident/
-  pipeline-analyze --window 5m --output-format html --export scorecard.html ./incident/
-  pipeline-analyze --at 2026-11-30T03:12:00Z --target chat-api:latency:p99 traces.json metrics/
-  pipeline-analyze --at now-15m -o json traces.json.gz prom/ | jq .causes[0]
-  pipeline-analyze --method baro ./incident/           # the BARO baseline, for comparison
-  pipeline-analyze --fail-on critical ./incident/ || page-someone
+  pipeline-analyze incident/
+  pipeline-analyze --window 5m --output-format html --export scorecard.html incident/
+  pipeline-analyze --at 2026-11-30T02:12:00Z --target api-gateway:latency:p99 incident/
+  pipeline-analyze --at now-5m -o json incident/ | jq .causes[0]
+  pipeline-analyze --method baro incident/           # the BARO baseline, for comparison
+  pipeline-analyze --fail-on critical incident/ || page-someone
+  pipeline-analyze -v -o markdown --export ticket.md --jaeger-ui-url http://jaeger:16686 incident/
+(incident/ is what "pipeline-analyze simulate --fault tool_api_slow --seed 7 --duration 14m
+--out incident" writes.)
 
 Exit status: 0 ok; 1 input or runtime error; 2 usage error; 3 a cause of at
 least --fail-on severity was found.
-
-Flags:
 `
 
 // outputFlags select and place the report.
 type outputFlags struct {
-	format  string
-	export  string
-	quiet   bool
-	version bool
-	failOn  string
-	slice   string
-	dot     string
+	format   string
+	export   string
+	quiet    bool
+	verbose  bool
+	version  bool
+	failOn   string
+	slice    string
+	dot      string
+	jaegerUI string
 }
 
-// runAnalyze is the analysis command. stderr is the safe (redacting,
-// escaping, line-cutting) writer; explain is the same without the line cut,
-// for --explain's long lines; red holds the secrets of the live flags.
-func runAnalyze(args []string, stdin io.Reader, stdout, stderr, explain io.Writer, red *redactor) int {
+func (o *outputFlags) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&o.format, "output-format", "o", "text", "report `FORMAT`: text, json, markdown or html")
+	fs.StringVar(&o.export, "export", "", "write the report to `FILE` (atomically) instead of stdout")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "also every input file and the time of each phase on stderr")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.StringVar(&o.failOn, "fail-on", "never", "exit 3 when a cause of at least this `SEVERITY` is found: critical, warning or never")
+	fs.StringVar(&o.slice, "slice", "30s", "heatmap time-slice `WIDTH`")
+	fs.StringVar(&o.dot, "dot", "", "also write the temporal causal graph in Graphviz DOT to `FILE`")
+	fs.StringVar(&o.jaegerUI, "jaeger-ui-url", "", "link trace IDs in HTML and Markdown reports to this Jaeger UI (`URL`/trace/ID)")
+	setGroup(fs, groupOutput, "output-format", "export", "quiet", "verbose", "version", "fail-on", "slice", "dot", "jaeger-ui-url")
+}
+
+// analyzeOpts are the analysis command's flags.
+type analyzeOpts struct {
+	af        analysisFlags
+	of        outputFlags
+	lf        liveFlags
+	lim       ingest.Limits
+	logEntity string
+}
+
+// newAnalyzeFlags defines the analysis command's flags.
+func newAnalyzeFlags() (*pflag.FlagSet, *analyzeOpts) {
 	fs := pflag.NewFlagSet("pipeline-analyze", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var af analysisFlags
-	var of outputFlags
-	af.register(fs)
-	var lf liveFlags
-	lf.register(fs)
-	fs.StringVarP(&of.format, "output-format", "o", "text", "report format: text, json, markdown or html")
-	fs.StringVar(&of.export, "export", "", "write the report to FILE (atomically) instead of stdout")
-	fs.BoolVarP(&of.quiet, "quiet", "q", false, "no progress on stderr")
-	fs.BoolVar(&of.version, "version", false, "print the version and exit")
-	fs.StringVar(&of.failOn, "fail-on", "never", "exit 3 when a cause of at least this severity is found: critical, warning or never")
-	fs.StringVar(&of.slice, "slice", "30s", "heatmap time-slice width")
-	fs.StringVar(&of.dot, "dot", "", "also write the temporal causal graph in Graphviz DOT to FILE")
-	var lim ingest.Limits
-	registerLimitFlags(fs, &lim)
-	var logEntity string
-	fs.StringVar(&logEntity, "log-entity", "", "entity of log files whose data names none (kubectl logs output): pod/NAME, service/NAME or NAME")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, analyzeUsage)
-		fs.PrintDefaults()
+	fs.SortFlags = false
+	o := &analyzeOpts{}
+	o.af.register(fs)
+	registerLimitFlags(fs, &o.lim)
+	fs.StringVar(&o.logEntity, "log-entity", "", "`ENTITY` of log files whose data names none (kubectl logs output): pod/NAME, service/NAME or NAME")
+	setGroup(fs, groupInputs, "log-entity")
+	o.lf.register(fs)
+	o.of.register(fs)
+	return fs, o
+}
+
+// cmdEnv is what a command runs with: the standard streams (stderr the
+// safe writer), the safe writer without the line cut (for --explain), the
+// raw terminal for the live progress line (nil when stderr is not one) and
+// the redactor that receives the live flags' secrets.
+type cmdEnv struct {
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	explain io.Writer
+	tty     io.Writer
+	red     *redactor
+}
+
+// runAnalyze is the analysis command.
+func runAnalyze(args []string, env cmdEnv) int {
+	stdout, stderr, red := env.stdout, env.stderr, env.red
+	fs, o := newAnalyzeFlags()
+	if code, ok := parseFlags(fs, args, "", func(w io.Writer) { writeHelp(w, commandByName("")) }, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "pipeline-analyze: %s\n(run pipeline-analyze --help for usage)\n", oneLine(err.Error()))
-		return 2
-	}
+	af, of, lf := &o.af, &o.of, &o.lf
 	if of.version {
 		fmt.Fprintf(stdout, "pipeline-analyze %s\n", version)
 		return 0
 	}
-	progress := func(format string, a ...any) {
-		if !of.quiet {
-			fmt.Fprintln(stderr, oneLine(fmt.Sprintf(format, a...)))
-		}
-	}
-	okFormat := false
-	for _, f := range scorecard.Formats() {
-		okFormat = okFormat || f == of.format
-	}
-	if !okFormat {
-		return usageError(stderr, fmt.Errorf("--output-format %q: want one of %s", of.format, strings.Join(scorecard.Formats(), ", ")))
-	}
-	switch of.failOn {
-	case "never", "warning", "critical":
-	default:
-		return usageError(stderr, fmt.Errorf("--fail-on %q: want critical, warning or never", of.failOn))
-	}
-	slice, err := parseDuration(of.slice)
-	if err != nil || slice <= 0 {
-		return usageError(stderr, fmt.Errorf("--slice %q: want a positive duration like 30s", of.slice))
+	rep := &reporter{w: stderr, raw: env.tty, quiet: of.quiet, verbose: of.verbose}
+	progress := rep.say
+	slice, err := checkOutputFlags(of)
+	if err != nil {
+		return usageError(stderr, err)
 	}
 	spec, at, topt, copt, err := af.options()
 	if err != nil {
 		return usageError(stderr, err)
 	}
 	if af.explain {
-		copt.Explain = explain
+		copt.Explain = env.explain
 	}
 	if lf.listQueries {
 		return lf.list(stdout, stderr, af.step)
@@ -137,12 +151,12 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr, explain io.Write
 	}
 	untrack := trackTemp(work)
 	defer func() { os.RemoveAll(work); untrack() }()
-	lr, err := lf.prepare(context.Background(), args, fs.Args(), &af, &at, &spec, work, red, progress)
+	lr, err := lf.prepare(context.Background(), args, fs.Args(), af, &at, &spec, work, red, progress)
 	if err != nil {
 		return liveExit(stderr, err)
 	}
 	defer lr.cleanup()
-	paths := lr.paths
+	paths, shown := lr.paths, fs.Args()
 	demo := ""
 	if len(paths) == 0 {
 		dir, err := os.MkdirTemp(work, "demo-*")
@@ -158,25 +172,64 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr, explain io.Write
 		progress("no input given: analysing the embedded demo incident (simulated fault %q, seed %d)", fault, seed)
 		demo = fmt.Sprintf("This is the embedded demo: a simulated %s incident (pipeline-analyze simulate --fault %s --seed %d). "+
 			"Run on your own data with: pipeline-analyze [flags] PATH... (see --help).", fault, fault, seed)
-		paths = []string{dir}
+		paths, shown = []string{dir}, []string{"demo"}
 	}
-	b, err := ingest.Read(paths, stdin, ingest.Options{Step: af.step, Progress: progress, Limits: lim, LogEntity: logEntity, TempDir: work})
+	t0 := time.Now()
+	files, _ := ingest.ExpandPaths(paths)
+	rp := rep.startRead(files)
+	b, err := ingest.Read(paths, env.stdin, ingest.Options{Step: af.step, Progress: rp.callback, Limits: o.lim, LogEntity: o.logEntity, TempDir: work})
+	rp.end()
 	if err != nil {
 		sayErr(stderr, "", err)
 		return 1
 	}
+	rep.phase("read", t0)
 	if demo != "" {
 		relabelInputs(b, paths[0], "demo")
 	}
 	if lr.tempDir != "" {
 		relabelInputs(b, lr.tempDir, "live")
 	}
+	progress("%s", readSummary(b, time.Since(t0)))
+	if err := checkTelemetry(b, shown); err != nil {
+		sayErr(stderr, "", err)
+		return 1
+	}
 	b.Warnings = append(b.Warnings, lr.warnings...)
-	an, err := analyzeBundle(b, spec, at, topt, copt)
+	var notes []string
+	if fs.Changed("target") {
+		if err := checkTarget(b, spec.Target, af.target); err != nil {
+			if !lf.active() {
+				return usageError(stderr, err)
+			}
+			// Live data is what the servers returned, not what was typed
+			// against: a failed query can leave the target out. Say so.
+			notes = append(notes, strings.TrimPrefix(err.Error(), errUsage.Error()+": ")+" (in what the live sources returned)")
+		}
+	}
+	if err := checkAt(b, at); err != nil {
+		return usageError(stderr, err)
+	}
+	t1 := time.Now()
+	inc, err := resolveIncident(b, spec, at)
 	if err != nil {
 		sayErr(stderr, "", err)
 		return 1
 	}
+	windowNotes, err := checkWindow(b, af.timeFlags(fs, at), inc)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	notes = append(notes, windowNotes...)
+	for _, n := range notes {
+		progress("note: %s", n)
+	}
+	an, err := analyzeIncident(b, inc, topt, copt)
+	if err != nil {
+		sayErr(stderr, "", err)
+		return 1
+	}
+	rep.phase("analyse", t1)
 	progress("analysed %d nodes, %d edges, %d anomalous; %d candidates", len(an.graph.Nodes), len(an.graph.Edges), an.graph.AnomalousCount(), an.result.Total)
 	if of.dot != "" {
 		if err := writeFileAtomic(of.dot, []byte(red.replace(an.graph.DOT()))); err != nil {
@@ -184,9 +237,13 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr, explain io.Write
 			return 1
 		}
 	}
+	t2 := time.Now()
 	card := scorecard.Build(b, an.graph, an.result, scorecard.BuildOptions{
 		Version: version, Args: lr.args, Slice: slice, Demo: demo,
 	})
+	for _, n := range notes {
+		card.AddWarning(scorecard.Footnote{Kind: "context", Source: "flags", Count: 1, Message: n})
+	}
 	lr.annotate(card)
 	if demo != "" { // the demo's temporary directory must not reach the report
 		inc := &card.Incident
@@ -198,10 +255,11 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr, explain io.Write
 		color = isTerminal(stdout) && os.Getenv("NO_COLOR") == ""
 	}
 	var sb strings.Builder
-	if err := scorecard.Render(&sb, card, of.format, scorecard.RenderOptions{Color: color, Width: 100}); err != nil {
+	if err := scorecard.Render(&sb, card, of.format, scorecard.RenderOptions{Color: color, Width: 100, TraceURL: of.jaegerUI}); err != nil {
 		sayErr(stderr, "render: ", err)
 		return 1
 	}
+	rep.phase("report", t2)
 	report := red.replace(sb.String()) // no secret leaves the process, whatever a server echoed
 	if of.export != "" {
 		if err := writeFileAtomic(of.export, []byte(report)); err != nil {
@@ -213,10 +271,40 @@ func runAnalyze(args []string, stdin io.Reader, stdout, stderr, explain io.Write
 		sayErr(stderr, "", err)
 		return 1
 	}
+	rep.printPhases()
 	if failOnHit(card, of.failOn) {
 		return 3
 	}
 	return 0
+}
+
+// checkOutputFlags checks -o, --fail-on, --slice and --jaeger-ui-url and
+// returns the slice width.
+func checkOutputFlags(of *outputFlags) (time.Duration, error) {
+	okFormat := false
+	for _, f := range scorecard.Formats() {
+		okFormat = okFormat || f == of.format
+	}
+	if !okFormat {
+		return 0, fmt.Errorf("--output-format %q: want one of %s%s", of.format, strings.Join(scorecard.Formats(), ", "),
+			didYouMean(of.format, scorecard.Formats(), nil))
+	}
+	switch of.failOn {
+	case "never", "warning", "critical":
+	default:
+		return 0, fmt.Errorf("--fail-on %q: want critical, warning or never", of.failOn)
+	}
+	slice, err := parseDuration(of.slice)
+	if err != nil || slice <= 0 {
+		return 0, fmt.Errorf("--slice %q: want a positive duration like 30s", of.slice)
+	}
+	if u := of.jaegerUI; u != "" {
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return 0, fmt.Errorf("--jaeger-ui-url %q: want an http(s) URL such as http://jaeger:16686", u)
+		}
+	}
+	return slice, nil
 }
 
 // analysis is one run of the pipeline on a bundle.
@@ -228,11 +316,22 @@ type analysis struct {
 
 // analyzeBundle resolves the incident, builds the graph and ranks causes.
 func analyzeBundle(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec, topt tcg.Options, copt causal.Options) (*analysis, error) {
-	spec.At = at.resolve(b.End)
-	inc, err := tcg.ResolveIncident(b, spec)
+	inc, err := resolveIncident(b, spec, at)
 	if err != nil {
 		return nil, err
 	}
+	return analyzeIncident(b, inc, topt, copt)
+}
+
+// resolveIncident fills the incident's target and times (tcg.ResolveIncident)
+// with --at resolved against the end of the data.
+func resolveIncident(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec) (tcg.Incident, error) {
+	spec.At = at.resolve(b.End)
+	return tcg.ResolveIncident(b, spec)
+}
+
+// analyzeIncident builds the graph of a resolved incident and ranks causes.
+func analyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options) (*analysis, error) {
 	// Log templates are new, missing or shifted relative to the incident's
 	// own baseline, known only now.
 	b.DeriveLogSeries(inc.BaselineStart, inc.WindowStart)
@@ -247,11 +346,9 @@ func analyzeBundle(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec, topt tc
 	return &analysis{inc: inc, graph: g, result: res}, nil
 }
 
-func usageError(stderr io.Writer, err error) int {
-	msg := strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
-	fmt.Fprintf(stderr, "pipeline-analyze: %s\n(run pipeline-analyze --help for usage)\n", oneLine(msg))
-	return 2
-}
+// usageError writes a usage error of the analysis command in one line and
+// returns 2.
+func usageError(stderr io.Writer, err error) int { return usageErrorFor(stderr, "", err) }
 
 // failOnHit reports whether a cause reaches the --fail-on severity.
 func failOnHit(c *scorecard.Card, failOn string) bool {
@@ -289,7 +386,16 @@ func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		// The error names the temporary file's pattern; say what it means
+		// for the file asked for.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("write %s: directory %s does not exist", path, dir)
+		}
+		return fmt.Errorf("write %s: cannot create a file in %s: %w", path, dir, err)
 	}
 	tmp := f.Name()
 	untrack := trackTemp(tmp)
@@ -333,6 +439,9 @@ func checkOutputs(paths []string, outs ...string) error {
 		if o.path == "" {
 			continue
 		}
+		if err := checkOutputDir(o.flag, o.path); err != nil {
+			return err
+		}
 		st, err := os.Stat(o.path)
 		if err != nil {
 			continue // a new file cannot be an input
@@ -360,6 +469,22 @@ func checkOutputs(paths []string, outs ...string) error {
 		if filepath.Clean(export) == filepath.Clean(dot) || errA == nil && errB == nil && os.SameFile(a, b) {
 			return fmt.Errorf("--export and --dot name the same file %s", export)
 		}
+	}
+	return nil
+}
+
+// checkOutputDir refuses an output file whose directory does not exist or
+// is not a directory, before anything is read.
+func checkOutputDir(flag, path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s %s: directory %s does not exist", flag, path, dir)
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	case !st.IsDir():
+		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
 	}
 	return nil
 }

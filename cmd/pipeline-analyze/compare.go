@@ -1,10 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -28,34 +28,40 @@ Usage:
 Examples:
   pipeline-analyze compare incident/ fixed/
   pipeline-analyze compare -o html --export verify.html incident/ fixed/
-  pipeline-analyze compare --before-at 2026-11-30T02:20:00Z --after-at 2026-11-30T02:40:00Z incident/
-  pipeline-analyze compare --fail-on regressed canary-before/ canary-after/ || rollback
+  pipeline-analyze compare --window 2m --before-at now-2m --after-at now-9m incident/
+  pipeline-analyze compare --fail-on regressed incident/ fixed/ || rollback
+(incident/ and fixed/ are what "pipeline-analyze simulate --fault tool_api_slow --seed 7
+--duration 14m" writes with --out incident, and with --fixed --out fixed.)
 
 Exit status: 0 ok; 1 input or runtime error; 2 usage error; 3 --fail-on tripped
 (regressed: the target or anything regressed; unchanged: also when the target
 is not fixed or improved); 4 --fail-on given but the target could not be
 decided (insufficient data).
-
-Flags:
 `
 
-// runCompare is the compare subcommand: flags over compare.Run.
-func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// compareOpts are the compare command's flags.
+type compareOpts struct {
+	af                                                       analysisFlags
+	o                                                        compare.Options
+	beforeAt, afterAt, format, export, failOn, scorecardFile string
+	quiet, verbose, noCauses                                 bool
+	nCauses                                                  int
+	lim                                                      ingest.Limits
+}
+
+// newCompareFlags defines the compare command's flags.
+func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var af analysisFlags
-	af.register(fs)
+	fs.SortFlags = false
+	c := &compareOpts{}
+	c.af.register(fs)
 	_ = fs.MarkHidden("at")      // --before-at / --after-at instead
 	_ = fs.MarkHidden("explain") // the BEFORE analysis is only a source of causes here
 	d := compare.DefaultOptions()
-	var (
-		beforeAt, afterAt, format, export, failOn, scorecardFile string
-		quiet, noCauses                                          bool
-		nCauses                                                  int
-	)
-	o := d
-	fs.StringVar(&beforeAt, "before-at", "", "centre of BEFORE's window: RFC3339, unix seconds, or now-15m (now = end of BEFORE's data); default: its alert's startsAt, else its largest deviation")
-	fs.StringVar(&afterAt, "after-at", "", "centre of AFTER's window (now = end of AFTER's data); default: the last --window of AFTER's data")
+	c.o = d
+	o := &c.o
+	fs.StringVar(&c.beforeAt, "before-at", "", "centre of BEFORE's window: RFC3339, a unix epoch, or now-15m (now = end of BEFORE's data); default: its alert's startsAt, else its largest deviation")
+	fs.StringVar(&c.afterAt, "after-at", "", "centre of AFTER's window (now = end of AFTER's data); default: the last --window of AFTER's data")
 	fs.Float64Var(&o.Alpha, "alpha", d.Alpha, "false-discovery rate (Benjamini–Hochberg over every test)")
 	fs.Float64Var(&o.MinDelta, "min-delta", d.MinDelta, "smallest |Cliff's δ| of a latency location change")
 	fs.Float64Var(&o.MinRatio, "min-ratio", d.MinRatio, "smallest relative change of a quantile, metric level or traffic (0.25 = 25%)")
@@ -65,29 +71,33 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Bootstrap, "bootstrap", d.Bootstrap, "block-bootstrap replicates for the quantile intervals")
 	fs.IntVar(&o.MinSamples, "min-samples", d.MinSamples, "fewest spans (requests) per side to decide")
 	fs.IntVar(&o.MinPoints, "min-points", d.MinPoints, "fewest metric points per side to decide")
-	fs.StringVar(&scorecardFile, "scorecard", "", "BEFORE's scorecard (pipeline-analyze -o json) to take the causes from, instead of analysing BEFORE")
-	fs.BoolVar(&noCauses, "no-causes", false, "do not analyse BEFORE for its causes")
-	fs.IntVar(&nCauses, "causes", 5, "how many of BEFORE's top causes get a verdict")
-	fs.StringVarP(&format, "output-format", "o", "text", "report format: text, json, markdown or html")
-	fs.StringVar(&export, "export", "", "write the report to FILE (atomically) instead of stdout")
-	fs.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
-	fs.StringVar(&failOn, "fail-on", "never", "exit 3 when: regressed (the target or anything regressed), unchanged (also when the target is not fixed or improved), never")
+	fs.StringVar(&c.scorecardFile, "scorecard", "", "BEFORE's scorecard (pipeline-analyze -o json) to take the causes from, instead of analysing BEFORE")
+	fs.BoolVar(&c.noCauses, "no-causes", false, "do not analyse BEFORE for its causes")
+	fs.IntVar(&c.nCauses, "causes", 5, "how many of BEFORE's top causes get a verdict")
+	setGroup(fs, groupAnalysis, "before-at", "after-at", "alpha", "min-delta", "min-ratio", "min-h", "min-shift", "seed", "bootstrap",
+		"min-samples", "min-points", "scorecard", "no-causes", "causes")
+	fs.StringVarP(&c.format, "output-format", "o", "text", "report `FORMAT`: text, json, markdown or html")
+	fs.StringVar(&c.export, "export", "", "write the report to `FILE` (atomically) instead of stdout")
+	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
+	fs.BoolVarP(&c.verbose, "verbose", "v", false, "also every input file on stderr")
+	fs.StringVar(&c.failOn, "fail-on", "never", "exit 3 when: regressed (the target or anything regressed), unchanged (also when the target is not fixed or improved), never")
 	fs.DurationVar(&o.Slice, "slice", d.Slice, "heatmap time-slice width")
-	var lim ingest.Limits
-	registerLimitFlags(fs, &lim)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, compareUsage)
-		fs.PrintDefaults()
+	setGroup(fs, groupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice")
+	registerLimitFlags(fs, &c.lim)
+	return fs, c
+}
+
+// runCompare is the compare subcommand: flags over compare.Run.
+func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs, c := newCompareFlags()
+	if code, ok := parseFlags(fs, args, "compare", func(w io.Writer) { writeHelp(w, commandByName("compare")) }, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n(run pipeline-analyze compare --help for usage)\n", err)
-		return 2
-	}
+	af, o, lim := &c.af, c.o, c.lim
+	beforeAt, afterAt, format, export, failOn, scorecardFile := c.beforeAt, c.afterAt, c.format, c.export, c.failOn, c.scorecardFile
+	quiet, noCauses, nCauses := c.quiet, c.noCauses, c.nCauses
 	usage := func(format string, a ...any) int {
-		return usageError(stderr, fmt.Errorf(format, a...))
+		return usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
 	}
 	if fs.Changed("at") {
 		return usage("compare: use --before-at and --after-at instead of --at")
@@ -103,7 +113,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	spec, _, topt, copt, err := af.options()
 	if err != nil {
-		return usageError(stderr, err)
+		return usageErrorFor(stderr, "compare", err)
 	}
 	bAt, err := parseTimeSpec(beforeAt)
 	if err != nil {
@@ -120,13 +130,15 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(paths) == 0 || len(paths) > 2:
 		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
 	}
-	progress := func(format string, a ...any) {
-		if !quiet {
-			fmt.Fprintf(stderr, format+"\n", a...)
-		}
-	}
+	say := &reporter{w: stderr, quiet: quiet, verbose: c.verbose}
+	progress := say.say
 	read := func(p string) (*ingest.Bundle, error) {
-		return ingest.Read([]string{p}, stdin, ingest.Options{Step: af.step, Progress: progress, Limits: lim})
+		t0 := time.Now()
+		b, err := ingest.Read([]string{p}, stdin, ingest.Options{Step: af.step, Progress: say.detail, Limits: lim})
+		if err == nil {
+			progress("%s: %s", p, readSummary(b, time.Since(t0)))
+		}
+		return b, err
 	}
 	before, err := read(paths[0])
 	if err != nil {

@@ -166,7 +166,7 @@ func TestCompareUsage(t *testing.T) {
 			}
 		})
 	}
-	if r := runCmd(nil, "compare", "--help"); r.code != 0 || !strings.Contains(r.stderr, "pipeline-analyze compare [flags] BEFORE AFTER") {
+	if r := runCmd(nil, "compare", "--help"); r.code != 0 || !strings.Contains(r.stdout, "pipeline-analyze compare [flags] BEFORE AFTER") {
 		t.Errorf("--help: exit %d", r.code)
 	}
 }

@@ -26,9 +26,20 @@ type timeSpec struct {
 	isRel   bool
 	raw     string
 	present bool
+	unit    string // the unit of a unix epoch, read from its magnitude ("s", "ms", "µs", "ns")
 }
 
-// parseTimeSpec accepts RFC3339, unix seconds (integer or fractional), and
+// source is how the incident time was given, for the scorecard:
+// "--at 1796008320000 (unix ms)".
+func (ts timeSpec) source() string {
+	if ts.unit != "" {
+		return "--at " + ts.raw + " (unix " + ts.unit + ")"
+	}
+	return "--at " + ts.raw
+}
+
+// parseTimeSpec accepts RFC3339, a unix epoch in seconds, milliseconds,
+// microseconds or nanoseconds (told apart by magnitude, see epochUnit), and
 // "now", "now-15m", "now+1m" where now is the end of the data.
 func parseTimeSpec(s string) (timeSpec, error) {
 	ts := timeSpec{raw: s, present: s != ""}
@@ -53,10 +64,10 @@ func parseTimeSpec(s string) (timeSpec, error) {
 		return ts, nil
 	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
-		ts.abs = ingest.FromUnixSeconds(f)
+		ts.abs, ts.unit = epochUnit(f)
 		return ts, nil
 	}
-	return ts, fmt.Errorf("--at %q: want RFC3339 (2026-11-30T03:12:00Z), unix seconds, or now-15m", s)
+	return ts, fmt.Errorf("--at %q: want RFC3339 (2026-11-30T03:12:00Z), a unix epoch (s, ms, µs or ns), or now-15m", s)
 }
 
 // resolve returns the absolute time given the end of the data.
@@ -93,7 +104,10 @@ func parseTarget(s string) (tcg.Target, error) {
 		}
 	}
 	if len(parts) > 2 {
-		t.Stat = parts[2]
+		t.Stat = strings.ToLower(parts[2])
+		if !statRE.MatchString(t.Stat) {
+			return t, fmt.Errorf("--target %q: unknown statistic %q (p50, p90, p99, mean, rate, ratio, ...)", s, parts[2])
+		}
 	}
 	return t, nil
 }
@@ -133,13 +147,13 @@ type analysisFlags struct {
 }
 
 func (a *analysisFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&a.at, "at", "", "incident time: RFC3339, unix seconds, or now-15m (now = end of data); default: the firing alert's startsAt")
+	fs.StringVar(&a.at, "at", "", "incident time, `TIME`: RFC3339, a unix epoch (s, ms, µs or ns), or now-15m (now = end of data); default: the firing alert's startsAt")
 	fs.DurationVar(&a.window, "window", 5*time.Minute, "length of the incident window, centred on --at")
 	fs.DurationVar(&a.baseline, "baseline", 0, "length of the baseline before the window (0 = all data before it)")
-	fs.StringVar(&a.target, "target", "", "SERVICE[:SIGNAL[:STAT]] the incident is about (default: from the alert, else the entry service's latency)")
+	fs.StringVar(&a.target, "target", "", "the symptom to explain, `SERVICE[:SIGNAL[:STAT]]`, e.g. api-gateway:latency:p99 (default: from the alert, else the entry service's latency)")
 	fs.DurationVar(&a.step, "step", 0, "common time step (default: the metrics' median step, or 15s)")
-	fs.StringVar(&a.method, "method", "tcg", "ranking method: tcg (default), or a comparison method: "+strings.Join(causal.Methods()[1:], ", "))
-	fs.StringVar(&a.weights, "weights", "0.35,0.30,0.25,0.10", "scorecard dimension weights: latency surge, error propagation, resource saturation, config drift")
+	fs.StringVar(&a.method, "method", "tcg", "ranking `METHOD`: tcg, or a comparison baseline: "+strings.Join(causal.Methods()[1:], ", "))
+	fs.StringVar(&a.weights, "weights", "0.35,0.30,0.25,0.10", "scorecard dimension `WEIGHTS`: latency surge, error propagation, resource saturation, config drift")
 	fs.Float64Var(&a.threshold, "threshold", 3, "robust z-score above which a signal is anomalous")
 	fs.DurationVar(&a.lagWindow, "lag-window", 0, "how far propagation may lag between neighbours (default max(3 steps, 2m))")
 	fs.Float64Var(&a.minEdgeConf, "edge-confidence", 0.75, "edge confidence needed for state-machine transitions")
@@ -147,6 +161,13 @@ func (a *analysisFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&a.explain, "explain", false, "print every candidate's score terms to stderr (why this ranking)")
 	fs.StringArrayVar(&a.params, "param", nil, "override a ranking parameter NAME=VALUE (development; see causal.Params.Set)")
 	_ = fs.MarkHidden("param")
+	setGroup(fs, groupAnalysis, "at", "window", "baseline", "target", "step", "method", "weights", "threshold", "lag-window",
+		"edge-confidence", "min-confidence", "explain")
+}
+
+// timeFlags are the time flags as the user set them, for checkWindow.
+func (a *analysisFlags) timeFlags(fs *pflag.FlagSet, at timeSpec) timeFlags {
+	return timeFlags{at: at, window: a.window, windowGiven: fs.Changed("window"), baseline: a.baseline, baselineGiven: fs.Changed("baseline")}
 }
 
 // options turns the flags into each stage's options.
@@ -176,7 +197,7 @@ func (a *analysisFlags) options() (tcg.IncidentSpec, timeSpec, tcg.Options, caus
 	}
 	spec = tcg.IncidentSpec{Window: a.window, Baseline: a.baseline, Target: tgt}
 	if at.present {
-		spec.AtSource = "--at " + at.raw
+		spec.AtSource = at.source()
 	}
 	topt := tcg.Options{Threshold: a.threshold, LagWindow: a.lagWindow, MinConfidence: a.minEdgeConf}
 	copt := causal.Options{Method: a.method, Weights: w, MinConfidence: a.minConfidence}

@@ -242,3 +242,38 @@ func TestReadmeFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleScorecardsCurrent checks that the README's sample reports,
+// docs/sample-scorecard.{html,md}, are what the demo renders today (they
+// are made with the commands the README gives next to them).
+func TestSampleScorecardsCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the demo twice")
+	}
+	docs, err := filepath.Abs(filepath.Join("..", "..", "docs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir()) // the same arguments as the README's commands, so the same rerun line
+	if err := os.Mkdir("docs", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct{ format, file string }{{"markdown", "sample-scorecard.md"}, {"html", "sample-scorecard.html"}} {
+		want, err := os.ReadFile(filepath.Join(docs, f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runCmd(nil, "-q", "-o", f.format, "--export", "docs/"+f.file)
+		if r.code != 0 {
+			t.Fatalf("%v", r)
+		}
+		got, err := os.ReadFile(filepath.Join("docs", f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("docs/%s is not the demo's %s report: regenerate it with go run ./cmd/pipeline-analyze -q -o %s --export docs/%s",
+				f.file, f.format, f.format, f.file)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -30,11 +29,11 @@ Usage:
   pipeline-analyze eval [flags] DIR...
 
 Examples:
-  pipeline-analyze eval ../shared/data/nezha-ob
-  pipeline-analyze eval --method tcg,baro,nsigma --json cases/ > eval.json
-  pipeline-analyze simulate --catalog /tmp/cat && pipeline-analyze eval /tmp/cat
-
-Flags:
+  pipeline-analyze simulate --fault tool_api_slow --seed 7 --out cases/a/tool-api
+  pipeline-analyze simulate --fault vectordb_slow --seed 7 --out cases/b/vector-db
+  pipeline-analyze eval cases
+  pipeline-analyze eval --methods tcg,baro,nsigma --json cases > eval.json
+  pipeline-analyze eval -q --fit --leave-one-out cases/a cases/b
 `
 
 // label is the ground truth of a case.
@@ -80,34 +79,49 @@ type evalSummary struct {
 	Failed int     `json:"failures"`
 }
 
-func runEval(args []string, stdout, stderr io.Writer) int {
+// evalOpts are the eval command's flags.
+type evalOpts struct {
+	af      analysisFlags
+	methods string
+	asJSON  bool
+	quiet   bool
+	jobs    int
+	dump    string
+	fit     bool
+	loo     bool
+	ablate  string
+}
+
+// newEvalFlags defines the eval command's flags.
+func newEvalFlags() (*pflag.FlagSet, *evalOpts) {
 	fs := pflag.NewFlagSet("eval", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var af analysisFlags
-	af.register(fs)
+	fs.SortFlags = false
+	o := &evalOpts{}
+	o.af.register(fs)
 	_ = fs.MarkHidden("explain") // per-candidate tables for 56 cases would drown the summary
-	methods := fs.String("methods", strings.Join(causal.Methods(), ","), "comma-separated methods to compare")
-	asJSON := fs.Bool("json", false, "print JSON (per case and summary) instead of tables")
-	quiet := fs.BoolP("quiet", "q", false, "no progress on stderr")
-	jobs := fs.Int("jobs", 2, "cases analysed in parallel")
-	dump := fs.String("dump-evidence", "", "write every case's node evidence as JSON lines to FILE (for development)")
-	fit := fs.Bool("fit", false, "fit the default method's score weights on the cases and print them")
-	loo := fs.Bool("leave-one-out", false, "with --fit: per set (each DIR), weights fitted on the other sets, scored on it")
-	ablate := fs.String("ablate", "", "turn these score terms off (comma-separated: "+strings.Join(causal.Terms(), ", ")+")")
+	fs.StringVar(&o.methods, "methods", strings.Join(causal.Methods(), ","), "comma-separated `METHODS` to compare (--method takes a list too)")
+	fs.IntVar(&o.jobs, "jobs", 2, "cases analysed in parallel")
+	fs.StringVar(&o.dump, "dump-evidence", "", "write every case's node evidence as JSON lines to FILE (for development)")
+	fs.BoolVar(&o.fit, "fit", false, "fit the default method's score weights on the cases and print them")
+	fs.BoolVar(&o.loo, "leave-one-out", false, "with --fit: per set (each DIR), weights fitted on the other sets, scored on it")
+	fs.StringVar(&o.ablate, "ablate", "", "turn these score `TERMS` off (comma-separated: "+strings.Join(causal.Terms(), ", ")+")")
 	_ = fs.MarkHidden("dump-evidence")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, evalUsage)
-		fs.PrintDefaults()
+	setGroup(fs, groupAnalysis, "methods", "jobs", "fit", "leave-one-out", "ablate")
+	fs.BoolVar(&o.asJSON, "json", false, "print JSON (per case and summary) instead of tables")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
+	setGroup(fs, groupOutput, "json", "quiet")
+	return fs, o
+}
+
+func runEval(args []string, stdout, stderr io.Writer) int {
+	fs, o := newEvalFlags()
+	if code, ok := parseFlags(fs, args, "eval", func(w io.Writer) { writeHelp(w, commandByName("eval")) }, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "pipeline-analyze eval: %v\n", err)
-		return 2
-	}
+	af := &o.af
+	methods, asJSON, quiet, jobs, dump, fit, loo, ablate := &o.methods, &o.asJSON, &o.quiet, &o.jobs, &o.dump, &o.fit, &o.loo, &o.ablate
 	if fs.Changed("method") {
-		*methods = af.method
+		*methods = af.method // --method takes a comma list here, like --methods
 	}
 	ms := strings.Split(*methods, ",")
 	for _, m := range ms {
@@ -116,11 +130,13 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 			ok = ok || k == m
 		}
 		if !ok {
-			return usageError(stderr, fmt.Errorf("--methods: unknown method %q", m))
+			return usageErrorFor(stderr, "eval", fmt.Errorf("--methods: unknown method %q (want a comma list of %s)%s", m,
+				strings.Join(causal.Methods(), ", "), didYouMean(m, causal.Methods(), nil)))
 		}
 	}
+	af.method = ms[0]
 	if fs.NArg() == 0 {
-		return usageError(stderr, fmt.Errorf("eval needs at least one directory of cases"))
+		return usageErrorFor(stderr, "eval", fmt.Errorf("eval needs at least one directory of cases"))
 	}
 	cases, err := findCases(fs.Args())
 	if err != nil {
@@ -133,10 +149,10 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	}
 	spec, at, topt, copt, err := af.options()
 	if err != nil {
-		return usageError(stderr, err)
+		return usageErrorFor(stderr, "eval", err)
 	}
 	if copt.Ablate, err = causal.ParseAblate(*ablate); err != nil {
-		return usageError(stderr, fmt.Errorf("--ablate: %w", err))
+		return usageErrorFor(stderr, "eval", fmt.Errorf("--ablate: %w", err))
 	}
 	results := make([][]caseResult, len(cases))
 	var wg sync.WaitGroup
@@ -411,17 +427,29 @@ func summarize(rs []caseResult, methods []string) []evalSummary {
 	return out
 }
 
+// printEval prints one block per method (fault rows, overall last), then
+// the overall row of every method side by side, and the failures: at most
+// 64 columns whatever the number of methods.
 func printEval(w io.Writer, rs []caseResult, sum []evalSummary, methods []string) {
-	fmt.Fprintf(w, "%-26s %4s", "fault", "n")
-	for _, m := range methods {
-		fmt.Fprintf(w, " | %-6s AC@1 AC@3 AC@5 Avg@5 C@1", m)
+	row := func(name string, s evalSummary) {
+		fmt.Fprintf(w, "%-26s %4d  %4.2f  %4.2f  %4.2f  %5.2f  %4.2f\n", truncateRunes(name, 26), s.N, s.AC1, s.AC3, s.AC5, s.Avg5, s.Comp1)
 	}
-	fmt.Fprintln(w)
-	for i := 0; i < len(sum); i += len(methods) {
-		fmt.Fprintf(w, "%-26s %4d", sum[i].Fault, sum[i].N)
-		for j := range methods {
-			s := sum[i+j]
-			fmt.Fprintf(w, " | %-6s %4.2f %4.2f %4.2f %5.2f %4.2f", "", s.AC1, s.AC3, s.AC5, s.Avg5, s.Comp1)
+	head := func(first string) {
+		fmt.Fprintf(w, "%-26s %4s  %4s  %4s  %4s  %5s  %4s\n", first, "n", "AC@1", "AC@3", "AC@5", "Avg@5", "C@1")
+	}
+	for j, m := range methods {
+		fmt.Fprintf(w, "method %s\n", m)
+		head("fault")
+		for i := j; i < len(sum); i += len(methods) {
+			row(sum[i].Fault, sum[i])
+		}
+		fmt.Fprintln(w)
+	}
+	if len(methods) > 1 {
+		fmt.Fprintln(w, "overall, every method")
+		head("method")
+		for j, m := range methods {
+			row(m, sum[len(sum)-len(methods)+j])
 		}
 		fmt.Fprintln(w)
 	}
@@ -438,6 +466,7 @@ func printEval(w io.Writer, rs []caseResult, sum []evalSummary, methods []string
 	}
 	fmt.Fprintf(w, "cases: %d, failures: %d (counted as misses), median time per case: %.2fs\n",
 		len(times), failures, ingest.Quantile(times, 0.5))
+	fmt.Fprintln(w, "AC@k: the true service among the first k; Avg@5: mean of AC@1..5; C@1: the top cause is the true component")
 }
 
 // namesEntity reports whether name is an entity, or a label value of a

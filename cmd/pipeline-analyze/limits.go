@@ -25,4 +25,6 @@ func registerLimitFlags(fs *pflag.FlagSet, l *ingest.Limits) {
 	fs.Int64Var(&l.MaxTempBytes, "max-temp-size", d.MaxTempBytes, "largest temporary copy of a compressed or piped SQLite export, in bytes")
 	fs.DurationVar(&l.QueryTimeout, "query-timeout", d.QueryTimeout, "longest time the queries of one SQLite input may run")
 	fs.DurationVar(&l.StallTimeout, "stall-timeout", d.StallTimeout, "longest wait for the next byte of a pipe or FIFO input")
+	setGroup(fs, groupInputs, "max-file-size", "max-depth", "max-string", "max-spans", "max-series", "max-points", "max-token",
+		"max-document-size", "max-events", "max-trace-spans", "max-cells", "max-temp-size", "query-timeout", "stall-timeout")
 }

@@ -87,6 +87,9 @@ func (l *liveFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&l.maxServices, "max-services", live.DefaultMaxServices, "most Jaeger services sampled (the first by name)")
 	fs.IntVar(&l.maxRequests, "max-requests", live.DefaultMaxRequests, "most Jaeger requests (listings and trace searches)")
 	fs.Int64Var(&l.maxFetch, "max-fetch-size", live.DefaultMaxFetchBytes, "most bytes of traces and query results the fetch keeps in memory")
+	for name := range liveFlagNames {
+		setGroup(fs, groupLive, name)
+	}
 }
 
 // active reports whether a live source was given.

@@ -17,22 +17,16 @@ func main() {
 
 // run is the whole command; main is a thin shell so tests can call it.
 // Everything it writes to stderr goes through a safeWriter: secrets
-// redacted, control characters escaped, lines cut to maxErrLine.
+// redacted, control characters escaped, lines cut to maxErrLine. Only the
+// live progress line goes to a terminal stderr directly (it holds nothing
+// but numbers the command formats).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	red := &redactor{}
 	se := newSafeWriter(stderr, red, maxErrLine)
 	defer se.Flush()
-	if len(args) > 0 {
-		switch args[0] {
-		case "simulate":
-			return runSimulate(args[1:], stdout, se)
-		case "eval":
-			return runEval(args[1:], stdout, se)
-		case "record-gpu":
-			return runRecordGPU(args[1:], stdout, se)
-		case "compare":
-			return runCompare(args[1:], stdin, stdout, se)
-		}
+	env := cmdEnv{stdin: stdin, stdout: stdout, stderr: se, explain: newSafeWriter(stderr, red, 0), red: red}
+	if isTerminal(stderr) {
+		env.tty = stderr
 	}
-	return runAnalyze(args, stdin, stdout, se, newSafeWriter(stderr, red, 0), red)
+	return dispatch(args, env)
 }

@@ -25,48 +25,50 @@ per-process PIDs) into a JSON Lines recording that pipeline-analyze reads back
 Usage:
   pipeline-analyze record-gpu [flags]
 
+Without --duration it records until Ctrl-C (SIGINT) or SIGTERM.
+
 Examples:
-  # sample once a second for ten minutes
-  pipeline-analyze record-gpu --interval 1s --duration 10m --out gpu.jsonl
-
-  # sample until Ctrl-C (SIGINT) or SIGTERM, to stdout
-  pipeline-analyze record-gpu --interval 500ms --out - > gpu.jsonl
-
-  # then analyse it with the rest of the incident
-  pipeline-analyze gpu.jsonl traces.json metrics.json
+  pipeline-analyze record-gpu --interval 1s --duration 3s --out gpu.jsonl
+  pipeline-analyze record-gpu --interval 500ms --duration 2s --out - > gpu2.jsonl
+  pipeline-analyze gpu.jsonl incident/      # then analyse it with the rest of the incident
 
 Exit status: 0 recorded, 1 no NVIDIA driver/NVML or a write error, 2 bad flags.
-
-Flags:
 `
+
+// recordGPUOpts are the record-gpu command's flags.
+type recordGPUOpts struct {
+	interval, duration time.Duration
+	out, host          string
+	quiet              bool
+}
+
+// newRecordGPUFlags defines the record-gpu command's flags.
+func newRecordGPUFlags() (*pflag.FlagSet, *recordGPUOpts) {
+	fs := pflag.NewFlagSet("record-gpu", pflag.ContinueOnError)
+	fs.SortFlags = false
+	o := &recordGPUOpts{}
+	fs.DurationVar(&o.interval, "interval", time.Second, "time between samples")
+	fs.DurationVar(&o.duration, "duration", 0, "how long to record; 0 records until SIGINT/SIGTERM")
+	fs.StringVar(&o.host, "host", "", "host name recorded in the header (default: this machine's)")
+	setGroup(fs, groupAnalysis, "interval", "duration", "host")
+	fs.StringVar(&o.out, "out", "-", "recording `FILE` (written to a temporary file, then renamed); - for stdout")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
+	setGroup(fs, groupOutput, "out", "quiet")
+	return fs, o
+}
 
 // runRecordGPU is the record-gpu subcommand.
 func runRecordGPU(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("record-gpu", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	interval := fs.Duration("interval", time.Second, "time between samples")
-	duration := fs.Duration("duration", 0, "how long to record; 0 records until SIGINT/SIGTERM")
-	out := fs.String("out", "-", "recording file (written to a temporary file, then renamed); - for stdout")
-	host := fs.String("host", "", "host name recorded in the header (default: this machine's)")
-	quiet := fs.BoolP("quiet", "q", false, "no progress on stderr")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, recordGPUUsage)
-		fs.PrintDefaults()
+	fs, o := newRecordGPUFlags()
+	if code, ok := parseFlags(fs, args, "record-gpu", func(w io.Writer) { writeHelp(w, commandByName("record-gpu")) }, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "record-gpu: %v\n(run pipeline-analyze record-gpu --help for usage)\n", err)
-		return 2
-	}
+	interval, duration, out, host, quiet := &o.interval, &o.duration, &o.out, &o.host, &o.quiet
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "record-gpu: unexpected arguments %q\n(run pipeline-analyze record-gpu --help for usage)\n", fs.Args())
-		return 2
+		return usageErrorFor(stderr, "record-gpu", fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
 	if *interval <= 0 || *duration < 0 {
-		fmt.Fprintln(stderr, "record-gpu: --interval must be > 0 and --duration >= 0")
-		return 2
+		return usageErrorFor(stderr, "record-gpu", errors.New("--interval must be > 0 and --duration >= 0"))
 	}
 	if *host == "" {
 		*host, _ = os.Hostname()

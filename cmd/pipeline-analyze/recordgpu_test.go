@@ -18,7 +18,7 @@ func TestRecordGPUCommand(t *testing.T) {
 		stderr   string // substring
 		noOutput bool
 	}{
-		{"help", []string{"--help"}, 0, "", "--duration 10m --out gpu.jsonl", true},
+		{"help", []string{"--help"}, 0, "--duration 3s --out gpu.jsonl", "", true},
 		{"bad flag", []string{"--bogus"}, 2, "", "unknown flag", true},
 		{"bad interval", []string{"--interval", "0s"}, 2, "", "--interval must be > 0", true},
 		{"extra args", []string{"x"}, 2, "", "unexpected arguments", true},

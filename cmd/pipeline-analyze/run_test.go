@@ -307,7 +307,7 @@ func TestRunVersionAndHelp(t *testing.T) {
 	}
 	r = runCmd(nil, "--help")
 	for _, want := range []string{"Exit status", "--output-format", "--export", "--fail-on", "--at", "--window", "--target"} {
-		if !strings.Contains(r.stderr, want) {
+		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--help lacks %q", want)
 		}
 	}
@@ -322,7 +322,7 @@ func TestRunDemo(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("demo: %v", r)
 		}
-		for _, want := range []string{"DEMO:", "Verdict", "root cause", "Ranked causes", "Bottleneck heatmaps", "Inputs", "demo/alert.json"} {
+		for _, want := range []string{"DEMO:", "Verdict", "root cause", "Ranked causes", "Heatmaps\n", "  Overview: every service by call depth", "Inputs", "demo/alert.json"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("demo scorecard lacks %q", want)
 			}
@@ -594,15 +594,25 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 // and leaves nothing behind; the report is not half-written to stdout.
 func TestRunExportFailure(t *testing.T) {
 	work := t.TempDir()
-	r := runCmd(nil, "-q", "-o", "markdown", "--export", filepath.Join(work, "no", "such", "dir", "card.md"), smallCase(t))
-	if r.code != 1 {
-		t.Fatalf("want exit 1, got %v", r)
+	// A directory that does not exist is refused before anything is read,
+	// naming the directory (not the temporary file beside the export).
+	dir := filepath.Join(work, "no", "such", "dir")
+	r := runCmd(nil, "-q", "-o", "markdown", "--export", filepath.Join(dir, "card.md"), smallCase(t))
+	if r.code != 2 {
+		t.Fatalf("want exit 2, got %v", r)
 	}
 	if r.stdout != "" {
 		t.Errorf("stdout should be empty, got %.200q", r.stdout)
 	}
-	if !strings.Contains(r.stderr, "card.md") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
-		t.Errorf("want a one-line error naming card.md, got %q", r.stderr)
+	if !strings.Contains(r.stderr, "directory "+dir+" does not exist") || strings.Contains(r.stderr, ".tmp-") ||
+		strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("want a one-line error naming the missing directory, got %q", r.stderr)
+	}
+	// A write that fails later (the directory is not writable) names the
+	// export and its directory, never the temporary file.
+	if err := writeFileAtomic(filepath.Join(work, "missing", "card.md"), []byte("x")); err == nil ||
+		strings.Contains(err.Error(), ".tmp-") || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("writeFileAtomic into a missing directory: %v", err)
 	}
 	assertOnly(t, work)
 }

@@ -6,45 +6,47 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
 	"github.com/spf13/pflag"
 )
 
-const simulateUsage = `Usage: pipeline-analyze simulate [flags]
+const simulateUsage = `pipeline-analyze simulate generates a deterministic LLM-serving incident
+(traces, Prometheus metrics, nvidia-smi log, Kubernetes events, Alertmanager
+alert) with its ground truth label.json. The same flags always produce
+byte-identical files.
 
-Generate a deterministic LLM-serving incident (traces, Prometheus metrics,
-nvidia-smi log, Kubernetes events, Alertmanager alert) with its ground truth
-label.json. The same flags always produce byte-identical files.
+Usage:
+  pipeline-analyze simulate [flags]
 
 Examples:
   pipeline-analyze simulate --list
-  pipeline-analyze simulate --fault gpu_bandwidth_contention --seed 42 --out /tmp/inc
-  pipeline-analyze simulate --fault tool_api_slow+gpu_throttling --seed 7 --out /tmp/combo
-  pipeline-analyze simulate --fault traffic_surge --seed 3 --scale 30 --out /tmp/big
-  pipeline-analyze simulate --catalog /tmp/catalog --seeds 101,102,103,104,105
-  pipeline-analyze simulate --fault tool_api_slow --seed 7 --fixed --out /tmp/fixed   # the same case, fixed
-
-Flags:
+  pipeline-analyze simulate --fault gpu_bandwidth_contention --seed 42 --out inc
+  pipeline-analyze simulate --fault tool_api_slow+gpu_throttling --seed 7 --out combo
+  pipeline-analyze simulate --fault traffic_surge --seed 3 --scale 3 --out big
+  pipeline-analyze simulate --catalog catalog --seeds 101
+  pipeline-analyze simulate --fault tool_api_slow --seed 7 --fixed --out fixed  # the case, fixed
 `
 
-// runSimulate is the simulate subcommand: 0 ok, 1 runtime error, 2 usage error.
-func runSimulate(args []string, stdout, stderr io.Writer) int {
+// simulateOpts are the simulate command's flags.
+type simulateOpts struct {
+	spec    fixtures.Spec
+	out     string
+	list    bool
+	catalog string
+	seeds   string
+	demo    bool
+}
+
+// newSimulateFlags defines the simulate command's flags.
+func newSimulateFlags() (*pflag.FlagSet, *simulateOpts) {
 	fs := pflag.NewFlagSet("simulate", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		spec    fixtures.Spec
-		out     string
-		list    bool
-		catalog string
-		seeds   string
-		demo    bool
-	)
-	fs.StringVar(&spec.Fault, "fault", "", "fault to inject (see --list); two joined by + run concurrently; none = healthy")
+	fs.SortFlags = false
+	o := &simulateOpts{}
+	spec := &o.spec
+	fs.StringVar(&spec.Fault, "fault", "", "`FAULT` to inject (see --list); two joined by + run concurrently; none = healthy")
 	fs.Uint64Var(&spec.Seed, "seed", 1, "seed of every random choice")
-	fs.StringVar(&out, "out", "", "output directory of the incident")
 	fs.Float64Var(&spec.Scale, "scale", 1, "traffic multiplier; replicas grow as 3*sqrt(scale) (60 gives about a million spans, streamed)")
 	fs.Float64Var(&spec.Magnitude, "magnitude", 1, "fault severity multiplier (1 breaches the TTFT SLO; 0.3 is subtle)")
 	fs.DurationVar(&spec.Onset, "onset", fixtures.DefaultOnset, "ramp time of the fault to full severity (negative: a step)")
@@ -53,33 +55,29 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&spec.SampleRate, "sample-rate", fixtures.DefaultSampleRate, "trace head-sampling probability")
 	fs.BoolVar(&spec.OTLP, "otlp", false, "write traces.otlp.json (OTLP JSON) instead of traces.json.gz (Jaeger JSON)")
 	fs.BoolVar(&spec.Fixed, "fixed", false, "write the case's follow-up after the fix: same system, traffic and seed, the fault never injected")
-	fs.BoolVar(&list, "list", false, "list the fault catalog and exit")
-	fs.BoolVar(&demo, "demo", false, "write the embedded demo incident (gpu_bandwidth_contention, seed 42) to --out")
-	fs.StringVar(&catalog, "catalog", "", "write every fault x every seed into DIR/<fault>-s<seed>")
-	fs.StringVar(&seeds, "seeds", "101,102,103,104,105", "comma-separated seeds for --catalog")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, simulateUsage)
-		fs.PrintDefaults()
+	fs.BoolVar(&o.demo, "demo", false, "write the embedded demo incident (gpu_bandwidth_contention, seed 42) to --out")
+	setGroup(fs, groupAnalysis, "fault", "seed", "scale", "magnitude", "onset", "inject-after", "duration", "sample-rate", "otlp", "fixed", "demo")
+	fs.StringVar(&o.out, "out", "", "output `DIR` of the incident")
+	fs.BoolVar(&o.list, "list", false, "list the fault catalog and exit")
+	fs.StringVar(&o.catalog, "catalog", "", "write every fault x every seed into `DIR`/<fault>-s<seed>")
+	fs.StringVar(&o.seeds, "seeds", "101,102,103,104,105", "comma-separated seeds for --catalog")
+	setGroup(fs, groupOutput, "out", "list", "catalog", "seeds")
+	return fs, o
+}
+
+// runSimulate is the simulate subcommand: 0 ok, 1 runtime error, 2 usage error.
+func runSimulate(args []string, stdout, stderr io.Writer) int {
+	fs, o := newSimulateFlags()
+	if code, ok := parseFlags(fs, args, "simulate", func(w io.Writer) { writeHelp(w, commandByName("simulate")) }, stdout, stderr); !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return 2
-	}
+	spec, out, list, catalog, seeds, demo := o.spec, o.out, o.list, o.catalog, o.seeds, o.demo
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "simulate: unexpected arguments %q\n", fs.Args())
-		return 2
+		return usageErrorFor(stderr, "simulate", fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
 	switch {
 	case list:
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "FAULT\tSIGNAL\tDESCRIPTION")
-		for _, f := range fixtures.Faults() {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Signal, f.Description)
-		}
-		if err := tw.Flush(); err != nil {
+		if err := printFaults(stdout, helpWidth); err != nil {
 			fmt.Fprintf(stderr, "simulate: %v\n", err)
 			return 1
 		}
@@ -87,8 +85,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	case catalog != "":
 		ss, err := parseSeeds(seeds)
 		if err != nil {
-			fmt.Fprintf(stderr, "simulate: --seeds: %v\n", err)
-			return 2
+			return usageErrorFor(stderr, "simulate", fmt.Errorf("--seeds: %w", err))
 		}
 		start := time.Now()
 		n := 0
@@ -108,16 +105,14 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		spec.Fault, spec.Seed = d.Fault, d.Seed
 	}
 	if out == "" || spec.Fault == "" {
-		fmt.Fprintln(stderr, "simulate: --fault and --out are required (or --list, --catalog DIR)")
-		fs.Usage()
-		return 2
+		return usageErrorFor(stderr, "simulate", errors.New("--fault and --out are required (or --list, or --catalog DIR)"))
 	}
 	l, err := fixtures.Write(out, spec)
 	if err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
 		if errors.Is(err, fixtures.ErrSpec) {
-			return 2
+			return usageErrorFor(stderr, "simulate", err)
 		}
+		fmt.Fprintf(stderr, "pipeline-analyze simulate: %v\n", err)
 		return 1
 	}
 	alert := l.AlertTime
@@ -151,4 +146,42 @@ func parseSeeds(s string) ([]uint64, error) {
 		return nil, errors.New("no seeds")
 	}
 	return out, nil
+}
+
+// printFaults writes the fault catalog within width columns: the name and
+// signal, and the description wrapped under them.
+func printFaults(w io.Writer, width int) error {
+	faults := fixtures.Faults()
+	nw, sw := len("FAULT"), len("SIGNAL")
+	for _, f := range faults {
+		nw, sw = max(nw, len(f.Name)), max(sw, len(f.Signal))
+	}
+	indent := nw + sw + 4
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "%-*s  %-*s  %s\n", nw, "FAULT", sw, "SIGNAL", "DESCRIPTION")
+	for _, f := range faults {
+		for i, l := range wrapWords(f.Description, max(width-indent, 30)) {
+			if i == 0 {
+				fmt.Fprintf(ew, "%-*s  %-*s  %s\n", nw, f.Name, sw, f.Signal, l)
+			} else {
+				fmt.Fprintf(ew, "%s%s\n", strings.Repeat(" ", indent), l)
+			}
+		}
+	}
+	return ew.err
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }
