@@ -55,5 +55,12 @@ for ((i = 0; i < count; i++)); do
 			| grep -E '^(Benchmark|goos|goarch|pkg|cpu)' >>"$out/$side.txt"
 	done
 done
+# Keep the units worth comparing (time, the stages, memory); drop the
+# counts every run repeats (spans, series, nodes, edges).
+keep() {
+	awk '/^Benchmark/ { l = $1 " " $2; for (i = 3; i < NF; i += 2) if ($(i + 1) ~ /^(ns\/op|[a-z-]+ms|B\/op|allocs\/op|ns\/span|heapsys-B\/span)$/) l = l " " $i " " $(i + 1); print l; next } { print }' "$1"
+}
+keep "$out/old.txt" >"$work/old"
+keep "$out/new.txt" >"$work/new"
 echo "old: ${old} · new: ${new:-working tree} · $count interleaved runs · load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$benchstat" "$out/old.txt" "$out/new.txt"
+"$benchstat" old="$work/old" new="$work/new"
