@@ -511,8 +511,10 @@ func (b *Bundle) knownServices() map[string]bool {
 
 // matchService maps a name from another source onto a known trace service:
 // exact, workload of a pod name, or the longest known service that prefixes
-// it followed by "-". It returns "" when nothing matches.
-func matchService(name string, known map[string]bool, sorted []string) string {
+// it followed by "-". It returns "" when nothing matches. The prefixes
+// tried are the name's own (up to each "-"), longest first: O(len(name))
+// lookups, whatever the number of services.
+func matchService(name string, known map[string]bool) string {
 	if name == "" {
 		return ""
 	}
@@ -522,13 +524,12 @@ func matchService(name string, known map[string]bool, sorted []string) string {
 	if w := WorkloadOf(name); known[w] {
 		return w
 	}
-	best := ""
-	for _, s := range sorted {
-		if len(s) > len(best) && strings.HasPrefix(name, s+"-") {
-			best = s
+	for i := strings.LastIndexByte(name, '-'); i > 0; i = strings.LastIndexByte(name[:i], '-') {
+		if known[name[:i]] {
+			return name[:i]
 		}
 	}
-	return best
+	return ""
 }
 
 // matchEntities rewrites series and event services onto trace services.
@@ -537,11 +538,6 @@ func (b *Bundle) matchEntities() {
 	if len(known) == 0 {
 		return
 	}
-	sorted := make([]string, 0, len(known))
-	for s := range known {
-		sorted = append(sorted, s)
-	}
-	sort.Strings(sorted)
 	// A node label whose value is a vertex of the call graph names that
 	// service, not a host (metrics exported per call-graph vertex, as
 	// CloudWatch/X-Ray service maps do): the series is the service's, under
@@ -559,9 +555,9 @@ func (b *Bundle) matchEntities() {
 		if e.Service == "" {
 			return
 		}
-		m := matchService(e.Service, known, sorted)
+		m := matchService(e.Service, known)
 		if m == "" && e.Kind == KindPod {
-			m = matchService(e.Name, known, sorted)
+			m = matchService(e.Name, known)
 		}
 		if m == "" {
 			unmatched[e.Service] = true
@@ -571,10 +567,10 @@ func (b *Bundle) matchEntities() {
 			e.Name = m
 		}
 		if e.Kind == KindEdge {
-			if c := matchService(e.Caller, known, sorted); c != "" {
+			if c := matchService(e.Caller, known); c != "" {
 				e.Caller = c
 			}
-			if c := matchService(e.Callee, known, sorted); c != "" {
+			if c := matchService(e.Callee, known); c != "" {
 				e.Callee = c
 			}
 			e.Name = e.Caller + "->" + e.Callee
@@ -588,7 +584,7 @@ func (b *Bundle) matchEntities() {
 		fix(&b.Events[i].Entity)
 	}
 	for i := range b.Alerts {
-		if m := matchService(b.Alerts[i].Service, known, sorted); m != "" {
+		if m := matchService(b.Alerts[i].Service, known); m != "" {
 			b.Alerts[i].Service = m
 		}
 	}
