@@ -64,14 +64,16 @@ func standardise(n *tcg.Node) []float64 {
 	return z
 }
 
-// fitMechanisms fits every node's mechanism on the baseline cells, the
-// nodes spread over the CPUs: a node's fit reads the standardised values
-// and writes only that node's slots, so the result is the same whatever
-// the split. O(Σ_i rounds · n · (k_i' + 1)² + rounds · k_i³) for n baseline
-// cells, k_i in-edges of node i and k_i' ≤ k_i of them non-zero in a row:
-// linear in nodes and edges while in-degrees stay bounded (hubs cost the
-// square of their in-degree).
-func fitMechanisms(g *tcg.Graph, p MechanismParams) *mechanisms {
+// fitMechanisms fits the mechanism of every node for which need is true
+// (every node when need is nil) on the baseline cells; the others are left
+// unfitted. A node's fit reads only its own and its parents' standardised
+// values, so it is the same whichever others are fitted, and the fits run
+// on every CPU, heaviest first (each writes only its own node's slots).
+// O(Σ_i rounds · n · (k_i' + 1)² + rounds · k_i³) over the fitted nodes, for
+// n baseline cells, k_i in-edges of node i and k_i' ≤ k_i of them non-zero
+// in a row (O(n²k + rounds·n³) in the dual, for wide fits): linear in nodes
+// and edges while in-degrees stay bounded.
+func fitMechanisms(g *tcg.Graph, p MechanismParams, need []bool) *mechanisms {
 	m := &mechanisms{g: g}
 	n := len(g.Nodes)
 	m.z = make([][]float64, n)
@@ -80,29 +82,47 @@ func fitMechanisms(g *tcg.Graph, p MechanismParams) *mechanisms {
 	m.resLoc = make([]float64, n)
 	m.resScale = make([]float64, n)
 	m.fitN = make([]int, n)
-	parallelNodes(n, func(i int) {
-		m.z[i] = standardise(g.Nodes[i])
+	var fit []int
+	hasZ := make([]bool, n)
+	for i := range g.Nodes {
+		if need != nil && !need[i] {
+			continue
+		}
+		fit = append(fit, i)
 		m.in[i] = g.In(i)
-	})
-	parallelNodesWith(n, func() *ridgeWork { return &ridgeWork{} }, func(i int, ws *ridgeWork) {
-		m.fitNode(i, p, ws)
+		hasZ[i] = true
+		for _, ei := range m.in[i] {
+			hasZ[g.Edges[ei].From] = true
+		}
+	}
+	var zs []int
+	for i, ok := range hasZ {
+		if ok {
+			zs = append(zs, i)
+		}
+	}
+	parallelFor(len(zs), 64, func(k int) { m.z[zs[k]] = standardise(g.Nodes[zs[k]]) })
+	sort.SliceStable(fit, func(a, b int) bool { return len(m.in[fit[a]]) > len(m.in[fit[b]]) })
+	parallelForWith(len(fit), 1, func() *ridgeWork { return &ridgeWork{} }, func(k int, ws *ridgeWork) {
+		m.fitNode(fit[k], p, ws)
 	})
 	return m
 }
 
-// parallelNodes calls f(i) for every i in [0, n) on up to GOMAXPROCS
-// goroutines; f must touch only what belongs to i.
-func parallelNodes(n int, f func(i int)) {
-	parallelNodesWith(n, func() struct{} { return struct{}{} }, func(i int, _ struct{}) { f(i) })
+// parallelFor calls f(k) for every k in [0, n) on up to GOMAXPROCS
+// goroutines, chunk consecutive k at a time; f must touch only what
+// belongs to k.
+func parallelFor(n, chunk int, f func(k int)) {
+	parallelForWith(n, chunk, func() struct{} { return struct{}{} }, func(k int, _ struct{}) { f(k) })
 }
 
-// parallelNodesWith is parallelNodes with one scratch value per goroutine.
-func parallelNodesWith[W any](n int, scratch func() W, f func(i int, w W)) {
-	workers := min(runtime.GOMAXPROCS(0), (n+63)/64)
+// parallelForWith is parallelFor with one scratch value per goroutine.
+func parallelForWith[W any](n, chunk int, scratch func() W, f func(k int, w W)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
 	if workers <= 1 {
 		w := scratch()
-		for i := 0; i < n; i++ {
-			f(i, w)
+		for k := 0; k < n; k++ {
+			f(k, w)
 		}
 		return
 	}
@@ -114,12 +134,12 @@ func parallelNodesWith[W any](n int, scratch func() W, f func(i int, w W)) {
 			defer wg.Done()
 			w := scratch()
 			for {
-				lo := int(next.Add(64)) - 64
+				lo := int(next.Add(int64(chunk))) - chunk
 				if lo >= n {
 					return
 				}
-				for i := lo; i < min(lo+64, n); i++ {
-					f(i, w)
+				for k := lo; k < min(lo+chunk, n); k++ {
+					f(k, w)
 				}
 			}
 		}()
@@ -128,7 +148,7 @@ func parallelNodesWith[W any](n int, scratch func() W, f func(i int, w W)) {
 }
 
 func (m *mechanisms) parentValue(ei, t int, clamp float64) float64 {
-	e := m.g.Edges[ei]
+	e := &m.g.Edges[ei]
 	s := t - e.LagSteps
 	if s < 0 {
 		return 0
@@ -140,8 +160,16 @@ func (m *mechanisms) parentValue(ei, t int, clamp float64) float64 {
 	return clampTo(v, clamp)
 }
 
+// clampTo bounds x to [−c, c] (c > 0): math.Max(−c, math.Min(c, x)) by
+// comparisons (NaN and ±0 come through as they are, as with math.Max/Min).
 func clampTo(x, c float64) float64 {
-	return math.Max(-c, math.Min(c, x))
+	switch {
+	case x > c:
+		return c
+	case x < -c:
+		return -c
+	}
+	return x
 }
 
 // predict returns node i's value at cell t predicted by its parents.
@@ -548,10 +576,24 @@ type NodeEvidence struct {
 	RHT float64
 }
 
-// nodeEvidence computes every node's evidence.
-func nodeEvidence(g *tcg.Graph, m *mechanisms, p MechanismParams) []NodeEvidence {
+// nodeEvidence computes the evidence of every node for which need is true
+// (every node when need is nil; m must have fitted them), the nodes spread
+// over the CPUs (each reads the graph and the fits, and writes only its own
+// slot); the others keep only Node, Z, Depth and ZPhys = NaN.
+// O(nodes + Σ_needed (in + out edges) · cells).
+func nodeEvidence(g *tcg.Graph, m *mechanisms, p MechanismParams, need []bool) []NodeEvidence {
 	out := make([]NodeEvidence, len(g.Nodes))
+	var todo []int
 	for i, n := range g.Nodes {
+		out[i] = NodeEvidence{Node: i, Z: n.Score, Depth: n.Depth, ZPhys: math.NaN()}
+		if need == nil || need[i] {
+			todo = append(todo, i)
+		}
+	}
+	byEnt := nodesByEntity(g)
+	parallelFor(len(todo), 16, func(k int) {
+		i := todo[k]
+		n := g.Nodes[i]
 		ev := NodeEvidence{Node: i, Z: n.Score, Depth: n.Depth, ZPhys: math.NaN()}
 		ev.ZRes = m.residualZ(i, p.Clamp)
 		for _, ei := range g.In(i) {
@@ -565,8 +607,19 @@ func nodeEvidence(g *tcg.Graph, m *mechanisms, p MechanismParams) []NodeEvidence
 				ev.AnomalousChildren++
 			}
 		}
-		ev.ZPhys, ev.Parts = physicalResidual(g, i)
+		ev.ZPhys, ev.Parts = physicalResidual(g, byEnt, i)
 		out[i] = ev
+	})
+	return out
+}
+
+// nodesByEntity lists every node's index under its entity's ID, in index
+// order (all facets). O(nodes).
+func nodesByEntity(g *tcg.Graph) map[string][]int {
+	out := make(map[string][]int)
+	for i, n := range g.Nodes {
+		id := n.Entity.ID()
+		out[id] = append(out[id], i)
 	}
 	return out
 }
@@ -596,7 +649,8 @@ func addRHT(g *tcg.Graph, ev []NodeEvidence) {
 // caller's; a service's latency rises at most as much as its worst pod's).
 // Every term is measured over the node's anomalous episode (its onset to
 // the end of the episode) against the baseline.
-func physicalResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
+// byEnt is nodesByEntity(g).
+func physicalResidual(g *tcg.Graph, byEnt map[string][]int, i int) (float64, map[int]float64) {
 	n := g.Nodes[i]
 	if n.Signal != ingest.SignalLatency {
 		return usageResidual(g, i)
@@ -651,7 +705,7 @@ func physicalResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
 			}
 			k := 1.0
 			if q.Facet == tcg.FacetClient && n.Entity.Kind == ingest.KindService {
-				k = callsPerRequest(g, q, n, cells)
+				k = callsPerRequest(g, byEnt, q, n, cells)
 			}
 			explained += k * d
 			if k*d > 0 {
@@ -799,18 +853,21 @@ func shift(s *ingest.Series, b0, b1 int, cells []int) (float64, float64) {
 }
 
 // callsPerRequest is the median over cells of an edge's calls per request
-// of its caller (span-derived), 1 when unknown.
-func callsPerRequest(g *tcg.Graph, client, caller *tcg.Node, cells []int) float64 {
+// of its caller (span-derived), 1 when unknown. byEnt (nodesByEntity)
+// gives the two entities' nodes: O(their nodes' series + cells).
+func callsPerRequest(g *tcg.Graph, byEnt map[string][]int, client, caller *tcg.Node, cells []int) float64 {
 	var calls, reqs *ingest.Series
-	for _, nd := range g.Nodes {
-		if nd.Entity.ID() == client.Entity.ID() && nd.Signal == ingest.SignalTraffic {
+	for _, j := range byEnt[client.Entity.ID()] {
+		if nd := g.Nodes[j]; nd.Signal == ingest.SignalTraffic {
 			for _, s := range nd.Series {
 				if s.Name == ingest.EdgeCalls {
 					calls = s
 				}
 			}
 		}
-		if nd.Entity.ID() == caller.Entity.ID() && nd.Signal == ingest.SignalTraffic && nd.Facet == tcg.FacetNone {
+	}
+	for _, j := range byEnt[caller.Entity.ID()] {
+		if nd := g.Nodes[j]; nd.Signal == ingest.SignalTraffic && nd.Facet == tcg.FacetNone {
 			for _, s := range nd.Series {
 				if s.Name == ingest.TraceRequests {
 					reqs = s
@@ -837,7 +894,7 @@ func callsPerRequest(g *tcg.Graph, client, caller *tcg.Node, cells []int) float6
 // evidence (for eval's feature dumps and tests).
 func Evidence(g *tcg.Graph) []NodeEvidence {
 	p := DefaultMechanismParams()
-	ev := nodeEvidence(g, fitMechanisms(g, p), p)
+	ev := nodeEvidence(g, fitMechanisms(g, p, nil), p, nil)
 	addRHT(g, ev)
 	return ev
 }
