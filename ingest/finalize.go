@@ -82,7 +82,24 @@ func (b *Bundle) cleanSeries() {
 		}
 		s.T, s.V = s.T[:w], s.V[:w]
 	}
-	sort.SliceStable(b.Series, func(i, j int) bool { return b.Series[i].Key() < b.Series[j].Key() })
+	sortSeriesByKey(b.Series)
+}
+
+// sortSeriesByKey sorts ss stably by Series.Key, each key built once
+// (O(n log n) comparisons of n keys instead of 2·n log n key builds).
+func sortSeriesByKey(ss []*Series) {
+	type keyed struct {
+		key string
+		s   *Series
+	}
+	ks := make([]keyed, len(ss))
+	for i, s := range ss {
+		ks[i] = keyed{s.Key(), s}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range ks {
+		ss[i] = ks[i].s
+	}
 }
 
 // parallelMinSpans is the fewest spans for which Finalize splits the merge

@@ -10,7 +10,8 @@
 #        BASE_REV defaults to HEAD (the last commit: checks uncommitted work);
 #        EXTRA_DIR are further incident directories (e.g. the bench bundles).
 # Env:   OLD_BIN / NEW_BIN to use prebuilt binaries instead of building;
-#        DATA (default ../shared/data); EVAL=1; FORMATS (default "json").
+#        DATA (default ../shared/data); EVAL=1; FORMATS (default "json");
+#        DOT=1 also compares the graph (--dot) of each case.
 # Exit:  0 all identical, 1 some differ (their diffs are printed), 2 set-up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,8 +55,13 @@ fi
 n=0 differ=0
 for c in "${cases[@]}"; do
 	for f in $formats; do
-		"$old" -q -o "$f" "$c" >"$work/o" 2>"$work/oe" && orc=0 || orc=$?
-		"$new" -q -o "$f" "$c" >"$work/n" 2>"$work/ne" && nrc=0 || nrc=$?
+		dot=()
+		[[ ${DOT:-} == 1 ]] && dot=(--dot "$work/dot")
+		rm -f "$work/dot" "$work/odot"
+		"$old" -q "${dot[@]}" -o "$f" "$c" >"$work/o" 2>"$work/oe" && orc=0 || orc=$?
+		[[ -f $work/dot ]] && mv "$work/dot" "$work/odot"
+		"$new" -q "${dot[@]}" -o "$f" "$c" >"$work/n" 2>"$work/ne" && nrc=0 || nrc=$?
+		[[ ${DOT:-} == 1 ]] && { cmp -s "$work/odot" "$work/dot" 2>/dev/null || { [[ ! -f $work/odot && ! -f $work/dot ]]; } || echo "  (graph DOT differs)" >>"$work/ne"; }
 		n=$((n + 1))
 		if [[ $orc != "$nrc" ]] || ! cmp -s "$work/o" "$work/n" || ! cmp -s "$work/oe" "$work/ne"; then
 			differ=$((differ + 1))
