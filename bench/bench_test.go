@@ -67,13 +67,27 @@ func run(tb testing.TB, dir string) *stages {
 
 func (st *stages) graphAndRank(tb testing.TB) {
 	var err error
-	st.inc, err = tcg.ResolveIncident(st.b, tcg.IncidentSpec{Window: 5 * time.Minute})
+	if st.inc, st.g, err = st.graph(); err != nil {
+		tb.Fatal(err)
+	}
+	st.rank(tb)
+}
+
+// graph resolves the incident (from the bundle's alert, as the CLI does)
+// and builds the graph.
+func (st *stages) graph() (tcg.Incident, *tcg.Graph, error) {
+	inc, err := tcg.ResolveIncident(st.b, tcg.IncidentSpec{Window: 5 * time.Minute})
 	if err != nil {
-		tb.Fatal(err)
+		return inc, nil, err
 	}
-	if st.g, err = tcg.Build(st.b, st.inc, tcg.Options{}); err != nil {
-		tb.Fatal(err)
-	}
+	st.b.DeriveLogSeries(inc.BaselineStart, inc.WindowStart)
+	g, err := tcg.Build(st.b, inc, tcg.Options{})
+	return inc, g, err
+}
+
+// rank runs the default ranking on the graph.
+func (st *stages) rank(tb testing.TB) {
+	var err error
 	if st.res, err = causal.Analyze(st.g, st.b, causal.Options{}); err != nil {
 		tb.Fatal(err)
 	}

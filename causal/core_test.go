@@ -12,8 +12,8 @@ func space(t *testing.T) (*tcg.Graph, *anomalySpace) {
 	t.Helper()
 	_, g := chain(t, true)
 	p := DefaultParams()
-	m := fitMechanisms(g, p.Mechanism)
-	ev := nodeEvidence(g, m, p.Mechanism, false)
+	m := fitMechanisms(g, p.Mechanism, nil)
+	ev := nodeEvidence(g, m, p.Mechanism, nil)
 	return g, newAnomalySpace(g, ev, p.PrecedenceOwn)
 }
 

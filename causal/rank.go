@@ -186,8 +186,14 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	if g.Target < 0 {
 		res.Warnings = append(res.Warnings, "no target node: causes are ranked by their own change and what it explains downstream")
 	}
-	m := fitMechanisms(g, p.Mechanism)
-	ev := nodeEvidence(g, m, p.Mechanism, false)
+	// The ranking reads the evidence of the anomalous nodes and the
+	// target only (newAnomalySpace, explainTCG): only they are fitted.
+	need := make([]bool, len(g.Nodes))
+	for i, n := range g.Nodes {
+		need[i] = n.Anomalous || i == g.Target
+	}
+	m := fitMechanisms(g, p.Mechanism, need)
+	ev := nodeEvidence(g, m, p.Mechanism, need)
 	sp := newAnomalySpace(g, ev, p.PrecedenceOwn)
 	fl := sp.flows()
 	var tflow map[int]float64
@@ -357,9 +363,9 @@ func candidateService(g *tcg.Graph, sp *anomalySpace, fl []map[int]float64, i in
 	hosted := g.Hosted[n.Entity.ID()]
 	if len(hosted) > 0 {
 		best, bv := "", -1.0
-		for _, j := range sp.order {
+		for _, j := range sp.ofServices(hosted) {
 			o := g.Nodes[j]
-			if o.Entity.Kind == ingest.KindNode || o.Entity.Kind == ingest.KindGPU || !contains(hosted, o.Entity.Service) {
+			if o.Entity.Kind == ingest.KindNode || o.Entity.Kind == ingest.KindGPU {
 				continue
 			}
 			v := fl[j][i] + 1e-9*o.Score
@@ -659,6 +665,12 @@ func explainFlow(w io.Writer, g *tcg.Graph, sp *anomalySpace, tflow map[int]floa
 // other (a GPU and the pod's errors it causes), the upstream one is the
 // component to look at. The promoted node takes the best one's place and
 // score; the service ranking is unchanged.
+//
+// A promotion moves one candidate of a service to just before that
+// service's first, so it changes neither which candidate comes first in
+// any other service nor the order of the others: each service is decided
+// on its own candidates, in their order, and the list is rebuilt once.
+// O(C + Σ_s ancestors of s's best) for C candidates.
 func ancestorsFirst(g *tcg.Graph, sp *anomalySpace, cands []scored, margin float64) []scored {
 	if margin <= 0 {
 		return cands
@@ -670,32 +682,53 @@ func ancestorsFirst(g *tcg.Graph, sp *anomalySpace, cands []scored, margin float
 		}
 		return n.Entity.Name
 	}
-	done := map[string]bool{}
-	for k := 0; k < len(cands); k++ {
-		s := svcOf(cands[k])
-		if done[s] {
+	bySvc := map[string][]int{} // positions of each service's candidates, in order
+	var services []string       // by first position
+	for k, c := range cands {
+		s := svcOf(c)
+		if _, ok := bySvc[s]; !ok {
+			services = append(services, s)
+		}
+		bySvc[s] = append(bySvc[s], k)
+	}
+	promote := map[int]int{} // a service's first position → the position promoted before it
+	moved := map[int]bool{}
+	for _, s := range services {
+		pos := bySvc[s]
+		if len(pos) < 2 {
 			continue
 		}
-		done[s] = true
-		best := cands[k]
+		best := cands[pos[0]]
 		anc := sp.ancestors(best.node)
 		pick := -1
-		for j := k + 1; j < len(cands); j++ {
+		for _, j := range pos[1:] {
 			c := cands[j]
-			if svcOf(c) != s || !anc[c.node] || c.score < best.score-margin {
+			if !anc[c.node] || c.score < best.score-margin {
 				continue
 			}
 			if pick < 0 || c.score > cands[pick].score {
 				pick = j
 			}
 		}
-		if pick < 0 {
+		if pick >= 0 {
+			promote[pos[0]] = pick
+			moved[pick] = true
+		}
+	}
+	if len(promote) == 0 {
+		return cands
+	}
+	out := make([]scored, 0, len(cands))
+	for k, c := range cands {
+		if moved[k] {
 			continue
 		}
-		up := cands[pick]
-		up.score = best.score
-		copy(cands[k+1:pick+1], cands[k:pick])
-		cands[k] = up
+		if pick, ok := promote[k]; ok {
+			up := cands[pick]
+			up.score = c.score
+			out = append(out, up)
+		}
+		out = append(out, c)
 	}
-	return cands
+	return out
 }

@@ -372,19 +372,4 @@ func quantile32(xs []float32, q float64) float64 {
 	return float64(xs[lo]) + (h-float64(lo))*float64(xs[lo+1]-xs[lo])
 }
 
-// Quantile is quantile32 for float64 data (R type 7); it sorts a copy.
-func Quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	c := append([]float64(nil), xs...)
-	sort.Float64s(c)
-	h := q * float64(len(c)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(c)-1 {
-		return c[len(c)-1]
-	}
-	return c[lo] + (h-float64(lo))*(c[lo+1]-c[lo])
-}
-
 var _ = time.Second

@@ -82,7 +82,24 @@ func (b *Bundle) cleanSeries() {
 		}
 		s.T, s.V = s.T[:w], s.V[:w]
 	}
-	sort.SliceStable(b.Series, func(i, j int) bool { return b.Series[i].Key() < b.Series[j].Key() })
+	sortSeriesByKey(b.Series)
+}
+
+// sortSeriesByKey sorts ss stably by Series.Key, each key built once
+// (O(n log n) comparisons of n keys instead of 2·n log n key builds).
+func sortSeriesByKey(ss []*Series) {
+	type keyed struct {
+		key string
+		s   *Series
+	}
+	ks := make([]keyed, len(ss))
+	for i, s := range ss {
+		ks[i] = keyed{s.Key(), s}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range ks {
+		ss[i] = ks[i].s
+	}
 }
 
 // parallelMinSpans is the fewest spans for which Finalize splits the merge
@@ -552,8 +569,10 @@ func (b *Bundle) knownServices() map[string]bool {
 
 // matchService maps a name from another source onto a known trace service:
 // exact, workload of a pod name, or the longest known service that prefixes
-// it followed by "-". It returns "" when nothing matches.
-func matchService(name string, known map[string]bool, sorted []string) string {
+// it followed by "-". It returns "" when nothing matches. The prefixes
+// tried are the name's own (up to each "-"), longest first: O(len(name))
+// lookups, whatever the number of services.
+func matchService(name string, known map[string]bool) string {
 	if name == "" {
 		return ""
 	}
@@ -563,13 +582,12 @@ func matchService(name string, known map[string]bool, sorted []string) string {
 	if w := WorkloadOf(name); known[w] {
 		return w
 	}
-	best := ""
-	for _, s := range sorted {
-		if len(s) > len(best) && strings.HasPrefix(name, s+"-") {
-			best = s
+	for i := strings.LastIndexByte(name, '-'); i > 0; i = strings.LastIndexByte(name[:i], '-') {
+		if known[name[:i]] {
+			return name[:i]
 		}
 	}
-	return best
+	return ""
 }
 
 // matchEntities rewrites series and event services onto trace services.
@@ -578,11 +596,6 @@ func (b *Bundle) matchEntities() {
 	if len(known) == 0 {
 		return
 	}
-	sorted := make([]string, 0, len(known))
-	for s := range known {
-		sorted = append(sorted, s)
-	}
-	sort.Strings(sorted)
 	// A node label whose value is a vertex of the call graph names that
 	// service, not a host (metrics exported per call-graph vertex, as
 	// CloudWatch/X-Ray service maps do): the series is the service's, under
@@ -600,9 +613,9 @@ func (b *Bundle) matchEntities() {
 		if e.Service == "" {
 			return
 		}
-		m := matchService(e.Service, known, sorted)
+		m := matchService(e.Service, known)
 		if m == "" && e.Kind == KindPod {
-			m = matchService(e.Name, known, sorted)
+			m = matchService(e.Name, known)
 		}
 		if m == "" {
 			unmatched[e.Service] = true
@@ -612,10 +625,10 @@ func (b *Bundle) matchEntities() {
 			e.Name = m
 		}
 		if e.Kind == KindEdge {
-			if c := matchService(e.Caller, known, sorted); c != "" {
+			if c := matchService(e.Caller, known); c != "" {
 				e.Caller = c
 			}
-			if c := matchService(e.Callee, known, sorted); c != "" {
+			if c := matchService(e.Callee, known); c != "" {
 				e.Callee = c
 			}
 			e.Name = e.Caller + "->" + e.Callee
@@ -629,7 +642,7 @@ func (b *Bundle) matchEntities() {
 		fix(&b.Events[i].Entity)
 	}
 	for i := range b.Alerts {
-		if m := matchService(b.Alerts[i].Service, known, sorted); m != "" {
+		if m := matchService(b.Alerts[i].Service, known); m != "" {
 			b.Alerts[i].Service = m
 		}
 	}

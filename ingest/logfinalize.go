@@ -238,17 +238,12 @@ func (b *Bundle) matchLogStreams() {
 	if len(known) == 0 {
 		return
 	}
-	sorted := make([]string, 0, len(known))
-	for s := range known {
-		sorted = append(sorted, s)
-	}
-	slices.Sort(sorted)
 	for i := range b.LogStreams {
 		s := &b.LogStreams[i]
-		if m := matchService(s.Service, known, sorted); m != "" {
+		if m := matchService(s.Service, known); m != "" {
 			s.Service = m
 		} else if s.Service == "" && s.Pod != "" {
-			if m := matchService(s.Pod, known, sorted); m != "" {
+			if m := matchService(s.Pod, known); m != "" {
 				s.Service = m
 			}
 		}

@@ -67,6 +67,13 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 		placedIn[id] = all
 	}
 	g.laggedEdges(opt, topo, placedIn, eb.add)
+	// Every edge's best lag, on every CPU: a pure function of its ends
+	// (add only records the edges). O(edges · cells · lags).
+	parallelFor(len(g.Edges), 256, func(k int) {
+		e := &g.Edges[k]
+		lag, _ := g.bestLag(e.From, e.To, eb.maxLag)
+		e.LagSteps, e.Lag = lag, time.Duration(lag)*g.Step
+	})
 	g.in = make([][]int, len(g.Nodes))
 	g.out = make([][]int, len(g.Nodes))
 	for ei, e := range g.Edges {
@@ -105,10 +112,9 @@ func (eb *edgeBuilder) add(from, to int, kind EdgeKind, conf float64, reason str
 		}
 		return
 	}
-	lag, _ := g.bestLag(from, to, eb.maxLag)
 	eb.seen[k] = len(g.Edges)
-	g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: kind, LagSteps: lag, Lag: time.Duration(lag) * g.Step,
-		Confidence: conf, Reason: reason})
+	// Lag and LagSteps are set once every edge is known (buildEdges).
+	g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: kind, Confidence: conf, Reason: reason})
 }
 
 func (eb *edgeBuilder) addAll(from, to []int, kind EdgeKind, conf float64, reason string) {

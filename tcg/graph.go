@@ -3,8 +3,11 @@ package tcg
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -213,10 +216,13 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	for _, id := range ids {
-		n := meta[id]
-		ss := groups[id]
-		sort.SliceStable(ss, func(i, j int) bool { return ss[i].Key() < ss[j].Key() })
+	// Each node's series are sorted and its anomaly detected on its own
+	// (every CPU, each writing only its node); the nodes are then added in
+	// ID order. O(series · cells log cells).
+	kept := make([]bool, len(ids))
+	parallelFor(len(ids), 64, func(k int) {
+		n := meta[ids[k]]
+		ss := sortByKey(groups[ids[k]])
 		n.Series = ss
 		best, bestScore, bestAn := -1, math.Inf(-1), Anomaly{}
 		for i, s := range ss {
@@ -237,14 +243,19 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 				n.Dir = dir
 			}
 		}
-		if best < 0 {
+		if best >= 0 {
+			n.Rep, n.Anomaly = best, bestAn
+			n.Depth = -1
+			kept[k] = true
+		}
+	})
+	for k, id := range ids {
+		if !kept[k] {
 			g.Pruned++
 			continue
 		}
-		n.Rep, n.Anomaly = best, bestAn
-		n.Depth = -1
 		g.byID[id] = len(g.Nodes)
-		g.Nodes = append(g.Nodes, n)
+		g.Nodes = append(g.Nodes, meta[id])
 	}
 	g.tailTests(b, opt)
 	g.pickTarget(inc.Target)
@@ -357,4 +368,55 @@ func (g *Graph) DOT() string {
 	}
 	sb.WriteString("}\n")
 	return sb.String()
+}
+
+// sortByKey sorts ss stably by Series.Key, each key built once.
+func sortByKey(ss []*ingest.Series) []*ingest.Series {
+	if len(ss) < 2 {
+		return ss
+	}
+	type keyed struct {
+		key string
+		s   *ingest.Series
+	}
+	ks := make([]keyed, len(ss))
+	for i, s := range ss {
+		ks[i] = keyed{s.Key(), s}
+	}
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
+	for i := range ks {
+		ss[i] = ks[i].s
+	}
+	return ss
+}
+
+// parallelFor calls f(k) for every k in [0, n) on up to GOMAXPROCS
+// goroutines, chunk consecutive k at a time; f must touch only what
+// belongs to k.
+func parallelFor(n, chunk int, f func(k int)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
+	if workers <= 1 {
+		for k := 0; k < n; k++ {
+			f(k)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				lo := int(next.Add(int64(chunk))) - chunk
+				if lo >= n {
+					return
+				}
+				for k := lo; k < min(lo+chunk, n); k++ {
+					f(k)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

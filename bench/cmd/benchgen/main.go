@@ -1,8 +1,9 @@
 // Command benchgen writes the benchmark bundles of package bench (simulated
-// incidents at 10k/100k/1M spans and 300/3,000 Prometheus series) into a
-// cache directory and prints one line per bundle: name, then its directory.
+// incidents at 10k/100k/1M spans and 300/3,000 Prometheus series, and the
+// generated fleets of 1,000 and 10,000 services) into a cache directory and
+// prints one line per bundle: name, then its directory.
 //
-// Usage: benchgen [-root DIR] [SIZE...]   (default: every size)
+// Usage: benchgen [-root DIR] [-fleets] [SIZE...]   (default: every span size; -fleets adds the fleets)
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 
 func main() {
 	root := flag.String("root", "", "cache directory (default: the user cache dir)")
+	fleets := flag.Bool("fleets", false, "with no SIZE, also the system-size fleets (svc-1k, svc-10k)")
 	flag.Parse()
 	if *root == "" {
 		dir, err := os.UserCacheDir()
@@ -37,5 +39,16 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Printf("%s %s\n", sz.Name, dir)
+	}
+	for _, fl := range bench.Fleets {
+		if len(want) > 0 && !want[fl.Name] || len(want) == 0 && !*fleets {
+			continue
+		}
+		dir, err := bench.CachedFleet(*root, fl)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchgen: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Printf("%s %s\n", fl.Name, dir)
 	}
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Checks that a speed change changes no output (issue 19): builds
+# pipeline-analyze at a base revision and from the working tree, writes the
+# `-o json` scorecard of every development case (../shared/data/*/*/) and of
+# any extra bundle with both binaries, and diffs them byte for byte. With
+# EVAL=1 it also runs `pipeline-analyze eval` on each development set with both
+# and diffs the tables (the "median time per case" line excepted).
+#
+# Usage: scripts/scorecards-identical.sh [BASE_REV] [EXTRA_DIR...]
+#        BASE_REV defaults to HEAD (the last commit: checks uncommitted work);
+#        EXTRA_DIR are further incident directories (e.g. the bench bundles).
+# Env:   OLD_BIN / NEW_BIN to use prebuilt binaries instead of building;
+#        DATA (default ../shared/data); EVAL=1; FORMATS (default "json");
+#        DOT=1 also compares the graph (--dot) of each case.
+# Exit:  0 all identical, 1 some differ (their diffs are printed), 2 set-up.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+base=${1:-HEAD}
+[[ $# -gt 0 ]] && shift
+data=${DATA:-../shared/data}
+formats=${FORMATS:-json}
+export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g} -Wno-deprecated-declarations"
+
+work=$(mktemp -d)
+trap 'git -C "$root" worktree remove --force "$work/src" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+
+old=${OLD_BIN:-}
+if [[ -z $old ]]; then
+	git worktree add --detach "$work/src" "$base" >/dev/null 2>&1 || { echo "scorecards-identical: cannot check out $base" >&2; exit 2; }
+	(cd "$work/src" && go build -o "$work/old" ./cmd/pipeline-analyze) || exit 2
+	old=$work/old
+fi
+new=${NEW_BIN:-}
+if [[ -z $new ]]; then
+	go build -o "$work/new" ./cmd/pipeline-analyze || exit 2
+	new=$work/new
+fi
+
+cases=()
+if [[ -d $data ]]; then
+	for d in "$data"/*/*/; do
+		[[ -f $d/alert.json || -f $d/label.json ]] && cases+=("${d%/}")
+	done
+fi
+cases+=("$@")
+if [[ ${#cases[@]} -eq 0 ]]; then
+	echo "scorecards-identical: no cases under $data and no extra directories" >&2
+	exit 2
+fi
+
+# Same working directory and the same path for both binaries: the scorecard
+# names its inputs by the path it was given.
+n=0 differ=0
+for c in "${cases[@]}"; do
+	for f in $formats; do
+		dot=()
+		[[ ${DOT:-} == 1 ]] && dot=(--dot "$work/dot")
+		rm -f "$work/dot" "$work/odot"
+		"$old" -q "${dot[@]}" -o "$f" "$c" >"$work/o" 2>"$work/oe" && orc=0 || orc=$?
+		[[ -f $work/dot ]] && mv "$work/dot" "$work/odot"
+		"$new" -q "${dot[@]}" -o "$f" "$c" >"$work/n" 2>"$work/ne" && nrc=0 || nrc=$?
+		[[ ${DOT:-} == 1 ]] && { cmp -s "$work/odot" "$work/dot" 2>/dev/null || { [[ ! -f $work/odot && ! -f $work/dot ]]; } || echo "  (graph DOT differs)" >>"$work/ne"; }
+		n=$((n + 1))
+		if [[ $orc != "$nrc" ]] || ! cmp -s "$work/o" "$work/n" || ! cmp -s "$work/oe" "$work/ne"; then
+			differ=$((differ + 1))
+			echo "DIFFERS: $c ($f; exit $orc → $nrc)"
+			diff "$work/o" "$work/n" | head -n 20 || true
+			diff "$work/oe" "$work/ne" | head -n 5 || true
+		fi
+	done
+done
+echo "scorecards: $n compared ($formats), $((n - differ)) identical, $differ differ (base $(git rev-parse --short "$base" 2>/dev/null || echo "$base"))"
+
+if [[ ${EVAL:-} == 1 && -d $data ]]; then
+	for s in "$data"/*/; do
+		s=${s%/}
+		"$old" eval -q "$s" 2>&1 | grep -v 'median time per case' >"$work/eo" || true
+		"$new" eval -q "$s" 2>&1 | grep -v 'median time per case' >"$work/en" || true
+		if cmp -s "$work/eo" "$work/en"; then
+			echo "eval $(basename "$s"): identical ($(grep -m1 '^overall' "$work/en" | tr -s ' ' | cut -c1-60))"
+		else
+			differ=$((differ + 1))
+			echo "eval $(basename "$s"): DIFFERS"
+			diff "$work/eo" "$work/en" | head -n 20 || true
+		fi
+	done
+fi
+[[ $differ -eq 0 ]]
