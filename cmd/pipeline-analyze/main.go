@@ -1,32 +1,20 @@
 // Command pipeline-analyze finds the root cause of an incident in an
 // LLM-serving or microservice system from its traces, metrics, GPU data,
 // change events and alert.
+//
+// main is flag wiring only, like pprof's main calling driver.PProf: the
+// flags, the configuration and every command live in package driver.
 package main
 
 import (
-	"io"
 	"os"
+
+	"github.com/pipeline-analyze/pipeline-analyze/driver"
 )
 
 func main() {
-	stop := cleanupOnSignal()
-	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop := driver.CleanupOnSignal()
+	code := driver.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
-}
-
-// run is the whole command; main is a thin shell so tests can call it.
-// Everything it writes to stderr goes through a safeWriter: secrets
-// redacted, control characters escaped, lines cut to maxErrLine. Only the
-// live progress line goes to a terminal stderr directly (it holds nothing
-// but numbers the command formats).
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	red := &redactor{}
-	se := newSafeWriter(stderr, red, maxErrLine)
-	defer se.Flush()
-	env := cmdEnv{stdin: stdin, stdout: stdout, stderr: se, explain: newSafeWriter(stderr, red, 0), red: red}
-	if isTerminal(stderr) {
-		env.tty = stderr
-	}
-	return dispatch(args, env)
 }

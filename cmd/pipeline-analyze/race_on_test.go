@@ -1,6 +1,0 @@
-//go:build race
-
-package main
-
-// raceEnabled: this test binary is built with -race.
-const raceEnabled = true

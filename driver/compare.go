@@ -1,0 +1,223 @@
+package driver
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/spf13/pflag"
+)
+
+const compareUsage = `pipeline-analyze compare says whether a fix worked: it compares two windows,
+BEFORE and AFTER, entity by entity and signal by signal (latency distributions,
+errors per request, traffic, metric series), and gives a verdict for the
+incident target, for BEFORE's top causes and for everything else: fixed,
+improved, unchanged, regressed, changed or insufficient data.
+
+Usage:
+  pipeline-analyze compare [flags] BEFORE AFTER
+        two inputs (each a file or directory, e.g. a saved bundle); BEFORE's
+        window is its incident (--before-at, else its alert, else its largest
+        deviation), AFTER's is --after-at or the last --window of its data
+  pipeline-analyze compare [flags] --before-at T --after-at T DATA
+        two windows of one input
+
+Examples:
+  pipeline-analyze compare incident/ fixed/
+  pipeline-analyze compare -o html --export verify.html incident/ fixed/
+  pipeline-analyze compare --window 2m --before-at now-2m --after-at now-9m incident/
+  pipeline-analyze compare --fail-on regressed incident/ fixed/ || rollback
+(incident/ and fixed/ are what "pipeline-analyze simulate --fault tool_api_slow --seed 7
+--duration 14m" writes with --out incident, and with --fixed --out fixed.)
+
+Exit status: 0 ok; 1 input or runtime error; 2 usage error; 3 --fail-on tripped
+(regressed: the target or anything regressed; unchanged: also when the target
+is not fixed or improved); 4 --fail-on given but the target could not be
+decided (insufficient data).
+`
+
+// compareOpts are the compare command's flags.
+type compareOpts struct {
+	af                                                       analysisFlags
+	o                                                        compare.Options
+	beforeAt, afterAt, format, export, failOn, scorecardFile string
+	quiet, verbose, noCauses                                 bool
+	nCauses                                                  int
+	lim                                                      ingest.Limits
+}
+
+// newCompareFlags defines the compare command's flags.
+func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
+	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
+	fs.SortFlags = false
+	c := &compareOpts{}
+	c.af.register(fs)
+	_ = fs.MarkHidden("at")      // --before-at / --after-at instead
+	_ = fs.MarkHidden("explain") // the BEFORE analysis is only a source of causes here
+	d := compare.DefaultOptions()
+	c.o = d
+	o := &c.o
+	fs.StringVar(&c.beforeAt, "before-at", "", "centre of BEFORE's window: RFC3339, a unix epoch, or now-15m (now = end of BEFORE's data); default: its alert's startsAt, else its largest deviation")
+	fs.StringVar(&c.afterAt, "after-at", "", "centre of AFTER's window (now = end of AFTER's data); default: the last --window of AFTER's data")
+	fs.Float64Var(&o.Alpha, "alpha", d.Alpha, "false-discovery rate (Benjamini–Hochberg over every test)")
+	fs.Float64Var(&o.MinDelta, "min-delta", d.MinDelta, "smallest |Cliff's δ| of a latency location change")
+	fs.Float64Var(&o.MinRatio, "min-ratio", d.MinRatio, "smallest relative change of a quantile, metric level or traffic (0.25 = 25%)")
+	fs.Float64Var(&o.MinH, "min-h", d.MinH, "smallest Cohen's h of an error-ratio change")
+	fs.Float64Var(&o.MinShift, "min-shift", d.MinShift, "smallest metric level change in robust σ of its baseline")
+	fs.Uint64Var(&o.Seed, "seed", d.Seed, "block-bootstrap seed (printed in the report; same seed, same intervals)")
+	fs.IntVar(&o.Bootstrap, "bootstrap", d.Bootstrap, "block-bootstrap replicates for the quantile intervals")
+	fs.IntVar(&o.MinSamples, "min-samples", d.MinSamples, "fewest spans (requests) per side to decide")
+	fs.IntVar(&o.MinPoints, "min-points", d.MinPoints, "fewest metric points per side to decide")
+	fs.StringVar(&c.scorecardFile, "scorecard", "", "BEFORE's scorecard (pipeline-analyze -o json) to take the causes from, instead of analysing BEFORE")
+	fs.BoolVar(&c.noCauses, "no-causes", false, "do not analyse BEFORE for its causes")
+	fs.IntVar(&c.nCauses, "causes", 5, "how many of BEFORE's top causes get a verdict")
+	setGroup(fs, groupAnalysis, "before-at", "after-at", "alpha", "min-delta", "min-ratio", "min-h", "min-shift", "seed", "bootstrap",
+		"min-samples", "min-points", "scorecard", "no-causes", "causes")
+	fs.StringVarP(&c.format, "output-format", "o", "text", "report `FORMAT`: text, json, markdown or html")
+	fs.StringVar(&c.export, "export", "", "write the report to `FILE` (atomically) instead of stdout")
+	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
+	fs.BoolVarP(&c.verbose, "verbose", "v", false, "also every input file on stderr")
+	fs.StringVar(&c.failOn, "fail-on", "never", "exit 3 when: regressed (the target or anything regressed), unchanged (also when the target is not fixed or improved), never")
+	fs.DurationVar(&o.Slice, "slice", d.Slice, "heatmap time-slice width")
+	setGroup(fs, groupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice")
+	registerLimitFlags(fs, &c.lim)
+	return fs, c
+}
+
+// runCompare is the compare subcommand: flags over compare.Run.
+func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs, c := newCompareFlags()
+	if code, ok := parseFlags(fs, args, "compare", func(w io.Writer) { writeHelp(w, commandByName("compare")) }, stdout, stderr); !ok {
+		return code
+	}
+	af, o, lim := &c.af, c.o, c.lim
+	beforeAt, afterAt, format, export, failOn, scorecardFile := c.beforeAt, c.afterAt, c.format, c.export, c.failOn, c.scorecardFile
+	quiet, noCauses, nCauses := c.quiet, c.noCauses, c.nCauses
+	usage := func(format string, a ...any) int {
+		return usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
+	}
+	if fs.Changed("at") {
+		return usage("compare: use --before-at and --after-at instead of --at")
+	}
+	if !contains(compare.Formats(), format) {
+		return usage("--output-format %q: want one of %s", format, strings.Join(compare.Formats(), ", "))
+	}
+	if !contains([]string{compare.GateNever, compare.GateRegressed, compare.GateUnchanged}, failOn) {
+		return usage("--fail-on %q: want regressed, unchanged or never", failOn)
+	}
+	if o.Slice <= 0 || o.Alpha <= 0 || o.Alpha >= 1 {
+		return usage("--slice must be positive and --alpha in (0, 1)")
+	}
+	spec, _, topt, copt, err := af.options()
+	if err != nil {
+		return usageErrorFor(stderr, "compare", err)
+	}
+	bAt, err := parseTimeSpec(beforeAt)
+	if err != nil {
+		return usage("%s", strings.Replace(err.Error(), "--at", "--before-at", 1))
+	}
+	aAt, err := parseTimeSpec(afterAt)
+	if err != nil {
+		return usage("%s", strings.Replace(err.Error(), "--at", "--after-at", 1))
+	}
+	paths := fs.Args()
+	switch {
+	case len(paths) == 1 && (!bAt.present || !aAt.present):
+		return usage("compare: one input needs both --before-at and --after-at (or give BEFORE AFTER)")
+	case len(paths) == 0 || len(paths) > 2:
+		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
+	}
+	say := &reporter{w: stderr, quiet: quiet, verbose: c.verbose}
+	progress := say.say
+	read := func(p string) (*ingest.Bundle, error) {
+		t0 := time.Now()
+		b, err := ingest.Read([]string{p}, stdin, ingest.Options{Step: af.step, Progress: say.detail, Limits: lim})
+		if err == nil {
+			progress("%s: %s", p, readSummary(b, time.Since(t0)))
+		}
+		return b, err
+	}
+	before, err := read(paths[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: BEFORE: %v\n", err)
+		return 1
+	}
+	after := before
+	if len(paths) == 2 {
+		if after, err = read(paths[1]); err != nil {
+			fmt.Fprintf(stderr, "pipeline-analyze compare: AFTER: %v\n", err)
+			return 1
+		}
+	}
+	ws := compare.WindowSpec{BeforeAt: bAt.resolve(before.End), AfterAt: aAt.resolve(after.End), Window: af.window,
+		Baseline: af.baseline, Target: spec.Target}
+	if bAt.present {
+		ws.BeforeAtSource = "--before-at " + bAt.raw
+	}
+	if aAt.present {
+		ws.AfterAtSource = "--after-at " + aAt.raw
+	}
+	bs, as, inc, err := compare.ResolveSides(before, after, ws)
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	bs.Paths, as.Paths = paths[:1], paths[len(paths)-1:]
+	o.Target, o.TargetChosenBy = inc.Target, inc.TargetChosenBy
+	o.Baseline = af.baseline
+	o.Version, o.Args = version, args
+	switch {
+	case noCauses:
+	case scorecardFile != "":
+		if o.Causes, err = compare.CausesFromScorecard(scorecardFile, nCauses); err != nil {
+			fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+			return 1
+		}
+		o.CausesFrom = "scorecard " + scorecardFile
+	default:
+		spec.At = inc.At
+		spec.AtSource = inc.AtChosenBy
+		an, err := analyzeBundle(before, spec, timeSpec{abs: inc.At, present: true}, topt, copt)
+		if err != nil {
+			progress("BEFORE's analysis failed, so its causes get no verdict: %v", err)
+			o.CausesFrom = "analysis of BEFORE failed: " + err.Error()
+		} else {
+			o.Causes = compare.CausesOf(an.result, nCauses)
+			o.CausesFrom = "analysis of BEFORE (method " + an.result.Method + ")"
+		}
+	}
+	rep, err := compare.Run(bs, as, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	progress("compared %d items: %s", len(rep.Items), rep.Verdict.Text)
+	var sb strings.Builder
+	if err := compare.Render(&sb, rep, format, compare.RenderOptions{Width: 100}); err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	if export != "" {
+		if err := writeFileAtomic(export, []byte(sb.String())); err != nil {
+			fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+			return 1
+		}
+		progress("wrote %s (%s)", export, format)
+	} else if _, err := io.WriteString(stdout, sb.String()); err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	return compare.FailOn(rep, failOn)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

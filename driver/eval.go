@@ -1,0 +1,541 @@
+package driver
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+	"github.com/spf13/pflag"
+)
+
+const evalUsage = `pipeline-analyze eval runs every case directory holding a label.json and
+scores the ranking against the ground truth: AC@1, AC@3, AC@5 and Avg@5 at
+service level (ranked services deduplicated in order of first appearance) and
+AC@1 at component level, per fault type and overall, for each method side by
+side. A case is read exactly like a user's input; label.json is read only here.
+
+Usage:
+  pipeline-analyze eval [flags] DIR...
+
+Examples:
+  pipeline-analyze simulate --fault tool_api_slow --seed 7 --out cases/a/tool-api
+  pipeline-analyze simulate --fault vectordb_slow --seed 7 --out cases/b/vector-db
+  pipeline-analyze eval cases
+  pipeline-analyze eval --methods tcg,baro,nsigma --json cases > eval.json
+  pipeline-analyze eval -q --fit --leave-one-out cases/a cases/b
+`
+
+// label is the ground truth of a case.
+type label struct {
+	RootCause struct {
+		Service   string `json:"service"`
+		Component string `json:"component"`
+		Signal    string `json:"signal"`
+	} `json:"root_cause"`
+	Fault      string `json:"fault"`
+	InjectTime string `json:"inject_time"`
+}
+
+// caseResult is one case × method.
+type caseResult struct {
+	Case      string          `json:"case"`
+	Fault     string          `json:"fault"`
+	Method    string          `json:"method"`
+	Truth     string          `json:"truth_service"`
+	TruthComp string          `json:"truth_component"`
+	Services  []string        `json:"ranked_services"` // first 5 distinct
+	Top       string          `json:"top_component"`
+	Rank      int             `json:"rank"` // 1-based service rank of the truth, 0 = not in top 5
+	CompHit   bool            `json:"component_hit"`
+	Confident bool            `json:"confident"`
+	Error     string          `json:"error,omitempty"`
+	Seconds   float64         `json:"seconds"`
+	Set       string          `json:"set"`
+	evidence  []string        // JSON lines of node evidence (--dump-evidence)
+	scored    []causal.Scored // the default method's candidates (for --fit)
+}
+
+// evalSummary aggregates per fault and method.
+type evalSummary struct {
+	Fault  string  `json:"fault"`
+	Method string  `json:"method"`
+	N      int     `json:"n"`
+	AC1    float64 `json:"ac1"`
+	AC3    float64 `json:"ac3"`
+	AC5    float64 `json:"ac5"`
+	Avg5   float64 `json:"avg5"`
+	Comp1  float64 `json:"component_ac1"`
+	Failed int     `json:"failures"`
+}
+
+// evalOpts are the eval command's flags.
+type evalOpts struct {
+	af      analysisFlags
+	methods string
+	asJSON  bool
+	quiet   bool
+	jobs    int
+	dump    string
+	fit     bool
+	loo     bool
+	ablate  string
+}
+
+// newEvalFlags defines the eval command's flags.
+func newEvalFlags() (*pflag.FlagSet, *evalOpts) {
+	fs := pflag.NewFlagSet("eval", pflag.ContinueOnError)
+	fs.SortFlags = false
+	o := &evalOpts{}
+	o.af.register(fs)
+	_ = fs.MarkHidden("explain") // per-candidate tables for 56 cases would drown the summary
+	fs.StringVar(&o.methods, "methods", strings.Join(causal.Methods(), ","), "comma-separated `METHODS` to compare (--method takes a list too)")
+	fs.IntVar(&o.jobs, "jobs", 2, "cases analysed in parallel")
+	fs.StringVar(&o.dump, "dump-evidence", "", "write every case's node evidence as JSON lines to FILE (for development)")
+	fs.BoolVar(&o.fit, "fit", false, "fit the default method's score weights on the cases and print them")
+	fs.BoolVar(&o.loo, "leave-one-out", false, "with --fit: per set (each DIR), weights fitted on the other sets, scored on it")
+	fs.StringVar(&o.ablate, "ablate", "", "turn these score `TERMS` off (comma-separated: "+strings.Join(causal.Terms(), ", ")+")")
+	_ = fs.MarkHidden("dump-evidence")
+	setGroup(fs, groupAnalysis, "methods", "jobs", "fit", "leave-one-out", "ablate")
+	fs.BoolVar(&o.asJSON, "json", false, "print JSON (per case and summary) instead of tables")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
+	setGroup(fs, groupOutput, "json", "quiet")
+	return fs, o
+}
+
+func runEval(args []string, stdout, stderr io.Writer) int {
+	fs, o := newEvalFlags()
+	if code, ok := parseFlags(fs, args, "eval", func(w io.Writer) { writeHelp(w, commandByName("eval")) }, stdout, stderr); !ok {
+		return code
+	}
+	af := &o.af
+	methods, asJSON, quiet, jobs, dump, fit, loo, ablate := &o.methods, &o.asJSON, &o.quiet, &o.jobs, &o.dump, &o.fit, &o.loo, &o.ablate
+	if fs.Changed("method") {
+		*methods = af.method // --method takes a comma list here, like --methods
+	}
+	ms := strings.Split(*methods, ",")
+	for _, m := range ms {
+		ok := false
+		for _, k := range causal.Methods() {
+			ok = ok || k == m
+		}
+		if !ok {
+			return usageErrorFor(stderr, "eval", fmt.Errorf("--methods: unknown method %q (want a comma list of %s)%s", m,
+				strings.Join(causal.Methods(), ", "), didYouMean(m, causal.Methods(), nil)))
+		}
+	}
+	af.method = ms[0]
+	if fs.NArg() == 0 {
+		return usageErrorFor(stderr, "eval", fmt.Errorf("eval needs at least one directory of cases"))
+	}
+	cases, err := findCases(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze eval: %v\n", err)
+		return 1
+	}
+	if len(cases) == 0 {
+		fmt.Fprintf(stderr, "pipeline-analyze eval: no case directories with a label.json under %s\n", strings.Join(fs.Args(), " "))
+		return 1
+	}
+	spec, at, topt, copt, err := af.options()
+	if err != nil {
+		return usageErrorFor(stderr, "eval", err)
+	}
+	if copt.Ablate, err = causal.ParseAblate(*ablate); err != nil {
+		return usageErrorFor(stderr, "eval", fmt.Errorf("--ablate: %w", err))
+	}
+	results := make([][]caseResult, len(cases))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < max(1, *jobs); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = evalCase(cases[i], ms, spec, at, topt, copt, *dump != "")
+				for k := range results[i] {
+					results[i][k].Set = setOf(cases[i], fs.Args())
+				}
+				mu.Lock()
+				done++
+				if !*quiet {
+					r := results[i][0]
+					fmt.Fprintf(stderr, "[%d/%d] %s %s: truth %s, top %v (%.2fs)\n", done, len(cases), r.Case, r.Fault, r.Truth, first(r.Services, 3), r.Seconds)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range cases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var flat []caseResult
+	for _, r := range results {
+		flat = append(flat, r...)
+	}
+	if *dump != "" {
+		var sb strings.Builder
+		for _, r := range results {
+			for _, line := range r[0].evidence {
+				sb.WriteString(line)
+				sb.WriteByte('\n')
+			}
+		}
+		if err := writeFileAtomic(*dump, []byte(sb.String())); err != nil {
+			fmt.Fprintf(stderr, "pipeline-analyze eval: %v\n", err)
+			return 1
+		}
+	}
+	sum := summarize(flat, ms)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Cases   []caseResult  `json:"cases"`
+			Summary []evalSummary `json:"summary"`
+		}{flat, sum}); err != nil {
+			return 1
+		}
+		return 0
+	}
+	printEval(stdout, flat, sum, ms)
+	if *fit || *loo {
+		printFit(stdout, trainingCases(flat), copt.Ablate, *loo)
+	}
+	return 0
+}
+
+func first(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// findCases returns every directory under the roots holding a label.json.
+func findCases(roots []string) ([]string, error) {
+	var out []string
+	for _, r := range roots {
+		err := filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && d.Name() == "label.json" {
+				out = append(out, filepath.Dir(p))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("walk %s: %w", r, err)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, topt tcg.Options, copt causal.Options, dump bool) []caseResult {
+	var lb label
+	name := filepath.Base(dir)
+	fail := func(err error) []caseResult {
+		var out []caseResult
+		for _, m := range methods {
+			out = append(out, caseResult{Case: name, Fault: lb.Fault, Method: m, Truth: lb.RootCause.Service, Error: err.Error()})
+		}
+		return out
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "label.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &lb)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("label: %w", err))
+	}
+	start := time.Now()
+	b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+	if err != nil {
+		return fail(err)
+	}
+	readTime := time.Since(start)
+	var out []caseResult
+	var g *tcg.Graph
+	for _, m := range methods {
+		t0 := time.Now()
+		o := copt
+		o.Method = m
+		o.MaxCauses = 100 // the service ranking looks past the card's ten
+		r := caseResult{Case: name, Fault: lb.Fault, Method: m, Truth: lb.RootCause.Service, TruthComp: lb.RootCause.Component}
+		var res *causal.Result
+		if g == nil {
+			an, err := analyzeBundle(b, spec, at, topt, o)
+			if err != nil {
+				r.Error = err.Error()
+				out = append(out, r)
+				continue
+			}
+			g, res = an.graph, an.result
+		} else {
+			res, err = causal.Analyze(g, b, o)
+			if err != nil {
+				r.Error = err.Error()
+				out = append(out, r)
+				continue
+			}
+		}
+		seen := map[string]bool{}
+		for _, c := range res.Candidates {
+			if !seen[c.Service] {
+				seen[c.Service] = true
+				r.Services = append(r.Services, c.Service)
+			}
+		}
+		for i, s := range first(r.Services, 5) {
+			if s == lb.RootCause.Service {
+				r.Rank = i + 1
+				break
+			}
+		}
+		if len(res.Candidates) > 0 {
+			c := res.Candidates[0]
+			r.Top = c.Component
+			r.CompHit = componentMatches(c, g, namesEntity(b, lb.RootCause.Component), lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal)
+		}
+		r.Services = first(r.Services, 5)
+		r.Confident = res.Confident
+		r.scored = res.Scored
+		if dump && len(out) == 0 && g != nil {
+			r.evidence = dumpEvidence(name, lb, b, g)
+		}
+		r.Seconds = (time.Since(t0) + readTime).Seconds()
+		out = append(out, r)
+	}
+	return out
+}
+
+// componentMatches reports whether a candidate names the labelled component:
+// the same entity name, a series label equal to it (pod, GPU UUID), or, for
+// an edge, a label naming the edge's callee pod. A label whose component is
+// the whole workload (comp == service) is hit by any candidate of that
+// service; one whose component names no entity of the bundle (e.g. the
+// system's load) by a candidate of that service and signal.
+//
+// A device cause (a GPU or node) also counts for a pod-level label when the
+// device serves that pod (an exporter's pod label on any of its series):
+// naming the replica's GPU points at the right replica.
+func componentMatches(c causal.Candidate, g *tcg.Graph, isEntity bool, comp, svc, signal string) bool {
+	if comp == "" {
+		return false
+	}
+	if comp == svc {
+		return c.Service == svc
+	}
+	// "deployment/router": a Kubernetes workload named by kind, as a
+	// rollout label has it, is hit by a change (rollout) cause of it.
+	if kind, name, ok := strings.Cut(comp, "/"); ok && !isEntity && workloadKinds[strings.ToLower(kind)] {
+		return c.Service == name && (c.Signal == ingest.SignalChange || signal != "" && c.Signal.String() == signal)
+	}
+	if !isEntity && signal != "" {
+		return c.Service == svc && c.Signal.String() == signal
+	}
+	if c.Component == comp {
+		return true
+	}
+	series := []*ingest.Series{c.Series}
+	if g != nil && c.Node >= 0 && c.Node < len(g.Nodes) {
+		series = g.Nodes[c.Node].Series
+	}
+	for _, s := range series {
+		if s == nil {
+			continue
+		}
+		for _, l := range s.Labels {
+			if l.Value == comp {
+				return true
+			}
+		}
+	}
+	if c.ComponentKind == ingest.KindEdge && strings.HasSuffix(c.Component, "->"+svc) && ingest.WorkloadOf(comp) == svc {
+		return true
+	}
+	return false
+}
+
+// workloadKinds are the Kubernetes kinds a component label may name a
+// workload by ("deployment/router").
+var workloadKinds = map[string]bool{"deployment": true, "statefulset": true, "daemonset": true, "replicaset": true, "job": true, "cronjob": true}
+
+func summarize(rs []caseResult, methods []string) []evalSummary {
+	faults := map[string]bool{}
+	for _, r := range rs {
+		faults[r.Fault] = true
+	}
+	names := make([]string, 0, len(faults))
+	for f := range faults {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	names = append(names, "overall")
+	var out []evalSummary
+	for _, f := range names {
+		for _, m := range methods {
+			s := evalSummary{Fault: f, Method: m}
+			for _, r := range rs {
+				if r.Method != m || (f != "overall" && r.Fault != f) {
+					continue
+				}
+				s.N++
+				if r.Error != "" {
+					s.Failed++
+					continue
+				}
+				if r.Rank == 1 {
+					s.AC1++
+				}
+				if r.Rank >= 1 && r.Rank <= 3 {
+					s.AC3++
+				}
+				if r.Rank >= 1 && r.Rank <= 5 {
+					s.AC5++
+				}
+				if r.Rank >= 1 {
+					s.Avg5 += float64(6-r.Rank) / 5
+				}
+				if r.CompHit {
+					s.Comp1++
+				}
+			}
+			if s.N > 0 {
+				n := float64(s.N)
+				s.AC1, s.AC3, s.AC5, s.Avg5, s.Comp1 = s.AC1/n, s.AC3/n, s.AC5/n, s.Avg5/n, s.Comp1/n
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// printEval prints one block per method (fault rows, overall last), then
+// the overall row of every method side by side, and the failures: at most
+// 64 columns whatever the number of methods.
+func printEval(w io.Writer, rs []caseResult, sum []evalSummary, methods []string) {
+	row := func(name string, s evalSummary) {
+		fmt.Fprintf(w, "%-26s %4d  %4.2f  %4.2f  %4.2f  %5.2f  %4.2f\n", truncateRunes(name, 26), s.N, s.AC1, s.AC3, s.AC5, s.Avg5, s.Comp1)
+	}
+	head := func(first string) {
+		fmt.Fprintf(w, "%-26s %4s  %4s  %4s  %4s  %5s  %4s\n", first, "n", "AC@1", "AC@3", "AC@5", "Avg@5", "C@1")
+	}
+	for j, m := range methods {
+		fmt.Fprintf(w, "method %s\n", m)
+		head("fault")
+		for i := j; i < len(sum); i += len(methods) {
+			row(sum[i].Fault, sum[i])
+		}
+		fmt.Fprintln(w)
+	}
+	if len(methods) > 1 {
+		fmt.Fprintln(w, "overall, every method")
+		head("method")
+		for j, m := range methods {
+			row(m, sum[len(sum)-len(methods)+j])
+		}
+		fmt.Fprintln(w)
+	}
+	var times []float64
+	failures := 0
+	for _, r := range rs {
+		if r.Method == methods[0] {
+			times = append(times, r.Seconds)
+		}
+		if r.Error != "" {
+			failures++
+			fmt.Fprintf(w, "failure: %s (%s): %s\n", r.Case, r.Method, r.Error)
+		}
+	}
+	fmt.Fprintf(w, "cases: %d, failures: %d (counted as misses), median time per case: %.2fs\n",
+		len(times), failures, ingest.Quantile(times, 0.5))
+	fmt.Fprintln(w, "AC@k: the true service among the first k; Avg@5: mean of AC@1..5; C@1: the top cause is the true component")
+}
+
+// namesEntity reports whether name is an entity, or a label value of a
+// series, in the bundle (a pod, GPU UUID, node, service or edge).
+func namesEntity(b *ingest.Bundle, name string) bool {
+	for _, e := range b.Entities {
+		if e.Name == name || e.GPU == name {
+			return true
+		}
+	}
+	for _, s := range b.Series {
+		for _, l := range s.Labels {
+			if l.Value == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dumpEvidence renders every node's evidence with the case's truth, one
+// JSON object per line.
+func dumpEvidence(name string, lb label, b *ingest.Bundle, g *tcg.Graph) []string {
+	isEnt := namesEntity(b, lb.RootCause.Component)
+	var out []string
+	for _, ev := range causal.Evidence(g) {
+		n := g.Nodes[ev.Node]
+		c := causal.Candidate{Node: ev.Node, Service: n.Entity.Service, Component: n.Entity.Name, ComponentKind: n.Entity.Kind, Signal: n.Signal, Series: n.Series[n.Rep]}
+		if c.Service == "" {
+			c.Service = n.Entity.Name
+		}
+		if p, ok := g.SinglePod[n.Entity.Name]; ok && n.Entity.Kind == ingest.KindService {
+			c.Component, c.ComponentKind = p, ingest.KindPod
+		}
+		rec := map[string]any{
+			"case": name, "fault": lb.Fault, "truth": lb.RootCause.Service, "id": n.ID, "service": c.Service,
+			"kind": n.Entity.Kind.String(), "signal": n.Signal.String(), "facet": string(n.Facet),
+			"anomalous": n.Anomalous, "state": n.State.String(), "z": fin(ev.Z), "zres": fin(ev.ZRes), "zphys": fin(ev.ZPhys), "rht": fin(ev.RHT),
+			"parentz": fin(ev.ParentZ), "childz": fin(ev.ChildZ), "nchild": ev.AnomalousChildren, "depth": ev.Depth,
+			"onset": n.OnsetIdx - g.W0, "target": ev.Node == g.Target, "hit": c.Service == lb.RootCause.Service,
+			"comphit": componentMatches(c, g, isEnt, lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal),
+			"nin":     len(g.In(ev.Node)), "nout": len(g.Out(ev.Node)),
+			"parents": edgeEnds(g, g.In(ev.Node), true), "children": edgeEnds(g, g.Out(ev.Node), false),
+			"entity_service": n.Entity.Service, "name": n.Entity.Name,
+		}
+		data, _ := json.Marshal(rec)
+		out = append(out, string(data))
+	}
+	return out
+}
+
+// fin maps NaN and ±Inf to nil for JSON.
+func fin(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}
+
+// edgeEnds lists the far ends of edges (their kind and node ID).
+func edgeEnds(g *tcg.Graph, edges []int, from bool) [][2]string {
+	out := make([][2]string, 0, len(edges))
+	for _, ei := range edges {
+		e := g.Edges[ei]
+		j := e.To
+		if from {
+			j = e.From
+		}
+		out = append(out, [2]string{e.Kind.String(), g.Nodes[j].ID})
+	}
+	return out
+}

@@ -1,0 +1,227 @@
+package driver
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
+)
+
+// setOf names the development set a case belongs to: the base name of the
+// eval root it was found under.
+func setOf(dir string, roots []string) string {
+	best := ""
+	for _, r := range roots {
+		rel, err := filepath.Rel(r, dir)
+		if err == nil && !strings.HasPrefix(rel, "..") && len(r) > len(best) {
+			best = r
+		}
+	}
+	return filepath.Base(filepath.Clean(best))
+}
+
+// trainingCases collects the default method's candidates of every case.
+func trainingCases(rs []caseResult) []causal.TrainingCase {
+	var out []causal.TrainingCase
+	for _, r := range rs {
+		if r.Method != "tcg" || r.Error != "" {
+			continue
+		}
+		out = append(out, causal.TrainingCase{Name: r.Case, Set: r.Set, Truth: r.Truth, Scored: r.scored})
+	}
+	return out
+}
+
+// fitTerms are the terms a fit uses: the fitted ones but the ablated.
+func fitTerms(ablate []string) []string {
+	var out []string
+	for _, t := range causal.FittedTerms() {
+		skip := false
+		for _, a := range ablate {
+			skip = skip || a == t
+		}
+		if !skip {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// rankMetrics scores cases under weights w.
+func rankMetrics(w map[string]float64, cases []causal.TrainingCase) (ac1, ac3, ac5, avg5 float64) {
+	for _, c := range cases {
+		order := causal.RankServices(w, c.Scored)
+		rank := 0
+		for i, s := range order {
+			if i >= 5 {
+				break
+			}
+			if s == c.Truth {
+				rank = i + 1
+				break
+			}
+		}
+		if rank == 1 {
+			ac1++
+		}
+		if rank >= 1 && rank <= 3 {
+			ac3++
+		}
+		if rank >= 1 {
+			ac5++
+			avg5 += float64(6-rank) / 5
+		}
+	}
+	n := float64(max(1, len(cases)))
+	return ac1 / n, ac3 / n, ac5 / n, avg5 / n
+}
+
+// printFit prints the weights fitted on all the cases and, per set, the
+// leave-one-set-out result: weights fitted on the other sets, scored on it.
+func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo bool) {
+	terms := fitTerms(ablate)
+	all, none := causal.Fit(cases, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
+	fmt.Fprintf(w, "fit on %d cases (terms %s): %s, none %.2f\n", len(cases), strings.Join(terms, ","), fmtWeights(all), none)
+	cover := map[string][3]int{}
+	for _, c := range cases {
+		v := cover[c.Set]
+		v[0]++
+		best, reach := -1.0, false
+		for _, s := range c.Scored {
+			if s.Service == c.Truth {
+				if sc := causal.Score(all, s.Terms); sc > best {
+					best, reach = sc, s.Terms[causal.TermReach] > 0
+				}
+			}
+		}
+		if best > -1 {
+			v[1]++
+			if reach {
+				v[2]++
+			}
+		}
+		cover[c.Set] = v
+	}
+	for _, s := range sortedSetNames(cover) {
+		v := cover[s]
+		fmt.Fprintf(w, "  %s: truth among the candidates in %d of %d cases, its best candidate reaches the target in %d\n", s, v[1], v[0], v[2])
+	}
+	if !loo {
+		return
+	}
+	sets := map[string][]causal.TrainingCase{}
+	for _, c := range cases {
+		sets[c.Set] = append(sets[c.Set], c)
+	}
+	names := make([]string, 0, len(sets))
+	for s := range sets {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(w, "%-16s %4s  %4s %4s %4s %5s  weights fitted on the other sets\n", "held-out set", "n", "AC@1", "AC@3", "AC@5", "Avg@5")
+	mean := 0.0
+	for _, s := range names {
+		var train []causal.TrainingCase
+		for _, o := range names {
+			if o != s {
+				train = append(train, sets[o]...)
+			}
+		}
+		wt, nn := causal.Fit(train, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
+		a1, a3, a5, av := rankMetrics(wt, sets[s])
+		mean += a1
+		fmt.Fprintf(w, "%-16s %4d  %4.2f %4.2f %4.2f %5.2f  %s, none %.2f\n", s, len(sets[s]), a1, a3, a5, av, fmtWeights(wt), nn)
+	}
+	fmt.Fprintf(w, "leave-one-set-out mean AC@1 over %d sets: %.3f\n", len(names), mean/float64(max(1, len(names))))
+	// Calibration of the held-out probabilities of the top service.
+	var preds []calPoint
+	for _, s := range names {
+		var train []causal.TrainingCase
+		for _, o := range names {
+			if o != s {
+				train = append(train, sets[o]...)
+			}
+		}
+		wt, nn := causal.Fit(train, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
+		for _, c := range sets[s] {
+			order := causal.RankServices(wt, c.Scored)
+			if len(order) == 0 {
+				preds = append(preds, calPoint{0, false})
+				continue
+			}
+			p, _ := causal.ServiceProbabilities(wt, nn, c.Scored)
+			preds = append(preds, calPoint{p[order[0]], order[0] == c.Truth})
+		}
+	}
+	printCalibration(w, "leave-one-set-out", preds)
+}
+
+// calPoint is one case's top-cause probability and whether it was right.
+type calPoint struct {
+	p     float64
+	right bool
+}
+
+// printCalibration prints a reliability table (probability bins → share
+// right), the expected calibration error and the accuracy above 0.8.
+func printCalibration(w io.Writer, label string, pts []calPoint) {
+	bins := []float64{0, 0.2, 0.4, 0.6, 0.8, 1.0001}
+	fmt.Fprintf(w, "calibration (%s, %d cases): confidence bin → cases, mean confidence, share right\n", label, len(pts))
+	ece := 0.0
+	for k := 0; k+1 < len(bins); k++ {
+		n, right, sum := 0, 0, 0.0
+		for _, pt := range pts {
+			if pt.p >= bins[k] && pt.p < bins[k+1] {
+				n++
+				sum += pt.p
+				if pt.right {
+					right++
+				}
+			}
+		}
+		if n == 0 {
+			fmt.Fprintf(w, "  [%.1f, %.1f)  %3d\n", bins[k], math.Min(1, bins[k+1]), n)
+			continue
+		}
+		mc, acc := sum/float64(n), float64(right)/float64(n)
+		ece += float64(n) / float64(len(pts)) * math.Abs(mc-acc)
+		fmt.Fprintf(w, "  [%.1f, %.1f)  %3d  %.2f  %.2f\n", bins[k], math.Min(1, bins[k+1]), n, mc, acc)
+	}
+	n8, r8 := 0, 0
+	for _, pt := range pts {
+		if pt.p >= 0.8 {
+			n8++
+			if pt.right {
+				r8++
+			}
+		}
+	}
+	share := math.NaN()
+	if n8 > 0 {
+		share = float64(r8) / float64(n8)
+	}
+	fmt.Fprintf(w, "  expected calibration error %.3f; confidence ≥ 0.8: %d cases, %.2f right\n", ece, n8, share)
+}
+
+func fmtWeights(w map[string]float64) string {
+	var parts []string
+	for _, t := range causal.Terms() {
+		if v, ok := w[t]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.2f", t, v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedSetNames(m map[string][3]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,30 @@
+package driver
+
+import (
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/spf13/pflag"
+)
+
+// registerLimitFlags adds the resource-limit flags, which bound what hostile
+// or runaway input can make the readers allocate, filling l. Defaults come
+// from ingest.DefaultLimits; a limit hit on spans, series or points keeps
+// what fits with a warning, one on size or nesting rejects the file.
+func registerLimitFlags(fs *pflag.FlagSet, l *ingest.Limits) {
+	d := ingest.DefaultLimits()
+	fs.Int64Var(&l.MaxFileBytes, "max-file-size", d.MaxFileBytes, "largest input file in bytes, after decompression")
+	fs.IntVar(&l.MaxDepth, "max-depth", d.MaxDepth, "deepest JSON nesting accepted")
+	fs.IntVar(&l.MaxStringBytes, "max-string", d.MaxStringBytes, "longest name or label kept in bytes (longer ones are truncated with a warning)")
+	fs.IntVar(&l.MaxSpans, "max-spans", d.MaxSpans, "spans kept over all inputs")
+	fs.IntVar(&l.MaxSeries, "max-series", d.MaxSeries, "series kept over all inputs")
+	fs.IntVar(&l.MaxPoints, "max-points", d.MaxPoints, "points kept over all inputs")
+	fs.Int64Var(&l.MaxTokenBytes, "max-token", d.MaxTokenBytes, "longest JSON string, number or run of whitespace in bytes (a longer one rejects the file)")
+	fs.Int64Var(&l.MaxDocumentBytes, "max-document-size", d.MaxDocumentBytes, "largest input decoded as one JSON document (alerts, Kubernetes events, dependencies), in bytes")
+	fs.IntVar(&l.MaxEvents, "max-events", d.MaxEvents, "alerts and change events kept of one input")
+	fs.IntVar(&l.MaxTraceSpans, "max-trace-spans", d.MaxTraceSpans, "spans kept of one trace")
+	fs.IntVar(&l.MaxCells, "max-cells", d.MaxCells, "aligned series cells (series × grid steps) over all inputs; series with the fewest points are dropped first")
+	fs.Int64Var(&l.MaxTempBytes, "max-temp-size", d.MaxTempBytes, "largest temporary copy of a compressed or piped SQLite export, in bytes")
+	fs.DurationVar(&l.QueryTimeout, "query-timeout", d.QueryTimeout, "longest time the queries of one SQLite input may run")
+	fs.DurationVar(&l.StallTimeout, "stall-timeout", d.StallTimeout, "longest wait for the next byte of a pipe or FIFO input")
+	setGroup(fs, groupInputs, "max-file-size", "max-depth", "max-string", "max-spans", "max-series", "max-points", "max-token",
+		"max-document-size", "max-events", "max-trace-spans", "max-cells", "max-temp-size", "query-timeout", "stall-timeout")
+}

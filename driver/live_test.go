@@ -1,0 +1,198 @@
+package driver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
+	"github.com/pipeline-analyze/pipeline-analyze/live"
+)
+
+// plantedToken is a secret that must never appear in any output or file.
+const plantedToken = "tok-PLANTED-5ecret-9f3a"
+
+func TestRerunArgs(t *testing.T) {
+	tests := []struct {
+		in, want []string
+	}{
+		{[]string{"--jaeger-url", "http://j", "--prometheus-url=http://p", "--save-bundle", "d"}, nil},
+		{[]string{"--at", "now-5m", "-o", "json", "--query", "up", "--query=x", "--insecure-skip-verify", "--window", "10m"}, []string{"-o", "json", "--window", "10m"}},
+		{[]string{"--list-queries", "--seed", "3", "f.json"}, []string{"--seed", "3", "f.json"}},
+		{[]string{"--", "--at"}, []string{"--", "--at"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.in, " "), func(t *testing.T) {
+			if got := rerunArgs(tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("rerunArgs = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestListQueries(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := Run([]string{"--list-queries", "--selector", `{namespace="llm"}`, "--query", "up"}, nil, &out, &errb)
+	if code != 0 || errb.Len() != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errb.String())
+	}
+	for _, want := range []string{"vllm:kv_cache_usage_perc{namespace=\"llm\"}", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "istio_requests_total", "traces_service_graph", "user          query1"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--list-queries lacks %q", want)
+		}
+	}
+	if code := Run([]string{"--list-queries", "--selector", "{bad}"}, nil, &out, &errb); code != 2 {
+		t.Errorf("bad selector: exit %d, want 2", code)
+	}
+}
+
+// fakePrometheus serves a simulated incident's query_range files for the
+// pack queries named like them; it demands the planted bearer token.
+func fakePrometheus(t *testing.T, dir string, hits *atomic.Int32) *httptest.Server {
+	t.Helper()
+	qs, err := live.Queries("all", "", 15*time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byExpr := map[string]string{}
+	for _, q := range qs {
+		byExpr[q.Expr] = q.Name
+	}
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.Header.Get("Authorization") != "Bearer "+plantedToken {
+			http.Error(w, `{"status":"error","errorType":"unauthorized","error":"no token"}`, 401)
+			return
+		}
+		if err := r.ParseForm(); err != nil || r.URL.Path != "/api/v1/query_range" {
+			http.Error(w, "bad", 400)
+			return
+		}
+		if hits.Load() == 2 { // one transient failure, retried
+			http.Error(w, "busy", 503)
+			return
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "metrics_"+byExpr[r.Form.Get("query")]+".json"))
+		if err != nil {
+			fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
+			return
+		}
+		w.Write(data)
+	}))
+}
+
+func TestLiveFakeServers(t *testing.T) {
+	sim := t.TempDir()
+	label, err := fixtures.Write(sim, fixtures.Spec{Fault: "gpu_throttling", Seed: 5, Duration: 12 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int32
+	prom := fakePrometheus(t, sim, &hits)
+	defer prom.Close()
+	work := t.TempDir()
+	tokenFile := filepath.Join(work, "token")
+	if err := os.WriteFile(tokenFile, []byte(plantedToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(work, "bundle")
+	at := label.AlertTime
+	args := []string{"--jaeger-url", "http://127.0.0.1:1", "--prometheus-url", prom.URL, "--token-file", tokenFile,
+		"--at", at, "--baseline", "6m", "--target", "vllm:gpu_util", "--retries", "1", "--timeout", "5s", "--save-bundle", bundle}
+	var out, errb bytes.Buffer
+	if code := Run(args, nil, &out, &errb); code != 0 {
+		t.Fatalf("live run: exit %d\n%s", code, errb.String())
+	}
+	if hits.Load() < 30 {
+		t.Errorf("only %d requests reached the fake Prometheus", hits.Load())
+	}
+	card := out.String()
+	for _, want := range []string{"live jaeger", "no traces", "--at " + at} {
+		if !strings.Contains(card, want) {
+			t.Errorf("scorecard lacks %q", want)
+		}
+	}
+	if !strings.Contains(errb.String(), "prometheus: ") {
+		t.Errorf("no progress on stderr:\n%s", errb.String())
+	}
+	// The secret is nowhere: not in stdout, stderr, or any saved file.
+	assertNoSecret(t, map[string]string{"stdout": card, "stderr": errb.String()}, bundle)
+
+	// The saved bundle reproduces the scorecard byte for byte.
+	var again, errb2 bytes.Buffer
+	// The card's rerun command is the analysis flags and the bundle.
+	replay := []string{"--baseline", "6m", "--target", "vllm:gpu_util", bundle}
+	if code := Run(replay, nil, &again, &errb2); code != 0 {
+		t.Fatalf("replay: exit %d\n%s", code, errb2.String())
+	}
+	if again.String() != card {
+		t.Errorf("replay differs from the live scorecard:\n--- live\n%s\n--- replay\n%s", card, again.String())
+	}
+	// --quiet keeps stderr empty on a live run too.
+	var q, qerr bytes.Buffer
+	if code := Run(append([]string{"--quiet", "-o", "json"}, args[:len(args)-2]...), nil, &q, &qerr); code != 0 || qerr.Len() != 0 {
+		t.Errorf("quiet live run: exit %d, stderr %q", code, qerr.String())
+	}
+	var js struct {
+		Manifest struct{ Args []string }
+	}
+	if err := json.Unmarshal(q.Bytes(), &js); err != nil || strings.Contains(strings.Join(js.Manifest.Args, " "), "-url") ||
+		len(js.Manifest.Args) != 9 || js.Manifest.Args[0] != "pipeline-analyze" || !strings.Contains(js.Manifest.Args[8], "pipeline-analyze-live-") {
+		t.Errorf("json manifest args: %v %q", err, js.Manifest.Args)
+	}
+}
+
+func TestLiveTotalFailure(t *testing.T) {
+	var out, errb bytes.Buffer
+	t.Setenv("PIPELINE_ANALYZE_TOKEN", plantedToken)
+	code := Run([]string{"--jaeger-url", "http://127.0.0.1:1", "--prometheus-url", "http://u:" + plantedToken + "@127.0.0.1:1", "--retries", "0", "--quiet"}, nil, &out, &errb)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	msg := errb.String()
+	if !strings.Contains(msg, "nothing fetched") || !strings.Contains(msg, "jaeger") || !strings.Contains(msg, "prometheus") {
+		t.Errorf("unclear error: %s", msg)
+	}
+	assertNoSecret(t, map[string]string{"stdout": out.String(), "stderr": msg}, "")
+}
+
+// assertNoSecret fails when the planted token occurs in any output or any
+// file under dir.
+func assertNoSecret(t *testing.T, outputs map[string]string, dir string) {
+	t.Helper()
+	for name, s := range outputs {
+		if strings.Contains(s, plantedToken) {
+			t.Errorf("the token leaked into %s", name)
+		}
+	}
+	if dir == "" {
+		return
+	}
+	n := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Error(err)
+		}
+		if bytes.Contains(data, []byte(plantedToken)) {
+			t.Errorf("the token leaked into %s", p)
+		}
+		return nil
+	})
+	if n == 0 {
+		t.Errorf("no files saved under %s", dir)
+	}
+}

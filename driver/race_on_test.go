@@ -1,0 +1,6 @@
+//go:build race
+
+package driver
+
+// raceEnabled: this test binary is built with -race.
+const raceEnabled = true
