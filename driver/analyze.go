@@ -151,7 +151,7 @@ func runAnalyze(args []string, env cmdEnv) int {
 	}
 	untrack := trackTemp(work)
 	defer func() { os.RemoveAll(work); untrack() }()
-	lr, err := lf.prepare(context.Background(), args, fs.Args(), af, &at, &spec, work, red, progress)
+	lr, err := newSource(lf, af, work, red, progress).open(context.Background(), args, fs.Args(), &at, &spec)
 	if err != nil {
 		return liveExit(stderr, err)
 	}

@@ -119,51 +119,23 @@ func (l *liveFlags) list(stdout, stderr io.Writer, step time.Duration) int {
 	return 0
 }
 
-// liveRun is what the live flags did before the inputs are read.
-type liveRun struct {
-	paths    []string         // the inputs to read (the fetched bundle appended)
-	args     []string         // the rerun arguments recorded in the scorecard
-	warnings []ingest.Warning // the fetch's notes, for the bundle
-	sampling string           // how the traces were sampled, for the scorecard
-	cleanup  func()
-	tempDir  string // the fetched bundle's temporary directory (no --save-bundle), shown as live/<file>
+// liveSource fetches the incident from the live endpoints into a bundle
+// directory (--save-bundle, or one in the run's work directory) and reads
+// that, with any local paths beside it.
+type liveSource struct {
+	l        *liveFlags
+	af       *analysisFlags
+	work     string                   // the run's temporary directory (a fetch without --save-bundle goes there)
+	red      *redactor                // receives the flags' secrets, redacted from everything the run writes
+	progress func(string, ...any)
 }
 
-// prepare fetches the live sources into a bundle directory, or, without
-// live sources, restores the notes and incident time recorded in any saved
-// bundle among paths, so that `pipeline-analyze DIR` reproduces the
-// scorecard of the run that saved DIR. It may change at and spec: with live
-// sources, a relative --at is resolved against the wall clock at fetch time
-// (the only place the wall clock is read) and said so in spec.AtSource.
-//
-// work is the run's temporary directory (a fetch without --save-bundle goes
-// there); red receives the secrets of the flags, so that they are redacted
-// from everything the run writes.
-func (l *liveFlags) prepare(ctx context.Context, args, paths []string, af *analysisFlags, at *timeSpec, spec *tcg.IncidentSpec,
-	work string, red *redactor, progress func(string, ...any)) (*liveRun, error) {
-	lr := &liveRun{paths: paths, args: args, cleanup: func() {}}
-	if !l.active() {
-		for _, p := range paths {
-			m, ok, err := live.LoadManifest(p)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-			lr.warnings = append(lr.warnings, noteWarnings(m.Notes)...)
-			lr.addSampling(m)
-			if !at.present && m.At != "" {
-				t, err := time.Parse(time.RFC3339Nano, m.At)
-				if err != nil {
-					return nil, fmt.Errorf("%s: at %q: %w", p, m.At, err)
-				}
-				*at = timeSpec{abs: ingest.FromTime(t), raw: m.At, present: true}
-				spec.AtSource = m.AtChosenBy
-			}
-		}
-		return lr, nil
-	}
+// open fetches the live sources. A relative --at is resolved against the
+// wall clock at fetch time (the only place the wall clock is read) and said
+// so in spec.AtSource.
+func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpec, spec *tcg.IncidentSpec) (*inputs, error) {
+	l, af, work, red, progress := s.l, s.af, s.work, s.red, s.progress
+	lr := &inputs{paths: paths, args: args, cleanup: func() {}}
 	opt, err := l.options(af)
 	if err != nil {
 		return nil, err
@@ -248,14 +220,14 @@ func (l *liveFlags) prepare(ctx context.Context, args, paths []string, af *analy
 	return lr, nil
 }
 
-func (lr *liveRun) addSampling(m *live.Manifest) {
+func (lr *inputs) addSampling(m *live.Manifest) {
 	if m.Jaeger != nil && m.Jaeger.Sampling != "" {
 		lr.sampling = strings.TrimPrefix(lr.sampling+"; "+m.Jaeger.Sampling, "; ")
 	}
 }
 
 // annotate states the trace sampling of the fetch in the card.
-func (lr *liveRun) annotate(c *scorecard.Card) {
+func (lr *inputs) annotate(c *scorecard.Card) {
 	if lr.sampling != "" {
 		c.Sampling = strings.TrimPrefix(c.Sampling+"; "+lr.sampling, "; ")
 	}
@@ -345,7 +317,7 @@ func noteWarnings(notes []live.Note) []ingest.Warning {
 	return ws
 }
 
-// liveExit is the exit status of a prepare error: 2 for usage, else 1.
+// liveExit is the exit status of a source's open error: 2 for usage, else 1.
 // When no source delivered anything, each source's cause gets its own line
 // (one line for all would be cut at maxErrLine), even with --quiet.
 func liveExit(stderr io.Writer, err error) int {
