@@ -48,30 +48,43 @@ Exit status: 0 ok; 1 input or runtime error; 2 usage error; 3 a cause of at
 least --fail-on severity was found.
 `
 
-// outputFlags select and place the report.
+// outputFlags select and place the report. Each tagged field is a flag
+// (see flags.go): its default is in defaultOutputFlags, its help in
+// outputHelp.
 type outputFlags struct {
-	format   string
-	export   string
-	quiet    bool
-	verbose  bool
-	version  bool
-	failOn   string
-	slice    string
-	dot      string
-	jaegerUI string
+	Format   string `flag:"output-format" short:"o"`
+	Export   string `flag:"export"`
+	Quiet    bool   `flag:"quiet" short:"q"`
+	Verbose  bool   `flag:"verbose" short:"v"`
+	Version  bool   `flag:"version"`
+	FailOn   string `flag:"fail-on"`
+	Slice    string `flag:"slice"`
+	Dot      string `flag:"dot"`
+	JaegerUI string `flag:"jaeger-ui-url"`
 }
 
+// defaultOutputFlags are the output defaults.
+func defaultOutputFlags() outputFlags {
+	return outputFlags{Format: "text", FailOn: "never", Slice: "30s"}
+}
+
+// outputHelp is the help of each output flag.
+var outputHelp = map[string]string{
+	"output-format": "report `FORMAT`: text, json, markdown or html",
+	"export":        "write the report to `FILE` (atomically) instead of stdout",
+	"quiet":         "no progress on stderr",
+	"verbose":       "also every input file and the time of each phase on stderr",
+	"version":       "print the version and exit",
+	"fail-on":       "exit 3 when a cause of at least this `SEVERITY` is found: critical, warning or never",
+	"slice":         "heatmap time-slice `WIDTH`",
+	"dot":           "also write the temporal causal graph in Graphviz DOT to `FILE`",
+	"jaeger-ui-url": "link trace IDs in HTML and Markdown reports to this Jaeger UI (`URL`/trace/ID)",
+}
+
+// register fills o with the defaults and defines its flags.
 func (o *outputFlags) register(fs *pflag.FlagSet) {
-	fs.StringVarP(&o.format, "output-format", "o", "text", "report `FORMAT`: text, json, markdown or html")
-	fs.StringVar(&o.export, "export", "", "write the report to `FILE` (atomically) instead of stdout")
-	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
-	fs.BoolVarP(&o.verbose, "verbose", "v", false, "also every input file and the time of each phase on stderr")
-	fs.BoolVar(&o.version, "version", false, "print the version and exit")
-	fs.StringVar(&o.failOn, "fail-on", "never", "exit 3 when a cause of at least this `SEVERITY` is found: critical, warning or never")
-	fs.StringVar(&o.slice, "slice", "30s", "heatmap time-slice `WIDTH`")
-	fs.StringVar(&o.dot, "dot", "", "also write the temporal causal graph in Graphviz DOT to `FILE`")
-	fs.StringVar(&o.jaegerUI, "jaeger-ui-url", "", "link trace IDs in HTML and Markdown reports to this Jaeger UI (`URL`/trace/ID)")
-	setGroup(fs, groupOutput, "output-format", "export", "quiet", "verbose", "version", "fail-on", "slice", "dot", "jaeger-ui-url")
+	*o = defaultOutputFlags()
+	registerFields(fs, o, outputHelp, groupOutput)
 }
 
 // analyzeOpts are the analysis command's flags.
@@ -118,27 +131,28 @@ func runAnalyze(args []string, env cmdEnv) int {
 		return code
 	}
 	af, of, lf := &o.af, &o.of, &o.lf
-	if of.version {
+	if of.Version {
 		fmt.Fprintf(stdout, "pipeline-analyze %s\n", version)
 		return 0
 	}
-	rep := &reporter{w: stderr, raw: env.tty, quiet: of.quiet, verbose: of.verbose}
+	rep := &reporter{w: stderr, raw: env.tty, quiet: of.Quiet, verbose: of.Verbose}
 	progress := rep.say
 	slice, err := checkOutputFlags(of)
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	spec, at, topt, copt, err := af.options()
+	so, err := af.options()
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	if af.explain {
+	spec, at, topt, copt := so.spec, so.at, so.graph, so.causal
+	if af.Explain {
 		copt.Explain = env.explain
 	}
-	if lf.listQueries {
-		return lf.list(stdout, stderr, af.step)
+	if lf.ListQueries {
+		return lf.list(stdout, stderr, af.Step)
 	}
-	if err := checkOutputs(fs.Args(), of.export, of.dot, lf.saveBundle); err != nil {
+	if err := checkOutputs(fs.Args(), of.Export, of.Dot, lf.SaveBundle); err != nil {
 		return usageError(stderr, err)
 	}
 	// One work directory per run holds every temporary file (the demo, a
@@ -177,7 +191,7 @@ func runAnalyze(args []string, env cmdEnv) int {
 	t0 := time.Now()
 	files, _ := ingest.ExpandPaths(paths)
 	rp := rep.startRead(files)
-	b, err := ingest.Read(paths, env.stdin, ingest.Options{Step: af.step, Progress: rp.callback, Limits: o.lim, LogEntity: o.logEntity, TempDir: work})
+	b, err := ingest.Read(paths, env.stdin, ingest.Options{Step: af.Step, Progress: rp.callback, Limits: o.lim, LogEntity: o.logEntity, TempDir: work})
 	rp.end()
 	if err != nil {
 		sayErr(stderr, "", err)
@@ -198,7 +212,7 @@ func runAnalyze(args []string, env cmdEnv) int {
 	b.Warnings = append(b.Warnings, lr.warnings...)
 	var notes []string
 	if fs.Changed("target") {
-		if err := checkTarget(b, spec.Target, af.target); err != nil {
+		if err := checkTarget(b, spec.Target, af.Target); err != nil {
 			if !lf.active() {
 				return usageError(stderr, err)
 			}
@@ -231,8 +245,8 @@ func runAnalyze(args []string, env cmdEnv) int {
 	}
 	rep.phase("analyse", t1)
 	progress("analysed %d nodes, %d edges, %d anomalous; %d candidates", len(an.graph.Nodes), len(an.graph.Edges), an.graph.AnomalousCount(), an.result.Total)
-	if of.dot != "" {
-		if err := writeFileAtomic(of.dot, []byte(red.replace(an.graph.DOT()))); err != nil {
+	if of.Dot != "" {
+		if err := writeFileAtomic(of.Dot, []byte(red.replace(an.graph.DOT()))); err != nil {
 			sayErr(stderr, "", err)
 			return 1
 		}
@@ -251,28 +265,28 @@ func runAnalyze(args []string, env cmdEnv) int {
 		inc.AtChosenBy = strings.ReplaceAll(inc.AtChosenBy, paths[0], "demo")
 	}
 	color := false
-	if of.export == "" && of.format == "text" {
+	if of.Export == "" && of.Format == "text" {
 		color = isTerminal(stdout) && os.Getenv("NO_COLOR") == ""
 	}
 	var sb strings.Builder
-	if err := scorecard.Render(&sb, card, of.format, scorecard.RenderOptions{Color: color, Width: 100, TraceURL: of.jaegerUI}); err != nil {
+	if err := scorecard.Render(&sb, card, of.Format, scorecard.RenderOptions{Color: color, Width: 100, TraceURL: of.JaegerUI}); err != nil {
 		sayErr(stderr, "render: ", err)
 		return 1
 	}
 	rep.phase("report", t2)
 	report := red.replace(sb.String()) // no secret leaves the process, whatever a server echoed
-	if of.export != "" {
-		if err := writeFileAtomic(of.export, []byte(report)); err != nil {
+	if of.Export != "" {
+		if err := writeFileAtomic(of.Export, []byte(report)); err != nil {
 			sayErr(stderr, "", err)
 			return 1
 		}
-		progress("wrote %s (%s)", of.export, of.format)
+		progress("wrote %s (%s)", of.Export, of.Format)
 	} else if _, err := io.WriteString(stdout, report); err != nil {
 		sayErr(stderr, "", err)
 		return 1
 	}
 	rep.printPhases()
-	if failOnHit(card, of.failOn) {
+	if failOnHit(card, of.FailOn) {
 		return 3
 	}
 	return 0
@@ -283,22 +297,22 @@ func runAnalyze(args []string, env cmdEnv) int {
 func checkOutputFlags(of *outputFlags) (time.Duration, error) {
 	okFormat := false
 	for _, f := range scorecard.Formats() {
-		okFormat = okFormat || f == of.format
+		okFormat = okFormat || f == of.Format
 	}
 	if !okFormat {
-		return 0, fmt.Errorf("--output-format %q: want one of %s%s", of.format, strings.Join(scorecard.Formats(), ", "),
-			didYouMean(of.format, scorecard.Formats(), nil))
+		return 0, fmt.Errorf("--output-format %q: want one of %s%s", of.Format, strings.Join(scorecard.Formats(), ", "),
+			didYouMean(of.Format, scorecard.Formats(), nil))
 	}
-	switch of.failOn {
+	switch of.FailOn {
 	case "never", "warning", "critical":
 	default:
-		return 0, fmt.Errorf("--fail-on %q: want critical, warning or never", of.failOn)
+		return 0, fmt.Errorf("--fail-on %q: want critical, warning or never", of.FailOn)
 	}
-	slice, err := parseDuration(of.slice)
+	slice, err := time.ParseDuration(of.Slice)
 	if err != nil || slice <= 0 {
-		return 0, fmt.Errorf("--slice %q: want a positive duration like 30s", of.slice)
+		return 0, fmt.Errorf("--slice %q: want a positive duration like 30s", of.Slice)
 	}
-	if u := of.jaegerUI; u != "" {
+	if u := of.JaegerUI; u != "" {
 		pu, err := url.Parse(u)
 		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
 			return 0, fmt.Errorf("--jaeger-ui-url %q: want an http(s) URL such as http://jaeger:16686", u)

@@ -111,10 +111,11 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.Slice <= 0 || o.Alpha <= 0 || o.Alpha >= 1 {
 		return usage("--slice must be positive and --alpha in (0, 1)")
 	}
-	spec, _, topt, copt, err := af.options()
+	so, err := af.options()
 	if err != nil {
 		return usageErrorFor(stderr, "compare", err)
 	}
+	spec, topt, copt := so.spec, so.graph, so.causal
 	bAt, err := parseTimeSpec(beforeAt)
 	if err != nil {
 		return usage("%s", strings.Replace(err.Error(), "--at", "--before-at", 1))
@@ -134,7 +135,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	progress := say.say
 	read := func(p string) (*ingest.Bundle, error) {
 		t0 := time.Now()
-		b, err := ingest.Read([]string{p}, stdin, ingest.Options{Step: af.step, Progress: say.detail, Limits: lim})
+		b, err := ingest.Read([]string{p}, stdin, ingest.Options{Step: af.Step, Progress: say.detail, Limits: lim})
 		if err == nil {
 			progress("%s: %s", p, readSummary(b, time.Since(t0)))
 		}
@@ -152,8 +153,8 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	ws := compare.WindowSpec{BeforeAt: bAt.resolve(before.End), AfterAt: aAt.resolve(after.End), Window: af.window,
-		Baseline: af.baseline, Target: spec.Target}
+	ws := compare.WindowSpec{BeforeAt: bAt.resolve(before.End), AfterAt: aAt.resolve(after.End), Window: af.Window,
+		Baseline: af.Baseline, Target: spec.Target}
 	if bAt.present {
 		ws.BeforeAtSource = "--before-at " + bAt.raw
 	}
@@ -167,7 +168,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	bs.Paths, as.Paths = paths[:1], paths[len(paths)-1:]
 	o.Target, o.TargetChosenBy = inc.Target, inc.TargetChosenBy
-	o.Baseline = af.baseline
+	o.Baseline = af.Baseline
 	o.Version, o.Args = version, args
 	switch {
 	case noCauses:

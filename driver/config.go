@@ -3,6 +3,7 @@ package driver
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -129,94 +130,120 @@ func parseWeights(s string) (causal.Weights, error) {
 	return causal.Weights{LatencySurge: v[0], ErrorPropagation: v[1], ResourceSaturation: v[2], ConfigDrift: v[3]}, nil
 }
 
-// analysisFlags are the flags shared by the analysis and eval.
+// analysisFlags are the flags shared by the analysis, eval and compare.
+// Each tagged field is a flag (see flags.go): its default is in
+// defaultAnalysisFlags, its help in analysisHelp.
 type analysisFlags struct {
-	at            string
-	window        time.Duration
-	baseline      time.Duration
-	target        string
-	step          time.Duration
-	method        string
-	weights       string
-	threshold     float64
-	lagWindow     time.Duration
-	minEdgeConf   float64
-	minConfidence float64
-	explain       bool
-	params        []string
+	At            string        `flag:"at"`
+	Window        time.Duration `flag:"window"`
+	Baseline      time.Duration `flag:"baseline"`
+	Target        string        `flag:"target"`
+	Step          time.Duration `flag:"step"`
+	Method        string        `flag:"method"`
+	Weights       string        `flag:"weights"`
+	Threshold     float64       `flag:"threshold"`
+	LagWindow     time.Duration `flag:"lag-window"`
+	MinEdgeConf   float64       `flag:"edge-confidence"`
+	MinConfidence float64       `flag:"min-confidence"`
+	Explain       bool          `flag:"explain"`
+	Params        []string      `flag:"param" hidden:"true"`
 }
 
+// defaultAnalysisFlags are the analysis defaults, taken from the stages'
+// own defaults so that each is written once.
+func defaultAnalysisFlags() analysisFlags {
+	w := causal.DefaultWeights()
+	return analysisFlags{
+		Window:        5 * time.Minute,
+		Method:        causal.Methods()[0],
+		Weights:       fmt.Sprintf("%.2f,%.2f,%.2f,%.2f", w.LatencySurge, w.ErrorPropagation, w.ResourceSaturation, w.ConfigDrift),
+		Threshold:     tcg.DefaultThreshold,
+		MinEdgeConf:   tcg.DefaultMinConfidence,
+		MinConfidence: causal.DefaultParams().MinConfidence,
+	}
+}
+
+// analysisHelp is the help of each analysis flag; a backquoted word names
+// the value's placeholder.
+var analysisHelp = map[string]string{
+	"at":              "incident time, `TIME`: RFC3339, a unix epoch (s, ms, µs or ns), or now-15m (now = end of data); default: the firing alert's startsAt",
+	"window":          "length of the incident window, centred on --at",
+	"baseline":        "length of the baseline before the window (0 = all data before it)",
+	"target":          "the symptom to explain, `SERVICE[:SIGNAL[:STAT]]`, e.g. api-gateway:latency:p99 (default: from the alert, else the entry service's latency)",
+	"step":            "common time step (default: the metrics' median step, or 15s)",
+	"method":          "ranking `METHOD`: tcg, or a comparison baseline: " + strings.Join(causal.Methods()[1:], ", "),
+	"weights":         "scorecard dimension `WEIGHTS`: latency surge, error propagation, resource saturation, config drift",
+	"threshold":       "robust z-score above which a signal is anomalous",
+	"lag-window":      "how far propagation may lag between neighbours (default max(3 steps, 2m))",
+	"edge-confidence": "edge confidence needed for state-machine transitions",
+	"min-confidence":  "abstain ('no confident root cause') below this confidence",
+	"explain":         "print every candidate's score terms to stderr (why this ranking)",
+	"param":           "override a ranking parameter NAME=VALUE (development; see causal.Params.Set)",
+}
+
+// register fills a with the defaults and defines its flags.
 func (a *analysisFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&a.at, "at", "", "incident time, `TIME`: RFC3339, a unix epoch (s, ms, µs or ns), or now-15m (now = end of data); default: the firing alert's startsAt")
-	fs.DurationVar(&a.window, "window", 5*time.Minute, "length of the incident window, centred on --at")
-	fs.DurationVar(&a.baseline, "baseline", 0, "length of the baseline before the window (0 = all data before it)")
-	fs.StringVar(&a.target, "target", "", "the symptom to explain, `SERVICE[:SIGNAL[:STAT]]`, e.g. api-gateway:latency:p99 (default: from the alert, else the entry service's latency)")
-	fs.DurationVar(&a.step, "step", 0, "common time step (default: the metrics' median step, or 15s)")
-	fs.StringVar(&a.method, "method", "tcg", "ranking `METHOD`: tcg, or a comparison baseline: "+strings.Join(causal.Methods()[1:], ", "))
-	fs.StringVar(&a.weights, "weights", "0.35,0.30,0.25,0.10", "scorecard dimension `WEIGHTS`: latency surge, error propagation, resource saturation, config drift")
-	fs.Float64Var(&a.threshold, "threshold", 3, "robust z-score above which a signal is anomalous")
-	fs.DurationVar(&a.lagWindow, "lag-window", 0, "how far propagation may lag between neighbours (default max(3 steps, 2m))")
-	fs.Float64Var(&a.minEdgeConf, "edge-confidence", 0.75, "edge confidence needed for state-machine transitions")
-	fs.Float64Var(&a.minConfidence, "min-confidence", 0.35, "abstain ('no confident root cause') below this confidence")
-	fs.BoolVar(&a.explain, "explain", false, "print every candidate's score terms to stderr (why this ranking)")
-	fs.StringArrayVar(&a.params, "param", nil, "override a ranking parameter NAME=VALUE (development; see causal.Params.Set)")
-	_ = fs.MarkHidden("param")
-	setGroup(fs, groupAnalysis, "at", "window", "baseline", "target", "step", "method", "weights", "threshold", "lag-window",
-		"edge-confidence", "min-confidence", "explain")
+	*a = defaultAnalysisFlags()
+	registerFields(fs, a, analysisHelp, groupAnalysis)
 }
 
 // timeFlags are the time flags as the user set them, for checkWindow.
 func (a *analysisFlags) timeFlags(fs *pflag.FlagSet, at timeSpec) timeFlags {
-	return timeFlags{at: at, window: a.window, windowGiven: fs.Changed("window"), baseline: a.baseline, baselineGiven: fs.Changed("baseline")}
+	return timeFlags{at: at, window: a.Window, windowGiven: fs.Changed("window"), baseline: a.Baseline, baselineGiven: fs.Changed("baseline")}
 }
 
-// options turns the flags into each stage's options.
-func (a *analysisFlags) options() (tcg.IncidentSpec, timeSpec, tcg.Options, causal.Options, error) {
-	var spec tcg.IncidentSpec
-	at, err := parseTimeSpec(a.at)
+// stageOptions are the analysis flags turned into each stage's options.
+type stageOptions struct {
+	spec   tcg.IncidentSpec // the incident to resolve (--at is in at, resolved against the data)
+	at     timeSpec
+	graph  tcg.Options
+	causal causal.Options
+}
+
+// options turns the flags into each stage's options; errors are usage
+// errors (errUsage).
+func (a *analysisFlags) options() (stageOptions, error) {
+	var so stageOptions
+	usage := func(format string, args ...any) (stageOptions, error) {
+		return stageOptions{at: so.at}, fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+	}
+	var err error
+	if so.at, err = parseTimeSpec(a.At); err != nil {
+		return usage("%v", err)
+	}
+	tgt, err := parseTarget(a.Target)
 	if err != nil {
-		return spec, at, tcg.Options{}, causal.Options{}, fmt.Errorf("%w: %v", errUsage, err)
+		return usage("%v", err)
 	}
-	tgt, err := parseTarget(a.target)
+	w, err := parseWeights(a.Weights)
 	if err != nil {
-		return spec, at, tcg.Options{}, causal.Options{}, fmt.Errorf("%w: %v", errUsage, err)
+		return usage("%v", err)
 	}
-	w, err := parseWeights(a.weights)
-	if err != nil {
-		return spec, at, tcg.Options{}, causal.Options{}, fmt.Errorf("%w: %v", errUsage, err)
+	if a.Window <= 0 {
+		return usage("--window must be positive")
 	}
-	if a.window <= 0 {
-		return spec, at, tcg.Options{}, causal.Options{}, fmt.Errorf("%w: --window must be positive", errUsage)
+	if !slices.Contains(causal.Methods(), a.Method) {
+		return usage("--method %q: want one of %s", a.Method, strings.Join(causal.Methods(), ", "))
 	}
-	ok := false
-	for _, m := range causal.Methods() {
-		ok = ok || m == a.method
+	so.spec = tcg.IncidentSpec{Window: a.Window, Baseline: a.Baseline, Target: tgt}
+	if so.at.present {
+		so.spec.AtSource = so.at.source()
 	}
-	if !ok {
-		return spec, at, tcg.Options{}, causal.Options{}, fmt.Errorf("%w: --method %q: want one of %s", errUsage, a.method, strings.Join(causal.Methods(), ", "))
-	}
-	spec = tcg.IncidentSpec{Window: a.window, Baseline: a.baseline, Target: tgt}
-	if at.present {
-		spec.AtSource = at.source()
-	}
-	topt := tcg.Options{Threshold: a.threshold, LagWindow: a.lagWindow, MinConfidence: a.minEdgeConf}
-	copt := causal.Options{Method: a.method, Weights: w, MinConfidence: a.minConfidence}
-	if len(a.params) > 0 {
+	so.graph = tcg.Options{Threshold: a.Threshold, LagWindow: a.LagWindow, MinConfidence: a.MinEdgeConf}
+	so.causal = causal.Options{Method: a.Method, Weights: w, MinConfidence: a.MinConfidence}
+	if len(a.Params) > 0 {
 		p := causal.DefaultParams()
-		for _, kv := range a.params {
+		for _, kv := range a.Params {
 			name, val, ok := strings.Cut(kv, "=")
 			f, err := strconv.ParseFloat(val, 64)
 			if !ok || err != nil {
-				return spec, at, tcg.Options{}, causal.Options{}, fmt.Errorf("%w: --param %q: want NAME=NUMBER", errUsage, kv)
+				return usage("--param %q: want NAME=NUMBER", kv)
 			}
 			if err := p.Set(name, f); err != nil {
-				return spec, at, tcg.Options{}, causal.Options{}, fmt.Errorf("%w: --param: %v", errUsage, err)
+				return usage("--param: %v", err)
 			}
 		}
-		copt.Params = &p
+		so.causal.Params = &p
 	}
-	return spec, at, topt, copt, nil
+	return so, nil
 }
-
-// parseDuration is time.ParseDuration.
-func parseDuration(s string) (time.Duration, error) { return time.ParseDuration(s) }

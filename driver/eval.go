@@ -121,7 +121,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	af := &o.af
 	methods, asJSON, quiet, jobs, dump, fit, loo, ablate := &o.methods, &o.asJSON, &o.quiet, &o.jobs, &o.dump, &o.fit, &o.loo, &o.ablate
 	if fs.Changed("method") {
-		*methods = af.method // --method takes a comma list here, like --methods
+		*methods = af.Method // --method takes a comma list here, like --methods
 	}
 	ms := strings.Split(*methods, ",")
 	for _, m := range ms {
@@ -134,7 +134,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 				strings.Join(causal.Methods(), ", "), didYouMean(m, causal.Methods(), nil)))
 		}
 	}
-	af.method = ms[0]
+	af.Method = ms[0]
 	if fs.NArg() == 0 {
 		return usageErrorFor(stderr, "eval", fmt.Errorf("eval needs at least one directory of cases"))
 	}
@@ -147,10 +147,11 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pipeline-analyze eval: no case directories with a label.json under %s\n", strings.Join(fs.Args(), " "))
 		return 1
 	}
-	spec, at, topt, copt, err := af.options()
+	so, err := af.options()
 	if err != nil {
 		return usageErrorFor(stderr, "eval", err)
 	}
+	spec, at, topt, copt := so.spec, so.at, so.graph, so.causal
 	if copt.Ablate, err = causal.ParseAblate(*ablate); err != nil {
 		return usageErrorFor(stderr, "eval", fmt.Errorf("--ablate: %w", err))
 	}

@@ -19,91 +19,101 @@ import (
 )
 
 // liveFlags fetch the incident from a running Jaeger, Prometheus, Loki and
-// VictoriaLogs.
+// VictoriaLogs. Each tagged field is a flag (see flags.go): its default is
+// in defaultLiveFlags, its help in liveHelp.
 type liveFlags struct {
-	jaegerURL     string
-	promURL       string
-	queries       []string
-	selector      string
-	packs         string
-	listQueries   bool
-	tokenFile     string
-	tokenEnv      string
-	basicAuthFile string
-	caFile        string
-	insecure      bool
-	timeout       time.Duration
-	retries       int
-	maxTraces     int
-	saveBundle    string
-	concurrency   int
-	lokiURL       string
-	vlogsURL      string
-	logSelector   string
-	logPage       int
-	maxLogRecords int
-	fetchTimeout  time.Duration
-	maxResponse   int64
-	maxServices   int
-	maxRequests   int
-	maxFetch      int64
+	JaegerURL     string        `flag:"jaeger-url"`
+	PromURL       string        `flag:"prometheus-url"`
+	Queries       []string      `flag:"query"`
+	Selector      string        `flag:"selector"`
+	Packs         string        `flag:"packs"`
+	ListQueries   bool          `flag:"list-queries"`
+	TokenFile     string        `flag:"token-file"`
+	TokenEnv      string        `flag:"token-env"`
+	BasicAuthFile string        `flag:"basic-auth-file"`
+	CaFile        string        `flag:"ca-file"`
+	Insecure      bool          `flag:"insecure-skip-verify"`
+	Timeout       time.Duration `flag:"timeout"`
+	Retries       int           `flag:"retries"`
+	MaxTraces     int           `flag:"max-traces"`
+	SaveBundle    string        `flag:"save-bundle"`
+	Concurrency   int           `flag:"concurrency"`
+	LokiURL       string        `flag:"loki-url"`
+	VlogsURL      string        `flag:"victorialogs-url"`
+	LogSelector   string        `flag:"log-selector"`
+	LogPage       int           `flag:"log-page"`
+	MaxLogRecords int           `flag:"max-log-records"`
+	FetchTimeout  time.Duration `flag:"fetch-timeout"`
+	MaxResponse   int64         `flag:"max-response-size"`
+	MaxServices   int           `flag:"max-services"`
+	MaxRequests   int           `flag:"max-requests"`
+	MaxFetch      int64         `flag:"max-fetch-size"`
+}
+
+// defaultLiveFlags are the live defaults (the fetch bounds are the live
+// package's).
+func defaultLiveFlags() liveFlags {
+	return liveFlags{
+		Packs: "all", TokenEnv: "PIPELINE_ANALYZE_TOKEN", Timeout: 30 * time.Second, Retries: 2, MaxTraces: 1000, Concurrency: 4,
+		LogPage: live.DefaultLogPage, MaxLogRecords: live.DefaultLogMax, FetchTimeout: live.DefaultFetchTimeout,
+		MaxResponse: live.DefaultMaxBody, MaxServices: live.DefaultMaxServices, MaxRequests: live.DefaultMaxRequests,
+		MaxFetch: live.DefaultMaxFetchBytes,
+	}
+}
+
+// liveHelp is the help of each live flag.
+var liveHelp = map[string]string{
+	"jaeger-url":           "fetch traces from this Jaeger (api_v3, falling back to the v1 search API)",
+	"prometheus-url":       "fetch metrics from this Prometheus (query_range over baseline + window)",
+	"query":                "an extra PromQL query to fetch (repeatable)",
+	"selector":             `label matchers added to every pack query, e.g. '{namespace="llm"}'`,
+	"packs":                "query packs to run: all, none or a comma list (see --list-queries)",
+	"list-queries":         "print the built-in Prometheus queries (with --selector applied) and exit",
+	"token-file":           "bearer token for Jaeger and Prometheus, read from FILE",
+	"token-env":            "environment variable holding the bearer token (when --token-file is not given)",
+	"basic-auth-file":      "basic auth as user:password, read from FILE (never from the command line)",
+	"ca-file":              "PEM file of extra CA certificates for HTTPS endpoints",
+	"insecure-skip-verify": "do not verify HTTPS certificates (unsafe)",
+	"timeout":              "timeout of each HTTP request",
+	"retries":              "retries of a failed request (network error, 429, 5xx), with exponential backoff",
+	"max-traces":           "most traces fetched per service (a time-sliced baseline sample plus the window's slow traces)",
+	"save-bundle":          "save what was fetched (and a manifest) to DIR; pipeline-analyze DIR reruns the analysis",
+	"concurrency":          "HTTP requests in flight at once",
+	"loki-url":             "fetch logs from this Grafana Loki (query_range over baseline + window, paged)",
+	"victorialogs-url":     "fetch logs from this VictoriaLogs (/select/logsql/query over baseline + window, paged)",
+	"log-selector":         `stream selector of the log queries, e.g. '{namespace="shop"}' (default: the traced services by service_name)`,
+	"log-page":             "log entries per request",
+	"max-log-records":      "most log records fetched per log source",
+	"fetch-timeout":        "deadline of the whole live fetch: what arrived by then is analysed, and each source says what is missing",
+	"max-response-size":    "largest HTTP response in bytes, after decompression",
+	"max-services":         "most Jaeger services sampled (the first by name)",
+	"max-requests":         "most Jaeger requests (listings and trace searches)",
+	"max-fetch-size":       "most bytes of traces and query results the fetch keeps in memory",
 }
 
 // liveFlagNames are the flags that only steer the fetch; they are dropped
 // from the rerun command recorded in the scorecard (the rerun reads the
 // saved bundle instead).
-var liveFlagNames = map[string]bool{
-	"jaeger-url": true, "prometheus-url": true, "query": true, "selector": true, "packs": true, "list-queries": true,
-	"token-file": true, "token-env": true, "basic-auth-file": true, "ca-file": true, "insecure-skip-verify": true,
-	"timeout": true, "retries": true, "max-traces": true, "save-bundle": true, "concurrency": true,
-	"loki-url": true, "victorialogs-url": true, "log-selector": true, "log-page": true, "max-log-records": true,
-	"fetch-timeout": true, "max-response-size": true, "max-services": true, "max-requests": true, "max-fetch-size": true,
-}
+var liveFlagNames = flagNames(&liveFlags{})
 
+// register fills l with the defaults and defines its flags.
 func (l *liveFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&l.jaegerURL, "jaeger-url", "", "fetch traces from this Jaeger (api_v3, falling back to the v1 search API)")
-	fs.StringVar(&l.promURL, "prometheus-url", "", "fetch metrics from this Prometheus (query_range over baseline + window)")
-	fs.StringArrayVar(&l.queries, "query", nil, "an extra PromQL query to fetch (repeatable)")
-	fs.StringVar(&l.selector, "selector", "", `label matchers added to every pack query, e.g. '{namespace="llm"}'`)
-	fs.StringVar(&l.packs, "packs", "all", "query packs to run: all, none or a comma list (see --list-queries)")
-	fs.BoolVar(&l.listQueries, "list-queries", false, "print the built-in Prometheus queries (with --selector applied) and exit")
-	fs.StringVar(&l.tokenFile, "token-file", "", "bearer token for Jaeger and Prometheus, read from FILE")
-	fs.StringVar(&l.tokenEnv, "token-env", "PIPELINE_ANALYZE_TOKEN", "environment variable holding the bearer token (when --token-file is not given)")
-	fs.StringVar(&l.basicAuthFile, "basic-auth-file", "", "basic auth as user:password, read from FILE (never from the command line)")
-	fs.StringVar(&l.caFile, "ca-file", "", "PEM file of extra CA certificates for HTTPS endpoints")
-	fs.BoolVar(&l.insecure, "insecure-skip-verify", false, "do not verify HTTPS certificates (unsafe)")
-	fs.DurationVar(&l.timeout, "timeout", 30*time.Second, "timeout of each HTTP request")
-	fs.IntVar(&l.retries, "retries", 2, "retries of a failed request (network error, 429, 5xx), with exponential backoff")
-	fs.IntVar(&l.maxTraces, "max-traces", 1000, "most traces fetched per service (a time-sliced baseline sample plus the window's slow traces)")
-	fs.StringVar(&l.saveBundle, "save-bundle", "", "save what was fetched (and a manifest) to DIR; pipeline-analyze DIR reruns the analysis")
-	fs.IntVar(&l.concurrency, "concurrency", 4, "HTTP requests in flight at once")
-	fs.StringVar(&l.lokiURL, "loki-url", "", "fetch logs from this Grafana Loki (query_range over baseline + window, paged)")
-	fs.StringVar(&l.vlogsURL, "victorialogs-url", "", "fetch logs from this VictoriaLogs (/select/logsql/query over baseline + window, paged)")
-	fs.StringVar(&l.logSelector, "log-selector", "", `stream selector of the log queries, e.g. '{namespace="shop"}' (default: the traced services by service_name)`)
-	fs.IntVar(&l.logPage, "log-page", live.DefaultLogPage, "log entries per request")
-	fs.IntVar(&l.maxLogRecords, "max-log-records", live.DefaultLogMax, "most log records fetched per log source")
-	fs.DurationVar(&l.fetchTimeout, "fetch-timeout", live.DefaultFetchTimeout, "deadline of the whole live fetch: what arrived by then is analysed, and each source says what is missing")
-	fs.Int64Var(&l.maxResponse, "max-response-size", live.DefaultMaxBody, "largest HTTP response in bytes, after decompression")
-	fs.IntVar(&l.maxServices, "max-services", live.DefaultMaxServices, "most Jaeger services sampled (the first by name)")
-	fs.IntVar(&l.maxRequests, "max-requests", live.DefaultMaxRequests, "most Jaeger requests (listings and trace searches)")
-	fs.Int64Var(&l.maxFetch, "max-fetch-size", live.DefaultMaxFetchBytes, "most bytes of traces and query results the fetch keeps in memory")
-	for name := range liveFlagNames {
-		setGroup(fs, groupLive, name)
-	}
+	*l = defaultLiveFlags()
+	registerFields(fs, l, liveHelp, groupLive)
 }
 
 // active reports whether a live source was given.
 func (l *liveFlags) active() bool {
-	return l.jaegerURL != "" || l.promURL != "" || l.lokiURL != "" || l.vlogsURL != ""
+	return l.JaegerURL != "" || l.PromURL != "" || l.LokiURL != "" || l.VlogsURL != ""
 }
 
 // list prints the queries --prometheus-url would run.
 func (l *liveFlags) list(stdout, stderr io.Writer, step time.Duration) int {
-	sel, err := live.ParseSelector(l.selector)
+	sel, err := live.ParseSelector(l.Selector)
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	qs, err := live.Queries(l.packs, sel, live.EffectiveStep(time.Time{}, time.Time{}, step), l.queries)
+	qs, err := live.Queries(l.Packs, sel, live.EffectiveStep(time.Time{}, time.Time{}, step), l.Queries)
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -125,8 +135,8 @@ func (l *liveFlags) list(stdout, stderr io.Writer, step time.Duration) int {
 type liveSource struct {
 	l        *liveFlags
 	af       *analysisFlags
-	work     string                   // the run's temporary directory (a fetch without --save-bundle goes there)
-	red      *redactor                // receives the flags' secrets, redacted from everything the run writes
+	work     string    // the run's temporary directory (a fetch without --save-bundle goes there)
+	red      *redactor // receives the flags' secrets, redacted from everything the run writes
 	progress func(string, ...any)
 }
 
@@ -142,20 +152,20 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 	}
 	red.add(opt.Transport.BearerToken)
 	red.addBasic(opt.Transport.BasicUser, opt.Transport.BasicPassword)
-	for _, u := range []string{l.jaegerURL, l.promURL} { // credentials in a URL are secrets too
+	for _, u := range []string{l.JaegerURL, l.PromURL} { // credentials in a URL are secrets too
 		if pu, err := url.Parse(u); err == nil && pu.User != nil {
 			p, _ := pu.User.Password()
 			red.addBasic(pu.User.Username(), p)
 		}
 	}
 	opt.Transport.Secrets = red.secrets()
-	if l.saveBundle != "" {
-		if err := live.CheckBundleDir(l.saveBundle); err != nil { // before fetching anything
+	if l.SaveBundle != "" {
+		if err := live.CheckBundleDir(l.SaveBundle); err != nil { // before fetching anything
 			return nil, fmt.Errorf("%w: --save-bundle: %v", errUsage, err)
 		}
 	}
 	now := time.Now().UTC().Truncate(time.Second) // the wall clock: live sources only
-	win := af.window
+	win := af.Window
 	var wStart, wEnd time.Time
 	if at.present {
 		a := at.abs.Std()
@@ -168,24 +178,24 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 	} else {
 		wStart, wEnd = now.Add(-win), now
 	}
-	base := af.baseline
+	base := af.Baseline
 	if base <= 0 {
 		base = max(6*win, 30*time.Minute)
 	}
 	opt.Start, opt.End, opt.WindowStart, opt.WindowEnd = wStart.Add(-base), wEnd, wStart, wEnd
-	opt.Step = af.step
+	opt.Step = af.Step
 	opt.Progress = progress
-	if l.promURL != "" {
-		sel, err := live.ParseSelector(l.selector)
+	if l.PromURL != "" {
+		sel, err := live.ParseSelector(l.Selector)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
-		opt.Queries, err = live.Queries(l.packs, sel, live.EffectiveStep(opt.Start, opt.End, opt.Step), l.queries)
+		opt.Queries, err = live.Queries(l.Packs, sel, live.EffectiveStep(opt.Start, opt.End, opt.Step), l.Queries)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
-	dir := l.saveBundle
+	dir := l.SaveBundle
 	if dir == "" {
 		dir, err = os.MkdirTemp(work, "pipeline-analyze-live-*")
 		if err != nil {
@@ -236,48 +246,48 @@ func (lr *inputs) annotate(c *scorecard.Card) {
 // options builds the transport from the flags and the secret files.
 func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 	var opt live.Options
-	tr := live.TransportOptions{CAFile: l.caFile, InsecureSkipVerify: l.insecure, Timeout: l.timeout, Retries: l.retries,
+	tr := live.TransportOptions{CAFile: l.CaFile, InsecureSkipVerify: l.Insecure, Timeout: l.Timeout, Retries: l.Retries,
 		UserAgent: "pipeline-analyze/" + version}
 	switch {
-	case l.tokenFile != "":
-		data, err := os.ReadFile(l.tokenFile)
+	case l.TokenFile != "":
+		data, err := os.ReadFile(l.TokenFile)
 		if err != nil {
 			return opt, fmt.Errorf("--token-file: %w", err)
 		}
 		tr.BearerToken = strings.TrimSpace(string(data))
 		if tr.BearerToken == "" {
-			return opt, fmt.Errorf("--token-file %s: empty", l.tokenFile)
+			return opt, fmt.Errorf("--token-file %s: empty", l.TokenFile)
 		}
-	case l.tokenEnv != "":
-		tr.BearerToken = strings.TrimSpace(os.Getenv(l.tokenEnv))
+	case l.TokenEnv != "":
+		tr.BearerToken = strings.TrimSpace(os.Getenv(l.TokenEnv))
 	}
-	if l.basicAuthFile != "" {
-		data, err := os.ReadFile(l.basicAuthFile)
+	if l.BasicAuthFile != "" {
+		data, err := os.ReadFile(l.BasicAuthFile)
 		if err != nil {
 			return opt, fmt.Errorf("--basic-auth-file: %w", err)
 		}
 		user, pass, ok := strings.Cut(strings.TrimSpace(string(data)), ":")
 		if !ok || user == "" {
-			return opt, fmt.Errorf("--basic-auth-file %s: want one line user:password", l.basicAuthFile)
+			return opt, fmt.Errorf("--basic-auth-file %s: want one line user:password", l.BasicAuthFile)
 		}
 		tr.BasicUser, tr.BasicPassword = user, pass
-		if l.tokenFile == "" {
+		if l.TokenFile == "" {
 			tr.BearerToken = "" // an explicit basic auth file beats a token from the environment
 		}
 	}
-	if l.concurrency <= 0 || l.maxTraces <= 0 || l.retries < 0 || l.timeout <= 0 || l.fetchTimeout <= 0 || l.maxResponse <= 0 ||
-		l.maxServices <= 0 || l.maxRequests <= 0 || l.maxFetch <= 0 || l.logPage <= 0 || l.maxLogRecords <= 0 {
+	if l.Concurrency <= 0 || l.MaxTraces <= 0 || l.Retries < 0 || l.Timeout <= 0 || l.FetchTimeout <= 0 || l.MaxResponse <= 0 ||
+		l.MaxServices <= 0 || l.MaxRequests <= 0 || l.MaxFetch <= 0 || l.LogPage <= 0 || l.MaxLogRecords <= 0 {
 		return opt, fmt.Errorf("%w: --concurrency, --max-traces, --timeout, --fetch-timeout, --log-page, --max-log-records and the --max-* fetch bounds must be positive, --retries not negative", errUsage)
 	}
-	if sel := strings.TrimSpace(l.logSelector); sel != "" && !(strings.HasPrefix(sel, "{") && strings.HasSuffix(sel, "}")) {
+	if sel := strings.TrimSpace(l.LogSelector); sel != "" && !(strings.HasPrefix(sel, "{") && strings.HasSuffix(sel, "}")) {
 		return opt, fmt.Errorf("%w: --log-selector %q: want a stream selector {label=\"value\",...}", errUsage, sel)
 	}
-	opt.LokiURL, opt.VictoriaLogsURL, opt.LogSelector = l.lokiURL, l.vlogsURL, l.logSelector
-	opt.LogPage, opt.MaxLogRecords = l.logPage, l.maxLogRecords
-	tr.MaxBody = l.maxResponse
-	opt.JaegerURL, opt.PrometheusURL = l.jaegerURL, l.promURL
-	opt.Transport, opt.MaxTraces, opt.Concurrency = tr, l.maxTraces, l.concurrency
-	opt.FetchTimeout, opt.MaxServices, opt.MaxRequests, opt.MaxFetchBytes = l.fetchTimeout, l.maxServices, l.maxRequests, l.maxFetch
+	opt.LokiURL, opt.VictoriaLogsURL, opt.LogSelector = l.LokiURL, l.VlogsURL, l.LogSelector
+	opt.LogPage, opt.MaxLogRecords = l.LogPage, l.MaxLogRecords
+	tr.MaxBody = l.MaxResponse
+	opt.JaegerURL, opt.PrometheusURL = l.JaegerURL, l.PromURL
+	opt.Transport, opt.MaxTraces, opt.Concurrency = tr, l.MaxTraces, l.Concurrency
+	opt.FetchTimeout, opt.MaxServices, opt.MaxRequests, opt.MaxFetchBytes = l.FetchTimeout, l.MaxServices, l.MaxRequests, l.MaxFetch
 	return opt, nil
 }
 

@@ -50,15 +50,21 @@ type Options struct {
 	ChangeHold time.Duration
 }
 
+// Defaults of Options' fields that the command line shows.
+const (
+	DefaultThreshold     = 3    // Options.Threshold
+	DefaultMinConfidence = 0.75 // Options.MinConfidence
+)
+
 func (o Options) withDefaults(step time.Duration) Options {
 	if o.Threshold <= 0 {
-		o.Threshold = 3
+		o.Threshold = DefaultThreshold
 	}
 	if o.LagWindow <= 0 {
 		o.LagWindow = max(3*step, 2*time.Minute)
 	}
 	if o.MinConfidence <= 0 {
-		o.MinConfidence = 0.75
+		o.MinConfidence = DefaultMinConfidence
 	}
 	if o.Alpha <= 0 {
 		o.Alpha = 0.05
