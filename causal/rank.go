@@ -3,7 +3,9 @@ package causal
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -204,10 +206,12 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	reach := reachesTargetService(g)
 	// A component's share of the target: do(every own change of the
 	// component := baseline) removes the sum of its signals' shares.
+	// Summed in node order: a float sum in map order differs in its last
+	// digits from run to run.
 	compShare := map[string]float64{}
-	for i, amt := range tflow {
+	for _, i := range slices.Sorted(maps.Keys(tflow)) {
 		if i != g.Target {
-			compShare[g.Nodes[i].Entity.ID()] += amt
+			compShare[g.Nodes[i].Entity.ID()] += tflow[i]
 		}
 	}
 	var cands []scored
