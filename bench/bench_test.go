@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/evidence"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -58,7 +59,7 @@ func readBundle(tb testing.TB, dir string) *ingest.Bundle {
 func run(tb testing.TB, dir string) *stages {
 	st := &stages{b: readBundle(tb, dir)}
 	st.graphAndRank(tb)
-	st.card = scorecard.Build(st.b, st.g, st.res, scorecard.BuildOptions{Version: "bench"})
+	st.card = scorecard.Build(st.g, st.res, evidence.Collect(st.b, st.g, st.res, evidence.Options{}), scorecard.BuildOptions{Version: "bench"})
 	if err := scorecard.Render(io.Discard, st.card, "text", scorecard.RenderOptions{Width: 100}); err != nil {
 		tb.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func BenchmarkRender(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				for b.Loop() {
-					card := scorecard.Build(st.b, st.g, st.res, scorecard.BuildOptions{Version: "bench"})
+					card := scorecard.Build(st.g, st.res, evidence.Collect(st.b, st.g, st.res, evidence.Options{}), scorecard.BuildOptions{Version: "bench"})
 					if err := scorecard.Render(io.Discard, card, format, scorecard.RenderOptions{Width: 100}); err != nil {
 						b.Fatal(err)
 					}

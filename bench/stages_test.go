@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/evidence"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
@@ -53,7 +54,7 @@ func stageTimes(b *testing.B, dir string) {
 		mark(2)
 		st.rank(b)
 		mark(3)
-		st.card = scorecard.Build(st.b, st.g, st.res, scorecard.BuildOptions{Version: "bench"})
+		st.card = scorecard.Build(st.g, st.res, evidence.Collect(st.b, st.g, st.res, evidence.Options{}), scorecard.BuildOptions{Version: "bench"})
 		if err := scorecard.Render(io.Discard, st.card, "text", scorecard.RenderOptions{Width: 100}); err != nil {
 			b.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/evidence"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -243,6 +244,9 @@ func runAnalyze(args []string, env cmdEnv) int {
 		sayErr(stderr, "", err)
 		return 1
 	}
+	// The evidence step: what the raw bundle says about the ranked causes,
+	// gathered once so that the scorecard only renders.
+	ev := evidence.Collect(b, an.graph, an.result, evidence.Options{})
 	rep.phase("analyse", t1)
 	progress("analysed %d nodes, %d edges, %d anomalous; %d candidates", len(an.graph.Nodes), len(an.graph.Edges), an.graph.AnomalousCount(), an.result.Total)
 	if of.Dot != "" {
@@ -252,7 +256,7 @@ func runAnalyze(args []string, env cmdEnv) int {
 		}
 	}
 	t2 := time.Now()
-	card := scorecard.Build(b, an.graph, an.result, scorecard.BuildOptions{
+	card := scorecard.Build(an.graph, an.result, ev, scorecard.BuildOptions{
 		Version: version, Args: lr.args, Slice: slice, Demo: demo,
 	})
 	for _, n := range notes {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/evidence"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
@@ -27,9 +28,10 @@ type BuildOptions struct {
 	OverviewRows int
 }
 
-// Build fills the Card from the bundle, the graph and the ranked result.
-// It is a pure function of its inputs.
-func Build(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt BuildOptions) *Card {
+// Build fills the Card from the graph, the ranked result and the evidence
+// gathered for it (evidence.Collect); it never reads the raw bundle. It is
+// a pure function of its inputs.
+func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *Card {
 	if opt.Slice <= 0 {
 		opt.Slice = DefaultSlice
 	}
@@ -63,7 +65,11 @@ func Build(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt BuildOptions) *
 	c.Pruned = Pruned{Shown: len(shown), Total: r.Total, Dropped: r.Dropped + len(r.Candidates) - len(shown), MinScore: r.MinScore}
 	c.Verdict = verdict(g, r, c)
 	for i, cand := range shown {
-		cs := buildCause(b, g, r, i, cand)
+		var ce evidence.Cause
+		if i < len(ev.Causes) {
+			ce = ev.Causes[i]
+		}
+		cs := buildCause(g, r, i, cand, ce)
 		if !c.Verdict.Confident && cs.Severity == SeverityCritical {
 			cs.Severity = SeverityWarning // no cause is critical while the verdict abstains
 		}
@@ -74,15 +80,15 @@ func Build(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt BuildOptions) *
 			c.Heatmaps = append(c.Heatmaps, h)
 		}
 	}
-	c.Overview = overview(b, g, opt.Slice, opt.OverviewRows)
-	c.Warnings = footnotes(b, g, r)
-	for _, in := range b.Inputs {
+	c.Overview = overview(ev.Entities, g, opt.Slice, opt.OverviewRows)
+	c.Warnings = footnotes(ev.Warnings, g, r)
+	for _, in := range ev.Inputs {
 		c.Inputs = append(c.Inputs, InputRow{Path: in.Path, Format: in.Format.String(), SHA256: in.SHA256, Size: in.Size,
 			Start: in.Start, End: in.End, Spans: in.Counts.Spans, Traces: in.Counts.Traces, Series: in.Counts.Series,
 			Points: in.Counts.Points, Events: in.Counts.Events, Alerts: in.Counts.Alerts, Skipped: in.Skipped, Error: in.Error})
 		c.Manifest.Inputs = append(c.Manifest.Inputs, ManifestInput{Path: in.Path, SHA256: in.SHA256})
 	}
-	c.Inventory = inventory(b, g)
+	c.Inventory = inventory(ev.Entities, g)
 	c.Manifest.Version = opt.Version
 	c.Manifest.Args = append([]string{"pipeline-analyze"}, opt.Args...)
 	if r.Method == "tcg" {
@@ -254,7 +260,8 @@ func severity(cand causal.Candidate, method string) string {
 	return SeverityInfo
 }
 
-func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate) Cause {
+// buildCause renders one ranked candidate with its evidence ce.
+func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce evidence.Cause) Cause {
 	cs := Cause{Rank: i + 1, Service: cand.Service, Component: cand.Component, ComponentKind: cand.ComponentKind.String(),
 		Signal: cand.Signal.String(), Score: cand.Score, Confidence: cand.Confidence, Severity: severity(cand, r.Method),
 		State: cand.State.String()}
@@ -300,12 +307,10 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 			Text: fmt.Sprintf("P%.0f of %d spans %s → %d spans %s; %.0f%% exceed the baseline P%.0f (DKW bound %.0f%%, shifted: %v)",
 				100*t.Q, t.BaselineN, formatValue(t.BaselineQ, "s"), t.WindowN, formatValue(t.WindowQ, "s"), 100*t.Exceed, 100*t.Q, 100*t.Bound, t.Shifted)})
 	}
-	if n.Facet == tcg.FacetMix {
-		if ev, ok := operationShares(b, n.Entity.Service, g.Incident, 3); ok {
-			cs.Evidence = append(cs.Evidence, ev)
-		}
+	if ce.Shares != nil {
+		cs.Evidence = append(cs.Evidence, sharesEvidence(*ce.Shares))
 	}
-	if ids := slowTraces(b, n, g, 3); len(ids) > 0 {
+	if ids := ce.SlowTraces; len(ids) > 0 {
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSpans, TraceIDs: ids, Baseline: math.NaN(), Incident: math.NaN(),
 			Text: fmt.Sprintf("slowest traces through %s in the window", n.Entity.Service)})
 	}
@@ -313,14 +318,10 @@ func buildCause(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, i int, cand ca
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidencePlacement, Baseline: math.NaN(), Incident: math.NaN(),
 			Text: fmt.Sprintf("this %s hosts %s", n.Entity.Kind, strings.Join(cand.Hosted, ", "))})
 	}
-	if n.Entity.Kind == ingest.KindGPU {
-		cs.Evidence = append(cs.Evidence, kernelEvidence(b, n.Entity.Name, g.Incident, 5)...)
-		for _, pl := range b.Placements {
-			if pl.GPU == n.Entity.Name {
-				cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidencePlacement, Baseline: math.NaN(), Incident: math.NaN(),
-					Text: pl.String() + " runs on this GPU (the GPU's process list matched the traces' process tags)"})
-			}
-		}
+	cs.Evidence = append(cs.Evidence, kernelEvidence(ce.Kernels)...)
+	for _, pl := range ce.Placements {
+		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidencePlacement, Baseline: math.NaN(), Incident: math.NaN(),
+			Text: pl.String() + " runs on this GPU (the GPU's process list matched the traces' process tags)"})
 	}
 	// Other anomalous signals of the same component, strongest first.
 	var others []*tcg.Node
@@ -383,50 +384,6 @@ func shortKey(s *ingest.Series) string {
 		}
 	}
 	return s.Name + ls.String()
-}
-
-// slowTraces returns up to k trace IDs of the slowest entry spans of the
-// node's service in the window (deterministic: by duration, then ID).
-func slowTraces(b *ingest.Bundle, n *tcg.Node, g *tcg.Graph, k int) []string {
-	svc := n.Entity.Service
-	if n.Entity.Kind == ingest.KindEdge {
-		svc = n.Entity.Caller
-	}
-	if svc == "" || len(b.Spans) == 0 {
-		return nil
-	}
-	type cand struct {
-		d  time.Duration
-		id string
-	}
-	var cs []cand
-	// Finalize sorts spans by start: only the window's range is scanned.
-	lo := sort.Search(len(b.Spans), func(i int) bool { return b.Spans[i].Start >= g.Incident.WindowStart })
-	for i := lo; i < len(b.Spans) && b.Spans[i].Start <= g.Incident.WindowEnd; i++ {
-		s := &b.Spans[i]
-		if s.Service != svc {
-			continue
-		}
-		cs = append(cs, cand{s.Duration, s.TraceID.String()})
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].d != cs[j].d {
-			return cs[i].d > cs[j].d
-		}
-		return cs[i].id < cs[j].id
-	})
-	var out []string
-	seen := map[string]bool{}
-	for _, c := range cs {
-		if !seen[c.id] {
-			seen[c.id] = true
-			out = append(out, c.id)
-		}
-		if len(out) == k {
-			break
-		}
-	}
-	return out
 }
 
 // heatmap builds the bottleneck heatmap of one cause: rows are the nodes on
@@ -518,9 +475,11 @@ func warnKind(w ingest.Warning) string {
 	return "warning"
 }
 
-func footnotes(b *ingest.Bundle, g *tcg.Graph, r *causal.Result) []Footnote {
+// footnotes numbers the bundle's warnings, then the graph's and the
+// ranking's (each message once).
+func footnotes(warnings []ingest.Warning, g *tcg.Graph, r *causal.Result) []Footnote {
 	var out []Footnote
-	for _, w := range b.Warnings {
+	for _, w := range warnings {
 		out = append(out, Footnote{Kind: warnKind(w), Source: w.Source, Count: max(w.Count, 1), Message: w.Message})
 	}
 	seen := map[string]bool{}
@@ -537,7 +496,8 @@ func footnotes(b *ingest.Bundle, g *tcg.Graph, r *causal.Result) []Footnote {
 	return out
 }
 
-func inventory(b *ingest.Bundle, g *tcg.Graph) Inventory {
+// inventory lists every entity with the signals the graph holds of it.
+func inventory(entities []ingest.Entity, g *tcg.Graph) Inventory {
 	sigs := map[string]map[string]bool{}
 	for _, n := range g.Nodes {
 		id := n.Entity.ID()
@@ -551,7 +511,7 @@ func inventory(b *ingest.Bundle, g *tcg.Graph) Inventory {
 		sigs[id][s] = true
 	}
 	var inv Inventory
-	for _, e := range b.Entities {
+	for _, e := range entities {
 		row := EntityRow{Kind: e.Kind.String(), Name: e.Name, Service: e.Service, Node: e.Node}
 		for s := range sigs[e.ID()] {
 			row.Signals = append(row.Signals, s)

@@ -4,48 +4,24 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/evidence"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
 func TestKernelEvidence(t *testing.T) {
-	t0 := ingest.FromTime(time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC))
-	gpu := ingest.Entity{Kind: ingest.KindGPU, Name: "GPU-1", GPU: "GPU-1"}
-	prof := func(kernel string, before, after float64) *ingest.Series {
-		s := &ingest.Series{Name: "nsys_kernel_mean_duration_seconds", Labels: ingest.Labels{{Name: "kernel", Value: kernel}},
-			Entity: gpu, Unit: "s", Source: "p.sqlite"}
-		for i := 0; i < 20; i++ {
-			s.T = append(s.T, t0.Add(time.Duration(i)*100*time.Millisecond))
-			v := before
-			if i >= 10 {
-				v = after
-			}
-			s.V = append(s.V, v)
-		}
-		return s
+	s := &ingest.Series{Name: "nsys_kernel_mean_duration_seconds", Labels: ingest.Labels{{Name: "kernel", Value: "flash_attn"}}, Unit: "s"}
+	ev := kernelEvidence([]evidence.Kernel{
+		{Series: s, Baseline: 2e-3, Incident: 6e-3, Ratio: 3},
+		{Series: s, Baseline: math.NaN(), Incident: 6e-3, Ratio: math.NaN()},
+	})
+	if len(ev) != 2 || ev[0].Kind != EvidenceKernel || ev[0].Baseline != 2e-3 || ev[0].Incident != 6e-3 {
+		t.Fatalf("evidence %+v", ev)
 	}
-	other := prof("gemm", 1e-3, 5e-3)
-	other.Entity = ingest.Entity{Kind: ingest.KindGPU, Name: "GPU-2"}
-	aligned := prof("gemm", 1e-3, 9e-3)
-	aligned.Aligned = true
-	b := &ingest.Bundle{Series: []*ingest.Series{prof("flash_attn", 2e-3, 6e-3), prof("gemm", 1e-3, 1.1e-3), other, aligned}}
-	inc := tcg.Incident{BaselineStart: t0, WindowStart: t0.Add(time.Second), WindowEnd: t0.Add(3 * time.Second)}
-	ev := kernelEvidence(b, "GPU-1", inc, 5)
-	if len(ev) != 2 {
-		t.Fatalf("%d items, want 2 (other GPUs and aligned series excluded): %+v", len(ev), ev)
+	if !strings.Contains(ev[0].Text, "kernel flash_attn") || !strings.Contains(ev[0].Text, "×3.00") {
+		t.Errorf("kernel or ratio missing: %q", ev[0].Text)
 	}
-	if !strings.Contains(ev[0].Text, "flash_attn") || math.Abs(ev[0].Incident-6e-3) > 1e-12 || math.Abs(ev[0].Baseline-2e-3) > 1e-12 || ev[0].Kind != EvidenceKernel {
-		t.Errorf("largest change first: %+v", ev[0])
-	}
-	if !strings.Contains(ev[0].Text, "×3.00") {
-		t.Errorf("ratio missing: %q", ev[0].Text)
-	}
-	// A profile that covers only the incident is summarised as is.
-	inc.WindowStart = t0.Add(-time.Minute)
-	ev = kernelEvidence(b, "GPU-1", inc, 1)
-	if len(ev) != 1 || !strings.Contains(ev[0].Text, "no baseline") {
-		t.Errorf("incident-only profile: %+v", ev)
+	if !strings.Contains(ev[1].Text, "no baseline") || !math.IsNaN(ev[1].Baseline) {
+		t.Errorf("incident-only profile: %+v", ev[1])
 	}
 }

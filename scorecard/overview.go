@@ -16,7 +16,7 @@ import (
 // rows ordered by call depth from the entry services (those no traced
 // service calls), then by name. When there are more than maxRows services,
 // the rows that deviate most are kept. O(N·S) for N nodes and S slices.
-func overview(b *ingest.Bundle, g *tcg.Graph, slice time.Duration, maxRows int) Heatmap {
+func overview(entities []ingest.Entity, g *tcg.Graph, slice time.Duration, maxRows int) Heatmap {
 	frame, n, ok := heatFrame(g, slice)
 	if !ok {
 		return Heatmap{}
@@ -45,7 +45,7 @@ func overview(b *ingest.Bundle, g *tcg.Graph, slice time.Duration, maxRows int) 
 	if len(rows) == 0 {
 		return Heatmap{}
 	}
-	depth := callDepths(b, rows)
+	depth := callDepths(entities, rows)
 	names := make([]string, 0, len(rows))
 	for s := range rows {
 		names = append(names, s)
@@ -96,11 +96,11 @@ func overview(b *ingest.Bundle, g *tcg.Graph, slice time.Duration, maxRows int) 
 // no service calls), one more per call edge; services the calls never
 // reach come after the deepest. Call edges are the bundle's edge entities
 // (from spans or the Jaeger dependencies).
-func callDepths(b *ingest.Bundle, services map[string][]float64) map[string]int {
+func callDepths(entities []ingest.Entity, services map[string][]float64) map[string]int {
 	callees := map[string][]string{}
 	called := map[string]bool{}
 	callers := map[string]bool{}
-	for _, e := range b.Entities {
+	for _, e := range entities {
 		if e.Kind == ingest.KindEdge && e.Caller != "" && e.Callee != "" && e.Caller != e.Callee {
 			callees[e.Caller] = append(callees[e.Caller], e.Callee)
 			called[e.Callee] = true
