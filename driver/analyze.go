@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/evidence"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
@@ -124,9 +121,10 @@ type cmdEnv struct {
 	red     *redactor
 }
 
-// runAnalyze is the analysis command.
+// runAnalyze is the analysis command: the flags, then the steps of an
+// analyzeRun (inputs, context checks, analysis, report).
 func runAnalyze(args []string, env cmdEnv) int {
-	stdout, stderr, red := env.stdout, env.stderr, env.red
+	stdout, stderr := env.stdout, env.stderr
 	fs, o := newAnalyzeFlags()
 	if code, ok := parseFlags(fs, args, "", func(w io.Writer) { writeHelp(w, commandByName("")) }, stdout, stderr); !ok {
 		return code
@@ -136,19 +134,16 @@ func runAnalyze(args []string, env cmdEnv) int {
 		fmt.Fprintf(stdout, "pipeline-analyze %s\n", version)
 		return 0
 	}
-	rep := &reporter{w: stderr, raw: env.tty, quiet: of.Quiet, verbose: of.Verbose}
-	progress := rep.say
-	slice, err := checkOutputFlags(of)
-	if err != nil {
+	r := &analyzeRun{env: env, fs: fs, o: o, rep: &reporter{w: stderr, raw: env.tty, quiet: of.Quiet, verbose: of.Verbose}}
+	var err error
+	if r.slice, err = checkOutputFlags(of); err != nil {
 		return usageError(stderr, err)
 	}
-	so, err := af.options()
-	if err != nil {
+	if r.so, err = af.options(); err != nil {
 		return usageError(stderr, err)
 	}
-	spec, at, topt, copt := so.spec, so.at, so.graph, so.causal
 	if af.Explain {
-		copt.Explain = env.explain
+		r.so.causal.Explain = env.explain
 	}
 	if lf.ListQueries {
 		return lf.list(stdout, stderr, af.Step)
@@ -159,141 +154,212 @@ func runAnalyze(args []string, env cmdEnv) int {
 	// One work directory per run holds every temporary file (the demo, a
 	// live fetch without --save-bundle, copies of compressed SQLite
 	// exports); it is removed at the end, and on SIGINT/SIGTERM.
-	work, err := os.MkdirTemp("", "pipeline-analyze-run-*")
-	if err != nil {
+	if r.work, err = os.MkdirTemp("", "pipeline-analyze-run-*"); err != nil {
 		sayErr(stderr, "", err)
 		return 1
 	}
-	untrack := trackTemp(work)
-	defer func() { os.RemoveAll(work); untrack() }()
-	lr, err := newSource(lf, af, work, red, progress).open(context.Background(), args, fs.Args(), &at, &spec)
+	untrack := trackTemp(r.work)
+	defer func() { os.RemoveAll(r.work); untrack() }()
+	r.in, err = newSource(lf, af, r.work, env.red, r.rep.say).open(context.Background(), args, fs.Args(), &r.so.at, &r.so.spec)
 	if err != nil {
 		return liveExit(stderr, err)
 	}
-	defer lr.cleanup()
-	paths, shown := lr.paths, fs.Args()
-	demo := ""
-	if len(paths) == 0 {
-		dir, err := os.MkdirTemp(work, "demo-*")
+	defer r.in.cleanup()
+	b, err := r.read()
+	if err != nil {
+		return exitCode(err)
+	}
+	inc, err := r.checkContext(b)
+	if err != nil {
+		return exitCode(err)
+	}
+	card, err := r.analyse(b, inc)
+	if err != nil {
+		return exitCode(err)
+	}
+	if err := r.report(card); err != nil {
+		return exitCode(err)
+	}
+	if failOnHit(card, of.FailOn) {
+		return 3
+	}
+	return 0
+}
+
+// analyzeRun is one run of the analysis command, between its steps.
+type analyzeRun struct {
+	env   cmdEnv
+	fs    *pflag.FlagSet
+	o     *analyzeOpts
+	rep   *reporter
+	slice time.Duration
+	so    stageOptions
+	work  string   // the run's temporary directory
+	in    *inputs  // what the source delivered
+	paths []string // what is read: the source's paths, or the demo's directory
+	shown []string // the inputs as the user named them ("demo" for the demo)
+	demo  string   // the demo note, when run on the embedded demo
+	notes []string // context notes (flags against the data), printed and footnoted
+
+	analyseStart, reportStart time.Time // the phases' starts, for -v
+}
+
+// reported is an error already written to stderr: the command exits with
+// its code.
+type reported int
+
+func (r reported) Error() string { return fmt.Sprintf("exit status %d", int(r)) }
+
+// exitCode is the exit status of a step's error.
+func exitCode(err error) int {
+	var r reported
+	if errors.As(err, &r) {
+		return int(r)
+	}
+	return 1
+}
+
+// fail reports err (after prefix) and returns the error of exit status 1.
+func (r *analyzeRun) fail(prefix string, err error) error {
+	sayErr(r.env.stderr, prefix, err)
+	return reported(1)
+}
+
+// usage reports a usage error and returns the error of exit status 2.
+func (r *analyzeRun) usage(err error) error { return reported(usageError(r.env.stderr, err)) }
+
+// read reads the source's inputs, or the embedded demo when there are none.
+func (r *analyzeRun) read() (*ingest.Bundle, error) {
+	progress := r.rep.say
+	r.paths, r.shown = r.in.paths, r.fs.Args()
+	if len(r.paths) == 0 {
+		dir, err := os.MkdirTemp(r.work, "demo-*")
 		if err != nil {
-			sayErr(stderr, "", err)
-			return 1
+			return nil, r.fail("", err)
 		}
 		fault, seed, err := writeDemo(dir)
 		if err != nil {
-			sayErr(stderr, "demo: ", err)
-			return 1
+			return nil, r.fail("demo: ", err)
 		}
 		progress("no input given: analysing the embedded demo incident (simulated fault %q, seed %d)", fault, seed)
-		demo = fmt.Sprintf("This is the embedded demo: a simulated %s incident (pipeline-analyze simulate --fault %s --seed %d). "+
+		r.demo = fmt.Sprintf("This is the embedded demo: a simulated %s incident (pipeline-analyze simulate --fault %s --seed %d). "+
 			"Run on your own data with: pipeline-analyze [flags] PATH... (see --help).", fault, fault, seed)
-		paths, shown = []string{dir}, []string{"demo"}
+		r.paths, r.shown = []string{dir}, []string{"demo"}
 	}
 	t0 := time.Now()
-	files, _ := ingest.ExpandPaths(paths)
-	rp := rep.startRead(files)
-	b, err := ingest.Read(paths, env.stdin, ingest.Options{Step: af.Step, Progress: rp.callback, Limits: o.lim, LogEntity: o.logEntity, TempDir: work})
+	files, _ := ingest.ExpandPaths(r.paths)
+	rp := r.rep.startRead(files)
+	b, err := ingest.Read(r.paths, r.env.stdin, ingest.Options{Step: r.o.af.Step, Progress: rp.callback, Limits: r.o.lim,
+		LogEntity: r.o.logEntity, TempDir: r.work})
 	rp.end()
 	if err != nil {
-		sayErr(stderr, "", err)
-		return 1
+		return nil, r.fail("", err)
 	}
-	rep.phase("read", t0)
-	if demo != "" {
-		relabelInputs(b, paths[0], "demo")
+	r.rep.phase("read", t0)
+	if r.demo != "" {
+		relabelInputs(b, r.paths[0], "demo")
 	}
-	if lr.tempDir != "" {
-		relabelInputs(b, lr.tempDir, "live")
+	if r.in.tempDir != "" {
+		relabelInputs(b, r.in.tempDir, "live")
 	}
 	progress("%s", readSummary(b, time.Since(t0)))
-	if err := checkTelemetry(b, shown); err != nil {
-		sayErr(stderr, "", err)
-		return 1
+	if err := checkTelemetry(b, r.shown); err != nil {
+		return nil, r.fail("", err)
 	}
-	b.Warnings = append(b.Warnings, lr.warnings...)
-	var notes []string
-	if fs.Changed("target") {
-		if err := checkTarget(b, spec.Target, af.Target); err != nil {
-			if !lf.active() {
-				return usageError(stderr, err)
+	b.Warnings = append(b.Warnings, r.in.warnings...)
+	return b, nil
+}
+
+// checkContext checks --target, --at and --window against the data and
+// resolves the incident; what the data cannot hold is a usage error, what
+// it holds only in part a note.
+func (r *analyzeRun) checkContext(b *ingest.Bundle) (tcg.Incident, error) {
+	af := &r.o.af
+	if r.fs.Changed("target") {
+		if err := checkTarget(b, r.so.spec.Target, af.Target); err != nil {
+			if !r.o.lf.active() {
+				return tcg.Incident{}, r.usage(err)
 			}
 			// Live data is what the servers returned, not what was typed
 			// against: a failed query can leave the target out. Say so.
-			notes = append(notes, strings.TrimPrefix(err.Error(), errUsage.Error()+": ")+" (in what the live sources returned)")
+			r.notes = append(r.notes, strings.TrimPrefix(err.Error(), errUsage.Error()+": ")+" (in what the live sources returned)")
 		}
 	}
-	if err := checkAt(b, at); err != nil {
-		return usageError(stderr, err)
+	if err := checkAt(b, r.so.at); err != nil {
+		return tcg.Incident{}, r.usage(err)
 	}
-	t1 := time.Now()
-	inc, err := resolveIncident(b, spec, at)
+	r.analyseStart = time.Now()
+	inc, err := resolveIncident(b, r.so.spec, r.so.at)
 	if err != nil {
-		sayErr(stderr, "", err)
-		return 1
+		return inc, r.fail("", err)
 	}
-	windowNotes, err := checkWindow(b, af.timeFlags(fs, at), inc)
+	windowNotes, err := checkWindow(b, af.timeFlags(r.fs, r.so.at), inc)
 	if err != nil {
-		return usageError(stderr, err)
+		return inc, r.usage(err)
 	}
-	notes = append(notes, windowNotes...)
-	for _, n := range notes {
-		progress("note: %s", n)
+	r.notes = append(r.notes, windowNotes...)
+	for _, n := range r.notes {
+		r.rep.say("note: %s", n)
 	}
-	an, err := analyzeIncident(b, inc, topt, copt)
+	return inc, nil
+}
+
+// analyse builds the graph, ranks the causes, gathers their evidence and
+// builds the card.
+func (r *analyzeRun) analyse(b *ingest.Bundle, inc tcg.Incident) (*scorecard.Card, error) {
+	an, err := analyzeIncident(b, inc, r.so.graph, r.so.causal)
 	if err != nil {
-		sayErr(stderr, "", err)
-		return 1
+		return nil, r.fail("", err)
 	}
 	// The evidence step: what the raw bundle says about the ranked causes,
 	// gathered once so that the scorecard only renders.
 	ev := evidence.Collect(b, an.graph, an.result, evidence.Options{})
-	rep.phase("analyse", t1)
-	progress("analysed %d nodes, %d edges, %d anomalous; %d candidates", len(an.graph.Nodes), len(an.graph.Edges), an.graph.AnomalousCount(), an.result.Total)
-	if of.Dot != "" {
-		if err := writeFileAtomic(of.Dot, []byte(red.replace(an.graph.DOT()))); err != nil {
-			sayErr(stderr, "", err)
-			return 1
+	r.rep.phase("analyse", r.analyseStart)
+	r.rep.say("analysed %d nodes, %d edges, %d anomalous; %d candidates", len(an.graph.Nodes), len(an.graph.Edges), an.graph.AnomalousCount(), an.result.Total)
+	if dot := r.o.of.Dot; dot != "" {
+		if err := writeFileAtomic(dot, []byte(r.env.red.replace(an.graph.DOT()))); err != nil {
+			return nil, r.fail("", err)
 		}
 	}
-	t2 := time.Now()
+	r.reportStart = time.Now()
 	card := scorecard.Build(an.graph, an.result, ev, scorecard.BuildOptions{
-		Version: version, Args: lr.args, Slice: slice, Demo: demo,
+		Version: version, Args: r.in.args, Slice: r.slice, Demo: r.demo,
 	})
-	for _, n := range notes {
+	for _, n := range r.notes {
 		card.AddWarning(scorecard.Footnote{Kind: "context", Source: "flags", Count: 1, Message: n})
 	}
-	lr.annotate(card)
-	if demo != "" { // the demo's temporary directory must not reach the report
+	r.in.annotate(card)
+	if r.demo != "" { // the demo's temporary directory must not reach the report
 		inc := &card.Incident
-		inc.TargetChosenBy = strings.ReplaceAll(inc.TargetChosenBy, paths[0], "demo")
-		inc.AtChosenBy = strings.ReplaceAll(inc.AtChosenBy, paths[0], "demo")
+		inc.TargetChosenBy = strings.ReplaceAll(inc.TargetChosenBy, r.paths[0], "demo")
+		inc.AtChosenBy = strings.ReplaceAll(inc.AtChosenBy, r.paths[0], "demo")
 	}
+	return card, nil
+}
+
+// report renders the card and writes it to --export or stdout.
+func (r *analyzeRun) report(card *scorecard.Card) error {
+	of, stdout := &r.o.of, r.env.stdout
 	color := false
 	if of.Export == "" && of.Format == "text" {
 		color = isTerminal(stdout) && os.Getenv("NO_COLOR") == ""
 	}
 	var sb strings.Builder
 	if err := scorecard.Render(&sb, card, of.Format, scorecard.RenderOptions{Color: color, Width: 100, TraceURL: of.JaegerUI}); err != nil {
-		sayErr(stderr, "render: ", err)
-		return 1
+		return r.fail("render: ", err)
 	}
-	rep.phase("report", t2)
-	report := red.replace(sb.String()) // no secret leaves the process, whatever a server echoed
+	r.rep.phase("report", r.reportStart)
+	report := r.env.red.replace(sb.String()) // no secret leaves the process, whatever a server echoed
 	if of.Export != "" {
 		if err := writeFileAtomic(of.Export, []byte(report)); err != nil {
-			sayErr(stderr, "", err)
-			return 1
+			return r.fail("", err)
 		}
-		progress("wrote %s (%s)", of.Export, of.Format)
+		r.rep.say("wrote %s (%s)", of.Export, of.Format)
 	} else if _, err := io.WriteString(stdout, report); err != nil {
-		sayErr(stderr, "", err)
-		return 1
+		return r.fail("", err)
 	}
-	rep.printPhases()
-	if failOnHit(card, of.FailOn) {
-		return 3
-	}
-	return 0
+	r.rep.printPhases()
+	return nil
 }
 
 // checkOutputFlags checks -o, --fail-on, --slice and --jaeger-ui-url and
@@ -325,49 +391,6 @@ func checkOutputFlags(of *outputFlags) (time.Duration, error) {
 	return slice, nil
 }
 
-// analysis is one run of the pipeline on a bundle.
-type analysis struct {
-	inc    tcg.Incident
-	graph  *tcg.Graph
-	result *causal.Result
-}
-
-// analyzeBundle resolves the incident, builds the graph and ranks causes.
-func analyzeBundle(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec, topt tcg.Options, copt causal.Options) (*analysis, error) {
-	inc, err := resolveIncident(b, spec, at)
-	if err != nil {
-		return nil, err
-	}
-	return analyzeIncident(b, inc, topt, copt)
-}
-
-// resolveIncident fills the incident's target and times (tcg.ResolveIncident)
-// with --at resolved against the end of the data.
-func resolveIncident(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec) (tcg.Incident, error) {
-	spec.At = at.resolve(b.End)
-	return tcg.ResolveIncident(b, spec)
-}
-
-// analyzeIncident builds the graph of a resolved incident and ranks causes.
-func analyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options) (*analysis, error) {
-	// Log templates are new, missing or shifted relative to the incident's
-	// own baseline, known only now.
-	b.DeriveLogSeries(inc.BaselineStart, inc.WindowStart)
-	g, err := tcg.Build(b, inc, topt)
-	if err != nil {
-		return nil, err
-	}
-	res, err := causal.Analyze(g, b, copt)
-	if err != nil {
-		return nil, err
-	}
-	return &analysis{inc: inc, graph: g, result: res}, nil
-}
-
-// usageError writes a usage error of the analysis command in one line and
-// returns 2.
-func usageError(stderr io.Writer, err error) int { return usageErrorFor(stderr, "", err) }
-
 // failOnHit reports whether a cause reaches the --fail-on severity.
 func failOnHit(c *scorecard.Card, failOn string) bool {
 	if failOn == "never" {
@@ -382,137 +405,4 @@ func failOnHit(c *scorecard.Card, failOn string) bool {
 		}
 	}
 	return false
-}
-
-// relabelInputs shows a temporary directory's paths (the demo's, or a live
-// fetch's without --save-bundle) as prefix/<file>, so reports do not carry
-// random paths and the demo's report is the same on every run.
-func relabelInputs(b *ingest.Bundle, dir, prefix string) {
-	b.RelabelSources(func(s string) string {
-		if rel, err := filepath.Rel(dir, s); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.ToSlash(filepath.Join(prefix, rel))
-		}
-		return s
-	})
-}
-
-// writeFileAtomic writes data to a temp file beside path, syncs it to disk
-// and renames it over path (then syncs the directory), so an interrupted run
-// or a crash never leaves a half-written file. The temp file is removed on
-// SIGINT/SIGTERM.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		// The error names the temporary file's pattern; say what it means
-		// for the file asked for.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("write %s: directory %s does not exist", path, dir)
-		}
-		return fmt.Errorf("write %s: cannot create a file in %s: %w", path, dir, err)
-	}
-	tmp := f.Name()
-	untrack := trackTemp(tmp)
-	defer untrack()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // the rename itself is durable once the directory is synced
-		d.Close()
-	}
-	return nil
-}
-
-// checkOutputs refuses output files that are inputs: an --export or --dot
-// path that is one of the input files (compared as device and inode, so a
-// symlink, a hard link or "./x" and "x" are caught), that lies inside
-// --save-bundle, or --export and --dot naming the same file.
-func checkOutputs(paths []string, outs ...string) error {
-	files, _ := ingest.ExpandPaths(paths) // unreadable paths are Read's to report
-	export, dot, bundle := outs[0], outs[1], outs[2]
-	for _, o := range []struct{ flag, path string }{{"--export", export}, {"--dot", dot}} {
-		if o.path == "" {
-			continue
-		}
-		if err := checkOutputDir(o.flag, o.path); err != nil {
-			return err
-		}
-		st, err := os.Stat(o.path)
-		if err != nil {
-			continue // a new file cannot be an input
-		}
-		if st.IsDir() {
-			return fmt.Errorf("%s %s: is a directory", o.flag, o.path)
-		}
-		for _, f := range files {
-			if f == "-" {
-				continue
-			}
-			if fi, err := os.Stat(f); err == nil && os.SameFile(st, fi) {
-				return fmt.Errorf("%s %s: is the input %s; refusing to overwrite an input", o.flag, o.path, f)
-			}
-		}
-		if bundle != "" {
-			if rel, err := filepath.Rel(bundle, o.path); err == nil && !strings.HasPrefix(rel, "..") {
-				return fmt.Errorf("%s %s: is inside --save-bundle %s, which is replaced by the fetch", o.flag, o.path, bundle)
-			}
-		}
-	}
-	if export != "" && dot != "" {
-		a, errA := os.Stat(export)
-		b, errB := os.Stat(dot)
-		if filepath.Clean(export) == filepath.Clean(dot) || errA == nil && errB == nil && os.SameFile(a, b) {
-			return fmt.Errorf("--export and --dot name the same file %s", export)
-		}
-	}
-	return nil
-}
-
-// checkOutputDir refuses an output file whose directory does not exist or
-// is not a directory, before anything is read.
-func checkOutputDir(flag, path string) error {
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s %s: directory %s does not exist", flag, path, dir)
-	case err != nil:
-		return fmt.Errorf("%s %s: %w", flag, path, err)
-	case !st.IsDir():
-		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
-	}
-	return nil
-}
-
-// isTerminal reports whether w is a character device (a TTY).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

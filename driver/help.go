@@ -218,3 +218,7 @@ func usageErrorFor(stderr io.Writer, cmd string, err error) int {
 	fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", prog, oneLine(msg), prog)
 	return 2
 }
+
+// usageError writes a usage error of the analysis command in one line and
+// returns 2.
+func usageError(stderr io.Writer, err error) int { return usageErrorFor(stderr, "", err) }

@@ -1,0 +1,61 @@
+package driver
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+)
+
+// analysis is one run of the pipeline on a bundle.
+type analysis struct {
+	inc    tcg.Incident
+	graph  *tcg.Graph
+	result *causal.Result
+}
+
+// analyzeBundle resolves the incident, builds the graph and ranks causes.
+func analyzeBundle(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec, topt tcg.Options, copt causal.Options) (*analysis, error) {
+	inc, err := resolveIncident(b, spec, at)
+	if err != nil {
+		return nil, err
+	}
+	return analyzeIncident(b, inc, topt, copt)
+}
+
+// resolveIncident fills the incident's target and times (tcg.ResolveIncident)
+// with --at resolved against the end of the data.
+func resolveIncident(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec) (tcg.Incident, error) {
+	spec.At = at.resolve(b.End)
+	return tcg.ResolveIncident(b, spec)
+}
+
+// analyzeIncident builds the graph of a resolved incident and ranks causes.
+func analyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options) (*analysis, error) {
+	// Log templates are new, missing or shifted relative to the incident's
+	// own baseline, known only now.
+	b.DeriveLogSeries(inc.BaselineStart, inc.WindowStart)
+	g, err := tcg.Build(b, inc, topt)
+	if err != nil {
+		return nil, err
+	}
+	res, err := causal.Analyze(g, b, copt)
+	if err != nil {
+		return nil, err
+	}
+	return &analysis{inc: inc, graph: g, result: res}, nil
+}
+
+// relabelInputs shows a temporary directory's paths (the demo's, or a live
+// fetch's without --save-bundle) as prefix/<file>, so reports do not carry
+// random paths and the demo's report is the same on every run.
+func relabelInputs(b *ingest.Bundle, dir, prefix string) {
+	b.RelabelSources(func(s string) string {
+		if rel, err := filepath.Rel(dir, s); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(filepath.Join(prefix, rel))
+		}
+		return s
+	})
+}
