@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -50,8 +51,8 @@ func analyzeBaseline(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 			}
 			scale = math.Sqrt(sq / float64(len(bs)-1))
 		} else {
-			loc = ingest.Quantile(bs, 0.5)
-			scale = ingest.Quantile(bs, 0.75) - ingest.Quantile(bs, 0.25)
+			loc = measure.Quantile(bs, 0.5)
+			scale = measure.Quantile(bs, 0.75) - measure.Quantile(bs, 0.25)
 		}
 		// A (numerically) constant baseline gets scale 1, as scikit-learn's
 		// RobustScaler and StandardScaler do (_handle_zeros_in_scale: below

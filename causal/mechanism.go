@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -255,11 +256,11 @@ func medianMADWork(xs []float64, ws *ridgeWork) (med, mad float64) {
 	dev := grow(ws.dev, len(xs))
 	ws.dev = dev
 	copy(dev, xs)
-	med = ingest.QuantileInPlace(dev, 0.5)
+	med = measure.QuantileInPlace(dev, 0.5)
 	for i, x := range xs {
 		dev[i] = math.Abs(x - med)
 	}
-	return med, ingest.QuantileInPlace(dev, 0.5)
+	return med, measure.QuantileInPlace(dev, 0.5)
 }
 
 // mechanismParents returns the in-edges a node's mechanism regresses on:
@@ -576,7 +577,7 @@ func (m *mechanisms) residualZ(i int, clamp float64) float64 {
 	for j, t := range cells {
 		rs[j] = clampTo(m.z[i][t], clamp) - m.predict(i, t, clamp)
 	}
-	return (ingest.Quantile(rs, 0.5) - m.resLoc[i]) / m.resScale[i]
+	return (measure.Quantile(rs, 0.5) - m.resLoc[i]) / m.resScale[i]
 }
 
 // NodeEvidence is what the ranking knows of one node.
@@ -883,7 +884,7 @@ func shift(s *ingest.Series, b0, b1 int, cells []int) (float64, float64) {
 	}
 	med, mad := medianMAD(bs)
 	scale := math.Max(1.4826*mad, 0.05*math.Abs(med))
-	return ingest.Quantile(ws, 0.5) - med, scale
+	return measure.Quantile(ws, 0.5) - med, scale
 }
 
 // callsPerRequest is the median over cells of an edge's calls per request
@@ -921,7 +922,7 @@ func callsPerRequest(g *tcg.Graph, byEnt map[string][]int, client, caller *tcg.N
 	if len(rs) == 0 {
 		return 1
 	}
-	return ingest.Quantile(rs, 0.5)
+	return measure.Quantile(rs, 0.5)
 }
 
 // Evidence fits the mechanisms on the baseline and returns every node's

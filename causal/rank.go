@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"gonum.org/v1/gonum/stat"
 )
@@ -449,8 +450,8 @@ func windowStats(v []float64, b0, b1, w0, w1 int) (base, win, iqr float64) {
 			ws = append(ws, v[t])
 		}
 	}
-	base, win = ingest.Quantile(bs, 0.5), ingest.Quantile(ws, 0.5)
-	iqr = ingest.Quantile(bs, 0.75) - ingest.Quantile(bs, 0.25)
+	base, win = measure.Quantile(bs, 0.5), measure.Quantile(ws, 0.5)
+	iqr = measure.Quantile(bs, 0.75) - measure.Quantile(bs, 0.25)
 	return
 }
 
@@ -517,7 +518,7 @@ func r2(x, y []float64, lo, hi int) float64 {
 			xs, ys = append(xs, x[t]), append(ys, y[t])
 		}
 	}
-	if len(xs) < 4 || constantF(xs) || constantF(ys) {
+	if len(xs) < 4 || measure.Constant(xs) || measure.Constant(ys) {
 		return 0
 	}
 	c := stat.Correlation(xs, ys, nil)
@@ -525,15 +526,6 @@ func r2(x, y []float64, lo, hi int) float64 {
 		return 0
 	}
 	return c * c
-}
-
-func constantF(xs []float64) bool {
-	for _, x := range xs[1:] {
-		if x != xs[0] {
-			return false
-		}
-	}
-	return true
 }
 
 // pathToTarget follows, from node i, the edge toward a node one hop closer

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -168,7 +169,7 @@ func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		}
 		med, mad := medianMAD(sm.base)
 		scale := math.Max(1.4826*mad, math.Max(p.FloorSeconds, p.FloorShare*math.Abs(med)))
-		wmed := ingest.Quantile(sm.win, 0.5)
+		wmed := measure.Quantile(sm.win, 0.5)
 		all = append(all, scored{k: k, score: (wmed - med) / scale, base: med, win: wmed})
 	}
 	sort.Slice(all, func(i, j int) bool {
@@ -202,10 +203,10 @@ func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 
 // medianMAD returns the median and the median absolute deviation of xs.
 func medianMAD(xs []float64) (med, mad float64) {
-	med = ingest.Quantile(xs, 0.5)
+	med = measure.Quantile(xs, 0.5)
 	dev := make([]float64, len(xs))
 	for i, x := range xs {
 		dev[i] = math.Abs(x - med)
 	}
-	return med, ingest.Quantile(dev, 0.5)
+	return med, measure.Quantile(dev, 0.5)
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -52,8 +53,8 @@ func baroScore(v []float64, b0, b1, w0, w1 int) (float64, bool) {
 	if len(bs) < 2 {
 		return 0, false
 	}
-	loc := ingest.Quantile(bs, 0.5)
-	scale := ingest.Quantile(bs, 0.75) - ingest.Quantile(bs, 0.25)
+	loc := measure.Quantile(bs, 0.5)
+	scale := measure.Quantile(bs, 0.75) - measure.Quantile(bs, 0.25)
 	if !(scale >= 10*2.220446049250313e-16) {
 		scale = 1
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
 
 // distSide is one side of a distribution item ready for the tests: the
@@ -157,5 +158,5 @@ func percentileInterval(xs []float64) [2]float64 {
 		return [2]float64{math.NaN(), math.NaN()}
 	}
 	slices.Sort(c)
-	return [2]float64{quantileSorted(c, 0.025), quantileSorted(c, 0.975)}
+	return [2]float64{measure.QuantileSorted(c, 0.025), measure.QuantileSorted(c, 0.975)}
 }

@@ -3,8 +3,9 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -232,7 +233,7 @@ func callDepths(bs []*ingest.Bundle, target string, r *run) map[string]int {
 	}
 	if target == "" {
 		best := -1
-		for _, svc := range sortedKeys(roots) {
+		for _, svc := range slices.Sorted(maps.Keys(roots)) {
 			if roots[svc] > best {
 				target, best = svc, roots[svc]
 			}
@@ -251,7 +252,7 @@ func callDepths(bs []*ingest.Bundle, target string, r *run) map[string]int {
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, nxt := range sortedKeys(adj[cur]) {
+		for _, nxt := range slices.Sorted(maps.Keys(adj[cur])) {
 			if _, ok := depth[nxt]; !ok {
 				depth[nxt] = depth[cur] + 1
 				queue = append(queue, nxt)
@@ -259,15 +260,6 @@ func callDepths(bs []*ingest.Bundle, target string, r *run) map[string]int {
 		}
 	}
 	return depth
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // depthOf is the depth of an item's service, -1 when unknown.

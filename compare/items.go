@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
 
 // itemWork is an item being computed: the report's Item plus what its
@@ -65,7 +67,7 @@ func (r *run) buildItems() {
 	}
 	// Items are independent (each has its own random stream), so the span
 	// items are computed in parallel and collected in ID order.
-	keys := sortedKeys(ids)
+	keys := slices.Sorted(maps.Keys(ids))
 	jobs := make([][]*itemWork, len(keys))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -130,7 +132,7 @@ func distStats(d distSide) Stats {
 		return st
 	}
 	st.N, st.Cells = len(d.v), d.k
-	st.P50, st.P90, st.P99 = quantileSorted(d.v, 0.5), quantileSorted(d.v, 0.9), quantileSorted(d.v, 0.99)
+	st.P50, st.P90, st.P99 = measure.QuantileSorted(d.v, 0.5), measure.QuantileSorted(d.v, 0.9), measure.QuantileSorted(d.v, 0.99)
 	sum := 0.0
 	for _, v := range d.v {
 		sum += v
@@ -147,7 +149,7 @@ func (r *run) distStats(s *spanSet, start ingest.Time) (Stats, []float64) {
 	xs := slices.Clone(s.v)
 	slices.Sort(xs)
 	st.N, st.Cells = len(xs), r.cellsOf(s.t, start)
-	st.P50, st.P90, st.P99 = quantileSorted(xs, 0.5), quantileSorted(xs, 0.9), quantileSorted(xs, 0.99)
+	st.P50, st.P90, st.P99 = measure.QuantileSorted(xs, 0.5), measure.QuantileSorted(xs, 0.9), measure.QuantileSorted(xs, 0.99)
 	sum := 0.0
 	for _, v := range xs {
 		sum += v
@@ -196,7 +198,7 @@ func (r *run) distItem(m setMeta, b, a, base *spanSet) *itemWork {
 	bb := dsB.boot(quantiles, r.opt.Bootstrap, rng)
 	ba := dsA.boot(quantiles, r.opt.Bootstrap, rng)
 	for i, q := range quantiles {
-		qc := QuantileChange{Q: q, Before: quantileSorted(dsB.v, q), After: quantileSorted(dsA.v, q)}
+		qc := QuantileChange{Q: q, Before: measure.QuantileSorted(dsB.v, q), After: measure.QuantileSorted(dsA.v, q)}
 		qc.Diff = qc.After - qc.Before
 		qc.Ratio = nan()
 		if qc.Before > 0 && qc.After >= 0 {
@@ -289,12 +291,12 @@ func (r *run) distBand(base *spanSet) Band {
 		xs := slices.Clone(base.v[i:j])
 		slices.Sort(xs)
 		bd.Windows++
-		widen(&bd.P50, quantileSorted(xs, 0.5))
+		widen(&bd.P50, measure.QuantileSorted(xs, 0.5))
 		if float64(len(xs))*0.1 >= 10 {
-			widen(&bd.P90, quantileSorted(xs, 0.9))
+			widen(&bd.P90, measure.QuantileSorted(xs, 0.9))
 		}
 		if float64(len(xs))*0.01 >= 10 {
-			widen(&bd.P99, quantileSorted(xs, 0.99))
+			widen(&bd.P99, measure.QuantileSorted(xs, 0.99))
 		}
 	})
 	bd.Known = bd.Windows >= r.opt.BandWindows

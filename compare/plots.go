@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
 
 // maxPlotPoints bounds the ECDF points kept per side of a plot.
@@ -142,7 +143,7 @@ func sliceMedians(s *spanSet, start ingest.Time, slice time.Duration, cols int) 
 		out[j] = nan()
 		if len(b) >= 3 {
 			slices.Sort(b)
-			out[j] = quantileSorted(b, 0.5)
+			out[j] = measure.QuantileSorted(b, 0.5)
 		}
 	}
 	return out

@@ -1,11 +1,13 @@
 package compare
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
 
 // seriesGroup is one series item's points on each side: one series, or
@@ -23,7 +25,7 @@ func (r *run) seriesItems() {
 	both := func(pod string) bool { return r.bd.pods[pod] && r.ad.pods[pod] }
 	groups := map[string]*seriesGroup{}
 	collect := func(d *sideData, which int) {
-		for _, k := range sortedKeys(d.series) {
+		for _, k := range slices.Sorted(maps.Keys(d.series)) {
 			m := d.seriesMeta[k]
 			key, pooled := m.exact, false
 			if m.pod != "" && !both(m.pod) {
@@ -50,7 +52,7 @@ func (r *run) seriesItems() {
 	collect(r.bd, 0)
 	collect(r.ad, 1)
 	collect(r.base, 2)
-	for _, key := range sortedKeys(groups) {
+	for _, key := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[key]
 		if len(g.b) == 0 && len(g.a) == 0 {
 			continue
@@ -115,7 +117,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		xs := slices.Clone(p.v)
 		slices.Sort(xs)
 		st.N = len(xs)
-		st.Median, st.Scale = quantileSorted(xs, 0.5), robustScale(xs)
+		st.Median, st.Scale = measure.QuantileSorted(xs, 0.5), robustScale(xs)
 		sum := 0.0
 		for _, v := range xs {
 			sum += v
@@ -134,7 +136,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	// windows that the test must allow for.
 	if len(hs) >= bandMinPoints {
 		it.Band.Points = len(hs)
-		it.Band.Level = [2]float64{quantileSorted(hs, 0.01), quantileSorted(hs, 0.99)}
+		it.Band.Level = [2]float64{measure.QuantileSorted(hs, 0.01), measure.QuantileSorted(hs, 0.99)}
 		it.Band.Known = true
 	}
 	var meds []float64
@@ -145,7 +147,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		}
 		c := slices.Clone(pbase.v[i:j])
 		slices.Sort(c)
-		meds = append(meds, quantileSorted(c, 0.5))
+		meds = append(meds, measure.QuantileSorted(c, 0.5))
 	})
 	it.Band.Windows = len(meds)
 	if len(meds) >= r.opt.BandWindows {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -386,35 +387,21 @@ func designEffect(vals []float64, side []uint8, cell []int32) float64 {
 	return 1 + (sumM2/nf-1)*icc
 }
 
-// quantileSorted is the linear-interpolation quantile (R type 7, NumPy's
-// default, as ingest.Quantile) of sorted xs; NaN when empty.
-func quantileSorted(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	h := q * float64(len(xs)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(xs)-1 {
-		return xs[len(xs)-1]
-	}
-	return xs[lo] + (h-float64(lo))*(xs[lo+1]-xs[lo])
-}
-
 // robustScale is 1.4826·MAD of sorted xs around their median, raised to
 // IQR/1.349 when the MAD is zero but the IQR is not; NaN when empty.
 func robustScale(sorted []float64) float64 {
 	if len(sorted) == 0 {
 		return math.NaN()
 	}
-	med := quantileSorted(sorted, 0.5)
+	med := measure.QuantileSorted(sorted, 0.5)
 	dev := make([]float64, len(sorted))
 	for i, v := range sorted {
 		dev[i] = math.Abs(v - med)
 	}
 	sort.Float64s(dev)
-	s := 1.4826 * quantileSorted(dev, 0.5)
+	s := 1.4826 * measure.QuantileSorted(dev, 0.5)
 	if s == 0 {
-		s = (quantileSorted(sorted, 0.75) - quantileSorted(sorted, 0.25)) / 1.349
+		s = (measure.QuantileSorted(sorted, 0.75) - measure.QuantileSorted(sorted, 0.25)) / 1.349
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
 
 func sorted(xs ...float64) []float64 {
@@ -229,7 +230,7 @@ func TestDesignEffect(t *testing.T) {
 }
 
 func TestRobustScaleAndQuantile(t *testing.T) {
-	if q := quantileSorted(sorted(1, 2, 3, 4), 0.5); q != 2.5 {
+	if q := measure.QuantileSorted(sorted(1, 2, 3, 4), 0.5); q != 2.5 {
 		t.Errorf("median of 1..4 = %v, want 2.5 (type 7)", q)
 	}
 	// MAD of 1,2,3,4,100 around 3 is 1 → 1.4826.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
 )
@@ -466,7 +467,7 @@ func printEval(w io.Writer, rs []caseResult, sum []evalSummary, methods []string
 		}
 	}
 	fmt.Fprintf(w, "cases: %d, failures: %d (counted as misses), median time per case: %.2fs\n",
-		len(times), failures, ingest.Quantile(times, 0.5))
+		len(times), failures, measure.Quantile(times, 0.5))
 	fmt.Fprintln(w, "AC@k: the true service among the first k; Avg@5: mean of AC@1..5; C@1: the top cause is the true component")
 }
 

@@ -4,7 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
 
 // DerivedSource is the Source of series derived from spans.
@@ -354,22 +355,10 @@ func (b *Bundle) deriveTraceSeries(parent []int32) {
 	}
 }
 
-// quantile32 is the linear-interpolation quantile (R type 7, NumPy's
-// default: the median of 1,2,3,4 is 2.5) of xs; it sorts xs in place.
-// NaN for an empty slice.
+// quantile32 is measure.QuantileSorted of xs after sorting xs in place.
 func quantile32(xs []float32, q float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
 	if !slices.IsSorted(xs) {
 		slices.Sort(xs)
 	}
-	h := q * float64(len(xs)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(xs)-1 {
-		return float64(xs[len(xs)-1])
-	}
-	return float64(xs[lo]) + (h-float64(lo))*float64(xs[lo+1]-xs[lo])
+	return measure.QuantileSorted(xs, q)
 }
-
-var _ = time.Second

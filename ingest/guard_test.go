@@ -90,7 +90,7 @@ func TestTokenGuardInReadFile(t *testing.T) {
 					buf.Write(member.Bytes())
 				}
 				var err error
-				_, alloc := measure(func() { _, err = ReadFile("-", &buf, Limits{MaxTokenBytes: lim}) })
+				_, alloc := measureCost(func() { _, err = ReadFile("-", &buf, Limits{MaxTokenBytes: lim}) })
 				var ie *InputError
 				if !errors.Is(err, ErrLimit) || !errors.As(err, &ie) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("err = %v, want a one-line ErrLimit InputError", err)

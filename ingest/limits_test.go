@@ -33,8 +33,8 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// measure runs f and returns its wall time and the bytes it allocated.
-func measure(f func()) (time.Duration, uint64) {
+// measureCost runs f and returns its wall time and the bytes it allocated.
+func measureCost(f func()) (time.Duration, uint64) {
 	var m0, m1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
@@ -73,7 +73,7 @@ func TestHugeGarbageFailsFast(t *testing.T) {
 			}
 			var b *Bundle
 			var err error
-			d, alloc := measure(func() { b, err = Read([]string{path}, nil, Options{}) })
+			d, alloc := measureCost(func() { b, err = Read([]string{path}, nil, Options{}) })
 			if err == nil {
 				t.Fatalf("accepted 2 GB of garbage: %d spans %d series", len(b.Spans), len(b.Series))
 			}
@@ -94,7 +94,7 @@ func TestMaxFileSize(t *testing.T) {
 	head := `{"receiver":"x","status":"firing","alerts":[`
 	r := io.MultiReader(strings.NewReader(head), io.LimitReader(&repeatReader{pat: []byte(`{"labels":{"alertname":"x"}},`)}, 1<<30))
 	var err error
-	d, alloc := measure(func() { _, err = ReadFile("-", r, Limits{MaxFileBytes: 8 << 20}) })
+	d, alloc := measureCost(func() { _, err = ReadFile("-", r, Limits{MaxFileBytes: 8 << 20}) })
 	if !errors.Is(err, ErrLimit) {
 		t.Fatalf("err = %v, want ErrLimit", err)
 	}
@@ -128,7 +128,7 @@ func TestDeepNesting(t *testing.T) {
 		t.Run(h.name, func(t *testing.T) {
 			r := io.MultiReader(strings.NewReader(h.head), io.LimitReader(&repeatReader{pat: []byte("[")}, depth))
 			var err error
-			d, alloc := measure(func() { _, err = ReadFile("-", r, Limits{}) })
+			d, alloc := measureCost(func() { _, err = ReadFile("-", r, Limits{}) })
 			if err == nil {
 				t.Fatal("accepted 10M-deep nesting")
 			}

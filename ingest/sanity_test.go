@@ -285,7 +285,7 @@ func TestNsightHostile(t *testing.T) {
 	}
 	db.Close()
 	var b *Bundle
-	d, alloc := measure(func() { b, err = decodeNsightSQLite("h.sqlite", path, Limits{MaxSpans: 500}) })
+	d, alloc := measureCost(func() { b, err = decodeNsightSQLite("h.sqlite", path, Limits{MaxSpans: 500}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestGPUDeviceAndCellLimits(t *testing.T) {
 	sb.WriteString(`]}`)
 	var b *Bundle
 	var err error
-	_, alloc := measure(func() { b, err = decodeKineto("k.json", strings.NewReader(sb.String()), Limits{MaxSeries: 1000}) })
+	_, alloc := measureCost(func() { b, err = decodeKineto("k.json", strings.NewReader(sb.String()), Limits{MaxSeries: 1000}) })
 	if err != nil {
 		t.Fatal(err)
 	}

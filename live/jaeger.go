@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -343,7 +344,7 @@ func (b v3) operations(ctx context.Context, svc string) ([]string, error) {
 	for _, o := range r.Operations {
 		set[o.Name] = true
 	}
-	return sortedKeys(set), nil
+	return slices.Sorted(maps.Keys(set)), nil
 }
 
 // noTraces reports Jaeger's 404 "No traces found" answer to a search.
@@ -534,7 +535,7 @@ func (b v1) operations(ctx context.Context, svc string) ([]string, error) {
 	for _, o := range r.Data {
 		set[o] = true
 	}
-	return sortedKeys(set), nil
+	return slices.Sorted(maps.Keys(set)), nil
 }
 
 func (b v1) find(ctx context.Context, p findParams) ([]*trace, error) {
@@ -608,13 +609,4 @@ func (v1) encode(ts []*trace) ([]byte, error) {
 	}
 	buf.WriteString("]}\n")
 	return buf.Bytes(), nil
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

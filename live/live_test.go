@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -217,7 +219,7 @@ func fakeJaeger(t *testing.T, spans []fakeSpan, withV3 bool, calls *atomic.Int32
 	}
 	if withV3 {
 		mux.HandleFunc("/api/v3/services", func(w http.ResponseWriter, r *http.Request) {
-			json.NewEncoder(w).Encode(map[string]any{"services": sortedKeys(svcs)})
+			json.NewEncoder(w).Encode(map[string]any{"services": slices.Sorted(maps.Keys(svcs))})
 		})
 		mux.HandleFunc("/api/v3/operations", func(w http.ResponseWriter, r *http.Request) {
 			ops := map[string]bool{}
@@ -227,7 +229,7 @@ func fakeJaeger(t *testing.T, spans []fakeSpan, withV3 bool, calls *atomic.Int32
 				}
 			}
 			var out []map[string]string
-			for _, o := range sortedKeys(ops) {
+			for _, o := range slices.Sorted(maps.Keys(ops)) {
 				out = append(out, map[string]string{"name": o})
 			}
 			json.NewEncoder(w).Encode(map[string]any{"operations": out})
@@ -270,7 +272,7 @@ func fakeJaeger(t *testing.T, spans []fakeSpan, withV3 bool, calls *atomic.Int32
 		})
 	}
 	mux.HandleFunc("/api/services", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"data": sortedKeys(svcs)})
+		json.NewEncoder(w).Encode(map[string]any{"data": slices.Sorted(maps.Keys(svcs))})
 	})
 	mux.HandleFunc("/api/services/{svc}/operations", func(w http.ResponseWriter, r *http.Request) {
 		ops := map[string]bool{}
@@ -279,7 +281,7 @@ func fakeJaeger(t *testing.T, spans []fakeSpan, withV3 bool, calls *atomic.Int32
 				ops[s.op] = true
 			}
 		}
-		json.NewEncoder(w).Encode(map[string]any{"data": sortedKeys(ops)})
+		json.NewEncoder(w).Encode(map[string]any{"data": slices.Sorted(maps.Keys(ops))})
 	})
 	mux.HandleFunc("/api/traces", func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
 
 // Anomaly is a node's verdict on the incident window against its baseline.
@@ -64,14 +65,14 @@ func robust(xs []float64, minScale float64) (med, scale float64, n int) {
 		return math.NaN(), math.NaN(), 0
 	}
 	sort.Float64s(v)
-	med = quantileSorted(v, 0.5)
+	med = measure.QuantileSorted(v, 0.5)
 	dev := make([]float64, len(v))
 	for i, x := range v {
 		dev[i] = math.Abs(x - med)
 	}
 	sort.Float64s(dev)
-	mad := quantileSorted(dev, 0.5) * 1.4826
-	iqr := (quantileSorted(v, 0.75) - quantileSorted(v, 0.25)) / 1.349
+	mad := measure.QuantileSorted(dev, 0.5) * 1.4826
+	iqr := (measure.QuantileSorted(v, 0.75) - measure.QuantileSorted(v, 0.25)) / 1.349
 	scale = math.Max(mad, iqr)
 	scale = math.Max(scale, 0.05*math.Abs(med))
 	scale = math.Max(scale, minScale)
@@ -79,19 +80,6 @@ func robust(xs []float64, minScale float64) (med, scale float64, n int) {
 		scale = 1e-9
 	}
 	return med, scale, len(v)
-}
-
-// quantileSorted is R type 7 on sorted data.
-func quantileSorted(v []float64, q float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	h := q * float64(len(v)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(v)-1 {
-		return v[len(v)-1]
-	}
-	return v[lo] + (h-float64(lo))*(v[lo+1]-v[lo])
 }
 
 // detect computes the anomaly of values (on the grid) with baseline cells
@@ -198,7 +186,7 @@ func detect(values []float64, b0, b1, w0, w1, dir int, threshold float64, grid [
 		return a
 	}
 	sort.Float64s(after)
-	a.Incident = quantileSorted(after, 0.5)
+	a.Incident = measure.QuantileSorted(after, 0.5)
 	a.Score = z(a.Incident)
 	if a.OnsetIdx >= 0 && a.Score >= threshold*0.5 {
 		a.Anomalous = true
@@ -217,9 +205,9 @@ func tailShift(base, win []float64, q, alpha float64) *TailShift {
 	sort.Float64s(base)
 	sort.Float64s(win)
 	t := &TailShift{Q: q, BaselineN: len(base), WindowN: len(win)}
-	t.Threshold = quantileSorted(base, q)
-	t.BaselineQ, t.WindowQ = t.Threshold, quantileSorted(win, q)
-	t.BaselineMed, t.WinMed = quantileSorted(base, 0.5), quantileSorted(win, 0.5)
+	t.Threshold = measure.QuantileSorted(base, q)
+	t.BaselineQ, t.WindowQ = t.Threshold, measure.QuantileSorted(win, q)
+	t.BaselineMed, t.WinMed = measure.QuantileSorted(base, 0.5), measure.QuantileSorted(win, 0.5)
 	above := len(win) - sort.SearchFloat64s(win, math.Nextafter(t.Threshold, math.Inf(1)))
 	t.Exceed = float64(above) / float64(len(win))
 	epsB := math.Sqrt(math.Log(2/alpha) / (2 * float64(len(base))))

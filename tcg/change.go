@@ -1,6 +1,8 @@
 package tcg
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -36,7 +38,7 @@ func changeSeries(b *ingest.Bundle, hold time.Duration) []*ingest.Series {
 		times[svc] = append(times[svc], e.Time)
 	}
 	out := make([]*ingest.Series, 0, len(times))
-	for _, svc := range sortedKeys(times) {
+	for _, svc := range slices.Sorted(maps.Keys(times)) {
 		ts := times[svc]
 		sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
 		v := make([]float64, len(b.Grid))

@@ -1,11 +1,14 @@
 package tcg
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -150,7 +153,7 @@ func (g *Graph) componentEdges(eb *edgeBuilder) {
 	for i, n := range g.Nodes {
 		byEnt[n.Entity.ID()] = append(byEnt[n.Entity.ID()], i)
 	}
-	for _, id := range sortedKeys(byEnt) {
+	for _, id := range slices.Sorted(maps.Keys(byEnt)) {
 		var lat, self, errs, traffic, sat, change, logs []int
 		for _, i := range byEnt[id] {
 			n := g.Nodes[i]
@@ -481,7 +484,7 @@ func (g *Graph) placementEdges(eb *edgeBuilder, podsOn map[string][]ingest.Entit
 	}
 	// A service's change reaches its pods; replicas share the service's
 	// load, so a failing replica's requests move to its siblings.
-	for _, svc := range sortedKeys(g.podsBy()) {
+	for _, svc := range slices.Sorted(maps.Keys(g.podsBy())) {
 		pods := g.podsBy()[svc]
 		change := g.find(svcEntity(svc), ingest.SignalChange, FacetNone)
 		for _, p := range pods {
@@ -572,11 +575,10 @@ func (g *Graph) laggedEdges(opt Options, topo, placedIn map[string]bool, add fun
 			if ai < 0 || bi < 0 || ai >= bi || bi-ai > maxLag {
 				continue
 			}
-			lag, w := g.bestLag(i, j, min(maxLag, 3))
+			_, w := g.bestLag(i, j, min(maxLag, 3))
 			if w < 0.7 {
 				continue
 			}
-			_ = lag
 			add(i, j, EdgeLagged, 0.4+0.4*(w-0.7)/0.3, "lagged correlation (no known topology)")
 		}
 	}
@@ -599,7 +601,7 @@ func (g *Graph) bestLag(from, to, maxLag int) (int, float64) {
 			}
 			xs, ys = append(xs, a), append(ys, b)
 		}
-		if len(xs) < 4 || constant(xs) || constant(ys) {
+		if len(xs) < 4 || measure.Constant(xs) || measure.Constant(ys) {
 			continue
 		}
 		c := math.Abs(stat.Correlation(xs, ys, nil))
@@ -608,24 +610,6 @@ func (g *Graph) bestLag(from, to, maxLag int) (int, float64) {
 		}
 	}
 	return bestL, bestW
-}
-
-func constant(xs []float64) bool {
-	for _, x := range xs[1:] {
-		if x != xs[0] {
-			return false
-		}
-	}
-	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // canon maps a pod that is its service's only pod to the service entity

@@ -1,4 +1,4 @@
-package ingest
+package measure
 
 import (
 	"math"
@@ -6,8 +6,9 @@ import (
 	"sort"
 )
 
-// Quantile is quantile32 for float64 data (R type 7): the linear
-// interpolation between the order statistics ⌊h⌋ and ⌊h⌋+1, h = q·(n−1).
+// Quantile is the linear-interpolation quantile (R type 7, NumPy's
+// default: the median of 1,2,3,4 is 2.5): the interpolation between the
+// order statistics ⌊h⌋ and ⌊h⌋+1, h = q·(n−1).
 // NaN sorts first (as sort.Float64s orders it); NaN for an empty slice.
 // It selects on a copy, leaving xs as it is. O(n) expected.
 func Quantile(xs []float64, q float64) float64 {
@@ -52,6 +53,21 @@ func QuantileInPlace(xs []float64, q float64) float64 {
 		}
 	}
 	return xs[lo] + (h-float64(lo))*(next-xs[lo])
+}
+
+// QuantileSorted is Quantile of data already sorted (R type 7; NaN when
+// empty), for float64 or float32 data; the difference of the two order
+// statistics is taken in the data's own type.
+func QuantileSorted[F ~float32 | ~float64](xs []F, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	h := q * float64(len(xs)-1)
+	lo := int(math.Floor(h))
+	if lo >= len(xs)-1 {
+		return float64(xs[len(xs)-1])
+	}
+	return float64(xs[lo]) + (h-float64(lo))*float64(xs[lo+1]-xs[lo])
 }
 
 // lessNaN is sort.Float64s' order: NaN before every number.
