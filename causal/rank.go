@@ -182,6 +182,11 @@ type scored struct {
 	score float64
 }
 
+// analyzeTCG is the default method: fit the mechanisms of the anomalous
+// nodes and the target on the baseline, decompose the target's anomaly
+// over the nodes' own changes (flows), score and rank the candidates
+// (scoreCandidates), turn the scores into service probabilities, and build
+// each shown candidate with its counterfactual, state, path and evidence.
 func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	p := opt.Params.withAblation(opt.Ablate)
 	res := &Result{Method: "tcg", MinScore: opt.MinScore, Weights: opt.Weights}
@@ -204,57 +209,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	if g.Target >= 0 && sp.pos[g.Target] >= 0 {
 		tflow, aT = fl[g.Target], sp.a[g.Target]
 	}
-	reach := reachesTargetService(g)
-	// A component's share of the target: do(every own change of the
-	// component := baseline) removes the sum of its signals' shares.
-	// Summed in node order: a float sum in map order differs in its last
-	// digits from run to run.
-	compShare := map[string]float64{}
-	for _, i := range slices.Sorted(maps.Keys(tflow)) {
-		if i != g.Target {
-			compShare[g.Nodes[i].Entity.ID()] += tflow[i]
-		}
-	}
-	var cands []scored
-	for _, i := range sp.order {
-		if i == g.Target {
-			continue
-		}
-		t := map[string]float64{TermOwn: sp.r[i], TermDownstream: math.Log1p(sp.downstream(i)), TermReach: 0}
-		if reach[i] {
-			t[TermReach] = 1
-		}
-		if lt := levelTerm(g.Nodes[i].Signal, string(g.Nodes[i].Facet)); lt != "" {
-			t[lt] = 1
-		}
-		if aT > 0 {
-			t[TermTargetShare] = compShare[g.Nodes[i].Entity.ID()] / aT
-		} else {
-			t[TermTargetShare] = 0
-		}
-		sc := 0.0
-		for _, k := range Terms() {
-			sc += p.Weights[k] * t[k]
-		}
-		cands = append(cands, scored{node: i, terms: t, score: sc})
-	}
-	// Ties go to the component with more anomalous signals (its
-	// probability mass), then to the node ID.
-	compMass := map[string]float64{}
-	for _, c := range cands {
-		compMass[g.Nodes[c.node].Entity.ID()] += math.Exp(c.score - 30)
-	}
-	sort.SliceStable(cands, func(x, y int) bool {
-		if cands[x].score != cands[y].score {
-			return cands[x].score > cands[y].score
-		}
-		mx, my := compMass[g.Nodes[cands[x].node].Entity.ID()], compMass[g.Nodes[cands[y].node].Entity.ID()]
-		if mx != my {
-			return mx > my
-		}
-		return g.Nodes[cands[x].node].ID < g.Nodes[cands[y].node].ID
-	})
-	cands = ancestorsFirst(g, sp, cands, p.AncestorMargin)
+	cands := scoreCandidates(g, sp, tflow, aT, p)
 	res.Total = len(cands)
 	// Probabilities: a softmax over the services' best scores and "none
 	// of them" (NoneScore), the model Fit fits (ServiceProbabilities).
@@ -310,6 +265,73 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	} else {
 		res.Unexplained = 1
 	}
+	decide(res, g, aT, p)
+	return res
+}
+
+// scoreCandidates scores every anomalous node but the target on its terms
+// (own change, what it explains downstream, whether it reaches the target's
+// service, its signal level, its component's share of the target's
+// anomaly tflow of aT) and ranks them: by score, then the component's
+// probability mass, then node ID; ancestors within the margin first.
+func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT float64, p Params) []scored {
+	reach := reachesTargetService(g)
+	// A component's share of the target: do(every own change of the
+	// component := baseline) removes the sum of its signals' shares.
+	// Summed in node order: a float sum in map order differs in its last
+	// digits from run to run.
+	compShare := map[string]float64{}
+	for _, i := range slices.Sorted(maps.Keys(tflow)) {
+		if i != g.Target {
+			compShare[g.Nodes[i].Entity.ID()] += tflow[i]
+		}
+	}
+	var cands []scored
+	for _, i := range sp.order {
+		if i == g.Target {
+			continue
+		}
+		t := map[string]float64{TermOwn: sp.r[i], TermDownstream: math.Log1p(sp.downstream(i)), TermReach: 0}
+		if reach[i] {
+			t[TermReach] = 1
+		}
+		if lt := levelTerm(g.Nodes[i].Signal, string(g.Nodes[i].Facet)); lt != "" {
+			t[lt] = 1
+		}
+		if aT > 0 {
+			t[TermTargetShare] = compShare[g.Nodes[i].Entity.ID()] / aT
+		} else {
+			t[TermTargetShare] = 0
+		}
+		sc := 0.0
+		for _, k := range Terms() {
+			sc += p.Weights[k] * t[k]
+		}
+		cands = append(cands, scored{node: i, terms: t, score: sc})
+	}
+	// Ties go to the component with more anomalous signals (its
+	// probability mass), then to the node ID.
+	compMass := map[string]float64{}
+	for _, c := range cands {
+		compMass[g.Nodes[c.node].Entity.ID()] += math.Exp(c.score - 30)
+	}
+	sort.SliceStable(cands, func(x, y int) bool {
+		if cands[x].score != cands[y].score {
+			return cands[x].score > cands[y].score
+		}
+		mx, my := compMass[g.Nodes[cands[x].node].Entity.ID()], compMass[g.Nodes[cands[y].node].Entity.ID()]
+		if mx != my {
+			return mx > my
+		}
+		return g.Nodes[cands[x].node].ID < g.Nodes[cands[y].node].ID
+	})
+	return ancestorsFirst(g, sp, cands, p.AncestorMargin)
+}
+
+// decide sets the verdict: confident when the top cause's probability
+// reaches MinConfidence and it explains at least MinVerdictShare of the
+// target's deviation; else the abstention says why.
+func decide(res *Result, g *tcg.Graph, aT float64, p Params) {
 	if len(res.Candidates) > 0 && res.Candidates[0].Confidence >= p.MinConfidence {
 		res.Confident = true
 	}
@@ -327,7 +349,6 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	} else if !res.Confident && res.Abstention == "" {
 		res.Abstention = fmt.Sprintf("the top cause's probability %.2f is below %.2f", res.Candidates[0].Confidence, p.MinConfidence)
 	}
-	return res
 }
 
 // maxLogEvidence bounds how many of the ranked candidates carry log

@@ -79,6 +79,8 @@ type selfTimeKey struct {
 // change where time is spent (errors, early returns).
 //
 // O(spans · log spans).
+// Its length is one pass of the method as the paragraph above states it
+// (attribute, score, rank), kept together to read against it.
 func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	res := &Result{Method: "selftime", Unexplained: 1}
 	p := DefaultSelfTimeParams()

@@ -144,6 +144,8 @@ var replacedBySpans = map[string]bool{
 
 // extract reads the spans starting in [start, end) and the series points
 // in it. O(spans in range + series · log points).
+// Its length is the two scans (spans, then series) filling one sideData;
+// they share the range cut and the cell width.
 func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *sideData {
 	b := ix.b
 	d := &sideData{start: start, end: end, cell: cell, sets: map[string]*spanSet{}, setMeta: map[string]setMeta{},

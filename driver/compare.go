@@ -3,11 +3,14 @@ package driver
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
 )
 
@@ -94,18 +97,18 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	af, o, lim := &c.af, c.o, c.lim
-	beforeAt, afterAt, format, export, failOn, scorecardFile := c.beforeAt, c.afterAt, c.format, c.export, c.failOn, c.scorecardFile
-	quiet, noCauses, nCauses := c.quiet, c.noCauses, c.nCauses
+	beforeAt, afterAt, format, export, failOn := c.beforeAt, c.afterAt, c.format, c.export, c.failOn
+	quiet := c.quiet
 	usage := func(format string, a ...any) int {
 		return usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
 	}
 	if fs.Changed("at") {
 		return usage("compare: use --before-at and --after-at instead of --at")
 	}
-	if !contains(compare.Formats(), format) {
+	if !slices.Contains(compare.Formats(), format) {
 		return usage("--output-format %q: want one of %s", format, strings.Join(compare.Formats(), ", "))
 	}
-	if !contains([]string{compare.GateNever, compare.GateRegressed, compare.GateUnchanged}, failOn) {
+	if !slices.Contains([]string{compare.GateNever, compare.GateRegressed, compare.GateUnchanged}, failOn) {
 		return usage("--fail-on %q: want regressed, unchanged or never", failOn)
 	}
 	if o.Slice <= 0 || o.Alpha <= 0 || o.Alpha >= 1 {
@@ -170,14 +173,36 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o.Target, o.TargetChosenBy = inc.Target, inc.TargetChosenBy
 	o.Baseline = af.Baseline
 	o.Version, o.Args = version, args
+	if err := beforeCauses(c, &o, before, spec, inc, topt, copt, progress); err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	rep, err := compare.Run(bs, as, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	progress("compared %d items: %s", len(rep.Items), rep.Verdict.Text)
+	if err := writeReport(rep, format, export, stdout, progress); err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	return compare.FailOn(rep, failOn)
+}
+
+// beforeCauses fills o.Causes with BEFORE's top causes: none with
+// --no-causes, those of --scorecard, else those of an analysis of BEFORE's
+// incident (a failed analysis is a note: its causes get no verdict).
+func beforeCauses(c *compareOpts, o *compare.Options, before *ingest.Bundle, spec tcg.IncidentSpec, inc tcg.Incident,
+	topt tcg.Options, copt causal.Options, progress func(string, ...any)) error {
 	switch {
-	case noCauses:
-	case scorecardFile != "":
-		if o.Causes, err = compare.CausesFromScorecard(scorecardFile, nCauses); err != nil {
-			fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-			return 1
+	case c.noCauses:
+	case c.scorecardFile != "":
+		var err error
+		if o.Causes, err = compare.CausesFromScorecard(c.scorecardFile, c.nCauses); err != nil {
+			return err
 		}
-		o.CausesFrom = "scorecard " + scorecardFile
+		o.CausesFrom = "scorecard " + c.scorecardFile
 	default:
 		spec.At = inc.At
 		spec.AtSource = inc.AtChosenBy
@@ -186,39 +211,27 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			progress("BEFORE's analysis failed, so its causes get no verdict: %v", err)
 			o.CausesFrom = "analysis of BEFORE failed: " + err.Error()
 		} else {
-			o.Causes = compare.CausesOf(an.result, nCauses)
+			o.Causes = compare.CausesOf(an.result, c.nCauses)
 			o.CausesFrom = "analysis of BEFORE (method " + an.result.Method + ")"
 		}
 	}
-	rep, err := compare.Run(bs, as, o)
-	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
-	}
-	progress("compared %d items: %s", len(rep.Items), rep.Verdict.Text)
+	return nil
+}
+
+// writeReport renders the comparison and writes it to export (atomically)
+// or stdout.
+func writeReport(rep *compare.Report, format, export string, stdout io.Writer, progress func(string, ...any)) error {
 	var sb strings.Builder
 	if err := compare.Render(&sb, rep, format, compare.RenderOptions{Width: 100}); err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+		return err
 	}
 	if export != "" {
 		if err := writeFileAtomic(export, []byte(sb.String())); err != nil {
-			fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-			return 1
+			return err
 		}
 		progress("wrote %s (%s)", export, format)
-	} else if _, err := io.WriteString(stdout, sb.String()); err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+		return nil
 	}
-	return compare.FailOn(rep, failOn)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	_, err := io.WriteString(stdout, sb.String())
+	return err
 }

@@ -42,6 +42,9 @@ const minEpochNs = 1e18
 // trace whose times are neither absolute nor based is kept relative with a
 // warning. GPUs are named "<host>/gpuN" (host from "host_name", else
 // "rank<R>" from distributedInfo, else "localhost").
+// Its length is the one streaming pass over the top-level keys and each
+// event's fields (a token loop whose state would only be threaded through
+// helpers if split).
 func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	dec := json.NewDecoder(r)
 	b := &Bundle{}

@@ -90,28 +90,90 @@ func (b *Bundle) DeriveLogSeries(baselineStart, baselineEnd Time) {
 		}
 		return int(c)
 	}
+	lw := logWindows{n: n}
 	// The missing-template score counts over trailing windows of about a
 	// minute.
-	missingWindow := max(1, int((time.Minute+b.Step/2)/b.Step))
-	r0, r1 := cellOf(baselineStart), cellOf(baselineEnd)
-	if r0 < 0 {
-		r0 = 0
+	lw.missing = max(1, int((time.Minute+b.Step/2)/b.Step))
+	lw.r0, lw.r1 = cellOf(baselineStart), cellOf(baselineEnd)
+	if lw.r0 < 0 {
+		lw.r0 = 0
 	}
-	if r1 < 0 {
-		r1 = n
+	if lw.r1 < 0 {
+		lw.r1 = n
 		if baselineEnd < b.Grid[0] {
-			r1 = 0
+			lw.r1 = 0
 		}
 	}
 	// Coverage: cells from the first to the last record.
-	c0, c1 := cellOf(b.Logs[0].Time), cellOf(b.Logs[len(b.Logs)-1].Time)
-	if c0 < 0 {
-		c0 = 0
+	lw.c0, lw.c1 = cellOf(b.Logs[0].Time), cellOf(b.Logs[len(b.Logs)-1].Time)
+	if lw.c0 < 0 {
+		lw.c0 = 0
 	}
-	if c1 < 0 {
-		c1 = n - 1
+	if lw.c1 < 0 {
+		lw.c1 = n - 1
 	}
-	// Entities of each stream: its service and its pod.
+	streamEnts, ents := b.logEntities()
+	if len(ents) == 0 {
+		return
+	}
+	counts := make([]*logCounts, len(ents))
+	for i := range counts {
+		counts[i] = &logCounts{all: make([]int32, n), errs: make([]int32, n), tpl: map[int32][]int32{}}
+	}
+	for i := range b.Logs {
+		r := &b.Logs[i]
+		c := cellOf(r.Time)
+		if c < 0 {
+			continue
+		}
+		for _, e := range streamEnts[r.Stream] {
+			if e < 0 {
+				continue
+			}
+			counts[e].add(r, c, n)
+		}
+	}
+	order := make([]int, len(ents))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(ents[x].ID(), ents[y].ID()) })
+	for _, ei := range order {
+		b.addLogSeries(ents[ei], counts[ei], lw)
+	}
+}
+
+// logWindows are the grid cells DeriveLogSeries works on: n cells, the
+// reference [r0, r1), the records' coverage [c0, c1] and the
+// missing-template window in cells.
+type logWindows struct {
+	n, r0, r1, c0, c1, missing int
+}
+
+// logCounts are one entity's log counts per cell (all, errors) and per
+// (template, cell).
+type logCounts struct {
+	all, errs []int32
+	tpl       map[int32][]int32
+}
+
+// add counts record r in cell c (of n).
+func (ec *logCounts) add(r *LogRecord, c, n int) {
+	ec.all[c]++
+	if r.Severity >= SeverityError {
+		ec.errs[c]++
+	}
+	tc := ec.tpl[r.Template]
+	if tc == nil {
+		tc = make([]int32, n)
+		ec.tpl[r.Template] = tc
+	}
+	tc[c]++
+}
+
+// logEntities lists the entities log series are derived for (each
+// stream's service and its pod) and, per stream, their indexes (-1: none).
+func (b *Bundle) logEntities() ([][2]int, []Entity) {
 	streamEnts := make([][2]int, len(b.LogStreams))
 	index := map[logEntityKey]int{}
 	var ents []Entity
@@ -138,100 +200,65 @@ func (b *Bundle) DeriveLogSeries(baselineStart, baselineEnd Time) {
 			streamEnts[i][0] = entity(e)
 		}
 	}
-	if len(ents) == 0 {
-		return
+	return streamEnts, ents
+}
+
+// addLogSeries appends entity e's log series: records, errors and new
+// templates per cell, the template-mix shift and the missing-template
+// deficit (when they can be judged); NaN outside the records' coverage.
+func (b *Bundle) addLogSeries(e Entity, ec *logCounts, lw logWindows) {
+	n, r0, r1, c0, c1 := lw.n, lw.r0, lw.r1, lw.c0, lw.c1
+	labels := Labels{{"service", e.Service}}
+	if e.Kind == KindPod {
+		labels = Labels{{"pod", e.Name}, {"service", e.Service}}
 	}
-	// Per entity: counts per cell (all, errors) and per (template, cell).
-	type entCounts struct {
-		all, errs []int32
-		tpl       map[int32][]int32
+	add := func(name, stat, unit string, v []float64) {
+		ls := append(append(Labels{}, labels...), Label{"stat", stat})
+		b.Series = append(b.Series, &Series{Name: name, Labels: ls, Entity: e, Signal: SignalLogs, Stat: stat, Unit: unit,
+			Source: DerivedSource, T: b.Grid, V: v, Aligned: true})
 	}
-	counts := make([]*entCounts, len(ents))
-	for i := range counts {
-		counts[i] = &entCounts{all: make([]int32, n), errs: make([]int32, n), tpl: map[int32][]int32{}}
+	covered := func(f func(c int) float64) []float64 {
+		v := make([]float64, n)
+		for c := range v {
+			if c < c0 || c > c1 {
+				v[c] = math.NaN()
+			} else {
+				v[c] = f(c)
+			}
+		}
+		return v
 	}
-	for i := range b.Logs {
-		r := &b.Logs[i]
-		c := cellOf(r.Time)
-		if c < 0 {
+	tpls := make([]int32, 0, len(ec.tpl))
+	for t := range ec.tpl {
+		tpls = append(tpls, t)
+	}
+	slices.Sort(tpls)
+	seen := map[int32]bool{}
+	for _, t := range tpls {
+		for c := r0; c < r1; c++ {
+			if ec.tpl[t][c] > 0 {
+				seen[t] = true
+				break
+			}
+		}
+	}
+	newPer := make([]int32, n)
+	for _, t := range tpls {
+		if seen[t] {
 			continue
 		}
-		for _, e := range streamEnts[r.Stream] {
-			if e < 0 {
-				continue
-			}
-			ec := counts[e]
-			ec.all[c]++
-			if r.Severity >= SeverityError {
-				ec.errs[c]++
-			}
-			tc := ec.tpl[r.Template]
-			if tc == nil {
-				tc = make([]int32, n)
-				ec.tpl[r.Template] = tc
-			}
-			tc[c]++
+		for c, x := range ec.tpl[t] {
+			newPer[c] += x
 		}
 	}
-	order := make([]int, len(ents))
-	for i := range order {
-		order[i] = i
+	add(LogRecords, "count", "", covered(func(c int) float64 { return float64(ec.all[c]) }))
+	add(LogErrors, "count", "", covered(func(c int) float64 { return float64(ec.errs[c]) }))
+	add(LogNewTemplates, "count", "", covered(func(c int) float64 { return float64(newPer[c]) }))
+	if v, ok := logMixShift(ec.tpl, tpls, ec.all, r0, r1, n); ok {
+		add(LogMixShift, "mix", "z", covered(func(c int) float64 { return v[c] }))
 	}
-	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(ents[x].ID(), ents[y].ID()) })
-	for _, ei := range order {
-		e, ec := ents[ei], counts[ei]
-		labels := Labels{{"service", e.Service}}
-		if e.Kind == KindPod {
-			labels = Labels{{"pod", e.Name}, {"service", e.Service}}
-		}
-		add := func(name, stat, unit string, v []float64) {
-			ls := append(append(Labels{}, labels...), Label{"stat", stat})
-			b.Series = append(b.Series, &Series{Name: name, Labels: ls, Entity: e, Signal: SignalLogs, Stat: stat, Unit: unit,
-				Source: DerivedSource, T: b.Grid, V: v, Aligned: true})
-		}
-		covered := func(f func(c int) float64) []float64 {
-			v := make([]float64, n)
-			for c := range v {
-				if c < c0 || c > c1 {
-					v[c] = math.NaN()
-				} else {
-					v[c] = f(c)
-				}
-			}
-			return v
-		}
-		tpls := make([]int32, 0, len(ec.tpl))
-		for t := range ec.tpl {
-			tpls = append(tpls, t)
-		}
-		slices.Sort(tpls)
-		seen := map[int32]bool{}
-		for _, t := range tpls {
-			for c := r0; c < r1; c++ {
-				if ec.tpl[t][c] > 0 {
-					seen[t] = true
-					break
-				}
-			}
-		}
-		newPer := make([]int32, n)
-		for _, t := range tpls {
-			if seen[t] {
-				continue
-			}
-			for c, x := range ec.tpl[t] {
-				newPer[c] += x
-			}
-		}
-		add(LogRecords, "count", "", covered(func(c int) float64 { return float64(ec.all[c]) }))
-		add(LogErrors, "count", "", covered(func(c int) float64 { return float64(ec.errs[c]) }))
-		add(LogNewTemplates, "count", "", covered(func(c int) float64 { return float64(newPer[c]) }))
-		if v, ok := logMixShift(ec.tpl, tpls, ec.all, r0, r1, n); ok {
-			add(LogMixShift, "mix", "z", covered(func(c int) float64 { return v[c] }))
-		}
-		if v, ok := logMissing(ec.tpl, tpls, ec.all, r0, r1, c0, c1, missingWindow, n); ok {
-			add(LogMissingTemplates, "deficit", "nats", covered(func(c int) float64 { return v[c] }))
-		}
+	if v, ok := logMissing(ec.tpl, tpls, ec.all, r0, r1, c0, c1, lw.missing, n); ok {
+		add(LogMissingTemplates, "deficit", "nats", covered(func(c int) float64 { return v[c] }))
 	}
 }
 

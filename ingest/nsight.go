@@ -149,6 +149,8 @@ func union(iv [][2]int64) [][2]int64 {
 // Devices are kept in ID order while their series fit lim.MaxSeries and
 // lim.MaxPoints (a trace naming 100k devices would otherwise allocate
 // series for all); the rest are dropped with an ErrLimit warning.
+// Its length is the fixed list of series it emits, each a few lines over
+// the same buckets; split, each piece would take the whole bucket state.
 func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
 	lim = lim.withDefaults()
 	// Intervals whose Unix time (t+Base) is negative or overflows, or that

@@ -67,6 +67,9 @@ func strCol(c string, max int) string {
 // into per-GPU timeline series (see gpuTimeline.derive) with prefix "nsys".
 // Tables and columns are looked up by name; missing ones are tolerated.
 // Activity rows beyond lim.MaxSpans are not read (with a warning).
+// Its length is one pass over the tables in schema order (open, probe
+// columns, read each activity table into the timeline), kept in one piece
+// so the read-only transaction and its deferred cleanup stay in one place.
 func decodeNsightSQLite(name, path string, lim Limits) (*Bundle, error) {
 	lim = lim.withDefaults()
 	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: "mode=ro&immutable=1"}

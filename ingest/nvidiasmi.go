@@ -260,6 +260,8 @@ func (lr *lineReader) scan() (string, bool) {
 // with or without header and units. Every numeric, non-identity column of
 // every GPU (and, for per-process queries, every PID) becomes a series named
 // "nvidia_smi_<field>". Without a header the columns are named col1..colN.
+// Its length is one line-oriented pass (header, units, rows) whose state
+// (columns, units, per-GPU sets) is shared by every step.
 func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	b := &Bundle{}
 	lr := newLineReader(r)
@@ -435,6 +437,8 @@ type dmonColumn struct{ field, unit string }
 // per GPU; pmon columns "nvidia_smi_pmon_<col>" per GPU and PID (labels pid,
 // command, type), plus "nvidia_smi_pmon_process" = 1 for each sample in which
 // a process was present, so that PIDs are kept even when their columns are "-".
+// Its length is one line-oriented pass over header and rows, like
+// decodeNvidiaSmiCSV.
 func decodeNvidiaSmiDmon(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	b := &Bundle{}
 	lr := newLineReader(r)

@@ -80,9 +80,6 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		return nil, fmt.Errorf("no readable input: %d paths skipped (first: %s: %s)", len(unread), unread[0].Path, unread[0].Error)
 	}
 	lim := opt.Limits.withDefaults()
-	b := &Bundle{}
-	var firstErr error
-	read := 0
 	streams := make([]bool, len(files))
 	for i, f := range files {
 		streams[i] = isStream(f)
@@ -90,33 +87,85 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	// Files are decoded concurrently (one per CPU) and merged strictly in
 	// the order of files, so the bundle, the warnings and the progress lines
 	// are the same as a sequential read.
-	results := readAll(files, streams, stdin, lim, opt.TempDir)
-	parts := make([]*Bundle, len(files))
-	errs := make([]error, len(files))
-	spans := 0
-	for i, f := range files {
-		r := <-results[i]
-		parts[i], errs[i] = r.part, r.err
-		if opt.Progress == nil {
-			continue
-		}
-		if r.err != nil {
-			opt.Progress("skip %s: %v", f, r.err)
-			continue
-		}
-		in := r.part.Inputs[0]
-		if in.Counts.Logs > 0 {
-			opt.Progress("read %s (%s, %d log records)", f, in.Format, in.Counts.Logs)
-			continue
-		}
-		opt.Progress("read %s (%s, %d spans, %d series)", f, in.Format, in.Counts.Spans, in.Counts.Series)
-	}
-	logs := 0
+	parts, errs := collectParts(files, readAll(files, streams, stdin, lim, opt.TempDir), opt.Progress)
 	for _, in := range unread {
 		if opt.Progress != nil {
 			opt.Progress("skip %s: %s", in.Path, in.Error)
 		}
 	}
+	b, read, firstErr := mergeParts(files, parts, errs, unread, lim, opt.Progress)
+	if read == 0 {
+		if firstErr != nil {
+			return nil, firstErr
+		}
+		if len(b.Inputs) == 1 && b.Inputs[0].Format == FormatUnknown {
+			// One file, e.g. binary garbage: name it, positioned at its start.
+			return nil, &InputError{File: b.Inputs[0].Path, Offset: 0, Err: errors.New("not in any known format (see pipeline-analyze --help)")}
+		}
+		return nil, fmt.Errorf("no readable input: none of the %d files is in a known format (first: %s)", len(b.Inputs), b.Inputs[0].Path)
+	}
+	b.enforceLimits(lim, "inputs")
+	// Regular files were parsed without hashing; hash them now, beside the
+	// mostly single-threaded Finalize.
+	hashed := make(chan []fileHash, 1)
+	var toHash []int
+	for i := range files {
+		if !streams[i] && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
+			toHash = append(toHash, i)
+		}
+	}
+	go func() { hashed <- hashFiles(files, toHash) }()
+	err := b.Finalize(opt)
+	for _, h := range <-hashed {
+		in := &b.Inputs[h.input]
+		switch {
+		case h.err != nil:
+			b.Warn(ErrPartialInput, in.Path, 1, "could not hash the file after reading it: %v", h.err)
+		case h.size != in.Size:
+			b.Warn(ErrPartialInput, in.Path, 1, "the file changed while it was read (%d bytes parsed, %d bytes hashed): its sha256 is of the later content", in.Size, h.size)
+			in.SHA256 = h.sum
+		default:
+			in.SHA256 = h.sum
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// collectParts takes each file's decoded part (or error) from the readers,
+// in file order, saying each on progress.
+func collectParts(files []string, results []chan readResult, progress func(string, ...any)) ([]*Bundle, []error) {
+	parts := make([]*Bundle, len(files))
+	errs := make([]error, len(files))
+	for i, f := range files {
+		r := <-results[i]
+		parts[i], errs[i] = r.part, r.err
+		if progress == nil {
+			continue
+		}
+		if r.err != nil {
+			progress("skip %s: %v", f, r.err)
+			continue
+		}
+		in := r.part.Inputs[0]
+		if in.Counts.Logs > 0 {
+			progress("read %s (%s, %d log records)", f, in.Format, in.Counts.Logs)
+			continue
+		}
+		progress("read %s (%s, %d spans, %d series)", f, in.Format, in.Counts.Spans, in.Counts.Series)
+	}
+	return parts, errs
+}
+
+// mergeParts merges the parts in file order into one bundle: failed files
+// and inputs whose time range is disjoint from the others' are skipped
+// inputs with a warning, as are the unread paths. read counts the inputs
+// merged (not skipped); firstErr is the first file's error.
+func mergeParts(files []string, parts []*Bundle, errs []error, unread []Input, lim Limits, progress func(string, ...any)) (b *Bundle, read int, firstErr error) {
+	b = &Bundle{}
+	spans, logs := 0, 0
 	disjoint := disjointInputs(parts, errs)
 	for i, p := range parts {
 		if errs[i] == nil && disjoint[i] == "" {
@@ -159,8 +208,8 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 			in.Skipped, in.Error = true, why
 			b.Inputs = append(b.Inputs, in)
 			b.Warn(ErrSkippedInput, f, 1, "left out: %s", why)
-			if opt.Progress != nil {
-				opt.Progress("skip %s: %s", f, why)
+			if progress != nil {
+				progress("skip %s: %s", f, why)
 			}
 			continue
 		}
@@ -180,44 +229,7 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		b.Inputs = append(b.Inputs, in)
 		b.Warn(ErrSkippedInput, in.Path, 1, "%s", in.Error)
 	}
-	if read == 0 {
-		if firstErr != nil {
-			return nil, firstErr
-		}
-		if len(b.Inputs) == 1 && b.Inputs[0].Format == FormatUnknown {
-			// One file, e.g. binary garbage: name it, positioned at its start.
-			return nil, &InputError{File: b.Inputs[0].Path, Offset: 0, Err: errors.New("not in any known format (see pipeline-analyze --help)")}
-		}
-		return nil, fmt.Errorf("no readable input: none of the %d files is in a known format (first: %s)", len(b.Inputs), b.Inputs[0].Path)
-	}
-	b.enforceLimits(lim, "inputs")
-	// Regular files were parsed without hashing; hash them now, beside the
-	// mostly single-threaded Finalize.
-	hashed := make(chan []fileHash, 1)
-	var toHash []int
-	for i := range files {
-		if !streams[i] && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
-			toHash = append(toHash, i)
-		}
-	}
-	go func() { hashed <- hashFiles(files, toHash) }()
-	err := b.Finalize(opt)
-	for _, h := range <-hashed {
-		in := &b.Inputs[h.input]
-		switch {
-		case h.err != nil:
-			b.Warn(ErrPartialInput, in.Path, 1, "could not hash the file after reading it: %v", h.err)
-		case h.size != in.Size:
-			b.Warn(ErrPartialInput, in.Path, 1, "the file changed while it was read (%d bytes parsed, %d bytes hashed): its sha256 is of the later content", in.Size, h.size)
-			in.SHA256 = h.sum
-		default:
-			in.SHA256 = h.sum
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return b, read, firstErr
 }
 
 // fileHash is the sha256 of one input file, hashed after parsing.
@@ -359,6 +371,9 @@ func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDi
 }
 
 // readFile is readFileHashing; fast enables the fast paths (fastDecoders).
+// Its length is the one ordered sequence every input goes through (open,
+// bound, gunzip, sniff, dispatch, describe), each step short; split, the
+// closers and limits would be threaded through every piece.
 func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir string) (*Bundle, error) {
 	lim = lim.withDefaults()
 	var raw io.Reader

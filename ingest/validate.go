@@ -24,6 +24,8 @@ const maxValidateProblems = 8
 // both ends named and a non-negative call count; log records sorted by
 // time with valid stream, template and severity, templates sorted by
 // (group, pattern) and unique. O(spans + points + log records).
+// Its length is the list of invariants, checked in order and collected
+// with errors.Join; it reads as the checklist above.
 func (b *Bundle) Validate() error {
 	var errs []error
 	counts := map[string]int{}

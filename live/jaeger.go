@@ -93,6 +93,9 @@ var errNotFound = errors.New("not found")
 // FetchJaeger lists the services and samples their traces over the range.
 // It errs only when nothing can be listed; failed searches are named in
 // Missing.
+// Its length is the fetch plan in order (list services, per service a
+// baseline sample and the window's slow traces, bounded by the request and
+// byte budgets), which shares the budgets and the Missing list.
 func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResult, error) {
 	if opt.MaxTraces <= 0 {
 		opt.MaxTraces = 1000

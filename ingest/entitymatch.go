@@ -1,0 +1,207 @@
+package ingest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Finalize's entity pass: trace services and series labels matched into
+// one entity model (matchEntities), and the bundle's entity list
+// (collectEntities).
+
+// knownServices returns the services named by traces, dependencies and
+// call-edge (service-graph) series.
+func (b *Bundle) knownServices() map[string]bool {
+	known := map[string]bool{}
+	for i := range b.Spans {
+		known[b.Spans[i].Service] = true
+	}
+	for _, d := range b.Deps {
+		known[d.Parent] = true
+		known[d.Child] = true
+	}
+	// Service-graph metrics (client/server labels) are a call graph too.
+	for _, s := range b.Series {
+		if s.Entity.Kind == KindEdge {
+			known[s.Entity.Caller] = true
+			known[s.Entity.Callee] = true
+		}
+	}
+	delete(known, "")
+	return known
+}
+
+// matchService maps a name from another source onto a known trace service:
+// exact, workload of a pod name, or the longest known service that prefixes
+// it followed by "-". It returns "" when nothing matches. The prefixes
+// tried are the name's own (up to each "-"), longest first: O(len(name))
+// lookups, whatever the number of services.
+func matchService(name string, known map[string]bool) string {
+	if name == "" {
+		return ""
+	}
+	if known[name] {
+		return name
+	}
+	if w := WorkloadOf(name); known[w] {
+		return w
+	}
+	for i := strings.LastIndexByte(name, '-'); i > 0; i = strings.LastIndexByte(name[:i], '-') {
+		if known[name[:i]] {
+			return name[:i]
+		}
+	}
+	return ""
+}
+
+// matchEntities rewrites series and event services onto trace services.
+func (b *Bundle) matchEntities() {
+	known := b.knownServices()
+	if len(known) == 0 {
+		return
+	}
+	// A node label whose value is a vertex of the call graph names that
+	// service, not a host (metrics exported per call-graph vertex, as
+	// CloudWatch/X-Ray service maps do): the series is the service's, under
+	// the name exactly as the data spells it.
+	for _, s := range b.Series {
+		if s.Entity.Kind != KindNode {
+			continue
+		}
+		if v := firstLabel(s.Labels, nodeLabelNames...); v != "" && known[v] {
+			s.Entity = Entity{Kind: KindService, Name: v, Service: v}
+		}
+	}
+	unmatched := map[string]bool{}
+	fix := func(e *Entity) {
+		if e.Service == "" {
+			return
+		}
+		m := matchService(e.Service, known)
+		if m == "" && e.Kind == KindPod {
+			m = matchService(e.Name, known)
+		}
+		if m == "" {
+			unmatched[e.Service] = true
+			return
+		}
+		if e.Kind == KindService && e.Name == e.Service {
+			e.Name = m
+		}
+		if e.Kind == KindEdge {
+			if c := matchService(e.Caller, known); c != "" {
+				e.Caller = c
+			}
+			if c := matchService(e.Callee, known); c != "" {
+				e.Callee = c
+			}
+			e.Name = e.Caller + "->" + e.Callee
+		}
+		e.Service = m
+	}
+	for _, s := range b.Series {
+		fix(&s.Entity)
+	}
+	for i := range b.Events {
+		fix(&b.Events[i].Entity)
+	}
+	for i := range b.Alerts {
+		if m := matchService(b.Alerts[i].Service, known); m != "" {
+			b.Alerts[i].Service = m
+		}
+	}
+	if len(unmatched) > 0 {
+		names := make([]string, 0, len(unmatched))
+		for n := range unmatched {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		more := ""
+		if len(names) > 8 {
+			more = fmt.Sprintf(" and %d more", len(names)-8)
+			names = names[:8]
+		}
+		b.Warn(ErrUnmatched, "metrics", len(unmatched), "%d metric/event services match no traced service: %s%s",
+			len(unmatched), strings.Join(names, ", "), more)
+	}
+}
+
+// collectEntities builds the sorted entity list, merging placement facts
+// (node, GPU, service) seen for the same entity in different sources.
+func (b *Bundle) collectEntities() {
+	m := map[string]*Entity{}
+	add := func(e Entity) {
+		if e.Kind == KindUnknown || e.Name == "" {
+			return
+		}
+		id := e.ID()
+		if old, ok := m[id]; ok {
+			if old.Service == "" {
+				old.Service = e.Service
+			}
+			if old.Node == "" {
+				old.Node = e.Node
+			}
+			if old.GPU == "" {
+				old.GPU = e.GPU
+			}
+			return
+		}
+		c := e
+		m[id] = &c
+	}
+	// Spans repeat a few placements millions of times: add each distinct
+	// one once, in order of first appearance (the first value wins).
+	type placed struct{ service, pod, node, gpu string }
+	spanPlaces := map[placed]bool{}
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		k := placed{s.Service, s.Pod, s.Node, s.GPU}
+		if spanPlaces[k] {
+			continue
+		}
+		spanPlaces[k] = true
+		add(Entity{Kind: KindService, Name: s.Service, Service: s.Service})
+		if s.Pod != "" {
+			add(Entity{Kind: KindPod, Name: s.Pod, Service: s.Service, Node: s.Node, GPU: s.GPU})
+		}
+		if s.Node != "" {
+			add(Entity{Kind: KindNode, Name: s.Node})
+		}
+	}
+	for _, s := range b.Series {
+		add(s.Entity)
+		e := s.Entity
+		if e.Kind == KindPod || e.Kind == KindGPU || e.Kind == KindNode {
+			if e.Service != "" {
+				add(Entity{Kind: KindService, Name: e.Service, Service: e.Service})
+			}
+			if e.Node != "" && e.Kind != KindNode {
+				add(Entity{Kind: KindNode, Name: e.Node})
+			}
+		}
+	}
+	for _, ev := range b.Events {
+		add(ev.Entity)
+	}
+	for i := range b.LogStreams {
+		e := b.LogStreams[i].Entity()
+		add(e)
+		if e.Kind == KindPod && e.Service != "" {
+			add(Entity{Kind: KindService, Name: e.Service, Service: e.Service})
+		}
+		if e.Node != "" && e.Kind != KindNode {
+			add(Entity{Kind: KindNode, Name: e.Node})
+		}
+	}
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	b.Entities = make([]Entity, len(ids))
+	for i, id := range ids {
+		b.Entities[i] = *m[id]
+	}
+}

@@ -1,0 +1,559 @@
+package ingest
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// fastScanner is the hand-written JSON scanner under the Jaeger reader's
+// fast path (jaegerfast.go): views into recycled read buffers, SWAR checks
+// for string runs, and exact-case key matching. It reports only "not
+// applicable" (false), never a positioned error: the general reader does.
+
+// strSpecial marks the bytes that end the plain run of a JSON string: the
+// quote, the escape, control characters and non-ASCII (checked for UTF-8).
+var strSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return t
+}()
+
+// hasSpecial8 reports whether any of the eight bytes of w is one strSpecial
+// marks: a quote, a backslash, a control character or a non-ASCII byte
+// (the SWAR zero-byte tests of "Bit Twiddling Hacks").
+func hasSpecial8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return (w&highs)|zero(w^(ones*'"'))|zero(w^(ones*'\\'))|((w-ones*0x20)&^w&highs) != 0
+}
+
+// errSlowPath makes ReadFile fall back to the general reader.
+var errSlowPath = errors.New("jaeger fast path: not applicable")
+
+// fastBufSize is the read size of the fast scanner.
+const fastBufSize = 1 << 20
+
+// fastScanner is a minimal JSON scanner over an io.Reader.
+type fastScanner struct {
+	r   io.Reader
+	buf []byte // buf[pos:] is unread
+	pos int
+	eof bool
+	// keep is the start (in buf) of bytes that must survive a refill, or -1.
+	keep     int
+	maxDepth int
+	// retired buffers may still be viewed by the current trace; recycle
+	// moves them to pool once the trace is flushed (nothing views them then).
+	retired, pool [][]byte
+	rerr          error // the read error that stopped the scanner
+	retiredBytes  int   // capacity of retired
+}
+
+// maxRetained bounds the buffers one trace may pin in the fast path.
+const maxRetained = 64 << 20
+
+// errRetained stops the fast scanner at maxRetained.
+var errRetained = errors.New("jaeger fast path: a trace pins too many buffers")
+
+// recycle makes the buffers retired so far reusable. Call it only when no
+// view into them is live (between traces).
+func (s *fastScanner) recycle() {
+	s.pool = append(s.pool, s.retired...)
+	s.retired = s.retired[:0]
+	s.retiredBytes = 0
+}
+
+// fill reads more input. Bytes from keep (or pos) on are carried into a fresh
+// buffer so that views into the old one stay valid.
+func (s *fastScanner) fill() bool {
+	if s.eof {
+		return false
+	}
+	from := s.pos
+	if s.keep >= 0 && s.keep < from {
+		from = s.keep
+	}
+	tail := s.buf[from:]
+	size := fastBufSize
+	if len(tail)*2 > size {
+		size = len(tail) * 2
+	}
+	var nb []byte
+	if n := len(s.pool); n > 0 && size == fastBufSize {
+		nb = s.pool[n-1][:len(tail)]
+		s.pool = s.pool[:n-1]
+	} else {
+		nb = make([]byte, len(tail), size)
+	}
+	copy(nb, tail)
+	if cap(s.buf) == fastBufSize {
+		s.retired = append(s.retired, s.buf[:0])
+		s.retiredBytes += fastBufSize
+		if s.retiredBytes > maxRetained {
+			// One trace pins more than maxRetained of buffers (its spans view
+			// them): the general reader, which copies, reads it instead.
+			s.eof, s.rerr = true, errRetained
+		}
+	}
+	for len(nb) < cap(nb) {
+		n, err := s.r.Read(nb[len(nb):cap(nb)])
+		nb = nb[:len(nb)+n]
+		if err != nil {
+			// A read error ends the input like EOF (so that nothing indexes
+			// a missing buffer); rerr makes the caller give up.
+			s.eof = true
+			if !errors.Is(err, io.EOF) {
+				s.rerr = err
+			}
+			break
+		}
+	}
+	if s.keep >= 0 {
+		s.keep -= from
+	}
+	s.pos -= from
+	grew := len(nb) > len(tail)
+	s.buf = nb
+	return grew
+}
+
+// ws skips whitespace and returns the next byte without consuming it
+// (0 at the end of the input).
+func (s *fastScanner) ws() byte {
+	for {
+		for s.pos < len(s.buf) {
+			switch c := s.buf[s.pos]; c {
+			case ' ', '\t', '\n', '\r':
+				s.pos++
+			default:
+				return c
+			}
+		}
+		if !s.fill() {
+			return 0
+		}
+	}
+}
+
+// expect consumes c (after whitespace).
+func (s *fastScanner) expect(c byte) bool {
+	if s.ws() != c {
+		return false
+	}
+	s.pos++
+	return true
+}
+
+// str reads a string and returns its contents as a view (or a decoded copy
+// when it has escapes).
+func (s *fastScanner) str() (string, bool) {
+	if s.ws() != '"' {
+		return "", false
+	}
+	owner := s.keep < 0 // this call set keep and must clear it
+	if owner {
+		s.keep = s.pos
+	}
+	v, ok := s.strKept()
+	if owner {
+		s.keep = -1
+	}
+	return v, ok
+}
+
+// strKept is str with s.keep set at or before the opening quote.
+func (s *fastScanner) strKept() (string, bool) {
+	// Offsets relative to s.keep survive refills.
+	start, i := s.pos-s.keep, s.pos+1-s.keep
+	esc, high := false, false
+	for {
+		if s.keep+i >= len(s.buf) {
+			if !s.fill() {
+				return "", false
+			}
+			continue
+		}
+		if j := s.keep + i; j+8 <= len(s.buf) && !hasSpecial8(binary.LittleEndian.Uint64(s.buf[j:])) {
+			i += 8 // eight plain bytes at once
+			continue
+		}
+		c := s.buf[s.keep+i]
+		if !strSpecial[c] {
+			i++
+			continue
+		}
+		if c == '"' {
+			break
+		}
+		switch {
+		case c < 0x20:
+			return "", false
+		case c == '\\':
+			esc = true
+			i++ // the escaped byte cannot end the string
+			if s.keep+i >= len(s.buf) && !s.fill() {
+				return "", false
+			}
+		case c >= 0x80:
+			high = true
+		}
+		i++
+	}
+	raw := s.buf[s.keep+start : s.keep+i+1]
+	s.pos = s.keep + i + 1
+	if high && !utf8.Valid(raw) {
+		return "", false
+	}
+	if esc {
+		var v string
+		if json.Unmarshal(raw, &v) != nil {
+			return "", false
+		}
+		return v, true
+	}
+	body := raw[1 : len(raw)-1]
+	if len(body) == 0 {
+		return "", true
+	}
+	return unsafe.String(&body[0], len(body)), true
+}
+
+// int reads an integer literal (no fraction or exponent).
+func (s *fastScanner) int() (int64, bool) {
+	c := s.ws()
+	neg := false
+	if c == '-' {
+		neg = true
+		s.pos++
+	}
+	var v int64
+	n := 0
+	for {
+		if s.pos >= len(s.buf) && !s.fill() {
+			break
+		}
+		if s.pos >= len(s.buf) {
+			break
+		}
+		c := s.buf[s.pos]
+		if c < '0' || c > '9' {
+			if c == '.' || c == 'e' || c == 'E' {
+				return 0, false
+			}
+			break
+		}
+		if n > 0 && v == 0 { // leading zero
+			return 0, false
+		}
+		if n >= 18 {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+		n++
+		s.pos++
+	}
+	if n == 0 {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// value skips one JSON value, validating it, and returns its raw bytes as a
+// view. depth is the nesting of the value's container.
+func (s *fastScanner) value(depth int) ([]byte, bool) {
+	c := s.ws()
+	owner := s.keep < 0
+	if owner {
+		s.keep = s.pos
+	}
+	rel := s.pos - s.keep
+	ok := s.skip(c, depth)
+	var raw []byte
+	if ok {
+		raw = s.buf[s.keep+rel : s.pos]
+	}
+	if owner {
+		s.keep = -1
+	}
+	return raw, ok
+}
+
+func (s *fastScanner) skip(c byte, depth int) bool {
+	switch {
+	case c == '"':
+		_, ok := s.str()
+		return ok
+	case c == '{' || c == '[':
+		if depth+1 > s.maxDepth {
+			return false
+		}
+		s.pos++
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		if s.ws() == end {
+			s.pos++
+			return true
+		}
+		for {
+			if c == '{' {
+				if _, ok := s.str(); !ok || !s.expect(':') {
+					return false
+				}
+			}
+			if !s.skip(s.ws(), depth+1) {
+				return false
+			}
+			switch s.ws() {
+			case ',':
+				s.pos++
+			case end:
+				s.pos++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	case c == 't':
+		return s.lit("true")
+	case c == 'f':
+		return s.lit("false")
+	case c == 'n':
+		return s.lit("null")
+	}
+	return false
+}
+
+// rawObject returns the raw bytes of the object that starts at the next
+// non-space byte, delimited by matching braces and brackets outside strings
+// only: it does not validate them. A caller may trust them only if they
+// equal bytes it validated before; otherwise it must parse them (a
+// sub-scanner over the returned bytes does, and refuses a mis-delimited
+// invalid object). Process objects repeat in every trace of a service, so
+// this skips most of their parsing.
+func (s *fastScanner) rawObject() ([]byte, bool) {
+	if s.ws() != '{' {
+		return nil, false
+	}
+	owner := s.keep < 0
+	if owner {
+		s.keep = s.pos
+	}
+	// Offsets relative to s.keep survive refills.
+	start, i := s.pos-s.keep, s.pos+1-s.keep
+	depth, inStr := 1, false
+	for depth > 0 {
+		if s.keep+i >= len(s.buf) {
+			if !s.fill() {
+				if owner {
+					s.keep = -1
+				}
+				return nil, false
+			}
+			continue
+		}
+		c := s.buf[s.keep+i]
+		i++
+		switch {
+		case inStr && c == '\\':
+			i++ // the escaped byte cannot end the string
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	if s.keep+i > len(s.buf) { // an escape was the input's last byte
+		if owner {
+			s.keep = -1
+		}
+		return nil, false
+	}
+	raw := s.buf[s.keep+start : s.keep+i]
+	s.pos = s.keep + i
+	if owner {
+		s.keep = -1
+	}
+	return raw, true
+}
+
+// lit consumes the literal w.
+func (s *fastScanner) lit(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if s.pos >= len(s.buf) && !s.fill() {
+			return false
+		}
+		if s.pos >= len(s.buf) || s.buf[s.pos] != w[i] {
+			return false
+		}
+		s.pos++
+	}
+	return true
+}
+
+// number consumes a JSON number, checking its grammar.
+func (s *fastScanner) number() bool {
+	peek := func() byte {
+		if s.pos >= len(s.buf) && !s.fill() {
+			return 0
+		}
+		if s.pos >= len(s.buf) {
+			return 0
+		}
+		return s.buf[s.pos]
+	}
+	digits := func() int {
+		n := 0
+		for c := peek(); c >= '0' && c <= '9'; c = peek() {
+			s.pos++
+			n++
+		}
+		return n
+	}
+	if peek() == '-' {
+		s.pos++
+	}
+	if peek() == '0' {
+		s.pos++
+	} else if digits() == 0 {
+		return false
+	}
+	if peek() == '.' {
+		s.pos++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if c := peek(); c == 'e' || c == 'E' {
+		s.pos++
+		if c := peek(); c == '+' || c == '-' {
+			s.pos++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// object calls field for each key of an object ('{' not yet read); field
+// must consume the value. Duplicate or case-folded known keys are refused by
+// field itself.
+func (s *fastScanner) object(field func(key string) bool) bool {
+	if !s.expect('{') {
+		return false
+	}
+	if s.ws() == '}' {
+		s.pos++
+		return true
+	}
+	for {
+		k, ok := s.str()
+		if !ok || !s.expect(':') || !field(k) {
+			return false
+		}
+		switch s.ws() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// array calls elem for each element of an array ('[' not yet read); null is
+// an empty array.
+func (s *fastScanner) array(elem func() bool) bool {
+	if s.ws() == 'n' {
+		return s.lit("null")
+	}
+	if !s.expect('[') {
+		return false
+	}
+	if s.ws() == ']' {
+		s.pos++
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		switch s.ws() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// strings reads null or an array of strings, appending copies to dst.
+func (s *fastScanner) strings(dst []string) ([]string, bool) {
+	ok := s.array(func() bool {
+		v, ok := s.str()
+		if ok {
+			dst = append(dst, string([]byte(v)))
+		}
+		return ok
+	})
+	return dst, ok
+}
+
+// seen tracks the keys of one object; it refuses duplicates and keys that
+// match a known name only case-insensitively (encoding/json would accept
+// them: the general reader decides).
+type seen uint32
+
+func (m *seen) first(bit uint) bool {
+	if *m&(1<<bit) != 0 {
+		return false
+	}
+	*m |= 1 << bit
+	return true
+}
+
+// foldsTo reports whether key case-folds to one of names.
+func foldsTo(key string, names ...string) bool {
+	for _, n := range names {
+		if len(n) == len(key) && equalFoldASCII(n, key) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalFoldASCII(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
