@@ -390,7 +390,7 @@ const (
 	FormatVictoriaLogs  // VictoriaLogs /select/logsql/query JSON Lines
 )
 
-var formatNames = [...]string{"unknown", "jaeger-json", "otlp-json", "jaeger-dependencies", "prometheus-query-range",
+var formatNames = []string{"unknown", "jaeger-json", "otlp-json", "jaeger-dependencies", "prometheus-query-range",
 	"alertmanager", "k8s-events", "nvidia-smi-csv", "nvidia-smi-dmon", "nvml-recording", "nsight-sqlite", "kineto-trace",
 	"label", "manifest", "loki-streams", "otlp-logs", "docker-json-log", "cri-log", "text-log", "victorialogs-jsonl"}
 

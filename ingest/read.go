@@ -20,34 +20,37 @@ import (
 // time range) itself.
 type decodeFunc func(name string, r io.Reader, lim Limits) (*Bundle, error)
 
-// decoders maps each streamable format to its reader. Nsight SQLite needs a
-// real file and is handled separately.
-var decoders = map[Format]decodeFunc{
-	FormatJaegerJSON:         decodeJaeger,
-	FormatOTLPJSON:           decodeOTLP,
-	FormatJaegerDependencies: decodeDependencies,
-	FormatPromQueryRange:     decodePromQueryRange,
-	FormatAlertmanager:       decodeAlertmanager,
-	FormatK8sEvents:          decodeK8sEvents,
-	FormatNvidiaSmiCSV:       decodeNvidiaSmiCSV,
-	FormatNvidiaSmiDmon:      decodeNvidiaSmiDmon,
-	FormatNVMLRecording:      decodeNVMLRecording,
-	FormatKineto:             decodeKineto,
-	FormatLokiStreams:        decodeLoki,
-	FormatOTLPLogs:           decodeOTLPLogs,
-	FormatDockerJSONLog:      decodeDockerJSON,
-	FormatCRILog:             decodeCRI,
-	FormatTextLog:            decodeTextLog,
-	FormatVictoriaLogs:       decodeVictoriaLogs,
+// decoder is how one streamable format is read: decode is its reader;
+// fast, when set, is that reader's fast path, tried first on re-readable
+// files and declining with errSlowPath on anything decode must handle (a
+// differential fuzz test per fast path checks they agree).
+type decoder struct {
+	decode decodeFunc
+	fast   decodeFunc
 }
 
-// fastDecoders are the fast paths tried first on re-readable files; they
-// decline with errSlowPath on anything their general reader must handle.
-var fastDecoders = map[Format]decodeFunc{
-	FormatJaegerJSON:     decodeJaegerFast,
-	FormatPromQueryRange: decodePromFast,
-	FormatLokiStreams:    decodeLokiFast,
-	FormatOTLPLogs:       decodeOTLPLogsFast,
+// decoders maps each streamable format to its decoder: one per format.
+// Nsight SQLite needs a real file and is handled separately. A format is
+// three entries: its Format constant and name (model.go), its rule in Sniff
+// (sniff.go) and its decoder here (see docs/architecture.md and
+// minimal_decoder_test.go).
+var decoders = map[Format]decoder{
+	FormatJaegerJSON:         {decode: decodeJaeger, fast: decodeJaegerFast},
+	FormatOTLPJSON:           {decode: decodeOTLP},
+	FormatJaegerDependencies: {decode: decodeDependencies},
+	FormatPromQueryRange:     {decode: decodePromQueryRange, fast: decodePromFast},
+	FormatAlertmanager:       {decode: decodeAlertmanager},
+	FormatK8sEvents:          {decode: decodeK8sEvents},
+	FormatNvidiaSmiCSV:       {decode: decodeNvidiaSmiCSV},
+	FormatNvidiaSmiDmon:      {decode: decodeNvidiaSmiDmon},
+	FormatNVMLRecording:      {decode: decodeNVMLRecording},
+	FormatKineto:             {decode: decodeKineto},
+	FormatLokiStreams:        {decode: decodeLoki, fast: decodeLokiFast},
+	FormatOTLPLogs:           {decode: decodeOTLPLogs, fast: decodeOTLPLogsFast},
+	FormatDockerJSONLog:      {decode: decodeDockerJSON},
+	FormatCRILog:             {decode: decodeCRI},
+	FormatTextLog:            {decode: decodeTextLog},
+	FormatVictoriaLogs:       {decode: decodeVictoriaLogs},
 }
 
 // ExpandPaths turns files and directories (recursed, sorted, hidden entries
@@ -370,7 +373,7 @@ func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDi
 	return b, err
 }
 
-// readFile is readFileHashing; fast enables the fast paths (fastDecoders).
+// readFile is readFileHashing; fast enables the decoders' fast paths.
 // Its length is the one ordered sequence every input goes through (open,
 // bound, gunzip, sniff, dispatch, describe), each step short; split, the
 // closers and limits would be threaded through every piece.
@@ -451,9 +454,10 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 			}
 		}
 	default:
-		dec := decoders[in.Format]
-		if f, ok := fastDecoders[in.Format]; ok && fast {
-			dec = f
+		d := decoders[in.Format]
+		dec := d.decode
+		if d.fast != nil && fast {
+			dec = d.fast
 		}
 		var src io.Reader = pr
 		if wholeDocument[in.Format] {
