@@ -6,6 +6,11 @@
 // data to say. One model, [Report], has four renderers ([Render]: text, json,
 // markdown, html), like the scorecard's Card.
 //
+// It owns the comparison (windows, statistics, verdicts) and its Report's
+// renderers. It reads bundles through package ingest and causes through
+// package causal or a saved scorecard; it must not change how a single
+// incident is analysed or reported.
+//
 // # What is compared
 //
 // From the spans starting in each window (ingest.Bundle, sorted, with

@@ -2,6 +2,18 @@
 // data, change events and the alert — and turns it into one aligned,
 // validated *Bundle that the analysis stages can trust.
 //
+// # What it owns, what it must not do
+//
+// It owns the data model (model.go, one clock ingest.Time, one entity
+// model), format sniffing, one decoder per format (the decoders table in
+// read.go; a fast path is a field of its format's decoder), the repairs and
+// checks of Finalize and Validate, and, for now, the features computed in
+// Finalize: classification (classify.go), span-derived series (derive.go,
+// opmix.go), log series (logfeatures.go) and GPU placement (placement.go,
+// gpumatch.go). It must not know about graphs, ranking or reports, never
+// reads the wall clock, and names no dataset, service or fault: rules are
+// keywords and structure. docs/architecture.md says how to add a format.
+//
 // The walk through one run:
 //
 //  1. Read expands paths (directories recursed, hidden entries skipped,

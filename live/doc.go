@@ -5,6 +5,10 @@
 // is the only way live data enters the analysis, so a saved bundle reproduces
 // the scorecard of the run that fetched it.
 //
+// It owns the fetchers, their bounds and the bundle directory format (the
+// files and the manifest). It must not analyse or decode: what it fetched
+// enters the analysis only by being read back through package ingest.
+//
 // The pieces:
 //
 //   - transport.go: one HTTP client per endpoint with bearer or basic auth,

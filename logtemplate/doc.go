@@ -3,6 +3,9 @@
 // and "Order 8813 created in 9ms" count as one template "Order <NUM>
 // created in <DUR>".
 //
+// It owns masking and template mining only; it knows no file format, no
+// bundle and no severity (the log decoders in package ingest use it).
+//
 // It implements Drain (Pinjia He, Jieming Zhu, Zibin Zheng and Michael R.
 // Lyu, "Drain: An Online Log Parsing Approach with Fixed Depth Tree",
 // ICWS 2017) with Drain3's masking step: Mask replaces the values that

@@ -1,6 +1,14 @@
 // Package scorecard is the last stage of the pipeline: it turns one analysis
 // into the report a person reads, in four formats, from one model.
 //
+// # What it owns, what it must not do
+//
+// It owns the Card model, its wording (evidence sentences, verdicts, value
+// formatting) and the four renderers. Build reads the graph, the ranked
+// result and the evidence the driver gathered (package evidence); it never
+// reads the *ingest.Bundle, and renderers read only the Card. It must not
+// rank, score or recompute anything the analysis decided.
+//
 // # Model
 //
 // A [Card] is plain data: what was analysed (Incident: target signal, windows,

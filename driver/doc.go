@@ -1,0 +1,34 @@
+// Package driver is the whole pipeline-analyze command behind
+// cmd/pipeline-analyze's main (pprof's internal/driver): the flags, one
+// configuration per command, and the orchestration of the stages.
+//
+// # What it owns, what it must not do
+//
+// It owns the command line (commands.go: the subcommands and their help;
+// flags.go: flags generated from the fields of the configuration structs
+// analysisFlags, outputFlags and liveFlags, each default written once),
+// turning flags into each stage's Options (config.go: stageOptions), the
+// sources of an analysis (source.go: local files, or live endpoints
+// fetched into a bundle first, behind one interface), the run of the
+// stages (analyze.go, pipeline.go: ingest → tcg → causal → evidence →
+// scorecard), eval's scoring against labels (eval.go, evalfit.go), compare
+// and simulate's wiring, and what the process writes (safeout.go: redacted,
+// escaped stderr; files.go: atomic outputs; cleanup.go: temporary files
+// removed on a signal).
+//
+// It must not analyse: no anomaly rule, no score, no report wording lives
+// here; those belong to tcg, causal and scorecard. It checks what the user
+// typed against the data (validate.go) and reports; it is the only package
+// that reads the wall clock (a live fetch's "now") and the environment.
+//
+// # One run of the analysis
+//
+// runAnalyze parses the flags, checks the outputs, makes one work
+// directory (removed at exit and on SIGINT/SIGTERM), opens the source
+// (newSource: localSource restores a saved bundle's manifest; liveSource
+// fetches), then runs the steps of an analyzeRun: read (ingest.Read, or the
+// embedded demo), checkContext (--target, --at, --window against the data),
+// analyse (tcg.Build, causal.Analyze, evidence.Collect, scorecard.Build) and
+// report (scorecard.Render to stdout or --export). Each step that fails has
+// already said why and carries the exit status.
+package driver
