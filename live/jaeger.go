@@ -31,7 +31,7 @@ type JaegerOptions struct {
 	// aggregates (AggregateScores); nil = none. They order the services
 	// and skip the window searches of those that did not move.
 	Aggregates map[string]float64
-	Progress               func(format string, args ...any)
+	Progress   func(format string, args ...any)
 }
 
 // Defaults of the request bounds: a server listing 100k services must not
