@@ -84,7 +84,7 @@ func (l *liveFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&l.maxLogRecords, "max-log-records", live.DefaultLogMax, "most log records fetched per log source")
 	fs.DurationVar(&l.fetchTimeout, "fetch-timeout", live.DefaultFetchTimeout, "deadline of the whole live fetch: what arrived by then is analysed, and each source says what is missing")
 	fs.Int64Var(&l.maxResponse, "max-response-size", live.DefaultMaxBody, "largest HTTP response in bytes, after decompression")
-	fs.IntVar(&l.maxServices, "max-services", live.DefaultMaxServices, "most Jaeger services sampled (the first by name)")
+	fs.IntVar(&l.maxServices, "max-services", live.DefaultMaxServices, "most Jaeger services sampled (those whose request aggregates moved first, else the first by name)")
 	fs.IntVar(&l.maxRequests, "max-requests", live.DefaultMaxRequests, "most Jaeger requests (listings and trace searches)")
 	fs.Int64Var(&l.maxFetch, "max-fetch-size", live.DefaultMaxFetchBytes, "most bytes of traces and query results the fetch keeps in memory")
 	for name := range liveFlagNames {
