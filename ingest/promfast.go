@@ -31,7 +31,7 @@ var (
 func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	lim = lim.withDefaults()
 	st := &promState{name: name, lim: lim, b: &Bundle{}}
-	s := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth}
+	s := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth, maxTok: lim.MaxTokenBytes}
 	var pts []promPoint
 	var metric map[string]string
 	series := func() bool {

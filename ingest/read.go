@@ -50,6 +50,15 @@ var fastDecoders = map[Format]decodeFunc{
 	FormatOTLPLogs:       decodeOTLPLogsFast,
 }
 
+// selfGuarded are the fast paths whose scanner bounds tokens as the token
+// guard does (fastScanner.maxTok), so the guard's pass over every byte is
+// skipped for them; one that meets a longer token declines, and the
+// general reader, behind the guard, reports it.
+var selfGuarded = map[Format]bool{
+	FormatJaegerJSON:     true,
+	FormatPromQueryRange: true,
+}
+
 // ExpandPaths turns files and directories (recursed, sorted, hidden entries
 // skipped) into the list of files to read. "-" stands for stdin. It fails on
 // the first path that cannot be read; Read instead names such paths as
@@ -394,8 +403,8 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		r = bufio.NewReaderSize(zr, 256<<10)
 	}
 	r = &limitReader{r: r, left: lim.MaxFileBytes}
-	r = newTokenGuard(r, lim.MaxTokenBytes)
-	pr := bufio.NewReaderSize(r, sniffLen)
+	guard := newTokenGuard(r, lim.MaxTokenBytes)
+	pr := bufio.NewReaderSize(guard, sniffLen)
 	if bom, _ := pr.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		pr.Discard(3) // a UTF-8 byte-order mark: no reader expects it
 	}
@@ -439,6 +448,9 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		dec := decoders[in.Format]
 		if f, ok := fastDecoders[in.Format]; ok && fast {
 			dec = f
+			if selfGuarded[in.Format] {
+				guard.mode = guardOff // the fast scanner bounds tokens itself
+			}
 		}
 		var src io.Reader = pr
 		if wholeDocument[in.Format] {
