@@ -176,6 +176,21 @@ func TestFastPathTokenBound(t *testing.T) {
 			})
 		}
 	}
+	// A run of whitespace after a complete document: the guarded general
+	// reader stops at the document's end (the rest is drained), so the
+	// fast path, which meets the run at a buffer's end, must read the same.
+	doc := `{"data":[{"traceID":"1","spans":[{"traceID":"1","spanID":"1","operationName":"a","startTime":1700000000000000,"duration":5,"processID":"p1"}],"processes":{"p1":{"serviceName":"a"}}}]}`
+	tail := filepath.Join(t.TempDir(), "tail.json")
+	if err := os.WriteFile(tail, append([]byte(doc), bytes.Repeat([]byte{' '}, 3<<20)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fb, ferr := ReadFile(tail, nil, Limits{MaxTokenBytes: lim})
+	tailData, _ := os.ReadFile(tail)
+	sb, serr := ReadFile("-", bytes.NewReader(tailData), Limits{MaxTokenBytes: lim})
+	if ferr != nil || serr != nil || len(fb.Spans) != 1 || len(sb.Spans) != 1 {
+		t.Errorf("trailing whitespace run: file %v, stream %v; want both to read the one span", ferr, serr)
+	}
+
 	// Within the bound, the fast path reads a long string as it is.
 	long := strings.Repeat("y", lim-1)
 	data := `{"data":[{"traceID":"1","spans":[{"traceID":"1","spanID":"1","operationName":"` + long +

@@ -157,18 +157,30 @@ func (s *fastScanner) ws() byte {
 				run++
 			default:
 				if s.maxTok > 0 && int64(run) > min(s.maxTok, maxSpaceRun) {
+					s.rerr = errFastToken
 					return 0
 				}
 				return c
 			}
 		}
 		if s.maxTok > 0 && int64(run) > min(s.maxTok, maxSpaceRun) {
+			s.rerr = errFastToken
 			return 0
 		}
 		if !s.fill() {
 			return 0
 		}
 	}
+}
+
+// errFastToken stops the fast scanner at a token over maxTok: the caller
+// declines, and the guarded general reader reports the limit.
+var errFastToken = errors.New("fast path: a token over the token bound")
+
+// atEnd reports whether only whitespace is left and the input ended
+// cleanly (ws returns 0 for a NUL byte too, which is not the end).
+func (s *fastScanner) atEnd() bool {
+	return s.ws() == 0 && s.pos >= len(s.buf) && s.rerr == nil
 }
 
 // expect consumes c (after whitespace).
@@ -205,6 +217,7 @@ func (s *fastScanner) strKept() (string, bool) {
 	for {
 		if s.keep+i >= len(s.buf) {
 			if s.maxTok > 0 && int64(i-start-1) > s.maxTok {
+				s.rerr = errFastToken
 				return "", false // longer than the token bound
 			}
 			if !s.fill() {
@@ -239,6 +252,7 @@ func (s *fastScanner) strKept() (string, bool) {
 		i++
 	}
 	if s.maxTok > 0 && int64(i-start-1) > s.maxTok {
+		s.rerr = errFastToken
 		return "", false
 	}
 	raw := s.buf[s.keep+start : s.keep+i+1]
@@ -641,7 +655,7 @@ func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		// reader would fail the same way after reading it all again.
 		return nil, &InputError{File: name, Offset: -1, Err: s.rerr}
 	}
-	if !ok || s.rerr != nil || s.ws() != 0 || s.pos < len(s.buf) || s.buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
+	if !ok || !s.atEnd() || s.buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
 		return nil, errSlowPath
 	}
 	return jr.finish(nil)
@@ -716,7 +730,7 @@ func (r *jaegerReader) fastProcesses(s *fastScanner) bool {
 		}
 		sub := &fastScanner{buf: raw, eof: true, keep: -1, maxDepth: s.maxDepth - 3, maxTok: s.maxTok}
 		p, ok := fastProcess(sub)
-		if !ok || sub.ws() != 0 || sub.pos < len(sub.buf) {
+		if !ok || !sub.atEnd() {
 			return false
 		}
 		before := r.in.truncated
