@@ -171,7 +171,7 @@ func Run(before, after Side, opt Options) (*Report, error) {
 	}
 	r.bd = ixB.extract(before.Start, before.End, opt.Cell)
 	r.ad = ixA.extract(after.Start, after.End, opt.Cell)
-	if r.bd.spans+r.bd.nseries+r.ad.spans+r.ad.nseries == 0 {
+	if r.bd.spans+r.bd.nseries+r.bd.logs+r.ad.spans+r.ad.nseries+r.ad.logs == 0 {
 		return nil, fmt.Errorf("compare BEFORE %s → %s, AFTER %s → %s: %w", before.Start, before.End, after.Start, after.End, ErrNoData)
 	}
 	r.shortB = r.tooShort("BEFORE", before, r.bd)
@@ -196,7 +196,7 @@ func covered(b *ingest.Bundle, start, end ingest.Time) time.Duration {
 
 // tooShort explains why a side's window is too short to decide, or "".
 func (r *run) tooShort(name string, s Side, d *sideData) string {
-	if d.spans == 0 && d.nseries == 0 {
+	if d.spans == 0 && d.nseries == 0 && d.logs == 0 {
 		return name + " has no data in its window " + s.Start.String() + " → " + s.End.String()
 	}
 	w := s.End.Sub(s.Start)

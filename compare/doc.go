@@ -30,7 +30,11 @@
 // edge), matched across the sides by name and labels, not by file. The
 // span-derived RED series are left out (the span-level items carry them in
 // full) and so is the operation-mix shift (it is measured against its own
-// bundle's usual mix). A pod is compared as itself only when it has data on
+// bundle's usual mix). Each mined log template of a service (matched by
+// the service and the template's pattern) is a rate item, tested like
+// traffic over the seconds that held any log record; one whose records are
+// mostly warn, error or fatal level has a bad direction, up (logs.go). A
+// pod is compared as itself only when it has data on
 // both sides; otherwise — a rollout replaced it — its spans count for its
 // service, and its series are pooled with the other unmatched pods of its
 // workload (labels naming the pod instance dropped): a new pod of the same
@@ -85,7 +89,8 @@
 //   - errors: q < α and |h| ≥ MinH;
 //   - series: q < α, |shift| ≥ MinShift robust σ, and the level moved by at
 //     least MinRatio/(1+MinRatio) of the larger level;
-//   - traffic: q < α and the rate ×(1+MinRatio) or ÷(1+MinRatio).
+//   - traffic and log templates: q < α and the rate ×(1+MinRatio) or
+//     ÷(1+MinRatio).
 //
 // Then, in the signal's bad direction (latency, errors and most saturation
 // signals up; clocks and availability down; traffic and unclassified series

@@ -102,6 +102,7 @@ func (r *run) buildItems() {
 		r.work = append(r.work, out...)
 	}
 	r.seriesItems()
+	r.logItems()
 	sort.SliceStable(r.work, func(i, j int) bool { return r.work[i].item.ID < r.work[j].item.ID })
 }
 

@@ -360,7 +360,7 @@ func labelOf(it *Item) string {
 		ent += " (" + it.Facet + ")"
 	}
 	s := sig + " of " + ent
-	if it.Kind == KindSeries {
+	if it.Kind == KindSeries || it.Facet == "template" {
 		s += ": " + it.Series
 	}
 	return s

@@ -71,6 +71,12 @@ type sideData struct {
 	active      []int64
 	activeCells int
 	cell        time.Duration
+	// logSets are the log records per (service, template) (logs.go),
+	// logs their number and logActive the cells holding any, ascending.
+	logSets   map[string]*logSet
+	logMeta   map[string]logMeta
+	logs      int
+	logActive []int64
 }
 
 // activeIn counts the active cells that start in [lo, hi).
@@ -276,6 +282,7 @@ func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *side
 	}
 	d.nseries = len(d.series)
 	d.activeCells = len(d.active)
+	ix.extractLogs(d, start, end)
 	return d
 }
 

@@ -26,7 +26,11 @@ func (r *run) decide(w *itemWork) {
 	case KindProportion:
 		r.decideProp(w)
 	case KindRate:
-		r.decideRate(w)
+		if it.Signal == "logs" && it.Facet == "template" {
+			r.decideLogRate(w)
+		} else {
+			r.decideRate(w)
+		}
 	case KindSeries:
 		r.decideSeries(w)
 	}

@@ -86,7 +86,7 @@ var liveHelp = map[string]string{
 	"max-log-records":      "most log records fetched per log source",
 	"fetch-timeout":        "deadline of the whole live fetch: what arrived by then is analysed, and each source says what is missing",
 	"max-response-size":    "largest HTTP response in bytes, after decompression",
-	"max-services":         "most Jaeger services sampled (the first by name)",
+	"max-services":         "most Jaeger services sampled (those whose request aggregates moved first, else the first by name)",
 	"max-requests":         "most Jaeger requests (listings and trace searches)",
 	"max-fetch-size":       "most bytes of traces and query results the fetch keeps in memory",
 }

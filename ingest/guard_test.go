@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -120,5 +122,85 @@ func BenchmarkTokenGuard(b *testing.B) {
 		if _, err := io.Copy(io.Discard, newTokenGuard(bytes.NewReader(data), 16<<20)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestFastPathTokenBound: on a regular file the Jaeger and Prometheus fast
+// paths run without the guard (fastScanner.maxTok bounds tokens instead);
+// a string, number or whitespace run over the limit still gives the
+// guard's error, the same as the guarded read of the same bytes from a
+// stream, with allocation a small multiple of the limit.
+func TestFastPathTokenBound(t *testing.T) {
+	heads := map[string]string{
+		"jaeger":     `{"data":[{"traceID":"1","spans":[{"traceID":"1","spanID":"1","operationName":"`,
+		"prometheus": `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"`,
+	}
+	const lim = 1 << 20
+	for name, head := range heads {
+		for _, kind := range []string{"string", "space", "number"} {
+			t.Run(name+"/"+kind, func(t *testing.T) {
+				var data []byte
+				switch kind {
+				case "string":
+					data = append([]byte(head), bytes.Repeat([]byte{'x'}, 3*lim)...)
+				case "space":
+					data = append([]byte(head+`x"`), bytes.Repeat([]byte{' '}, 3*lim)...)
+				case "number":
+					data = append([]byte(head+`x","v":`), bytes.Repeat([]byte{'7'}, 3*lim)...)
+				}
+				path := filepath.Join(t.TempDir(), name+".json")
+				if err := os.WriteFile(path, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				var fileErr error
+				_, alloc := measureCost(func() { _, fileErr = ReadFile(path, nil, Limits{MaxTokenBytes: lim}) })
+				_, streamErr := ReadFile("-", bytes.NewReader(data), Limits{MaxTokenBytes: lim})
+				if !errors.Is(fileErr, ErrLimit) || !strings.Contains(fileErr.Error(), "--max-token") {
+					t.Fatalf("file: err = %v, want the token limit", fileErr)
+				}
+				// The same limit message (a file's position is line:column,
+				// a stream's a byte offset).
+				msg := func(err error) string {
+					if err == nil {
+						return ""
+					}
+					_, m, _ := strings.Cut(err.Error(), ": limit exceeded")
+					return m
+				}
+				if msg(streamErr) == "" || msg(fileErr) != msg(streamErr) {
+					t.Errorf("file and stream errors differ:\n file   %v\n stream %v", fileErr, streamErr)
+				}
+				if alloc > 16*lim {
+					t.Errorf("allocated %d MiB for a %d MiB token limit", alloc>>20, lim>>20)
+				}
+			})
+		}
+	}
+	// A run of whitespace after a complete document: the guarded general
+	// reader stops at the document's end (the rest is drained), so the
+	// fast path, which meets the run at a buffer's end, must read the same.
+	doc := `{"data":[{"traceID":"1","spans":[{"traceID":"1","spanID":"1","operationName":"a","startTime":1700000000000000,"duration":5,"processID":"p1"}],"processes":{"p1":{"serviceName":"a"}}}]}`
+	tail := filepath.Join(t.TempDir(), "tail.json")
+	if err := os.WriteFile(tail, append([]byte(doc), bytes.Repeat([]byte{' '}, 3<<20)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fb, ferr := ReadFile(tail, nil, Limits{MaxTokenBytes: lim})
+	tailData, _ := os.ReadFile(tail)
+	sb, serr := ReadFile("-", bytes.NewReader(tailData), Limits{MaxTokenBytes: lim})
+	if ferr != nil || serr != nil || len(fb.Spans) != 1 || len(sb.Spans) != 1 {
+		t.Errorf("trailing whitespace run: file %v, stream %v; want both to read the one span", ferr, serr)
+	}
+
+	// Within the bound, the fast path reads a long string as it is.
+	long := strings.Repeat("y", lim-1)
+	data := `{"data":[{"traceID":"1","spans":[{"traceID":"1","spanID":"1","operationName":"` + long +
+		`","startTime":1700000000000000,"duration":5,"processID":"p1"}],"processes":{"p1":{"serviceName":"a"}}}]}`
+	path := filepath.Join(t.TempDir(), "ok.json")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadFile(path, nil, Limits{MaxTokenBytes: lim, MaxStringBytes: 2 * lim})
+	if err != nil || len(b.Spans) != 1 || b.Spans[0].Operation != long {
+		t.Fatalf("a string under the bound: err %v", err)
 	}
 }

@@ -41,7 +41,7 @@ func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	lim = lim.withDefaults()
 	jr := &jaegerReader{name: name, src: r, lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
 	jr.tr.procCache = map[string]procInfo{}
-	s := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth}
+	s := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth, maxTok: lim.MaxTokenBytes}
 	var sk seen
 	ok := s.object(func(key string) bool {
 		switch key {
@@ -64,7 +64,7 @@ func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		// reader would fail the same way after reading it all again.
 		return nil, &InputError{File: name, Offset: -1, Err: s.rerr}
 	}
-	if !ok || s.rerr != nil || s.ws() != 0 || s.pos < len(s.buf) || s.buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
+	if !ok || !s.atEnd() || s.buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
 		return nil, errSlowPath
 	}
 	return jr.finish(nil)
@@ -137,9 +137,9 @@ func (r *jaegerReader) fastProcesses(s *fastScanner) bool {
 			r.tr.procCache[id] = pi
 			return true
 		}
-		sub := &fastScanner{buf: raw, eof: true, keep: -1, maxDepth: s.maxDepth - 3}
+		sub := &fastScanner{buf: raw, eof: true, keep: -1, maxDepth: s.maxDepth - 3, maxTok: s.maxTok}
 		p, ok := fastProcess(sub)
-		if !ok || sub.ws() != 0 || sub.pos < len(sub.buf) {
+		if !ok || !sub.atEnd() {
 			return false
 		}
 		before := r.in.truncated

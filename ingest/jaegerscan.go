@@ -47,6 +47,12 @@ type fastScanner struct {
 	// keep is the start (in buf) of bytes that must survive a refill, or -1.
 	keep     int
 	maxDepth int
+	// maxTok, when > 0, bounds a string, a number and a run of whitespace
+	// as the token guard does (guard.go; whitespace also at maxSpaceRun):
+	// a longer one fails the scan, so the caller declines and the general
+	// reader, behind the guard, reports it. It lets a fast path run
+	// without the guard's second pass over every byte.
+	maxTok int64
 	// retired buffers may still be viewed by the current trace; recycle
 	// moves them to pool once the trace is flushed (nothing views them then).
 	retired, pool [][]byte
@@ -123,21 +129,42 @@ func (s *fastScanner) fill() bool {
 }
 
 // ws skips whitespace and returns the next byte without consuming it
-// (0 at the end of the input).
+// (0 at the end of the input, or after a run of whitespace over maxTok or
+// maxSpaceRun).
 func (s *fastScanner) ws() byte {
+	run := 0
 	for {
 		for s.pos < len(s.buf) {
 			switch c := s.buf[s.pos]; c {
 			case ' ', '\t', '\n', '\r':
 				s.pos++
+				run++
 			default:
+				if s.maxTok > 0 && int64(run) > min(s.maxTok, maxSpaceRun) {
+					s.rerr = errFastToken
+					return 0
+				}
 				return c
 			}
+		}
+		if s.maxTok > 0 && int64(run) > min(s.maxTok, maxSpaceRun) {
+			s.rerr = errFastToken
+			return 0
 		}
 		if !s.fill() {
 			return 0
 		}
 	}
+}
+
+// errFastToken stops the fast scanner at a token over maxTok: the caller
+// declines, and the guarded general reader reports the limit.
+var errFastToken = errors.New("fast path: a token over the token bound")
+
+// atEnd reports whether only whitespace is left and the input ended
+// cleanly (ws returns 0 for a NUL byte too, which is not the end).
+func (s *fastScanner) atEnd() bool {
+	return s.ws() == 0 && s.pos >= len(s.buf) && s.rerr == nil
 }
 
 // expect consumes c (after whitespace).
@@ -173,6 +200,10 @@ func (s *fastScanner) strKept() (string, bool) {
 	esc, high := false, false
 	for {
 		if s.keep+i >= len(s.buf) {
+			if s.maxTok > 0 && int64(i-start-1) > s.maxTok {
+				s.rerr = errFastToken
+				return "", false // longer than the token bound
+			}
 			if !s.fill() {
 				return "", false
 			}
@@ -203,6 +234,10 @@ func (s *fastScanner) strKept() (string, bool) {
 			high = true
 		}
 		i++
+	}
+	if s.maxTok > 0 && int64(i-start-1) > s.maxTok {
+		s.rerr = errFastToken
+		return "", false
 	}
 	raw := s.buf[s.keep+start : s.keep+i+1]
 	s.pos = s.keep + i + 1
@@ -355,7 +390,10 @@ func (s *fastScanner) rawObject() ([]byte, bool) {
 	depth, inStr := 1, false
 	for depth > 0 {
 		if s.keep+i >= len(s.buf) {
-			if !s.fill() {
+			// The object is parsed again by the caller (with the token
+			// bound); here only its buffering is bounded: a process object
+			// longer than one token plus one whitespace run is declined.
+			if s.maxTok > 0 && int64(i-start) > s.maxTok+maxSpaceRun || !s.fill() {
 				if owner {
 					s.keep = -1
 				}
@@ -405,8 +443,10 @@ func (s *fastScanner) lit(w string) bool {
 	return true
 }
 
-// number consumes a JSON number, checking its grammar.
+// number consumes a JSON number, checking its grammar (and its length
+// against maxTok).
 func (s *fastScanner) number() bool {
+	n := 0 // bytes consumed
 	peek := func() byte {
 		if s.pos >= len(s.buf) && !s.fill() {
 			return 0
@@ -416,38 +456,42 @@ func (s *fastScanner) number() bool {
 		}
 		return s.buf[s.pos]
 	}
+	next := func() { s.pos++; n++ }
 	digits := func() int {
-		n := 0
+		d := 0
 		for c := peek(); c >= '0' && c <= '9'; c = peek() {
-			s.pos++
-			n++
+			next()
+			d++
+			if s.maxTok > 0 && int64(n) > s.maxTok {
+				return 0 // longer than the token bound: fail
+			}
 		}
-		return n
+		return d
 	}
 	if peek() == '-' {
-		s.pos++
+		next()
 	}
 	if peek() == '0' {
-		s.pos++
+		next()
 	} else if digits() == 0 {
 		return false
 	}
 	if peek() == '.' {
-		s.pos++
+		next()
 		if digits() == 0 {
 			return false
 		}
 	}
 	if c := peek(); c == 'e' || c == 'E' {
-		s.pos++
+		next()
 		if c := peek(); c == '+' || c == '-' {
-			s.pos++
+			next()
 		}
 		if digits() == 0 {
 			return false
 		}
 	}
-	return true
+	return s.maxTok <= 0 || int64(n) <= s.maxTok
 }
 
 // object calls field for each key of an object ('{' not yet read); field

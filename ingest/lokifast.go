@@ -107,7 +107,7 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		_, ok := sc.value(2)
 		return ok
 	})
-	if !ok || sc.ws() != 0 || status != "success" && status != "" || resultType != "streams" || s.full() {
+	if !ok || !sc.atEnd() || status != "success" && status != "" || resultType != "streams" || s.full() {
 		return nil, errSlowPath
 	}
 	s.finish()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -200,16 +201,22 @@ func (ls Labels) Get(name string) string {
 
 // String renders {a="b",c="d"}.
 func (ls Labels) String() string {
-	var sb strings.Builder
-	sb.WriteByte('{')
+	n := 2
+	for _, l := range ls {
+		n += len(l.Name) + len(l.Value) + 4
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, '{')
 	for i, l := range ls {
 		if i > 0 {
-			sb.WriteByte(',')
+			buf = append(buf, ',')
 		}
-		fmt.Fprintf(&sb, "%s=%q", l.Name, l.Value)
+		buf = append(buf, l.Name...)
+		buf = append(buf, '=')
+		buf = strconv.AppendQuote(buf, l.Value) // as fmt's %q
 	}
-	sb.WriteByte('}')
-	return sb.String()
+	buf = append(buf, '}')
+	return string(buf)
 }
 
 // SortLabels sorts ls in place by name then value.

@@ -72,6 +72,13 @@ func (ss *seriesSet) get(name string, labels Labels, e Entity, sig SignalKind, u
 	return s
 }
 
+// smiCellKey names the series a CSV cell goes to: its row's identity (the
+// GPU entity and the row's labels) and its column.
+type smiCellKey struct {
+	row string
+	col int
+}
+
 // nonEmpty returns the series that hold at least one non-NaN value.
 func (ss *seriesSet) nonEmpty() []*Series {
 	var out []*Series
@@ -270,6 +277,7 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	var header string
 	tsCol, uuidCol, idxCol, busCol, pidCol, procCol, hostCol := -1, -1, -1, -1, -1, -1, -1
 	relative := map[string]int{} // per-series sample counter when there is no time
+	bySeriesCell := map[smiCellKey]*Series{}
 	badRows, failures, badCells := 0, 0, 0
 	var firstFailure string
 	rows := 0
@@ -377,6 +385,7 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 				labels = append(labels, Label{"process", p})
 			}
 		}
+		rowKey := e.Name + "\x00" + labels.String()
 		for i, c := range cols {
 			if i == tsCol || i == uuidCol || smiSkipField(c.field) {
 				continue
@@ -396,7 +405,12 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 				unit = cu
 			}
 			unit, scale := smiUnitScale(unit)
-			s := ss.get("nvidia_smi_"+metricName(c.field), append(Labels(nil), labels...), e, smiSignal(c.field), unit)
+			ck := smiCellKey{rowKey, i}
+			s := bySeriesCell[ck] // ss.get, memoised per row identity and column
+			if s == nil {
+				s = ss.get("nvidia_smi_"+metricName(c.field), append(Labels(nil), labels...), e, smiSignal(c.field), unit)
+				bySeriesCell[ck] = s
+			}
 			st := t
 			if tsCol < 0 {
 				k := s.Name + s.Labels.String() + e.Name

@@ -148,7 +148,7 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	for n := 1; !s.full(); n++ {
 		switch sc.ws() {
 		case 0:
-			if n == 1 || sc.buf == nil {
+			if n == 1 || sc.buf == nil || !sc.atEnd() {
 				return nil, errSlowPath // empty input or a read error
 			}
 			s.finish()

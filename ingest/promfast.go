@@ -31,7 +31,7 @@ var (
 func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	lim = lim.withDefaults()
 	st := &promState{name: name, lim: lim, b: &Bundle{}}
-	s := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth}
+	s := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth, maxTok: lim.MaxTokenBytes}
 	var pts []promPoint
 	var metric map[string]string
 	series := func() bool {
@@ -118,7 +118,7 @@ func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		// reading the input again up to the same limit.
 		return nil, &InputError{File: name, Offset: -1, Err: s.rerr}
 	}
-	if !ok || s.rerr != nil || s.ws() != 0 || s.pos < len(s.buf) || s.buf == nil {
+	if !ok || !s.atEnd() || s.buf == nil {
 		return nil, errSlowPath
 	}
 	return st.finish()

@@ -24,9 +24,15 @@ type decodeFunc func(name string, r io.Reader, lim Limits) (*Bundle, error)
 // fast, when set, is that reader's fast path, tried first on re-readable
 // files and declining with errSlowPath on anything decode must handle (a
 // differential fuzz test per fast path checks they agree).
+//
+// selfGuarded marks a fast path whose scanner bounds tokens as the token
+// guard does (fastScanner.maxTok), so the guard's pass over every byte is
+// skipped for it; one that meets a longer token declines, and the general
+// reader, behind the guard, reports it.
 type decoder struct {
-	decode decodeFunc
-	fast   decodeFunc
+	decode      decodeFunc
+	fast        decodeFunc
+	selfGuarded bool
 }
 
 // decoders maps each streamable format to its decoder: one per format.
@@ -35,10 +41,10 @@ type decoder struct {
 // (sniff.go) and its decoder here (see docs/architecture.md and
 // minimal_decoder_test.go).
 var decoders = map[Format]decoder{
-	FormatJaegerJSON:         {decode: decodeJaeger, fast: decodeJaegerFast},
+	FormatJaegerJSON:         {decode: decodeJaeger, fast: decodeJaegerFast, selfGuarded: true},
 	FormatOTLPJSON:           {decode: decodeOTLP},
 	FormatJaegerDependencies: {decode: decodeDependencies},
-	FormatPromQueryRange:     {decode: decodePromQueryRange, fast: decodePromFast},
+	FormatPromQueryRange:     {decode: decodePromQueryRange, fast: decodePromFast, selfGuarded: true},
 	FormatAlertmanager:       {decode: decodeAlertmanager},
 	FormatK8sEvents:          {decode: decodeK8sEvents},
 	FormatNvidiaSmiCSV:       {decode: decodeNvidiaSmiCSV},
@@ -412,8 +418,8 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		r = bufio.NewReaderSize(zr, 256<<10)
 	}
 	r = &limitReader{r: r, left: lim.MaxFileBytes}
-	r = newTokenGuard(r, lim.MaxTokenBytes)
-	pr := bufio.NewReaderSize(r, sniffLen)
+	guard := newTokenGuard(r, lim.MaxTokenBytes)
+	pr := bufio.NewReaderSize(guard, sniffLen)
 	if bom, _ := pr.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		pr.Discard(3) // a UTF-8 byte-order mark: no reader expects it
 	}
@@ -458,6 +464,9 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		dec := d.decode
 		if d.fast != nil && fast {
 			dec = d.fast
+			if d.selfGuarded {
+				guard.mode = guardOff // the fast scanner bounds tokens itself
+			}
 		}
 		var src io.Reader = pr
 		if wholeDocument[in.Format] {

@@ -167,6 +167,9 @@ func topKeys(h []byte) map[string]bool {
 // and Docker json-file lines or fluent-bit records ("log" with "stream",
 // "time", "kubernetes" or "date").
 func sniffLogJSON(h []byte) Format {
+	if !has(h, "_msg") && !has(h, "_time") && !has(h, "log") {
+		return FormatUnknown // none of the keys below appears at all (cheap)
+	}
 	k := topKeys(h)
 	switch {
 	case k["_msg"] || k["_time"] && k["_stream"]:

@@ -25,10 +25,14 @@ type JaegerOptions struct {
 	MaxTraces              int       // per service, 0 = 1000
 	Slices                 int       // time slices of the baseline sample, 0 = one a minute (6..60)
 	Concurrency            int       // requests in flight, 0 = 4
-	MaxServices            int       // services sampled (the first by name), 0 = DefaultMaxServices
+	MaxServices            int       // services sampled (aggregate order, else the first by name), 0 = DefaultMaxServices
 	MaxRequests            int       // searches and listings in all, 0 = DefaultMaxRequests
 	Budget                 *Budget   // bytes of traces kept in memory, nil = unbounded
-	Progress               func(format string, args ...any)
+	// Aggregates are per-service deviations from the metrics' request
+	// aggregates (AggregateScores); nil = none. They order the services
+	// and skip the window searches of those that did not move.
+	Aggregates map[string]float64
+	Progress   func(format string, args ...any)
 }
 
 // Defaults of the request bounds: a server listing 100k services must not
@@ -59,6 +63,9 @@ type JaegerResult struct {
 	Stopped error
 	// Dropped counts traces not kept because the byte budget was spent.
 	Dropped int
+	// Quiet counts the services whose window was not searched for slow or
+	// error traces because their aggregates did not move.
+	Quiet int
 }
 
 // trace is one fetched trace: its parts in the server's format.
@@ -129,6 +136,9 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 	sort.Strings(svcs)
 	svcs = slices.Compact(svcs)
 	res := &JaegerResult{API: be.name(), Listed: len(svcs)}
+	if len(opt.Aggregates) > 0 {
+		svcs = orderByAggregates(svcs, opt.Aggregates)
+	}
 	if len(svcs) > opt.MaxServices {
 		svcs = svcs[:opt.MaxServices]
 	}
@@ -166,6 +176,10 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 	slowBudget := max(opt.MaxTraces-uniform, 1)
 	jobs = jobs[:0]
 	for _, svc := range svcs {
+		if quietByAggregates(svc, opt.Aggregates) {
+			res.Quiet++
+			continue
+		}
 		if ctx.Err() != nil || !s.request(false) {
 			res.Skipped++
 			continue
@@ -214,6 +228,10 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 		"plus up to %d slow traces per service in the window, split over its operations (duration >= the service's sampled p90); %s; "+
 		"kept %d traces (%d with errors); %d of %d searches hit their limit",
 		be.name(), perSlice, opt.Slices, slowBudget, errNote, res.Traces, res.Errors, res.Capped, res.Requests)
+	if len(opt.Aggregates) > 0 {
+		res.Sampling += fmt.Sprintf("; services ordered by their deviation in the metrics' request aggregates, "+
+			"and %d whose aggregates did not move (under %g robust scales) not searched in the window", res.Quiet, AggregateMinZ)
+	}
 	sort.Strings(res.Missing)
 	return res, nil
 }

@@ -65,6 +65,12 @@ var packs = []Query{
 	{"servicegraph", "traces_service_graph_request_rate", `sum by (client, server) (rate(traces_service_graph_request_total{__SEL__}[__RATE__]))`},
 	{"servicegraph", "traces_service_graph_request_failed_rate", `sum by (client, server) (rate(traces_service_graph_request_failed_total{__SEL__}[__RATE__]))`},
 	{"servicegraph", "traces_service_graph_request_server_seconds_p99", `histogram_quantile(0.99, sum by (le, client, server) (rate(traces_service_graph_request_server_seconds_bucket{__SEL__}[__RATE__])))`},
+	// OpenTelemetry Collector spanmetrics connector (what Jaeger SPM reads;
+	// Tempo's metrics generator spells it traces_spanmetrics_*, latency in s).
+	{"spanmetrics", "traces_span_metrics_calls_rate", `sum by (service_name) (rate({__name__=~"traces_span_metrics_calls_total|traces_spanmetrics_calls_total",__SEL__}[__RATE__]))`},
+	{"spanmetrics", "traces_span_metrics_calls_error_rate", `sum by (service_name) (rate({__name__=~"traces_span_metrics_calls_total|traces_spanmetrics_calls_total",status_code="STATUS_CODE_ERROR",__SEL__}[__RATE__]))`},
+	{"spanmetrics", "traces_span_metrics_duration_milliseconds_p99", `histogram_quantile(0.99, sum by (le, service_name) (rate(traces_span_metrics_duration_milliseconds_bucket{__SEL__}[__RATE__])))`},
+	{"spanmetrics", "traces_span_metrics_duration_seconds_p99", `histogram_quantile(0.99, sum by (le, service_name) (rate({__name__=~"traces_span_metrics_duration_seconds_bucket|traces_spanmetrics_latency_bucket",__SEL__}[__RATE__])))`},
 }
 
 // PackNames lists the built-in packs in order.

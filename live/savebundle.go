@@ -60,6 +60,8 @@ type Options struct {
 	LokiURL, VictoriaLogsURL string
 	LogSelector              string
 	LogPage, MaxLogRecords   int
+
+	aggregates map[string]float64 // set by Fetch from the metrics (aggregates.go)
 }
 
 // Defaults of the fetch bounds.
@@ -184,16 +186,27 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 	defer cancel()
 	m := &Manifest{Version: 1, Range: ManifestRange{Start: rfc(opt.Start), End: rfc(opt.End), WindowStart: rfc(opt.WindowStart), WindowEnd: rfc(opt.WindowEnd)}}
 	var jf, pf sourceFetch
-	var wg sync.WaitGroup
-	if opt.JaegerURL != "" {
-		wg.Add(1)
-		go func() { defer wg.Done(); jf = fetchJaegerSource(dctx, opt, budget, progress) }()
+	if opt.JaegerURL != "" && opt.PrometheusURL != "" {
+		// Aggregates first (aggregates.go): the metrics' per-service
+		// request aggregates decide where the trace searches go.
+		pf = fetchPromSource(dctx, opt, budget, progress)
+		if scores := AggregateScores(pf.results, opt.WindowStart, opt.WindowEnd); len(scores) > 0 {
+			opt.aggregates = scores
+			progress("prometheus: %s", aggregatesSummary(scores))
+		}
+		jf = fetchJaegerSource(dctx, opt, budget, progress)
+	} else {
+		var wg sync.WaitGroup
+		if opt.JaegerURL != "" {
+			wg.Add(1)
+			go func() { defer wg.Done(); jf = fetchJaegerSource(dctx, opt, budget, progress) }()
+		}
+		if opt.PrometheusURL != "" {
+			wg.Add(1)
+			go func() { defer wg.Done(); pf = fetchPromSource(dctx, opt, budget, progress) }()
+		}
+		wg.Wait()
 	}
-	if opt.PrometheusURL != "" {
-		wg.Add(1)
-		go func() { defer wg.Done(); pf = fetchPromSource(dctx, opt, budget, progress) }()
-	}
-	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return m, nil, err
 	}
@@ -229,9 +242,40 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 type sourceFetch struct {
 	jaeger  *ManifestJaeger
 	prom    *ManifestPrometheus
+	results []QueryResult // Prometheus' answers (for AggregateScores)
 	notes   []Note
 	files   []File
 	failure string // why it delivered nothing, "" when it delivered
+}
+
+// aggregatesSummary says which services the request aggregates showed
+// moving (at most five named, highest deviation first).
+func aggregatesSummary(scores map[string]float64) string {
+	var moved []string
+	for s, z := range scores {
+		if z >= AggregateMinZ {
+			moved = append(moved, s)
+		}
+	}
+	sort.Slice(moved, func(i, j int) bool {
+		if scores[moved[i]] != scores[moved[j]] {
+			return scores[moved[i]] > scores[moved[j]]
+		}
+		return moved[i] < moved[j]
+	})
+	msg := fmt.Sprintf("request aggregates: %d of %d services moved (≥ %g robust scales)", len(moved), len(scores), AggregateMinZ)
+	if len(moved) > 0 {
+		named := moved[:min(len(moved), 5)]
+		parts := make([]string, len(named))
+		for i, s := range named {
+			parts[i] = fmt.Sprintf("%s %.1f", s, scores[s])
+		}
+		msg += ": " + strings.Join(parts, ", ")
+		if len(moved) > 5 {
+			msg += ", …"
+		}
+	}
+	return msg + "; the window's slow and error traces are searched only where they moved"
 }
 
 // deadlineNote says that the fetch deadline cut a source short.
@@ -249,7 +293,7 @@ func fetchJaegerSource(ctx context.Context, opt Options, budget *Budget, progres
 		mj.URL = c.URL()
 		res, err = FetchJaeger(ctx, c, JaegerOptions{Start: opt.Start, End: opt.End, WindowStart: opt.WindowStart, WindowEnd: opt.WindowEnd,
 			MaxTraces: opt.MaxTraces, Concurrency: opt.Concurrency, MaxServices: opt.MaxServices, MaxRequests: opt.MaxRequests,
-			Budget: budget, Progress: progress})
+			Budget: budget, Aggregates: opt.aggregates, Progress: progress})
 		if err != nil {
 			err = errors.New(c.Redact(err.Error()))
 		}
@@ -321,6 +365,7 @@ func fetchPromSource(ctx context.Context, opt Options, budget *Budget, progress 
 	mp.URL = c.URL()
 	progress("prometheus: %d queries over %s..%s, step %v", len(opt.Queries), rfc(opt.Start), rfc(opt.End), step)
 	rs, _ := FetchPrometheus(ctx, c, opt.Queries, PromOptions{Start: opt.Start, End: opt.End, Step: step, Concurrency: opt.Concurrency, Budget: budget, Progress: progress})
+	f.results = rs
 	var failed, empty []string
 	notRun := 0
 	got := 0
