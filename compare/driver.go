@@ -29,7 +29,7 @@ type WindowSpec struct {
 // the BEFORE side's analysis.
 func ResolveSides(before, after *ingest.Bundle, ws WindowSpec) (Side, Side, tcg.Incident, error) {
 	if ws.Window <= 0 {
-		ws.Window = 5 * time.Minute
+		ws.Window = tcg.DefaultWindow
 	}
 	inc, err := tcg.ResolveIncident(before, tcg.IncidentSpec{At: ws.BeforeAt, AtSource: ws.BeforeAtSource,
 		Window: ws.Window, Baseline: ws.Baseline, Target: ws.Target})

@@ -154,7 +154,7 @@ type analysisFlags struct {
 func defaultAnalysisFlags() analysisFlags {
 	w := causal.DefaultWeights()
 	return analysisFlags{
-		Window:        5 * time.Minute,
+		Window:        tcg.DefaultWindow,
 		Method:        causal.Methods()[0],
 		Weights:       fmt.Sprintf("%.2f,%.2f,%.2f,%.2f", w.LatencySurge, w.ErrorPropagation, w.ResourceSaturation, w.ConfigDrift),
 		Threshold:     tcg.DefaultThreshold,

@@ -54,7 +54,7 @@ type liveFlags struct {
 // package's).
 func defaultLiveFlags() liveFlags {
 	return liveFlags{
-		Packs: "all", TokenEnv: "PIPELINE_ANALYZE_TOKEN", Timeout: 30 * time.Second, Retries: 2, MaxTraces: 1000, Concurrency: 4,
+		Packs: "all", TokenEnv: "PIPELINE_ANALYZE_TOKEN", Timeout: live.DefaultTimeout, Retries: 2, MaxTraces: live.DefaultMaxTraces, Concurrency: live.DefaultConcurrency,
 		LogPage: live.DefaultLogPage, MaxLogRecords: live.DefaultLogMax, FetchTimeout: live.DefaultFetchTimeout,
 		MaxResponse: live.DefaultMaxBody, MaxServices: live.DefaultMaxServices, MaxRequests: live.DefaultMaxRequests,
 		MaxFetch: live.DefaultMaxFetchBytes,

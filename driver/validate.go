@@ -214,7 +214,7 @@ func checkWindow(b *ingest.Bundle, tf timeFlags, inc tcg.Incident) (notes []stri
 	step := dataStep(b)
 	w := tf.window
 	if w <= 0 {
-		w = 5 * time.Minute
+		w = tcg.DefaultWindow
 	}
 	if minW := tcg.MinWindowSteps * step; w < minW {
 		notes = append(notes, fmt.Sprintf("--window %s is shorter than %d steps of the data (%s each): the window is %s",

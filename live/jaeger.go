@@ -39,6 +39,8 @@ type JaegerOptions struct {
 // start millions of searches.
 const (
 	DefaultMaxServices = 200
+	DefaultMaxTraces   = 1000 // JaegerOptions.MaxTraces: traces per service
+	DefaultConcurrency = 4    // JaegerOptions.Concurrency: requests in flight
 	DefaultMaxRequests = 3000
 )
 
@@ -105,10 +107,10 @@ var errNotFound = errors.New("not found")
 // byte budgets), which shares the budgets and the Missing list.
 func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResult, error) {
 	if opt.MaxTraces <= 0 {
-		opt.MaxTraces = 1000
+		opt.MaxTraces = DefaultMaxTraces
 	}
 	if opt.Concurrency <= 0 {
-		opt.Concurrency = 4
+		opt.Concurrency = DefaultConcurrency
 	}
 	if opt.Slices <= 0 {
 		opt.Slices = min(max(int(opt.End.Sub(opt.Start)/time.Minute), 6), 60)

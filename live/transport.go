@@ -44,6 +44,10 @@ type TransportOptions struct {
 // otherwise.
 const DefaultMaxBody = 32 << 20
 
+// DefaultTimeout is TransportOptions.Timeout's default: one request's
+// deadline.
+const DefaultTimeout = 30 * time.Second
+
 // maxRetryAfter is the longest Retry-After the client waits for.
 const maxRetryAfter = 30 * time.Second
 
@@ -76,7 +80,7 @@ func NewClient(base string, opt TransportOptions) (*Client, error) {
 	}
 	u.RawQuery, u.Fragment = "", ""
 	if opt.Timeout <= 0 {
-		opt.Timeout = 30 * time.Second
+		opt.Timeout = DefaultTimeout
 	}
 	if opt.Backoff <= 0 {
 		opt.Backoff = 250 * time.Millisecond

@@ -50,10 +50,11 @@ type Options struct {
 	ChangeHold time.Duration
 }
 
-// Defaults of Options' fields that the command line shows.
+// Defaults that the command line shows.
 const (
-	DefaultThreshold     = 3    // Options.Threshold
-	DefaultMinConfidence = 0.75 // Options.MinConfidence
+	DefaultThreshold     = 3               // Options.Threshold
+	DefaultMinConfidence = 0.75            // Options.MinConfidence
+	DefaultWindow        = 5 * time.Minute // IncidentSpec.Window
 )
 
 func (o Options) withDefaults(step time.Duration) Options {
@@ -98,7 +99,7 @@ type IncidentSpec struct {
 func ResolveIncident(b *ingest.Bundle, spec IncidentSpec) (Incident, error) {
 	inc := Incident{Target: spec.Target}
 	if spec.Window <= 0 {
-		spec.Window = 5 * time.Minute
+		spec.Window = DefaultWindow
 	}
 	var alert *ingest.Alert
 	firing := 0
