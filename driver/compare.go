@@ -1,8 +1,10 @@
 package driver
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -27,6 +29,9 @@ Usage:
         deviation), AFTER's is --after-at or the last --window of its data
   pipeline-analyze compare [flags] --before-at T --after-at T DATA
         two windows of one input
+  pipeline-analyze compare [flags] --before-at T --after-at T --jaeger-url URL ...
+        two windows of what live sources return: one fetch covers both
+        (now = the wall clock at fetch)
 
 Examples:
   pipeline-analyze compare incident/ fixed/
@@ -50,6 +55,7 @@ type compareOpts struct {
 	quiet, verbose, noCauses                                 bool
 	nCauses                                                  int
 	lim                                                      ingest.Limits
+	lf                                                       liveFlags
 }
 
 // newCompareFlags defines the compare command's flags.
@@ -87,6 +93,7 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.DurationVar(&o.Slice, "slice", d.Slice, "heatmap time-slice width")
 	setGroup(fs, groupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice")
 	registerLimitFlags(fs, &c.lim)
+	c.lf.register(fs)
 	return fs, c
 }
 
@@ -128,14 +135,32 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usage("%s", strings.Replace(err.Error(), "--at", "--after-at", 1))
 	}
 	paths := fs.Args()
+	if c.lf.ListQueries {
+		return c.lf.list(stdout, stderr, af.Step)
+	}
+	say := &reporter{w: stderr, quiet: quiet, verbose: c.verbose}
+	progress := say.say
+	if c.lf.active() {
+		if len(paths) != 0 {
+			return usage("compare: with live sources give no inputs (both windows come from one fetch)")
+		}
+		if !bAt.present || !aAt.present {
+			return usage("compare: live sources need --before-at and --after-at")
+		}
+		dir, cleanup, code := fetchCompare(args, &c.lf, af, &bAt, &aAt, stderr, progress)
+		if code != 0 {
+			return code
+		}
+		defer cleanup()
+		paths = []string{dir}
+		args = compareRerun(args, &bAt, &aAt, dir)
+	}
 	switch {
 	case len(paths) == 1 && (!bAt.present || !aAt.present):
 		return usage("compare: one input needs both --before-at and --after-at (or give BEFORE AFTER)")
 	case len(paths) == 0 || len(paths) > 2:
 		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
 	}
-	say := &reporter{w: stderr, quiet: quiet, verbose: c.verbose}
-	progress := say.say
 	read := func(p string) (*ingest.Bundle, error) {
 		t0 := time.Now()
 		b, err := ingest.Read([]string{p}, stdin, ingest.Options{Step: af.Step, Progress: say.detail, Limits: lim})
@@ -188,6 +213,75 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return compare.FailOn(rep, failOn)
+}
+
+// fetchCompare fetches, in one go, the range that holds both windows and
+// their baseline from the live sources: the later time's window with a
+// baseline reaching back over the earlier window and its own baseline
+// (--baseline, else max(6 windows, 30m)). Relative times are resolved
+// against the wall clock now and rewritten as absolute ones. It returns
+// the fetched bundle's directory (--save-bundle, else a temporary one that
+// cleanup removes) or a nonzero exit code, having said why.
+func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *timeSpec, stderr io.Writer,
+	progress func(string, ...any)) (string, func(), int) {
+	now := time.Now().UTC().Truncate(time.Second)
+	abs := func(t *timeSpec) {
+		if t.isRel {
+			a := now.Add(t.rel)
+			*t = timeSpec{abs: ingest.FromTime(a), raw: a.Format(time.RFC3339Nano) + " (" + t.raw + ", now = wall clock at fetch)", present: true}
+		}
+	}
+	abs(bAt)
+	abs(aAt)
+	first, last := *bAt, *aAt
+	if first.abs > last.abs {
+		first, last = last, first
+	}
+	base := af.Baseline
+	if base <= 0 {
+		base = max(6*af.Window, 30*time.Minute)
+	}
+	fetch := *af
+	fetch.Baseline = last.abs.Sub(first.abs) + base
+	work, err := os.MkdirTemp("", "pipeline-analyze-compare-*")
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return "", nil, 1
+	}
+	untrack := trackTemp(work)
+	done := func() { os.RemoveAll(work); untrack() }
+	var spec tcg.IncidentSpec
+	at := last
+	in, err := newSource(lf, &fetch, work, &redactor{}, progress).open(context.Background(), args, nil, &at, &spec)
+	if err != nil {
+		done()
+		return "", nil, liveExit(stderr, err)
+	}
+	for _, w := range in.warnings {
+		progress("live: %s", w.Message)
+	}
+	return in.paths[len(in.paths)-1], func() { in.cleanup(); done() }, 0
+}
+
+// compareRerun is the command line that compares the fetched bundle dir
+// offline as the live run did: the live flags dropped (rerunArgs), the two
+// times absolute, the bundle as the one input.
+func compareRerun(args []string, bAt, aAt *timeSpec, dir string) []string {
+	out := rerunArgs(args)
+	abs := map[string]string{"before-at": bAt.abs.Std().Format(time.RFC3339Nano), "after-at": aAt.abs.Std().Format(time.RFC3339Nano)}
+	for i := 0; i < len(out); i++ {
+		name, _, eq := strings.Cut(strings.TrimPrefix(out[i], "--"), "=")
+		v, ok := abs[name]
+		switch {
+		case !ok || !strings.HasPrefix(out[i], "--"):
+		case eq:
+			out[i] = "--" + name + "=" + v
+		case i+1 < len(out):
+			out[i+1] = v
+			i++
+		}
+	}
+	return append(out, dir)
 }
 
 // beforeCauses fills o.Causes with BEFORE's top causes: none with

@@ -196,3 +196,78 @@ func assertNoSecret(t *testing.T, outputs map[string]string, dir string) {
 		t.Errorf("no files saved under %s", dir)
 	}
 }
+
+// TestLiveCompare: compare with live sources fetches one range holding
+// both windows (and the earlier one's baseline), compares the two windows
+// of it, and the saved bundle replays the same report offline.
+func TestLiveCompare(t *testing.T) {
+	sim := t.TempDir()
+	label, err := fixtures.Write(sim, fixtures.Spec{Fault: "gpu_throttling", Seed: 5, Duration: 14 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int32
+	prom := fakePrometheus(t, sim, &hits)
+	defer prom.Close()
+	work := t.TempDir()
+	tokenFile := filepath.Join(work, "token")
+	if err := os.WriteFile(tokenFile, []byte(plantedToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start, err := time.Parse(time.RFC3339Nano, label.Start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beforeAt := start.Add(5 * time.Minute).Format(time.RFC3339)
+	bundle := filepath.Join(work, "bundle")
+	flags := []string{"--target", "vllm:gpu_util", "--window", "2m", "--baseline", "3m", "--before-at", beforeAt, "--after-at", label.AlertTime, "-o", "json"}
+	args := append([]string{"compare", "--prometheus-url", prom.URL, "--token-file", tokenFile, "--retries", "1", "--timeout", "5s",
+		"--save-bundle", bundle}, flags...)
+	var out, errb bytes.Buffer
+	if code := Run(args, nil, &out, &errb); code != 0 {
+		t.Fatalf("live compare: exit %d\n%s", code, errb.String())
+	}
+	if hits.Load() < 30 {
+		t.Errorf("only %d requests reached the fake Prometheus", hits.Load())
+	}
+	var rep struct {
+		Verdict struct{ Text string }
+		Items   []struct{ Verdict string }
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report is not JSON: %v", err)
+	}
+	regressed := 0
+	for _, it := range rep.Items {
+		if it.Verdict == "regressed" {
+			regressed++
+		}
+	}
+	if len(rep.Items) == 0 || regressed == 0 {
+		t.Errorf("live compare of a healthy and a faulty window: %d items, %d regressed (%s)", len(rep.Items), regressed, rep.Verdict.Text)
+	}
+	assertNoSecret(t, map[string]string{"stdout": out.String(), "stderr": errb.String()}, bundle)
+	var again, errb2 bytes.Buffer
+	if code := Run(append(append([]string{"compare"}, flags...), bundle), nil, &again, &errb2); code != 0 {
+		t.Fatalf("offline compare of the saved bundle: exit %d\n%s", code, errb2.String())
+	}
+	if again.String() != out.String() {
+		a, b := strings.Split(out.String(), "\n"), strings.Split(again.String(), "\n")
+		for i := range min(len(a), len(b)) {
+			if a[i] != b[i] {
+				t.Errorf("the saved bundle compares differently offline, line %d:\n live    %s\n offline %s", i+1, a[i], b[i])
+				break
+			}
+		}
+	}
+	// Usage: live sources need both times and no inputs.
+	for _, bad := range [][]string{
+		{"compare", "--prometheus-url", prom.URL, "--after-at", label.AlertTime},
+		{"compare", "--prometheus-url", prom.URL, "--before-at", beforeAt, "--after-at", label.AlertTime, sim},
+	} {
+		var o, e bytes.Buffer
+		if code := Run(bad, nil, &o, &e); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", bad, code, e.String())
+		}
+	}
+}
