@@ -132,24 +132,26 @@ func (s *fastScanner) fill() bool {
 // (0 at the end of the input, or after a run of whitespace over maxTok or
 // maxSpaceRun).
 func (s *fastScanner) ws() byte {
+	// Most calls meet a significant byte at once: no counting then.
+	if s.pos < len(s.buf) {
+		if c := s.buf[s.pos]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c
+		}
+	}
 	run := 0
 	for {
-		for s.pos < len(s.buf) {
-			switch c := s.buf[s.pos]; c {
-			case ' ', '\t', '\n', '\r':
-				s.pos++
-				run++
-			default:
-				if s.maxTok > 0 && int64(run) > min(s.maxTok, maxSpaceRun) {
-					s.rerr = errFastToken
-					return 0
-				}
-				return c
-			}
+		buf, i := s.buf, s.pos
+		for i < len(buf) && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r') {
+			i++
 		}
+		run += i - s.pos
+		s.pos = i
 		if s.maxTok > 0 && int64(run) > min(s.maxTok, maxSpaceRun) {
 			s.rerr = errFastToken
 			return 0
+		}
+		if i < len(buf) {
+			return buf[i]
 		}
 		if !s.fill() {
 			return 0
