@@ -405,28 +405,9 @@ func (r *run) rateItem(m setMeta, b, a, base *spanSet) *itemWork {
 	}
 	it.Before, it.After, it.Baseline = rate(b, r.bd, r.before.Start), rate(a, r.ad, r.after.Start), rate(base, r.base, r.baseStart)
 	if base.len() > 0 {
-		r.bandWindows(func(lo, hi ingest.Time) {
-			i, j := between(base.t, lo, hi)
-			cells := r.base.activeIn(lo, hi, r.opt.Cell)
-			if cells*r.opt.Cell.Seconds() < r.opt.MinCoverage*r.window.Seconds() {
-				return
-			}
-			it.Band.Windows++
-			widen(&it.Band.Ratio, float64(j-i)/(cells*r.opt.Cell.Seconds()))
-		})
-		it.Band.Known = it.Band.Windows >= r.opt.BandWindows
+		r.rateBand(it, base.t, func(lo, hi ingest.Time) float64 { return r.base.activeIn(lo, hi, r.opt.Cell) })
 	}
-	switch {
-	case r.shortB != "":
-		w.short = r.shortB
-	case r.shortA != "":
-		w.short = r.shortA
-	case it.Before.Seconds <= 0 || it.After.Seconds <= 0:
-		w.short = "no spans in one of the windows"
-	case it.Before.N+it.After.N < r.opt.MinSamples:
-		w.short = plural(it.Before.N+it.After.N, "request") + " on both sides together (fewer than " + itoa(r.opt.MinSamples) + ")"
-	}
-	if w.short != "" {
+	if w.short = r.rateShort(it, "no spans in one of the windows", "request"); w.short != "" {
 		return w
 	}
 	deff := math.Max(r.bd.dispersion(b), r.ad.dispersion(a))
@@ -434,6 +415,39 @@ func (r *run) rateItem(m setMeta, b, a, base *spanSet) *itemWork {
 	t.Deff = deff
 	t.RateRatio, t.Z, t.P = poissonRate(float64(it.Before.N), it.Before.Seconds, float64(it.After.N), it.After.Seconds, deff)
 	return w
+}
+
+// rateBand fills a rate item's baseline band: its rate in each baseline
+// window (events ts over the window's active seconds, activeIn counting
+// the active cells in [lo, hi)) that the data covers enough.
+func (r *run) rateBand(it *Item, ts []ingest.Time, activeIn func(lo, hi ingest.Time) float64) {
+	r.bandWindows(func(lo, hi ingest.Time) {
+		i, j := between(ts, lo, hi)
+		cells := activeIn(lo, hi)
+		if cells*r.opt.Cell.Seconds() < r.opt.MinCoverage*r.window.Seconds() {
+			return
+		}
+		it.Band.Windows++
+		widen(&it.Band.Ratio, float64(j-i)/(cells*r.opt.Cell.Seconds()))
+	})
+	it.Band.Known = it.Band.Windows >= r.opt.BandWindows
+}
+
+// rateShort says why a rate item cannot be decided ("" when it can): a
+// side too short, none (no activity in a window), or fewer than MinSamples
+// events of unit on both sides.
+func (r *run) rateShort(it *Item, none, unit string) string {
+	switch {
+	case r.shortB != "":
+		return r.shortB
+	case r.shortA != "":
+		return r.shortA
+	case it.Before.Seconds <= 0 || it.After.Seconds <= 0:
+		return none
+	case it.Before.N+it.After.N < r.opt.MinSamples:
+		return plural(it.Before.N+it.After.N, unit) + " on both sides together (fewer than " + itoa(r.opt.MinSamples) + ")"
+	}
+	return ""
 }
 
 // dispersion is the variance-to-mean ratio of a set's counts per active

@@ -160,28 +160,9 @@ func (r *run) logItem(m logMeta, b, a, base *logSet) *itemWork {
 	it.Before, it.After, it.Baseline = rate(b, r.bd, r.before.Start), rate(a, r.ad, r.after.Start), rate(base, r.base, r.baseStart)
 	if len(r.base.logActive) > 0 {
 		cell := int64(r.opt.Cell)
-		r.bandWindows(func(lo, hi ingest.Time) {
-			i, j := between(base.t, lo, hi)
-			cells := r.base.logActiveIn(lo, hi, cell)
-			if cells*r.opt.Cell.Seconds() < r.opt.MinCoverage*r.window.Seconds() {
-				return
-			}
-			it.Band.Windows++
-			widen(&it.Band.Ratio, float64(j-i)/(cells*r.opt.Cell.Seconds()))
-		})
-		it.Band.Known = it.Band.Windows >= r.opt.BandWindows
+		r.rateBand(it, base.t, func(lo, hi ingest.Time) float64 { return r.base.logActiveIn(lo, hi, cell) })
 	}
-	switch {
-	case r.shortB != "":
-		w.short = r.shortB
-	case r.shortA != "":
-		w.short = r.shortA
-	case it.Before.Seconds <= 0 || it.After.Seconds <= 0:
-		w.short = "no log records in one of the windows"
-	case it.Before.N+it.After.N < r.opt.MinSamples:
-		w.short = plural(it.Before.N+it.After.N, "log record") + " of the template on both sides together (fewer than " + itoa(r.opt.MinSamples) + ")"
-	}
-	if w.short != "" {
+	if w.short = r.rateShort(it, "no log records in one of the windows", "log record"); w.short != "" {
 		return w
 	}
 	deff := math.Max(logDispersion(r.bd, b, int64(r.opt.Cell)), logDispersion(r.ad, a, int64(r.opt.Cell)))
