@@ -19,7 +19,7 @@ import (
 var layers = map[string][]string{
 	"measure":     {},
 	"logtemplate": {},
-	"live":        {},
+	"live":        {"measure"},
 	"fixtures":    {},
 	"gpurecord":   {},
 	"ingest":      {"logtemplate", "measure"},

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
 
 // Aggregates first: the request aggregates a metrics backend already keeps
@@ -95,12 +97,12 @@ func AggregateScores(rs []QueryResult, windowStart, windowEnd time.Time) map[str
 				}
 				continue
 			}
-			mb := median(base)
+			mb := measure.QuantileInPlace(base, 0.5)
 			for i, v := range base {
 				base[i] = math.Abs(v - mb)
 			}
-			scale := math.Max(math.Max(1.4826*median(base), 0.01*math.Abs(mb)), 1e-9)
-			z := math.Abs(median(win)-mb) / scale
+			scale := math.Max(math.Max(1.4826*measure.QuantileInPlace(base, 0.5), 0.01*math.Abs(mb)), 1e-9)
+			z := math.Abs(measure.QuantileInPlace(win, 0.5)-mb) / scale
 			if z > out[svc] {
 				out[svc] = z
 			} else if _, seen := out[svc]; !seen {
@@ -109,16 +111,6 @@ func AggregateScores(rs []QueryResult, windowStart, windowEnd time.Time) map[str
 		}
 	}
 	return out
-}
-
-// median sorts xs and returns its median (xs non-empty).
-func median(xs []float64) float64 {
-	sort.Float64s(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // orderByAggregates orders services for the trace searches: those whose
