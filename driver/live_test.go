@@ -90,20 +90,36 @@ func fakePrometheus(t *testing.T, dir string, hits *atomic.Int32) *httptest.Serv
 	}))
 }
 
+// liveCase is a simulated GPU-throttling incident served by a fake
+// Prometheus that demands the planted token, in token file tokenFile.
+type liveCase struct {
+	sim, work, tokenFile string
+	label                fixtures.Label
+	prom                 *httptest.Server
+	hits                 *atomic.Int32
+}
+
+// newLiveCase writes the incident (d long) and starts its Prometheus,
+// closed when the test ends.
+func newLiveCase(t *testing.T, d time.Duration) *liveCase {
+	t.Helper()
+	c := &liveCase{sim: t.TempDir(), work: t.TempDir(), hits: new(atomic.Int32)}
+	var err error
+	if c.label, err = fixtures.Write(c.sim, fixtures.Spec{Fault: "gpu_throttling", Seed: 5, Duration: d}); err != nil {
+		t.Fatal(err)
+	}
+	c.prom = fakePrometheus(t, c.sim, c.hits)
+	t.Cleanup(c.prom.Close)
+	c.tokenFile = filepath.Join(c.work, "token")
+	if err := os.WriteFile(c.tokenFile, []byte(plantedToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func TestLiveFakeServers(t *testing.T) {
-	sim := t.TempDir()
-	label, err := fixtures.Write(sim, fixtures.Spec{Fault: "gpu_throttling", Seed: 5, Duration: 12 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hits atomic.Int32
-	prom := fakePrometheus(t, sim, &hits)
-	defer prom.Close()
-	work := t.TempDir()
-	tokenFile := filepath.Join(work, "token")
-	if err := os.WriteFile(tokenFile, []byte(plantedToken+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	lc := newLiveCase(t, 12*time.Minute)
+	label, prom, work, tokenFile, hits := lc.label, lc.prom, lc.work, lc.tokenFile, lc.hits
 	bundle := filepath.Join(work, "bundle")
 	at := label.AlertTime
 	args := []string{"--jaeger-url", "http://127.0.0.1:1", "--prometheus-url", prom.URL, "--token-file", tokenFile,
@@ -201,19 +217,8 @@ func assertNoSecret(t *testing.T, outputs map[string]string, dir string) {
 // both windows (and the earlier one's baseline), compares the two windows
 // of it, and the saved bundle replays the same report offline.
 func TestLiveCompare(t *testing.T) {
-	sim := t.TempDir()
-	label, err := fixtures.Write(sim, fixtures.Spec{Fault: "gpu_throttling", Seed: 5, Duration: 14 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hits atomic.Int32
-	prom := fakePrometheus(t, sim, &hits)
-	defer prom.Close()
-	work := t.TempDir()
-	tokenFile := filepath.Join(work, "token")
-	if err := os.WriteFile(tokenFile, []byte(plantedToken+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	lc := newLiveCase(t, 14*time.Minute)
+	label, prom, work, tokenFile, hits, sim := lc.label, lc.prom, lc.work, lc.tokenFile, lc.hits, lc.sim
 	start, err := time.Parse(time.RFC3339Nano, label.Start)
 	if err != nil {
 		t.Fatal(err)
