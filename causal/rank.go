@@ -410,15 +410,6 @@ func candidateService(g *tcg.Graph, sp *anomalySpace, fl []map[int]float64, i in
 	return n.Entity.Name
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // candidateState is the candidate's final state: ROOT_CONFIRMED when it is
 // eligible (its component's best-ranked signal, its service at least
 // MinConfidence probable), its own change is most of its anomaly (r/a >
