@@ -47,10 +47,10 @@ func changeSeries(b *ingest.Bundle, hold time.Duration) []*ingest.Series {
 			for k < len(ts) && ts[k] <= t-ingest.Time(hold) {
 				k++
 			}
-			// any change in (t − hold, t]
-			for j := k; j < len(ts) && ts[j] <= t; j++ {
+			// any change in (t − hold, t]: ts is sorted, so the first
+			// change after t − hold decides
+			if k < len(ts) && ts[k] <= t {
 				v[i] = 1
-				break
 			}
 		}
 		out = append(out, &ingest.Series{Name: ChangeSeries, Entity: ingest.Entity{Kind: ingest.KindService, Name: svc, Service: svc},
