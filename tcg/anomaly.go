@@ -55,6 +55,17 @@ const MaxShareFloor = 0.01
 // robust returns the median and a robust scale of xs (NaN skipped): MAD
 // scaled to σ, floored by IQR/1.349, by 5% of |median| and by minScale.
 func robust(xs []float64, minScale float64) (med, scale float64, n int) {
+	med, spread, n := robustSpread(xs)
+	if n == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	return med, floorScale(spread, minScale), n
+}
+
+// robustSpread returns the median of xs (NaN skipped) and its spread
+// before any floor of the caller's: MAD scaled to σ, floored by IQR/1.349
+// and by 5% of |median|. n is 0 (and both NaN) when nothing is defined.
+func robustSpread(xs []float64) (med, spread float64, n int) {
 	v := make([]float64, 0, len(xs))
 	for _, x := range xs {
 		if !math.IsNaN(x) {
@@ -73,13 +84,18 @@ func robust(xs []float64, minScale float64) (med, scale float64, n int) {
 	sort.Float64s(dev)
 	mad := measure.QuantileSorted(dev, 0.5) * 1.4826
 	iqr := (measure.QuantileSorted(v, 0.75) - measure.QuantileSorted(v, 0.25)) / 1.349
-	scale = math.Max(mad, iqr)
-	scale = math.Max(scale, 0.05*math.Abs(med))
-	scale = math.Max(scale, minScale)
+	spread = math.Max(mad, iqr)
+	spread = math.Max(spread, 0.05*math.Abs(med))
+	return med, spread, len(v)
+}
+
+// floorScale floors a spread at minScale, and a zero scale at 1e-9.
+func floorScale(spread, minScale float64) float64 {
+	scale := math.Max(spread, minScale)
 	if scale == 0 {
 		scale = 1e-9
 	}
-	return med, scale, len(v)
+	return scale
 }
 
 // detect computes the anomaly of values (on the grid) with baseline cells
@@ -96,17 +112,17 @@ func detect(values []float64, b0, b1, w0, w1, dir int, threshold float64, grid [
 			mx = math.Max(mx, math.Abs(values[i]))
 		}
 	}
-	med, scale, n := robust(values[b0:b1], MaxShareFloor*mx)
+	med, spread, n := robustSpread(values[b0:b1])
 	if n < 2 {
 		return a
 	}
+	scale := floorScale(spread, MaxShareFloor*mx)
 	// A baseline without spread (constant, often 0) gives no scale of its
 	// own: floor it at ConstantBaselineShare of the largest magnitude seen,
 	// so that a departure from a flat line reads as at most
 	// 1/ConstantBaselineShare robust σ.
 	if scale <= MaxShareFloor*mx+1e-12 {
-		_, spread, _ := robust(values[b0:b1], 0)
-		if spread <= 1e-9 {
+		if floorScale(spread, 0) <= 1e-9 {
 			scale = math.Max(ConstantBaselineShare*mx, 1e-9)
 		}
 	}
