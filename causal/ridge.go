@@ -30,7 +30,8 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// medianMADWork is medianMAD with ws.dev as its scratch (xs is kept).
+// medianMADWork returns the median and the median absolute deviation of
+// xs, with ws.dev as its scratch (xs is kept).
 func medianMADWork(xs []float64, ws *ridgeWork) (med, mad float64) {
 	dev := grow(ws.dev, len(xs))
 	ws.dev = dev

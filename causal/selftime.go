@@ -203,12 +203,8 @@ func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	return res
 }
 
-// medianMAD returns the median and the median absolute deviation of xs.
+// medianMAD returns the median and the median absolute deviation of xs
+// (medianMADWork with scratch of its own).
 func medianMAD(xs []float64) (med, mad float64) {
-	med = measure.Quantile(xs, 0.5)
-	dev := make([]float64, len(xs))
-	for i, x := range xs {
-		dev[i] = math.Abs(x - med)
-	}
-	return med, measure.Quantile(dev, 0.5)
+	return medianMADWork(xs, &ridgeWork{})
 }
