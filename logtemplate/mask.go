@@ -147,7 +147,7 @@ func isPlaceholder(tok string) bool {
 
 // maskToken appends tok with its value parts replaced.
 func maskToken(dst []byte, tok string) []byte {
-	if countDigits(tok) == 0 { // every value kind has a digit: most tokens are words
+	if !hasDigit(tok) { // every value kind has a digit: most tokens are words
 		return append(dst, tok...)
 	}
 	if isPlaceholder(tok) {
@@ -323,14 +323,14 @@ func allHex(s string) bool {
 	return true
 }
 
-func countDigits(s string) int {
-	n := 0
+// hasDigit reports whether s holds a decimal digit.
+func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if isDigit(s[i]) {
-			n++
+			return true
 		}
 	}
-	return n
+	return false
 }
 
 // digits returns the length of the run of decimal digits at s[i:].
