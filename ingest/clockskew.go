@@ -56,9 +56,6 @@ func addSat(t Time, d int64) Time {
 	return t + Time(d)
 }
 
-// spanEnd is s.End() without overflow.
-func spanEnd(s *Span) Time { return addSat(s.Start, int64(s.Duration)) }
-
 // outside reports whether a child [cs, cs+cd) lies outside its parent
 // [ps, ps+pd) by more than tol at either end.
 func outside(cs Time, cd time.Duration, ps Time, pd time.Duration, tol time.Duration) bool {

@@ -176,7 +176,7 @@ func poissonExcess(x int, mu float64) float64 {
 		return 0
 	}
 	// P(X ≥ x) = 1 − P(X ≤ x−1).
-	cdf := math.Exp(-poissonDeficitRaw(x-1, mu))
+	cdf := math.Exp(logPoissonCDF(x-1, mu))
 	if p := 1 - cdf; p > 0 {
 		return -math.Log(p)
 	}
@@ -184,9 +184,6 @@ func poissonExcess(x int, mu float64) float64 {
 	lg, _ := math.Lgamma(float64(x + 1))
 	return mu - float64(x)*math.Log(mu) + lg
 }
-
-// poissonDeficitRaw is −ln P(X ≤ x) without the x ≥ mu shortcut.
-func poissonDeficitRaw(x int, mu float64) float64 { return -logPoissonCDF(x, mu) }
 
 // resolveTraceLinks fills the service and operation of each link whose span
 // (or, without a span ID, whose trace's first span) is in the bundle.

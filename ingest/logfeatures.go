@@ -293,14 +293,7 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 			ref[col(i)] += float64(tpl[t][c])
 		}
 	}
-	sum := 0.0
-	for _, x := range ref {
-		sum += x
-	}
-	for j := range ref {
-		ref[j] = (ref[j] + 0.5) / (sum + 0.5*float64(k))
-	}
-	df := float64(k - 1)
+	mixShares(ref)
 	v := make([]float64, n)
 	row := make([]float64, k)
 	for c := 0; c < n; c++ {
@@ -312,14 +305,7 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 		for i, t := range byCount {
 			row[col(i)] += float64(tpl[t][c])
 		}
-		cellN := float64(all[c])
-		chi := 0.0
-		for j, x := range row {
-			e := cellN * ref[j]
-			d := x - e
-			chi += d * d / e
-		}
-		v[c] = (math.Cbrt(chi/df) - (1 - 2/(9*df))) / math.Sqrt(2/(9*df))
+		v[c] = mixDeviate(row, float64(all[c]), ref)
 	}
 	return v, true
 }

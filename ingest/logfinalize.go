@@ -96,11 +96,12 @@ func (b *Bundle) mergeLogTemplates() {
 		}
 		cluster[d] = m.AddMasked(k.pattern)
 	}
-	final := func(d int) key {
-		if cluster[d] < 0 {
-			return keys[d]
+	final := make([]key, len(keys)) // distinct → its merged pattern
+	for d, k := range keys {
+		final[d] = k
+		if cluster[d] >= 0 {
+			final[d].pattern = miners[k.group].Template(cluster[d]).Pattern
 		}
-		return key{keys[d].group, miners[keys[d].group].Template(cluster[d]).Pattern}
 	}
 	// Merge by final pattern; aggregate.
 	merged := map[key]int{}
@@ -108,7 +109,7 @@ func (b *Bundle) mergeLogTemplates() {
 	remap := make([]int32, len(b.LogTemplates))
 	for i := range b.LogTemplates {
 		t := &b.LogTemplates[i]
-		k := final(toDistinct[i])
+		k := final[toDistinct[i]]
 		j, ok := merged[k]
 		if !ok {
 			j = len(out)

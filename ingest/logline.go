@@ -188,19 +188,6 @@ func traceparentAfterKey(msg string, i int) (TraceID, SpanID, bool) {
 	return tid, sid, true
 }
 
-// foldPrefix reports whether s starts with lower (ASCII, case-insensitive).
-func foldPrefix(s, lower string) bool {
-	if len(s) < len(lower) {
-		return false
-	}
-	for i := 0; i < len(lower); i++ {
-		if s[i]|0x20 != lower[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func isHexByte(c byte) bool { return hexVal[c] >= 0 }
 
 func allHexStr(s string) bool {

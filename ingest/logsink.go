@@ -75,7 +75,8 @@ const (
 const maxMalformedWarnings = 10
 
 func newLogSink(name string, lim Limits, b *Bundle) *logSink {
-	return &logSink{name: name, lim: lim.withDefaults(), b: b, in: newInterner(lim.withDefaults().MaxStringBytes), fold: true,
+	lim = lim.withDefaults()
+	return &logSink{name: name, lim: lim, b: b, in: newInterner(lim.MaxStringBytes), fold: true,
 		miners: map[string]*logtemplate.Miner{}, local: map[minedID]int32{}, streams: map[LogStream]int32{}}
 }
 

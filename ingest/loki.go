@@ -147,7 +147,8 @@ func lokiResult(dec *json.Decoder, s *logSink, streams *int) error {
 	return err
 }
 
-// lokiEntry is one parsed value of a stream.
+// lokiEntry is one parsed value of a stream (on the fast path its line is a
+// view into the scanner's buffers, valid until the stream is fed).
 type lokiEntry struct {
 	t    Time
 	line string
@@ -168,6 +169,12 @@ func (s *logSink) lokiStream(js lokiStreamJSON, off int64) {
 		}
 		entries = append(entries, e)
 	}
+	s.lokiEntries(st, sev, entries)
+}
+
+// lokiEntries feeds the entries of stream st, oldest first, each with the
+// stream's severity unless its metadata gives its own.
+func (s *logSink) lokiEntries(st int32, sev Severity, entries []lokiEntry) {
 	backward := len(entries) > 1 && entries[0].t > entries[len(entries)-1].t
 	for k := range entries {
 		e := &entries[k]

@@ -20,14 +20,6 @@ var (
 	lokiStreamKeys = []string{"stream", "values"}
 )
 
-// lokiFastEntry is one entry of a stream, its line a view into the
-// scanner's buffers (valid until the stream is fed).
-type lokiFastEntry struct {
-	t    Time
-	line string
-	meta map[string]string
-}
-
 // decodeLokiFast is decodeLoki's fast path; see above.
 func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	lim = lim.withDefaults()
@@ -36,7 +28,7 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	sc := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth}
 	var status, resultType string
 	labels := map[string]string{}
-	var entries []lokiFastEntry
+	var entries []lokiEntry
 	stream := func() bool {
 		clear(labels)
 		entries = entries[:0]
@@ -115,8 +107,8 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 }
 
 // lokiFastValue reads ["ns", "line"] or ["ns", "line", {metadata}].
-func lokiFastValue(sc *fastScanner) (lokiFastEntry, bool) {
-	var e lokiFastEntry
+func lokiFastValue(sc *fastScanner) (lokiEntry, bool) {
+	var e lokiEntry
 	n := 0
 	ok := sc.array(func() bool {
 		n++
@@ -164,21 +156,8 @@ func lokiFastValue(sc *fastScanner) (lokiFastEntry, bool) {
 }
 
 // lokiFeed feeds one stream's entries, oldest first (as lokiStream does).
-func (s *logSink) lokiFeed(labels map[string]string, entries []lokiFastEntry) {
+func (s *logSink) lokiFeed(labels map[string]string, entries []lokiEntry) {
 	get := func(k string) string { return labels[k] }
 	st := s.stream(streamFromLabels(get))
-	sev := labelSeverity(get)
-	backward := len(entries) > 1 && entries[0].t > entries[len(entries)-1].t
-	for k := range entries {
-		e := &entries[k]
-		if backward {
-			e = &entries[len(entries)-1-k]
-		}
-		f := fields{sev: sev}
-		if e.meta != nil {
-			metaFields(&f, func(k string) string { return e.meta[k] })
-		}
-		s.line(st, e.t, 0, e.line, f)
-	}
-	s.flush(st)
+	s.lokiEntries(st, labelSeverity(get), entries)
 }

@@ -88,19 +88,12 @@ func (b *Bundle) deriveOperationMix() {
 	for _, svc := range svcs {
 		m := mixes[svc]
 		ref := make([]float64, m.k)
-		all := 0.0
 		for c := 0; c < n; c++ {
 			for j := 0; j < m.k; j++ {
 				ref[j] += float64(m.counts[c*m.k+j])
 			}
 		}
-		for _, x := range ref {
-			all += x
-		}
-		for j := range ref {
-			ref[j] = (ref[j] + 0.5) / (all + 0.5*float64(m.k)) // no zero expectations
-		}
-		df := float64(m.k - 1)
+		mixShares(ref)
 		v := make([]float64, n)
 		scored := false
 		for c := 0; c < n; c++ {
@@ -113,14 +106,7 @@ func (b *Bundle) deriveOperationMix() {
 				v[c] = math.NaN()
 				continue
 			}
-			chi := 0.0
-			for j, x := range row {
-				e := cellN * ref[j]
-				d := float64(x) - e
-				chi += d * d / e
-			}
-			// Wilson–Hilferty: (X²/df)^(1/3) is about normal.
-			v[c] = (math.Cbrt(chi/df) - (1 - 2/(9*df))) / math.Sqrt(2/(9*df))
+			v[c] = mixDeviate(row, cellN, ref)
 			scored = true
 		}
 		if !scored {
@@ -130,4 +116,31 @@ func (b *Bundle) deriveOperationMix() {
 			Entity: Entity{Kind: KindService, Name: svc, Service: svc}, Signal: SignalTraffic, Stat: "mix", Unit: "z",
 			Source: DerivedSource, T: b.Grid, V: v, Aligned: true})
 	}
+}
+
+// mixShares turns a mix's reference counts into shares, in place, with half
+// a count added to each column (no zero expectations).
+func mixShares(ref []float64) {
+	all := 0.0
+	for _, x := range ref {
+		all += x
+	}
+	for j := range ref {
+		ref[j] = (ref[j] + 0.5) / (all + 0.5*float64(len(ref)))
+	}
+}
+
+// mixDeviate is the chi-square statistic of one cell's counts row (n in
+// all) against the reference shares ref (len(ref) − 1 degrees of freedom),
+// as a standard normal deviate (Wilson–Hilferty: (X²/df)^(1/3) is about
+// normal).
+func mixDeviate[C int32 | float64](row []C, n float64, ref []float64) float64 {
+	chi := 0.0
+	for j, x := range row {
+		e := n * ref[j]
+		d := float64(x) - e
+		chi += d * d / e
+	}
+	df := float64(len(ref) - 1)
+	return (math.Cbrt(chi/df) - (1 - 2/(9*df))) / math.Sqrt(2/(9*df))
 }

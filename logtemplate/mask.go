@@ -1,5 +1,7 @@
 package logtemplate
 
+import "strings"
+
 // Masking: before a line is mined, the values that vary between two
 // executions of the same log statement are replaced by placeholders, as
 // Drain3 does with its masking instructions. Masking is token-level (a
@@ -145,7 +147,7 @@ func isPlaceholder(tok string) bool {
 
 // maskToken appends tok with its value parts replaced.
 func maskToken(dst []byte, tok string) []byte {
-	if countDigits(tok) == 0 { // every value kind has a digit: most tokens are words
+	if !hasDigit(tok) { // every value kind has a digit: most tokens are words
 		return append(dst, tok...)
 	}
 	if isPlaceholder(tok) {
@@ -194,7 +196,7 @@ func maskParts(dst []byte, core string, depth int) []byte {
 				return maskCore(dst, core[k+1:], depth+1)
 			}
 		}
-		if hasByte(core, '/') {
+		if strings.IndexByte(core, '/') >= 0 {
 			return maskPath(dst, core)
 		}
 	}
@@ -220,15 +222,6 @@ func maskPath(dst []byte, p string) []byte {
 		}
 	}
 	return dst
-}
-
-func hasByte(s string, c byte) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return true
-		}
-	}
-	return false
 }
 
 // Byte classes for classify's one-pass shape of a token.
@@ -330,14 +323,14 @@ func allHex(s string) bool {
 	return true
 }
 
-func countDigits(s string) int {
-	n := 0
+// hasDigit reports whether s holds a decimal digit.
+func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if isDigit(s[i]) {
-			n++
+			return true
 		}
 	}
-	return n
+	return false
 }
 
 // digits returns the length of the run of decimal digits at s[i:].
@@ -456,7 +449,7 @@ func isUUID(s string) bool {
 
 // isIPv4: d.d.d.d (0–255) with an optional :port.
 func isIPv4(s string) bool {
-	if i := lastByte(s, ':'); i > 0 {
+	if i := strings.LastIndexByte(s, ':'); i > 0 {
 		if digits(s, i+1) != len(s)-i-1 || i+1 == len(s) {
 			return false
 		}
@@ -488,21 +481,12 @@ func isIPv4(s string) bool {
 	return parts == 4
 }
 
-func lastByte(s string, c byte) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
-}
-
 // isIPv6: hex groups and colons, with "::" or at least 5 colons (so a
 // time "16:42:10" is not one), optionally bracketed with a :port, optionally
 // ending in a dotted IPv4 part.
 func isIPv6(s string) bool {
 	if len(s) > 2 && s[0] == '[' {
-		end := lastByte(s, ']')
+		end := strings.LastIndexByte(s, ']')
 		if end < 0 {
 			return false
 		}
