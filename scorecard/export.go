@@ -27,6 +27,14 @@ func MarkdownFence(body string) string { return mdFence(body) }
 // ShellQuote quotes one argument for a POSIX shell when it needs it.
 func ShellQuote(s string) string { return shellQuote(s) }
 
+// ShellCommand renders args as one shell command line: each sanitized and
+// quoted by ShellQuote, joined by spaces.
+func ShellCommand(args []string) string { return shellCommand(args) }
+
+// ShortHash is the display prefix of a hex digest: its first 12
+// characters (after Sanitize), "-" when empty.
+func ShortHash(s string) string { return sha12(s) }
+
 // FormatFixed renders v with the given decimals, "~" for NaN or ±Inf.
 func FormatFixed(v float64, decimals int) string { return fmtFixed(v, decimals) }
 
