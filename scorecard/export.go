@@ -11,8 +11,9 @@ import (
 // exactly like the scorecard instead of keeping copies.
 
 // Sanitize makes an input-derived string safe to show on one line: control
-// characters (ESC included) become spaces or are dropped and bidirectional
-// overrides are removed.
+// characters (ESC, CR, LF, tab, DEL, C1) and bidirectional overrides are
+// shown as Go-style escapes (\x1b, \n, \u202e) and invalid UTF-8 becomes
+// U+FFFD.
 func Sanitize(s string) string { return sanitize(s) }
 
 // EscapeMarkdown escapes s for inline GitHub-flavoured Markdown, also inside
