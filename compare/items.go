@@ -127,36 +127,33 @@ func (r *run) cellsOf(ts []ingest.Time, start ingest.Time) int {
 }
 
 // distStats summarises a side already sorted by newDistSide.
-func distStats(d distSide) Stats {
-	st := nanStats()
-	if len(d.v) == 0 {
-		return st
-	}
-	st.N, st.Cells = len(d.v), d.k
-	st.P50, st.P90, st.P99 = measure.QuantileSorted(d.v, 0.5), measure.QuantileSorted(d.v, 0.9), measure.QuantileSorted(d.v, 0.99)
-	sum := 0.0
-	for _, v := range d.v {
-		sum += v
-	}
-	st.Mean = sum / float64(len(d.v))
-	return st
-}
+func distStats(d distSide) Stats { return sortedStats(d.v, d.k) }
 
+// distStats summarises a span set (sorting a copy of its values, which it
+// also returns) whose times fall in cells from start.
 func (r *run) distStats(s *spanSet, start ingest.Time) (Stats, []float64) {
-	st := nanStats()
 	if s.len() == 0 {
-		return st, nil
+		return nanStats(), nil
 	}
 	xs := slices.Clone(s.v)
 	slices.Sort(xs)
-	st.N, st.Cells = len(xs), r.cellsOf(s.t, start)
+	return sortedStats(xs, r.cellsOf(s.t, start)), xs
+}
+
+// sortedStats summarises sorted values spread over cells time cells.
+func sortedStats(xs []float64, cells int) Stats {
+	st := nanStats()
+	if len(xs) == 0 {
+		return st
+	}
+	st.N, st.Cells = len(xs), cells
 	st.P50, st.P90, st.P99 = measure.QuantileSorted(xs, 0.5), measure.QuantileSorted(xs, 0.9), measure.QuantileSorted(xs, 0.99)
 	sum := 0.0
 	for _, v := range xs {
 		sum += v
 	}
 	st.Mean = sum / float64(len(xs))
-	return st, xs
+	return st
 }
 
 // distItem compares the span durations of one set.

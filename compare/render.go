@@ -133,24 +133,10 @@ func countsText(cs []Count) string {
 }
 
 // commandLine renders the manifest's args as one shell command line.
-func commandLine(m Manifest) string {
-	q := make([]string, len(m.Args))
-	for i, a := range m.Args {
-		q[i] = scorecard.ShellQuote(clean(a))
-	}
-	return strings.Join(q, " ")
-}
+func commandLine(m Manifest) string { return scorecard.ShellCommand(m.Args) }
 
-func sha12(s string) string {
-	s = clean(s)
-	if len(s) > 12 {
-		return s[:12]
-	}
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+// sha12 is a digest's display prefix, as the scorecard shows it.
+var sha12 = scorecard.ShortHash
 
 // heatShade maps a heatmap cell to a text shade: blank no data, "·" within
 // ±19% (|v| < 0.125), "-" / "=" faster, "+" / "#" slower (beyond ±2×).

@@ -207,11 +207,3 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	t.CliffDelta = mannWhitney(xs, ys, 1, nil).Delta
 	return w
 }
-
-func scaled(v []float64, f float64) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = x * f
-	}
-	return out
-}

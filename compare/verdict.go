@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
 
 // decide sets an item's verdict, reason and effect from its statistics
@@ -358,17 +360,9 @@ func shiftText(s float64) string {
 	return fix(s, 1) + "σ"
 }
 
-// fix renders v at the given decimals, "~" for NaN or ±Inf, never "-0".
-func fix(v float64, decimals int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "~"
-	}
-	s := strconv.FormatFloat(v, 'f', decimals, 64)
-	if strings.TrimLeft(s, "-0.") == "" {
-		s = strings.TrimPrefix(s, "-")
-	}
-	return s
-}
+// fix renders v at the given decimals, "~" for NaN or ±Inf, never "-0"
+// (the scorecard's convention).
+var fix = scorecard.FormatFixed
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

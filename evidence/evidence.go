@@ -12,9 +12,14 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
+// DefaultMaxCauses is how many candidates, the first by rank, get evidence
+// by default: the scorecard shows as many (scorecard.BuildOptions.MaxCauses
+// defaults to it), so every cause it shows has its evidence.
+const DefaultMaxCauses = 10
+
 // Options bound what Collect gathers. Zero fields take defaults.
 type Options struct {
-	MaxCauses  int // candidates given evidence, the first by rank (default 10, the scorecard's default)
+	MaxCauses  int // candidates given evidence, the first by rank (default DefaultMaxCauses)
 	SlowTraces int // trace IDs per cause (default 3)
 	Operations int // operations per operation-mix shift (default 3)
 	Kernels    int // profiler items per GPU (default 5)
@@ -22,7 +27,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.MaxCauses <= 0 {
-		o.MaxCauses = 10
+		o.MaxCauses = DefaultMaxCauses
 	}
 	if o.SlowTraces <= 0 {
 		o.SlowTraces = 3

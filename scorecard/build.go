@@ -21,8 +21,9 @@ type BuildOptions struct {
 	Slice    time.Duration // heatmap slice width (DefaultSlice when zero)
 	Demo     string        // the demo note, when run on the embedded demo
 	Heatmaps int           // how many heatmaps (default 3)
-	// MaxCauses bounds the causes shown (default 10; a comparison method
-	// ranks up to 50).
+	// MaxCauses bounds the causes shown (default evidence.DefaultMaxCauses,
+	// the causes evidence.Collect gives evidence by default; a comparison
+	// method ranks up to 50).
 	MaxCauses int
 	// OverviewRows bounds the overview heatmap's services (default 40).
 	OverviewRows int
@@ -39,7 +40,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 		opt.Heatmaps = 3
 	}
 	if opt.MaxCauses <= 0 {
-		opt.MaxCauses = 10
+		opt.MaxCauses = evidence.DefaultMaxCauses
 	}
 	if opt.OverviewRows <= 0 {
 		opt.OverviewRows = 40

@@ -11,8 +11,9 @@ import (
 // exactly like the scorecard instead of keeping copies.
 
 // Sanitize makes an input-derived string safe to show on one line: control
-// characters (ESC included) become spaces or are dropped and bidirectional
-// overrides are removed.
+// characters (ESC, CR, LF, tab, DEL, C1) and bidirectional overrides are
+// shown as Go-style escapes (\x1b, \n, \u202e) and invalid UTF-8 becomes
+// U+FFFD.
 func Sanitize(s string) string { return sanitize(s) }
 
 // EscapeMarkdown escapes s for inline GitHub-flavoured Markdown, also inside
@@ -26,6 +27,14 @@ func MarkdownFence(body string) string { return mdFence(body) }
 
 // ShellQuote quotes one argument for a POSIX shell when it needs it.
 func ShellQuote(s string) string { return shellQuote(s) }
+
+// ShellCommand renders args as one shell command line: each sanitized and
+// quoted by ShellQuote, joined by spaces.
+func ShellCommand(args []string) string { return shellCommand(args) }
+
+// ShortHash is the display prefix of a hex digest: its first 12
+// characters (after Sanitize), "-" when empty.
+func ShortHash(s string) string { return sha12(s) }
 
 // FormatFixed renders v with the given decimals, "~" for NaN or ±Inf.
 func FormatFixed(v float64, decimals int) string { return fmtFixed(v, decimals) }

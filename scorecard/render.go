@@ -412,9 +412,13 @@ func shellQuote(s string) string {
 }
 
 // commandLine renders the manifest's args as one shell command line.
-func commandLine(m Manifest) string {
-	q := make([]string, len(m.Args))
-	for i, a := range m.Args {
+func commandLine(m Manifest) string { return shellCommand(m.Args) }
+
+// shellCommand renders args (sanitized, each quoted when needed) as one
+// shell command line.
+func shellCommand(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
 		q[i] = shellQuote(sanitize(a))
 	}
 	return strings.Join(q, " ")
