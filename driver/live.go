@@ -91,10 +91,10 @@ var liveHelp = map[string]string{
 	"max-fetch-size":       "most bytes of traces and query results the fetch keeps in memory",
 }
 
-// liveFlagNames are the flags that only steer the fetch; they are dropped
-// from the rerun command recorded in the scorecard (the rerun reads the
-// saved bundle instead).
-var liveFlagNames = flagNames(&liveFlags{})
+// liveFlagNames are the flags that only steer the fetch, each with whether
+// it is boolean; they are dropped from the rerun command recorded in the
+// scorecard (the rerun reads the saved bundle instead).
+var liveFlagNames = flagKinds(&liveFlags{})
 
 // register fills l with the defaults and defines its flags.
 func (l *liveFlags) register(fs *pflag.FlagSet) {
@@ -302,11 +302,12 @@ func rerunArgs(args []string) []string {
 			break
 		}
 		name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if !strings.HasPrefix(a, "--") || !(liveFlagNames[name] || name == "at") {
+		isBool, isLive := liveFlagNames[name]
+		if !strings.HasPrefix(a, "--") || !(isLive || name == "at") {
 			out = append(out, a)
 			continue
 		}
-		if !hasValue && name != "list-queries" && name != "insecure-skip-verify" && i+1 < len(args) {
+		if !hasValue && !isBool && i+1 < len(args) {
 			i++ // the flag's value
 		}
 	}
