@@ -178,10 +178,7 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 	} else {
 		wStart, wEnd = now.Add(-win), now
 	}
-	base := af.Baseline
-	if base <= 0 {
-		base = max(6*win, 30*time.Minute)
-	}
+	base := fetchBaseline(af.Baseline, win)
 	opt.Start, opt.End, opt.WindowStart, opt.WindowEnd = wStart.Add(-base), wEnd, wStart, wEnd
 	opt.Step = af.Step
 	opt.Progress = progress
@@ -289,6 +286,15 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 	opt.Transport, opt.MaxTraces, opt.Concurrency = tr, l.MaxTraces, l.Concurrency
 	opt.FetchTimeout, opt.MaxServices, opt.MaxRequests, opt.MaxFetchBytes = l.FetchTimeout, l.MaxServices, l.MaxRequests, l.MaxFetch
 	return opt, nil
+}
+
+// fetchBaseline is the baseline a live fetch reaches back over before its
+// window: --baseline, else max(6 windows, 30m).
+func fetchBaseline(baseline, window time.Duration) time.Duration {
+	if baseline > 0 {
+		return baseline
+	}
+	return max(6*window, 30*time.Minute)
 }
 
 // rerunArgs drops the live flags and --at (the saved manifest carries the
