@@ -2,11 +2,14 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -172,44 +175,12 @@ func GenerateLogs(dir string, sz LogSize) ([]string, int, error) {
 // sortValuesDesc sorts [ns, line] pairs newest first (ties keep their
 // order), comparing the decimal nanoseconds as numbers.
 func sortValuesDesc(v [][2]string) {
-	less := func(a, b string) bool {
-		if len(a) != len(b) {
-			return len(a) > len(b)
+	slices.SortStableFunc(v, func(a, b [2]string) int {
+		if len(a[0]) != len(b[0]) {
+			return cmp.Compare(len(b[0]), len(a[0]))
 		}
-		return a > b
-	}
-	// insertion sort is too slow for 100k entries: a merge sort by index
-	tmp := make([][2]string, len(v))
-	var ms func(lo, hi int)
-	ms = func(lo, hi int) {
-		if hi-lo < 2 {
-			return
-		}
-		mid := (lo + hi) / 2
-		ms(lo, mid)
-		ms(mid, hi)
-		i, j, k := lo, mid, lo
-		for i < mid && j < hi {
-			if less(v[j][0], v[i][0]) {
-				tmp[k] = v[j]
-				j++
-			} else {
-				tmp[k] = v[i]
-				i++
-			}
-			k++
-		}
-		for ; i < mid; i++ {
-			tmp[k] = v[i]
-			k++
-		}
-		for ; j < hi; j++ {
-			tmp[k] = v[j]
-			k++
-		}
-		copy(v[lo:hi], tmp[lo:hi])
-	}
-	ms(0, len(v))
+		return strings.Compare(b[0], a[0])
+	})
 }
 
 // CachedLogs returns the files of sz under root, generating them once.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -437,15 +438,8 @@ func (m *fleetModel) writeMetrics(dir string) error {
 	return svc("service:request_success:ratio", func(t int) float64 { return math.Min(1, 0.999+0.001*m.r.NormFloat64()) })
 }
 
-func fileSafe(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		if c == ':' {
-			b[i] = '_'
-		}
-	}
-	return string(b)
-}
+// fileSafe is a recording-rule name as a file name (':' → '_').
+func fileSafe(name string) string { return strings.ReplaceAll(name, ":", "_") }
 
 // writeMatrix writes one Prometheus query_range matrix response.
 func (m *fleetModel) writeMatrix(path string, each func(emit func(labels [][2]string, v func(t int) float64))) error {

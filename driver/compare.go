@@ -237,12 +237,8 @@ func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *tim
 	if first.abs > last.abs {
 		first, last = last, first
 	}
-	base := af.Baseline
-	if base <= 0 {
-		base = max(6*af.Window, 30*time.Minute)
-	}
 	fetch := *af
-	fetch.Baseline = last.abs.Sub(first.abs) + base
+	fetch.Baseline = last.abs.Sub(first.abs) + fetchBaseline(af.Baseline, af.Window)
 	work, err := os.MkdirTemp("", "pipeline-analyze-compare-*")
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)

@@ -3,8 +3,10 @@ package driver
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -106,7 +108,7 @@ func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo boo
 		}
 		cover[c.Set] = v
 	}
-	for _, s := range sortedSetNames(cover) {
+	for _, s := range slices.Sorted(maps.Keys(cover)) {
 		v := cover[s]
 		fmt.Fprintf(w, "  %s: truth among the candidates in %d of %d cases, its best candidate reaches the target in %d\n", s, v[1], v[0], v[2])
 	}
@@ -215,13 +217,4 @@ func fmtWeights(w map[string]float64) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sortedSetNames(m map[string][3]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -84,11 +84,13 @@ func registerFields(fs *pflag.FlagSet, ptr any, help map[string]string, group st
 	setGroup(fs, group, visible...)
 }
 
-// flagNames is the set of flag names of the struct ptr points to.
-func flagNames(ptr any) map[string]bool {
+// flagKinds maps each flag name of the struct ptr points to to whether the
+// flag is boolean (a boolean flag takes no separate value).
+func flagKinds(ptr any) map[string]bool {
 	m := map[string]bool{}
 	for _, f := range flagFields(ptr) {
-		m[f.name] = true
+		_, isBool := f.ptr.(*bool)
+		m[f.name] = isBool
 	}
 	return m
 }

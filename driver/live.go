@@ -91,10 +91,10 @@ var liveHelp = map[string]string{
 	"max-fetch-size":       "most bytes of traces and query results the fetch keeps in memory",
 }
 
-// liveFlagNames are the flags that only steer the fetch; they are dropped
-// from the rerun command recorded in the scorecard (the rerun reads the
-// saved bundle instead).
-var liveFlagNames = flagNames(&liveFlags{})
+// liveFlagNames are the flags that only steer the fetch, each with whether
+// it is boolean; they are dropped from the rerun command recorded in the
+// scorecard (the rerun reads the saved bundle instead).
+var liveFlagNames = flagKinds(&liveFlags{})
 
 // register fills l with the defaults and defines its flags.
 func (l *liveFlags) register(fs *pflag.FlagSet) {
@@ -178,10 +178,7 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 	} else {
 		wStart, wEnd = now.Add(-win), now
 	}
-	base := af.Baseline
-	if base <= 0 {
-		base = max(6*win, 30*time.Minute)
-	}
+	base := fetchBaseline(af.Baseline, win)
 	opt.Start, opt.End, opt.WindowStart, opt.WindowEnd = wStart.Add(-base), wEnd, wStart, wEnd
 	opt.Step = af.Step
 	opt.Progress = progress
@@ -291,6 +288,15 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 	return opt, nil
 }
 
+// fetchBaseline is the baseline a live fetch reaches back over before its
+// window: --baseline, else max(6 windows, 30m).
+func fetchBaseline(baseline, window time.Duration) time.Duration {
+	if baseline > 0 {
+		return baseline
+	}
+	return max(6*window, 30*time.Minute)
+}
+
 // rerunArgs drops the live flags and --at (the saved manifest carries the
 // incident time) from args, leaving the analysis flags and paths.
 func rerunArgs(args []string) []string {
@@ -302,11 +308,12 @@ func rerunArgs(args []string) []string {
 			break
 		}
 		name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if !strings.HasPrefix(a, "--") || !(liveFlagNames[name] || name == "at") {
+		isBool, isLive := liveFlagNames[name]
+		if !strings.HasPrefix(a, "--") || !(isLive || name == "at") {
 			out = append(out, a)
 			continue
 		}
-		if !hasValue && name != "list-queries" && name != "insecure-skip-verify" && i+1 < len(args) {
+		if !hasValue && !isBool && i+1 < len(args) {
 			i++ // the flag's value
 		}
 	}

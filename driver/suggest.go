@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,20 +88,9 @@ func didYouMean(s string, candidates []string, quote func(string) string) string
 func knownList(names []string, n int) string {
 	s := append([]string(nil), names...)
 	sort.Strings(s)
-	s = dedupe(s)
+	s = slices.Compact(s)
 	if len(s) <= n {
 		return strings.Join(s, ", ")
 	}
 	return strings.Join(s[:n], ", ") + ", … (" + strconv.Itoa(len(s)) + " in all)"
-}
-
-// dedupe drops adjacent duplicates of a sorted slice.
-func dedupe(s []string) []string {
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
 }

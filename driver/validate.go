@@ -2,8 +2,10 @@ package driver
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -122,12 +124,12 @@ func checkTarget(b *ingest.Bundle, t tcg.Target, raw string) error {
 		}
 	}
 	if !signals[sig.String()] {
-		have := keys(signals)
+		have := slices.Sorted(maps.Keys(signals))
 		return fmt.Errorf("%w: --target %s: service %s has no %s signal%s it has: %s", errUsage, raw, t.Service, sig,
 			orPeriod(didYouMean(sig.String(), have, nil)), orNone(strings.Join(have, ", ")))
 	}
 	if t.Stat != "" && !stats[t.Stat] {
-		have := keys(stats)
+		have := slices.Sorted(maps.Keys(stats))
 		return fmt.Errorf("%w: --target %s: %s %s has no statistic %s%s it has: %s", errUsage, raw, t.Service, sig, t.Stat,
 			orPeriod(didYouMean(t.Stat, have, nil)), orNone(strings.Join(have, ", ")))
 	}
@@ -152,15 +154,6 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // timeFlags are the time flags the user set, for checkWindow.

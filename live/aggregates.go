@@ -103,9 +103,7 @@ func AggregateScores(rs []QueryResult, windowStart, windowEnd time.Time) map[str
 			}
 			scale := math.Max(math.Max(1.4826*measure.QuantileInPlace(base, 0.5), 0.01*math.Abs(mb)), 1e-9)
 			z := math.Abs(measure.QuantileInPlace(win, 0.5)-mb) / scale
-			if z > out[svc] {
-				out[svc] = z
-			} else if _, seen := out[svc]; !seen {
+			if cur, seen := out[svc]; !seen || z > cur {
 				out[svc] = z
 			}
 		}
