@@ -19,7 +19,12 @@ const (
 	// LogErrors is error- and fatal-level records per step.
 	LogErrors = "log_errors"
 	// LogNewTemplates is records per step whose template the entity never
-	// logged in the reference period.
+	// logged in the reference period. In a reference step, "never" means in
+	// no reference step farther than about a minute from it
+	// (cross-validated novelty): judged against the reference it is part of,
+	// a reference step would count 0 by construction, and its baseline would
+	// say nothing of how often unseen templates turn up in normal operation
+	// (with a short baseline, most templates are unseen).
 	LogNewTemplates = "log_new_templates"
 	// LogMixShift is how far the step's mix of templates is from the
 	// reference mix: the chi-square statistic over the entity's most
@@ -233,24 +238,7 @@ func (b *Bundle) addLogSeries(e Entity, ec *logCounts, lw logWindows) {
 		tpls = append(tpls, t)
 	}
 	slices.Sort(tpls)
-	seen := map[int32]bool{}
-	for _, t := range tpls {
-		for c := r0; c < r1; c++ {
-			if ec.tpl[t][c] > 0 {
-				seen[t] = true
-				break
-			}
-		}
-	}
-	newPer := make([]int32, n)
-	for _, t := range tpls {
-		if seen[t] {
-			continue
-		}
-		for c, x := range ec.tpl[t] {
-			newPer[c] += x
-		}
-	}
+	newPer := logNewPerCell(ec.tpl, tpls, r0, r1, lw.missing, n)
 	add(LogRecords, "count", "", covered(func(c int) float64 { return float64(ec.all[c]) }))
 	add(LogErrors, "count", "", covered(func(c int) float64 { return float64(ec.errs[c]) }))
 	add(LogNewTemplates, "count", "", covered(func(c int) float64 { return float64(newPer[c]) }))
@@ -260,6 +248,42 @@ func (b *Bundle) addLogSeries(e Entity, ec *logCounts, lw logWindows) {
 	if v, ok := logMissing(ec.tpl, tpls, ec.all, r0, r1, c0, c1, lw.missing, n); ok {
 		add(LogMissingTemplates, "deficit", "nats", covered(func(c int) float64 { return v[c] }))
 	}
+}
+
+// logNewPerCell counts, per cell, the records whose template is new
+// (LogNewTemplates): outside the reference [r0, r1), a template with no
+// record in the reference; inside it, a template with no record in the
+// reference outside the cells within h of the cell. O(templates × cells)
+// with prefix sums.
+func logNewPerCell(tpl map[int32][]int32, tpls []int32, r0, r1, h, n int) []int32 {
+	newPer := make([]int32, n)
+	prefix := make([]int, n+1) // prefix[c] = records of the template in [r0, c)
+	for _, t := range tpls {
+		x := tpl[t]
+		for c := 0; c < n; c++ {
+			prefix[c+1] = prefix[c]
+			if c >= r0 && c < r1 {
+				prefix[c+1] += int(x[c])
+			}
+		}
+		ref := prefix[n]
+		for c, k := range x {
+			if k == 0 {
+				continue
+			}
+			if c < r0 || c >= r1 {
+				if ref == 0 {
+					newPer[c] += k
+				}
+				continue
+			}
+			lo, hi := max(r0, c-h), min(r1, c+h+1)
+			if ref-(prefix[hi]-prefix[lo]) == 0 {
+				newPer[c] += k
+			}
+		}
+	}
+	return newPer
 }
 
 // maxMixTemplates bounds the templates followed per entity in the mix

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -522,5 +523,30 @@ func TestLokiBackward(t *testing.T) {
 	}
 	if got[0] != "ERROR boom\n\tat x.y(Z.java:1)" || got[0] != got[1] {
 		t.Errorf("examples %q (backward) and %q (forward): want the frame folded into the ERROR line", got[0], got[1])
+	}
+}
+
+// TestLogNewPerCellCrossValidated checks that a reference cell's template
+// counts as new when no reference cell farther than h from it has it, so
+// that the baseline of LogNewTemplates is not zero by construction; cells
+// outside the reference count templates the whole reference lacks.
+func TestLogNewPerCellCrossValidated(t *testing.T) {
+	const n = 12
+	tpl := map[int32][]int32{
+		1: make([]int32, n), // steady in the reference: never new
+		2: make([]int32, n), // once in the reference (cell 2): new there only
+		3: make([]int32, n), // only after the reference: new
+		4: make([]int32, n), // cells 5 and 6, within h of each other: new in both
+	}
+	for c := range n {
+		tpl[1][c] = 1
+	}
+	tpl[2][2], tpl[2][9] = 1, 1
+	tpl[3][10] = 2
+	tpl[4][5], tpl[4][6] = 1, 1
+	got := logNewPerCell(tpl, []int32{1, 2, 3, 4}, 0, 8, 1, n)
+	want := []int32{0, 0, 1, 0, 0, 1, 1, 0, 0, 0, 2, 0}
+	if !slices.Equal(got, want) {
+		t.Errorf("new per cell = %v, want %v", got, want)
 	}
 }
