@@ -33,7 +33,48 @@ var layers = map[string][]string{
 	"cmd/pipeline-analyze": {"driver"},
 }
 
+// harnesses are the module's packages outside the data flow — the
+// benchmark harness and its generator, the renderers' test helpers — which
+// may import any package; no stage may import them.
+var harnesses = []string{"bench", "bench/cmd/benchgen", "scorecard/reporttest"}
+
 const module = "github.com/pipeline-analyze/pipeline-analyze/"
+
+// TestLayersListEveryPackage fails for a package of the module that is in
+// neither layers nor harnesses, so that the import rule cannot be skipped
+// by adding a package.
+func TestLayersListEveryPackage(t *testing.T) {
+	root := filepath.Join("..")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); path != root && (strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || n == "testdata" || n == "tmp") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
+				return filepath.SkipDir // a module of its own (tools)
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		if _, ok := layers[pkg]; !ok && !slices.Contains(harnesses, pkg) {
+			t.Errorf("package %s (%s) is not in layers or harnesses: say where it sits (docs/architecture.md)", pkg, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 // TestLayers checks every non-test file of the stage packages against
 // layers, and that scorecard never takes the raw bundle (it renders the
@@ -61,6 +102,9 @@ func TestLayers(t *testing.T) {
 				dep, ok := strings.CutPrefix(path, module)
 				if !ok {
 					continue
+				}
+				if slices.Contains(harnesses, dep) {
+					t.Errorf("%s/%s imports the harness %s", pkg, name, dep)
 				}
 				if !slices.Contains(allowed, dep) {
 					t.Errorf("%s/%s imports %s: %s may import only %v (docs/architecture.md)", pkg, name, dep, pkg, allowed)
