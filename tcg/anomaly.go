@@ -44,12 +44,10 @@ type TailShift struct {
 	BaselineMed, WinMed float64
 }
 
-// ConstantBaselineShare floors the scale of a series whose baseline has no
-// spread, as a share of its largest magnitude (see detect).
-const ConstantBaselineShare = 0.01
-
 // MaxShareFloor floors every series' scale, as a share of its largest
-// magnitude: no deviation reads as more than 1/MaxShareFloor robust σ.
+// magnitude: no deviation reads as more than 1/MaxShareFloor robust σ —
+// also a departure from a baseline without spread (constant, often 0),
+// which has no scale of its own.
 const MaxShareFloor = 0.01
 
 // robust returns the median and a robust scale of xs (NaN skipped): MAD
@@ -117,15 +115,6 @@ func detect(values []float64, b0, b1, w0, w1, dir int, threshold float64, grid [
 		return a
 	}
 	scale := floorScale(spread, MaxShareFloor*mx)
-	// A baseline without spread (constant, often 0) gives no scale of its
-	// own: floor it at ConstantBaselineShare of the largest magnitude seen,
-	// so that a departure from a flat line reads as at most
-	// 1/ConstantBaselineShare robust σ.
-	if scale <= MaxShareFloor*mx+1e-12 {
-		if floorScale(spread, 0) <= 1e-9 {
-			scale = math.Max(ConstantBaselineShare*mx, 1e-9)
-		}
-	}
 	a.Baseline, a.Scale = med, scale
 	z := func(x float64) float64 {
 		d := (x - med) / scale
