@@ -2,10 +2,9 @@ package causal
 
 import (
 	"math"
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -110,50 +109,12 @@ func fitMechanisms(g *tcg.Graph, p MechanismParams, need []bool) *mechanisms {
 			zs = append(zs, i)
 		}
 	}
-	parallelFor(len(zs), 64, func(k int) { m.z[zs[k]] = standardise(g.Nodes[zs[k]]) })
+	parallel.For(len(zs), 64, func(k int) { m.z[zs[k]] = standardise(g.Nodes[zs[k]]) })
 	sort.SliceStable(fit, func(a, b int) bool { return len(m.in[fit[a]]) > len(m.in[fit[b]]) })
-	parallelForWith(len(fit), 1, func() *ridgeWork { return &ridgeWork{} }, func(k int, ws *ridgeWork) {
+	parallel.ForWith(len(fit), 1, func() *ridgeWork { return &ridgeWork{} }, func(k int, ws *ridgeWork) {
 		m.fitNode(fit[k], p, ws)
 	})
 	return m
-}
-
-// parallelFor calls f(k) for every k in [0, n) on up to GOMAXPROCS
-// goroutines, chunk consecutive k at a time; f must touch only what
-// belongs to k.
-func parallelFor(n, chunk int, f func(k int)) {
-	parallelForWith(n, chunk, func() struct{} { return struct{}{} }, func(k int, _ struct{}) { f(k) })
-}
-
-// parallelForWith is parallelFor with one scratch value per goroutine.
-func parallelForWith[W any](n, chunk int, scratch func() W, f func(k int, w W)) {
-	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
-	if workers <= 1 {
-		w := scratch()
-		for k := 0; k < n; k++ {
-			f(k, w)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := scratch()
-			for {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= n {
-					return
-				}
-				for k := lo; k < min(lo+chunk, n); k++ {
-					f(k, w)
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 func (m *mechanisms) parentValue(ei, t int, clamp float64) float64 {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
+
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -58,7 +60,7 @@ func nodeEvidence(g *tcg.Graph, m *mechanisms, p MechanismParams, need []bool) [
 		}
 	}
 	byEnt := nodesByEntity(g)
-	parallelFor(len(todo), 16, func(k int) {
+	parallel.For(len(todo), 16, func(k int) {
 		i := todo[k]
 		n := g.Nodes[i]
 		ev := NodeEvidence{Node: i, Z: n.Score, Depth: n.Depth, ZPhys: math.NaN()}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
+
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"gonum.org/v1/gonum/stat"
@@ -72,7 +74,7 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 	g.laggedEdges(opt, topo, placedIn, eb.add)
 	// Every edge's best lag, on every CPU: a pure function of its ends
 	// (add only records the edges). O(edges · cells · lags).
-	parallelFor(len(g.Edges), 256, func(k int) {
+	parallel.For(len(g.Edges), 256, func(k int) {
 		e := &g.Edges[k]
 		lag, _ := g.bestLag(e.From, e.To, eb.maxLag)
 		e.LagSteps, e.Lag = lag, time.Duration(lag)*g.Step

@@ -3,12 +3,11 @@ package tcg
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
@@ -220,7 +219,7 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	// (every CPU, each writing only its node); the nodes are then added in
 	// ID order. O(series · cells log cells).
 	kept := make([]bool, len(ids))
-	parallelFor(len(ids), 64, func(k int) {
+	parallel.For(len(ids), 64, func(k int) {
 		n := meta[ids[k]]
 		ss := sortByKey(groups[ids[k]])
 		n.Series = ss
@@ -388,35 +387,4 @@ func sortByKey(ss []*ingest.Series) []*ingest.Series {
 		ss[i] = ks[i].s
 	}
 	return ss
-}
-
-// parallelFor calls f(k) for every k in [0, n) on up to GOMAXPROCS
-// goroutines, chunk consecutive k at a time; f must touch only what
-// belongs to k.
-func parallelFor(n, chunk int, f func(k int)) {
-	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
-	if workers <= 1 {
-		for k := 0; k < n; k++ {
-			f(k)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= n {
-					return
-				}
-				for k := lo; k < min(lo+chunk, n); k++ {
-					f(k)
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }

@@ -1,0 +1,43 @@
+package parallel
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+)
+
+// TestForVisitsEachOnce checks that every k is visited exactly once, for
+// chunk sizes that divide n and that do not, on one CPU and on several.
+func TestForVisitsEachOnce(t *testing.T) {
+	for _, procs := range []int{1, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		for _, c := range []struct{ n, chunk int }{{0, 1}, {1, 1}, {10, 3}, {1000, 7}, {64, 64}, {5, 0}} {
+			seen := make([]atomic.Int32, c.n)
+			For(c.n, c.chunk, func(k int) { seen[k].Add(1) })
+			for k := range seen {
+				if v := seen[k].Load(); v != 1 {
+					t.Errorf("procs %d n %d chunk %d: k=%d visited %d times", procs, c.n, c.chunk, k, v)
+				}
+			}
+		}
+		runtime.GOMAXPROCS(old)
+	}
+}
+
+// TestForWithScratchPerGoroutine checks that no scratch value is used by
+// two goroutines at once.
+func TestForWithScratchPerGoroutine(t *testing.T) {
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	type scratch struct{ busy atomic.Bool }
+	var made atomic.Int32
+	ForWith(2000, 5, func() *scratch { made.Add(1); return &scratch{} }, func(k int, w *scratch) {
+		if !w.busy.CompareAndSwap(false, true) {
+			t.Errorf("k=%d: scratch in use by another goroutine", k)
+		}
+		w.busy.Store(false)
+	})
+	if m := made.Load(); m < 1 || m > 4 {
+		t.Errorf("%d scratch values made, want 1..4 (one per goroutine)", m)
+	}
+}
