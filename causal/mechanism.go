@@ -188,7 +188,7 @@ func (m *mechanisms) fitNode(i int, p MechanismParams, ws *ridgeWork) {
 	}
 	loc, mad := medianMADWork(res, ws)
 	m.resLoc[i] = loc
-	m.resScale[i] = math.Max(1.4826*mad, p.MinResidualScale)
+	m.resScale[i] = math.Max(measure.MADToSigma*mad, p.MinResidualScale)
 }
 
 // mechanismParents returns the in-edges a node's mechanism regresses on:

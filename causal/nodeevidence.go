@@ -319,7 +319,7 @@ func shift(s *ingest.Series, b0, b1 int, cells []int) (float64, float64) {
 		return math.NaN(), math.NaN()
 	}
 	med, mad := medianMAD(bs)
-	scale := math.Max(1.4826*mad, 0.05*math.Abs(med))
+	scale := math.Max(measure.MADToSigma*mad, 0.05*math.Abs(med))
 	return measure.Quantile(ws, 0.5) - med, scale
 }
 

@@ -30,17 +30,11 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// medianMADWork returns the median and the median absolute deviation of
-// xs, with ws.dev as its scratch (xs is kept).
+// medianMADWork is measure.MedianMAD with ws.dev as its scratch (xs is
+// kept).
 func medianMADWork(xs []float64, ws *ridgeWork) (med, mad float64) {
-	dev := grow(ws.dev, len(xs))
-	ws.dev = dev
-	copy(dev, xs)
-	med = measure.QuantileInPlace(dev, 0.5)
-	for i, x := range xs {
-		dev[i] = math.Abs(x - med)
-	}
-	return med, measure.QuantileInPlace(dev, 0.5)
+	ws.dev = grow(ws.dev, len(xs))
+	return measure.MedianMAD(xs, ws.dev)
 }
 
 // huberRidge solves min Σ huber(y − xβ) + ridge·|β|² by iteratively
@@ -136,7 +130,7 @@ func huberRidge(x, y []float64, k int, ridge, huber float64, beta []float64, ws 
 			res[r] = y[r] - p
 		}
 		_, mad := medianMADWork(res, ws)
-		s := math.Max(1.4826*mad, 1e-6) * huber
+		s := math.Max(measure.MADToSigma*mad, 1e-6) * huber
 		for r := range w {
 			if e := math.Abs(res[r]); e > s {
 				w[r] = s / e
@@ -230,7 +224,7 @@ func huberRidgeDual(x, y []float64, k int, ridge, huber float64, beta []float64,
 			res[r] = y[r] - p
 		}
 		_, mad := medianMADWork(res, ws)
-		s := math.Max(1.4826*mad, 1e-6) * huber
+		s := math.Max(measure.MADToSigma*mad, 1e-6) * huber
 		for r := range w {
 			if e := math.Abs(res[r]); e > s {
 				w[r] = s / e

@@ -170,7 +170,7 @@ func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 			continue
 		}
 		med, mad := medianMAD(sm.base)
-		scale := math.Max(1.4826*mad, math.Max(p.FloorSeconds, p.FloorShare*math.Abs(med)))
+		scale := math.Max(measure.MADToSigma*mad, math.Max(p.FloorSeconds, p.FloorShare*math.Abs(med)))
 		wmed := measure.Quantile(sm.win, 0.5)
 		all = append(all, scored{k: k, score: (wmed - med) / scale, base: med, win: wmed})
 	}
@@ -203,8 +203,5 @@ func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	return res
 }
 
-// medianMAD returns the median and the median absolute deviation of xs
-// (medianMADWork with scratch of its own).
-func medianMAD(xs []float64) (med, mad float64) {
-	return medianMADWork(xs, &ridgeWork{})
-}
+// medianMAD is measure.MedianMAD with scratch of its own.
+func medianMAD(xs []float64) (med, mad float64) { return measure.MedianMAD(xs, nil) }

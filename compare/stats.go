@@ -393,13 +393,8 @@ func robustScale(sorted []float64) float64 {
 	if len(sorted) == 0 {
 		return math.NaN()
 	}
-	med := measure.QuantileSorted(sorted, 0.5)
-	dev := make([]float64, len(sorted))
-	for i, v := range sorted {
-		dev[i] = math.Abs(v - med)
-	}
-	sort.Float64s(dev)
-	s := 1.4826 * measure.QuantileSorted(dev, 0.5)
+	_, mad := measure.MedianMAD(sorted, nil)
+	s := measure.MADToSigma * mad
 	if s == 0 {
 		s = (measure.QuantileSorted(sorted, 0.75) - measure.QuantileSorted(sorted, 0.25)) / 1.349
 	}

@@ -97,11 +97,8 @@ func AggregateScores(rs []QueryResult, windowStart, windowEnd time.Time) map[str
 				}
 				continue
 			}
-			mb := measure.QuantileInPlace(base, 0.5)
-			for i, v := range base {
-				base[i] = math.Abs(v - mb)
-			}
-			scale := math.Max(math.Max(1.4826*measure.QuantileInPlace(base, 0.5), 0.01*math.Abs(mb)), 1e-9)
+			mb, mad := measure.MedianMAD(base, nil)
+			scale := math.Max(math.Max(measure.MADToSigma*mad, 0.01*math.Abs(mb)), 1e-9)
 			z := math.Abs(measure.QuantileInPlace(win, 0.5)-mb) / scale
 			if cur, seen := out[svc]; !seen || z > cur {
 				out[svc] = z

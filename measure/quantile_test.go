@@ -3,6 +3,7 @@ package measure
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -106,5 +107,37 @@ func BenchmarkQuantile(b *testing.B) {
 				sortedQuantile(xs, 0.5)
 			}
 		})
+	}
+}
+
+// TestMedianMAD checks MedianMAD against sorting and interpolating, that
+// xs is kept, and that scratch is used when long enough.
+func TestMedianMAD(t *testing.T) {
+	xs := []float64{5, 1, 9, 3, 3, 7, 100, 2}
+	keep := slices.Clone(xs)
+	med, mad := MedianMAD(xs, nil)
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	wantMed := QuantileSorted(s, 0.5)
+	dev := make([]float64, len(s))
+	for i, x := range s {
+		dev[i] = math.Abs(x - wantMed)
+	}
+	slices.Sort(dev)
+	if wantMAD := QuantileSorted(dev, 0.5); med != wantMed || mad != wantMAD {
+		t.Errorf("MedianMAD = %v, %v; want %v, %v", med, mad, wantMed, wantMAD)
+	}
+	if med != 4 || mad != 2.5 {
+		t.Errorf("MedianMAD = %v, %v; want 4, 2.5", med, mad)
+	}
+	if !slices.Equal(xs, keep) {
+		t.Errorf("xs changed to %v", xs)
+	}
+	scratch := make([]float64, 16)
+	if m2, d2 := MedianMAD(xs, scratch); m2 != med || d2 != mad || scratch[0] == 0 && scratch[1] == 0 {
+		t.Errorf("with scratch: %v, %v (scratch %v)", m2, d2, scratch)
+	}
+	if m, d := MedianMAD(nil, nil); !math.IsNaN(m) || !math.IsNaN(d) {
+		t.Errorf("empty: %v, %v; want NaN", m, d)
 	}
 }

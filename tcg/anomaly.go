@@ -74,13 +74,8 @@ func robustSpread(xs []float64) (med, spread float64, n int) {
 		return math.NaN(), math.NaN(), 0
 	}
 	sort.Float64s(v)
-	med = measure.QuantileSorted(v, 0.5)
-	dev := make([]float64, len(v))
-	for i, x := range v {
-		dev[i] = math.Abs(x - med)
-	}
-	sort.Float64s(dev)
-	mad := measure.QuantileSorted(dev, 0.5) * 1.4826
+	med, mad := measure.MedianMAD(v, nil)
+	mad *= measure.MADToSigma
 	iqr := (measure.QuantileSorted(v, 0.75) - measure.QuantileSorted(v, 0.25)) / 1.349
 	spread = math.Max(mad, iqr)
 	spread = math.Max(spread, 0.05*math.Abs(med))
