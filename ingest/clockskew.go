@@ -124,66 +124,103 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 		}
 	}
 
+	// Walk the trees from their roots: each tree is walked by one goroutine
+	// and writes only its own spans' shifts, so two halves of the roots can
+	// be walked in parallel; the reports add up (counts) or take the
+	// larger (durations), so they do not depend on the split.
 	shift := make([]int64, n)
-	stack := make([]int32, 0, 64)
+	var roots []int32
 	for i, p := range parent {
 		if p < 0 {
-			stack = append(stack, int32(i))
+			roots = append(roots, int32(i))
 		}
 	}
-	for len(stack) > 0 {
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		ps := &b.Spans[v]
-		pStart := addSat(ps.Start, shift[v])
-		for _, c := range kids[first[v]:first[v+1]] {
-			cs := &b.Spans[c]
-			shift[c] = shift[v]
-			if !sameClock(cs, ps) && outside(addSat(cs.Start, shift[v]), cs.Duration, pStart, ps.Duration, tol) {
-				d := skewShift(cs.Start, cs.Duration, pStart, ps.Duration)
-				if own := time.Duration(d - shift[v]).Abs(); own > maxSkewAdjust {
-					rep.refused++
-					rep.refusedD = max(rep.refusedD, own)
-				} else {
-					shift[c] = d
+	walk := func(roots []int32) (rep skewReport) {
+		stack := make([]int32, 0, 64)
+		for _, r := range roots {
+			stack = append(stack[:0], r)
+			for len(stack) > 0 {
+				v := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				ps := &b.Spans[v]
+				pStart := addSat(ps.Start, shift[v])
+				for _, c := range kids[first[v]:first[v+1]] {
+					cs := &b.Spans[c]
+					shift[c] = shift[v]
+					if !sameClock(cs, ps) && outside(addSat(cs.Start, shift[v]), cs.Duration, pStart, ps.Duration, tol) {
+						d := skewShift(cs.Start, cs.Duration, pStart, ps.Duration)
+						if own := time.Duration(d - shift[v]).Abs(); own > maxSkewAdjust {
+							rep.refused++
+							rep.refusedD = max(rep.refusedD, own)
+						} else {
+							shift[c] = d
+						}
+					}
+					stack = append(stack, c)
 				}
 			}
-			stack = append(stack, c)
 		}
+		return rep
 	}
-
+	// Apply the shifts over a range of spans: the moved ones (their own
+	// clocks and the largest shift counted) and the kept ones, each in
+	// index order.
+	type applied struct {
+		moved, kept []int32
+		hosts       map[clock]bool
+		largest     time.Duration
+	}
+	apply := func(lo, hi int) (a applied) {
+		a.hosts = map[clock]bool{}
+		for i := lo; i < hi; i++ {
+			d := shift[i]
+			if d == 0 {
+				a.kept = append(a.kept, int32(i))
+				continue
+			}
+			s := &b.Spans[i]
+			s.Start = addSat(s.Start, d)
+			a.moved = append(a.moved, int32(i))
+			a.hosts[clockOf(s)] = true
+			a.largest = max(a.largest, time.Duration(d).Abs())
+		}
+		return a
+	}
+	// The moved spans, sorted (spanCompare is a total order on spans of
+	// distinct IDs, so the result does not depend on how it was reached).
+	sortMoved := func(moved []int32) {
+		slices.SortFunc(moved, func(x, y int32) int { return spanCompare(&b.Spans[x], &b.Spans[y]) })
+	}
 	var moved, kept []int32
 	hosts := map[clock]bool{}
-	for i, d := range shift {
-		if d == 0 {
-			kept = append(kept, int32(i))
-			continue
+	if n < parallelMinSpans {
+		rep = walk(roots)
+		a := apply(0, n)
+		moved, kept, hosts, rep.largest = a.moved, a.kept, a.hosts, a.largest
+		sortMoved(moved)
+	} else {
+		var r2 skewReport
+		half := len(roots) / 2
+		both(func() { rep = walk(roots[:half]) }, func() { r2 = walk(roots[half:]) })
+		rep.refused += r2.refused
+		rep.refusedD = max(rep.refusedD, r2.refusedD)
+		var a1, a2 applied
+		both(func() { a1 = apply(0, n/2); sortMoved(a1.moved) }, func() { a2 = apply(n/2, n); sortMoved(a2.moved) })
+		kept = append(a1.kept, a2.kept...)
+		moved = mergeSorted(a1.moved, a2.moved, func(x, y int32) int { return spanCompare(&b.Spans[x], &b.Spans[y]) })
+		for h := range a2.hosts {
+			a1.hosts[h] = true
 		}
-		s := &b.Spans[i]
-		s.Start = addSat(s.Start, d)
-		moved = append(moved, int32(i))
-		hosts[clockOf(s)] = true
-		rep.largest = max(rep.largest, time.Duration(d).Abs())
+		hosts, rep.largest = a1.hosts, max(a1.largest, a2.largest)
 	}
 	rep.moved, rep.hosts = len(moved), len(hosts)
 	if len(moved) == 0 {
 		return parent, rep
 	}
 
-	// Re-sort: the unmoved spans are still in order; sort the moved ones and
-	// merge. order[pos] is the old index of the span now at pos.
-	slices.SortFunc(moved, func(x, y int32) int { return spanCompare(&b.Spans[x], &b.Spans[y]) })
-	order := make([]int32, 0, n)
-	i, j := 0, 0
-	for i < len(kept) || j < len(moved) {
-		if j == len(moved) || (i < len(kept) && spanCompare(&b.Spans[kept[i]], &b.Spans[moved[j]]) <= 0) {
-			order = append(order, kept[i])
-			i++
-		} else {
-			order = append(order, moved[j])
-			j++
-		}
-	}
+	// Re-sort: the unmoved spans are still in order; merge the sorted moved
+	// ones in. order[pos] is the old index of the span now at pos.
+	order := mergeSorted(kept, moved, func(x, y int32) int { return spanCompare(&b.Spans[x], &b.Spans[y]) })
 	newIdx := make([]int32, n)
 	for pos, old := range order {
 		newIdx[old] = int32(pos)
@@ -197,6 +234,24 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 	}
 	permuteSpans(b.Spans, order)
 	return np, rep
+}
+
+// mergeSorted merges the sorted x and y into a new slice, taking x's
+// element first on ties. O(len(x)+len(y)).
+func mergeSorted(x, y []int32, cmp func(a, b int32) int) []int32 {
+	out := make([]int32, 0, len(x)+len(y))
+	i, j := 0, 0
+	for i < len(x) && j < len(y) {
+		if cmp(x[i], y[j]) <= 0 {
+			out = append(out, x[i])
+			i++
+		} else {
+			out = append(out, y[j])
+			j++
+		}
+	}
+	out = append(out, x[i:]...)
+	return append(out, y[j:]...)
 }
 
 // permuteSpans moves spans[order[pos]] to pos for every pos, in place along

@@ -42,8 +42,17 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.matchLogStreams()
 	b.matchGPUs()
 	b.placeProcesses()
-	b.deriveTraceSeries(b.Parent)
-	b.deriveOperationMix()
+	// The trace series and the operation mix only read the spans: side by
+	// side on big inputs, the mix's series appended after the trace
+	// series' as when run in turn.
+	if len(b.Spans) < parallelMinSpans {
+		b.deriveTraceSeries(b.Parent)
+		b.deriveOperationMix()
+	} else {
+		var mix []*Series
+		both(func() { b.deriveTraceSeries(b.Parent) }, func() { mix = b.operationMixSeries() })
+		b.Series = append(b.Series, mix...)
+	}
 	b.deriveDefaultLogSeries()
 	b.alignSeries(opt.Limits.withDefaults().MaxCells)
 	b.collectEntities()
