@@ -163,12 +163,13 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 		return rep
 	}
 	// Apply the shifts over a range of spans: the moved ones (their own
-	// clocks and the largest shift counted) and the kept ones, each in
-	// index order.
+	// clocks and the largest shift counted, each with its sort key) and
+	// the kept ones, each in index order.
 	type applied struct {
-		moved, kept []int32
-		hosts       map[clock]bool
-		largest     time.Duration
+		moved   []spanSortKey
+		kept    []int32
+		hosts   map[clock]bool
+		largest time.Duration
 	}
 	apply := func(lo, hi int) (a applied) {
 		a.hosts = map[clock]bool{}
@@ -180,24 +181,23 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 			}
 			s := &b.Spans[i]
 			s.Start = addSat(s.Start, d)
-			a.moved = append(a.moved, int32(i))
+			a.moved = append(a.moved, sortKeyOf(s, int32(i)))
 			a.hosts[clockOf(s)] = true
 			a.largest = max(a.largest, time.Duration(d).Abs())
 		}
+		// Sorted by their keys, not through the spans: no cache miss per
+		// comparison. spanCompare is a total order on spans of distinct
+		// IDs, so the result does not depend on how it was reached.
+		slices.SortFunc(a.moved, compareSortKeys)
 		return a
 	}
-	// The moved spans, sorted (spanCompare is a total order on spans of
-	// distinct IDs, so the result does not depend on how it was reached).
-	sortMoved := func(moved []int32) {
-		slices.SortFunc(moved, func(x, y int32) int { return spanCompare(&b.Spans[x], &b.Spans[y]) })
-	}
-	var moved, kept []int32
+	var moved []spanSortKey
+	var kept []int32
 	hosts := map[clock]bool{}
 	if n < parallelMinSpans {
 		rep = walk(roots)
 		a := apply(0, n)
 		moved, kept, hosts, rep.largest = a.moved, a.kept, a.hosts, a.largest
-		sortMoved(moved)
 	} else {
 		var r2 skewReport
 		half := len(roots) / 2
@@ -205,9 +205,9 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 		rep.refused += r2.refused
 		rep.refusedD = max(rep.refusedD, r2.refusedD)
 		var a1, a2 applied
-		both(func() { a1 = apply(0, n/2); sortMoved(a1.moved) }, func() { a2 = apply(n/2, n); sortMoved(a2.moved) })
+		both(func() { a1 = apply(0, n/2) }, func() { a2 = apply(n/2, n) })
 		kept = append(a1.kept, a2.kept...)
-		moved = mergeSorted(a1.moved, a2.moved, func(x, y int32) int { return spanCompare(&b.Spans[x], &b.Spans[y]) })
+		moved = mergeSortKeys(a1.moved, a2.moved)
 		for h := range a2.hosts {
 			a1.hosts[h] = true
 		}
@@ -219,8 +219,21 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 	}
 
 	// Re-sort: the unmoved spans are still in order; merge the sorted moved
-	// ones in. order[pos] is the old index of the span now at pos.
-	order := mergeSorted(kept, moved, func(x, y int32) int { return spanCompare(&b.Spans[x], &b.Spans[y]) })
+	// ones in (a kept span first on ties, which distinct IDs rule out).
+	// order[pos] is the old index of the span now at pos.
+	order := make([]int32, 0, n)
+	j := 0
+	for _, k := range kept {
+		kk := sortKeyOf(&b.Spans[k], k)
+		for j < len(moved) && compareSortKeys(moved[j], kk) < 0 {
+			order = append(order, moved[j].idx)
+			j++
+		}
+		order = append(order, k)
+	}
+	for ; j < len(moved); j++ {
+		order = append(order, moved[j].idx)
+	}
 	newIdx := make([]int32, n)
 	for pos, old := range order {
 		newIdx[old] = int32(pos)
@@ -236,13 +249,39 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 	return np, rep
 }
 
-// mergeSorted merges the sorted x and y into a new slice, taking x's
+// spanSortKey is a span's spanCompare key and its index.
+type spanSortKey struct {
+	start  Time
+	hi, lo uint64
+	id     SpanID
+	idx    int32
+}
+
+func sortKeyOf(s *Span, idx int32) spanSortKey {
+	return spanSortKey{s.Start, s.TraceID.High, s.TraceID.Low, s.SpanID, idx}
+}
+
+// compareSortKeys is spanCompare on keys.
+func compareSortKeys(x, y spanSortKey) int {
+	if c := cmp.Compare(x.start, y.start); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.hi, y.hi); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.lo, y.lo); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.id, y.id)
+}
+
+// mergeSortKeys merges the sorted x and y into a new slice, taking x's
 // element first on ties. O(len(x)+len(y)).
-func mergeSorted(x, y []int32, cmp func(a, b int32) int) []int32 {
-	out := make([]int32, 0, len(x)+len(y))
+func mergeSortKeys(x, y []spanSortKey) []spanSortKey {
+	out := make([]spanSortKey, 0, len(x)+len(y))
 	i, j := 0, 0
 	for i < len(x) && j < len(y) {
-		if cmp(x[i], y[j]) <= 0 {
+		if compareSortKeys(x[i], y[j]) <= 0 {
 			out = append(out, x[i])
 			i++
 		} else {
