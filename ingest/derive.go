@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -315,7 +316,9 @@ func (d *traceDeriver) exclusiveTime(i int, ivs [][2]int64) (float64, [][2]int64
 	}
 	self := float64(s.Duration)
 	if len(ivs) > 0 {
-		sort.Slice(ivs, func(x, y int) bool { return ivs[x][0] < ivs[y][0] })
+		// By start only: the union's length does not depend on the order
+		// of intervals with equal starts.
+		slices.SortFunc(ivs, func(x, y [2]int64) int { return cmp.Compare(x[0], y[0]) })
 		covered, cur := int64(0), ivs[0]
 		for _, iv := range ivs[1:] {
 			if iv[0] <= cur[1] {
