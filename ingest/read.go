@@ -117,8 +117,9 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		return nil, fmt.Errorf("no readable input: none of the %d files is in a known format (first: %s)", len(b.Inputs), b.Inputs[0].Path)
 	}
 	b.enforceLimits(lim, "inputs")
-	// Regular files were parsed without hashing; hash them now, beside the
-	// mostly single-threaded Finalize.
+	// Regular files were parsed without hashing; hash them now, beside
+	// Finalize (whose span passes are split over two goroutines only in
+	// part, so a core is often free).
 	hashed := make(chan []fileHash, 1)
 	var toHash []int
 	for i := range files {
