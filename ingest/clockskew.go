@@ -124,65 +124,115 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 		}
 	}
 
+	// Walk the trees from their roots: each tree is walked by one goroutine
+	// and writes only its own spans' shifts, so two halves of the roots can
+	// be walked in parallel; the reports add up (counts) or take the
+	// larger (durations), so they do not depend on the split.
 	shift := make([]int64, n)
-	stack := make([]int32, 0, 64)
+	var roots []int32
 	for i, p := range parent {
 		if p < 0 {
-			stack = append(stack, int32(i))
+			roots = append(roots, int32(i))
 		}
 	}
-	for len(stack) > 0 {
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		ps := &b.Spans[v]
-		pStart := addSat(ps.Start, shift[v])
-		for _, c := range kids[first[v]:first[v+1]] {
-			cs := &b.Spans[c]
-			shift[c] = shift[v]
-			if !sameClock(cs, ps) && outside(addSat(cs.Start, shift[v]), cs.Duration, pStart, ps.Duration, tol) {
-				d := skewShift(cs.Start, cs.Duration, pStart, ps.Duration)
-				if own := time.Duration(d - shift[v]).Abs(); own > maxSkewAdjust {
-					rep.refused++
-					rep.refusedD = max(rep.refusedD, own)
-				} else {
-					shift[c] = d
+	walk := func(roots []int32) (rep skewReport) {
+		stack := make([]int32, 0, 64)
+		for _, r := range roots {
+			stack = append(stack[:0], r)
+			for len(stack) > 0 {
+				v := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				ps := &b.Spans[v]
+				pStart := addSat(ps.Start, shift[v])
+				for _, c := range kids[first[v]:first[v+1]] {
+					cs := &b.Spans[c]
+					shift[c] = shift[v]
+					if !sameClock(cs, ps) && outside(addSat(cs.Start, shift[v]), cs.Duration, pStart, ps.Duration, tol) {
+						d := skewShift(cs.Start, cs.Duration, pStart, ps.Duration)
+						if own := time.Duration(d - shift[v]).Abs(); own > maxSkewAdjust {
+							rep.refused++
+							rep.refusedD = max(rep.refusedD, own)
+						} else {
+							shift[c] = d
+						}
+					}
+					stack = append(stack, c)
 				}
 			}
-			stack = append(stack, c)
 		}
+		return rep
 	}
-
-	var moved, kept []int32
-	hosts := map[clock]bool{}
-	for i, d := range shift {
-		if d == 0 {
-			kept = append(kept, int32(i))
-			continue
+	// Apply the shifts over a range of spans: the moved ones (their own
+	// clocks and the largest shift counted, each with its sort key) and
+	// the kept ones, each in index order.
+	type applied struct {
+		moved   []spanSortKey
+		kept    []int32
+		hosts   map[clock]bool
+		largest time.Duration
+	}
+	apply := func(lo, hi int) (a applied) {
+		a.hosts = map[clock]bool{}
+		for i := lo; i < hi; i++ {
+			d := shift[i]
+			if d == 0 {
+				a.kept = append(a.kept, int32(i))
+				continue
+			}
+			s := &b.Spans[i]
+			s.Start = addSat(s.Start, d)
+			a.moved = append(a.moved, sortKeyOf(s, int32(i)))
+			a.hosts[clockOf(s)] = true
+			a.largest = max(a.largest, time.Duration(d).Abs())
 		}
-		s := &b.Spans[i]
-		s.Start = addSat(s.Start, d)
-		moved = append(moved, int32(i))
-		hosts[clockOf(s)] = true
-		rep.largest = max(rep.largest, time.Duration(d).Abs())
+		// Sorted by their keys, not through the spans: no cache miss per
+		// comparison. spanCompare is a total order on spans of distinct
+		// IDs, so the result does not depend on how it was reached.
+		slices.SortFunc(a.moved, compareSortKeys)
+		return a
+	}
+	var moved []spanSortKey
+	var kept []int32
+	hosts := map[clock]bool{}
+	if n < parallelMinSpans {
+		rep = walk(roots)
+		a := apply(0, n)
+		moved, kept, hosts, rep.largest = a.moved, a.kept, a.hosts, a.largest
+	} else {
+		var r2 skewReport
+		half := len(roots) / 2
+		both(func() { rep = walk(roots[:half]) }, func() { r2 = walk(roots[half:]) })
+		rep.refused += r2.refused
+		rep.refusedD = max(rep.refusedD, r2.refusedD)
+		var a1, a2 applied
+		both(func() { a1 = apply(0, n/2) }, func() { a2 = apply(n/2, n) })
+		kept = append(a1.kept, a2.kept...)
+		moved = mergeSortKeys(a1.moved, a2.moved)
+		for h := range a2.hosts {
+			a1.hosts[h] = true
+		}
+		hosts, rep.largest = a1.hosts, max(a1.largest, a2.largest)
 	}
 	rep.moved, rep.hosts = len(moved), len(hosts)
 	if len(moved) == 0 {
 		return parent, rep
 	}
 
-	// Re-sort: the unmoved spans are still in order; sort the moved ones and
-	// merge. order[pos] is the old index of the span now at pos.
-	slices.SortFunc(moved, func(x, y int32) int { return spanCompare(&b.Spans[x], &b.Spans[y]) })
+	// Re-sort: the unmoved spans are still in order; merge the sorted moved
+	// ones in (a kept span first on ties, which distinct IDs rule out).
+	// order[pos] is the old index of the span now at pos.
 	order := make([]int32, 0, n)
-	i, j := 0, 0
-	for i < len(kept) || j < len(moved) {
-		if j == len(moved) || (i < len(kept) && spanCompare(&b.Spans[kept[i]], &b.Spans[moved[j]]) <= 0) {
-			order = append(order, kept[i])
-			i++
-		} else {
-			order = append(order, moved[j])
+	j := 0
+	for _, k := range kept {
+		kk := sortKeyOf(&b.Spans[k], k)
+		for j < len(moved) && compareSortKeys(moved[j], kk) < 0 {
+			order = append(order, moved[j].idx)
 			j++
 		}
+		order = append(order, k)
+	}
+	for ; j < len(moved); j++ {
+		order = append(order, moved[j].idx)
 	}
 	newIdx := make([]int32, n)
 	for pos, old := range order {
@@ -197,6 +247,50 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 	}
 	permuteSpans(b.Spans, order)
 	return np, rep
+}
+
+// spanSortKey is a span's spanCompare key and its index.
+type spanSortKey struct {
+	start  Time
+	hi, lo uint64
+	id     SpanID
+	idx    int32
+}
+
+func sortKeyOf(s *Span, idx int32) spanSortKey {
+	return spanSortKey{s.Start, s.TraceID.High, s.TraceID.Low, s.SpanID, idx}
+}
+
+// compareSortKeys is spanCompare on keys.
+func compareSortKeys(x, y spanSortKey) int {
+	if c := cmp.Compare(x.start, y.start); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.hi, y.hi); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.lo, y.lo); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.id, y.id)
+}
+
+// mergeSortKeys merges the sorted x and y into a new slice, taking x's
+// element first on ties. O(len(x)+len(y)).
+func mergeSortKeys(x, y []spanSortKey) []spanSortKey {
+	out := make([]spanSortKey, 0, len(x)+len(y))
+	i, j := 0, 0
+	for i < len(x) && j < len(y) {
+		if compareSortKeys(x[i], y[j]) <= 0 {
+			out = append(out, x[i])
+			i++
+		} else {
+			out = append(out, y[j])
+			j++
+		}
+	}
+	out = append(out, x[i:]...)
+	return append(out, y[j:]...)
 }
 
 // permuteSpans moves spans[order[pos]] to pos for every pos, in place along

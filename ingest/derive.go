@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -78,9 +79,21 @@ func (b *Bundle) deriveTraceSeries(parent []int32) {
 		}
 		return keys[i].b < keys[j].b
 	})
-	for _, k := range keys {
-		d.emitSeries(k, aggs[k])
+	// Each aggregate's series depend on it alone: two halves of the keys
+	// are emitted in parallel and appended in key order.
+	emitAll := func(keys []aggKey) (out []*Series) {
+		for _, k := range keys {
+			out = d.emitSeries(out, k, aggs[k])
+		}
+		return out
 	}
+	if len(b.Spans) < parallelMinSpans {
+		b.Series = append(b.Series, emitAll(keys)...)
+		return
+	}
+	var first, second []*Series
+	both(func() { first = emitAll(keys[:len(keys)/2]) }, func() { second = emitAll(keys[len(keys)/2:]) })
+	b.Series = append(append(b.Series, first...), second...)
 }
 
 // traceDeriver holds what deriveTraceSeries computes once over the spans:
@@ -101,6 +114,19 @@ type traceDeriver struct {
 // O(spans).
 func newTraceDeriver(b *Bundle, parent []int32) *traceDeriver {
 	d := &traceDeriver{b: b, parent: parent, n: len(b.Grid), g0: int64(b.Grid[0]), step: int64(b.Step)}
+	if len(b.Spans) < parallelMinSpans {
+		d.indexChildren()
+		d.indexPlaces()
+	} else {
+		both(d.indexChildren, d.indexPlaces)
+	}
+	return d
+}
+
+// indexChildren counts each span's children (all, and those in other
+// services) and lists them in CSR form. O(spans).
+func (d *traceDeriver) indexChildren() {
+	b, parent := d.b, d.parent
 	d.nChildren = make([]int32, len(b.Spans))
 	d.crossChildren = make([]int32, len(b.Spans))
 	for i := range b.Spans {
@@ -124,6 +150,12 @@ func newTraceDeriver(b *Bundle, parent []int32) *traceDeriver {
 			fill[p]++
 		}
 	}
+}
+
+// indexPlaces finds the pods of each service and the grid cells that some
+// span starts in. O(spans).
+func (d *traceDeriver) indexPlaces() {
+	b := d.b
 	d.podsOf = map[string]map[string]bool{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
@@ -140,7 +172,6 @@ func newTraceDeriver(b *Bundle, parent []int32) *traceDeriver {
 			d.covered[c] = true
 		}
 	}
-	return d
 }
 
 // cellOf is the grid cell of a span starting at t (cell g covers
@@ -285,7 +316,9 @@ func (d *traceDeriver) exclusiveTime(i int, ivs [][2]int64) (float64, [][2]int64
 	}
 	self := float64(s.Duration)
 	if len(ivs) > 0 {
-		sort.Slice(ivs, func(x, y int) bool { return ivs[x][0] < ivs[y][0] })
+		// By start only: the union's length does not depend on the order
+		// of intervals with equal starts.
+		slices.SortFunc(ivs, func(x, y [2]int64) int { return cmp.Compare(x[0], y[0]) })
 		covered, cur := int64(0), ivs[0]
 		for _, iv := range ivs[1:] {
 			if iv[0] <= cur[1] {
@@ -301,10 +334,11 @@ func (d *traceDeriver) exclusiveTime(i int, ivs [][2]int64) (float64, [][2]int64
 	return self, ivs
 }
 
-// emitSeries appends the series of one aggregate to the bundle, in a fixed
-// order (a quantile sorts its cell's durations in place after the mean has
-// summed them in arrival order).
-func (d *traceDeriver) emitSeries(k aggKey, a *agg) {
+// emitSeries appends the series of one aggregate to out, in a fixed order
+// (a quantile sorts its cell's durations in place after the mean has summed
+// them in arrival order), and returns it. It reads the deriver and writes
+// only a's cells, so aggregates can be emitted in parallel.
+func (d *traceDeriver) emitSeries(out []*Series, k aggKey, a *agg) []*Series {
 	b := d.b
 	perSec := 1 / b.Step.Seconds()
 	var ent Entity
@@ -341,7 +375,7 @@ func (d *traceDeriver) emitSeries(k aggKey, a *agg) {
 			ls = append(ls, Label{"stat", stat})
 			SortLabels(ls)
 		}
-		b.Series = append(b.Series, &Series{Name: name, Labels: ls, Entity: ent, Signal: sig, Stat: stat, Unit: unit,
+		out = append(out, &Series{Name: name, Labels: ls, Entity: ent, Signal: sig, Stat: stat, Unit: unit,
 			Source: DerivedSource, T: b.Grid, V: v, Aligned: true})
 	}
 	quant := func(sel func(c *aggCell) []float32, q float64) func(c *aggCell) float64 {
@@ -399,6 +433,7 @@ func (d *traceDeriver) emitSeries(k aggKey, a *agg) {
 			return c.gapSum / float64(c.gapN)
 		})
 	}
+	return out
 }
 
 // quantile32 is measure.QuantileSorted of xs after sorting xs in place.

@@ -10,9 +10,10 @@ import (
 	"time"
 )
 
-// TestDeriveParallelMatchesSequential finalizes the same spans with the
-// parent links and the trace series computed on one goroutine and on two,
-// and requires identical parents, warnings and bit-identical series.
+// TestDeriveParallelMatchesSequential finalizes the same spans (with
+// repeated IDs, orphans and clock skew) with the span index, parent links,
+// clock-skew walk and trace series computed on one goroutine and on two,
+// and requires identical spans, parents, warnings and bit-identical series.
 func TestDeriveParallelMatchesSequential(t *testing.T) {
 	build := func() *Bundle {
 		rng := rand.New(rand.NewPCG(7, 8))
@@ -34,7 +35,15 @@ func TestDeriveParallelMatchesSequential(t *testing.T) {
 					Kind: SpanServer, Start: cl.Start + Time(time.Millisecond), Duration: cl.Duration / 2, Error: rng.IntN(30) == 0,
 					Pod: fmt.Sprintf("%s-%d", svc, rng.IntN(2)), Source: "t"}
 				id++
+				if rng.IntN(5) == 0 { // on a skewed clock: starts before its caller
+					sv.Start -= Time(20 * time.Millisecond)
+				}
 				b.Spans = append(b.Spans, cl, sv)
+			}
+			if tr%50 == 0 { // a repeated span ID (the first is kept)
+				dup := root
+				dup.Source, dup.Start = "u", root.Start+1
+				b.Spans = append(b.Spans, dup)
 			}
 			if tr%100 == 0 { // an orphan and a negative duration now and then
 				b.Spans = append(b.Spans, Span{TraceID: root.TraceID, SpanID: SpanID(id), ParentID: SpanID(1 << 60), Service: "db",
@@ -59,8 +68,19 @@ func TestDeriveParallelMatchesSequential(t *testing.T) {
 	if !slices.Equal(seq.Parent, par.Parent) || !reflect.DeepEqual(seq.Warnings, par.Warnings) {
 		t.Fatalf("parents or warnings differ:\n%v\n%v", seq.Warnings, par.Warnings)
 	}
-	if !slices.ContainsFunc(par.Warnings, func(w Warning) bool { return w.Kind == ErrOrphanSpan && w.Count == 30 }) {
-		t.Errorf("want 30 orphans counted: %v", par.Warnings)
+	for _, want := range []struct {
+		kind  error
+		count int
+	}{{ErrOrphanSpan, 30}, {ErrDuplicateID, 60}} {
+		if !slices.ContainsFunc(par.Warnings, func(w Warning) bool { return w.Kind == want.kind && w.Count == want.count }) {
+			t.Errorf("want %d %v counted: %v", want.count, want.kind, par.Warnings)
+		}
+	}
+	if !slices.ContainsFunc(par.Warnings, func(w Warning) bool { return w.Kind == ErrClockSkew && w.Count > 1000 }) {
+		t.Errorf("want over 1000 spans adjusted for clock skew: %v", par.Warnings)
+	}
+	if !slices.EqualFunc(seq.Spans, par.Spans, func(x, y Span) bool { return x == y }) {
+		t.Error("the finalized spans differ")
 	}
 	if len(seq.Series) != len(par.Series) || len(seq.Series) < 30 {
 		t.Fatalf("series: sequential %d, parallel %d", len(seq.Series), len(par.Series))

@@ -42,8 +42,17 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.matchLogStreams()
 	b.matchGPUs()
 	b.placeProcesses()
-	b.deriveTraceSeries(b.Parent)
-	b.deriveOperationMix()
+	// The trace series and the operation mix only read the spans: side by
+	// side on big inputs, the mix's series appended after the trace
+	// series' as when run in turn.
+	if len(b.Spans) < parallelMinSpans {
+		b.deriveTraceSeries(b.Parent)
+		b.deriveOperationMix()
+	} else {
+		var mix []*Series
+		both(func() { b.deriveTraceSeries(b.Parent) }, func() { mix = b.operationMixSeries() })
+		b.Series = append(b.Series, mix...)
+	}
 	b.deriveDefaultLogSeries()
 	b.alignSeries(opt.Limits.withDefaults().MaxCells)
 	b.collectEntities()
@@ -119,15 +128,26 @@ func both(first, second func()) {
 }
 
 // seriesStep returns the median spacing of a series' points (0 when < 2).
+// Evenly spaced points (most series) are one pass without allocating;
+// otherwise O(n log n) for the sort. Finalize asks up to three times per
+// series.
 func seriesStep(s *Series) time.Duration {
 	if len(s.T) < 2 {
 		return 0
+	}
+	d0 := s.T[1] - s.T[0]
+	even := true
+	for i := 2; i < len(s.T) && even; i++ {
+		even = s.T[i]-s.T[i-1] == d0
+	}
+	if even {
+		return time.Duration(d0)
 	}
 	d := make([]int64, 0, len(s.T)-1)
 	for i := 1; i < len(s.T); i++ {
 		d = append(d, int64(s.T[i]-s.T[i-1]))
 	}
-	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	slices.Sort(d)
 	return time.Duration(d[len(d)/2])
 }
 

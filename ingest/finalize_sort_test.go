@@ -5,7 +5,19 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
+
+// TestSpanSize keeps Span's fields packed (Kind beside Error): a million
+// spans are held twice at Read's peak, so every word is 16 MB.
+func TestSpanSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("64-bit layout")
+	}
+	if got := unsafe.Sizeof(Span{}); got != 168 {
+		t.Errorf("Span is %d bytes, want 168 (a field added or padding between fields?)", got)
+	}
+}
 
 // TestSortSpansStable checks the key sort against slices.SortStableFunc on
 // spans with many ties (equal starts, repeated IDs), telling equal spans

@@ -524,6 +524,18 @@ func BenchmarkDecodeJaeger(b *testing.B) {
 	b.ReportMetric(float64(spans)/b.Elapsed().Seconds(), "spans/s")
 }
 
+// BenchmarkDecodeJaegerFast is BenchmarkDecodeJaeger through the fast path.
+func BenchmarkDecodeJaegerFast(b *testing.B) {
+	raw := readNezha(b)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodeJaegerFast("traces.json", bytes.NewReader(raw), Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // FuzzDecodeJaeger: no input may panic; errors are always *InputError.
 func FuzzDecodeJaeger(f *testing.F) {
 	f.Add([]byte(`{"data":[{"traceID":"1","spans":[{"traceID":"1","spanID":"2","startTime":"3","tags":[{"key":"error","type":"bool","value":"true"}],"processID":"p1"}],"processes":{"p1":{"serviceName":"s"}}}]}`))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/bits"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -26,10 +27,16 @@ var strSpecial = func() (t [256]bool) {
 // hasSpecial8 reports whether any of the eight bytes of w is one strSpecial
 // marks: a quote, a backslash, a control character or a non-ASCII byte
 // (the SWAR zero-byte tests of "Bit Twiddling Hacks").
-func hasSpecial8(w uint64) bool {
+func hasSpecial8(w uint64) bool { return special8(w) != 0 }
+
+// special8 is hasSpecial8's mask: the high bit of each byte of w (little
+// endian) that may be special. Borrows can flag bytes above a special one,
+// never below it, so the lowest set bit is exact: the first special byte
+// is bits.TrailingZeros64(m)/8.
+func special8(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	return (w&highs)|zero(w^(ones*'"'))|zero(w^(ones*'\\'))|((w-ones*0x20)&^w&highs) != 0
+	return (w & highs) | zero(w^(ones*'"')) | zero(w^(ones*'\\')) | ((w - ones*0x20) &^ w & highs)
 }
 
 // errSlowPath makes ReadFile fall back to the general reader.
@@ -211,9 +218,13 @@ func (s *fastScanner) strKept() (string, bool) {
 			}
 			continue
 		}
-		if j := s.keep + i; j+8 <= len(s.buf) && !hasSpecial8(binary.LittleEndian.Uint64(s.buf[j:])) {
-			i += 8 // eight plain bytes at once
-			continue
+		if j := s.keep + i; j+8 <= len(s.buf) {
+			m := special8(binary.LittleEndian.Uint64(s.buf[j:]))
+			if m == 0 {
+				i += 8 // eight plain bytes at once
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3 // to the first special byte
 		}
 		c := s.buf[s.keep+i]
 		if !strSpecial[c] {

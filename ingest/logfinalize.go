@@ -196,7 +196,7 @@ func (b *Bundle) attachLogsToSpans() {
 	if !need {
 		return
 	}
-	index := newSpanTable(len(b.Spans))
+	index := newSpanTable(len(b.Spans), 1)
 	for i := range b.Spans {
 		if index.lookup(b.Spans, b.Spans[i].TraceID, b.Spans[i].SpanID) < 0 {
 			index.insert(b.Spans, int32(i))

@@ -26,8 +26,15 @@ const minMixSpans = 5
 // busy and quiet steps. NaN where a cell has fewer than minMixSpans spans.
 // The reference mix includes the incident, which only dilutes a shift.
 func (b *Bundle) deriveOperationMix() {
+	b.Series = append(b.Series, b.operationMixSeries()...)
+}
+
+// operationMixSeries returns deriveOperationMix's series without adding
+// them: it only reads the spans and the grid, so it can run beside
+// deriveTraceSeries. O(spans + services·cells·maxMixOps).
+func (b *Bundle) operationMixSeries() (out []*Series) {
 	if len(b.Spans) == 0 || len(b.Grid) == 0 {
-		return
+		return nil
 	}
 	n := len(b.Grid)
 	g0, step := int64(b.Grid[0]), int64(b.Step)
@@ -112,10 +119,11 @@ func (b *Bundle) deriveOperationMix() {
 		if !scored {
 			continue
 		}
-		b.Series = append(b.Series, &Series{Name: TraceOpMix, Labels: Labels{{"service", svc}, {"stat", "mix"}},
+		out = append(out, &Series{Name: TraceOpMix, Labels: Labels{{"service", svc}, {"stat", "mix"}},
 			Entity: Entity{Kind: KindService, Name: svc, Service: svc}, Signal: SignalTraffic, Stat: "mix", Unit: "z",
 			Source: DerivedSource, T: b.Grid, V: v, Aligned: true})
 	}
+	return out
 }
 
 // mixShares turns a mix's reference counts into shares, in place, with half

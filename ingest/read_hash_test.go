@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,28 @@ func TestReadHashesInputs(t *testing.T) {
 	}
 	if len(b.Inputs) != len(files)+1 {
 		t.Errorf("%d inputs, want %d", len(b.Inputs), len(files)+1)
+	}
+}
+
+// TestReadOrder checks the order readAll starts files in: regular files
+// largest first, equal sizes in file order, then files that cannot be
+// stat'ed and streams, in file order.
+func TestReadOrder(t *testing.T) {
+	dir := t.TempDir()
+	sizes := map[string]int{"a": 10, "b": 300, "c": 10, "d": 5000}
+	var files []string
+	for _, n := range []string{"a", "b", "c", "d"} {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, bytes.Repeat([]byte{'x'}, sizes[n]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	files = append(files, "-", filepath.Join(dir, "missing"))
+	streams := []bool{false, false, false, false, true, false}
+	got := readOrder(files, streams)
+	want := []int{3, 1, 0, 2, 4, 5}
+	if !slices.Equal(got, want) {
+		t.Errorf("readOrder = %v, want %v", got, want)
 	}
 }

@@ -174,28 +174,51 @@ type spanKey struct {
 // addressing with linear probing over a power-of-two table at most half full.
 // It stores only int32 indexes (the keys are read back from the spans), so
 // it costs 8 bytes per span and about a third of a Go map's time.
+//
+// The table is cut into shards (a power of two, chosen by the hash's top
+// bits; probing wraps inside a shard), so that one goroutine per shard can
+// fill it (indexSpans): every copy of a key lands in the same shard.
 type spanTable struct {
 	slots []int32 // index+1; 0 = empty
-	mask  uint64
+	mask  uint64  // of a slot within its shard
+	bits  uint    // log2 of a shard's size
+	shift uint    // 64 - log2(shards); 64 for one shard (h>>64 is 0)
 }
 
-func newSpanTable(n int) *spanTable {
+// newSpanTable returns a table for n spans in shards shards (a power of
+// two).
+func newSpanTable(n, shards int) *spanTable {
 	size := 16
 	for size < 2*n {
 		size <<= 1
 	}
-	return &spanTable{slots: make([]int32, size), mask: uint64(size - 1)}
+	per := max(size/shards, 16)
+	bits, shift := uint(0), uint(64)
+	for 1<<bits < per {
+		bits++
+	}
+	for k := shards; k > 1; k >>= 1 {
+		shift--
+	}
+	return &spanTable{slots: make([]int32, per*shards), mask: uint64(per - 1), bits: bits, shift: shift}
 }
 
-func (t *spanTable) hash(tr TraceID, id SpanID) uint64 {
+// home returns the shard of (tr, id) and the slot its probe starts at.
+func (t *spanTable) home(tr TraceID, id SpanID) (shard, slot uint64) {
 	h := (tr.Low ^ tr.High*0x9e3779b97f4a7c15) * 0xff51afd7ed558ccd
 	h ^= uint64(id) * 0xc4ceb9fe1a85ec53
-	return (h ^ h>>29) & t.mask
+	h ^= h >> 29
+	shard = h >> t.shift
+	return shard, shard<<t.bits | h&t.mask
 }
+
+// next is the slot after i in i's shard.
+func (t *spanTable) next(i uint64) uint64 { return i&^t.mask | (i+1)&t.mask }
 
 // lookup returns the index of the span with these IDs, or -1.
 func (t *spanTable) lookup(spans []Span, tr TraceID, id SpanID) int32 {
-	for i := t.hash(tr, id); ; i = (i + 1) & t.mask {
+	_, i := t.home(tr, id)
+	for ; ; i = t.next(i) {
 		v := t.slots[i]
 		if v == 0 {
 			return -1
@@ -209,11 +232,67 @@ func (t *spanTable) lookup(spans []Span, tr TraceID, id SpanID) int32 {
 // insert adds spans[idx], which must not be present yet.
 func (t *spanTable) insert(spans []Span, idx int32) {
 	s := &spans[idx]
-	i := t.hash(s.TraceID, s.SpanID)
+	_, i := t.home(s.TraceID, s.SpanID)
 	for t.slots[i] != 0 {
-		i = (i + 1) & t.mask
+		i = t.next(i)
 	}
 	t.slots[i] = idx + 1
+}
+
+// indexSpans returns the table of spans' IDs and which spans repeat the IDs
+// of an earlier one (dup[i], nil when none does; those are not in the
+// table). On big inputs two goroutines fill one shard each, both walking
+// all spans in order and taking the keys of their shard, so the first of
+// repeated IDs is the one kept, as in one sequential pass. O(n) expected.
+func indexSpans(spans []Span) (index *spanTable, dup []bool, dups int) {
+	shards := 1
+	if len(spans) >= parallelMinSpans {
+		shards = 2
+	}
+	index = newSpanTable(len(spans), shards)
+	// fill inserts the spans of one shard; its repeats go to its own dup
+	// slice, made on the first.
+	fill := func(shard uint64) (dup []bool, dups int) {
+		for i := range spans {
+			s := &spans[i]
+			sh, j := index.home(s.TraceID, s.SpanID)
+			if sh != shard {
+				continue
+			}
+			for ; ; j = index.next(j) {
+				v := index.slots[j]
+				if v == 0 {
+					index.slots[j] = int32(i) + 1
+					break
+				}
+				if o := &spans[v-1]; o.SpanID == s.SpanID && o.TraceID == s.TraceID {
+					if dup == nil {
+						dup = make([]bool, len(spans))
+					}
+					dup[i] = true
+					dups++
+					break
+				}
+			}
+		}
+		return dup, dups
+	}
+	if shards == 1 {
+		dup, dups = fill(0)
+		return index, dup, dups
+	}
+	var d2 []bool
+	var n2 int
+	both(func() { dup, dups = fill(0) }, func() { d2, n2 = fill(1) })
+	switch {
+	case dup == nil:
+		dup = d2
+	case d2 != nil:
+		for i, d := range d2 {
+			dup[i] = dup[i] || d
+		}
+	}
+	return index, dup, dups + n2
 }
 
 // checkSpans sorts spans by (start, trace, span), drops duplicate IDs, sets
@@ -227,19 +306,23 @@ func (b *Bundle) checkSpans() []int32 {
 		return nil
 	}
 	sortSpansStable(b.Spans)
-	index := newSpanTable(len(b.Spans))
-	w, dups := 0, 0
-	for i := range b.Spans {
-		if index.lookup(b.Spans, b.Spans[i].TraceID, b.Spans[i].SpanID) >= 0 {
-			dups++
-			continue
-		}
-		b.Spans[w] = b.Spans[i]
-		index.insert(b.Spans, int32(w))
-		w++
-	}
-	b.Spans = b.Spans[:w]
+	index, dup, dups := indexSpans(b.Spans)
 	if dups > 0 {
+		// Rare: drop the repeats (keeping the first) and index the rest
+		// again, so indexes are positions in the shortened slice.
+		w := 0
+		for i := range b.Spans {
+			if dup[i] {
+				continue
+			}
+			if w != i {
+				b.Spans[w] = b.Spans[i]
+			}
+			w++
+		}
+		clear(b.Spans[w:]) // let the dropped spans' strings go
+		b.Spans = b.Spans[:w]
+		index, _, _ = indexSpans(b.Spans)
 		b.Warn(ErrDuplicateID, "traces", dups, "%d spans repeat a (trace, span) ID already seen; kept the first", dups)
 	}
 	parent := make([]int32, len(b.Spans))

@@ -62,13 +62,28 @@ printf '%-10s %9s %7s %8s %8s %9s %8s %9s %7s %8s\n' \
 done
 echo "median of $RUNS runs; ratio = pipeline-analyze wall / python3 json.load wall on the same trace files (< 1 is faster)"
 
+# Per stage (issue 19): BenchmarkStages on the same bundles, RUNS runs each,
+# the median wall and CPU ms of ingest (read + Finalize), graph, causal and
+# render. The CPU times vary less than the wall times on a shared machine.
+go test -c -o "$work/bench.test" ./bench
+printf '\n%-10s %10s %10s %10s %10s %10s %10s %10s %10s\n' size ingest_ms ingest_cpu graph_ms graph_cpu causal_ms causal_cpu render_ms render_cpu
+"$work/benchgen" "${genargs[@]}" "$@" | while read -r name _; do
+	PA_BENCH_BIG=1 "$work/bench.test" -test.run '^$' -test.bench "Stages/$name\$" -test.benchtime 1x -test.count "$RUNS" 2>/dev/null |
+		python3 -c '
+import re, statistics, sys
+runs = [dict((k, float(v)) for v, k in re.findall(r"([0-9.]+) ([a-z-]+-ms)", l)) for l in sys.stdin if l.startswith("BenchmarkStages/")]
+if runs:
+    cols = [f"{s}-{k}" for s in ("ingest", "graph", "causal", "render") for k in ("ms", "cpu-ms")]
+    print(f"{sys.argv[1]:<10s} " + " ".join(f"{statistics.median(r[c] for r in runs):10.0f}" for c in cols))' "$name"
+done
+echo "median of $RUNS runs of BenchmarkStages (ms; ingest = read + Finalize)"
+
 # Logs (issue 14): 1M Loki log lines (~280 MB in 8 files, generated once by
 # bench.GenerateLogs and cached) read and templated by ingest.Read — parse,
 # fold stack traces, mine templates, merge them across files, sort, derive
 # the log series — through BenchmarkLogs, under /usr/bin/time -v.
 # Target: <= 3 s wall, <= 500 MB peak RSS on the 2-core machine.
 if [[ $# -eq 0 || " $* " == *" logs-1M "* ]]; then
-	go test -c -o "$work/bench.test" ./bench
 	export PA_BENCH_BIG=1
 	"$work/bench.test" -test.run '^$' -test.bench 'Logs/logs-1M$' -test.benchtime 1x >/dev/null # generate and cache once
 	l=()
