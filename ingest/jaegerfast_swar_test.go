@@ -2,8 +2,10 @@ package ingest
 
 import (
 	"encoding/binary"
+	"io"
 	"math/bits"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -50,4 +52,49 @@ func TestSpecial8First(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRawObjectStrings checks rawObject's brace matching, which skips the
+// plain bytes of strings eight at a time, against a byte-by-byte reference
+// on objects whose strings hold escaped quotes, backslashes, braces and
+// non-ASCII bytes at every offset from a word boundary, read through
+// readers that return 1 to 13 bytes at a time (so that every refill
+// boundary is crossed).
+func TestRawObjectStrings(t *testing.T) {
+	pieces := []string{`\"`, `\\`, `{`, `}`, `[`, `]`, `é`, `\u00e9`, `abcdefgh`, `x`}
+	for n := 0; n < 200; n++ {
+		var val strings.Builder
+		for k := 0; k < 1+n%7; k++ {
+			val.WriteString(strings.Repeat("p", (n+k)%11))
+			val.WriteString(pieces[(n*3+k)%len(pieces)])
+		}
+		obj := `{"p1":{"serviceName":"` + val.String() + `","tags":[{"key":"k","value":"` + strings.Repeat("v", n%17) + `"}]}}`
+		in := obj + `,"rest":1}`
+		for chunk := 1; chunk <= 13; chunk += 4 {
+			s := &fastScanner{r: &chunkReader{b: []byte(in), n: chunk}, keep: -1}
+			raw, ok := s.rawObject()
+			if !ok || string(raw) != obj {
+				t.Fatalf("case %d chunk %d: rawObject = %q, %v; want %q", n, chunk, raw, ok, obj)
+			}
+			if c := s.ws(); c != ',' {
+				t.Fatalf("case %d chunk %d: next byte %q, want ','", n, chunk, c)
+			}
+		}
+	}
+}
+
+// chunkReader returns at most n bytes of b per Read.
+type chunkReader struct {
+	b []byte
+	n int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), r.n, len(r.b))
+	copy(p, r.b[:k])
+	r.b = r.b[k:]
+	return k, nil
 }

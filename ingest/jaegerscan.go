@@ -414,6 +414,19 @@ func (s *fastScanner) rawObject() ([]byte, bool) {
 			}
 			continue
 		}
+		if inStr {
+			// Inside a string only a quote or an escape matters: skip
+			// eight plain bytes at once, or jump to the first special
+			// one (special8's lowest bit is exact).
+			if j := s.keep + i; j+8 <= len(s.buf) {
+				m := special8(binary.LittleEndian.Uint64(s.buf[j:]))
+				if m == 0 {
+					i += 8
+					continue
+				}
+				i += bits.TrailingZeros64(m) / 8
+			}
+		}
 		c := s.buf[s.keep+i]
 		i++
 		switch {
