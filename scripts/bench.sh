@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-3}
+export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g} -Wno-deprecated-declarations" # go-nvml's deprecation warnings
 TIME=/usr/bin/time
 if [[ ! -x $TIME ]]; then
 	echo "bench.sh: $TIME is missing (apt-get install -y time)" >&2
