@@ -191,28 +191,20 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 		slices.SortFunc(a.moved, compareSortKeys)
 		return a
 	}
-	var moved []spanSortKey
-	var kept []int32
-	hosts := map[clock]bool{}
-	if n < parallelMinSpans {
-		rep = walk(roots)
-		a := apply(0, n)
-		moved, kept, hosts, rep.largest = a.moved, a.kept, a.hosts, a.largest
-	} else {
-		var r2 skewReport
-		half := len(roots) / 2
-		both(func() { rep = walk(roots[:half]) }, func() { r2 = walk(roots[half:]) })
-		rep.refused += r2.refused
-		rep.refusedD = max(rep.refusedD, r2.refusedD)
-		var a1, a2 applied
-		both(func() { a1 = apply(0, n/2) }, func() { a2 = apply(n/2, n) })
-		kept = append(a1.kept, a2.kept...)
-		moved = mergeSortKeys(a1.moved, a2.moved)
-		for h := range a2.hosts {
-			a1.hosts[h] = true
-		}
-		hosts, rep.largest = a1.hosts, max(a1.largest, a2.largest)
+	var r2 skewReport
+	half := len(roots) / 2
+	bothIf(n, func() { rep = walk(roots[:half]) }, func() { r2 = walk(roots[half:]) })
+	rep.refused += r2.refused
+	rep.refusedD = max(rep.refusedD, r2.refusedD)
+	var a1, a2 applied
+	bothIf(n, func() { a1 = apply(0, n/2) }, func() { a2 = apply(n/2, n) })
+	kept := append(a1.kept, a2.kept...)
+	moved := mergeSortKeys(a1.moved, a2.moved)
+	hosts := a1.hosts
+	for h := range a2.hosts {
+		hosts[h] = true
 	}
+	rep.largest = max(a1.largest, a2.largest)
 	rep.moved, rep.hosts = len(moved), len(hosts)
 	if len(moved) == 0 {
 		return parent, rep

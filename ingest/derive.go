@@ -87,12 +87,8 @@ func (b *Bundle) deriveTraceSeries(parent []int32) {
 		}
 		return out
 	}
-	if len(b.Spans) < parallelMinSpans {
-		b.Series = append(b.Series, emitAll(keys)...)
-		return
-	}
 	var first, second []*Series
-	both(func() { first = emitAll(keys[:len(keys)/2]) }, func() { second = emitAll(keys[len(keys)/2:]) })
+	bothIf(len(b.Spans), func() { first = emitAll(keys[:len(keys)/2]) }, func() { second = emitAll(keys[len(keys)/2:]) })
 	b.Series = append(append(b.Series, first...), second...)
 }
 
@@ -114,12 +110,7 @@ type traceDeriver struct {
 // O(spans).
 func newTraceDeriver(b *Bundle, parent []int32) *traceDeriver {
 	d := &traceDeriver{b: b, parent: parent, n: len(b.Grid), g0: int64(b.Grid[0]), step: int64(b.Step)}
-	if len(b.Spans) < parallelMinSpans {
-		d.indexChildren()
-		d.indexPlaces()
-	} else {
-		both(d.indexChildren, d.indexPlaces)
-	}
+	bothIf(len(b.Spans), d.indexChildren, d.indexPlaces)
 	return d
 }
 

@@ -44,15 +44,10 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.placeProcesses()
 	// The trace series and the operation mix only read the spans: side by
 	// side on big inputs, the mix's series appended after the trace
-	// series' as when run in turn.
-	if len(b.Spans) < parallelMinSpans {
-		b.deriveTraceSeries(b.Parent)
-		b.deriveOperationMix()
-	} else {
-		var mix []*Series
-		both(func() { b.deriveTraceSeries(b.Parent) }, func() { mix = b.operationMixSeries() })
-		b.Series = append(b.Series, mix...)
-	}
+	// series'.
+	var mix []*Series
+	bothIf(len(b.Spans), func() { b.deriveTraceSeries(b.Parent) }, func() { mix = b.operationMixSeries() })
+	b.Series = append(b.Series, mix...)
 	b.deriveDefaultLogSeries()
 	b.alignSeries(opt.Limits.withDefaults().MaxCells)
 	b.collectEntities()
@@ -125,6 +120,19 @@ func both(first, second func()) {
 	}()
 	first()
 	<-done
+}
+
+// bothIf is both for a pass over n spans: below parallelMinSpans it calls
+// first and then second in the caller's goroutine (two goroutines cost more
+// than they save on small inputs). Either way the results are the same, so
+// callers write one path.
+func bothIf(n int, first, second func()) {
+	if n < parallelMinSpans {
+		first()
+		second()
+		return
+	}
+	both(first, second)
 }
 
 // seriesStep returns the median spacing of a series' points (0 when < 2).

@@ -350,14 +350,10 @@ func (b *Bundle) checkSpans() []int32 {
 		}
 		return orphans, negative
 	}
-	var orphans, negative int
-	if n := len(b.Spans); n < parallelMinSpans {
-		orphans, negative = link(0, n)
-	} else {
-		var o2, n2 int
-		both(func() { orphans, negative = link(0, n/2) }, func() { o2, n2 = link(n/2, n) })
-		orphans, negative = orphans+o2, negative+n2
-	}
+	var orphans, negative, o2, n2 int
+	n := len(b.Spans)
+	bothIf(n, func() { orphans, negative = link(0, n/2) }, func() { o2, n2 = link(n/2, n) })
+	orphans, negative = orphans+o2, negative+n2
 	if cut := cutParentCycles(parent); len(cut) > 0 {
 		for _, i := range cut {
 			b.Spans[i].ParentID = 0 // a root now, like a span that names itself (checkValues)
