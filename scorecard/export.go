@@ -25,11 +25,8 @@ func EscapeMarkdown(s string) string { return md(s) }
 // body (at least three), so a fenced block cannot be closed by its content.
 func MarkdownFence(body string) string { return mdFence(body) }
 
-// ShellQuote quotes one argument for a POSIX shell when it needs it.
-func ShellQuote(s string) string { return shellQuote(s) }
-
 // ShellCommand renders args as one shell command line: each sanitized and
-// quoted by ShellQuote, joined by spaces.
+// quoted for a POSIX shell when it needs it, joined by spaces.
 func ShellCommand(args []string) string { return shellCommand(args) }
 
 // ShortHash is the display prefix of a hex digest: its first 12
