@@ -424,7 +424,7 @@ func (s *fastScanner) rawObject() ([]byte, bool) {
 					i += 8
 					continue
 				}
-				i += bits.TrailingZeros64(m) / 8
+				i += bits.TrailingZeros64(m) >> 3 // to the first special byte
 			}
 		}
 		c := s.buf[s.keep+i]
