@@ -112,7 +112,7 @@ func TestGenerateFleet(t *testing.T) {
 	st.graphAndRank(t)
 	services := map[string]bool{}
 	for i := range st.b.Spans {
-		services[st.b.Spans[i].Service] = true
+		services[st.b.Spans[i].Service.String()] = true
 	}
 	if len(services) < fl.Services*9/10 {
 		t.Errorf("%d services traced, want about %d", len(services), fl.Services)

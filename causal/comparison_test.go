@@ -42,8 +42,8 @@ func spanChain(t *testing.T, slow string) (*ingest.Bundle, *tcg.Graph) {
 		feDur := feSelf + clientDur
 		fe, cl, ca, dbc, db := next(), next(), next(), next(), next()
 		add := func(sid, parent ingest.SpanID, svc, op string, kind ingest.SpanKind, off, dur float64) {
-			b.Spans = append(b.Spans, ingest.Span{TraceID: tr, SpanID: sid, ParentID: parent, Service: svc, Operation: op,
-				Kind: kind, Start: start.Add(ms(off)), Duration: ms(dur), Source: "test"})
+			b.Spans = append(b.Spans, ingest.Span{TraceID: tr, SpanID: sid, ParentID: parent, Service: ingest.Intern(svc), Operation: ingest.Intern(op),
+				Kind: kind, Start: start.Add(ms(off)), Duration: ms(dur), Source: ingest.Intern("test")})
 		}
 		add(fe, 0, "frontend", "GET /", ingest.SpanServer, 0, feDur)
 		add(cl, fe, "frontend", "cart.Get", ingest.SpanUnspecified, feSelf/2, clientDur)

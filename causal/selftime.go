@@ -67,6 +67,22 @@ type selfTimeKey struct {
 	what    string // the operation, or "caller → callee" for call time
 }
 
+// selfTimeSymKey is selfTimeKey as the span pass groups it, by the spans'
+// Syms: op is the operation, or the caller for call time (call).
+type selfTimeSymKey struct {
+	service, pod, op ingest.Sym
+	call             bool
+}
+
+// key spells k out.
+func (k selfTimeSymKey) key() selfTimeKey {
+	what := k.op.String()
+	if k.call {
+		what = what + " → " + k.service.String()
+	}
+	return selfTimeKey{service: k.service.String(), pod: k.pod.String(), what: what}
+}
+
 // analyzeSelfTime implements the "selftime" comparison method (CRISP, Uber
 // ATC 2022; MicroRank and TraceRCA for the family): per (service,
 // operation) the exclusive time of each span (duration minus the union of
@@ -111,7 +127,7 @@ func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	type sample struct {
 		base, win []float64
 	}
-	per := map[selfTimeKey]*sample{}
+	perSym := map[selfTimeSymKey]*sample{}
 	var buf [][2]ingest.Time
 	for i := range b.Spans {
 		s := &b.Spans[i]
@@ -127,7 +143,8 @@ func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		// A call span: a client (or producer) span, or an unlabelled span
 		// whose children are all in other services (as ingest derives call
 		// edges), or a leaf naming an untraced peer.
-		callee, cross := "", 0
+		var callee ingest.Sym
+		cross := 0
 		for _, c := range ch {
 			if cs := &b.Spans[c]; cs.Service != s.Service {
 				if cross == 0 {
@@ -138,25 +155,36 @@ func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		}
 		client := s.Kind == ingest.SpanClient || s.Kind == ingest.SpanProducer
 		if !client && !(s.Kind == ingest.SpanUnspecified && cross > 0 && cross == len(ch)) {
-			callee = ""
+			callee = ingest.Sym{}
 		}
-		if callee == "" && len(ch) == 0 && s.Peer != "" && s.Peer != s.Service && (client || s.Kind == ingest.SpanUnspecified) {
-			callee, pod = s.Peer, ""
+		if callee.IsEmpty() && len(ch) == 0 && !s.Peer.IsEmpty() && s.Peer != s.Service && (client || s.Kind == ingest.SpanUnspecified) {
+			callee, pod = s.Peer, ingest.Sym{}
 		}
-		k := selfTimeKey{service: s.Service, pod: pod, what: s.Operation}
-		if callee != "" {
-			k = selfTimeKey{service: callee, pod: pod, what: s.Service + " → " + callee}
+		k := selfTimeSymKey{service: s.Service, pod: pod, op: s.Operation}
+		if !callee.IsEmpty() {
+			k = selfTimeSymKey{service: callee, pod: pod, op: s.Service, call: true}
 		}
-		sm := per[k]
+		sm := perSym[k]
 		if sm == nil {
 			sm = &sample{}
-			per[k] = sm
+			perSym[k] = sm
 		}
 		if inBase {
 			sm.base = append(sm.base, ex)
 		} else {
 			sm.win = append(sm.win, ex)
 		}
+	}
+	// Spelled out, two keys may meet (an operation named like a call):
+	// their samples are pooled, as they were grouped by name.
+	per := make(map[selfTimeKey]*sample, len(perSym))
+	for sk, sm := range perSym {
+		k := sk.key()
+		if o := per[k]; o != nil {
+			o.base, o.win = append(o.base, sm.base...), append(o.win, sm.win...)
+			continue
+		}
+		per[k] = sm
 	}
 	type scored struct {
 		k     selfTimeKey

@@ -89,7 +89,7 @@ func callGraph(b *ingest.Bundle) map[string][]string {
 			add(s.Entity.Caller, s.Entity.Callee)
 		}
 	}
-	type pair struct{ a, c string }
+	type pair struct{ a, c ingest.Sym }
 	seen := map[pair]bool{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
@@ -97,13 +97,13 @@ func callGraph(b *ingest.Bundle) map[string][]string {
 			if p := b.Parent[i]; p >= 0 {
 				if ps := b.Spans[p].Service; ps != s.Service && !seen[pair{ps, s.Service}] {
 					seen[pair{ps, s.Service}] = true
-					add(ps, s.Service)
+					add(ps.String(), s.Service.String())
 				}
 			}
 		}
-		if s.Peer != "" && (s.Kind == ingest.SpanClient || s.Kind == ingest.SpanProducer) && !seen[pair{s.Service, s.Peer}] {
+		if !s.Peer.IsEmpty() && (s.Kind == ingest.SpanClient || s.Kind == ingest.SpanProducer) && !seen[pair{s.Service, s.Peer}] {
 			seen[pair{s.Service, s.Peer}] = true
-			add(s.Service, s.Peer)
+			add(s.Service.String(), s.Peer.String())
 		}
 	}
 	out := map[string][]string{}

@@ -222,12 +222,12 @@ func callDepths(bs []*ingest.Bundle, target string, r *run) map[string]int {
 			s := &b.Spans[i]
 			p := parentOf(b, i)
 			if p < 0 {
-				roots[s.Service]++
+				roots[s.Service.String()]++
 			} else if ps := b.Spans[p].Service; ps != s.Service {
-				add(adj, ps, s.Service)
+				add(adj, ps.String(), s.Service.String())
 			}
-			if s.Peer != "" && s.Peer != s.Service {
-				add(adj, s.Service, s.Peer)
+			if !s.Peer.IsEmpty() && s.Peer != s.Service {
+				add(adj, s.Service.String(), s.Peer.String())
 			}
 		}
 	}

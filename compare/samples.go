@@ -112,11 +112,11 @@ func newBundleIndex(b *ingest.Bundle) *bundleIndex {
 				ix.crossChildren[p]++
 			}
 		}
-		if s.Pod != "" {
-			add(ix.podsOf, s.Service, s.Pod)
+		if !s.Pod.IsEmpty() {
+			add(ix.podsOf, s.Service.String(), s.Pod.String())
 		}
 		if p < 0 || b.Spans[p].Service != s.Service {
-			add(ix.opsOf, s.Service, s.Operation)
+			add(ix.opsOf, s.Service.String(), s.Operation.String())
 		}
 	}
 	return ix
@@ -211,35 +211,35 @@ func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *side
 		dur := s.Duration.Seconds()
 		p := parentOf(b, i)
 		if p < 0 || b.Spans[p].Service != s.Service {
-			id := cached(svcID, s.Service, func() string { return "service/" + s.Service })
-			get(id, setMeta{entity: id, entityKind: "service", service: s.Service}).add(dur, s.Start, s.Error)
-			if s.Pod != "" && len(ix.podsOf[s.Service]) > 1 {
-				d.pods[s.Pod] = true
-				id := cached(podID, s.Pod, func() string { return "pod/" + s.Pod })
-				get(id, setMeta{entity: id, entityKind: "pod", service: s.Service, pod: s.Pod}).add(dur, s.Start, s.Error)
+			id := cached(svcID, s.Service.String(), func() string { return "service/" + s.Service.String() })
+			get(id, setMeta{entity: id, entityKind: "service", service: s.Service.String()}).add(dur, s.Start, s.Error)
+			if !s.Pod.IsEmpty() && len(ix.podsOf[s.Service.String()]) > 1 {
+				d.pods[s.Pod.String()] = true
+				id := cached(podID, s.Pod.String(), func() string { return "pod/" + s.Pod.String() })
+				get(id, setMeta{entity: id, entityKind: "pod", service: s.Service.String(), pod: s.Pod.String()}).add(dur, s.Start, s.Error)
 			}
-			if len(ix.opsOf[s.Service]) > 1 {
-				id := cached2(opID, pair{s.Service, s.Operation}, func() string { return "operation/" + s.Service + "/" + s.Operation })
-				get(id, setMeta{entity: id, entityKind: "operation", service: s.Service}).add(dur, s.Start, s.Error)
+			if len(ix.opsOf[s.Service.String()]) > 1 {
+				id := cached2(opID, pair{s.Service.String(), s.Operation.String()}, func() string { return "operation/" + s.Service.String() + "/" + s.Operation.String() })
+				get(id, setMeta{entity: id, entityKind: "operation", service: s.Service.String()}).add(dur, s.Start, s.Error)
 			}
 		}
 		if p >= 0 && b.Spans[p].Service != s.Service {
 			ps := &b.Spans[p]
-			edge := edgeOf(edgeID, ps.Service, s.Service)
-			get(edge.server, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service, facet: "server"}).add(dur, s.Start, s.Error)
+			edge := edgeOf(edgeID, ps.Service.String(), s.Service.String())
+			get(edge.server, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service.String(), facet: "server"}).add(dur, s.Start, s.Error)
 			pp := parentOf(b, p)
 			clientSide := ps.Kind == ingest.SpanClient ||
 				(ps.Kind == ingest.SpanUnspecified && pp >= 0 && b.Spans[pp].Service == ps.Service &&
 					ix.crossChildren[p] == ix.nChildren[p] && ix.nChildren[p] == 1)
 			if clientSide {
 				cd := ps.Duration.Seconds()
-				get(edge.client, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service, facet: "client"}).add(cd, s.Start, ps.Error)
-				get(edge.gap, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service, facet: "gap"}).add(cd-dur, s.Start, false)
+				get(edge.client, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service.String(), facet: "client"}).add(cd, s.Start, ps.Error)
+				get(edge.gap, setMeta{entity: edge.entity, entityKind: "edge", service: s.Service.String(), facet: "gap"}).add(cd-dur, s.Start, false)
 			}
 		}
-		if s.Peer != "" && s.Peer != s.Service && ix.nChildren[i] == 0 && (s.Kind == ingest.SpanClient || s.Kind == ingest.SpanUnspecified) {
-			edge := edgeOf(peerID, s.Service, s.Peer)
-			get(edge.client, setMeta{entity: edge.entity, entityKind: "edge", service: s.Peer, facet: "client", clientOnly: true}).add(dur, s.Start, s.Error)
+		if !s.Peer.IsEmpty() && s.Peer != s.Service && ix.nChildren[i] == 0 && (s.Kind == ingest.SpanClient || s.Kind == ingest.SpanUnspecified) {
+			edge := edgeOf(peerID, s.Service.String(), s.Peer.String())
+			get(edge.client, setMeta{entity: edge.entity, entityKind: "edge", service: s.Peer.String(), facet: "client", clientOnly: true}).add(dur, s.Start, s.Error)
 		}
 	}
 	// An edge with a server side takes its traffic and errors from it.

@@ -72,11 +72,11 @@ func (s synth) build(tb testing.TB) *ingest.Bundle {
 			op = s.opPrefix + "POST /api/order"
 		}
 		b.Spans = append(b.Spans,
-			ingest.Span{TraceID: trace, SpanID: root, Service: s.gateway, Operation: op, Kind: ingest.SpanServer, Start: ts, Duration: gwDur, Error: beErr, Source: src},
-			ingest.Span{TraceID: trace, SpanID: gwClient, ParentID: root, Service: s.gateway, Operation: "call " + s.backend, Kind: ingest.SpanClient, Start: ts.Add(time.Millisecond), Duration: beDur + time.Millisecond, Error: beErr, Source: src},
-			ingest.Span{TraceID: trace, SpanID: be, ParentID: gwClient, Service: s.backend, Operation: "handle", Kind: ingest.SpanServer, Start: ts.Add(1500 * time.Microsecond), Duration: beDur, Error: beErr, Pod: s.pod, Source: src},
-			ingest.Span{TraceID: trace, SpanID: beClient, ParentID: be, Service: s.backend, Operation: "query", Kind: ingest.SpanClient, Start: ts.Add(2 * time.Millisecond), Duration: dbDur + 500*time.Microsecond, Pod: s.pod, Source: src},
-			ingest.Span{TraceID: trace, SpanID: dbSpan, ParentID: beClient, Service: s.db, Operation: "SELECT", Kind: ingest.SpanServer, Start: ts.Add(2200 * time.Microsecond), Duration: dbDur, Source: src},
+			ingest.Span{TraceID: trace, SpanID: root, Service: ingest.Intern(s.gateway), Operation: ingest.Intern(op), Kind: ingest.SpanServer, Start: ts, Duration: gwDur, Error: beErr, Source: ingest.Intern(src)},
+			ingest.Span{TraceID: trace, SpanID: gwClient, ParentID: root, Service: ingest.Intern(s.gateway), Operation: ingest.Intern("call " + s.backend), Kind: ingest.SpanClient, Start: ts.Add(time.Millisecond), Duration: beDur + time.Millisecond, Error: beErr, Source: ingest.Intern(src)},
+			ingest.Span{TraceID: trace, SpanID: be, ParentID: gwClient, Service: ingest.Intern(s.backend), Operation: ingest.Intern("handle"), Kind: ingest.SpanServer, Start: ts.Add(1500 * time.Microsecond), Duration: beDur, Error: beErr, Pod: ingest.Intern(s.pod), Source: ingest.Intern(src)},
+			ingest.Span{TraceID: trace, SpanID: beClient, ParentID: be, Service: ingest.Intern(s.backend), Operation: ingest.Intern("query"), Kind: ingest.SpanClient, Start: ts.Add(2 * time.Millisecond), Duration: dbDur + 500*time.Microsecond, Pod: ingest.Intern(s.pod), Source: ingest.Intern(src)},
+			ingest.Span{TraceID: trace, SpanID: dbSpan, ParentID: beClient, Service: ingest.Intern(s.db), Operation: ingest.Intern("SELECT"), Kind: ingest.SpanServer, Start: ts.Add(2200 * time.Microsecond), Duration: dbDur, Source: ingest.Intern(src)},
 		)
 	}
 	slices.SortStableFunc(b.Spans, func(a, c ingest.Span) int {

@@ -124,6 +124,10 @@ func SlowTraces(b *ingest.Bundle, n *tcg.Node, inc tcg.Incident, k int) []string
 	if svc == "" || len(b.Spans) == 0 {
 		return nil
 	}
+	want, ok := ingest.LookupSym(svc)
+	if !ok {
+		return nil // no span names it
+	}
 	type cand struct {
 		d  time.Duration
 		id string
@@ -133,7 +137,7 @@ func SlowTraces(b *ingest.Bundle, n *tcg.Node, inc tcg.Incident, k int) []string
 	lo := sort.Search(len(b.Spans), func(i int) bool { return b.Spans[i].Start >= inc.WindowStart })
 	for i := lo; i < len(b.Spans) && b.Spans[i].Start <= inc.WindowEnd; i++ {
 		s := &b.Spans[i]
-		if s.Service != svc {
+		if s.Service != want {
 			continue
 		}
 		cs = append(cs, cand{s.Duration, s.TraceID.String()})
@@ -164,25 +168,36 @@ func SlowTraces(b *ingest.Bundle, n *tcg.Node, inc tcg.Incident, k int) []string
 // doing). It keeps up to max operations, largest change first; ok is false
 // when either period has no span of the service.
 func OperationShares(b *ingest.Bundle, service string, inc tcg.Incident, max int) (Shares, bool) {
-	base, win := map[string]float64{}, map[string]float64{}
+	want, ok := ingest.LookupSym(service)
+	if !ok {
+		return Shares{}, false // no span names it
+	}
+	baseOps, winOps := map[ingest.Sym]float64{}, map[ingest.Sym]float64{}
 	var nb, nw float64
 	// Finalize sorts spans by start: scan from the baseline to the window's end.
 	lo := sort.Search(len(b.Spans), func(i int) bool { return b.Spans[i].Start >= inc.BaselineStart })
 	for i := lo; i < len(b.Spans) && b.Spans[i].Start <= inc.WindowEnd; i++ {
 		s := &b.Spans[i]
-		if s.Service != service {
+		if s.Service != want {
 			continue
 		}
 		if s.Start < inc.WindowStart {
-			base[s.Operation]++
+			baseOps[s.Operation]++
 			nb++
 		} else {
-			win[s.Operation]++
+			winOps[s.Operation]++
 			nw++
 		}
 	}
 	if nb == 0 || nw == 0 {
 		return Shares{}, false
+	}
+	base, win := make(map[string]float64, len(baseOps)), make(map[string]float64, len(winOps))
+	for op, x := range baseOps {
+		base[op.String()] = x
+	}
+	for op, x := range winOps {
+		win[op.String()] = x
 	}
 	type change struct {
 		ShareChange

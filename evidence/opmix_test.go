@@ -14,7 +14,7 @@ func TestOperationShares(t *testing.T) {
 	var b ingest.Bundle
 	add := func(op string, at time.Duration, n int) {
 		for range n {
-			b.Spans = append(b.Spans, ingest.Span{Service: "ad", Operation: op, Start: t0.Add(at)})
+			b.Spans = append(b.Spans, ingest.Span{Service: ingest.Intern("ad"), Operation: ingest.Intern(op), Start: t0.Add(at)})
 		}
 	}
 	add("get", time.Minute, 60)
@@ -22,7 +22,7 @@ func TestOperationShares(t *testing.T) {
 	add("get", 11*time.Minute, 99)
 	add("random", 11*time.Minute, 1)
 	add("other-service-op", 11*time.Minute, 0)
-	b.Spans = append(b.Spans, ingest.Span{Service: "cart", Operation: "x", Start: t0.Add(11 * time.Minute)})
+	b.Spans = append(b.Spans, ingest.Span{Service: ingest.Intern("cart"), Operation: ingest.Intern("x"), Start: t0.Add(11 * time.Minute)})
 	inc := tcg.Incident{BaselineStart: t0, WindowStart: t0.Add(10 * time.Minute), WindowEnd: t0.Add(15 * time.Minute)}
 	sh, ok := OperationShares(&b, "ad", inc, 1)
 	if !ok {

@@ -19,10 +19,10 @@ const maxSkewAdjust = time.Hour
 // same service. Spans on the same clock are never adjusted against each
 // other: a child outside a same-host parent is async work, not skew.
 func sameClock(a, b *Span) bool {
-	if a.Node != "" && b.Node != "" {
+	if !a.Node.IsEmpty() && !b.Node.IsEmpty() {
 		return a.Node == b.Node
 	}
-	if a.Pod != "" && b.Pod != "" {
+	if !a.Pod.IsEmpty() && !b.Pod.IsEmpty() {
 		return a.Pod == b.Pod
 	}
 	return a.Service == b.Service
@@ -31,14 +31,14 @@ func sameClock(a, b *Span) bool {
 // clock names a span's clock for the "on M hosts" count of the warning.
 type clock struct {
 	kind uint8 // 0 node, 1 pod, 2 service
-	name string
+	name Sym
 }
 
 func clockOf(s *Span) clock {
 	switch {
-	case s.Node != "":
+	case !s.Node.IsEmpty():
 		return clock{0, s.Node}
-	case s.Pod != "":
+	case !s.Pod.IsEmpty():
 		return clock{1, s.Pod}
 	}
 	return clock{2, s.Service}

@@ -43,7 +43,7 @@ func TestClockSkewAdjust(t *testing.T) {
 	const t0 = Time(1_700_000_000_000_000_000)
 	ms := func(n int64) Time { return Time(n * int64(time.Millisecond)) }
 	span := func(id, parent SpanID, svc, node string, start Time, dur time.Duration) Span {
-		return Span{TraceID: TraceID{Low: 1}, SpanID: id, ParentID: parent, Service: svc, Node: node, Start: start, Duration: dur}
+		return Span{TraceID: TraceID{Low: 1}, SpanID: id, ParentID: parent, Service: Intern(svc), Node: Intern(node), Start: start, Duration: dur}
 	}
 	tests := []struct {
 		name      string
@@ -181,9 +181,9 @@ func TestClockSkewSortAndParents(t *testing.T) {
 		start := t0 + Time(tr)*Time(time.Millisecond)
 		skew := Time(int64(tr%7)-3) * Time(time.Second) // -3 s .. +3 s
 		spans = append(spans,
-			Span{TraceID: TraceID{Low: tr}, SpanID: 1, Service: "front", Node: "h1", Start: start, Duration: 100 * time.Millisecond},
-			Span{TraceID: TraceID{Low: tr}, SpanID: 2, ParentID: 1, Service: "back", Node: "h2", Start: start + skew + Time(10*time.Millisecond), Duration: 50 * time.Millisecond},
-			Span{TraceID: TraceID{Low: tr}, SpanID: 3, ParentID: 2, Service: "back", Node: "h2", Start: start + skew + Time(20*time.Millisecond), Duration: 10 * time.Millisecond},
+			Span{TraceID: TraceID{Low: tr}, SpanID: 1, Service: Intern("front"), Node: Intern("h1"), Start: start, Duration: 100 * time.Millisecond},
+			Span{TraceID: TraceID{Low: tr}, SpanID: 2, ParentID: 1, Service: Intern("back"), Node: Intern("h2"), Start: start + skew + Time(10*time.Millisecond), Duration: 50 * time.Millisecond},
+			Span{TraceID: TraceID{Low: tr}, SpanID: 3, ParentID: 2, Service: Intern("back"), Node: Intern("h2"), Start: start + skew + Time(20*time.Millisecond), Duration: 10 * time.Millisecond},
 		)
 	}
 	b := &Bundle{Spans: spans, Inputs: []Input{{Path: "t.json"}}}
@@ -233,9 +233,9 @@ func BenchmarkCheckSpansClockSkew(b *testing.B) {
 				skew = Time(int64(tr%7)-3) * Time(time.Second)
 			}
 			spans = append(spans,
-				Span{TraceID: TraceID{Low: tr}, SpanID: 1, Service: "front", Node: "h1", Start: start, Duration: 100 * time.Millisecond},
-				Span{TraceID: TraceID{Low: tr}, SpanID: 2, ParentID: 1, Service: "back", Node: "h2", Start: start + skew + Time(10*time.Millisecond), Duration: 50 * time.Millisecond},
-				Span{TraceID: TraceID{Low: tr}, SpanID: 3, ParentID: 2, Service: "back", Node: "h2", Start: start + skew + Time(20*time.Millisecond), Duration: 10 * time.Millisecond},
+				Span{TraceID: TraceID{Low: tr}, SpanID: 1, Service: Intern("front"), Node: Intern("h1"), Start: start, Duration: 100 * time.Millisecond},
+				Span{TraceID: TraceID{Low: tr}, SpanID: 2, ParentID: 1, Service: Intern("back"), Node: Intern("h2"), Start: start + skew + Time(10*time.Millisecond), Duration: 50 * time.Millisecond},
+				Span{TraceID: TraceID{Low: tr}, SpanID: 3, ParentID: 2, Service: Intern("back"), Node: Intern("h2"), Start: start + skew + Time(20*time.Millisecond), Duration: 10 * time.Millisecond},
 			)
 		}
 		b.Run(map[bool]string{false: "clean", true: "skewed"}[skewed], func(b *testing.B) {

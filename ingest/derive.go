@@ -38,7 +38,7 @@ const (
 
 type aggKey struct {
 	kind aggKind
-	a, b string // service | pod,service | caller,callee
+	a, b Sym // service | pod,service | caller,callee
 }
 
 type aggCell struct {
@@ -53,7 +53,7 @@ type aggCell struct {
 
 type agg struct {
 	cells []aggCell
-	node  string
+	node  Sym
 }
 
 // deriveTraceSeries aggregates spans into RED series per service, per pod
@@ -74,10 +74,10 @@ func (b *Bundle) deriveTraceSeries(parent []int32) {
 		if keys[i].kind != keys[j].kind {
 			return keys[i].kind < keys[j].kind
 		}
-		if keys[i].a != keys[j].a {
-			return keys[i].a < keys[j].a
+		if a, b := keys[i].a.String(), keys[j].a.String(); a != b {
+			return a < b
 		}
-		return keys[i].b < keys[j].b
+		return keys[i].b.String() < keys[j].b.String()
 	})
 	// Each aggregate's series depend on it alone: two halves of the keys
 	// are emitted in parallel and appended in key order.
@@ -102,7 +102,7 @@ type traceDeriver struct {
 	g0, step                 int64 // the grid's start and step (ns)
 	nChildren, crossChildren []int32
 	off, kids                []int32 // span i's children are kids[off[i]:off[i+1]]
-	podsOf                   map[string]map[string]bool
+	podsOf                   map[Sym]map[Sym]bool
 	covered                  []bool // cells with a span: the others' rates are unknown (NaN), not zero
 }
 
@@ -147,12 +147,12 @@ func (d *traceDeriver) indexChildren() {
 // span starts in. O(spans).
 func (d *traceDeriver) indexPlaces() {
 	b := d.b
-	d.podsOf = map[string]map[string]bool{}
+	d.podsOf = map[Sym]map[Sym]bool{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
-		if s.Pod != "" {
+		if !s.Pod.IsEmpty() {
 			if d.podsOf[s.Service] == nil {
-				d.podsOf[s.Service] = map[string]bool{}
+				d.podsOf[s.Service] = map[Sym]bool{}
 			}
 			d.podsOf[s.Service][s.Pod] = true
 		}
@@ -199,7 +199,7 @@ func (d *traceDeriver) accumulateAll() map[aggKey]*agg {
 			continue
 		}
 		copy(a.cells[cm:], l.cells[cm:])
-		if a.node == "" {
+		if a.node.IsEmpty() {
 			a.node = l.node
 		}
 	}
@@ -246,9 +246,9 @@ func (d *traceDeriver) accumulate(lo, hi int, aggs map[aggKey]*agg) {
 			if s.Error {
 				cell.errs++
 			}
-			if s.Pod != "" && len(d.podsOf[s.Service]) > 1 {
+			if !s.Pod.IsEmpty() && len(d.podsOf[s.Service]) > 1 {
 				pa := get(aggKey{kind: aggPod, a: s.Pod, b: s.Service})
-				if pa.node == "" {
+				if pa.node.IsEmpty() {
 					pa.node = s.Node
 				}
 				pc := &pa.cells[c]
@@ -281,7 +281,7 @@ func (d *traceDeriver) accumulate(lo, hi int, aggs map[aggKey]*agg) {
 				ec.gapN++
 			}
 		}
-		if s.Peer != "" && s.Peer != s.Service && nChildren[i] == 0 && (s.Kind == SpanClient || s.Kind == SpanUnspecified) {
+		if !s.Peer.IsEmpty() && s.Peer != s.Service && nChildren[i] == 0 && (s.Kind == SpanClient || s.Kind == SpanUnspecified) {
 			e := get(aggKey{kind: aggEdge, a: s.Service, b: s.Peer})
 			ec := &e.cells[c]
 			ec.n++
@@ -336,14 +336,17 @@ func (d *traceDeriver) emitSeries(out []*Series, k aggKey, a *agg) []*Series {
 	var labels Labels
 	switch k.kind {
 	case aggService:
-		ent = Entity{Kind: KindService, Name: k.a, Service: k.a}
-		labels = Labels{{"service", k.a}}
+		a := k.a.String()
+		ent = Entity{Kind: KindService, Name: a, Service: a}
+		labels = Labels{{"service", a}}
 	case aggPod:
-		ent = Entity{Kind: KindPod, Name: k.a, Service: k.b, Node: a.node}
-		labels = Labels{{"pod", k.a}, {"service", k.b}}
+		pod, svc := k.a.String(), k.b.String()
+		ent = Entity{Kind: KindPod, Name: pod, Service: svc, Node: a.node.String()}
+		labels = Labels{{"pod", pod}, {"service", svc}}
 	case aggEdge:
-		ent = Entity{Kind: KindEdge, Name: k.a + "->" + k.b, Service: k.b, Caller: k.a, Callee: k.b}
-		labels = Labels{{"callee", k.b}, {"caller", k.a}}
+		caller, callee := k.a.String(), k.b.String()
+		ent = Entity{Kind: KindEdge, Name: caller + "->" + callee, Service: callee, Caller: caller, Callee: callee}
+		labels = Labels{{"callee", callee}, {"caller", caller}}
 	}
 	emit := func(name string, sig SignalKind, stat, unit string, f func(c *aggCell) float64) {
 		v := make([]float64, d.n)

@@ -21,19 +21,19 @@ func TestDeriveParallelMatchesSequential(t *testing.T) {
 		t0 := Time(1_700_000_000e9)
 		id := uint64(1)
 		for tr := 0; tr < 3000; tr++ {
-			root := Span{TraceID: TraceID{Low: uint64(tr + 1)}, SpanID: SpanID(id), Service: "gw", Operation: "GET /",
+			root := Span{TraceID: TraceID{Low: uint64(tr + 1)}, SpanID: SpanID(id), Service: Intern("gw"), Operation: Intern("GET /"),
 				Kind: SpanServer, Start: t0 + Time(rng.Int64N(int64(30*time.Minute))), Duration: time.Duration(1+rng.IntN(900)) * time.Millisecond,
-				Error: rng.IntN(50) == 0, Pod: fmt.Sprintf("gw-%d", rng.IntN(3)), Node: fmt.Sprintf("n%d", rng.IntN(2)), Source: "t"}
+				Error: rng.IntN(50) == 0, Pod: Intern(fmt.Sprintf("gw-%d", rng.IntN(3))), Node: Intern(fmt.Sprintf("n%d", rng.IntN(2))), Source: Intern("t")}
 			id++
 			b.Spans = append(b.Spans, root)
 			for k := 0; k < 2+rng.IntN(4); k++ {
 				svc := []string{"cart", "db", "vllm"}[rng.IntN(3)]
-				cl := Span{TraceID: root.TraceID, SpanID: SpanID(id), ParentID: root.SpanID, Service: "gw", Operation: "call " + svc,
-					Kind: SpanClient, Start: root.Start + Time(rng.IntN(1000))*Time(time.Microsecond), Duration: root.Duration / 2, Pod: root.Pod, Source: "t"}
+				cl := Span{TraceID: root.TraceID, SpanID: SpanID(id), ParentID: root.SpanID, Service: Intern("gw"), Operation: Intern("call " + svc),
+					Kind: SpanClient, Start: root.Start + Time(rng.IntN(1000))*Time(time.Microsecond), Duration: root.Duration / 2, Pod: root.Pod, Source: Intern("t")}
 				id++
-				sv := Span{TraceID: root.TraceID, SpanID: SpanID(id), ParentID: cl.SpanID, Service: svc, Operation: "serve",
+				sv := Span{TraceID: root.TraceID, SpanID: SpanID(id), ParentID: cl.SpanID, Service: Intern(svc), Operation: Intern("serve"),
 					Kind: SpanServer, Start: cl.Start + Time(time.Millisecond), Duration: cl.Duration / 2, Error: rng.IntN(30) == 0,
-					Pod: fmt.Sprintf("%s-%d", svc, rng.IntN(2)), Source: "t"}
+					Pod: Intern(fmt.Sprintf("%s-%d", svc, rng.IntN(2))), Source: Intern("t")}
 				id++
 				if rng.IntN(5) == 0 { // on a skewed clock: starts before its caller
 					sv.Start -= Time(20 * time.Millisecond)
@@ -42,12 +42,12 @@ func TestDeriveParallelMatchesSequential(t *testing.T) {
 			}
 			if tr%50 == 0 { // a repeated span ID (the first is kept)
 				dup := root
-				dup.Source, dup.Start = "u", root.Start+1
+				dup.Source, dup.Start = Intern("u"), root.Start+1
 				b.Spans = append(b.Spans, dup)
 			}
 			if tr%100 == 0 { // an orphan and a negative duration now and then
-				b.Spans = append(b.Spans, Span{TraceID: root.TraceID, SpanID: SpanID(id), ParentID: SpanID(1 << 60), Service: "db",
-					Start: root.Start, Duration: -time.Millisecond, Source: "t"})
+				b.Spans = append(b.Spans, Span{TraceID: root.TraceID, SpanID: SpanID(id), ParentID: SpanID(1 << 60), Service: Intern("db"),
+					Start: root.Start, Duration: -time.Millisecond, Source: Intern("t")})
 				id++
 			}
 		}

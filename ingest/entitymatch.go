@@ -14,8 +14,12 @@ import (
 // call-edge (service-graph) series.
 func (b *Bundle) knownServices() map[string]bool {
 	known := map[string]bool{}
+	spanServices := map[Sym]bool{}
 	for i := range b.Spans {
-		known[b.Spans[i].Service] = true
+		spanServices[b.Spans[i].Service] = true
+	}
+	for s := range spanServices {
+		known[s.String()] = true
 	}
 	for _, d := range b.Deps {
 		known[d.Parent] = true
@@ -153,7 +157,7 @@ func (b *Bundle) collectEntities() {
 	}
 	// Spans repeat a few placements millions of times: add each distinct
 	// one once, in order of first appearance (the first value wins).
-	type placed struct{ service, pod, node, gpu string }
+	type placed struct{ service, pod, node, gpu Sym }
 	spanPlaces := map[placed]bool{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
@@ -162,12 +166,12 @@ func (b *Bundle) collectEntities() {
 			continue
 		}
 		spanPlaces[k] = true
-		add(Entity{Kind: KindService, Name: s.Service, Service: s.Service})
-		if s.Pod != "" {
-			add(Entity{Kind: KindPod, Name: s.Pod, Service: s.Service, Node: s.Node, GPU: s.GPU})
+		add(Entity{Kind: KindService, Name: s.Service.String(), Service: s.Service.String()})
+		if !s.Pod.IsEmpty() {
+			add(Entity{Kind: KindPod, Name: s.Pod.String(), Service: s.Service.String(), Node: s.Node.String(), GPU: s.GPU.String()})
 		}
-		if s.Node != "" {
-			add(Entity{Kind: KindNode, Name: s.Node})
+		if !s.Node.IsEmpty() {
+			add(Entity{Kind: KindNode, Name: s.Node.String()})
 		}
 	}
 	for _, s := range b.Series {

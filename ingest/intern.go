@@ -24,14 +24,38 @@ const maxInterned = 1 << 20
 // decoded input gets its own. Lookups are O(len(s)).
 type interner struct {
 	m         map[string]string
-	max       int // longest string kept in bytes; <= 0 means unlimited
-	truncated int // strings cut to max (each occurrence counted)
+	syms      map[string]Sym // sym's cache in front of the process-wide table
+	max       int            // longest string kept in bytes; <= 0 means unlimited
+	truncated int            // strings cut to max (each occurrence counted)
 }
 
 // newInterner returns an empty interner that truncates strings longer than
 // max bytes (max <= 0: never).
 func newInterner(max int) *interner {
-	return &interner{m: make(map[string]string, 256), max: max}
+	return &interner{m: make(map[string]string, 256), syms: make(map[string]Sym, 256), max: max}
+}
+
+// sym returns the Sym of s, truncated to the limit like get. Each distinct
+// string takes the process-wide table's lock once per interner.
+func (in *interner) sym(s string) Sym {
+	if s == "" {
+		return Sym{}
+	}
+	if v, ok := in.syms[s]; ok {
+		return v
+	}
+	if in.max > 0 && len(s) > in.max {
+		in.truncated++
+		s = truncateUTF8(s, in.max)
+		if v, ok := in.syms[s]; ok {
+			return v
+		}
+	}
+	v := Intern(s)
+	if len(in.syms) < maxInterned {
+		in.syms[v.String()] = v // the table's copy: s may be a view of a buffer
+	}
+	return v
 }
 
 // get returns the canonical copy of s, truncated to the limit at a rune

@@ -107,7 +107,7 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 
 // procInfo is a resolved process.
 type procInfo struct {
-	service string
+	service Sym
 	loc     locTags
 }
 
@@ -141,6 +141,7 @@ func (t *traceState) reset() {
 // jaegerReader is the state of one decodeJaeger call.
 type jaegerReader struct {
 	name string
+	file Sym // name, the spans' Source
 	src  io.Reader
 	dec  *json.Decoder
 	lim  Limits
@@ -176,7 +177,7 @@ type jaegerReader struct {
 func decodeJaeger(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	lim = lim.withDefaults()
 	dec := json.NewDecoder(r)
-	jr := &jaegerReader{name: name, src: r, dec: dec, lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
+	jr := &jaegerReader{name: name, file: Intern(name), src: r, dec: dec, lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
 	jr.tr.procCache = map[string]procInfo{}
 	return jr.finish(jr.run())
 }
@@ -421,10 +422,10 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 		return p, false
 	}
 	s.ParentID = r.parent(js, s.TraceID)
-	s.Operation = r.in.get(js.OperationName)
+	s.Operation = r.in.sym(js.OperationName)
 	s.Start = FromUnixMicro(int64(js.StartTime))
 	s.Duration = time.Duration(FromUnixMicro(int64(js.Duration))) // saturates: checkValues warns
-	s.Source = r.name
+	s.Source = r.file
 	r.spanTags(js.Tags, s, &p.loc)
 	p.procID = js.ProcessID
 	if js.Process != nil {

@@ -123,7 +123,7 @@ func TestJaegerSamples(t *testing.T) {
 			tc.want.format = FormatJaegerJSON
 			checkSummary(t, summarize(b), tc.want)
 			for i := range b.Spans {
-				if b.Spans[i].Source != filepath.Join(dir, tc.path) {
+				if b.Spans[i].Source.String() != filepath.Join(dir, tc.path) {
 					t.Fatalf("span %d Source = %q", i, b.Spans[i].Source)
 				}
 			}
@@ -157,7 +157,7 @@ func TestJaegerUI01Details(t *testing.T) {
 	}
 	for i, w := range want {
 		s := b.Spans[i]
-		got := row{s.SpanID, s.ParentID, s.Service, s.Operation, s.Error}
+		got := row{s.SpanID, s.ParentID, s.Service.String(), s.Operation.String(), s.Error}
 		if got != w {
 			t.Errorf("span %d = %+v, want %+v", i, got, w)
 		}
@@ -185,8 +185,8 @@ func TestJaegerNezha(t *testing.T) {
 	nodes := map[string]bool{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
-		perPod[s.Service+" "+s.Pod]++
-		nodes[s.Node] = true
+		perPod[s.Service.String()+" "+s.Pod.String()]++
+		nodes[s.Node.String()] = true
 	}
 	want := map[string]int{
 		"adservice adservice-5f6585d649-fnmft":                         3508,
@@ -208,7 +208,7 @@ func TestJaegerNezha(t *testing.T) {
 	}
 	s := b.Spans[0]
 	if s.SpanID != 0x69f0ab5eab6ab97b || s.Start != FromUnixMicro(1661140339209875) || s.Duration != 362453*time.Microsecond ||
-		s.Service != "frontend" || s.Operation != "hipstershop.Frontend/Recv." {
+		s.Service.String() != "frontend" || s.Operation.String() != "hipstershop.Frontend/Recv." {
 		t.Errorf("first span = %+v", s)
 	}
 }
@@ -272,16 +272,16 @@ func TestJaegerShapes(t *testing.T) {
 			span(`,"tags":[{"key":"span.kind","type":"string","value":"client"},{"key":"peer.service","type":"string","value":"db"}]`),
 			span(`,"tags":[{"key":"span.kind","type":"string","value":"producer"},{"key":"server.address","type":"string","value":"kafka"},{"key":"pod","type":"string","value":"override"},{"key":"gpu.uuid","type":"string","value":"GPU-1"}]`)), Limits{}, func(t *testing.T, b *Bundle) {
 			s0, s1 := b.Spans[0], b.Spans[1]
-			if s0.Kind != SpanClient || s0.Peer != "db" || s0.Pod != "svc-abc" || s0.Node != "n1" || s0.Service != "svc" {
+			if s0.Kind != SpanClient || s0.Peer.String() != "db" || s0.Pod.String() != "svc-abc" || s0.Node.String() != "n1" || s0.Service.String() != "svc" {
 				t.Errorf("span 0 = %+v", s0)
 			}
-			if s1.Kind != SpanProducer || s1.Peer != "kafka" || s1.Pod != "override" || s1.Node != "n1" || s1.GPU != "GPU-1" {
+			if s1.Kind != SpanProducer || s1.Peer.String() != "kafka" || s1.Pod.String() != "override" || s1.Node.String() != "n1" || s1.GPU.String() != "GPU-1" {
 				t.Errorf("span 1 = %+v", s1)
 			}
 		}},
 		{"hostname is the node only without pod", `[{"traceID":"1","spanID":"2","process":{"serviceName":"a","tags":[{"key":"hostname","type":"string","value":"h1"}]}},` +
 			`{"traceID":"1","spanID":"3","process":{"serviceName":"a","tags":[{"key":"hostname","type":"string","value":"h1"},{"key":"pod.name","type":"string","value":"p"}]}}]`, Limits{}, func(t *testing.T, b *Bundle) {
-			if b.Spans[0].Node != "h1" || b.Spans[1].Node != "" || b.Spans[1].Pod != "p" {
+			if b.Spans[0].Node.String() != "h1" || !b.Spans[1].Node.IsEmpty() || b.Spans[1].Pod.String() != "p" {
 				t.Errorf("node/pod = %q/%q and %q/%q", b.Spans[0].Node, b.Spans[0].Pod, b.Spans[1].Node, b.Spans[1].Pod)
 			}
 		}},
@@ -305,7 +305,7 @@ func TestJaegerShapes(t *testing.T) {
 			`{"traceID":"1","spans":[{"traceID":"1","spanID":"1","processID":"p1"}],"processes":{"p1":{"serviceName":"first"}}},` +
 			`{"traceID":"2","spans":[{"traceID":"2","spanID":"1","processID":"p1"},{"traceID":"2","spanID":"2","processID":"p9"}],"processes":{"p1":{"serviceName":"second"}}}],` +
 			`"errors":[{"code":500,"msg":"storage timeout"}]}`, Limits{}, func(t *testing.T, b *Bundle) {
-			if b.Spans[0].Service != "first" || b.Spans[1].Service != "second" || b.Spans[2].Service != "" {
+			if b.Spans[0].Service.String() != "first" || b.Spans[1].Service.String() != "second" || !b.Spans[2].Service.IsEmpty() {
 				t.Errorf("services = %q %q %q", b.Spans[0].Service, b.Spans[1].Service, b.Spans[2].Service)
 			}
 			var msgs []string
@@ -317,7 +317,7 @@ func TestJaegerShapes(t *testing.T) {
 			}
 		}},
 		{"stream of traces and bare array of traces", trace(span("")) + "\n" + `[` + trace(span(""), span("")) + `]` + "\n", Limits{}, func(t *testing.T, b *Bundle) {
-			if len(b.Spans) != 3 || b.Spans[2].Service != "svc" {
+			if len(b.Spans) != 3 || b.Spans[2].Service.String() != "svc" {
 				t.Errorf("%d spans, last %+v", len(b.Spans), b.Spans[len(b.Spans)-1])
 			}
 		}},
@@ -327,7 +327,7 @@ func TestJaegerShapes(t *testing.T) {
 			}
 		}},
 		{"long names truncated", trace(span(`,"operationName":"` + strings.Repeat("é", 10) + `"`)), Limits{MaxStringBytes: 5}, func(t *testing.T, b *Bundle) {
-			if b.Spans[0].Operation != "éé" || b.Spans[0].Service != "svc" {
+			if b.Spans[0].Operation.String() != "éé" || b.Spans[0].Service.String() != "svc" {
 				t.Errorf("operation = %q", b.Spans[0].Operation)
 			}
 		}},
@@ -379,7 +379,7 @@ func TestJaegerEmbeddedParentChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b.Spans) != 1 || b.Spans[0].SpanID != 1 || b.Spans[0].ParentID != 2 || b.Spans[0].Service != "s" {
+	if len(b.Spans) != 1 || b.Spans[0].SpanID != 1 || b.Spans[0].ParentID != 2 || b.Spans[0].Service.String() != "s" {
 		t.Errorf("spans = %+v", b.Spans)
 	}
 }

@@ -39,7 +39,7 @@ var (
 // "re-read with the general reader".
 func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	lim = lim.withDefaults()
-	jr := &jaegerReader{name: name, src: r, lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
+	jr := &jaegerReader{name: name, file: Intern(name), src: r, lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
 	jr.tr.procCache = map[string]procInfo{}
 	s := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth, maxTok: lim.MaxTokenBytes}
 	var sk seen

@@ -8,25 +8,25 @@ import "strings"
 
 // locTags are the placement tags of a span or process.
 type locTags struct {
-	pod, node, host, gpu string
-	pid                  string // process.pid, for placing GPU processes
+	pod, node, host, gpu Sym
+	pid                  Sym // process.pid, for placing GPU processes
 }
 
 // merge fills the empty fields of l from o.
 func (l *locTags) merge(o locTags) {
-	if l.pod == "" {
+	if l.pod.IsEmpty() {
 		l.pod = o.pod
 	}
-	if l.node == "" {
+	if l.node.IsEmpty() {
 		l.node = o.node
 	}
-	if l.host == "" {
+	if l.host.IsEmpty() {
 		l.host = o.host
 	}
-	if l.gpu == "" {
+	if l.gpu.IsEmpty() {
 		l.gpu = o.gpu
 	}
-	if l.pid == "" {
+	if l.pid.IsEmpty() {
 		l.pid = o.pid
 	}
 }
@@ -91,7 +91,7 @@ func (r *jaegerReader) spanTags(tags []jTag, s *Span, loc *locTags) {
 		t := &tags[i]
 		switch t.Key {
 		case "peer.service":
-			s.Peer = r.in.get(tagString(t))
+			s.Peer = r.in.sym(tagString(t))
 		case "server.address":
 			addr = tagString(t)
 		case "span.kind":
@@ -116,21 +116,21 @@ func (r *jaegerReader) spanTags(tags []jTag, s *Span, loc *locTags) {
 			r.locTag(t, loc)
 		}
 	}
-	if s.Peer == "" && addr != "" {
-		s.Peer = r.in.get(addr)
+	if s.Peer.IsEmpty() && addr != "" {
+		s.Peer = r.in.sym(addr)
 	}
 }
 
 // locTag records a placement tag (pod, node, hostname, GPU) into loc; the
 // first value of each field wins.
 func (r *jaegerReader) locTag(t *jTag, loc *locTags) {
-	if dst := loc.field(t.Key); dst != nil && *dst == "" {
-		*dst = r.in.get(tagString(t))
+	if dst := loc.field(t.Key); dst != nil && dst.IsEmpty() {
+		*dst = r.in.sym(tagString(t))
 	}
 }
 
 // field returns the placement field a tag or attribute key fills, or nil.
-func (l *locTags) field(key string) *string {
+func (l *locTags) field(key string) *Sym {
 	switch key {
 	case "k8s.pod.name", "pod", "pod.name":
 		return &l.pod
@@ -150,14 +150,14 @@ func (l *locTags) field(key string) *string {
 // when there is neither a node nor a pod tag.
 func (l locTags) place(s *Span) {
 	s.Pod, s.Node, s.GPU = l.pod, l.node, l.gpu
-	if s.Node == "" && s.Pod == "" {
+	if s.Node.IsEmpty() && s.Pod.IsEmpty() {
 		s.Node = l.host
 	}
 }
 
 // process resolves a Jaeger process into a service and placement.
 func (r *jaegerReader) process(p jProcess) procInfo {
-	pi := procInfo{service: r.in.get(p.ServiceName)}
+	pi := procInfo{service: r.in.sym(p.ServiceName)}
 	for i := range p.Tags {
 		r.locTag(&p.Tags[i], &pi.loc)
 	}

@@ -209,14 +209,14 @@ func (b *Bundle) resolveTraceLinks(evs []LogTemplateEvidence) {
 		if rs, ok := want[spanKey{s.TraceID, s.SpanID}]; ok {
 			for _, r := range rs {
 				l := &evs[r.ev].Traces[r.link]
-				l.Service, l.Operation = s.Service, s.Operation
+				l.Service, l.Operation = s.Service.String(), s.Operation.String()
 			}
 			delete(want, spanKey{s.TraceID, s.SpanID})
 		}
 		if rs, ok := traces[s.TraceID]; ok { // spans are sorted: the first is the earliest
 			for _, r := range rs {
 				l := &evs[r.ev].Traces[r.link]
-				l.Service, l.Operation = s.Service, s.Operation
+				l.Service, l.Operation = s.Service.String(), s.Operation.String()
 			}
 			delete(traces, s.TraceID)
 		}

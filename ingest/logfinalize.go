@@ -210,13 +210,13 @@ func (b *Bundle) attachLogsToSpans() {
 			continue
 		}
 		si := index.lookup(b.Spans, r.TraceID, r.SpanID)
-		if si < 0 || b.Spans[si].Service == "" {
+		if si < 0 || b.Spans[si].Service.IsEmpty() {
 			continue
 		}
 		sp := &b.Spans[si]
-		ls.Service, ls.Pod, ls.EntityFrom = sp.Service, sp.Pod, "trace"
+		ls.Service, ls.Pod, ls.EntityFrom = sp.Service.String(), sp.Pod.String(), "trace"
 		if ls.Node == "" {
-			ls.Node = sp.Node
+			ls.Node = sp.Node.String()
 		}
 		st, ok := derived[ls]
 		if !ok {

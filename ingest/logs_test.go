@@ -289,7 +289,7 @@ func logFeatureBundle(t *testing.T) *Bundle {
 		} else {
 			tid := TraceID{Low: uint64(c)}
 			s.line(st, at+6, 0, fmt.Sprintf("ERROR payment failed trace_id=%s span_id=%016x", tid, c), fields{})
-			b.Spans = append(b.Spans, Span{TraceID: tid, SpanID: SpanID(c), Service: "cart", Operation: "POST /pay", Start: at, Duration: time.Millisecond, Source: "t"})
+			b.Spans = append(b.Spans, Span{TraceID: tid, SpanID: SpanID(c), Service: Intern("cart"), Operation: Intern("POST /pay"), Start: at, Duration: time.Millisecond, Source: Intern("t")})
 			// A record of a stream without a service, linked to a span.
 			s.line(orphan, at+7, 0, fmt.Sprintf("WARN retry trace_id=%s span_id=%016x", tid, c), fields{})
 		}

@@ -40,7 +40,7 @@ func (b *Bundle) operationMixSeries() (out []*Series) {
 	g0, step := int64(b.Grid[0]), int64(b.Step)
 	// One pass over the spans: per (service, operation), its total and its
 	// count per cell.
-	type svcOp struct{ svc, op string }
+	type svcOp struct{ svc, op Sym }
 	type opCounts struct {
 		total int
 		cells []int32
@@ -63,7 +63,7 @@ func (b *Bundle) operationMixSeries() (out []*Series) {
 	// rest are pooled in the last column.
 	bySvc := map[string][]svcOp{}
 	for k := range per {
-		bySvc[k.svc] = append(bySvc[k.svc], k)
+		bySvc[k.svc.String()] = append(bySvc[k.svc.String()], k)
 	}
 	type mix struct {
 		k      int
@@ -75,7 +75,7 @@ func (b *Bundle) operationMixSeries() (out []*Series) {
 			continue
 		}
 		slices.SortFunc(ops, func(x, y svcOp) int {
-			return cmp.Or(cmp.Compare(per[y].total, per[x].total), cmp.Compare(x.op, y.op))
+			return cmp.Or(cmp.Compare(per[y].total, per[x].total), cmp.Compare(x.op.String(), y.op.String()))
 		})
 		m := &mix{k: min(len(ops), maxMixOps)}
 		m.counts = make([]int32, n*m.k)

@@ -14,8 +14,8 @@ func opMixBundle(t *testing.T) *Bundle {
 	b := &Bundle{}
 	id := SpanID(1)
 	add := func(svc, op string, at Time) {
-		b.Spans = append(b.Spans, Span{TraceID: TraceID{Low: uint64(id)}, SpanID: id, Service: svc, Operation: op,
-			Start: at, Duration: time.Millisecond, Source: "t"})
+		b.Spans = append(b.Spans, Span{TraceID: TraceID{Low: uint64(id)}, SpanID: id, Service: Intern(svc), Operation: Intern(op),
+			Start: at, Duration: time.Millisecond, Source: Intern("t")})
 		id++
 	}
 	for c := 0; c < 48; c++ {

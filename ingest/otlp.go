@@ -28,6 +28,7 @@ const jaegerWarningsKey = "@jaeger@warnings"
 // otlpReader is the state of one decodeOTLP call.
 type otlpReader struct {
 	name    string
+	src     Sym // name, the spans' Source
 	lim     Limits
 	b       *Bundle
 	in      *interner
@@ -54,7 +55,7 @@ type otlpWrapper struct {
 // decodeOTLP reads OTLP JSON traces (see above) into spans.
 func decodeOTLP(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	lim = lim.withDefaults()
-	or := &otlpReader{name: name, lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
+	or := &otlpReader{name: name, src: Intern(name), lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
 	dec := json.NewDecoder(r)
 	var err error
 	for n := 0; ; n++ {
@@ -125,12 +126,12 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
 		var res locTags
-		service := ""
+		var service Sym
 		rs.Resource().Attributes().Range(func(k string, v pcommon.Value) bool {
 			if k == "service.name" {
-				service = or.in.get(v.AsString())
-			} else if dst := res.field(k); dst != nil && *dst == "" {
-				*dst = or.in.get(v.AsString())
+				service = or.in.sym(v.AsString())
+			} else if dst := res.field(k); dst != nil && dst.IsEmpty() {
+				*dst = or.in.sym(v.AsString())
 			}
 			return true
 		})
@@ -153,17 +154,17 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 
 // span converts one OTLP span; span attributes override resource placement.
 // Peer is peer.service, else server.address.
-func (or *otlpReader) span(sp ptrace.Span, service string, res locTags) Span {
+func (or *otlpReader) span(sp ptrace.Span, service Sym, res locTags) Span {
 	s := Span{
 		TraceID:   traceIDFromBytes(sp.TraceID()),
 		SpanID:    spanIDFromBytes(sp.SpanID()),
 		ParentID:  spanIDFromBytes(sp.ParentSpanID()),
 		Service:   service,
-		Operation: or.in.get(sp.Name()),
+		Operation: or.in.sym(sp.Name()),
 		Start:     Time(sp.StartTimestamp()),
 		Duration:  time.Duration(int64(sp.EndTimestamp()) - int64(sp.StartTimestamp())),
 		Error:     sp.Status().Code() == ptrace.StatusCodeError,
-		Source:    or.name,
+		Source:    or.src,
 	}
 	if k := sp.Kind(); k >= 0 && int(k) < len(spanKindNames) {
 		s.Kind = SpanKind(k)
@@ -175,18 +176,18 @@ func (or *otlpReader) span(sp ptrace.Span, service string, res locTags) Span {
 		case jaegerWarningsKey:
 			or.warnings(v)
 		case "peer.service":
-			s.Peer = or.in.get(v.AsString())
+			s.Peer = or.in.sym(v.AsString())
 		case "server.address":
 			addr = v.AsString()
 		default:
-			if dst := loc.field(k); dst != nil && *dst == "" {
-				*dst = or.in.get(v.AsString())
+			if dst := loc.field(k); dst != nil && dst.IsEmpty() {
+				*dst = or.in.sym(v.AsString())
 			}
 		}
 		return true
 	})
-	if s.Peer == "" && addr != "" {
-		s.Peer = or.in.get(addr)
+	if s.Peer.IsEmpty() && addr != "" {
+		s.Peer = or.in.sym(addr)
 	}
 	loc.merge(res)
 	loc.place(&s)

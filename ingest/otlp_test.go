@@ -94,10 +94,10 @@ func TestOTLPShapes(t *testing.T) {
 					t.Fatalf("%d spans, want 2", len(b.Spans))
 				}
 				s0, s1 := b.Spans[0], b.Spans[1]
-				if s0.Service != "a" || s0.Pod != "cart-1" || s0.Node != "n7" || s0.Kind != SpanClient || s0.ParentID != 0 {
+				if s0.Service.String() != "a" || s0.Pod.String() != "cart-1" || s0.Node.String() != "n7" || s0.Kind != SpanClient || s0.ParentID != 0 {
 					t.Errorf("span 0 = %+v", s0)
 				}
-				if s1.Service != "b" || s1.Pod != "" || s1.ParentID != 1 || s1.Duration != 46460625*time.Nanosecond ||
+				if s1.Service.String() != "b" || !s1.Pod.IsEmpty() || s1.ParentID != 1 || s1.Duration != 46460625*time.Nanosecond ||
 					s1.Start != Time(1711138246978000000) || s1.TraceID != (TraceID{High: 0xc620759e5d60fafb, Low: 0x8ee0922b30e06bc6}) {
 					t.Errorf("span 1 = %+v", s1)
 				}
@@ -114,7 +114,7 @@ func TestOTLPShapes(t *testing.T) {
 			`{"key":"@jaeger@warnings","value":{"arrayValue":{"values":[{"stringValue":"w1"},{"stringValue":"w2"}]}}}]`),
 			func(t *testing.T, b *Bundle) {
 				s := b.Spans[0]
-				if !s.Error || s.Peer != "redis" || s.GPU != "GPU-9" || s.Pod != "span-pod" || s.Node != "n7" {
+				if !s.Error || s.Peer.String() != "redis" || s.GPU.String() != "GPU-9" || s.Pod.String() != "span-pod" || s.Node.String() != "n7" {
 					t.Errorf("span = %+v", s)
 				}
 				if sum := summarize(b); sum.sourceWarnings != 2 || !strings.Contains(b.Warnings[0].Message, `first: "w1"`) {
@@ -123,7 +123,7 @@ func TestOTLPShapes(t *testing.T) {
 			}},
 		{"server.address as peer", otlpDoc("a", "0000000000000001", "", `,"status":{"code":1},"attributes":[{"key":"server.address","value":{"stringValue":"db:5432"}}]`),
 			func(t *testing.T, b *Bundle) {
-				if s := b.Spans[0]; s.Error || s.Peer != "db:5432" {
+				if s := b.Spans[0]; s.Error || s.Peer.String() != "db:5432" {
 					t.Errorf("span = %+v", s)
 				}
 			}},

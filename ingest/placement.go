@@ -19,19 +19,19 @@ type processSet struct {
 
 // add records the process described by service and loc (when it has a PID)
 // in b.Processes, once per distinct process.
-func (ps *processSet) add(b *Bundle, service string, loc locTags, source string) {
-	if loc.pid == "" || service == "" {
+func (ps *processSet) add(b *Bundle, service Sym, loc locTags, source string) {
+	if loc.pid.IsEmpty() || service.IsEmpty() {
 		return
 	}
-	pid, err := strconv.ParseUint(strings.TrimSpace(loc.pid), 10, 32)
+	pid, err := strconv.ParseUint(strings.TrimSpace(loc.pid.String()), 10, 32)
 	if err != nil || pid == 0 {
 		return // not a PID: ignored, like any unknown tag
 	}
 	host := loc.node
-	if host == "" {
+	if host.IsEmpty() {
 		host = loc.host
 	}
-	p := Process{Service: service, Pod: loc.pod, Host: host, PID: uint32(pid), Source: source}
+	p := Process{Service: service.String(), Pod: loc.pod.String(), Host: host.String(), PID: uint32(pid), Source: source}
 	if p == ps.last {
 		return
 	}

@@ -258,7 +258,7 @@ func mergeParts(files []string, parts []*Bundle, errs []error, unread []Input, l
 
 // collectAfterMerge is the size of merged spans (bytes) from which
 // mergeParts starts a garbage collection once the per-file runs are dead
-// (at 32 MiB, about 200k spans; below it the extra cycle would cost more
+// (at 32 MiB, about 400k spans; below it the extra cycle would cost more
 // time than the memory is worth).
 const collectAfterMerge = 32 << 20
 
@@ -592,12 +592,16 @@ func (b *Bundle) countInto(in *Input) {
 			in.End = t
 		}
 	}
+	spanServices := map[Sym]struct{}{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
 		traces[s.TraceID] = struct{}{}
-		services[s.Service] = struct{}{}
+		spanServices[s.Service] = struct{}{}
 		span(s.Start)
 		span(s.End())
+	}
+	for s := range spanServices {
+		services[s.String()] = struct{}{}
 	}
 	for _, s := range b.Series {
 		c.Points += len(s.T)

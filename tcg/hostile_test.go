@@ -25,8 +25,8 @@ func TestTailTestsWindowOutsideData(t *testing.T) {
 		{"one span, at the span", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := &ingest.Bundle{Spans: []ingest.Span{{TraceID: ingest.TraceID{Low: 1}, SpanID: 1, Service: "front", Operation: "GET /",
-				Kind: ingest.SpanServer, Start: t0.Add(7 * time.Second), Duration: 20 * time.Millisecond, Source: "one.json"}}}
+			b := &ingest.Bundle{Spans: []ingest.Span{{TraceID: ingest.TraceID{Low: 1}, SpanID: 1, Service: ingest.Intern("front"), Operation: ingest.Intern("GET /"),
+				Kind: ingest.SpanServer, Start: t0.Add(7 * time.Second), Duration: 20 * time.Millisecond, Source: ingest.Intern("one.json")}}}
 			if err := b.Finalize(ingest.Options{}); err != nil {
 				t.Fatal(err)
 			}

@@ -188,11 +188,15 @@ func ResolveIncident(b *ingest.Bundle, spec IncidentSpec) (Incident, error) {
 
 // entryService is the service with the most root spans.
 func entryService(b *ingest.Bundle) string {
-	count := map[string]int{}
+	roots := map[ingest.Sym]int{}
 	for i := range b.Spans {
 		if b.Spans[i].ParentID == 0 {
-			count[b.Spans[i].Service]++
+			roots[b.Spans[i].Service]++
 		}
+	}
+	count := make(map[string]int, len(roots))
+	for s, n := range roots {
+		count[s.String()] = n
 	}
 	best, bc := "", 0
 	names := make([]string, 0, len(count))

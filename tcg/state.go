@@ -95,7 +95,7 @@ func (g *Graph) tailTests(b *ingest.Bundle, opt Options) {
 	bs, ws := g.Grid[g.B0], g.Grid[min(g.W0, len(g.Grid)-1)]
 	we := g.Grid[min(max(g.W1, 1), len(g.Grid))-1] + ingest.Time(g.Step)
 	type samples struct{ base, win []float64 }
-	svc := map[string]*samples{}
+	svc := map[ingest.Sym]*samples{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
 		if i < len(b.Parent) && b.Parent[i] >= 0 && b.Spans[b.Parent[i]].Service == s.Service {
@@ -113,11 +113,15 @@ func (g *Graph) tailTests(b *ingest.Bundle, opt Options) {
 			x.win = append(x.win, s.Duration.Seconds())
 		}
 	}
+	byName := make(map[string]*samples, len(svc))
+	for s, x := range svc {
+		byName[s.String()] = x
+	}
 	for _, n := range g.Nodes {
 		if n.Entity.Kind != ingest.KindService || n.Signal != ingest.SignalLatency || n.Facet != FacetNone {
 			continue
 		}
-		if x := svc[n.Entity.Name]; x != nil {
+		if x := byName[n.Entity.Name]; x != nil {
 			n.Tail = tailShift(x.base, x.win, 0.9, opt.Alpha)
 		}
 	}
