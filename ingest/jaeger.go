@@ -460,17 +460,18 @@ func (r *jaegerReader) flushTrace() {
 		case p.embedded != nil:
 			pi = *p.embedded
 		default:
+			// procCache holds only IDs of r.tr.procs: a hit is one lookup.
+			if c, ok := r.tr.procCache[p.procID]; ok {
+				pi = c
+				break
+			}
 			jp, found := r.tr.procs[p.procID]
 			if !found {
 				r.unknownProc++
 				break // out of the switch: the span keeps an empty service
 			}
-			c, ok := r.tr.procCache[p.procID]
-			if !ok {
-				c = r.process(jp)
-				r.tr.procCache[p.procID] = c
-			}
-			pi = c
+			pi = r.process(jp)
+			r.tr.procCache[p.procID] = pi
 		}
 		loc := p.loc
 		loc.merge(pi.loc)

@@ -44,7 +44,9 @@ func (r *jaegerReader) parent(js *jSpan, trace TraceID) SpanID {
 		refs = refs[:maxSpanRefs]
 	}
 	for _, ref := range refs {
-		if ref.TraceID != "" {
+		// A reference that spells the span's own trace ID (the usual case)
+		// is in the trace without parsing it again.
+		if ref.TraceID != "" && ref.TraceID != js.TraceID {
 			rt, err := ParseTraceID(ref.TraceID)
 			if err != nil || rt != trace {
 				cross = true
