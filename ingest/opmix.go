@@ -19,18 +19,13 @@ const maxMixOps = 20
 // minMixSpans is the fewest spans a step needs for its mix to be scored.
 const minMixSpans = 5
 
-// deriveOperationMix adds one TraceOpMix series per service with at least
-// two operations: for each grid cell, the chi-square statistic of the
+// operationMixSeries returns one TraceOpMix series per service with at
+// least two operations: for each grid cell, the chi-square statistic of the
 // cell's operation counts against the service's mix over all cells, as a
 // standard normal deviate (Wilson–Hilferty), so that it reads alike for
 // busy and quiet steps. NaN where a cell has fewer than minMixSpans spans.
-// The reference mix includes the incident, which only dilutes a shift.
-func (b *Bundle) deriveOperationMix() {
-	b.Series = append(b.Series, b.operationMixSeries()...)
-}
-
-// operationMixSeries returns deriveOperationMix's series without adding
-// them: it only reads the spans and the grid, so it can run beside
+// The reference mix includes the incident, which only dilutes a shift. It
+// only reads the spans and the grid, so Finalize runs it beside
 // deriveTraceSeries. O(spans + services·cells·maxMixOps).
 func (b *Bundle) operationMixSeries() (out []*Series) {
 	if len(b.Spans) == 0 || len(b.Grid) == 0 {

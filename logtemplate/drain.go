@@ -119,9 +119,6 @@ func New(p Params) *Miner {
 	return &Miner{p: p, root: map[int]*node{}, other: -1, cache: make(map[string]int32, 256)}
 }
 
-// Params returns the miner's parameters, defaults filled in.
-func (m *Miner) Params() Params { return m.p }
-
 // Add masks line, mines it and returns the ID of the template it joined
 // (IDs are dense from 0, in order of creation).
 func (m *Miner) Add(line string) int {
