@@ -33,6 +33,13 @@ var (
 	tagKeys   = []string{"key", "type", "value"}
 	refKeys   = []string{"refType", "traceID", "spanID"}
 	procKeys  = []string{"serviceName", "tags"}
+
+	// The keys in the order Jaeger's encoder writes them (objectHinted).
+	spanHints  = hintKeys("traceID", "spanID", "flags", "operationName", "references", "startTime", "duration", "tags", "logs", "processID", "warnings")
+	traceHints = hintKeys("traceID", "spans", "processes", "warnings")
+	tagHints   = hintKeys("key", "type", "value")
+	refHints   = hintKeys("refType", "traceID", "spanID")
+	procHints  = hintKeys("serviceName", "tags")
 )
 
 // decodeJaegerFast is the fast path of decodeJaeger; errSlowPath means
@@ -74,7 +81,7 @@ func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 func (r *jaegerReader) fastTrace(s *fastScanner) bool {
 	r.tr.reset()
 	var sk seen
-	ok := s.object(func(key string) bool {
+	ok := s.objectHinted(traceHints, func(key string) bool {
 		switch key {
 		case "traceID":
 			v, ok := s.str()
@@ -162,7 +169,7 @@ func (r *jaegerReader) fastProcesses(s *fastScanner) bool {
 func fastProcess(s *fastScanner) (jProcess, bool) {
 	var p jProcess
 	var sk seen
-	ok := s.object(func(key string) bool {
+	ok := s.objectHinted(procHints, func(key string) bool {
 		switch key {
 		case "serviceName":
 			v, ok := s.str()
@@ -187,7 +194,7 @@ func fastTags(s *fastScanner, dst []jTag) ([]jTag, bool) {
 	ok := s.array(func() bool {
 		var t jTag
 		var sk seen
-		ok := s.object(func(key string) bool {
+		ok := s.objectHinted(tagHints, func(key string) bool {
 			switch key {
 			case "key":
 				v, ok := s.str()
@@ -220,7 +227,7 @@ func (r *jaegerReader) fastSpan(s *fastScanner) bool {
 	tags, refs := js.Tags[:0], js.References[:0]
 	*js = jSpan{Tags: tags, References: refs}
 	var sk seen
-	ok := s.object(func(key string) bool {
+	ok := s.objectHinted(spanHints, func(key string) bool {
 		var ok bool
 		switch key {
 		case "traceID":
@@ -239,7 +246,7 @@ func (r *jaegerReader) fastSpan(s *fastScanner) bool {
 			ok = s.array(func() bool {
 				var ref jRef
 				var rk seen
-				ok := s.object(func(key string) bool {
+				ok := s.objectHinted(refHints, func(key string) bool {
 					var ok bool
 					switch key {
 					case "refType":

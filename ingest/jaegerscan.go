@@ -524,6 +524,29 @@ func (s *fastScanner) number() bool {
 // must consume the value. Duplicate or case-folded known keys are refused by
 // field itself.
 func (s *fastScanner) object(field func(key string) bool) bool {
+	return s.objectHinted(nil, field)
+}
+
+// keyHints are the keys an object usually has, in order, each as its exact
+// spelling `"key":` (see objectHinted).
+type keyHints []string
+
+// hintKeys returns the hints for keys, in that order.
+func hintKeys(keys ...string) keyHints {
+	h := make(keyHints, len(keys))
+	for i, k := range keys {
+		h[i] = `"` + k + `":`
+	}
+	return h
+}
+
+// objectHinted is object for an object whose keys usually come in the order
+// of hints, spelled exactly so (as Jaeger's own encoder writes them): such a
+// key is matched by one comparison instead of being scanned as a string.
+// Any other key, or a hinted one spelled otherwise (escapes, a space before
+// the colon), is read as object reads it, and the hints resume after it, so
+// field sees the same keys either way; hints only save time.
+func (s *fastScanner) objectHinted(hints keyHints, field func(key string) bool) bool {
 	if !s.expect('{') {
 		return false
 	}
@@ -531,9 +554,26 @@ func (s *fastScanner) object(field func(key string) bool) bool {
 		s.pos++
 		return true
 	}
+	next := 0 // the hint to try first
 	for {
-		k, ok := s.str()
-		if !ok || !s.expect(':') || !field(k) {
+		var k string
+		if q := s.hinted(hints, next); q != "" {
+			k = q[1 : len(q)-2]
+			s.pos += len(q)
+			next++
+		} else {
+			var ok bool
+			if k, ok = s.str(); !ok || !s.expect(':') {
+				return false
+			}
+			for i := next; i < len(hints); i++ {
+				if hints[i][1:len(hints[i])-2] == k {
+					next = i + 1
+					break
+				}
+			}
+		}
+		if !field(k) {
 			return false
 		}
 		switch s.ws() {
@@ -546,6 +586,19 @@ func (s *fastScanner) object(field func(key string) bool) bool {
 			return false
 		}
 	}
+}
+
+// hinted returns hints[i] when the buffered input at the next non-blank
+// byte starts with it, else "".
+func (s *fastScanner) hinted(hints keyHints, i int) string {
+	if i >= len(hints) || s.ws() != '"' {
+		return ""
+	}
+	q := hints[i]
+	if end := s.pos + len(q); end <= len(s.buf) && string(s.buf[s.pos:end]) == q {
+		return q
+	}
+	return ""
 }
 
 // array calls elem for each element of an array ('[' not yet read); null is
