@@ -38,20 +38,11 @@ func newInterner(max int) *interner {
 // sym returns the Sym of s, truncated to the limit like get. Each distinct
 // string takes the process-wide table's lock once per interner.
 func (in *interner) sym(s string) Sym {
-	if s == "" {
-		return Sym{}
-	}
-	if v, ok := in.syms[s]; ok {
+	v, s, ok := cached(in, in.syms, s)
+	if ok {
 		return v
 	}
-	if in.max > 0 && len(s) > in.max {
-		in.truncated++
-		s = truncateUTF8(s, in.max)
-		if v, ok := in.syms[s]; ok {
-			return v
-		}
-	}
-	v := Intern(s)
+	v = Intern(s)
 	if len(in.syms) < maxInterned {
 		in.syms[v.String()] = v // the table's copy: s may be a view of a buffer
 	}
@@ -61,24 +52,35 @@ func (in *interner) sym(s string) Sym {
 // get returns the canonical copy of s, truncated to the limit at a rune
 // boundary. The returned string never aliases a decoder buffer.
 func (in *interner) get(s string) string {
-	if s == "" {
-		return ""
-	}
-	if v, ok := in.m[s]; ok {
+	v, s, ok := cached(in, in.m, s)
+	if ok {
 		return v
-	}
-	if in.max > 0 && len(s) > in.max {
-		in.truncated++
-		s = truncateUTF8(s, in.max)
-		if v, ok := in.m[s]; ok {
-			return v
-		}
 	}
 	s = strings.Clone(s)
 	if len(in.m) < maxInterned {
 		in.m[s] = s
 	}
 	return s
+}
+
+// cached looks s up in one of in's caches, then its cut to the limit
+// (each cut counted), so get and sym truncate alike. "" is found as the
+// zero V. On a miss, key is s as cut: what the caller interns and stores.
+func cached[V any](in *interner, m map[string]V, s string) (v V, key string, ok bool) {
+	if s == "" {
+		return v, s, true
+	}
+	if v, ok = m[s]; ok {
+		return v, s, true
+	}
+	if in.max > 0 && len(s) > in.max {
+		in.truncated++
+		s = truncateUTF8(s, in.max)
+		if v, ok = m[s]; ok {
+			return v, s, true
+		}
+	}
+	return v, s, false
 }
 
 // truncateUTF8 cuts s to at most n bytes without splitting a rune.

@@ -25,7 +25,7 @@ func Intern(s string) Sym {
 	if s == "" {
 		return Sym{}
 	}
-	return symbols.intern(s, false)
+	return symbols.intern(s)
 }
 
 // LookupSym returns the Sym of s if s was ever interned (ok false: no span
@@ -84,16 +84,14 @@ func newSymTable() *symTable {
 	return t
 }
 
-// intern returns the id of s, adding it (a copy of it unless owned) when new.
-func (t *symTable) intern(s string, owned bool) Sym {
+// intern returns the id of s, adding a copy of it when new.
+func (t *symTable) intern(s string) Sym {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if id, ok := t.ids[s]; ok {
 		return Sym{id}
 	}
-	if !owned {
-		s = strings.Clone(s)
-	}
+	s = strings.Clone(s)
 	id := t.n
 	d := *t.dir.Load()
 	c := int(id >> symChunkBits)
