@@ -123,6 +123,9 @@ func addRHT(g *tcg.Graph, ev []NodeEvidence) {
 // byEnt is nodesByEntity(g).
 func physicalResidual(g *tcg.Graph, byEnt map[string][]int, i int) (float64, map[int]float64) {
 	n := g.Nodes[i]
+	if n.StandIn == tcg.StandInCalls {
+		return standInResidual(g, i)
+	}
 	if n.Signal != ingest.SignalLatency {
 		return usageResidual(g, i)
 	}
@@ -212,6 +215,26 @@ func physicalResidual(g *tcg.Graph, byEnt map[string][]int, i int) (float64, map
 		dir = -1
 	}
 	return dir * (dc - explained) / scale, contrib
+}
+
+// standInResidual is, for a service's node made of its own calls' series
+// (tcg.StandInCalls), 0: its rise is its calls' rises, each anomalous call
+// its part in proportion to its deviation. NaN when none of its calls is
+// anomalous.
+func standInResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
+	n := g.Nodes[i]
+	contrib := map[int]float64{}
+	for _, ei := range g.In(i) {
+		j := g.Edges[ei].From
+		q := g.Nodes[j]
+		if q.Anomalous && q.Entity.Kind == ingest.KindEdge && q.Entity.Caller == n.Entity.Service && q.Score > 0 {
+			contrib[j] = q.Score
+		}
+	}
+	if len(contrib) == 0 {
+		return math.NaN(), nil
+	}
+	return 0, contrib
 }
 
 // usageResidual is, for a node's or a service's resource use (CPU, memory,

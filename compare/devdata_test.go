@@ -64,6 +64,16 @@ var knownEvents = map[string][]string{
 	"tt-20230129-133154": {"ts-station-food-service", "ts-seat-service", "ts-config-service", "ts-station-service"},
 }
 
+// notQuiet are development cases whose pre-onset minutes are documented as
+// not quiet (../shared/data/README.md), so no two of their windows are a
+// clean null pair: their null comparison is not run, their incident one is.
+var notQuiet = map[string]string{
+	// The first run of 2023-01-30: the gateway's p90 climbs from 0.42 s to
+	// 0.70 s between 11:39 and 11:48 as the day's load starts; traffic
+	// rises across the call graph with it.
+	"tt-20230130-115146": "the day's load starts in its pre-onset minutes (the data README)",
+}
+
 // devCase is one development case and what the comparisons said.
 type devCase struct {
 	set, name, fault string
@@ -155,6 +165,10 @@ func runDevCase(dir string, siblings []ingest.Time) devCase {
 		if t := parseLabelTime(s); t != 0 && t < end && t > end.Add(-3*w) {
 			end = t
 		}
+	}
+	if why := notQuiet[dc.name]; why != "" {
+		dc.nullNA = why
+		return dc
 	}
 	for _, t := range siblings {
 		if t < inj && t >= b.Start {

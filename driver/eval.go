@@ -344,6 +344,21 @@ func componentMatches(c causal.Candidate, g *tcg.Graph, isEntity bool, comp, svc
 	if comp == svc {
 		return c.Service == svc
 	}
+	// A rollout (package peers) is named by its new version's workload or
+	// ReplicaSet; a label may name it so, name its workload by kind
+	// ("deployment/router"), or say only that the cause is its service's
+	// change.
+	if c.ComponentKind == ingest.KindRollout {
+		if c.Service != svc {
+			return false
+		}
+		_, name, byKind := strings.Cut(comp, "/")
+		switch {
+		case comp == c.Component, byKind && (name == c.Component || name == ingest.WorkloadOf(c.Component) || name == svc):
+			return true
+		}
+		return signal == ingest.SignalChange.String() || signal == "deploy" || !isEntity && strings.HasPrefix(comp, svc)
+	}
 	// "deployment/router": a Kubernetes workload named by kind, as a
 	// rollout label has it, is hit by a change (rollout) cause of it.
 	if kind, name, ok := strings.Cut(comp, "/"); ok && !isEntity && workloadKinds[strings.ToLower(kind)] {

@@ -24,13 +24,14 @@ var layers = map[string][]string{
 	"fixtures":          {},
 	"gpurecord":         {},
 	"ingest":            {"internal/parallel", "logtemplate", "measure"},
-	"tcg":               {"ingest", "internal/parallel", "measure"},
+	"peers":             {"ingest", "measure"},
+	"tcg":               {"ingest", "internal/parallel", "measure", "peers"},
 	"causal":            {"ingest", "internal/parallel", "measure", "tcg"},
 	"evidence":          {"causal", "ingest", "measure", "tcg"},
-	"scorecard":         {"causal", "evidence", "ingest", "measure", "tcg"},
-	"compare":           {"causal", "ingest", "measure", "scorecard", "tcg"},
+	"scorecard":         {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
+	"compare":           {"causal", "ingest", "measure", "peers", "scorecard", "tcg"},
 	"driver": {"causal", "compare", "evidence", "fixtures", "gpurecord", "ingest", "live", "logtemplate", "measure",
-		"scorecard", "tcg"},
+		"peers", "scorecard", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 }
 

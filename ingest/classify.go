@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -480,4 +481,52 @@ func entityOf(n *nameInfo) Entity {
 		return Entity{Kind: KindNode, Name: node, Node: node}
 	}
 	return Entity{}
+}
+
+// versionLabelNames are the labels naming the version of the code a pod
+// runs (Kubernetes recommended labels, Istio's version, OpenTelemetry's
+// service.version as exporters spell it) or the pod template it was made
+// from (Deployments' pod-template-hash, Argo Rollouts', StatefulSets'
+// controller revision).
+var versionLabelNames = []string{"version", "app_version", "service_version", "service.version",
+	"app_kubernetes_io_version", "app.kubernetes.io/version", "pod_template_hash", "rollouts_pod_template_hash",
+	"controller_revision_hash"}
+
+// VersionOf returns the version a series' labels give ("" when none).
+func VersionOf(ls Labels) string { return firstLabel(ls, versionLabelNames...) }
+
+// PodOf returns the pod a series measures: its entity's name for a pod
+// series, else a pod label (a call-edge series reported per pod, a node
+// series copied per pod); "" when none.
+func PodOf(s *Series) string {
+	if s.Entity.Kind == KindPod {
+		return s.Entity.Name
+	}
+	return firstLabel(s.Labels, podLabelNames...)
+}
+
+// IdentityLabel reports whether a label names which instance a series is
+// of (its pod, version, node, container or address) rather than what it
+// measures: series that differ only in such labels measure the same thing
+// of different instances.
+func IdentityLabel(name string) bool {
+	if slices.Contains(podLabelNames, name) || slices.Contains(versionLabelNames, name) || slices.Contains(nodeLabelNames, name) {
+		return true
+	}
+	switch name {
+	case "instance", "pod_ip", "ip", "uid", "pod_uid", "container_id", "id", "name", "image", "image_id":
+		return true
+	}
+	return false
+}
+
+// ServiceLabel returns the service a series' labels name, most explicit
+// label first ("" when none does).
+func ServiceLabel(ls Labels) string {
+	for _, name := range serviceLabelNames {
+		if v := ls.Get(name); usableWorkloadLabel(v) {
+			return v
+		}
+	}
+	return ""
 }

@@ -41,7 +41,11 @@ func (b *Bundle) knownServices() map[string]bool {
 // it followed by "-". It returns "" when nothing matches. The prefixes
 // tried are the name's own (up to each "-"), longest first: O(len(name))
 // lookups, whatever the number of services.
-func matchService(name string, known map[string]bool) string {
+func matchService(name string, known map[string]bool) string { return MatchService(name, known) }
+
+// MatchService is matchService for the stages after ingest (the version
+// model places pods that only a label names).
+func MatchService(name string, known map[string]bool) string {
 	if name == "" {
 		return ""
 	}

@@ -10,6 +10,7 @@ import "strings"
 type locTags struct {
 	pod, node, host, gpu Sym
 	pid                  Sym // process.pid, for placing GPU processes
+	version              Sym // service.version, for the version model (package peers)
 }
 
 // merge fills the empty fields of l from o.
@@ -28,6 +29,9 @@ func (l *locTags) merge(o locTags) {
 	}
 	if l.pid.IsEmpty() {
 		l.pid = o.pid
+	}
+	if l.version.IsEmpty() {
+		l.version = o.version
 	}
 }
 
@@ -144,6 +148,8 @@ func (l *locTags) field(key string) *Sym {
 		return &l.gpu
 	case "process.pid", "pid":
 		return &l.pid
+	case "service.version":
+		return &l.version
 	}
 	return nil
 }

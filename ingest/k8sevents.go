@@ -115,6 +115,7 @@ func decodeK8sEvents(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		}
 		ev := Event{
 			Entity:  k8sEntity(obj, e),
+			Object:  k8sObject(obj),
 			Reason:  e.Reason,
 			Message: firstNonEmpty(e.Message, e.Note),
 			Count:   max(1, e.Count, e.DeprecatedCnt),
@@ -181,6 +182,17 @@ func k8sEntity(obj *k8sObjectRef, e *k8sEvent) Entity {
 		return Entity{}
 	}
 	return Entity{Kind: KindUnknown, Name: strings.ToLower(obj.Kind) + "/" + obj.Name}
+}
+
+// k8sObject names an involved object "Kind/name" ("" when it has no name).
+func k8sObject(obj *k8sObjectRef) string {
+	if obj.Name == "" {
+		return ""
+	}
+	if obj.Kind == "" {
+		return obj.Name
+	}
+	return obj.Kind + "/" + obj.Name
 }
 
 // k8sEventKind maps an event's reason (and object kind, message, type) to

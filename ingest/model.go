@@ -89,9 +89,12 @@ const (
 	KindNode
 	KindGPU
 	KindEdge // a call edge caller→callee
+	// KindRollout is a new version of a workload beside its old one (package
+	// peers): its name is the new version's workload or ReplicaSet.
+	KindRollout
 )
 
-var entityKindNames = [...]string{"unknown", "service", "pod", "node", "gpu", "edge"}
+var entityKindNames = [...]string{"unknown", "service", "pod", "node", "gpu", "edge", "rollout"}
 
 func (k EntityKind) String() string {
 	if int(k) < len(entityKindNames) {
@@ -350,8 +353,12 @@ type Event struct {
 	Kind    EventKind
 	Reason  string // e.g. "ScalingReplicaSet", "OOMKilled", "BackOff"
 	Message string
-	Count   int
-	Source  string
+	// Object is the object the event is about as its source names it,
+	// "Kind/name" ("Deployment/cartservice-v2"), before the entity model
+	// matched it to a service; "" when unknown.
+	Object string
+	Count  int
+	Source string
 }
 
 // Alert is one firing (or resolved) alert from an Alertmanager payload.
@@ -444,6 +451,10 @@ type Bundle struct {
 	// Processes are the OS processes traces name with a PID (Jaeger process
 	// tags, OTLP resource attributes), deduplicated and sorted by Finalize.
 	Processes []Process
+	// PodVersions are the versions trace sources say pods run (OTLP's
+	// service.version resource attribute, a Jaeger process tag of that
+	// name), deduplicated and sorted by Finalize.
+	PodVersions []PodVersion
 	// Logs are the log records, sorted by time by Finalize; LogStreams are
 	// their sources (entities) and LogTemplates their mined templates (see
 	// logs.go). Records index both.
@@ -473,6 +484,13 @@ type Process struct {
 	Host    string
 	PID     uint32
 	Source  string
+}
+
+// PodVersion says that a trace source saw a pod of a service run a
+// version.
+type PodVersion struct {
+	Service, Pod, Version string
+	Source                string
 }
 
 // Placement says that a pod or service runs on a GPU: a GPU source (NVML
@@ -505,6 +523,7 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.Inputs = append(b.Inputs, o.Inputs...)
 	b.Warnings = append(b.Warnings, o.Warnings...)
 	b.Processes = append(b.Processes, o.Processes...)
+	b.PodVersions = append(b.PodVersions, o.PodVersions...)
 	if len(o.Logs) > 0 || len(o.LogStreams) > 0 {
 		ns, nt := int32(len(b.LogStreams)), int32(len(b.LogTemplates))
 		at := len(b.Logs)
@@ -561,6 +580,9 @@ func (b *Bundle) RelabelSources(f func(string) string) {
 	}
 	for i := range b.Processes {
 		b.Processes[i].Source = g(b.Processes[i].Source)
+	}
+	for i := range b.PodVersions {
+		b.PodVersions[i].Source = g(b.PodVersions[i].Source)
 	}
 	for i := range b.LogStreams {
 		b.LogStreams[i].Source = g(b.LogStreams[i].Source)

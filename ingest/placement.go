@@ -15,11 +15,18 @@ import (
 type processSet struct {
 	seen map[Process]bool
 	last Process
+	// versions are the (pod, version) pairs recorded, lastVersion the last.
+	versions    map[PodVersion]bool
+	lastVersion PodVersion
 }
 
 // add records the process described by service and loc (when it has a PID)
-// in b.Processes, once per distinct process.
+// in b.Processes, once per distinct process; and the version a pod runs
+// (when loc names both) in b.PodVersions, once per pair.
 func (ps *processSet) add(b *Bundle, service Sym, loc locTags, source string) {
+	if !loc.version.IsEmpty() && !loc.pod.IsEmpty() {
+		ps.addVersion(b, PodVersion{Service: service.String(), Pod: loc.pod.String(), Version: loc.version.String(), Source: source})
+	}
 	if loc.pid.IsEmpty() || service.IsEmpty() {
 		return
 	}
@@ -44,6 +51,21 @@ func (ps *processSet) add(b *Bundle, service Sym, loc locTags, source string) {
 	}
 	ps.seen[p] = true
 	b.Processes = append(b.Processes, p)
+}
+
+// addVersion records v once.
+func (ps *processSet) addVersion(b *Bundle, v PodVersion) {
+	if v == ps.lastVersion {
+		return
+	}
+	ps.lastVersion = v
+	if ps.versions == nil {
+		ps.versions = map[PodVersion]bool{}
+	}
+	if !ps.versions[v] {
+		ps.versions[v] = true
+		b.PodVersions = append(b.PodVersions, v)
+	}
 }
 
 // hostPID keys a process by host (normalised, lower case) and PID.
@@ -81,6 +103,7 @@ func shortHost(h string) string {
 // rarely equal the host's; a warning says so when both sides have PIDs and
 // none matched.
 func (b *Bundle) placeProcesses() {
+	b.PodVersions = dedupePodVersions(b.PodVersions)
 	b.Processes = dedupeProcesses(b.Processes)
 	if len(b.Processes) == 0 {
 		return
@@ -178,6 +201,18 @@ func dedupeProcesses(ps []Process) []Process {
 	})
 	return slices.CompactFunc(ps, func(x, y Process) bool {
 		return x.Host == y.Host && x.PID == y.PID && x.Service == y.Service && x.Pod == y.Pod
+	})
+}
+
+// dedupePodVersions sorts the pods' versions and drops repeats (the same
+// pair seen by several files), keeping the first source.
+func dedupePodVersions(vs []PodVersion) []PodVersion {
+	slices.SortStableFunc(vs, func(x, y PodVersion) int {
+		return cmp.Or(cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Version, y.Version), cmp.Compare(x.Service, y.Service),
+			cmp.Compare(x.Source, y.Source))
+	})
+	return slices.CompactFunc(vs, func(x, y PodVersion) bool {
+		return x.Pod == y.Pod && x.Version == y.Version && x.Service == y.Service
 	})
 }
 

@@ -109,8 +109,16 @@ func detect(values []float64, b0, b1, w0, w1, dir int, threshold float64, grid [
 	if n < 2 {
 		return a
 	}
-	scale := floorScale(spread, MaxShareFloor*mx)
-	a.Baseline, a.Scale = med, scale
+	return detectAt(values, med, floorScale(spread, MaxShareFloor*mx), w0, w1, dir, threshold, grid)
+}
+
+// detectAt is detect with the baseline's location and scale given: the
+// window cells [w0,w1) of values are tested against med and scale (> 0).
+// A contrast with peers (package peers) is tested this way: its location
+// is the member's usual difference from its peers, its scale how far a
+// member strays from them, neither of which its own baseline cells hold.
+func detectAt(values []float64, med, scale float64, w0, w1, dir int, threshold float64, grid []ingest.Time) Anomaly {
+	a := Anomaly{OnsetIdx: -1, Baseline: med, Scale: scale}
 	z := func(x float64) float64 {
 		d := (x - med) / scale
 		switch {

@@ -18,21 +18,25 @@ const ChangeSeries = "change_events_recent"
 // updates) into one step series per service on the grid. A change is a new
 // mechanism by definition; as a series it is judged like any other signal:
 // a service that changes routinely (in the baseline too) is not anomalous
-// for changing again. O(events · log events + services · grid).
-func changeSeries(b *ingest.Bundle, hold time.Duration) []*ingest.Series {
+// for changing again. A change made after the incident's time (at, 0 for
+// none) cannot have caused it and has no step. A service whose rollout the version model judges
+// (skip: its new pods compared with its old ones, rolloutNodes) has none:
+// those contrasts say what its change did. O(events · log events +
+// services · grid).
+func changeSeries(b *ingest.Bundle, hold time.Duration, skip map[string]bool, at ingest.Time) []*ingest.Series {
 	if len(b.Grid) == 0 {
 		return nil
 	}
 	times := map[string][]ingest.Time{}
 	for _, e := range b.Events {
-		if !e.Kind.ChangeLike() {
-			continue
+		if !e.Kind.ChangeLike() || at != 0 && e.Time > at {
+			continue // not a change, or one made after the incident began
 		}
 		svc := e.Entity.Service
 		if svc == "" && e.Entity.Kind == ingest.KindService {
 			svc = e.Entity.Name
 		}
-		if svc == "" {
+		if svc == "" || skip[svc] {
 			continue
 		}
 		times[svc] = append(times[svc], e.Time)

@@ -54,9 +54,11 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 	eb := g.newEdgeBuilder(opt)
 	g.componentEdges(eb)
 	calls := callTopology(g, b)
+	g.calls = calls
 	g.callEdges(eb, calls)
 	podsOn := g.placements(b)
 	g.placementEdges(eb, podsOn)
+	g.rolloutEdges(eb)
 	topo := map[string]bool{}
 	for _, c := range calls {
 		topo[c.caller], topo[c.callee] = true, true
@@ -156,6 +158,9 @@ func (g *Graph) componentEdges(eb *edgeBuilder) {
 		byEnt[n.Entity.ID()] = append(byEnt[n.Entity.ID()], i)
 	}
 	for _, id := range slices.Sorted(maps.Keys(byEnt)) {
+		if g.Nodes[byEnt[id][0]].Entity.Kind == ingest.KindRollout {
+			continue // a rollout's contrasts are parallel views of one change, not a chain (rolloutEdges)
+		}
 		var lat, self, errs, traffic, sat, change, logs []int
 		for _, i := range byEnt[id] {
 			n := g.Nodes[i]

@@ -10,6 +10,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/peers"
 )
 
 // Facet distinguishes nodes of the same entity and signal kind that measure
@@ -31,6 +32,19 @@ const (
 	FacetErrors  Facet = "errors"
 	FacetNew     Facet = "new"
 	FacetMissing Facet = "missing"
+	// FacetUnready is a rollout's availability: the share of the new
+	// version's pods asked for that report (package peers).
+	FacetUnready Facet = "unready"
+)
+
+// StandIn says what a stand-in node is made of (see standIns).
+type StandIn uint8
+
+// Stand-in kinds.
+const (
+	StandInNone    StandIn = iota
+	StandInCallers         // the callee side of the calls into the service
+	StandInCalls           // the service's own calls (the target only)
 )
 
 // Node is one component signal: (entity, signal kind, facet).
@@ -46,6 +60,15 @@ type Node struct {
 	State       State
 	Transitions []Transition
 	Depth       int // hops to the target along edges (-1: no path)
+	// StandIn says, for a service's node made of call-edge series
+	// (standIns), whose: StandInCallers (the service as its callers see
+	// it) or StandInCalls (the target seen through its own calls);
+	// StandInNone for the others.
+	StandIn StandIn
+	// Peer is, for a node that compares a member with its peers (a
+	// rollout's new pods with its old ones), what was compared; nil for
+	// the others.
+	Peer *PeerContrast
 }
 
 // Values returns the representative series' values on the grid.
@@ -85,6 +108,7 @@ type Graph struct {
 	Hosted map[string][]string
 
 	placedBy map[string]string // device ID + "|" + entity ID → why it is placed there
+	calls    []call            // the call topology (callTopology)
 	pods     map[string][]ingest.Entity
 	byEnt    map[string][]int // facetless node indices by entity ID
 
@@ -174,10 +198,13 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 			g.SinglePod[svc] = pods[0]
 		}
 	}
+	// Rollouts judged by their new pods against their old ones (package
+	// peers) replace their service's change step.
+	rollouts, judged := g.rolloutNodes(b, peers.Build(b, opt.Peers), opt)
 	// Group series into nodes.
 	groups := map[string][]*ingest.Series{}
 	meta := map[string]*Node{}
-	series := append(append([]*ingest.Series(nil), b.Series...), changeSeries(b, opt.ChangeHold)...)
+	series := append(append([]*ingest.Series(nil), b.Series...), changeSeries(b, opt.ChangeHold, judged, inc.At)...)
 	for _, s := range series {
 		if !s.Aligned || s.Entity.Kind == ingest.KindUnknown || s.Entity.Name == "" {
 			continue
@@ -210,6 +237,13 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 			n.Entity.Service = ""
 		}
 	}
+	if w := standIns(groups, meta, inc.Target); w != "" {
+		g.Warnings = append(g.Warnings, w)
+	}
+	for _, n := range rollouts {
+		meta[n.ID] = n
+		groups[n.ID] = n.Series
+	}
 	ids := make([]string, 0, len(groups))
 	for id := range groups {
 		ids = append(ids, id)
@@ -221,6 +255,10 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	kept := make([]bool, len(ids))
 	parallel.For(len(ids), 64, func(k int) {
 		n := meta[ids[k]]
+		if n.Peer != nil {
+			kept[k] = true // a contrast, tested against its peers (rolloutNodes)
+			return
+		}
 		ss := sortByKey(groups[ids[k]])
 		n.Series = ss
 		best, bestScore, bestAn := -1, math.Inf(-1), Anomaly{}

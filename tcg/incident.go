@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/peers"
 )
 
 // Target is what the incident is about: a service and a signal.
@@ -48,6 +49,8 @@ type Options struct {
 	// ChangeHold is how long a deployment or configuration change counts
 	// as recent on its service's change node (default 10m).
 	ChangeHold time.Duration
+	// Peers are the version model's constants (rollout contrasts).
+	Peers peers.Params
 }
 
 // Defaults that the command line shows.
@@ -76,6 +79,7 @@ func (o Options) withDefaults(step time.Duration) Options {
 	if o.ChangeHold <= 0 {
 		o.ChangeHold = 10 * time.Minute
 	}
+	o.Peers = o.Peers.WithDefaults()
 	return o
 }
 

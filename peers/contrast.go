@@ -1,0 +1,265 @@
+package peers
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
+)
+
+// Cells are the grid ranges a comparison reads: the baseline [B0, B1) and
+// the incident window [W0, W1).
+type Cells struct{ B0, B1, W0, W1 int }
+
+// MaxShareFloor floors a contrast's scale as a share of the largest
+// magnitude either side shows (the same floor the graph's anomaly test
+// uses): a member that departs from peers that never differ reads as at
+// most 1/MaxShareFloor scales, not millions.
+const MaxShareFloor = 0.01
+
+// RelativeFloor floors a contrast's scale as a share of the peers'
+// baseline level (the graph's 5%-of-median floor).
+const RelativeFloor = 0.05
+
+// Contrast is a member's difference from its peers, cell by cell on the
+// common grid.
+type Contrast struct {
+	// Diff is the member's value minus its peers' (per-cell medians over
+	// each side's series) net of Offset; NaN where either side is missing.
+	Diff []float64
+	// Offset is the member's usual difference from its peers: the baseline
+	// median of the raw difference (0 when the member has too little
+	// baseline beside them).
+	Offset float64
+	// Scale is how far the member normally strays from its peers: the
+	// robust spread of the baseline difference, else of each peer around
+	// the peers' median in the baseline, floored.
+	Scale float64
+	// Member and Peers are the per-cell medians of each side.
+	Member, Peers []float64
+	// Cells counts the window cells where both sides report.
+	Cells int
+	// ScaleFrom says where Scale came from: "baseline difference", "peer
+	// spread" or "floor".
+	ScaleFrom string
+}
+
+// Compare contrasts member series with peer series (aligned on the same
+// grid). The member's baseline difference from its peers is its normal
+// relation to them; what remains in the window is its own change.
+// O(cells · (members + peers)).
+func Compare(member, peers []*ingest.Series, c Cells, p Params) Contrast {
+	p = p.WithDefaults()
+	n := gridLen(member, peers)
+	ct := Contrast{Diff: make([]float64, n), Member: cellMedians(member, n), Peers: cellMedians(peers, n)}
+	raw := make([]float64, n)
+	for t := range raw {
+		raw[t] = ct.Member[t] - ct.Peers[t] // NaN when either is
+	}
+	var base []float64
+	for t := c.B0; t < c.B1 && t < n; t++ {
+		if !math.IsNaN(raw[t]) {
+			base = append(base, raw[t])
+		}
+	}
+	spread := 0.0
+	switch {
+	case len(base) >= p.MinBaselineCells:
+		ct.Offset, spread = robustSpread(base)
+		ct.ScaleFrom = "baseline difference"
+	case len(peers) >= 2:
+		spread = peerSpread(peers, c, n)
+		ct.ScaleFrom = "peer spread"
+	}
+	// Floors: a share of the peers' baseline level and of the largest
+	// magnitude either side shows.
+	var lvl []float64
+	mx := 0.0
+	for t := c.B0; t < c.W1 && t < n; t++ {
+		if v := ct.Peers[t]; !math.IsNaN(v) {
+			if t < c.B1 {
+				lvl = append(lvl, v)
+			}
+			mx = math.Max(mx, math.Abs(v))
+		}
+		if v := ct.Member[t]; !math.IsNaN(v) {
+			mx = math.Max(mx, math.Abs(v))
+		}
+	}
+	floor := MaxShareFloor * mx
+	if len(lvl) > 0 {
+		floor = math.Max(floor, RelativeFloor*math.Abs(measure.Quantile(lvl, 0.5)))
+	}
+	if !(spread > floor) {
+		spread = floor
+		ct.ScaleFrom = "floor"
+	}
+	if spread == 0 {
+		spread = 1e-9
+	}
+	ct.Scale = spread
+	for t := range ct.Diff {
+		ct.Diff[t] = raw[t] - ct.Offset
+		if t >= c.W0 && t < c.W1 && !math.IsNaN(raw[t]) {
+			ct.Cells++
+		}
+	}
+	return ct
+}
+
+// gridLen is the longest value slice of the series.
+func gridLen(sets ...[]*ingest.Series) int {
+	n := 0
+	for _, ss := range sets {
+		for _, s := range ss {
+			n = max(n, len(s.V))
+		}
+	}
+	return n
+}
+
+// cellMedians is the median over the series at each cell (NaN skipped; NaN
+// where none reports).
+func cellMedians(ss []*ingest.Series, n int) []float64 {
+	out := make([]float64, n)
+	buf := make([]float64, 0, len(ss))
+	for t := range out {
+		buf = buf[:0]
+		for _, s := range ss {
+			if t < len(s.V) && !math.IsNaN(s.V[t]) {
+				buf = append(buf, s.V[t])
+			}
+		}
+		if len(buf) == 0 {
+			out[t] = math.NaN()
+			continue
+		}
+		out[t] = measure.QuantileInPlace(buf, 0.5)
+	}
+	return out
+}
+
+// peerSpread is how far one peer strays from the peers' median in the
+// baseline: the robust spread of every peer's deviation from the per-cell
+// median of the others.
+func peerSpread(peers []*ingest.Series, c Cells, n int) float64 {
+	var dev []float64
+	buf := make([]float64, 0, len(peers))
+	for t := c.B0; t < c.B1 && t < n; t++ {
+		for i, s := range peers {
+			if t >= len(s.V) || math.IsNaN(s.V[t]) {
+				continue
+			}
+			buf = buf[:0]
+			for j, o := range peers {
+				if j != i && t < len(o.V) && !math.IsNaN(o.V[t]) {
+					buf = append(buf, o.V[t])
+				}
+			}
+			if len(buf) > 0 {
+				dev = append(dev, s.V[t]-measure.QuantileInPlace(buf, 0.5))
+			}
+		}
+	}
+	if len(dev) < 2 {
+		return 0
+	}
+	_, spread := robustSpread(dev)
+	return spread
+}
+
+// robustSpread returns the median of xs and its spread: MAD scaled to σ,
+// or the IQR scaled to σ when larger.
+func robustSpread(xs []float64) (med, spread float64) {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	med, mad := measure.MedianMAD(s, nil)
+	iqr := (measure.QuantileSorted(s, 0.75) - measure.QuantileSorted(s, 0.25)) / 1.349
+	return med, math.Max(measure.MADToSigma*mad, iqr)
+}
+
+// Family is the per-pod series of one measurement: the same metric, signal
+// and labels but those naming the instance (ingest.IdentityLabel).
+type Family struct {
+	Key    string
+	Signal ingest.SignalKind
+	// ByPod are the family's series of each pod (several when the pod has
+	// more than one, e.g. two containers).
+	ByPod map[string][]*ingest.Series
+}
+
+// familyKey is a series' family: its name, signal and non-identity labels.
+func familyKey(s *ingest.Series) string {
+	var sb strings.Builder
+	sb.WriteString(s.Name)
+	sb.WriteByte('|')
+	sb.WriteString(s.Signal.String())
+	for _, l := range s.Labels {
+		if ingest.IdentityLabel(l.Name) {
+			continue
+		}
+		sb.WriteByte('|')
+		sb.WriteString(l.Name)
+		sb.WriteByte('=')
+		sb.WriteString(l.Value)
+	}
+	return sb.String()
+}
+
+// Families returns the families of the aligned per-pod series of the
+// given pods, sorted by key. A span-derived series of a pod is masked
+// (NaN) where the pod served no request: its counts are 0 there whether
+// the pod existed or not. O(series · (labels + cells)).
+func (m *Model) Families(b *ingest.Bundle, pods map[string]bool) []Family {
+	byKey := map[string]*Family{}
+	for _, s := range b.Series {
+		if !s.Aligned {
+			continue
+		}
+		pod := ingest.PodOf(s)
+		if !pods[pod] {
+			continue
+		}
+		k := familyKey(s)
+		f := byKey[k]
+		if f == nil {
+			f = &Family{Key: k, Signal: s.Signal, ByPod: map[string][]*ingest.Series{}}
+			byKey[k] = f
+		}
+		if s.Source == ingest.DerivedSource {
+			s = m.masked(s, pod)
+		}
+		f.ByPod[pod] = append(f.ByPod[pod], s)
+	}
+	out := make([]Family, 0, len(byKey))
+	for _, f := range byKey {
+		out = append(out, *f)
+	}
+	slices.SortFunc(out, func(a, b Family) int { return cmp.Compare(a.Key, b.Key) })
+	return out
+}
+
+// Series returns the family's series of the given pods, in pod order.
+func (f Family) Series(pods []string) []*ingest.Series {
+	var out []*ingest.Series
+	for _, p := range pods {
+		out = append(out, f.ByPod[p]...)
+	}
+	return out
+}
+
+// masked returns a copy of s with NaN where the pod does not report.
+func (m *Model) masked(s *ingest.Series, pod string) *ingest.Series {
+	c := *s
+	c.V = slices.Clone(s.V)
+	pr := m.present[pod]
+	for t := range c.V {
+		if t >= len(pr) || !pr[t] {
+			c.V[t] = math.NaN()
+		}
+	}
+	return &c
+}
