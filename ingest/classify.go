@@ -510,11 +510,13 @@ func PodOf(s *Series) string {
 // measures: series that differ only in such labels measure the same thing
 // of different instances.
 func IdentityLabel(name string) bool {
-	if slices.Contains(podLabelNames, name) || slices.Contains(versionLabelNames, name) || slices.Contains(nodeLabelNames, name) {
+	if slices.Contains(podLabelNames, name) || slices.Contains(versionLabelNames, name) || slices.Contains(nodeLabelNames, name) ||
+		slices.Contains(gpuLabelNames, name) {
 		return true
 	}
 	switch name {
-	case "instance", "pod_ip", "ip", "uid", "pod_uid", "container_id", "id", "name", "image", "image_id":
+	case "instance", "pod_ip", "ip", "uid", "pod_uid", "container_id", "id", "name", "image", "image_id",
+		"gpu", "GPU", "gpu_index", "minor_number", "device", "pci_bus_id", "modelName", "DCGM_FI_DRIVER_VERSION":
 		return true
 	}
 	return false

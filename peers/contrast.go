@@ -93,6 +93,21 @@ func Compare(member, peers []*ingest.Series, c Cells, p Params) Contrast {
 	if len(lvl) > 0 {
 		floor = math.Max(floor, RelativeFloor*math.Abs(measure.Quantile(lvl, 0.5)))
 	}
+	// Nor less than the member's own variation over the baseline: a
+	// member whose value jumps about by itself shows no change in a jump
+	// of that size away from its peers.
+	var own []float64
+	for t := c.B0; t < c.B1 && t < n; t++ {
+		if v := ct.Member[t]; !math.IsNaN(v) {
+			own = append(own, v)
+		}
+	}
+	if len(own) >= p.MinBaselineCells {
+		_, sp := robustSpread(own)
+		if sp > floor {
+			floor = sp
+		}
+	}
 	if !(spread > floor) {
 		spread = floor
 		ct.ScaleFrom = "floor"
@@ -214,13 +229,19 @@ func familyKey(s *ingest.Series) string {
 // (NaN) where the pod served no request: its counts are 0 there whether
 // the pod existed or not. O(series · (labels + cells)).
 func (m *Model) Families(b *ingest.Bundle, pods map[string]bool) []Family {
+	return m.FamiliesOf(b, ingest.PodOf, pods)
+}
+
+// FamiliesOf is Families for any kind of member: member names the
+// member a series measures ("" for none), e.g. DeviceOf for GPUs.
+func (m *Model) FamiliesOf(b *ingest.Bundle, member func(*ingest.Series) string, members map[string]bool) []Family {
 	byKey := map[string]*Family{}
 	for _, s := range b.Series {
 		if !s.Aligned {
 			continue
 		}
-		pod := ingest.PodOf(s)
-		if !pods[pod] {
+		pod := member(s)
+		if pod == "" || !members[pod] {
 			continue
 		}
 		k := familyKey(s)
@@ -249,6 +270,14 @@ func (f Family) Series(pods []string) []*ingest.Series {
 		out = append(out, f.ByPod[p]...)
 	}
 	return out
+}
+
+// DeviceOf names the GPU a series measures ("" for other series).
+func DeviceOf(s *ingest.Series) string {
+	if s.Entity.Kind == ingest.KindGPU {
+		return s.Entity.Name
+	}
+	return ""
 }
 
 // masked returns a copy of s with NaN where the pod does not report.

@@ -59,6 +59,7 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 	podsOn := g.placements(b)
 	g.placementEdges(eb, podsOn)
 	g.rolloutEdges(eb)
+	g.peerEdges(eb, podsOn)
 	topo := map[string]bool{}
 	for _, c := range calls {
 		topo[c.caller], topo[c.callee] = true, true
@@ -165,6 +166,8 @@ func (g *Graph) componentEdges(eb *edgeBuilder) {
 		for _, i := range byEnt[id] {
 			n := g.Nodes[i]
 			switch {
+			case n.Facet == FacetPeers:
+				// a contrast with peers: its edges are peerEdges'
 			case n.Signal == ingest.SignalChange:
 				change = append(change, i)
 			case n.Signal == ingest.SignalLogs:
@@ -445,6 +448,9 @@ func (g *Graph) placementEdges(eb *edgeBuilder, podsOn map[string][]ingest.Entit
 		return "placed on this " + dev.Kind.String()
 	}
 	for i, n := range g.Nodes {
+		if n.Facet == FacetPeers {
+			continue // a contrast with peers: peerEdges
+		}
 		switch n.Entity.Kind {
 		case ingest.KindPod:
 			if n.Entity.Service == "" {

@@ -200,7 +200,9 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	}
 	// Rollouts judged by their new pods against their old ones (package
 	// peers) replace their service's change step.
-	rollouts, judged := g.rolloutNodes(b, peers.Build(b, opt.Peers), opt)
+	model := peers.Build(b, opt.Peers)
+	rollouts, judged := g.rolloutNodes(b, model, opt)
+	rollouts = append(rollouts, g.peerNodes(b, model, judged, opt)...)
 	// Group series into nodes.
 	groups := map[string][]*ingest.Series{}
 	meta := map[string]*Node{}

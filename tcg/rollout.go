@@ -9,10 +9,14 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/peers"
 )
 
-// PeerContrast is what a rollout node compares: the new version's pods
-// against the old version's pods of the same service in the same minutes.
+// PeerContrast is what a contrast node compares: a rollout's new pods
+// against its old pods, or a pod or GPU against its peers, in the same
+// minutes.
 type PeerContrast struct {
+	// Rollout is the rollout a rollout node judges (zero for a peer node).
 	Rollout peers.Rollout
+	// What names the peers: "the other pods of cart-v1-7bb89585b4".
+	What string
 	// Family is the compared measurement of the node's representative
 	// (metric name, signal and labels but the instance's own), "" for an
 	// availability node.
@@ -163,11 +167,34 @@ func (g *Graph) contrastNode(ent ingest.Entity, sig ingest.SignalKind, f Facet, 
 	}
 	n := &Node{ID: nodeID(ent, sig, f), Entity: ent, Signal: sig, Facet: f, Series: []*ingest.Series{s}, Dir: dir, Peer: pc, Depth: -1}
 	n.Anomaly = detectAt(ct.Diff, 0, ct.Scale, g.W0, g.W1, dir, opt.Threshold, g.Grid)
+	// A contrast holds for MinCells cells or it is a blip: members of a
+	// group jump apart for a minute now and then (a quantised p99, a
+	// burst on one replica). An availability is exempt: the grace it
+	// waited already demands persistence.
+	if n.Anomalous && f != FacetUnready && heldCells(ct.Diff, n.OnsetIdx, g.W1, dir, 0.6*opt.Threshold*ct.Scale) < opt.Peers.MinCells {
+		n.Anomalous, n.OnsetIdx, n.Onset = false, -1, 0
+	}
 	from := g.W0
 	if n.OnsetIdx >= 0 {
 		from = n.OnsetIdx
 	}
 	pc.Member, pc.Peer = windowMedian(ct.Member, from, g.W1), windowMedian(ct.Peers, from, g.W1)
+	return n
+}
+
+// heldCells counts the cells of v in [from, to) beyond cut in direction
+// dir (NaN skipped).
+func heldCells(v []float64, from, to, dir int, cut float64) int {
+	n := 0
+	for t := max(from, 0); t < to && t < len(v); t++ {
+		x := v[t]
+		if dir < 0 {
+			x = -x
+		}
+		if !math.IsNaN(x) && x >= cut {
+			n++
+		}
+	}
 	return n
 }
 
