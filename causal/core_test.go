@@ -121,8 +121,31 @@ func TestProbabilitiesSumToOne(t *testing.T) {
 	if math.Abs(sum-1) > 1e-9 {
 		t.Fatalf("probabilities sum to %v", sum)
 	}
-	if res.Candidates[0].Confidence != probs[res.Candidates[0].Service] {
-		t.Errorf("top confidence %.4f, its service's probability %.4f", res.Candidates[0].Confidence, probs[res.Candidates[0].Service])
+	// The reported confidence is the service's probability, calibrated.
+	if want := p.Calibration.Apply(probs[res.Candidates[0].Service]); res.Candidates[0].Confidence != want {
+		t.Errorf("top confidence %.4f, its service's calibrated probability %.4f", res.Candidates[0].Confidence, want)
+	}
+}
+
+func TestCalibration(t *testing.T) {
+	id := Calibration{Slope: 1}
+	for _, p := range []float64{0, 0.1, 0.5, 0.9, 1} {
+		if got := id.Apply(p); math.Abs(got-p) > 1e-12 {
+			t.Errorf("identity calibration of %v = %v", p, got)
+		}
+	}
+	// A model that says 0.6 when it is right nine times in ten is made
+	// more confident; monotone.
+	var pts []CalPoint
+	for k := 0; k < 100; k++ {
+		pts = append(pts, CalPoint{P: 0.6, Right: k%10 != 0}, CalPoint{P: 0.3, Right: k%2 == 0})
+	}
+	c := FitCalibration(pts)
+	if got := c.Apply(0.6); got < 0.8 || got > 0.95 {
+		t.Errorf("calibrated 0.6 = %.3f (slope %.2f, intercept %.2f), want about 0.9", got, c.Slope, c.Intercept)
+	}
+	if c.Apply(0.3) >= c.Apply(0.6) {
+		t.Errorf("calibration not monotone")
 	}
 }
 

@@ -171,3 +171,74 @@ func Fit(cases []TrainingCase, opt FitOptions) (map[string]float64, float64) {
 	}
 	return w, none
 }
+
+// Calibration maps the model's probability of a service to a calibrated
+// one: Platt scaling on its logit, σ(Slope·logit(p) + Intercept), fitted
+// on the development sets' top causes (FitCalibration). The identity is
+// Slope 1, Intercept 0.
+type Calibration struct {
+	Slope, Intercept float64
+}
+
+// Apply calibrates a probability (0 and 1 stay put, NaN stays NaN).
+func (c Calibration) Apply(p float64) float64 {
+	if math.IsNaN(p) || p <= 0 || p >= 1 || c == (Calibration{}) {
+		return p
+	}
+	x := c.Slope*math.Log(p/(1-p)) + c.Intercept
+	return 1 / (1 + math.Exp(-x))
+}
+
+// CalPoint is one case's top-cause probability and whether it was right.
+type CalPoint struct {
+	P     float64
+	Right bool
+}
+
+// FitCalibration fits Platt scaling by maximum likelihood (Newton steps on
+// the logistic loss, with a small ridge toward the identity so that a few
+// cases cannot bend it far). Points with p at 0 or 1 are skipped. O(points
+// · iterations).
+func FitCalibration(pts []CalPoint) Calibration {
+	const ridge = 1.0
+	a, b := 1.0, 0.0
+	var xs, ys []float64
+	for _, pt := range pts {
+		if pt.P > 0 && pt.P < 1 && !math.IsNaN(pt.P) {
+			xs = append(xs, math.Log(pt.P/(1-pt.P)))
+			y := 0.0
+			if pt.Right {
+				y = 1
+			}
+			ys = append(ys, y)
+		}
+	}
+	if len(xs) < 5 {
+		return Calibration{Slope: 1}
+	}
+	for it := 0; it < 50; it++ {
+		// gradient and Hessian of −loglik + ridge/2·((a−1)² + b²)
+		ga, gb := ridge*(a-1), ridge*b
+		haa, hab, hbb := ridge, 0.0, ridge
+		for i, x := range xs {
+			p := 1 / (1 + math.Exp(-(a*x + b)))
+			d := p - ys[i]
+			ga += d * x
+			gb += d
+			w := p * (1 - p)
+			haa += w * x * x
+			hab += w * x
+			hbb += w
+		}
+		det := haa*hbb - hab*hab
+		if det <= 1e-12 {
+			break
+		}
+		da, db := (hbb*ga-hab*gb)/det, (haa*gb-hab*ga)/det
+		a, b = a-da, b-db
+		if math.Abs(da)+math.Abs(db) < 1e-9 {
+			break
+		}
+	}
+	return Calibration{Slope: a, Intercept: b}
+}

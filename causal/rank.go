@@ -219,6 +219,9 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		res.Scored = append(res.Scored, Scored{Node: c.node, NodeID: g.Nodes[c.node].ID, Service: services[k], Terms: c.terms})
 	}
 	prob, _ := ServiceProbabilities(p.Weights, p.NoneScore, res.Scored)
+	for svc, q := range prob {
+		prob[svc] = p.Calibration.Apply(q)
+	}
 	if opt.Explain != nil {
 		explainTCG(opt.Explain, g, sp, cands, services, p, aT, ev)
 		if aT > 0 {
@@ -231,6 +234,11 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		ts := g.TargetSeries
 		tUnit, tLabel = ts.Unit, g.Nodes[g.Target].Label()
 		tBase, tObs, _ = windowStats(ts.V, g.B0, g.B1, g.W0, g.W1)
+		if tn := g.Nodes[g.Target]; tn.Anomalous && ts == tn.Series[tn.Rep] {
+			// what the anomaly test measured: the episode, not the
+			// whole window (an onset late in it would hide half of it)
+			tBase, tObs = tn.Baseline, tn.Incident
+		}
 	}
 	confirmedComp := map[string]bool{}
 	for rank, c := range cands {

@@ -87,7 +87,9 @@ func rankMetrics(w map[string]float64, cases []causal.TrainingCase) (ac1, ac3, a
 func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo bool) {
 	terms := fitTerms(ablate)
 	all, none := causal.Fit(cases, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
-	fmt.Fprintf(w, "fit on %d cases (terms %s): %s, none %.2f\n", len(cases), strings.Join(terms, ","), fmtWeights(all), none)
+	cal := causal.FitCalibration(topPoints(all, none, causal.Calibration{}, cases))
+	fmt.Fprintf(w, "fit on %d cases (terms %s): %s, none %.2f, calibration slope %.2f intercept %.2f\n", len(cases),
+		strings.Join(terms, ","), fmtWeights(all), none, cal.Slope, cal.Intercept)
 	cover := map[string][3]int{}
 	for _, c := range cases {
 		v := cover[c.Set]
@@ -149,17 +151,29 @@ func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo boo
 			}
 		}
 		wt, nn := causal.Fit(train, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
-		for _, c := range sets[s] {
-			order := causal.RankServices(wt, c.Scored)
-			if len(order) == 0 {
-				preds = append(preds, calPoint{0, false})
-				continue
-			}
-			p, _ := causal.ServiceProbabilities(wt, nn, c.Scored)
-			preds = append(preds, calPoint{p[order[0]], order[0] == c.Truth})
+		// The calibration is fitted on the training sets too.
+		cal := causal.FitCalibration(topPoints(wt, nn, causal.Calibration{}, train))
+		for _, pt := range topPoints(wt, nn, cal, sets[s]) {
+			preds = append(preds, calPoint{pt.P, pt.Right})
 		}
 	}
 	printCalibration(w, "leave-one-set-out", preds)
+}
+
+// topPoints are the cases' top-service probabilities (calibrated by cal)
+// and whether the top service is the truth.
+func topPoints(w map[string]float64, none float64, cal causal.Calibration, cases []causal.TrainingCase) []causal.CalPoint {
+	var out []causal.CalPoint
+	for _, c := range cases {
+		order := causal.RankServices(w, c.Scored)
+		if len(order) == 0 {
+			out = append(out, causal.CalPoint{P: 0, Right: false})
+			continue
+		}
+		p, _ := causal.ServiceProbabilities(w, none, c.Scored)
+		out = append(out, causal.CalPoint{P: cal.Apply(p[order[0]]), Right: order[0] == c.Truth})
+	}
+	return out
 }
 
 // calPoint is one case's top-cause probability and whether it was right.

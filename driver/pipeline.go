@@ -37,6 +37,8 @@ func analyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt 
 	// Log templates are new, missing or shifted relative to the incident's
 	// own baseline, known only now.
 	b.DeriveLogSeries(inc.BaselineStart, inc.WindowStart)
+	// What each request does, where its log records join its spans.
+	b.DerivePatternSeries(inc.BaselineStart, inc.WindowStart, inc.WindowEnd)
 	g, err := tcg.Build(b, inc, topt)
 	if err != nil {
 		return nil, err

@@ -58,6 +58,9 @@ type Cause struct {
 	Shares     *Shares            // the operation-mix shift of an operation-mix node; nil otherwise
 	Kernels    []Kernel           // a GPU node's profiler items, the largest relative change first
 	Placements []ingest.Placement // the workloads a GPU node hosts
+	// Pattern is, for a node of what a service's requests do, its most
+	// broken per-request pattern over the window (ingest.PatternShift).
+	Pattern *ingest.PatternShift
 }
 
 // Shares is the shift of one service's spans across its operations between
@@ -99,6 +102,13 @@ func Collect(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt Options) *Set
 				}
 			}
 			c.SlowTraces = SlowTraces(b, n, g.Incident, opt.SlowTraces)
+			if n.Facet == tcg.FacetPattern {
+				for i := range b.Patterns {
+					if p := &b.Patterns[i]; p.Service == n.Entity.Service && p.Callee == "" {
+						c.Pattern = p
+					}
+				}
+			}
 			if n.Entity.Kind == ingest.KindGPU {
 				c.Kernels = Kernels(b, n.Entity.Name, g.Incident, opt.Kernels)
 				for _, pl := range b.Placements {

@@ -343,6 +343,9 @@ func (b *Bundle) alignSeries(maxCells int) {
 				run = 0
 			}
 		}
+		if len(s.T) > 1 {
+			s.Every = st
+		}
 		s.T, s.V, s.Aligned = b.Grid, v, true
 	}
 	if gappy > 0 {

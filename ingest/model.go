@@ -245,6 +245,9 @@ type Series struct {
 	Source string // the input file it came from ("derived:traces" for span-derived series)
 	T      []Time
 	V      []float64
+	// Every is the series' own sampling interval before alignment (0 when
+	// unknown): on a finer grid each sample fills Every/Step cells.
+	Every time.Duration
 	// Aligned is set by Finalize when T is the bundle's common grid
 	// (Bundle.Grid); sub-second profile series (Nsight, Kineto) keep their
 	// own timeline and stay unaligned.
@@ -451,6 +454,9 @@ type Bundle struct {
 	// Processes are the OS processes traces name with a PID (Jaeger process
 	// tags, OTLP resource attributes), deduplicated and sorted by Finalize.
 	Processes []Process
+	// Patterns are, after DerivePatternSeries, each service's (and call
+	// edge's) most broken per-request pattern over the incident window.
+	Patterns []PatternShift
 	// PodVersions are the versions trace sources say pods run (OTLP's
 	// service.version resource attribute, a Jaeger process tag of that
 	// name), deduplicated and sorted by Finalize.

@@ -109,6 +109,11 @@ func nodeWords(n *tcg.Node) string {
 		if e.Node != "" {
 			name += " on " + e.Node
 		}
+	case ingest.KindRollout:
+		name = "rollout of " + e.Service + " to " + e.Name
+		if n.Peer != nil && n.Peer.Rollout.New.Name != e.Name {
+			name += ", ReplicaSet " + n.Peer.Rollout.New.Name
+		}
 	}
 	return fmt.Sprintf("%s (%s)", name, signalWords(n.Signal, string(n.Facet)))
 }
@@ -139,10 +144,16 @@ func signalWords(s ingest.SignalKind, facet string) string {
 			return "error log rate"
 		case "mix":
 			return "mix of log templates"
+		case "pattern":
+			return "what its requests do"
 		}
 		return w
 	}
 	switch facet {
+	case "peers":
+		return w + " unlike its peers"
+	case "unready":
+		return "new pods not serving"
 	case "self":
 		w = "own processing time"
 	case "gap":
@@ -179,8 +190,8 @@ func formatValue(v float64, unit string) string {
 func targetWords(g *tcg.Graph) string {
 	t := g.Incident.Target
 	s := t.Service + " " + signalText[t.Signal]
-	if g.TargetSeries != nil && g.TargetSeries.Stat != "" && g.TargetSeries.Stat != "mean" {
-		s = strings.ToUpper(g.TargetSeries.Stat) + " " + s
+	if st := g.TargetSeries; st != nil && len(st.Stat) > 1 && st.Stat[0] == 'p' && strings.Trim(st.Stat[1:], "0123456789.") == "" {
+		s = strings.ToUpper(st.Stat) + " " + s // P99 latency
 	}
 	return s
 }
@@ -299,9 +310,16 @@ func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce
 	}
 	n := g.Nodes[cand.Node]
 	s := n.Series[n.Rep]
-	cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: shortKey(s), Baseline: n.Baseline,
-		Incident: n.Incident, Unit: s.Unit, At: n.Onset,
-		Text: fmt.Sprintf("%s deviates %.1f robust σ from its baseline", n.Label(), n.Score)})
+	if ev, ok := contrastEvidence(g, n); ok {
+		cs.Evidence = append(cs.Evidence, ev)
+	} else {
+		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: shortKey(s), Baseline: n.Baseline,
+			Incident: n.Incident, Unit: s.Unit, At: n.Onset,
+			Text: fmt.Sprintf("%s deviates %.1f robust σ from its baseline", n.Label(), n.Score)})
+	}
+	if ce.Pattern != nil {
+		cs.Evidence = append(cs.Evidence, patternEvidence(ce.Pattern))
+	}
 	if n.Tail != nil {
 		t := n.Tail
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSpans, Baseline: t.BaselineQ, Incident: t.WindowQ, Unit: "s",
@@ -408,6 +426,10 @@ func heatmap(g *tcg.Graph, cand causal.Candidate, rank int, slice time.Duration)
 		h.Rows = append(h.Rows, HeatRow{Label: nd.Label(), Depth: depth, Target: ni == g.Target})
 		h.Cells = append(h.Cells, scaleHeat(nodeHeatRow(g, nd, h.Start, slice, n)))
 	}
+	// A contrast cause shows its member and peers side by side.
+	rows, cells := peerHeatRows(g, first, h.Start, slice, n)
+	h.Rows = append(h.Rows, rows...)
+	h.Cells = append(h.Cells, cells...)
 	return h, true
 }
 

@@ -52,6 +52,8 @@ const (
 	EvidenceKernel     = "kernel"
 	EvidencePlacement  = "placement" // a process of the workload runs on the GPU (matched by host and PID)
 	EvidenceLog        = "log"       // a log template whose rate changed (new, missing, more or fewer)
+	EvidencePeers      = "peers"     // a member against its peers in the same minutes (a rollout's new pods, a replica, a GPU)
+	EvidencePattern    = "pattern"   // a per-request pattern of a service that broke
 )
 
 // Card is the one presentation model of an analysis: everything any renderer
@@ -124,7 +126,7 @@ type Cause struct {
 	Rank          int          `json:"rank"` // 1-based
 	Service       string       `json:"service"`
 	Component     string       `json:"component"`      // entity name, e.g. GPU UUID or pod name
-	ComponentKind string       `json:"component_kind"` // "pod", "gpu", "edge", "node", "service"
+	ComponentKind string       `json:"component_kind"` // "pod", "gpu", "edge", "node", "service", "rollout"
 	Signal        string       `json:"signal"`
 	Score         float64      `json:"score"`
 	Confidence    float64      `json:"confidence"` // 0..1

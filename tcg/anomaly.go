@@ -95,6 +95,14 @@ func floorScale(spread, minScale float64) float64 {
 // [b0,b1) and window cells [w0,w1). dir is +1 when up is bad, -1 when down
 // is bad, 0 when both are. threshold is the robust-z cut.
 func detect(values []float64, b0, b1, w0, w1, dir int, threshold float64, grid []ingest.Time) Anomaly {
+	return detectHeld(values, b0, b1, w0, w1, dir, threshold, grid, 1)
+}
+
+// detectHeld is detect for a series whose every sample fills hold grid
+// cells (a minute's metric on a 15-second grid is carried over four):
+// its onset needs two of its next three samples, not cells, beyond the
+// threshold — one sample is one observation, however many cells it fills.
+func detectHeld(values []float64, b0, b1, w0, w1, dir int, threshold float64, grid []ingest.Time, hold int) Anomaly {
 	a := Anomaly{OnsetIdx: -1}
 	// The scale is floored at MaxShareFloor of the largest magnitude seen:
 	// a deviation of more than 1/MaxShareFloor σ carries no more evidence
@@ -109,7 +117,7 @@ func detect(values []float64, b0, b1, w0, w1, dir int, threshold float64, grid [
 	if n < 2 {
 		return a
 	}
-	return detectAt(values, med, floorScale(spread, MaxShareFloor*mx), w0, w1, dir, threshold, grid)
+	return detectAtHeld(values, med, floorScale(spread, MaxShareFloor*mx), w0, w1, dir, threshold, grid, hold)
 }
 
 // detectAt is detect with the baseline's location and scale given: the
@@ -118,6 +126,13 @@ func detect(values []float64, b0, b1, w0, w1, dir int, threshold float64, grid [
 // is the member's usual difference from its peers, its scale how far a
 // member strays from them, neither of which its own baseline cells hold.
 func detectAt(values []float64, med, scale float64, w0, w1, dir int, threshold float64, grid []ingest.Time) Anomaly {
+	return detectAtHeld(values, med, scale, w0, w1, dir, threshold, grid, 1)
+}
+
+// detectAtHeld is detectAt with samples that fill hold cells each (see
+// detectHeld).
+func detectAtHeld(values []float64, med, scale float64, w0, w1, dir int, threshold float64, grid []ingest.Time, hold int) Anomaly {
+	hold = max(hold, 1)
 	a := Anomaly{OnsetIdx: -1, Baseline: med, Scale: scale}
 	z := func(x float64) float64 {
 		d := (x - med) / scale
@@ -145,7 +160,7 @@ func detectAt(values []float64, med, scale float64, w0, w1, dir int, threshold f
 		}
 		if a.OnsetIdx < 0 && zi >= threshold {
 			hits, seen := 0, 0
-			for j := i; j < w1 && seen < 3; j++ {
+			for j := i; j < w1 && seen < 3; j += hold {
 				if math.IsNaN(values[j]) {
 					continue
 				}
@@ -198,7 +213,9 @@ func detectAt(values []float64, med, scale float64, w0, w1, dir int, threshold f
 	a.Score = z(a.Incident)
 	if a.OnsetIdx >= 0 && a.Score >= threshold*0.5 {
 		a.Anomalous = true
-		a.Onset = grid[a.OnsetIdx]
+		if a.OnsetIdx < len(grid) {
+			a.Onset = grid[a.OnsetIdx]
+		}
 	} else {
 		a.OnsetIdx = -1
 	}

@@ -350,6 +350,19 @@ func (g *Graph) callEdges(eb *edgeBuilder, calls []call) {
 			callerLogs = append(callerLogs, one(g.find(svcEntity(c.caller), ingest.SignalLogs, f))...)
 		}
 		eb.addAll(calleeFail, callerLogs, EdgeCall, conf*0.9, "a callee's failures are logged by its caller")
+		// What a caller's requests do after a call follows the callee's
+		// answer when the answer failed: its errors, its error records.
+		callerPattern := one(g.find(svcEntity(c.caller), ingest.SignalLogs, FacetPattern))
+		var calleeErr []int
+		calleeErr = append(calleeErr, svcNodes(c.callee, ingest.SignalErrors)...)
+		calleeErr = append(calleeErr, edgeErr...)
+		calleeErr = append(calleeErr, one(g.find(svcEntity(c.callee), ingest.SignalLogs, FacetErrors))...)
+		eb.addAll(calleeErr, callerPattern, EdgeCall, conf*0.9, "a caller handles its callee's failures")
+		// What a callee is asked follows what its callers' requests do: a
+		// caller whose requests changed asks for other operations.
+		eb.add(g.find(svcEntity(c.caller), ingest.SignalLogs, FacetPattern), g.find(svcEntity(c.callee), ingest.SignalTraffic, FacetMix),
+			EdgeCall, conf*0.8, "a caller whose requests changed asks its callee for other operations")
+
 		aTr := svcNodes(c.caller, ingest.SignalTraffic)
 		edgeTr := one(g.find(edge, ingest.SignalTraffic, FacetNone))
 		eb.addAll(aTr, edgeTr, EdgeCall, conf, "caller traffic drives the calls")

@@ -32,6 +32,10 @@ const (
 	FacetErrors  Facet = "errors"
 	FacetNew     Facet = "new"
 	FacetMissing Facet = "missing"
+	// FacetPattern is what a service's requests do, per request: the order
+	// of their log statements and calls (ingest.LogPatternShift); on a call
+	// edge, what the caller does after the callee answers.
+	FacetPattern Facet = "pattern"
 	// FacetUnready is a rollout's availability: the share of the new
 	// version's pods asked for that report (package peers).
 	FacetUnready Facet = "unready"
@@ -159,6 +163,8 @@ func facetOf(s *ingest.Series) Facet {
 		return FacetNew
 	case ingest.LogMissingTemplates:
 		return FacetMissing
+	case ingest.LogPatternShift:
+		return FacetPattern
 	}
 	if s.Entity.Kind == ingest.KindEdge && s.Signal == ingest.SignalLatency {
 		switch s.Labels.Get("reporter") {
@@ -269,7 +275,23 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 			if s.Signal == ingest.SignalTraffic || s.Name == ingest.LogRecords {
 				dir = 1 // a surge can cause an incident; a drop is an effect
 			}
-			an := detect(s.V, g.B0, g.B1, g.W0, g.W1, dir, opt.Threshold, g.Grid)
+			hold := 1
+			if s.Every > 0 && b.Step > 0 {
+				hold = max(1, int(s.Every/b.Step))
+			}
+			an := detectHeld(s.V, g.B0, g.B1, g.W0, g.W1, dir, opt.Threshold, g.Grid, hold)
+			if s.Name == ingest.LogPatternShift {
+				// A test of the window against the whole baseline, in
+				// standard deviates: 0 and 1 are its location and scale.
+				an = detectAtHeld(s.V, 0, 1, g.W0, g.W1, dir, opt.Threshold, g.Grid, hold)
+				// Its last window cell tests the whole window: the
+				// strongest evidence the test gives.
+				if last := s.V[min(g.W1, len(s.V))-1]; an.Anomalous && last > an.Score {
+					an.Score, an.Incident = last, last
+				}
+			} else if floor := naturalScale(s, an.Baseline, b.Step); an.Scale < floor && an.Scale > 0 {
+				an = detectAtHeld(s.V, an.Baseline, floor, g.W0, g.W1, dir, opt.Threshold, g.Grid, hold)
+			}
 			if an.Scale == 0 && an.OnsetIdx < 0 && an.Score == 0 {
 				continue
 			}
@@ -302,6 +324,26 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	g.depths()
 	g.runStateMachine(opt)
 	return g, nil
+}
+
+// naturalScale is the least scale a series can have by what it measures,
+// whatever its baseline did: a series of standard normal deviates (a mix
+// or pattern test) varies by 1; a count of events by at least its Poisson
+// spread, √max(level, 1) — a baseline that happened to sit still (no error
+// record in twenty minutes) does not make three records sixty deviations
+// away; a rate of spans counted per step likewise. 0 for other series.
+func naturalScale(s *ingest.Series, level float64, step time.Duration) float64 {
+	switch {
+	case s.Source == ingest.DerivedSource && s.Unit == "1/s" && step > 0:
+		// a rate of spans counted per step: the Poisson spread of the count
+		sec := step.Seconds()
+		return math.Sqrt(math.Max(math.Abs(level)*sec, 1)) / sec
+	case s.Unit == "z":
+		return 1
+	case s.Stat == "count" && s.Signal == ingest.SignalLogs:
+		return math.Sqrt(math.Max(math.Abs(level), 1))
+	}
+	return 0
 }
 
 // cells maps the incident's times onto grid index ranges.
@@ -347,7 +389,7 @@ func (g *Graph) pickTarget(t Target) {
 	g.Target = best
 	n := g.Nodes[best]
 	g.TargetSeries = n.Series[n.Rep]
-	if t.Stat != "" {
+	if t.Stat != "" && n.StandIn == StandInNone {
 		for _, s := range n.Series {
 			if s.Stat == t.Stat && (g.TargetSeries.Stat != t.Stat || s.Source == ingest.DerivedSource) {
 				g.TargetSeries = s

@@ -43,6 +43,10 @@ const (
 	// RolloutAvailability is the share of the new version's pods asked
 	// for that report, minus the old version's (1).
 	RolloutAvailability = "rollout_availability"
+	// PeerContrastSeries is a member's difference from its peers (a pod
+	// against its version's other pods, a GPU against its group's), net
+	// of their usual difference.
+	PeerContrastSeries = "peer_contrast"
 	// PeersSource is the Source of series derived by comparing peers.
 	PeersSource = "derived:peers"
 )
@@ -157,8 +161,11 @@ func availabilityContrast(av []float64, c peers.Cells) peers.Contrast {
 // scale in the bad direction.
 func (g *Graph) contrastNode(ent ingest.Entity, sig ingest.SignalKind, f Facet, ct peers.Contrast, dir int, opt Options, pc *PeerContrast, unit string) *Node {
 	name := RolloutContrast
-	if f == FacetUnready {
+	switch f {
+	case FacetUnready:
 		name = RolloutAvailability
+	case FacetPeers:
+		name = PeerContrastSeries
 	}
 	s := &ingest.Series{Name: name, Entity: ent, Signal: sig, Stat: "contrast", Unit: unit, Source: PeersSource,
 		T: g.Grid, V: ct.Diff, Aligned: true}

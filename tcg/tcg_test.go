@@ -214,3 +214,56 @@ func TestResolveIncident(t *testing.T) {
 		t.Errorf("flags must win over the alert: %+v", inc)
 	}
 }
+
+// TestDetectHeldSample: a minute's metric carried over four cells of a
+// 15-second grid shows one high sample as four high cells; it is one
+// observation, not an onset. Two high samples are.
+func TestDetectHeldSample(t *testing.T) {
+	grid := make([]ingest.Time, 80)
+	for i := range grid {
+		grid[i] = t0.Add(time.Duration(i) * 15 * time.Second)
+	}
+	series := func(high ...int) []float64 {
+		v := make([]float64, 80)
+		for i := range v {
+			v[i] = 10 + float64((i/4)%3) // a sample per minute, held
+			for _, h := range high {
+				if i/4 == h {
+					v[i] = 100
+				}
+			}
+		}
+		return v
+	}
+	if a := detectHeld(series(15), 0, 56, 56, 80, 1, 3, grid, 4); a.Anomalous {
+		t.Errorf("one high sample held over 4 cells: anomalous (onset %d, score %.1f), want not", a.OnsetIdx, a.Score)
+	}
+	if a := detect(series(15), 0, 56, 56, 80, 1, 3, grid); !a.Anomalous {
+		t.Errorf("without the hold the 4 cells read as sustained: want anomalous (as before)")
+	}
+	if a := detectHeld(series(15, 16), 0, 56, 56, 80, 1, 3, grid, 4); !a.Anomalous || a.OnsetIdx != 60 {
+		t.Errorf("two high samples: anomalous=%v onset %d, want anomalous from cell 60", a.Anomalous, a.OnsetIdx)
+	}
+}
+
+// TestNaturalScale: a count of log records and a rate of spans are floored
+// at their Poisson spread, a series of standard deviates at 1.
+func TestNaturalScale(t *testing.T) {
+	logs := &ingest.Series{Signal: ingest.SignalLogs, Stat: "count"}
+	if got := naturalScale(logs, 0, time.Minute); got != 1 {
+		t.Errorf("log count at 0: scale %v, want 1", got)
+	}
+	if got := naturalScale(logs, 16, time.Minute); got != 4 {
+		t.Errorf("log count at 16: scale %v, want 4", got)
+	}
+	rate := &ingest.Series{Source: ingest.DerivedSource, Unit: "1/s"}
+	if got := naturalScale(rate, 0, 15*time.Second); math.Abs(got-1.0/15) > 1e-12 {
+		t.Errorf("span rate at 0 per 15 s: scale %v, want one span per step", got)
+	}
+	if got := naturalScale(&ingest.Series{Unit: "z"}, 0.2, time.Minute); got != 1 {
+		t.Errorf("a z series: scale %v, want 1", got)
+	}
+	if got := naturalScale(&ingest.Series{Unit: "s"}, 0.2, time.Minute); got != 0 {
+		t.Errorf("a latency: scale %v, want none", got)
+	}
+}

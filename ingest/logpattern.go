@@ -1,0 +1,560 @@
+package ingest
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Per-request patterns. Every span is a request to its service: its events
+// are the log records joined to it (LogSpans) and the calls it makes (its
+// child spans), in time order, between a start and an end. Each event is
+// followed by the next: in normal operation "query" is followed by "order
+// found", a call to the database by "return order". A fault in the code
+// breaks such a pattern — a statement that no longer follows its
+// predecessor, an exception template right after a call, a call no longer
+// made — in the requests that reach it, whatever their number: a service
+// whose traffic fell does not "miss" anything.
+//
+// Every transition of a request is the service's: what it does after a
+// callee answers included. Whether a changed reaction follows a changed
+// answer (the callee's errors or its own broken patterns) is for the graph
+// to say: a caller's pattern has its callees' as parents.
+const (
+	// LogPatternShift is, per service, how far the transitions between the
+	// events of its requests
+	// depart from the baseline's, over the trailing incident window: for
+	// each (operation, event), a G-test of the next events' counts against
+	// the baseline's (all baseline cells but the trailing window's own), the
+	// smallest p-value Bonferroni-adjusted over the owner's (operation,
+	// event) pairs, as a standard normal deviate (0 when nothing departs).
+	// NaN where no pair could be tested. Only spans in cells where logs were
+	// collected at all count.
+	LogPatternShift = "log_pattern_shift"
+)
+
+// Pattern event names: a template is "log:<index>", a call "call:<service>".
+const (
+	eventStart = "start"
+	eventEnd   = "end"
+)
+
+// minPatternBaseline is the fewest baseline transitions from an
+// (operation, event) pair for it to be tested.
+const minPatternBaseline = 5
+
+// minPatternWindow is the fewest window transitions from a pair for it to
+// be tested.
+const minPatternWindow = 3
+
+// maxPatternZ caps the deviate of a p-value too small to represent.
+const maxPatternZ = 12
+
+// PatternShift is the evidence of one owner's most broken pattern over the
+// incident window: after event After in requests of Operation, the next
+// event used to be Expected in BaselineHits of BaselineN, and is so in
+// WindowHits of WindowN; Instead is the next event that gained most.
+type PatternShift struct {
+	Service   string // the service whose requests these are
+	Callee    string // the call after which it happens ("" for the service's own events)
+	Operation string
+	After     string // the event followed, in words: `log "…"`, "a call to X", "the request's start"
+	Expected  string
+	Instead   string
+	// BaselineHits of BaselineN transitions from After went to Expected;
+	// WindowHits of WindowN in the window.
+	BaselineHits, BaselineN, WindowHits, WindowN int
+	P                                            float64 // the G-test's p-value, Bonferroni-adjusted over the owner's pairs
+	Z                                            float64
+	Traces                                       []TraceID // window traces that broke it (up to 2)
+}
+
+// patternEvent is one event of one span.
+type patternEvent struct {
+	t    Time
+	seq  int32 // a tie-break: records before calls, each in input order
+	name int32 // index into the event names
+}
+
+// patternKey is a (group, next event) pair of the tests' counts.
+type patternKey struct{ group, next int32 }
+
+// patternTrans is one transition of one span.
+type patternTrans struct {
+	cell  int32
+	group int32 // (owner, operation, from-event)
+	next  int32
+	trace TraceID
+}
+
+// patternGroup is an (owner, operation, from-event) pair.
+type patternGroup struct {
+	service, callee, op string
+	from                int32
+}
+
+// DerivePatternSeries derives the LogPatternShift series of every service
+// whose log records join spans, with [baselineStart, windowStart) as the
+// baseline and windowEnd − windowStart as the trailing window, and the
+// evidence of each owner's most broken pattern over [windowStart,
+// windowEnd) in Patterns. Services (and pods) that have pattern series
+// lose the volume-based content series (LogNewTemplates,
+// LogMissingTemplates, LogMixShift): per request replaces per volume.
+// Deterministic. O(records · log spans + spans + transitions · cells / window).
+func (b *Bundle) DerivePatternSeries(baselineStart, windowStart, windowEnd Time) {
+	b.Series = slices.DeleteFunc(b.Series, func(s *Series) bool { return s.Name == LogPatternShift })
+	b.Patterns = nil
+	if len(b.Spans) == 0 || len(b.Grid) == 0 || b.Step <= 0 {
+		return
+	}
+	n := len(b.Grid)
+	g0, step := int64(b.Grid[0]), int64(b.Step)
+	cellOf := func(t Time) int {
+		c := (int64(t) - g0 + step - 1) / step
+		if c < 0 || c >= int64(n) {
+			return -1
+		}
+		return int(c)
+	}
+	recSpan, how := b.LogSpans()
+	var joined [4]int
+	// The cells whose requests are judged: with logs, those in which any
+	// log was collected (no logs is not zero logs); without, all (the
+	// calls alone make the pattern).
+	covered := make([]bool, n)
+	for i := range b.Logs {
+		joined[how[i]]++
+		if c := cellOf(b.Logs[i].Time); c >= 0 {
+			covered[c] = true
+		}
+	}
+	if len(b.Logs) == 0 {
+		for i := range covered {
+			covered[i] = true
+		}
+	} else if joined[JoinSpanID]+joined[JoinTraceTime]+joined[JoinPodTime] == 0 {
+		return // logs that join no request: the volume-based series stay
+	}
+	if joined[JoinPodTime] > 0 || joined[JoinNone] > 0 {
+		b.Warn(ErrUnmatched, "logs", joined[JoinPodTime]+joined[JoinNone],
+			"log records joined to requests: %d by span ID, %d by trace and time, %d by pod and time only (weaker), %d not at all",
+			joined[JoinSpanID], joined[JoinTraceTime], joined[JoinPodTime], joined[JoinNone])
+	}
+	// Event names, interned.
+	names := map[string]int32{}
+	var nameOf []string
+	intern := func(s string) int32 {
+		if i, ok := names[s]; ok {
+			return i
+		}
+		names[s] = int32(len(nameOf))
+		nameOf = append(nameOf, s)
+		return names[s]
+	}
+	start, end := intern(eventStart), intern(eventEnd)
+	// A request to a service is the service's topmost span of a run of
+	// its spans in a trace (its client and internal spans are part of it):
+	// its records and its calls to other services are its events.
+	req := b.requestSpans()
+	events := make([][]patternEvent, len(b.Spans))
+	for i := range b.Logs {
+		if si := recSpan[i]; si >= 0 {
+			r := &b.Logs[i]
+			events[req[si]] = append(events[req[si]], patternEvent{r.Time, int32(i), intern("log:" + itoa(int(r.Template)))})
+		}
+	}
+	for i := range b.Spans {
+		if p := b.Parent[i]; p >= 0 && b.Spans[i].Service != b.Spans[p].Service {
+			s := &b.Spans[i]
+			events[req[p]] = append(events[req[p]], patternEvent{s.Start, math.MaxInt32, intern("call:" + s.Service.String())})
+		}
+	}
+	// Transitions of the spans in covered cells.
+	groups := map[patternGroup]int32{}
+	var groupOf []patternGroup
+	var trans []patternTrans
+	linked := map[string]bool{} // services with records joined to their spans
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		c := cellOf(s.Start)
+		if c < 0 || !covered[c] || len(events[i]) == 0 {
+			continue
+		}
+		evs := events[i]
+		slices.SortFunc(evs, func(x, y patternEvent) int { return cmp.Or(cmp.Compare(x.t, y.t), cmp.Compare(x.seq, y.seq)) })
+		svc, op := s.Service.String(), s.Operation.String()
+		prev := start
+		for _, e := range append(evs, patternEvent{name: end}) {
+			g := patternGroup{service: svc, op: op, from: prev}
+			gi, ok := groups[g]
+			if !ok {
+				gi = int32(len(groupOf))
+				groups[g] = gi
+				groupOf = append(groupOf, g)
+			}
+			trans = append(trans, patternTrans{cell: int32(c), group: gi, next: e.name, trace: s.TraceID})
+			if e.name != end {
+				linked[svc] = true // a request with events: its pattern says something
+			}
+			prev = e.name
+		}
+	}
+	if len(linked) == 0 {
+		return
+	}
+	pt := patternTests{b: b, n: n, groups: groupOf, names: nameOf, trans: trans,
+		b0: max(cellOf(baselineStart), 0), w0: cellOf(windowStart), w1: cellOf(windowEnd)}
+	if pt.w0 < 0 {
+		pt.w0 = n
+	}
+	if pt.w1 < 0 {
+		pt.w1 = n - 1
+	}
+	pt.width = max(1, int((windowEnd-windowStart+Time(step)/2)/Time(step)))
+	pt.run()
+	// Per request replaces per volume for the services that have patterns.
+	b.Series = slices.DeleteFunc(b.Series, func(s *Series) bool {
+		return s.Source == DerivedSource && linked[s.Entity.Service] &&
+			(s.Name == LogNewTemplates || s.Name == LogMissingTemplates || s.Name == LogMixShift)
+	})
+}
+
+// requestSpans maps every span to its request span: the topmost span of
+// the run of same-service spans it belongs to (itself for an entry span).
+// O(spans).
+func (b *Bundle) requestSpans() []int32 {
+	req := make([]int32, len(b.Spans))
+	for i := range req {
+		req[i] = -1
+	}
+	var path []int32
+	for i := range b.Spans {
+		j := int32(i)
+		path = path[:0]
+		for req[j] < 0 {
+			path = append(path, j)
+			p := b.Parent[j]
+			if p < 0 || b.Spans[p].Service != b.Spans[j].Service || len(path) > len(b.Spans) {
+				req[j] = j
+				break
+			}
+			j = p
+		}
+		for _, k := range path {
+			req[k] = req[j]
+		}
+	}
+	return req
+}
+
+// itoa is strconv.Itoa for non-negative ints (no import for one call).
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var buf [20]byte
+	k := len(buf)
+	for i > 0 {
+		k--
+		buf[k] = byte('0' + i%10)
+		i /= 10
+	}
+	return string(buf[k:])
+}
+
+// patternTests runs the G-tests of DerivePatternSeries.
+type patternTests struct {
+	b      *Bundle
+	n      int
+	groups []patternGroup
+	names  []string
+	trans  []patternTrans
+	// b0 is the baseline's first cell, w0 and w1 the window's first and
+	// last, width the trailing window in cells.
+	b0, w0, w1, width int
+}
+
+// owner keys a series: a service's own events, or what it does after a
+// callee's answer.
+type patternOwner struct{ service, callee string }
+
+func (pt *patternTests) run() {
+	n := pt.n
+	// counts[cell][group] → next → count, kept sparse.
+	type gn = patternKey
+	cells := make([]map[gn]int32, n)
+	base := map[gn]int32{}
+	for _, t := range pt.trans {
+		if cells[t.cell] == nil {
+			cells[t.cell] = map[gn]int32{}
+		}
+		cells[t.cell][gn{t.group, t.next}]++
+		if int(t.cell) >= pt.b0 && int(t.cell) < pt.w0 {
+			base[gn{t.group, t.next}]++
+		}
+	}
+	baseTot := map[int32]int32{}
+	for k, v := range base {
+		baseTot[k.group] += v
+	}
+	owners := map[patternOwner][]int32{}
+	for gi, g := range pt.groups {
+		o := patternOwner{g.service, g.callee}
+		owners[o] = append(owners[o], int32(gi))
+	}
+	ownerKeys := make([]patternOwner, 0, len(owners))
+	for o := range owners {
+		ownerKeys = append(ownerKeys, o)
+	}
+	slices.SortFunc(ownerKeys, func(x, y patternOwner) int {
+		return cmp.Or(cmp.Compare(x.service, y.service), cmp.Compare(x.callee, y.callee))
+	})
+	series := map[patternOwner][]float64{}
+	for _, o := range ownerKeys {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = math.NaN()
+		}
+		series[o] = v
+	}
+	groupOwner := make([]patternOwner, len(pt.groups))
+	for gi, g := range pt.groups {
+		groupOwner[gi] = patternOwner{g.service, g.callee}
+	}
+	// Each cell: the trailing window's counts against the baseline's (net
+	// of the window's own baseline cells).
+	for c := 0; c < n; c++ {
+		lo := max(0, c-pt.width+1)
+		win := map[gn]int32{}
+		for k := lo; k <= c; k++ {
+			for key, v := range cells[k] {
+				win[key] += v
+			}
+		}
+		if len(win) == 0 {
+			continue
+		}
+		ref := base
+		refTot := baseTot
+		if lo < pt.w0 && c >= pt.b0 {
+			ref, refTot = map[gn]int32{}, map[int32]int32{}
+			for k, v := range base {
+				ref[k], refTot[k.group] = v, refTot[k.group]+v
+			}
+			for k := max(lo, pt.b0); k <= c && k < pt.w0; k++ {
+				for key, v := range cells[k] {
+					ref[key] -= v
+					refTot[key.group] -= v
+				}
+			}
+		}
+		best := map[patternOwner]float64{}
+		tested := map[patternOwner]int{}
+		for _, r := range pt.testAll(win, ref, refTot) {
+			o := groupOwner[r.group]
+			tested[o]++
+			if p, ok := best[o]; !ok || r.p < p {
+				best[o] = r.p
+			}
+		}
+		for o, p := range best {
+			series[o][c] = pValueZ(p * float64(tested[o]))
+		}
+	}
+	// Evidence: each owner's most broken pattern over the whole window.
+	if pt.w0 < n {
+		win := map[gn]int32{}
+		for k := pt.w0; k <= pt.w1 && k < n; k++ {
+			for key, v := range cells[k] {
+				win[key] += v
+			}
+		}
+		byOwner := map[patternOwner]patternResult{}
+		tested := map[patternOwner]int{}
+		for _, r := range pt.testAll(win, base, baseTot) {
+			o := groupOwner[r.group]
+			tested[o]++
+			if cur, ok := byOwner[o]; !ok || r.p < cur.p {
+				byOwner[o] = r
+			}
+		}
+		for _, o := range ownerKeys {
+			r, ok := byOwner[o]
+			if !ok {
+				continue
+			}
+			if sh := pt.evidence(r, tested[o], win, base, baseTot); sh.Z > 0 {
+				pt.b.Patterns = append(pt.b.Patterns, sh)
+			}
+		}
+	}
+	for _, o := range ownerKeys {
+		v := series[o]
+		if !slices.ContainsFunc(v, func(x float64) bool { return !math.IsNaN(x) }) {
+			continue
+		}
+		s := &Series{Name: LogPatternShift, Signal: SignalLogs, Stat: "pattern", Unit: "z", Source: DerivedSource,
+			T: pt.b.Grid, V: v, Aligned: true}
+		if o.callee == "" {
+			s.Entity = Entity{Kind: KindService, Name: o.service, Service: o.service}
+			s.Labels = Labels{{"service", o.service}, {"stat", "pattern"}}
+		} else {
+			s.Entity = Entity{Kind: KindEdge, Name: o.service + "->" + o.callee, Service: o.callee, Caller: o.service, Callee: o.callee}
+			s.Labels = Labels{{"callee", o.callee}, {"caller", o.service}, {"stat", "pattern"}}
+		}
+		pt.b.Series = append(pt.b.Series, s)
+	}
+}
+
+// patternResult is one (owner, operation, event) pair's test.
+type patternResult struct {
+	group int32
+	p     float64
+}
+
+// testAll G-tests every group with enough transitions in win and in ref,
+// in group order.
+func (pt *patternTests) testAll(win, ref map[patternKey]int32, refTot map[int32]int32) []patternResult {
+	type gn = patternKey
+	byGroup := map[int32][]gn{}
+	winTot := map[int32]int32{}
+	for k, v := range win {
+		byGroup[k.group] = append(byGroup[k.group], k)
+		winTot[k.group] += v
+	}
+	for k, v := range ref {
+		if v > 0 && winTot[k.group] > 0 {
+			if _, in := win[k]; !in {
+				byGroup[k.group] = append(byGroup[k.group], k)
+			}
+		}
+	}
+	gs := make([]int32, 0, len(byGroup))
+	for g := range byGroup {
+		gs = append(gs, g)
+	}
+	slices.Sort(gs)
+	var out []patternResult
+	for _, g := range gs {
+		bt, wt := float64(refTot[g]), float64(winTot[g])
+		if bt < minPatternBaseline || wt < minPatternWindow {
+			continue
+		}
+		stat, df := 0.0, -1
+		for _, k := range byGroup[g] {
+			o1, o2 := float64(ref[k]), float64(win[k])
+			tot := o1 + o2
+			if tot <= 0 {
+				continue
+			}
+			df++
+			e1, e2 := tot*bt/(bt+wt), tot*wt/(bt+wt)
+			if o1 > 0 {
+				stat += 2 * o1 * math.Log(o1/e1)
+			}
+			if o2 > 0 {
+				stat += 2 * o2 * math.Log(o2/e2)
+			}
+		}
+		if df < 1 {
+			out = append(out, patternResult{group: g, p: 1}) // one outcome, the same on both sides
+			continue
+		}
+		out = append(out, patternResult{group: g, p: distuv.ChiSquared{K: float64(df)}.Survival(math.Max(stat, 0))})
+	}
+	return out
+}
+
+// pValueZ turns a (Bonferroni-adjusted) p-value into a one-sided standard
+// normal deviate, 0 from p ≥ 1/2 (nothing departs) and at most maxPatternZ.
+func pValueZ(p float64) float64 {
+	if p >= 0.5 {
+		return 0
+	}
+	if p <= 0 {
+		return maxPatternZ
+	}
+	return math.Min(maxPatternZ, distuv.UnitNormal.Quantile(1-p))
+}
+
+// evidence describes a group's test in words and counts.
+func (pt *patternTests) evidence(r patternResult, tested int, win, ref map[patternKey]int32, refTot map[int32]int32) PatternShift {
+	g := pt.groups[r.group]
+	sh := PatternShift{Service: g.service, Callee: g.callee, Operation: g.op, After: pt.eventWords(g.from),
+		P: math.Min(1, r.p*float64(tested))}
+	sh.Z = pValueZ(sh.P)
+	var expected, instead int32 = -1, -1
+	bestRef, bestGain := int32(-1), -1.0
+	winTot := 0
+	for k, v := range win {
+		if k.group == r.group {
+			winTot += int(v)
+		}
+	}
+	for k, v := range ref {
+		if k.group == r.group && (v > bestRef || v == bestRef && k.next < expected) {
+			expected, bestRef = k.next, v
+		}
+	}
+	for k, v := range win {
+		if k.group != r.group {
+			continue
+		}
+		gain := float64(v)/math.Max(float64(winTot), 1) - float64(ref[k])/math.Max(float64(refTot[r.group]), 1)
+		if gain > bestGain || gain == bestGain && k.next < instead {
+			instead, bestGain = k.next, gain
+		}
+	}
+	if expected >= 0 {
+		sh.Expected = pt.eventWords(expected)
+		sh.BaselineHits = int(ref[patternKey{r.group, expected}])
+		sh.WindowHits = int(win[patternKey{r.group, expected}])
+	}
+	if instead >= 0 && instead != expected {
+		sh.Instead = pt.eventWords(instead)
+		for _, t := range pt.trans {
+			if t.group == r.group && t.next == instead && int(t.cell) >= pt.w0 && int(t.cell) <= pt.w1 &&
+				!slices.Contains(sh.Traces, t.trace) {
+				sh.Traces = append(sh.Traces, t.trace)
+				if len(sh.Traces) == 2 {
+					break
+				}
+			}
+		}
+	}
+	sh.BaselineN, sh.WindowN = int(refTot[r.group]), winTot
+	return sh
+}
+
+// eventWords names an event for people.
+func (pt *patternTests) eventWords(i int32) string {
+	name := pt.names[i]
+	switch {
+	case name == eventStart:
+		return "the request's start"
+	case name == eventEnd:
+		return "the request's end"
+	case strings.HasPrefix(name, "call:"):
+		return "a call to " + name[len("call:"):]
+	case strings.HasPrefix(name, "log:"):
+		k := 0
+		for _, c := range name[len("log:"):] {
+			k = k*10 + int(c-'0')
+		}
+		if k < len(pt.b.LogTemplates) {
+			return "log " + quoteShort(pt.b.LogTemplates[k].Pattern)
+		}
+	}
+	return name
+}
+
+// quoteShort quotes a template pattern, cut to 120 bytes.
+func quoteShort(s string) string {
+	if len(s) > 120 {
+		s = truncateUTF8(s, 119) + "…"
+	}
+	return "\"" + s + "\""
+}
