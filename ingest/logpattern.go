@@ -82,14 +82,6 @@ type patternEvent struct {
 // patternKey is a (group, next event) pair of the tests' counts.
 type patternKey struct{ group, next int32 }
 
-// patternTrans is one transition of one span.
-type patternTrans struct {
-	cell  int32
-	group int32 // (owner, operation, from-event)
-	next  int32
-	trace TraceID
-}
-
 // patternGroup is an (owner, operation, from-event) pair.
 type patternGroup struct {
 	service, callee, op string
@@ -155,64 +147,113 @@ func (b *Bundle) DerivePatternSeries(baselineStart, windowStart, windowEnd Time)
 		return names[s]
 	}
 	start, end := intern(eventStart), intern(eventEnd)
+	logName, callName := map[int32]int32{}, map[Sym]int32{}
 	// A request to a service is the service's topmost span of a run of
 	// its spans in a trace (its client and internal spans are part of it):
-	// its records and its calls to other services are its events.
+	// its records and its calls to other services are its events, kept
+	// flat, bucketed by request (no slice per span).
 	req := b.requestSpans()
-	events := make([][]patternEvent, len(b.Spans))
+	off := make([]int32, len(b.Spans)+1)
 	for i := range b.Logs {
 		if si := recSpan[i]; si >= 0 {
-			r := &b.Logs[i]
-			events[req[si]] = append(events[req[si]], patternEvent{r.Time, int32(i), intern("log:" + itoa(int(r.Template)))})
+			off[req[si]+1]++
 		}
 	}
 	for i := range b.Spans {
 		if p := b.Parent[i]; p >= 0 && b.Spans[i].Service != b.Spans[p].Service {
-			s := &b.Spans[i]
-			events[req[p]] = append(events[req[p]], patternEvent{s.Start, math.MaxInt32, intern("call:" + s.Service.String())})
+			off[req[p]+1]++
 		}
 	}
-	// Transitions of the spans in covered cells.
-	groups := map[patternGroup]int32{}
-	var groupOf []patternGroup
-	var trans []patternTrans
-	linked := map[string]bool{} // services with records joined to their spans
+	for i := 1; i < len(off); i++ {
+		off[i] += off[i-1]
+	}
+	flat := make([]patternEvent, off[len(off)-1])
+	fill := slices.Clone(off[:len(off)-1])
+	for i := range b.Logs {
+		if si := recSpan[i]; si >= 0 {
+			r := &b.Logs[i]
+			name, ok := logName[r.Template]
+			if !ok {
+				name = intern("log:" + itoa(int(r.Template)))
+				logName[r.Template] = name
+			}
+			k := req[si]
+			flat[fill[k]] = patternEvent{r.Time, int32(i), name}
+			fill[k]++
+		}
+	}
 	for i := range b.Spans {
-		s := &b.Spans[i]
-		c := cellOf(s.Start)
-		if c < 0 || !covered[c] || len(events[i]) == 0 {
+		if p := b.Parent[i]; p >= 0 && b.Spans[i].Service != b.Spans[p].Service {
+			sp := &b.Spans[i]
+			name, ok := callName[sp.Service]
+			if !ok {
+				name = intern("call:" + sp.Service.String())
+				callName[sp.Service] = name
+			}
+			k := req[p]
+			flat[fill[k]] = patternEvent{sp.Start, math.MaxInt32, name}
+			fill[k]++
+		}
+	}
+	// Each covered request's transitions, counted per cell; the first
+	// two requests of each (group, next) in the window kept as examples.
+	w0, w1 := cellOf(windowStart), cellOf(windowEnd)
+	if w0 < 0 {
+		w0 = n
+	}
+	if w1 < 0 {
+		w1 = n - 1
+	}
+	type groupKey struct {
+		svc, op Sym
+		from    int32
+	}
+	groups := map[groupKey]int32{}
+	var groupOf []patternGroup
+	cells := make([]map[patternKey]int32, n)
+	examples := map[patternKey][]int32{}
+	linked := map[string]bool{} // services whose requests have events
+	for i := range b.Spans {
+		evs := flat[off[i]:off[i+1]]
+		if len(evs) == 0 {
 			continue
 		}
-		evs := events[i]
+		s := &b.Spans[i]
+		c := cellOf(s.Start)
+		if c < 0 || !covered[c] {
+			continue
+		}
 		slices.SortFunc(evs, func(x, y patternEvent) int { return cmp.Or(cmp.Compare(x.t, y.t), cmp.Compare(x.seq, y.seq)) })
-		svc, op := s.Service.String(), s.Operation.String()
+		if cells[c] == nil {
+			cells[c] = map[patternKey]int32{}
+		}
+		linked[s.Service.String()] = true
 		prev := start
-		for _, e := range append(evs, patternEvent{name: end}) {
-			g := patternGroup{service: svc, op: op, from: prev}
-			gi, ok := groups[g]
+		for k := 0; k <= len(evs); k++ {
+			next := end
+			if k < len(evs) {
+				next = evs[k].name
+			}
+			gk := groupKey{s.Service, s.Operation, prev}
+			gi, ok := groups[gk]
 			if !ok {
 				gi = int32(len(groupOf))
-				groups[g] = gi
-				groupOf = append(groupOf, g)
+				groups[gk] = gi
+				groupOf = append(groupOf, patternGroup{service: s.Service.String(), op: s.Operation.String(), from: prev})
 			}
-			trans = append(trans, patternTrans{cell: int32(c), group: gi, next: e.name, trace: s.TraceID})
-			if e.name != end {
-				linked[svc] = true // a request with events: its pattern says something
+			key := patternKey{gi, next}
+			cells[c][key]++
+			if c >= w0 && c <= w1 && len(examples[key]) < 2 {
+				examples[key] = append(examples[key], int32(i))
 			}
-			prev = e.name
+			prev = next
 		}
 	}
 	if len(linked) == 0 {
 		return
 	}
-	pt := patternTests{b: b, n: n, groups: groupOf, names: nameOf, trans: trans,
-		b0: max(cellOf(baselineStart), 0), w0: cellOf(windowStart), w1: cellOf(windowEnd)}
-	if pt.w0 < 0 {
-		pt.w0 = n
-	}
-	if pt.w1 < 0 {
-		pt.w1 = n - 1
-	}
+	pt := patternTests{b: b, n: n, groups: groupOf, names: nameOf, cells: cells, examples: examples,
+		b0: max(cellOf(baselineStart), 0), w0: w0, w1: w1}
 	pt.width = max(1, int((windowEnd-windowStart+Time(step)/2)/Time(step)))
 	pt.run()
 	// Per request replaces per volume for the services that have patterns.
@@ -271,7 +312,10 @@ type patternTests struct {
 	n      int
 	groups []patternGroup
 	names  []string
-	trans  []patternTrans
+	// cells[c] counts the transitions of requests begun in cell c, by
+	// (group, next event); examples are window requests of each.
+	cells    []map[patternKey]int32
+	examples map[patternKey][]int32
 	// b0 is the baseline's first cell, w0 and w1 the window's first and
 	// last, width the trailing window in cells.
 	b0, w0, w1, width int
@@ -283,17 +327,12 @@ type patternOwner struct{ service, callee string }
 
 func (pt *patternTests) run() {
 	n := pt.n
-	// counts[cell][group] → next → count, kept sparse.
 	type gn = patternKey
-	cells := make([]map[gn]int32, n)
+	cells := pt.cells
 	base := map[gn]int32{}
-	for _, t := range pt.trans {
-		if cells[t.cell] == nil {
-			cells[t.cell] = map[gn]int32{}
-		}
-		cells[t.cell][gn{t.group, t.next}]++
-		if int(t.cell) >= pt.b0 && int(t.cell) < pt.w0 {
-			base[gn{t.group, t.next}]++
+	for c := pt.b0; c < pt.w0 && c < n; c++ {
+		for k, v := range cells[c] {
+			base[k] += v
 		}
 	}
 	baseTot := map[int32]int32{}
@@ -515,13 +554,9 @@ func (pt *patternTests) evidence(r patternResult, tested int, win, ref map[patte
 	}
 	if instead >= 0 && instead != expected {
 		sh.Instead = pt.eventWords(instead)
-		for _, t := range pt.trans {
-			if t.group == r.group && t.next == instead && int(t.cell) >= pt.w0 && int(t.cell) <= pt.w1 &&
-				!slices.Contains(sh.Traces, t.trace) {
-				sh.Traces = append(sh.Traces, t.trace)
-				if len(sh.Traces) == 2 {
-					break
-				}
+		for _, i := range pt.examples[patternKey{r.group, instead}] {
+			if tr := pt.b.Spans[i].TraceID; !slices.Contains(sh.Traces, tr) {
+				sh.Traces = append(sh.Traces, tr)
 			}
 		}
 	}
