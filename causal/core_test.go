@@ -2,6 +2,7 @@ package causal
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -207,5 +208,47 @@ func TestAblationTurnsATermOff(t *testing.T) {
 	}
 	if len(full.Scored) != len(abl.Scored) {
 		t.Error("ablation changed the candidate set")
+	}
+}
+
+// TestEffectPath: the path shown is the one the cause's effect takes, from
+// the cause to the target over anomalous edges in their causal direction,
+// with the share arriving at each step falling from 1.
+func TestEffectPath(t *testing.T) {
+	b, g := chain(t, true)
+	res, err := Analyze(g, b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top Candidate
+	for _, c := range res.Candidates {
+		if c.Service == "db" {
+			top = c
+			break
+		}
+	}
+	if len(top.PathShares) == 0 {
+		t.Fatalf("db's candidate %s has no effect path (path %v)", top.NodeID, top.Path)
+	}
+	if last := top.Path[len(top.Path)-1]; last != g.Target {
+		t.Errorf("path ends at %s, want the target", g.Nodes[last].ID)
+	}
+	if top.PathShares[0] != 1 {
+		t.Errorf("share at the cause %v, want 1", top.PathShares[0])
+	}
+	for k := 1; k < len(top.Path); k++ {
+		if s := top.PathShares[k]; !(s > 0 && s <= top.PathShares[k-1]) {
+			t.Errorf("share at step %d = %v after %v: want positive and not rising", k, s, top.PathShares[k-1])
+		}
+		if e := top.PathEdges[k-1]; e < 0 || g.Edges[e].From != top.Path[k-1] || g.Edges[e].To != top.Path[k] {
+			t.Errorf("step %d: edge %d is not %s → %s", k, e, g.Nodes[top.Path[k-1]].ID, g.Nodes[top.Path[k]].ID)
+		}
+	}
+	var ids []string
+	for _, i := range top.Path {
+		ids = append(ids, g.Nodes[i].ID)
+	}
+	if !strings.Contains(strings.Join(ids, " "), "service/cart:latency") {
+		t.Errorf("path %v does not go through cart, db's only way to the frontend", ids)
 	}
 }

@@ -112,6 +112,10 @@ type Candidate struct {
 	Dimensions   Dimensions
 	Path         []int // node indices from the candidate to the target
 	PathEdges    []int // edge indices along Path
+	// PathShares are, when Path is the path that carries most of the
+	// candidate's effect (effectPath), the share of the effect that
+	// reaches each of its nodes along it; nil for the greedy fallback.
+	PathShares []float64
 	Events       []ingest.Event
 	// Logs are, for a candidate of log evidence, the templates whose rate
 	// changed most (new error templates first), with examples and trace
@@ -260,7 +264,14 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		firstOfComponent := !confirmedComp[n.Entity.ID()]
 		confirmedComp[n.Entity.ID()] = true
 		cd.State, cd.Transitions = candidateState(g, sp, i, cd.Intervention.ExplainedShare, firstOfComponent && cd.Confidence >= p.MinConfidence, p)
-		cd.Path, cd.PathEdges = pathToTarget(g, fl, i)
+		if nodes, shares, ok := effectPath(g, sp, i); ok {
+			cd.Path, cd.PathShares = nodes, shares
+			for k := 1; k < len(nodes); k++ {
+				cd.PathEdges = append(cd.PathEdges, edgeBetween(g, nodes[k-1], nodes[k]))
+			}
+		} else {
+			cd.Path, cd.PathEdges = pathToTarget(g, fl, i)
+		}
 		cd.Events = eventsFor(b, n, g)
 		if n.Signal == ingest.SignalLogs && rank < maxLogEvidence {
 			in := g.Incident

@@ -374,11 +374,14 @@ func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce
 	}
 	for k, ni := range cand.Path {
 		pn := g.Nodes[ni]
-		step := PathStep{Node: pn.Entity.ID(), Service: pn.Entity.Service, Signal: pn.Signal.String()}
+		step := PathStep{Node: pn.Entity.ID(), Service: pn.Entity.Service, Signal: pn.Signal.String(), Share: math.NaN()}
+		if k < len(cand.PathShares) {
+			step.Share = math.Round(1000*cand.PathShares[k]) / 1000
+		}
 		if pn.Facet != "" {
 			step.Signal += "/" + string(pn.Facet)
 		}
-		if k > 0 {
+		if k > 0 && cand.PathEdges[k-1] >= 0 {
 			e := g.Edges[cand.PathEdges[k-1]]
 			step.Lag, step.EdgeKind = e.Lag, e.Kind.String()
 		}

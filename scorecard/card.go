@@ -176,6 +176,9 @@ type PathStep struct {
 	Signal   string        `json:"signal"`
 	Lag      time.Duration `json:"lag_seconds"`
 	EdgeKind string        `json:"edge_kind"` // e.g. "placement", "call", "lagged"
+	// Share is the share of the cause's effect that reaches this step
+	// along the path (1 at the cause; NaN when the path is the greedy one).
+	Share float64 `json:"share"`
 }
 
 // Pruned states how many candidates were shown and why the rest were not.

@@ -264,6 +264,9 @@ func pathText(p []PathStep) string {
 			sb.WriteString(" " + arrow(s.Lag) + " ")
 		}
 		sb.WriteString(sanitize(stepName(s)))
+		if i > 0 && s.Share > 0 {
+			fmt.Fprintf(&sb, " [%.0f%%]", 100*s.Share) // the share of the cause's effect that arrives here
+		}
 	}
 	return sb.String()
 }
