@@ -172,10 +172,11 @@ func Fit(cases []TrainingCase, opt FitOptions) (map[string]float64, float64) {
 	return w, none
 }
 
-// Calibration maps the model's probability of a service to a calibrated
-// one: Platt scaling on its logit, σ(Slope·logit(p) + Intercept), fitted
-// on the development sets' top causes (FitCalibration). The identity is
-// Slope 1, Intercept 0.
+// Calibration maps the softmax's probability of the top cause's service
+// to a calibrated one: Platt scaling on its logit, σ(Slope·logit(p) +
+// Intercept), fitted on the development sets' top causes as sets never
+// seen get them (eval: each set's probabilities from weights fitted on
+// the others). The zero Calibration leaves probabilities as they are.
 type Calibration struct {
 	Slope, Intercept float64
 }
@@ -185,8 +186,36 @@ func (c Calibration) Apply(p float64) float64 {
 	if math.IsNaN(p) || p <= 0 || p >= 1 || c == (Calibration{}) {
 		return p
 	}
-	x := c.Slope*math.Log(p/(1-p)) + c.Intercept
-	return 1 / (1 + math.Exp(-x))
+	return 1 / (1 + math.Exp(-(c.Slope*math.Log(p/(1-p)) + c.Intercept)))
+}
+
+// Calibrate turns the softmax's probabilities of the services into
+// calibrated ones: the top service's through Apply; the others share the
+// rest in proportion to their softmax probabilities.
+func (c Calibration) Calibrate(prob map[string]float64) {
+	if c == (Calibration{}) || len(prob) == 0 {
+		return
+	}
+	names := make([]string, 0, len(prob))
+	for s := range prob {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	top := names[0]
+	for _, s := range names {
+		if prob[s] > prob[top] {
+			top = s
+		}
+	}
+	pt, rest := c.Apply(prob[top]), 1-prob[top]
+	for _, s := range names {
+		switch {
+		case s == top:
+			prob[s] = pt
+		case rest > 0:
+			prob[s] = prob[s] / rest * (1 - pt)
+		}
+	}
 }
 
 // CalPoint is one case's top-cause probability and whether it was right.
@@ -195,17 +224,18 @@ type CalPoint struct {
 	Right bool
 }
 
-// FitCalibration fits Platt scaling by maximum likelihood (Newton steps on
-// the logistic loss, with a small ridge toward the identity so that a few
-// cases cannot bend it far). Points with p at 0 or 1 are skipped. O(points
-// · iterations).
+// FitCalibration fits Platt scaling by maximum likelihood: damped Newton
+// steps on the logistic loss with a small ridge toward the identity, the
+// logits clipped to ±8 (a probability of 1 − 3·10⁻⁴ says as much as any
+// higher one) and the slope kept in [0.1, 3], the intercept in [−3, 3], so
+// that nearly separable points cannot send it to infinity. Fewer than 5
+// usable points give the identity. O(points · iterations).
 func FitCalibration(pts []CalPoint) Calibration {
-	const ridge = 1.0
-	a, b := 1.0, 0.0
+	const ridge, clip = 1.0, 8.0
 	var xs, ys []float64
 	for _, pt := range pts {
 		if pt.P > 0 && pt.P < 1 && !math.IsNaN(pt.P) {
-			xs = append(xs, math.Log(pt.P/(1-pt.P)))
+			xs = append(xs, math.Max(-clip, math.Min(clip, math.Log(pt.P/(1-pt.P)))))
 			y := 0.0
 			if pt.Right {
 				y = 1
@@ -216,8 +246,18 @@ func FitCalibration(pts []CalPoint) Calibration {
 	if len(xs) < 5 {
 		return Calibration{Slope: 1}
 	}
-	for it := 0; it < 50; it++ {
-		// gradient and Hessian of −loglik + ridge/2·((a−1)² + b²)
+	loss := func(a, b float64) float64 {
+		l := ridge / 2 * ((a-1)*(a-1) + b*b)
+		for i, x := range xs {
+			z := a*x + b
+			// log(1 + e^z) − y·z, stable
+			l += math.Max(z, 0) + math.Log1p(math.Exp(-math.Abs(z))) - ys[i]*z
+		}
+		return l
+	}
+	a, b := 1.0, 0.0
+	cur := loss(a, b)
+	for it := 0; it < 100; it++ {
 		ga, gb := ridge*(a-1), ridge*b
 		haa, hab, hbb := ridge, 0.0, ridge
 		for i, x := range xs {
@@ -235,9 +275,21 @@ func FitCalibration(pts []CalPoint) Calibration {
 			break
 		}
 		da, db := (hbb*ga-hab*gb)/det, (haa*gb-hab*ga)/det
-		a, b = a-da, b-db
-		if math.Abs(da)+math.Abs(db) < 1e-9 {
-			break
+		step := 1.0
+		for k := 0; k < 30; k++ {
+			na := math.Max(0.1, math.Min(3, a-step*da))
+			nb := math.Max(-3, math.Min(3, b-step*db))
+			if l := loss(na, nb); l <= cur {
+				if cur-l < 1e-12 {
+					return Calibration{Slope: na, Intercept: nb}
+				}
+				a, b, cur = na, nb, l
+				break
+			}
+			step /= 2
+			if k == 29 {
+				return Calibration{Slope: a, Intercept: b}
+			}
 		}
 	}
 	return Calibration{Slope: a, Intercept: b}

@@ -116,7 +116,7 @@ type Candidate struct {
 	// candidate's effect (effectPath), the share of the effect that
 	// reaches each of its nodes along it; nil for the greedy fallback.
 	PathShares []float64
-	Events       []ingest.Event
+	Events     []ingest.Event
 	// Logs are, for a candidate of log evidence, the templates whose rate
 	// changed most (new error templates first), with examples and trace
 	// links: the evidence travels with the analysis.
@@ -223,9 +223,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		res.Scored = append(res.Scored, Scored{Node: c.node, NodeID: g.Nodes[c.node].ID, Service: services[k], Terms: c.terms})
 	}
 	prob, _ := ServiceProbabilities(p.Weights, p.NoneScore, res.Scored)
-	for svc, q := range prob {
-		prob[svc] = p.Calibration.Apply(q)
-	}
+	p.Calibration.Calibrate(prob)
 	if opt.Explain != nil {
 		explainTCG(opt.Explain, g, sp, cands, services, p, aT, ev)
 		if aT > 0 {

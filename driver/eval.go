@@ -305,7 +305,7 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 			}
 		}
 		for i, s := range first(r.Services, 5) {
-			if s == lb.RootCause.Service {
+			if sameComponent(s, lb.RootCause.Service) {
 				r.Rank = i + 1
 				break
 			}
@@ -325,6 +325,16 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 		out = append(out, r)
 	}
 	return out
+}
+
+// sameComponent reports whether two service names name one component:
+// equal, or two service-map vertices of it (ingest.ComponentBase: a label
+// may name a Lambda by any of its X-Ray names).
+func sameComponent(a, b string) bool {
+	if a == b {
+		return true
+	}
+	return ingest.ComponentBase(a) == ingest.ComponentBase(b) && (strings.Contains(a, "_AWS::") || strings.Contains(b, "_AWS::"))
 }
 
 // componentMatches reports whether a candidate names the labelled component:

@@ -87,7 +87,7 @@ func rankMetrics(w map[string]float64, cases []causal.TrainingCase) (ac1, ac3, a
 func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo bool) {
 	terms := fitTerms(ablate)
 	all, none := causal.Fit(cases, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
-	cal := causal.FitCalibration(topPoints(all, none, causal.Calibration{}, cases))
+	cal := causal.FitCalibration(outOfFold(cases, terms))
 	fmt.Fprintf(w, "fit on %d cases (terms %s): %s, none %.2f, calibration slope %.2f intercept %.2f\n", len(cases),
 		strings.Join(terms, ","), fmtWeights(all), none, cal.Slope, cal.Intercept)
 	cover := map[string][3]int{}
@@ -151,8 +151,10 @@ func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo boo
 			}
 		}
 		wt, nn := causal.Fit(train, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
-		// The calibration is fitted on the training sets too.
-		cal := causal.FitCalibration(topPoints(wt, nn, causal.Calibration{}, train))
+		// The calibration is fitted on the training sets too, on margins
+		// each set got from weights fitted without it (as held-out sets
+		// will see them).
+		cal := causal.FitCalibration(outOfFold(train, terms))
 		for _, pt := range topPoints(wt, nn, cal, sets[s]) {
 			preds = append(preds, calPoint{pt.P, pt.Right})
 		}
@@ -167,7 +169,7 @@ func topPoints(w map[string]float64, none float64, cal causal.Calibration, cases
 	for _, c := range cases {
 		order := causal.RankServices(w, c.Scored)
 		if len(order) == 0 {
-			out = append(out, causal.CalPoint{P: 0, Right: false})
+			out = append(out, causal.CalPoint{P: 0, Right: false}) // no candidate
 			continue
 		}
 		p, _ := causal.ServiceProbabilities(w, none, c.Scored)
@@ -231,4 +233,31 @@ func fmtWeights(w map[string]float64) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// outOfFold are the cases' top-service probabilities, each set's from
+// weights fitted on the other sets: what a set never seen gets. A single
+// set gets its own (in-sample) probabilities.
+func outOfFold(cases []causal.TrainingCase, terms []string) []causal.CalPoint {
+	sets := map[string][]causal.TrainingCase{}
+	for _, c := range cases {
+		sets[c.Set] = append(sets[c.Set], c)
+	}
+	fixed := map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}
+	if len(sets) < 2 {
+		w, nn := causal.Fit(cases, causal.FitOptions{Terms: terms, Fixed: fixed})
+		return topPoints(w, nn, causal.Calibration{}, cases)
+	}
+	var out []causal.CalPoint
+	for _, s := range slices.Sorted(maps.Keys(sets)) {
+		var train []causal.TrainingCase
+		for _, c := range cases {
+			if c.Set != s {
+				train = append(train, c)
+			}
+		}
+		w, nn := causal.Fit(train, causal.FitOptions{Terms: terms, Fixed: fixed})
+		out = append(out, topPoints(w, nn, causal.Calibration{}, sets[s])...)
+	}
+	return out
 }

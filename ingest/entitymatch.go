@@ -81,6 +81,8 @@ func (b *Bundle) matchEntities() {
 			s.Entity = Entity{Kind: KindService, Name: v, Service: v}
 		}
 	}
+	// One component, several service-map vertices (X-Ray): one name.
+	b.mergeComponentVertices(known)
 	unmatched := map[string]bool{}
 	fix := func(e *Entity) {
 		if e.Service == "" {
