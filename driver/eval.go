@@ -59,6 +59,9 @@ type caseResult struct {
 	Top       string          `json:"top_component"`
 	Rank      int             `json:"rank"` // 1-based service rank of the truth, 0 = not in top 5
 	CompHit   bool            `json:"component_hit"`
+	// CompHit3 is whether one of the first three distinct components is
+	// the true one.
+	CompHit3 bool `json:"component_hit3"`
 	Confident bool            `json:"confident"`
 	Error     string          `json:"error,omitempty"`
 	Seconds   float64         `json:"seconds"`
@@ -77,6 +80,7 @@ type evalSummary struct {
 	AC5    float64 `json:"ac5"`
 	Avg5   float64 `json:"avg5"`
 	Comp1  float64 `json:"component_ac1"`
+	Comp3  float64 `json:"component_ac3"`
 	Failed int     `json:"failures"`
 }
 
@@ -313,7 +317,23 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 		if len(res.Candidates) > 0 {
 			c := res.Candidates[0]
 			r.Top = c.Component
-			r.CompHit = componentMatches(c, g, namesEntity(b, lb.RootCause.Component), lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal)
+			isEnt := namesEntity(b, lb.RootCause.Component)
+			r.CompHit = componentMatches(c, g, isEnt, lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal)
+			seenComp := map[string]bool{}
+			for _, c := range res.Candidates {
+				if len(seenComp) == 3 {
+					break
+				}
+				key := c.ComponentKind.String() + "/" + c.Component
+				if seenComp[key] {
+					continue
+				}
+				seenComp[key] = true
+				if componentMatches(c, g, isEnt, lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal) {
+					r.CompHit3 = true
+					break
+				}
+			}
 		}
 		r.Services = first(r.Services, 5)
 		r.Confident = res.Confident
@@ -440,13 +460,16 @@ func summarize(rs []caseResult, methods []string) []evalSummary {
 				if r.Rank >= 1 {
 					s.Avg5 += float64(6-r.Rank) / 5
 				}
+				if r.CompHit3 {
+					s.Comp3++
+				}
 				if r.CompHit {
 					s.Comp1++
 				}
 			}
 			if s.N > 0 {
 				n := float64(s.N)
-				s.AC1, s.AC3, s.AC5, s.Avg5, s.Comp1 = s.AC1/n, s.AC3/n, s.AC5/n, s.Avg5/n, s.Comp1/n
+				s.AC1, s.AC3, s.AC5, s.Avg5, s.Comp1, s.Comp3 = s.AC1/n, s.AC3/n, s.AC5/n, s.Avg5/n, s.Comp1/n, s.Comp3/n
 			}
 			out = append(out, s)
 		}
@@ -459,10 +482,10 @@ func summarize(rs []caseResult, methods []string) []evalSummary {
 // 64 columns whatever the number of methods.
 func printEval(w io.Writer, rs []caseResult, sum []evalSummary, methods []string) {
 	row := func(name string, s evalSummary) {
-		fmt.Fprintf(w, "%-26s %4d  %4.2f  %4.2f  %4.2f  %5.2f  %4.2f\n", truncateRunes(name, 26), s.N, s.AC1, s.AC3, s.AC5, s.Avg5, s.Comp1)
+		fmt.Fprintf(w, "%-26s %4d  %4.2f  %4.2f  %4.2f  %5.2f  %4.2f  %4.2f\n", truncateRunes(name, 26), s.N, s.AC1, s.AC3, s.AC5, s.Avg5, s.Comp1, s.Comp3)
 	}
 	head := func(first string) {
-		fmt.Fprintf(w, "%-26s %4s  %4s  %4s  %4s  %5s  %4s\n", first, "n", "AC@1", "AC@3", "AC@5", "Avg@5", "C@1")
+		fmt.Fprintf(w, "%-26s %4s  %4s  %4s  %4s  %5s  %4s  %4s\n", first, "n", "AC@1", "AC@3", "AC@5", "Avg@5", "C@1", "C@3")
 	}
 	for j, m := range methods {
 		fmt.Fprintf(w, "method %s\n", m)
@@ -493,7 +516,7 @@ func printEval(w io.Writer, rs []caseResult, sum []evalSummary, methods []string
 	}
 	fmt.Fprintf(w, "cases: %d, failures: %d (counted as misses), median time per case: %.2fs\n",
 		len(times), failures, measure.Quantile(times, 0.5))
-	fmt.Fprintln(w, "AC@k: the true service among the first k; Avg@5: mean of AC@1..5; C@1: the top cause is the true component")
+	fmt.Fprintln(w, "AC@k: the true service among the first k; Avg@5: mean of AC@1..5; C@1: the top cause is the true component; C@3: among the first three components")
 }
 
 // namesEntity reports whether name is an entity, or a label value of a

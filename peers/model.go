@@ -216,6 +216,18 @@ func Build(b *ingest.Bundle, p Params) *Model {
 			}
 		}
 	}
+	// The image a pod's events say it pulled or started ("Pulling image
+	// \"repo/app:1.9.0\"") names its version where no label does.
+	for _, e := range b.Events {
+		if e.Entity.Kind != ingest.KindPod {
+			continue
+		}
+		if pod := m.Pods[e.Entity.Name]; pod != nil && pod.Version == "" {
+			if v := imageVersion(e.Message); v != "" {
+				pod.Version = v
+			}
+		}
+	}
 	// A version a trace source names (OTLP service.version) for pods no
 	// series labels.
 	for _, v := range b.PodVersions {
@@ -239,6 +251,26 @@ func lastTrue(xs []bool) int {
 		}
 	}
 	return -1
+}
+
+// imageMessage finds the image a kubelet event names: `image "repo:tag"`.
+var imageMessage = regexp.MustCompile(`image "([^"]+)"`)
+
+// imageVersion returns the tag (else the digest) of the image an event's
+// message names, "" when it names none.
+func imageVersion(msg string) string {
+	m := imageMessage.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	img := m[1]
+	if i := strings.LastIndexByte(img, '@'); i >= 0 {
+		return img[i+1:]
+	}
+	if i := strings.LastIndexByte(img, ':'); i > strings.LastIndexByte(img, '/') {
+		return img[i+1:]
+	}
+	return img
 }
 
 // ReplicaSetOf returns the ReplicaSet of a Deployment's generated pod name

@@ -317,3 +317,32 @@ func TestCompareBaselineRelation(t *testing.T) {
 		t.Errorf("contrast at minute 27 = %.1f scales, want a clear departure", z)
 	}
 }
+
+// TestVersionFromImage: the kubelet's Pulling/Pulled events name the image
+// a pod runs; its tag is the pod's version where no label says.
+func TestVersionFromImage(t *testing.T) {
+	dir := t.TempDir()
+	promFile(t, dir, "container_cpu_usage", []podSeries{
+		{labels: map[string]string{"pod": "router-6hp46qfntv-gcfjb"}, from: 0, to: 30, value: constant(0.3)},
+		{labels: map[string]string{"pod": "router-q2qvt2vl7z-lsnbx"}, from: 22, to: 30, value: constant(0.9)},
+	})
+	ev := func(pod, msg string, minute int) map[string]any {
+		ts := t0.Add(time.Duration(minute) * time.Minute).Format(time.RFC3339)
+		return map[string]any{"kind": "Event", "reason": "Pulling", "type": "Normal", "message": msg,
+			"involvedObject": map[string]any{"kind": "Pod", "name": pod}, "firstTimestamp": ts, "lastTimestamp": ts}
+	}
+	writeJSON(t, filepath.Join(dir, "events.json"), map[string]any{"kind": "List", "items": []any{
+		ev("router-q2qvt2vl7z-lsnbx", `Pulling image "ghcr.io/acme-ai/llm-router:1.9.0"`, 21),
+		ev("router-6hp46qfntv-gcfjb", `Successfully pulled image "ghcr.io/acme-ai/llm-router@sha256:0a1b2c" in 4.7s`, 0),
+	}})
+	m := Build(read(t, dir), Params{})
+	if p := m.Pods["router-q2qvt2vl7z-lsnbx"]; p == nil || p.Version != "1.9.0" {
+		t.Errorf("new pod %+v, want version 1.9.0 from its image", p)
+	}
+	if p := m.Pods["router-6hp46qfntv-gcfjb"]; p == nil || p.Version != "sha256:0a1b2c" {
+		t.Errorf("old pod %+v, want its image digest as version", p)
+	}
+	if len(m.Rollouts) != 1 || m.Rollouts[0].New.Version != "1.9.0" {
+		t.Errorf("rollouts %v, want one to 1.9.0", m.Rollouts)
+	}
+}
