@@ -50,18 +50,18 @@ type label struct {
 
 // caseResult is one case × method.
 type caseResult struct {
-	Case      string          `json:"case"`
-	Fault     string          `json:"fault"`
-	Method    string          `json:"method"`
-	Truth     string          `json:"truth_service"`
-	TruthComp string          `json:"truth_component"`
-	Services  []string        `json:"ranked_services"` // first 5 distinct
-	Top       string          `json:"top_component"`
-	Rank      int             `json:"rank"` // 1-based service rank of the truth, 0 = not in top 5
-	CompHit   bool            `json:"component_hit"`
+	Case      string   `json:"case"`
+	Fault     string   `json:"fault"`
+	Method    string   `json:"method"`
+	Truth     string   `json:"truth_service"`
+	TruthComp string   `json:"truth_component"`
+	Services  []string `json:"ranked_services"` // first 5 distinct
+	Top       string   `json:"top_component"`
+	Rank      int      `json:"rank"` // 1-based service rank of the truth, 0 = not in top 5
+	CompHit   bool     `json:"component_hit"`
 	// CompHit3 is whether one of the first three distinct components is
 	// the true one.
-	CompHit3 bool `json:"component_hit3"`
+	CompHit3  bool            `json:"component_hit3"`
 	Confident bool            `json:"confident"`
 	Error     string          `json:"error,omitempty"`
 	Seconds   float64         `json:"seconds"`
