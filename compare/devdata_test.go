@@ -338,12 +338,15 @@ func devTable(cases []devCase) string {
 		sets[c.set] = append(sets[c.set], c)
 	}
 	slices.Sort(names)
-	fmt.Fprintf(&sb, "%-14s %3s | %-35s | %-44s\n", "set", "n", "pre-onset window vs incident window", "two clean pre-onset windows")
-	fmt.Fprintf(&sb, "%-14s %3s | %8s %8s %8s %6s | %4s %6s %6s %6s %6s %6s\n", "", "", "target", "svc@5", "comp@5", "insuf", "run", "n/a", "unch", "insuf", "known", "false")
+	fmt.Fprintf(&sb, "%-14s %3s | %-44s | %-44s\n", "set", "n", "pre-onset window vs incident window", "two clean pre-onset windows")
+	fmt.Fprintf(&sb, "%-14s %3s | %8s %8s %8s %8s %6s | %4s %6s %6s %6s %6s %6s\n", "", "", "target", "named", "svc@5", "comp@5", "insuf", "run", "n/a", "unch", "insuf", "known", "false")
 	for _, s := range names {
 		cs := sets[s]
-		var reg, svc5, comp5, insuf, run, na, unch, ninsuf, known, fp int
+		var reg, named, svc5, comp5, insuf, run, na, unch, ninsuf, known, fp int
 		for _, c := range cs {
+			if (c.incVerdict == Regressed || c.incRegs > 0) && c.svcRank > 0 {
+				named++ // a regressed gate naming the root-cause service among the regressions
+			}
 			if c.incVerdict == Regressed {
 				reg++
 			}
@@ -376,7 +379,7 @@ func devTable(cases []devCase) string {
 			}
 		}
 		n := len(cs)
-		fmt.Fprintf(&sb, "%-14s %3d | %3d/%-4d %3d/%-4d %3d/%-4d %6d | %4d %6d %6d %6d %6d %6d\n", s, n, reg, n, svc5, n, comp5, n, insuf, run, na, unch, ninsuf, known, fp)
+		fmt.Fprintf(&sb, "%-14s %3d | %3d/%-4d %3d/%-4d %3d/%-4d %3d/%-4d %6d | %4d %6d %6d %6d %6d %6d\n", s, n, reg, n, named, n, svc5, n, comp5, n, insuf, run, na, unch, ninsuf, known, fp)
 	}
 	sb.WriteString("\n")
 	for _, c := range cases {

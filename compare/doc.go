@@ -139,4 +139,31 @@
 // Run is O(S log S) in the spans S of the two windows (sorting, ranks) plus
 // O(B·S) for the bootstrap (upper quantiles scan only their tail), and
 // O(P) in the series points. See the package benchmark.
+//
+// # Canary mode
+//
+// RunCanary answers "is the canary worse than the pods it replaces, right
+// now?" in one window: package peers' version model says which pods are
+// which version (ReplicaSets by pod-template hash, version labels, OTLP
+// service.version, image tags, rollout events); the selector picks the
+// canary groups (auto: each service's latest rollout), and each is judged
+// against the other groups of its service (or the baseline selector's),
+// Kayenta-style. Every family of per-pod series (the same metric and
+// labels but the pod's own) with a bad direction is a metric: the
+// canary's per-cell median pod against the baseline's, cell by cell over
+// the cells where both report (peers.Between: no offset, since the canary
+// has no past to learn one from; the scale is how far one baseline pod
+// strays from the others). It is high or low when its median difference
+// reaches Threshold (3) scales, holds beyond half of that in Hold (50%) of
+// the cells and is a material change (MinRatio, as above; for a ratio that
+// should stay near 1, such as a success ratio, on its shortfall from 1).
+// A rollout's availability (canary pods reporting over pods asked for) is
+// one more metric. Node series copied per pod are left out: they measure
+// where a pod runs, not what it is. The score is 100 × the mean over the
+// signals of the share of decided metrics not worse; a worse critical
+// metric (errors, latency, restarts, availability) fails the workload
+// whatever the score; else pass at Pass (75) and marginal at Marginal (50),
+// Kayenta's defaults. A canary whose baseline pods were gone as it started
+// is a full rollout, not a canary: insufficient data, with the
+// before/after command to run instead. O(groups · families · cells · pods).
 package compare

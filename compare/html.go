@@ -84,6 +84,9 @@ func findingsHTML(fs []Finding) []htmlFinding {
 }
 
 func renderHTML(w io.Writer, r *Report, _ RenderOptions) error {
+	if r.Mode == ModeCanary {
+		return renderCanaryHTML(w, r)
+	}
 	d := htmlData{
 		CSS: scorecard.StyleSheet() + template.CSS(extraCSS), Tool: toolLine(r),
 		Verdict: clean(r.Verdict.Text), VClass: verdictClass(r.Verdict.Verdict),

@@ -15,6 +15,9 @@ var md = scorecard.EscapeMarkdown
 type mdWriter struct{ ew *errWriter }
 
 func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
+	if r.Mode == ModeCanary {
+		return renderCanaryMarkdown(w, r)
+	}
 	m := &mdWriter{ew: &errWriter{w: w}}
 	m.p("## Fix verification")
 	m.p("")

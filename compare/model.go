@@ -55,6 +55,7 @@ const (
 type Report struct {
 	SchemaVersion string     `json:"schema_version"`
 	Tool          Tool       `json:"tool"`
+	Mode          string     `json:"mode"` // ModeBeforeAfter or ModeCanary
 	Verdict       Summary    `json:"verdict"`
 	Before        SideInfo   `json:"before"`
 	After         SideInfo   `json:"after"`
@@ -72,6 +73,7 @@ type Report struct {
 	Warnings      []Footnote `json:"warnings"`
 	Inputs        []Input    `json:"inputs"`
 	Manifest      Manifest   `json:"manifest"`
+	Canary        Canary     `json:"canary"` // canary mode's analysis (empty in before-after mode)
 }
 
 // Tool names the program that produced the Report.
@@ -105,7 +107,12 @@ type SideInfo struct {
 
 // Settings are the thresholds every verdict was decided with.
 type Settings struct {
-	Alpha       float64       `json:"alpha"`        // Benjamini–Hochberg false-discovery rate
+	Alpha float64 `json:"alpha"` // Benjamini–Hochberg false-discovery rate
+	// FalseAlarm bounds the chance that two quiet windows (no real change)
+	// report anything at all: under the global null Benjamini–Hochberg at
+	// α rejects something with probability at most α, and the minimum
+	// effect and the band only remove rejections.
+	FalseAlarm  float64       `json:"false_alarm"`
 	MinDelta    float64       `json:"min_delta"`    // |Cliff's δ| of a location change
 	MinRatio    float64       `json:"min_ratio"`    // relative change of a quantile (0.2 = 20%)
 	MinH        float64       `json:"min_h"`        // Cohen's h of an error-ratio change

@@ -21,6 +21,7 @@ var goldenCases = []struct {
 	{"fixed", fixedReport},
 	{"regressed", regressedReport},
 	{"insufficient", insufficientReport},
+	{"canary", canaryGoldenReport},
 }
 
 func render(t testing.TB, r *Report, format string) string {

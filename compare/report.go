@@ -14,8 +14,8 @@ import (
 // report assembles the Report from the decided items.
 func (r *run) report() *Report {
 	o := r.opt
-	rep := &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "pipeline-analyze", Version: o.Version}, CausesFrom: o.CausesFrom}
-	rep.Settings = Settings{Alpha: o.Alpha, MinDelta: o.MinDelta, MinRatio: o.MinRatio, MinH: o.MinH, MinShift: o.MinShift,
+	rep := &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "pipeline-analyze", Version: o.Version}, Mode: ModeBeforeAfter, CausesFrom: o.CausesFrom}
+	rep.Settings = Settings{Alpha: o.Alpha, FalseAlarm: o.Alpha, MinDelta: o.MinDelta, MinRatio: o.MinRatio, MinH: o.MinH, MinShift: o.MinShift,
 		MinSamples: o.MinSamples, MinCells: o.MinCells, MinPoints: o.MinPoints, MinCoverage: o.MinCoverage, Cell: o.Cell,
 		Window: r.window, BandWindows: o.BandWindows, Bootstrap: o.Bootstrap, Seed: o.Seed, Tests: r.tests, MaxFindings: o.MaxFindings}
 	rep.Before = r.sideInfo("before", r.before, r.bd)
@@ -575,17 +575,7 @@ func (r *run) footnotes(target *itemWork) []Footnote {
 			side = ""
 		}
 		for _, wn := range s.Bundle.Warnings {
-			kind := "warning"
-			if wn.Kind != nil {
-				kind = strings.ReplaceAll(wn.Kind.Error(), " ", "_")
-			}
-			msg := wn.Message
-			if wn.Source != "" {
-				msg = wn.Source + ": " + msg
-			}
-			if wn.Count > 1 {
-				msg += " (" + strconv.Itoa(wn.Count) + "×)"
-			}
+			kind, msg := warningText(wn)
 			if k := side + kind + msg; !seen[k] {
 				seen[k] = true
 				addF(side, kind, msg)
@@ -620,4 +610,21 @@ func (r *run) inputs(rep *Report) {
 			rep.Manifest.Inputs = append(rep.Manifest.Inputs, ManifestInput{Side: side, Path: in.Path, SHA256: in.SHA256})
 		}
 	}
+}
+
+// warningText is an input warning's kind and message as a footnote shows
+// them.
+func warningText(wn ingest.Warning) (kind, msg string) {
+	kind = "warning"
+	if wn.Kind != nil {
+		kind = strings.ReplaceAll(wn.Kind.Error(), " ", "_")
+	}
+	msg = wn.Message
+	if wn.Source != "" {
+		msg = wn.Source + ": " + msg
+	}
+	if wn.Count > 1 {
+		msg += " (" + strconv.Itoa(wn.Count) + "×)"
+	}
+	return kind, msg
 }

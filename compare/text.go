@@ -14,6 +14,9 @@ type textWriter struct {
 }
 
 func renderText(w io.Writer, r *Report, opt RenderOptions) error {
+	if r.Mode == ModeCanary {
+		return renderCanaryText(w, r, opt)
+	}
 	t := &textWriter{ew: &errWriter{w: w}, width: opt.Width}
 	t.wrap("", "  ", toolLine(r))
 	t.blank()

@@ -32,19 +32,37 @@ Usage:
   pipeline-analyze compare [flags] --before-at T --after-at T --jaeger-url URL ...
         two windows of what live sources return: one fetch covers both
         (now = the wall clock at fetch)
+  pipeline-analyze compare --canary SELECTOR [--baseline-group SELECTOR] DATA
+        canary mode: in one window, the pods SELECTOR picks against the other
+        pods of their service (or --baseline-group's), metric by metric
+        (errors, latency, CPU, memory, restarts, availability): each pass,
+        high or low, a score and a verdict pass, marginal or fail per
+        workload. SELECTOR: auto (each service's latest rollout, from
+        ScalingReplicaSet events or new pods in the data), version=v2 (a
+        version label), pod-template-hash=HASH, or a ReplicaSet or workload
+        name. The window: since the canary's first sample (--window: the last
+        WINDOW of the data)
+  pipeline-analyze compare --canary auto --prometheus-url URL [events.json]
+        canary mode on what live sources return for the last --window and
+        its baseline (events.json: kubectl get events -o json, for auto)
 
 Examples:
   pipeline-analyze compare incident/ fixed/
   pipeline-analyze compare -o html --export verify.html incident/ fixed/
   pipeline-analyze compare --window 2m --before-at now-2m --after-at now-9m incident/
   pipeline-analyze compare --fail-on regressed incident/ fixed/ || rollback
+  pipeline-analyze simulate --fault bad_config_rollout --out rollout && pipeline-analyze compare --canary auto --fail-on fail rollout
+  kubectl get events -o json > events.json &&
+    pipeline-analyze compare --canary auto --prometheus-url http://prometheus:9090 \
+      --window 15m -o markdown --export canary.md --fail-on fail events.json
 (incident/ and fixed/ are what "pipeline-analyze simulate --fault tool_api_slow --seed 7
 --duration 14m" writes with --out incident, and with --fixed --out fixed.)
 
 Exit status: 0 ok; 1 input or runtime error; 2 usage error; 3 --fail-on tripped
 (regressed: the target or anything regressed; unchanged: also when the target
-is not fixed or improved); 4 --fail-on given but the target could not be
-decided (insufficient data).
+is not fixed or improved; canary mode: fail, or marginal, for any workload); 4
+--fail-on given but the target (a canary) could not be decided (insufficient
+data).
 `
 
 // compareOpts are the compare command's flags.
@@ -56,6 +74,7 @@ type compareOpts struct {
 	nCauses                                                  int
 	lim                                                      ingest.Limits
 	lf                                                       liveFlags
+	canary                                                   compare.CanaryOptions
 }
 
 // newCompareFlags defines the compare command's flags.
@@ -83,13 +102,21 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.StringVar(&c.scorecardFile, "scorecard", "", "BEFORE's scorecard (pipeline-analyze -o json) to take the causes from, instead of analysing BEFORE")
 	fs.BoolVar(&c.noCauses, "no-causes", false, "do not analyse BEFORE for its causes")
 	fs.IntVar(&c.nCauses, "causes", 5, "how many of BEFORE's top causes get a verdict")
-	setGroup(fs, groupAnalysis, "before-at", "after-at", "alpha", "min-delta", "min-ratio", "min-h", "min-shift", "seed", "bootstrap",
+	dc := compare.DefaultCanaryOptions()
+	c.canary = dc
+	c.canary.Canary = ""
+	fs.StringVar(&c.canary.Canary, "canary", "", "canary mode: judge the pods that `SELECTOR` picks against their baseline pods in the same minutes: auto (each service's latest rollout), version=v2 (a version label), pod-template-hash=HASH, or a ReplicaSet or workload name")
+	fs.StringVar(&c.canary.Baseline, "baseline-group", "", "canary mode: the baseline pods, as --canary selects (default: the other pods of each canary's service)")
+	fs.DurationVar(&c.canary.Warmup, "warmup", dc.Warmup, "canary mode: skip this long after the canary's first sample")
+	fs.Float64Var(&c.canary.Pass, "pass-score", dc.Pass, "canary mode: the score (0–100) a workload passes with")
+	fs.Float64Var(&c.canary.Marginal, "marginal-score", dc.Marginal, "canary mode: the score below which a workload fails")
+	setGroup(fs, groupAnalysis, "canary", "baseline-group", "warmup", "pass-score", "marginal-score", "before-at", "after-at", "alpha", "min-delta", "min-ratio", "min-h", "min-shift", "seed", "bootstrap",
 		"min-samples", "min-points", "scorecard", "no-causes", "causes")
 	fs.StringVarP(&c.format, "output-format", "o", "text", "report `FORMAT`: text, json, markdown or html")
 	fs.StringVar(&c.export, "export", "", "write the report to `FILE` (atomically) instead of stdout")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "also every input file on stderr")
-	fs.StringVar(&c.failOn, "fail-on", "never", "exit 3 when: regressed (the target or anything regressed), unchanged (also when the target is not fixed or improved), never")
+	fs.StringVar(&c.failOn, "fail-on", "never", "exit 3 when: regressed (the target or anything regressed), unchanged (also when the target is not fixed or improved), never; canary mode: fail (a workload failed), marginal (also marginal), never")
 	fs.DurationVar(&o.Slice, "slice", d.Slice, "heatmap time-slice width")
 	setGroup(fs, groupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice")
 	registerLimitFlags(fs, &c.lim)
@@ -114,6 +141,14 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if !slices.Contains(compare.Formats(), format) {
 		return usage("--output-format %q: want one of %s", format, strings.Join(compare.Formats(), ", "))
+	}
+	if fs.Changed("canary") {
+		return runCanary(c, fs, args, stdin, stdout, stderr)
+	}
+	for _, f := range []string{"baseline-group", "warmup", "pass-score", "marginal-score"} {
+		if fs.Changed(f) {
+			return usage("--%s is for canary mode: add --canary SELECTOR", f)
+		}
 	}
 	if !slices.Contains([]string{compare.GateNever, compare.GateRegressed, compare.GateUnchanged}, failOn) {
 		return usage("--fail-on %q: want regressed, unchanged or never", failOn)

@@ -532,3 +532,15 @@ func ServiceLabel(ls Labels) string {
 	}
 	return ""
 }
+
+// MeasuresNode reports whether a series name measures the machine a pod
+// runs on rather than the pod, whatever labels it carries: node_exporter's
+// node_* metrics and recording rules over them ("pod:node_cpu_utilisation:ratio",
+// "instance:node_cpu:rate5m"), whose middle part is the metric.
+func MeasuresNode(name string) bool {
+	metric := name
+	if parts := strings.Split(name, ":"); len(parts) == 3 {
+		metric = parts[1]
+	}
+	return strings.HasPrefix(metric, "node_")
+}

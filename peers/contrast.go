@@ -292,3 +292,62 @@ func (m *Model) masked(s *ingest.Series, pod string) *ingest.Series {
 	}
 	return &c
 }
+
+// Between contrasts two groups over the same minutes without an offset: a
+// canary's pods against its baseline pods, whose usual difference is not
+// known (the canary is new) and must not be learned from minutes in which
+// the canary may already have been the defective version. The scale is how
+// far one baseline pod strays from the other baseline pods over [B0, W1)
+// (peer spread), else, with one baseline pod, the baseline group's
+// cell-to-cell noise (the spread of its first differences over √2),
+// floored as Compare floors it. Diff is Member − Peers. O(cells · (members
+// + peers)).
+func Between(member, peers []*ingest.Series, c Cells) Contrast {
+	n := gridLen(member, peers)
+	ct := Contrast{Diff: make([]float64, n), Member: cellMedians(member, n), Peers: cellMedians(peers, n)}
+	for t := range ct.Diff {
+		ct.Diff[t] = ct.Member[t] - ct.Peers[t]
+		if t >= c.W0 && t < c.W1 && !math.IsNaN(ct.Diff[t]) {
+			ct.Cells++
+		}
+	}
+	all := Cells{B0: c.B0, B1: c.W1}
+	spread := 0.0
+	if len(peers) >= 2 {
+		spread = peerSpread(peers, all, n)
+		ct.ScaleFrom = "peer spread"
+	}
+	if spread == 0 {
+		var d []float64
+		for t := max(c.B0, 1); t < c.W1 && t < n; t++ {
+			if a, b := ct.Peers[t], ct.Peers[t-1]; !math.IsNaN(a) && !math.IsNaN(b) {
+				d = append(d, (a-b)/math.Sqrt2)
+			}
+		}
+		if len(d) >= 2 {
+			_, spread = robustSpread(d)
+			ct.ScaleFrom = "baseline noise"
+		}
+	}
+	var lvl []float64
+	mx := 0.0
+	for t := c.B0; t < c.W1 && t < n; t++ {
+		if v := ct.Peers[t]; !math.IsNaN(v) {
+			lvl = append(lvl, v)
+			mx = math.Max(mx, math.Abs(v))
+		}
+		if v := ct.Member[t]; !math.IsNaN(v) && t >= c.W0 {
+			mx = math.Max(mx, math.Abs(v))
+		}
+	}
+	floor := MaxShareFloor * mx
+	if len(lvl) > 0 {
+		floor = math.Max(floor, RelativeFloor*math.Abs(measure.Quantile(lvl, 0.5)))
+	}
+	if !(spread > floor) {
+		spread = floor
+		ct.ScaleFrom = "floor"
+	}
+	ct.Scale = math.Max(spread, 1e-9)
+	return ct
+}

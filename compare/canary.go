@@ -1,0 +1,780 @@
+package compare
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/measure"
+	"github.com/pipeline-analyze/pipeline-analyze/peers"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+)
+
+// Report modes.
+const (
+	ModeBeforeAfter = "before-after" // two windows (Run)
+	ModeCanary      = "canary"       // two groups of pods in one window (RunCanary)
+)
+
+// Canary verdicts, per workload and overall.
+const (
+	CanaryPass         = "pass"
+	CanaryMarginal     = "marginal"
+	CanaryFail         = "fail"
+	CanaryInsufficient = "insufficient data"
+)
+
+// Canary metric results.
+const (
+	MetricPass         = "pass"
+	MetricHigh         = "high"
+	MetricLow          = "low"
+	MetricInsufficient = "insufficient data"
+)
+
+// SelectorAuto selects every service's latest rollout of the version model
+// (events, else new pods in the data) as a canary.
+const SelectorAuto = "auto"
+
+// CanaryOptions are the choices of a canary analysis. Zero fields take
+// the defaults of DefaultCanaryOptions.
+type CanaryOptions struct {
+	// Canary selects the canary groups: SelectorAuto, KEY=VALUE (a version
+	// label such as version=v2, or pod-template-hash=HASH), or a name (a
+	// ReplicaSet, a workload, a version).
+	Canary string
+	// Baseline selects each canary's baseline groups in its service, in
+	// the same forms; "" is every other group of the service.
+	Baseline string
+	// Start and End bound the window; zero Start: the canary's first
+	// sample (plus Warmup); zero End: the end of the data. Only the cells
+	// where both groups report are compared.
+	Start, End ingest.Time
+	// Warmup is skipped after the canary's first sample when Start is
+	// zero: a pod's first scrape of a rate over a minute, its cold caches.
+	Warmup time.Duration
+	// Threshold is how many scales the canary's median difference from
+	// its baseline must reach to be high or low.
+	Threshold float64
+	// Hold is the share of compared cells that must lie beyond half the
+	// threshold on the same side: a difference that comes and goes is
+	// not a property of the version.
+	Hold float64
+	// MinRatio is the smallest material change: the canary's window median
+	// differs from the baseline's by at least MinRatio/(1+MinRatio) of the
+	// larger (for a ratio that should stay near 1, of its shortfall).
+	MinRatio float64
+	// MinCells is the fewest cells in which both groups report.
+	MinCells int
+	// Pass and Marginal are the score thresholds (0–100) of the verdicts.
+	Pass, Marginal float64
+	Peers          peers.Params
+	Version        string   // tool version, for the manifest
+	Args           []string // the command line, for the manifest
+	Paths          []string // the inputs as given
+}
+
+// DefaultCanaryOptions are the documented defaults: Kayenta's score
+// thresholds (75 pass, 50 marginal), the graph's 3-scale threshold,
+// compare's 25% material change, no warm-up (the hold rule keeps a start-up blip from deciding).
+func DefaultCanaryOptions() CanaryOptions {
+	return CanaryOptions{Canary: SelectorAuto, Warmup: 0, Threshold: 3, Hold: 0.5, MinRatio: 0.25, MinCells: 3,
+		Pass: 75, Marginal: 50, Peers: peers.DefaultParams()}
+}
+
+func (o CanaryOptions) withDefaults() CanaryOptions {
+	d := DefaultCanaryOptions()
+	if o.Canary == "" {
+		o.Canary = d.Canary
+	}
+	if o.Warmup < 0 {
+		o.Warmup = 0
+	}
+	for _, f := range []struct{ v, d *float64 }{{&o.Threshold, &d.Threshold}, {&o.Hold, &d.Hold}, {&o.MinRatio, &d.MinRatio},
+		{&o.Pass, &d.Pass}, {&o.Marginal, &d.Marginal}} {
+		if *f.v <= 0 || math.IsNaN(*f.v) {
+			*f.v = *f.d
+		}
+	}
+	if o.MinCells <= 0 {
+		o.MinCells = d.MinCells
+	}
+	o.Peers = o.Peers.WithDefaults()
+	return o
+}
+
+// Canary is the canary analysis of a Report (Mode ModeCanary): every
+// selected canary group judged against its baseline groups in the same
+// minutes, Kayenta-style.
+type Canary struct {
+	Selector         string           `json:"selector"`
+	BaselineSelector string           `json:"baseline_selector"` // "" = the other groups of each canary's service
+	Verdict          string           `json:"verdict"`           // the worst workload verdict: fail, marginal, insufficient data, pass
+	Text             string           `json:"text"`
+	Settings         CanarySettings   `json:"settings"`
+	Workloads        []CanaryWorkload `json:"workloads"` // by service, then canary name
+}
+
+// CanarySettings are the thresholds every canary verdict was decided with.
+type CanarySettings struct {
+	Threshold float64       `json:"threshold"` // scales of the canary's median difference
+	Hold      float64       `json:"hold"`      // share of cells beyond half the threshold
+	MinRatio  float64       `json:"min_ratio"`
+	MinCells  int           `json:"min_cells"`
+	Warmup    time.Duration `json:"warmup_seconds"`
+	Pass      float64       `json:"pass"`     // score for pass
+	Marginal  float64       `json:"marginal"` // score for marginal
+	Critical  []string      `json:"critical"` // signals whose bad result fails the workload whatever its score
+	Step      time.Duration `json:"step_seconds"`
+}
+
+// CanaryWorkload is one canary group judged against its baseline.
+type CanaryWorkload struct {
+	Workload     string      `json:"workload"` // the canary group: its ReplicaSet, workload or workload:version
+	Service      string      `json:"service"`
+	Verdict      string      `json:"verdict"`
+	Score        float64     `json:"score"`  // 0–100, NaN when no metric was decided
+	Reason       string      `json:"reason"` // the verdict in words
+	Version      string      `json:"version"`
+	By           string      `json:"by"` // how the canary's pods are known (pod-template hash, version label, ...)
+	CanaryPods   []string    `json:"canary_pods"`
+	Baseline     []string    `json:"baseline"` // the baseline groups
+	BaselinePods []string    `json:"baseline_pods"`
+	Start        ingest.Time `json:"start"` // the window [start, end)
+	End          ingest.Time `json:"end"`
+	ChosenBy     string      `json:"chosen_by"`
+	Cells        int         `json:"cells"` // window cells where both groups report
+	Metrics      []Metric    `json:"metrics"`
+}
+
+// Metric is one measurement of a canary workload: its canary pods against
+// its baseline pods.
+type Metric struct {
+	Name      string  `json:"name"`   // the series family: metric{labels}, without the instance's labels
+	Signal    string  `json:"signal"` // ingest signal kind
+	Critical  bool    `json:"critical"`
+	Direction int     `json:"direction"` // +1 up is worse, −1 down is worse
+	Result    string  `json:"result"`    // pass, high, low, insufficient data
+	Bad       bool    `json:"bad"`       // high or low in its bad direction
+	Canary    float64 `json:"canary"`    // the canary's median over the compared cells
+	Baseline  float64 `json:"baseline"`  // the baseline's
+	Effect    float64 `json:"effect"`    // median difference / scale
+	Ratio     float64 `json:"ratio"`     // canary / baseline (of the shortfall from 1 for a ratio that should stay near 1)
+	Scale     float64 `json:"scale"`
+	ScaleFrom string  `json:"scale_from"`
+	Cells     int     `json:"cells"`
+	Held      float64 `json:"held"` // share of cells beyond half the threshold on the effect's side
+	Unit      string  `json:"unit"`
+	Reason    string  `json:"reason"`
+}
+
+// criticalSignals fail a workload by themselves: what users see (errors,
+// latency), pods that crash, pods that never become ready.
+var criticalSignals = []ingest.SignalKind{ingest.SignalErrors, ingest.SignalLatency, ingest.SignalRestarts}
+
+// availabilityName is the availability metric's name.
+const availabilityName = "availability (canary pods reporting / pods asked for)"
+
+// canaryJob is one canary group with its baseline groups.
+type canaryJob struct {
+	service  string
+	canary   *peers.Group
+	baseline []*peers.Group
+	rollout  *peers.Rollout
+}
+
+// ErrNoCanary is returned (wrapped) when the selector matches no group.
+var ErrNoCanary = errors.New("no canary pods")
+
+// RunCanary judges, in one bundle, each selected canary group against its
+// baseline groups (the version model of package peers), metric family by
+// metric family over the same minutes, and returns the report (Mode
+// ModeCanary). A pure function of its inputs. O(groups · families ·
+// cells · pods).
+func RunCanary(b *ingest.Bundle, opt CanaryOptions) (*Report, error) {
+	opt = opt.withDefaults()
+	if b == nil {
+		return nil, errors.New("canary: nil bundle")
+	}
+	if len(b.Grid) == 0 {
+		return nil, fmt.Errorf("canary: %w: the input holds no aligned series", ErrNoData)
+	}
+	m := peers.Build(b, opt.Peers)
+	jobs, err := canaryJobs(m, opt)
+	if err != nil {
+		return nil, err
+	}
+	cv := Canary{Selector: opt.Canary, BaselineSelector: opt.Baseline, Workloads: []CanaryWorkload{},
+		Settings: CanarySettings{Threshold: opt.Threshold, Hold: opt.Hold, MinRatio: opt.MinRatio, MinCells: opt.MinCells,
+			Warmup: opt.Warmup, Pass: opt.Pass, Marginal: opt.Marginal, Step: b.Step}}
+	for _, s := range criticalSignals {
+		cv.Settings.Critical = append(cv.Settings.Critical, s.String())
+	}
+	cv.Settings.Critical = append(cv.Settings.Critical, "availability")
+	for _, j := range jobs {
+		cv.Workloads = append(cv.Workloads, judgeCanary(b, m, j, opt))
+	}
+	cv.Verdict, cv.Text = canarySummary(cv.Workloads)
+	rep := &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "pipeline-analyze", Version: opt.Version}, Mode: ModeCanary, Canary: cv}
+	rep.Verdict = Summary{Verdict: canaryAsVerdict(cv.Verdict), Text: cv.Text}
+	rep.Target = Finding{Label: "canary " + opt.Canary, Verdict: rep.Verdict.Verdict, Text: cv.Text}
+	for _, w := range cv.Workloads {
+		if w.Verdict == CanaryFail {
+			rep.Verdict.Regressions++
+		}
+	}
+	rep.Before = SideInfo{Name: "baseline", Paths: opt.Paths}
+	rep.After = SideInfo{Name: "canary", Paths: opt.Paths}
+	if len(cv.Workloads) > 0 {
+		rep.Before.Start, rep.Before.End = cv.Workloads[0].Start, cv.Workloads[0].End
+		for _, w := range cv.Workloads {
+			rep.Before.Start, rep.Before.End = min(rep.Before.Start, w.Start), max(rep.Before.End, w.End)
+		}
+		rep.After.Start, rep.After.End = rep.Before.Start, rep.Before.End
+	}
+	rep.Manifest = Manifest{Version: opt.Version, Args: append([]string{"pipeline-analyze", "compare"}, opt.Args...)}
+	for _, in := range b.Inputs {
+		rep.Inputs = append(rep.Inputs, Input{Side: "both", Path: in.Path, Format: in.Format.String(), SHA256: in.SHA256,
+			Size: in.Size, Skipped: in.Skipped, Error: in.Error})
+		rep.Manifest.Inputs = append(rep.Manifest.Inputs, ManifestInput{Side: "both", Path: in.Path, SHA256: in.SHA256})
+	}
+	for i, wn := range b.Warnings {
+		kind, msg := warningText(wn)
+		rep.Warnings = append(rep.Warnings, Footnote{N: i + 1, Kind: kind, Message: msg})
+	}
+	return rep, nil
+}
+
+// canaryAsVerdict maps a canary verdict onto compare's verdicts (for
+// Summary): fail is regressed, pass and marginal unchanged.
+func canaryAsVerdict(v string) Verdict {
+	switch v {
+	case CanaryFail:
+		return Regressed
+	case CanaryInsufficient:
+		return Insufficient
+	}
+	return Unchanged
+}
+
+// canaryJobs resolves the selectors into canary groups, each with its
+// baseline groups of the same service.
+func canaryJobs(m *peers.Model, opt CanaryOptions) ([]canaryJob, error) {
+	var jobs []canaryJob
+	if opt.Canary == SelectorAuto {
+		latest := map[string]int{}
+		for i, r := range m.Rollouts {
+			latest[r.Service] = i // Rollouts are in time order
+		}
+		for _, svc := range sortedKeysOf(latest) {
+			r := m.Rollouts[latest[svc]]
+			j := canaryJob{service: svc, canary: r.New, baseline: r.Old, rollout: &r}
+			if opt.Baseline != "" {
+				bl, err := selectGroups(m.Groups[svc], opt.Baseline)
+				if err != nil {
+					return nil, fmt.Errorf("--baseline-group: %w", err)
+				}
+				j.baseline = slices.DeleteFunc(bl, func(g *peers.Group) bool { return g == r.New })
+			}
+			jobs = append(jobs, j)
+		}
+		if len(jobs) == 0 {
+			return nil, fmt.Errorf("%w: --canary auto found no rollout (no ScalingReplicaSet events, and no service whose pods of a new version appear beside older ones); name the canary with --canary version=v2 or --canary REPLICASET", ErrNoCanary)
+		}
+		return jobs, nil
+	}
+	for _, svc := range sortedKeysOf(m.Groups) {
+		gs := m.Groups[svc]
+		cs, err := selectGroups(gs, opt.Canary)
+		if err != nil {
+			return nil, fmt.Errorf("--canary: %w", err)
+		}
+		for _, c := range cs {
+			var bl []*peers.Group
+			if opt.Baseline == "" {
+				for _, g := range gs {
+					if !slices.Contains(cs, g) && g.First >= 0 {
+						bl = append(bl, g)
+					}
+				}
+			} else if bl, err = selectGroups(gs, opt.Baseline); err != nil {
+				return nil, fmt.Errorf("--baseline-group: %w", err)
+			}
+			bl = slices.DeleteFunc(bl, func(g *peers.Group) bool { return g == c })
+			j := canaryJob{service: svc, canary: c, baseline: bl}
+			for i := range m.Rollouts {
+				if m.Rollouts[i].New == c {
+					j.rollout = &m.Rollouts[i]
+				}
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("%w: --canary %q matches no group of pods (groups: %s)", ErrNoCanary, opt.Canary, groupList(m))
+	}
+	return jobs, nil
+}
+
+// groupList names some groups of the model, for an error message.
+func groupList(m *peers.Model) string {
+	var names []string
+	for _, svc := range sortedKeysOf(m.Groups) {
+		for _, g := range m.Groups[svc] {
+			names = append(names, g.Label())
+		}
+	}
+	if len(names) == 0 {
+		return "none: no series names a pod"
+	}
+	if len(names) > 8 {
+		names = append(names[:8], fmt.Sprintf("and %d more", len(names)-8))
+	}
+	return strings.Join(names, ", ")
+}
+
+// selectGroups returns the groups a selector matches: KEY=VALUE against a
+// group's version (any version label key) or its pod-template hash
+// (pod-template-hash=HASH), else a name against the group's name,
+// workload or version.
+func selectGroups(gs []*peers.Group, sel string) ([]*peers.Group, error) {
+	key, val, kv := strings.Cut(sel, "=")
+	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+	if kv && (key == "" || val == "") {
+		return nil, fmt.Errorf("selector %q: want KEY=VALUE (version=v2), a ReplicaSet or workload name, or auto", sel)
+	}
+	var out []*peers.Group
+	for _, g := range gs {
+		var ok bool
+		switch {
+		case !kv:
+			ok = g.Name == sel || g.Workload == sel || g.Version == sel
+		case strings.Contains(strings.ToLower(key), "hash"):
+			ok = strings.HasSuffix(g.Name, "-"+val) || g.Version == val
+		default:
+			ok = g.Version == val
+		}
+		if ok {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// judgeCanary compares one canary group with its baseline groups.
+func judgeCanary(b *ingest.Bundle, m *peers.Model, j canaryJob, opt CanaryOptions) CanaryWorkload {
+	c := j.canary
+	w := CanaryWorkload{Workload: c.Name, Service: j.service, Version: c.Version, By: c.By, CanaryPods: slices.Clone(c.Pods),
+		Baseline: []string{}, BaselinePods: []string{}, Metrics: []Metric{}, Score: math.NaN()}
+	if w.CanaryPods == nil {
+		w.CanaryPods = []string{}
+	}
+	for _, g := range j.baseline {
+		w.Baseline = append(w.Baseline, g.Label())
+		w.BaselinePods = append(w.BaselinePods, g.Pods...)
+	}
+	slices.Sort(w.BaselinePods)
+	cells := canaryCells(b, c, opt, &w)
+	if len(w.BaselinePods) == 0 {
+		w.Verdict, w.Reason = CanaryInsufficient, "no baseline pods: the service has no other group reporting"
+		return w
+	}
+	pods := map[string]bool{}
+	for _, p := range append(slices.Clone(c.Pods), w.BaselinePods...) {
+		pods[p] = true
+	}
+	for _, f := range m.Families(b, pods) {
+		mem, base := f.Series(c.Pods), f.Series(w.BaselinePods)
+		if len(mem) == 0 || len(base) == 0 || ingest.MeasuresNode(mem[0].Name) {
+			continue // a node's series copied per pod measures where the pod runs, not what it is
+		}
+		if mt, ok := judgeMetric(f, mem, base, cells, opt); ok {
+			w.Metrics = append(w.Metrics, mt)
+		}
+	}
+	if j.rollout != nil {
+		r := *j.rollout
+		r.Old = j.baseline
+		if av := m.Availability(r); av != nil {
+			w.Metrics = append(w.Metrics, judgeAvailability(av, cells, opt))
+		}
+	}
+	for _, mt := range w.Metrics {
+		if mt.Result != MetricInsufficient {
+			w.Cells = max(w.Cells, mt.Cells)
+		}
+	}
+	slices.SortStableFunc(w.Metrics, func(a, b Metric) int {
+		return cmp.Or(-cmp.Compare(b2i(a.Bad), b2i(b.Bad)), -cmp.Compare(b2i(a.Critical), b2i(b.Critical)),
+			-cmp.Compare(math.Abs(nan0(a.Effect)), math.Abs(nan0(b.Effect))), cmp.Compare(a.Name, b.Name))
+	})
+	w.Verdict, w.Score, w.Reason = scoreCanary(w.Metrics, opt)
+	if w.Verdict == CanaryInsufficient && c.First >= 0 {
+		last := -1
+		for _, g := range j.baseline {
+			last = max(last, g.Last)
+		}
+		if last >= 0 && last < cells.W0+opt.MinCells {
+			// The old pods went as the new ones came: a rollout, not a
+			// canary. Before against after is the question to ask.
+			w.Reason = fmt.Sprintf("the baseline's pods stopped reporting at %s, the canary's started at %s: a full rollout, not a canary; "+
+				"compare before with after: pipeline-analyze compare --before-at %s --after-at %s DATA",
+				b.Grid[last], b.Grid[c.First], b.Grid[c.First].Add(-tcg.DefaultWindow/2-b.Step).Std().Format(time.RFC3339),
+				b.End.Add(-tcg.DefaultWindow/2).Std().Format(time.RFC3339))
+		}
+	}
+	return w
+}
+
+// canaryCells places the window on the grid: [B0, B1) is the reference
+// before it (for the baseline pods' spread), [W0, W1) the window.
+func canaryCells(b *ingest.Bundle, c *peers.Group, opt CanaryOptions, w *CanaryWorkload) peers.Cells {
+	start, end := opt.Start, opt.End
+	w.ChosenBy = "--start/--end"
+	if end == 0 {
+		end = b.End.Add(time.Nanosecond)
+	}
+	if start == 0 {
+		w.ChosenBy = "from the canary's first sample"
+		if c.First >= 0 {
+			start = b.Grid[c.First]
+			if opt.Warmup > 0 {
+				start = start.Add(opt.Warmup)
+				w.ChosenBy = "from " + fmtDur(opt.Warmup) + " after the canary's first sample"
+			}
+		} else {
+			start = b.Start
+			w.ChosenBy = "the whole data (the canary never reported)"
+		}
+		if opt.End != 0 {
+			w.ChosenBy += " to --end"
+		} else {
+			w.ChosenBy += " to the end of the data"
+		}
+	}
+	w.Start, w.End = start, end
+	w0, _ := slices.BinarySearch(b.Grid, start)
+	w1, _ := slices.BinarySearch(b.Grid, end)
+	return peers.Cells{B0: 0, B1: w0, W0: w0, W1: w1}
+}
+
+// judgeMetric compares one family's canary series with its baseline
+// series; false for a family with no bad direction (traffic: a share
+// moving between versions is not a fault).
+func judgeMetric(f peers.Family, mem, base []*ingest.Series, c peers.Cells, opt CanaryOptions) (Metric, bool) {
+	dir := ingest.BadDirection(mem[0])
+	if dir == 0 {
+		return Metric{}, false
+	}
+	mt := Metric{Name: familyName(f.Key), Signal: f.Signal.String(), Direction: dir, Unit: mem[0].Unit,
+		Critical: slices.Contains(criticalSignals, f.Signal)}
+	shortfall := dir < 0 && bounded01(mem, base)
+	if shortfall {
+		// A ratio that should stay near 1 (success, availability): its
+		// shortfall from 1 is what grows, and what a relative change is
+		// measured on (0.99 → 0.90 is ten times the failures).
+		mem, base, dir = complement(mem), complement(base), 1
+	}
+	ct := peers.Between(mem, base, c)
+	decideMetric(&mt, ct, dir, c, opt)
+	if shortfall {
+		mt.Canary, mt.Baseline = 1-mt.Canary, 1-mt.Baseline
+		switch mt.Result {
+		case MetricHigh:
+			mt.Result = MetricLow
+		case MetricLow:
+			mt.Result = MetricHigh
+		}
+		mt.Effect = -mt.Effect
+	}
+	return mt, true
+}
+
+// judgeAvailability compares the share of the canary's asked-for pods that
+// report with the baseline's (1 by construction), on the scale of a ratio
+// that normally stays at 1.
+func judgeAvailability(av []float64, c peers.Cells, opt CanaryOptions) Metric {
+	mt := Metric{Name: availabilityName, Signal: "availability", Critical: true, Direction: -1, Unit: "ratio"}
+	ct := peers.Contrast{Diff: make([]float64, len(av)), Member: av, Peers: make([]float64, len(av)),
+		Scale: peers.RelativeFloor, ScaleFrom: "floor"}
+	for t, v := range av {
+		ct.Diff[t], ct.Peers[t] = v-1, 1
+		if math.IsNaN(v) {
+			ct.Peers[t] = math.NaN()
+		} else if t >= c.W0 && t < c.W1 {
+			ct.Cells++
+		}
+	}
+	decideMetric(&mt, ct, -1, c, opt)
+	return mt
+}
+
+// decideMetric sets a metric's numbers and result from its contrast.
+func decideMetric(mt *Metric, ct peers.Contrast, dir int, c peers.Cells, opt CanaryOptions) {
+	mt.Scale, mt.ScaleFrom, mt.Cells = ct.Scale, ct.ScaleFrom, ct.Cells
+	var d, cv, bv []float64
+	for t := c.W0; t < c.W1 && t < len(ct.Diff); t++ {
+		if x := ct.Diff[t]; !math.IsNaN(x) {
+			d, cv, bv = append(d, x), append(cv, ct.Member[t]), append(bv, ct.Peers[t])
+		}
+	}
+	mt.Canary, mt.Baseline, mt.Effect, mt.Ratio, mt.Held = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	if len(d) < opt.MinCells {
+		mt.Result = MetricInsufficient
+		mt.Reason = fmt.Sprintf("both groups report in %d cells, %d needed", len(d), opt.MinCells)
+		return
+	}
+	med := measure.Quantile(d, 0.5)
+	mt.Canary, mt.Baseline = measure.Quantile(cv, 0.5), measure.Quantile(bv, 0.5)
+	mt.Effect = med / ct.Scale
+	if mt.Baseline != 0 {
+		mt.Ratio = mt.Canary / mt.Baseline
+	}
+	side := 1.0
+	if med < 0 {
+		side = -1
+	}
+	held := 0
+	for _, x := range d {
+		if side*x >= 0.5*opt.Threshold*ct.Scale {
+			held++
+		}
+	}
+	mt.Held = float64(held) / float64(len(d))
+	material := math.Abs(mt.Canary-mt.Baseline) >= opt.MinRatio/(1+opt.MinRatio)*math.Max(math.Abs(mt.Canary), math.Abs(mt.Baseline))
+	switch {
+	case math.Abs(mt.Effect) < opt.Threshold:
+		mt.Result = MetricPass
+		mt.Reason = fmt.Sprintf("%.1f scales from the baseline (%.0f needed)", math.Abs(mt.Effect), opt.Threshold)
+	case mt.Held < opt.Hold:
+		mt.Result = MetricPass
+		mt.Reason = fmt.Sprintf("apart in %.0f%% of the cells only (%.0f%% needed)", 100*mt.Held, 100*opt.Hold)
+	case !material:
+		mt.Result = MetricPass
+		mt.Reason = fmt.Sprintf("less than a %.0f%% change", 100*opt.MinRatio/(1+opt.MinRatio))
+	default:
+		mt.Result = MetricHigh
+		if side < 0 {
+			mt.Result = MetricLow
+		}
+		mt.Bad = int(side) == dir
+		mt.Reason = fmt.Sprintf("held in %.0f%% of %d cells", 100*mt.Held, len(d))
+	}
+}
+
+// scoreCanary turns a workload's metric results into its score and
+// verdict: the score is 100 × the mean, over the signals, of the share of
+// a signal's decided metrics that are not bad (each signal weighs the
+// same however many series it has); a bad critical metric fails the
+// workload whatever the score.
+func scoreCanary(ms []Metric, opt CanaryOptions) (string, float64, string) {
+	type tally struct{ n, ok int }
+	by := map[string]*tally{}
+	var critical []string
+	for _, mt := range ms {
+		if mt.Result == MetricInsufficient {
+			continue
+		}
+		t := by[mt.Signal]
+		if t == nil {
+			t = &tally{}
+			by[mt.Signal] = t
+		}
+		t.n++
+		if !mt.Bad {
+			t.ok++
+		}
+		if mt.Bad && mt.Critical {
+			critical = append(critical, metricBrief(mt))
+		}
+	}
+	if len(by) == 0 {
+		return CanaryInsufficient, math.NaN(), "no metric of both groups in enough cells"
+	}
+	sum := 0.0
+	for _, t := range by {
+		sum += float64(t.ok) / float64(t.n)
+	}
+	score := 100 * sum / float64(len(by))
+	switch {
+	case len(critical) > 0:
+		more := ""
+		if len(critical) > 2 {
+			more = fmt.Sprintf(" and %d more", len(critical)-2)
+			critical = critical[:2]
+		}
+		return CanaryFail, score, "critical: " + strings.Join(critical, "; ") + more
+	case score < opt.Marginal:
+		return CanaryFail, score, fmt.Sprintf("score %.0f below %.0f: %s", score, opt.Marginal, badList(ms))
+	case score < opt.Pass:
+		return CanaryMarginal, score, fmt.Sprintf("score %.0f below %.0f: %s", score, opt.Pass, badList(ms))
+	}
+	if b := badList(ms); b != "" {
+		return CanaryPass, score, fmt.Sprintf("score %.0f; not critical: %s", score, b)
+	}
+	return CanaryPass, score, fmt.Sprintf("score %.0f: no metric worse than the baseline's", score)
+}
+
+// metricBrief is a metric in a few words: "errors low
+// (istio_requests_total, canary 0.28 vs 0.99)".
+func metricBrief(mt Metric) string {
+	name, _, _ := strings.Cut(mt.Name, "{")
+	if strings.HasPrefix(name, mt.Signal) {
+		return fmt.Sprintf("%s %s (canary %s vs %s)", mt.Signal, mt.Result, value(mt.Canary, mt.Unit), value(mt.Baseline, mt.Unit))
+	}
+	return fmt.Sprintf("%s %s (%s, canary %s vs %s)", mt.Signal, mt.Result, name, value(mt.Canary, mt.Unit), value(mt.Baseline, mt.Unit))
+}
+
+// badList names the bad metrics briefly ("" when none), at most three.
+func badList(ms []Metric) string {
+	var out []string
+	n := 0
+	for _, mt := range ms {
+		if !mt.Bad {
+			continue
+		}
+		if n++; n <= 3 {
+			out = append(out, metricBrief(mt))
+		}
+	}
+	if n > 3 {
+		out = append(out, fmt.Sprintf("and %d more", n-3))
+	}
+	return strings.Join(out, "; ")
+}
+
+// canarySummary is the overall verdict (the worst workload's) and its line.
+func canarySummary(ws []CanaryWorkload) (string, string) {
+	rank := map[string]int{CanaryPass: 0, CanaryInsufficient: 1, CanaryMarginal: 2, CanaryFail: 3}
+	worst := CanaryPass
+	n := map[string]int{}
+	for _, w := range ws {
+		n[w.Verdict]++
+		if rank[w.Verdict] > rank[worst] {
+			worst = w.Verdict
+		}
+	}
+	var parts []string
+	for _, v := range []string{CanaryFail, CanaryMarginal, CanaryInsufficient, CanaryPass} {
+		if n[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		}
+	}
+	what := "canary"
+	if len(ws) != 1 {
+		what = fmt.Sprintf("%d canaries", len(ws))
+	}
+	if len(ws) == 1 {
+		return worst, fmt.Sprintf("canary %s: %s (%s)", ws[0].Workload, strings.ToUpper(worst), ws[0].Reason)
+	}
+	return worst, fmt.Sprintf("%s: %s (%s)", what, strings.ToUpper(worst), strings.Join(parts, ", "))
+}
+
+// FailOnCanary returns the exit status a CI gate should take for a canary
+// report: GateFail trips (3) when a workload failed; GateMarginal also
+// when one is marginal; either returns 4 when a workload could not be
+// decided and none tripped; GateNever is 0.
+func FailOnCanary(r *Report, gate string) int {
+	if gate != GateFail && gate != GateMarginal {
+		return 0
+	}
+	undecided := false
+	for _, w := range r.Canary.Workloads {
+		switch w.Verdict {
+		case CanaryFail:
+			return ExitGate
+		case CanaryMarginal:
+			if gate == GateMarginal {
+				return ExitGate
+			}
+		case CanaryInsufficient:
+			undecided = true
+		}
+	}
+	if undecided {
+		return ExitUndetermined
+	}
+	return 0
+}
+
+// Canary gates for FailOnCanary.
+const (
+	GateFail     = "fail"
+	GateMarginal = "marginal"
+)
+
+// familyName renders a family key ("name|signal|k=v|...") as name{k="v",...}.
+func familyName(key string) string {
+	parts := strings.Split(key, "|")
+	if len(parts) <= 2 {
+		return parts[0]
+	}
+	var ls []string
+	for _, p := range parts[2:] {
+		k, v, _ := strings.Cut(p, "=")
+		ls = append(ls, fmt.Sprintf("%s=%q", k, v))
+	}
+	return parts[0] + "{" + strings.Join(ls, ",") + "}"
+}
+
+// bounded01 reports whether every value of the series lies in [0, 1] and
+// some value is above 0.5: a ratio that should stay near 1.
+func bounded01(sets ...[]*ingest.Series) bool {
+	high := false
+	for _, ss := range sets {
+		for _, s := range ss {
+			for _, v := range s.V {
+				if math.IsNaN(v) {
+					continue
+				}
+				if v < 0 || v > 1 {
+					return false
+				}
+				high = high || v > 0.5
+			}
+		}
+	}
+	return high
+}
+
+// complement returns copies of the series with 1 − v.
+func complement(ss []*ingest.Series) []*ingest.Series {
+	out := make([]*ingest.Series, len(ss))
+	for i, s := range ss {
+		c := *s
+		c.V = make([]float64, len(s.V))
+		for t, v := range s.V {
+			c.V[t] = 1 - v
+		}
+		out[i] = &c
+	}
+	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func nan0(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+func sortedKeysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,310 @@
+package compare
+
+import (
+	"cmp"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+)
+
+// maxMetricsShown bounds the metrics listed per workload in text and
+// Markdown (bad ones first; the JSON has them all).
+const maxMetricsShown = 12
+
+// maxPassShown bounds the metrics that passed listed per workload.
+const maxPassShown = 3
+
+// canaryToolLine is "pipeline-analyze 0.1.0 · compare --canary · schema 1".
+func canaryToolLine(r *Report) string {
+	return strings.Replace(toolLine(r), "· compare ·", "· compare --canary ·", 1)
+}
+
+// canarySettingsText is the canary thresholds in one line.
+func canarySettingsText(s CanarySettings) string {
+	return fmt.Sprintf("high or low: the canary's median difference ≥ %s scales of how far one baseline pod strays from the others, "+
+		"held in ≥ %s%% of the cells, a ≥ %s%% change · at least %d cells of %s with both groups · warm-up %s · "+
+		"score = mean over signals of the share of metrics not worse; pass ≥ %s, marginal ≥ %s; critical: %s",
+		fix(s.Threshold, 1), fix(100*s.Hold, 0), fix(100*s.MinRatio/(1+s.MinRatio), 0), s.MinCells, fmtDur(s.Step),
+		fmtDur(s.Warmup), fix(s.Pass, 0), fix(s.Marginal, 0), strings.Join(s.Critical, ", "))
+}
+
+// workloadHead is "FAIL  adservice-v2-… (adservice) score 80".
+func workloadHead(w CanaryWorkload) string {
+	s := strings.ToUpper(w.Verdict) + "  " + clean(w.Workload) + " (" + clean(w.Service) + ")"
+	if !math.IsNaN(w.Score) {
+		s += " · score " + fix(w.Score, 0)
+	}
+	return s
+}
+
+// workloadGroups is "canary: 1 pod of cart-7c9b45d8f (version v2, by
+// pod-template hash); baseline: 3 pods of cart-5d8f7c9b4 (version v1)".
+func workloadGroups(w CanaryWorkload) string {
+	by := "by " + clean(w.By)
+	if w.Version != "" && !strings.Contains(w.Workload, w.Version) {
+		by = "version " + clean(w.Version) + ", " + by
+	}
+	base := clean(strings.Join(w.Baseline, ", "))
+	if base == "" {
+		return fmt.Sprintf("canary: %s of %s (%s); no baseline pods", podCount(len(w.CanaryPods)), clean(w.Workload), by)
+	}
+	return fmt.Sprintf("canary: %s of %s (%s); baseline: %s of %s", podCount(len(w.CanaryPods)), clean(w.Workload), by, podCount(len(w.BaselinePods)), base)
+}
+
+func podCount(n int) string {
+	if n == 1 {
+		return "1 pod"
+	}
+	return fmt.Sprintf("%d pods", n)
+}
+
+// workloadWindow is the window line.
+func workloadWindow(w CanaryWorkload) string {
+	return fmt.Sprintf("%s · %s · %d cells with both groups", windowText(w.Start, w.End), clean(w.ChosenBy), w.Cells)
+}
+
+// metricResult is "high ✗" for a bad result, the result otherwise.
+func metricResult(m Metric) string {
+	if m.Bad {
+		return m.Result + " ✗"
+	}
+	return m.Result
+}
+
+// metricText is the numbers of one metric in words.
+func metricText(m Metric) string {
+	if m.Result == MetricInsufficient {
+		return clean(m.Reason)
+	}
+	return fmt.Sprintf("canary %s, baseline %s · %s scales (scale from %s) · %s", value(m.Canary, m.Unit), value(m.Baseline, m.Unit),
+		fix(m.Effect, 1), clean(m.ScaleFrom), clean(m.Reason))
+}
+
+// shownMetrics are the metrics a text or Markdown report lists: the bad
+// ones, then the decided ones nearest to the threshold, at most
+// maxMetricsShown in all and at most maxPassShown that passed; and how
+// many decided ones are left out.
+func shownMetrics(ms []Metric) ([]Metric, int) {
+	var out, rest []Metric
+	for _, m := range ms {
+		switch {
+		case m.Result == MetricInsufficient:
+		case m.Bad && len(out) < maxMetricsShown:
+			out = append(out, m)
+		default:
+			rest = append(rest, m)
+		}
+	}
+	slices.SortStableFunc(rest, func(a, b Metric) int { return cmp.Compare(math.Abs(nan0(b.Effect)), math.Abs(nan0(a.Effect))) })
+	n := min(len(rest), maxPassShown, maxMetricsShown-len(out))
+	return append(out, rest[:n]...), len(rest) - n
+}
+
+func renderCanaryText(w io.Writer, r *Report, opt RenderOptions) error {
+	t := &textWriter{ew: &errWriter{w: w}, width: opt.Width}
+	c := r.Canary
+	t.wrap("", "  ", canaryToolLine(r))
+	t.blank()
+	t.section("Verdict")
+	t.wrap("  ", "  ", clean(r.Verdict.Text))
+	t.blank()
+	t.section("Canaries")
+	if len(c.Workloads) == 0 {
+		t.line("  none")
+	}
+	for _, wl := range c.Workloads {
+		t.wrap("  ", "        ", workloadHead(wl))
+		t.wrap("        ", "        ", clean(wl.Reason))
+		t.wrap("        ", "        ", workloadGroups(wl))
+		t.wrap("        ", "        ", workloadWindow(wl))
+		ms, more := shownMetrics(wl.Metrics)
+		for _, m := range ms {
+			head := fmt.Sprintf("          %-8s ", metricResult(m))
+			pad := strings.Repeat(" ", len([]rune(head))+2)
+			t.wrap(head, pad, clean(m.Name))
+			t.wrap(pad, pad, metricText(m))
+		}
+		if more > 0 {
+			t.line(fmt.Sprintf("          and %d more that passed (the JSON lists every metric)", more))
+		}
+		t.blank()
+	}
+	t.field("settings", canarySettingsText(c.Settings))
+	t.canaryTail(r)
+	return t.ew.err
+}
+
+// canaryTail writes the warnings, inputs and rerun sections.
+func (t *textWriter) canaryTail(r *Report) {
+	if len(r.Warnings) > 0 {
+		t.blank()
+		t.section("Warnings")
+		for _, f := range r.Warnings {
+			t.wrap(fmt.Sprintf("  [%d] ", f.N), "      ", footnoteText(f))
+		}
+	}
+	if len(r.Inputs) > 0 {
+		t.blank()
+		t.section("Inputs")
+		for _, in := range r.Inputs {
+			s := fmt.Sprintf("%s  %s  %s  %d bytes", clean(in.Path), clean(in.Format), sha12(in.SHA256), in.Size)
+			if in.Skipped {
+				s += "  skipped: " + clean(in.Error)
+			}
+			t.wrap("  ", "    ", s)
+		}
+	}
+	if len(r.Manifest.Args) > 0 {
+		t.blank()
+		t.section("Rerun")
+		t.wrap("  ", "    ", commandLine(r.Manifest))
+		t.wrap("  ", "  ", "version "+orDash(clean(r.Manifest.Version)))
+	}
+}
+
+func renderCanaryMarkdown(w io.Writer, r *Report) error {
+	m := &mdWriter{ew: &errWriter{w: w}}
+	c := r.Canary
+	m.p("## Canary analysis")
+	m.p("")
+	m.p("**Verdict:** %s", md(r.Verdict.Text))
+	m.p("")
+	m.row("workload", "service", "verdict", "score", "why")
+	m.row("---", "---", "---", "--:", "---")
+	for _, wl := range c.Workloads {
+		score := "–"
+		if !math.IsNaN(wl.Score) {
+			score = fix(wl.Score, 0)
+		}
+		m.row(md(wl.Workload), md(wl.Service), "**"+md(wl.Verdict)+"**", score, md(wl.Reason))
+	}
+	m.p("")
+	for _, wl := range c.Workloads {
+		m.p("<details><summary>%s</summary>", md(workloadHead(wl)))
+		m.p("")
+		m.p("%s.  ", md(workloadGroups(wl)))
+		m.p("Window: %s.", md(workloadWindow(wl)))
+		m.p("")
+		ms, more := shownMetrics(wl.Metrics)
+		if len(ms) > 0 {
+			m.row("result", "metric", "canary", "baseline", "scales", "why")
+			m.row("---", "---", "--:", "--:", "--:", "---")
+			for _, mt := range ms {
+				res := md(metricResult(mt))
+				if mt.Bad {
+					res = "**" + res + "**"
+				}
+				m.row(res, md(mt.Name), md(value(mt.Canary, mt.Unit)), md(value(mt.Baseline, mt.Unit)), fix(mt.Effect, 1), md(mt.Reason))
+			}
+		}
+		if more > 0 {
+			m.p("")
+			m.p("And %d more metrics that passed.", more)
+		}
+		m.p("")
+		m.p("</details>")
+		m.p("")
+	}
+	m.p("Settings: %s. %s.", md(canarySettingsText(c.Settings)), md(canaryToolLine(r)))
+	if len(r.Warnings) > 0 {
+		m.p("")
+		m.p("### Warnings")
+		m.p("")
+		for _, f := range r.Warnings {
+			m.p("- **\\[%d\\]** %s", f.N, md(footnoteText(f)))
+		}
+	}
+	if len(r.Manifest.Args) > 0 {
+		m.p("")
+		cmd := commandLine(r.Manifest)
+		f := scorecard.MarkdownFence(cmd)
+		m.p("%ssh", f)
+		m.p("%s", cmd)
+		m.p("%s", f)
+	}
+	return m.ew.err
+}
+
+//go:embed canary.html.tmpl
+var canaryHTMLSource string
+
+var canaryHTMLTemplate = template.Must(template.New("canary").Parse(canaryHTMLSource))
+
+// canaryCSS is what the canary page adds to the scorecard's style sheet.
+const canaryCSS = `.v-fail { color: var(--crit); font-weight: 600; }
+.v-marginal { color: var(--warn); font-weight: 600; }
+.v-pass { color: #1a7f37; font-weight: 600; }
+.v-insufficient { color: var(--muted); }
+.verdict.v-box-fail { border-left-color: var(--crit); }
+.verdict.v-box-marginal { border-left-color: var(--warn); }
+.verdict.v-box-pass { border-left-color: #1a7f37; }
+td.bad { color: var(--crit); font-weight: 600; }
+`
+
+type canaryHTMLData struct {
+	CSS       template.CSS
+	Tool      string
+	Verdict   string
+	VClass    string
+	Settings  string
+	Workloads []canaryHTMLWorkload
+	Notes     []htmlNote
+	Inputs    []htmlInput
+	Command   string
+}
+
+type canaryHTMLWorkload struct {
+	Head, Class, Reason, Groups, Window string
+	Metrics                             []canaryHTMLMetric
+	More                                int
+}
+
+type canaryHTMLMetric struct {
+	Result, Name, Canary, Baseline, Effect, Reason string
+	Bad                                            bool
+}
+
+// canaryClass is a verdict's CSS class.
+func canaryClass(v string) string {
+	if v == CanaryInsufficient {
+		return "insufficient"
+	}
+	return v
+}
+
+func renderCanaryHTML(w io.Writer, r *Report) error {
+	d := canaryHTMLData{CSS: scorecard.StyleSheet() + template.CSS(canaryCSS), Tool: canaryToolLine(r), Verdict: clean(r.Verdict.Text),
+		VClass: canaryClass(r.Canary.Verdict), Settings: canarySettingsText(r.Canary.Settings)}
+	if len(r.Manifest.Args) > 0 {
+		d.Command = commandLine(r.Manifest)
+	}
+	for _, wl := range r.Canary.Workloads {
+		hw := canaryHTMLWorkload{Head: workloadHead(wl), Class: canaryClass(wl.Verdict), Reason: clean(wl.Reason),
+			Groups: workloadGroups(wl), Window: workloadWindow(wl)}
+		ms, more := shownMetrics(wl.Metrics)
+		hw.More = more
+		for _, m := range ms {
+			hw.Metrics = append(hw.Metrics, canaryHTMLMetric{Result: metricResult(m), Name: clean(m.Name), Canary: value(m.Canary, m.Unit),
+				Baseline: value(m.Baseline, m.Unit), Effect: fix(m.Effect, 1), Reason: clean(m.Reason), Bad: m.Bad})
+		}
+		d.Workloads = append(d.Workloads, hw)
+	}
+	for _, f := range r.Warnings {
+		d.Notes = append(d.Notes, htmlNote{N: f.N, Text: footnoteText(f)})
+	}
+	for _, in := range r.Inputs {
+		note := ""
+		if in.Skipped {
+			note = "skipped: " + clean(in.Error)
+		}
+		d.Inputs = append(d.Inputs, htmlInput{Side: clean(in.Side), Path: clean(in.Path), Format: clean(in.Format),
+			SHA: clean(in.SHA256), SHA12: sha12(in.SHA256), Note: note, Size: in.Size})
+	}
+	return canaryHTMLTemplate.Execute(w, d)
+}

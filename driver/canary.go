@@ -1,0 +1,98 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+	"github.com/spf13/pflag"
+)
+
+// runCanary is compare's canary mode: one input (or what live sources
+// return for the last --window and its baseline, plus any local inputs
+// such as a `kubectl get events -o json` file), the canary's pods judged
+// against their baseline pods (compare.RunCanary).
+func runCanary(c *compareOpts, fs *pflag.FlagSet, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	usage := func(format string, a ...any) int {
+		return usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
+	}
+	for _, f := range []string{"before-at", "after-at", "scorecard", "no-causes", "causes", "at"} {
+		if fs.Changed(f) {
+			return usage("--%s is not for canary mode: a canary is judged in one window (--window: the last WINDOW of the data)", f)
+		}
+	}
+	if c.failOn == compare.GateRegressed || c.failOn == compare.GateUnchanged {
+		return usage("--fail-on %s: in canary mode want fail, marginal or never", c.failOn)
+	}
+	if !slices.Contains([]string{compare.GateNever, compare.GateFail, compare.GateMarginal}, c.failOn) {
+		return usage("--fail-on %q: in canary mode want fail, marginal or never", c.failOn)
+	}
+	if !slices.Contains(compare.Formats(), c.format) {
+		return usage("--output-format %q: want one of %s", c.format, strings.Join(compare.Formats(), ", "))
+	}
+	if strings.TrimSpace(c.canary.Canary) == "" {
+		return usage("--canary: want auto, KEY=VALUE (version=v2) or a ReplicaSet or workload name")
+	}
+	if c.canary.Pass < 0 || c.canary.Pass > 100 || c.canary.Marginal < 0 || c.canary.Marginal > c.canary.Pass {
+		return usage("--pass-score and --marginal-score: want 0 ≤ marginal ≤ pass ≤ 100")
+	}
+	if c.lf.ListQueries {
+		return c.lf.list(stdout, stderr, c.af.Step)
+	}
+	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
+	paths := fs.Args()
+	if c.lf.active() {
+		var spec tcg.IncidentSpec
+		in, err := newSource(&c.lf, &c.af, "", &redactor{}, say.say).open(context.Background(), args, paths, &timeSpec{}, &spec)
+		if err != nil {
+			return liveExit(stderr, err)
+		}
+		defer in.cleanup()
+		for _, w := range in.warnings {
+			say.say("live: %s", w.Message)
+		}
+		paths, args = in.paths, in.args
+	}
+	if len(paths) == 0 {
+		return usage("compare --canary: want DATA (a file or directory), or live sources (--prometheus-url ...)")
+	}
+	t0 := time.Now()
+	b, err := ingest.Read(paths, stdin, ingest.Options{Step: c.af.Step, Progress: say.detail, Limits: c.lim})
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	say.say("%s: %s", strings.Join(paths, ", "), readSummary(b, time.Since(t0)))
+	o := c.canary
+	o.Version, o.Args, o.Paths = version, args, paths
+	if fs.Changed("window") && b.End != 0 {
+		o.End = b.End.Add(time.Nanosecond)
+		o.Start = o.End.Add(-c.af.Window)
+	}
+	rep, err := compare.RunCanary(b, o)
+	if err != nil {
+		if errors.Is(err, compare.ErrNoCanary) {
+			fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "pipeline-analyze compare: canary: %v\n", err)
+		return 1
+	}
+	n := fmt.Sprintf("%d canaries", len(rep.Canary.Workloads))
+	if len(rep.Canary.Workloads) == 1 {
+		n = "1 canary"
+	}
+	say.say("judged %s: %s", n, rep.Verdict.Text)
+	if err := writeReport(rep, c.format, c.export, stdout, say.say); err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	return compare.FailOnCanary(rep, c.failOn)
+}

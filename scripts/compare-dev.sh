@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# compare-dev.sh: compare's acceptance tables on every development case
+# under ../shared/data (the README's "compare" figures):
+#   - pre-onset window vs incident window, and two clean pre-onset windows
+#     (quiet pairs: chosen before any injected or labelled disturbance);
+#   - canary mode (--canary auto) on every case with rollout events.
+# Usage: scripts/compare-dev.sh [OUTDIR]   (default: a temporary directory)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-$(mktemp -d)}
+mkdir -p "$out"
+go test ./compare -count=1 -timeout 30m -run 'TestDevelopmentCases|TestCanaryDevelopmentCases' \
+  -devreport "$out/pairs.txt" -canaryreport "$out/canary.txt" >/dev/null
+echo "== window pairs (pre-onset vs incident; two quiet pre-onset windows)"
+sed -n '1,/^$/p' "$out/pairs.txt"
+echo "== canary mode (--canary auto)"
+sed -n '1,/^$/p' "$out/canary.txt"
+echo "(per-case lines: $out/pairs.txt, $out/canary.txt)"
