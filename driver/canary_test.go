@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -139,4 +140,34 @@ func TestCompareCanaryBinary(t *testing.T) {
 			t.Errorf("html lacks %q", want)
 		}
 	}
+}
+
+// TestLiveCanary is the CI job after a rollout: --canary auto over what a
+// (fake) Prometheus returns, with the cluster's events from a local
+// `kubectl get events -o json` file; the gate trips on the bad rollout.
+func TestLiveCanary(t *testing.T) {
+	sim, work := t.TempDir(), t.TempDir()
+	if _, err := fixtures.Write(sim, fixtures.Spec{Fault: "bad_config_rollout", Seed: 7, SampleRate: 0.08}); err != nil {
+		t.Fatal(err)
+	}
+	hits := new(atomic.Int32)
+	prom := fakePrometheus(t, sim, hits)
+	defer prom.Close()
+	tokenFile := filepath.Join(work, "token")
+	if err := os.WriteFile(tokenFile, []byte(plantedToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(work, "bundle")
+	r := runCmd(nil, "compare", "--canary", "auto", "--prometheus-url", prom.URL, "--token-file", tokenFile, "--retries", "1",
+		"--timeout", "5s", "--save-bundle", bundle, "--fail-on", "fail", "-o", "markdown", filepath.Join(sim, "events.json"))
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3: %v", r.code, r)
+	}
+	if hits.Load() < 10 {
+		t.Errorf("only %d requests reached the fake Prometheus", hits.Load())
+	}
+	if !strings.Contains(r.stdout, "## Canary analysis") || !strings.Contains(r.stdout, "**fail**") {
+		t.Errorf("markdown:\n%s", r.stdout)
+	}
+	assertNoSecret(t, map[string]string{"stdout": r.stdout, "stderr": r.stderr}, bundle)
 }
