@@ -51,12 +51,14 @@ Examples:
   pipeline-analyze compare -o html --export verify.html incident/ fixed/
   pipeline-analyze compare --window 2m --before-at now-2m --after-at now-9m incident/
   pipeline-analyze compare --fail-on regressed incident/ fixed/ || rollback
-  pipeline-analyze simulate --fault bad_config_rollout --out rollout && pipeline-analyze compare --canary auto --fail-on fail rollout
+  pipeline-analyze simulate --fault bad_config_rollout --out rollout
+  pipeline-analyze compare --canary auto --fail-on fail rollout
   kubectl get events -o json > events.json &&
     pipeline-analyze compare --canary auto --prometheus-url http://prometheus:9090 \
       --window 15m -o markdown --export canary.md --fail-on fail events.json
-(incident/ and fixed/ are what "pipeline-analyze simulate --fault tool_api_slow --seed 7
---duration 14m" writes with --out incident, and with --fixed --out fixed.)
+(rollout/ is a simulated bad rollout of the vllm Deployment; incident/ and fixed/
+are what "pipeline-analyze simulate --fault tool_api_slow --seed 7 --duration 14m"
+writes with --out incident, and with --fixed --out fixed.)
 
 Exit status: 0 ok; 1 input or runtime error; 2 usage error; 3 --fail-on tripped
 (regressed: the target or anything regressed; unchanged: also when the target
