@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -271,7 +272,7 @@ func canaryJobs(m *peers.Model, opt CanaryOptions) ([]canaryJob, error) {
 		for i, r := range m.Rollouts {
 			latest[r.Service] = i // Rollouts are in time order
 		}
-		for _, svc := range sortedKeysOf(latest) {
+		for _, svc := range slices.Sorted(maps.Keys(latest)) {
 			r := m.Rollouts[latest[svc]]
 			j := canaryJob{service: svc, canary: r.New, baseline: r.Old, rollout: &r}
 			if opt.Baseline != "" {
@@ -288,7 +289,7 @@ func canaryJobs(m *peers.Model, opt CanaryOptions) ([]canaryJob, error) {
 		}
 		return jobs, nil
 	}
-	for _, svc := range sortedKeysOf(m.Groups) {
+	for _, svc := range slices.Sorted(maps.Keys(m.Groups)) {
 		gs := m.Groups[svc]
 		cs, err := selectGroups(gs, opt.Canary)
 		if err != nil {
@@ -324,7 +325,7 @@ func canaryJobs(m *peers.Model, opt CanaryOptions) ([]canaryJob, error) {
 // groupList names some groups of the model, for an error message.
 func groupList(m *peers.Model) string {
 	var names []string
-	for _, svc := range sortedKeysOf(m.Groups) {
+	for _, svc := range slices.Sorted(maps.Keys(m.Groups)) {
 		for _, g := range m.Groups[svc] {
 			names = append(names, g.Label())
 		}
@@ -768,13 +769,4 @@ func nan0(v float64) float64 {
 		return 0
 	}
 	return v
-}
-
-func sortedKeysOf[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,7 +93,7 @@ func TestCanaryDevelopmentCases(t *testing.T) {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%-14s %-22s %-22s %s\n", "set", "defective fail", "healthy pass", "other rollouts")
-	for _, s := range sortedKeysOf(sets) {
+	for _, s := range slices.Sorted(maps.Keys(sets)) {
 		tl := sets[s]
 		fmt.Fprintf(&sb, "%-14s %-22s %-22s %d\n", s, fmt.Sprintf("%d/%d", tl.defectFail, tl.defects), fmt.Sprintf("%d/%d", tl.healthyPass, tl.healthy), tl.other)
 	}

@@ -142,13 +142,7 @@ func renderCanaryText(w io.Writer, r *Report, opt RenderOptions) error {
 
 // canaryTail writes the warnings, inputs and rerun sections.
 func (t *textWriter) canaryTail(r *Report) {
-	if len(r.Warnings) > 0 {
-		t.blank()
-		t.section("Warnings")
-		for _, f := range r.Warnings {
-			t.wrap(fmt.Sprintf("  [%d] ", f.N), "      ", footnoteText(f))
-		}
-	}
+	t.warnings(r.Warnings)
 	if len(r.Inputs) > 0 {
 		t.blank()
 		t.section("Inputs")
@@ -212,14 +206,7 @@ func renderCanaryMarkdown(w io.Writer, r *Report) error {
 		m.p("")
 	}
 	m.p("Settings: %s. %s.", md(canarySettingsText(c.Settings)), md(canaryToolLine(r)))
-	if len(r.Warnings) > 0 {
-		m.p("")
-		m.p("### Warnings")
-		m.p("")
-		for _, f := range r.Warnings {
-			m.p("- **\\[%d\\]** %s", f.N, md(footnoteText(f)))
-		}
-	}
+	m.warnings(r.Warnings)
 	if len(r.Manifest.Args) > 0 {
 		m.p("")
 		cmd := commandLine(r.Manifest)
@@ -295,16 +282,6 @@ func renderCanaryHTML(w io.Writer, r *Report) error {
 		}
 		d.Workloads = append(d.Workloads, hw)
 	}
-	for _, f := range r.Warnings {
-		d.Notes = append(d.Notes, htmlNote{N: f.N, Text: footnoteText(f)})
-	}
-	for _, in := range r.Inputs {
-		note := ""
-		if in.Skipped {
-			note = "skipped: " + clean(in.Error)
-		}
-		d.Inputs = append(d.Inputs, htmlInput{Side: clean(in.Side), Path: clean(in.Path), Format: clean(in.Format),
-			SHA: clean(in.SHA256), SHA12: sha12(in.SHA256), Note: note, Size: in.Size})
-	}
+	d.Notes, d.Inputs = notesAndInputsHTML(r)
 	return canaryHTMLTemplate.Execute(w, d)
 }

@@ -106,18 +106,26 @@ func renderHTML(w io.Writer, r *Report, _ RenderOptions) error {
 		h := newHTMLHeat(r.Heatmap)
 		d.Heat = &h
 	}
+	d.Notes, d.Inputs = notesAndInputsHTML(r)
+	return htmlTemplate.Execute(w, d)
+}
+
+// notesAndInputsHTML are the report's warnings and inputs for a page.
+func notesAndInputsHTML(r *Report) ([]htmlNote, []htmlInput) {
+	var notes []htmlNote
+	var inputs []htmlInput
 	for _, f := range r.Warnings {
-		d.Notes = append(d.Notes, htmlNote{N: f.N, Text: footnoteText(f)})
+		notes = append(notes, htmlNote{N: f.N, Text: footnoteText(f)})
 	}
 	for _, in := range r.Inputs {
 		note := ""
 		if in.Skipped {
 			note = "skipped: " + clean(in.Error)
 		}
-		d.Inputs = append(d.Inputs, htmlInput{Side: clean(in.Side), Path: clean(in.Path), Format: clean(in.Format),
+		inputs = append(inputs, htmlInput{Side: clean(in.Side), Path: clean(in.Path), Format: clean(in.Format),
 			SHA: clean(in.SHA256), SHA12: sha12(in.SHA256), Note: note, Size: in.Size})
 	}
-	return htmlTemplate.Execute(w, d)
+	return notes, inputs
 }
 
 // Plus adds for the template's geometry.

@@ -58,14 +58,7 @@ func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
 	}
 	m.p("Items: %s.", md(countsText(r.Counts)))
 	m.heatmap(r.Heatmap)
-	if len(r.Warnings) > 0 {
-		m.p("")
-		m.p("### Warnings")
-		m.p("")
-		for _, f := range r.Warnings {
-			m.p("- **\\[%d\\]** %s", f.N, md(footnoteText(f)))
-		}
-	}
+	m.warnings(r.Warnings)
 	if len(r.Inputs) > 0 {
 		m.p("")
 		m.p("### Inputs")
@@ -138,4 +131,17 @@ func (m *mdWriter) heatmap(h Heatmap) {
 	m.p("%stext", f)
 	m.ew.printf("%s", body)
 	m.p("%s", f)
+}
+
+// warnings writes the numbered warnings section (nothing when none).
+func (m *mdWriter) warnings(fs []Footnote) {
+	if len(fs) == 0 {
+		return
+	}
+	m.p("")
+	m.p("### Warnings")
+	m.p("")
+	for _, f := range fs {
+		m.p("- **\\[%d\\]** %s", f.N, md(footnoteText(f)))
+	}
 }

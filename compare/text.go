@@ -67,13 +67,7 @@ func renderText(w io.Writer, r *Report, opt RenderOptions) error {
 	t.wrap("  ", "  ", countsText(r.Counts))
 	t.plots(r)
 	t.heatmap(r.Heatmap)
-	if len(r.Warnings) > 0 {
-		t.blank()
-		t.section("Warnings")
-		for _, f := range r.Warnings {
-			t.wrap(fmt.Sprintf("  [%d] ", f.N), "      ", footnoteText(f))
-		}
-	}
+	t.warnings(r.Warnings)
 	if len(r.Inputs) > 0 {
 		t.blank()
 		t.section("Inputs")
@@ -239,4 +233,16 @@ func truncate(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// warnings writes the numbered warnings section (nothing when none).
+func (t *textWriter) warnings(fs []Footnote) {
+	if len(fs) == 0 {
+		return
+	}
+	t.blank()
+	t.section("Warnings")
+	for _, f := range fs {
+		t.wrap(fmt.Sprintf("  [%d] ", f.N), "      ", footnoteText(f))
+	}
 }
