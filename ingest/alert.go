@@ -73,6 +73,9 @@ func decodeAlertmanager(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			Status:  alertStatus(a.Status, groupStatus),
 			Summary: firstNonEmpty(a.Annotations["summary"], a.Annotations["description"], a.Annotations["message"]),
 			Source:  name,
+			// Prometheus' convention for an alert's runbook (kube-prometheus
+			// rules set it on every alert).
+			RunbookURL: firstNonEmpty(a.Annotations["runbook_url"], a.Annotations["runbook"]),
 		}
 		for k, v := range a.Labels {
 			al.Labels = append(al.Labels, Label{Name: k, Value: v})

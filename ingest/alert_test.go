@@ -117,3 +117,18 @@ func TestAlertSignal(t *testing.T) {
 		})
 	}
 }
+
+// TestAlertRunbookURL: the runbook_url annotation (Prometheus' convention)
+// is kept for the card's next steps.
+func TestAlertRunbookURL(t *testing.T) {
+	body := `{"status":"firing","alerts":[{"status":"firing","labels":{"alertname":"KubePodCrashLooping","service":"cart"},
+		"annotations":{"summary":"crash looping","runbook_url":"https://runbooks.prometheus-operator.dev/runbooks/kubernetes/kubepodcrashlooping"},
+		"startsAt":"2026-11-30T02:10:00Z"}]}`
+	b, err := decodeAlertmanager("alerts.json", strings.NewReader(body), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Alerts) != 1 || b.Alerts[0].RunbookURL != "https://runbooks.prometheus-operator.dev/runbooks/kubernetes/kubepodcrashlooping" {
+		t.Errorf("alerts %+v", b.Alerts)
+	}
+}

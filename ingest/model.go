@@ -375,6 +375,8 @@ type Alert struct {
 	Signal   SignalKind // derived from alertname/annotations, SignalOther when unknown
 	Stat     string     // e.g. "p99" when the alert names a quantile
 	Source   string
+	// RunbookURL is the alert's runbook_url annotation ("" when none).
+	RunbookURL string
 }
 
 // Dependency is one caller→callee edge of a service call graph.

@@ -56,7 +56,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 		c.Incident.Target.Component = g.Nodes[g.Target].Entity.ID()
 	}
 	if inc.Alert != nil {
-		c.Incident.AlertName, c.Incident.AlertAt = inc.Alert.Name, inc.Alert.StartsAt
+		c.Incident.AlertName, c.Incident.AlertAt, c.Incident.RunbookURL = inc.Alert.Name, inc.Alert.StartsAt, inc.Alert.RunbookURL
 	}
 	c.Unexplained = r.Unexplained
 	shown := r.Candidates
@@ -74,7 +74,16 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 		if !c.Verdict.Confident && cs.Severity == SeverityCritical {
 			cs.Severity = SeverityWarning // no cause is critical while the verdict abstains
 		}
+		if cand.Node >= 0 && cand.Node < len(g.Nodes) && (c.Verdict.Confident || i < 3) {
+			cs.NextSteps = nextSteps(g, g.Nodes[cand.Node], !c.Verdict.Confident)
+			if i == 0 && c.Incident.RunbookURL != "" {
+				cs.NextSteps = append([]Step{runbookStep(c.Incident.RunbookURL)}, cs.NextSteps...)
+			}
+		}
 		c.Causes = append(c.Causes, cs)
+	}
+	if !c.Verdict.Confident {
+		c.Verdict.WouldDecide = wouldDecide(ev.Inputs, g)
 	}
 	for i := 0; i < len(shown) && len(c.Heatmaps) < opt.Heatmaps; i++ {
 		if h, ok := heatmap(g, shown[i], i+1, opt.Slice); ok {

@@ -112,6 +112,7 @@ type Incident struct {
 	AtChosenBy     string      `json:"at_chosen_by"`     // e.g. "--at flag", "largest anomaly"
 	AlertName      string      `json:"alert_name"`
 	AlertAt        ingest.Time `json:"alert_at"`
+	RunbookURL     string      `json:"runbook_url"` // the alert's runbook_url annotation ("" when none)
 }
 
 // Verdict is the one-line answer.
@@ -119,6 +120,10 @@ type Verdict struct {
 	Confident      bool   `json:"confident"`
 	Text           string `json:"text"`           // "root cause: ..., confidence 0.87" or "no confident root cause"
 	Counterfactual string `json:"counterfactual"` // plain words: "had it stayed at baseline, ..."
+	// WouldDecide lists, when the verdict abstains, the data the inputs
+	// lack that would help decide between the guesses (empty when none is
+	// missing or the verdict is confident).
+	WouldDecide []string `json:"would_decide"`
 }
 
 // Cause is one ranked root-cause candidate.
@@ -136,6 +141,9 @@ type Cause struct {
 	Dimensions    []Dimension  `json:"dimensions"`
 	Evidence      []Evidence   `json:"evidence"`
 	Path          []PathStep   `json:"path"` // propagation path from this cause to the target
+	// NextSteps are what to check to confirm the cause, then what to do to
+	// mitigate it (confirm steps only while the verdict abstains).
+	NextSteps []Step `json:"next_steps"`
 }
 
 // Intervention is the do()-intervention result: had Target stayed at its

@@ -61,7 +61,7 @@ func confidentCard() *Card {
 			At:     at(9 * time.Minute), WindowStart: at(5 * time.Minute), WindowEnd: at(20 * time.Minute),
 			BaselineStart: t0, BaselineEnd: at(5 * time.Minute),
 			TargetChosenBy: "alert HighRequestLatency in alert.json", AtChosenBy: "largest anomaly",
-			AlertName: "HighRequestLatency", AlertAt: at(10 * time.Minute),
+			AlertName: "HighRequestLatency", AlertAt: at(10 * time.Minute), RunbookURL: "https://runbooks.example/HighRequestLatency",
 		},
 		Verdict: Verdict{Confident: true,
 			Text:           "root cause: GPU-5a1c… on gpu-node-b (DRAM bandwidth), confidence 0.87",
@@ -80,7 +80,14 @@ func confidentCard() *Card {
 						TraceIDs: []string{"4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"}},
 					{Kind: EvidenceKernel, Text: "ampere_fp16_s16816gemm kernel time +310% (nsys)", Baseline: 1.9, Incident: 7.8, Unit: "ms"},
 				},
-				Path: gpuPath},
+				Path: gpuPath,
+				NextSteps: []Step{
+					runbookStep("https://runbooks.example/HighRequestLatency"),
+					{Kind: StepConfirm, Text: "this GPU's clocks, throttle reasons and ECC errors", Where: "on node gpu-node-b", Source: "built-in",
+						Command: "nvidia-smi -i GPU-5a1c9e2f-3b7d-4c11-9a0e-7f3d2b1c4e55 -q -d PERFORMANCE,CLOCK,ECC"},
+					{Kind: StepConfirm, Text: "the series that moved", Query: `DCGM_FI_PROF_DRAM_ACTIVE{gpu="0"}`, Source: "built-in"},
+					{Kind: StepMitigate, Text: "reschedule the pod that uses this GPU", Command: "kubectl -n llm delete pod vllm-7d9f8b6c5-x2k4p", Source: "built-in"},
+				}},
 			{Rank: 2, Service: "vllm", Component: "vllm-7d9f8b6c5-x2k4p", ComponentKind: "pod", Signal: "kv_cache",
 				Score: 0.412, Confidence: 0.38, Severity: SeverityWarning, State: StatePropagating,
 				Intervention: Intervention{Target: "pod/vllm-7d9f8b6c5-x2k4p:kv_cache", Observed: 4.8, Counterfactual: 3.9, Unit: "s",
@@ -209,5 +216,8 @@ func hostileCard() *Card {
 	c.Manifest.Args = append(c.Manifest.Args, hostile)
 	c.Manifest.Inputs[0].Path = hostile
 	c.Sampling = hostile
+	c.Incident.RunbookURL = "javascript:alert(1)" + hostile
+	c.Causes[0].NextSteps = []Step{{Kind: StepConfirm, Text: hostile, Command: ShellCommand([]string{"kubectl", "describe", "pod", hostile}), Source: "built-in"},
+		{Kind: StepConfirm, Text: "runbook", URL: "javascript:alert(1)", Source: "alert runbook_url"}}
 	return c
 }

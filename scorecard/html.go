@@ -58,6 +58,13 @@ type htmlCause struct {
 	Dims         []htmlDim
 	Evidence     []htmlEvidence
 	Path         string
+	Steps        []htmlStep
+}
+
+// htmlStep is one next step: its kind, its command (or query, or link) and
+// why.
+type htmlStep struct {
+	Kind, Command, Query, URL, Text string
 }
 
 type htmlDim struct {
@@ -110,6 +117,9 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 	}
 	if in.AlertName != "" || in.AlertAt != 0 {
 		d.Alert = sanitize(in.AlertName) + " at " + fmtTime(in.AlertAt)
+		if in.RunbookURL != "" {
+			d.Alert += " · runbook " + sanitize(in.RunbookURL)
+		}
 	}
 	m := c.Manifest
 	d.ShowManifest = len(m.Args) > 0 || len(m.Inputs) > 0 || m.Version != ""
@@ -142,6 +152,14 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 				ids[i] = htmlTrace{ID: sanitize(id), URL: opt.traceLink(sanitize(id))}
 			}
 			hc.Evidence = append(hc.Evidence, htmlEvidence{Text: evidenceText(e), TraceIDs: ids})
+		}
+		for _, st := range cs.NextSteps {
+			text := st.Text
+			if st.Where != "" {
+				text += " (" + st.Where + ")"
+			}
+			hc.Steps = append(hc.Steps, htmlStep{Kind: sanitize(st.Kind), Command: sanitize(st.Command), Query: sanitize(st.Query),
+				URL: safeURL(st.URL), Text: sanitize(text)})
 		}
 		d.Causes = append(d.Causes, hc)
 	}
@@ -490,4 +508,15 @@ func copySanitized(dst, src reflect.Value) {
 	default:
 		dst.Set(src)
 	}
+}
+
+// safeURL keeps an http(s) link and drops anything else (a javascript: or
+// data: URL in an annotation must not become a link).
+func safeURL(u string) string {
+	u = sanitize(u)
+	l := strings.ToLower(u)
+	if strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+		return u
+	}
+	return ""
 }

@@ -116,6 +116,13 @@ func (m *mdWriter) header(c *Card) {
 		m.p("")
 		m.p("%s", md(v.Counterfactual))
 	}
+	if len(v.WouldDecide) > 0 {
+		m.p("")
+		m.p("What would decide between the guesses:")
+		for _, w := range v.WouldDecide {
+			m.p("- %s", md(w))
+		}
+	}
 	m.p("")
 	in := c.Incident
 	m.p("- **Target:** %s", md(targetText(in.Target)))
@@ -129,6 +136,9 @@ func (m *mdWriter) header(c *Card) {
 	m.p("- **At:** %s", at)
 	if in.AlertName != "" || in.AlertAt != 0 {
 		m.p("- **Alert:** %s at %s", md(in.AlertName), fmtTime(in.AlertAt))
+		if in.RunbookURL != "" {
+			m.p("- **Runbook:** %s", md(in.RunbookURL))
+		}
 	}
 	m.p("- **Window:** %s; **baseline:** %s", fmtRange(in.WindowStart, in.WindowEnd), fmtRange(in.BaselineStart, in.BaselineEnd))
 	m.p("- **Tool:** %s", md(toolLine(c)))
@@ -204,6 +214,12 @@ func (m *mdWriter) cause(cs Cause) {
 	}
 	if len(cs.Path) > 0 {
 		m.p("- **Path:** %s", md(pathText(cs.Path)))
+	}
+	if len(cs.NextSteps) > 0 {
+		m.p("- **Next steps** (printed, never run):")
+		for _, st := range cs.NextSteps {
+			m.p("  - *%s*: %s", md(st.Kind), md(stepLine(st)))
+		}
 	}
 }
 

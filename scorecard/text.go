@@ -93,6 +93,9 @@ func (t *textWriter) header(c *Card) {
 	t.kv("at", at)
 	if in.AlertName != "" || in.AlertAt != 0 {
 		t.kv("alert", sanitize(in.AlertName)+" at "+fmtTime(in.AlertAt))
+		if in.RunbookURL != "" {
+			t.kv("runbook", sanitize(in.RunbookURL))
+		}
 	}
 	t.kv("window", fmtRange(in.WindowStart, in.WindowEnd))
 	t.kv("baseline", fmtRange(in.BaselineStart, in.BaselineEnd))
@@ -114,6 +117,9 @@ func (t *textWriter) verdict(c *Card) {
 	t.para("  ", "  ", text, code)
 	if c.Verdict.Counterfactual != "" {
 		t.para("  ", "  ", sanitize(c.Verdict.Counterfactual), "")
+	}
+	for _, w := range c.Verdict.WouldDecide {
+		t.para("  would decide: ", "                ", sanitize(w), "")
 	}
 }
 
@@ -197,6 +203,12 @@ func (t *textWriter) cause(cs Cause) {
 	}
 	if len(cs.Path) > 0 {
 		t.para("  path  ", "        ", pathText(cs.Path), ansiCyan)
+	}
+	if len(cs.NextSteps) > 0 {
+		t.line("  next steps (printed, never run)")
+		for _, st := range cs.NextSteps {
+			t.para(fmt.Sprintf("    %-9s", st.Kind), "              ", sanitize(stepLine(st)), "")
+		}
 	}
 }
 
