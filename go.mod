@@ -6,6 +6,7 @@ require (
 	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/spf13/pflag v1.1.0
 	go.opentelemetry.io/collector/pdata v1.71.0
+	go.yaml.in/yaml/v3 v3.0.6
 	gonum.org/v1/gonum v0.17.0
 	modernc.org/sqlite v1.62.0
 )

@@ -59,6 +59,7 @@ type outputFlags struct {
 	Slice    string `flag:"slice"`
 	Dot      string `flag:"dot"`
 	JaegerUI string `flag:"jaeger-ui-url"`
+	Runbooks string `flag:"runbooks"`
 }
 
 // defaultOutputFlags are the output defaults.
@@ -68,6 +69,7 @@ func defaultOutputFlags() outputFlags {
 
 // outputHelp is the help of each output flag.
 var outputHelp = map[string]string{
+	"runbooks":      "the team's runbooks `FILE` (YAML or JSON): steps and links per service, signal and component kind, before (or instead of) the card's built-in next steps",
 	"output-format": "report `FORMAT`: text, json, markdown or html",
 	"export":        "write the report to `FILE` (atomically) instead of stdout",
 	"quiet":         "no progress on stderr",
@@ -322,8 +324,18 @@ func (r *analyzeRun) analyse(b *ingest.Bundle, inc tcg.Incident) (*scorecard.Car
 		}
 	}
 	r.reportStart = time.Now()
+	var runbooks []scorecard.Runbook
+	if f := r.o.of.Runbooks; f != "" {
+		data, err := os.ReadFile(f)
+		if err == nil {
+			runbooks, err = scorecard.ParseRunbooks(data, f)
+		}
+		if err != nil {
+			return nil, r.fail("", fmt.Errorf("--runbooks: %w", err))
+		}
+	}
 	card := scorecard.Build(an.graph, an.result, ev, scorecard.BuildOptions{
-		Version: version, Args: r.in.args, Slice: r.slice, Demo: r.demo,
+		Version: version, Args: r.in.args, Slice: r.slice, Demo: r.demo, Runbooks: runbooks,
 	})
 	for _, n := range r.notes {
 		card.AddWarning(scorecard.Footnote{Kind: "context", Source: "flags", Count: 1, Message: n})

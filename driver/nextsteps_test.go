@@ -2,6 +2,7 @@ package driver
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -100,5 +101,38 @@ func TestNextStepsOnDevelopmentCases(t *testing.T) {
 	t.Logf("cause kinds with steps: %v", kinds)
 	if len(kinds) < 3 {
 		t.Errorf("steps for only %d kinds of cause: %v", len(kinds), kinds)
+	}
+}
+
+// TestRunbooksFlag: --runbooks puts the team's steps first on the demo's
+// card; a bad file is a one-line error naming it.
+func TestRunbooksFlag(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "runbooks.yaml")
+	if err := os.WriteFile(good, []byte("runbooks:\n  - kind: gpu\n    url: https://wiki.example/gpu\n    steps: [{text: health, command: \"dcgmi health -c -g {gpu}\"}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCmd(nil, "-q", "-o", "json", "--runbooks", good)
+	if r.code != 0 {
+		t.Fatalf("%v", r)
+	}
+	var card struct {
+		Causes []struct {
+			NextSteps []struct{ Command, URL, Source string } `json:"next_steps"`
+		} `json:"causes"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &card); err != nil {
+		t.Fatal(err)
+	}
+	st := card.Causes[0].NextSteps
+	if len(st) < 3 || st[0].URL != "https://wiki.example/gpu" || !strings.HasPrefix(st[1].Command, "dcgmi health -c -g GPU-") || st[1].Source != "runbook" {
+		t.Errorf("steps %+v", st)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("runbooks: [{kind: gpu}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCmd(nil, "-q", "--runbooks", bad); r.code == 0 || !strings.Contains(r.stderr, "bad.yaml") {
+		t.Errorf("bad runbooks: %v", r)
 	}
 }

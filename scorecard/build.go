@@ -27,6 +27,9 @@ type BuildOptions struct {
 	MaxCauses int
 	// OverviewRows bounds the overview heatmap's services (default 40).
 	OverviewRows int
+	// Runbooks are the team's runbooks (--runbooks): their steps come
+	// before the built-in next steps, or replace them.
+	Runbooks []Runbook
 }
 
 // Build fills the Card from the graph, the ranked result and the evidence
@@ -75,7 +78,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 			cs.Severity = SeverityWarning // no cause is critical while the verdict abstains
 		}
 		if cand.Node >= 0 && cand.Node < len(g.Nodes) && (c.Verdict.Confident || i < 3) {
-			cs.NextSteps = nextSteps(g, g.Nodes[cand.Node], !c.Verdict.Confident)
+			cs.NextSteps = nextSteps(g, g.Nodes[cand.Node], !c.Verdict.Confident, opt.Runbooks)
 			if i == 0 && c.Incident.RunbookURL != "" {
 				cs.NextSteps = append([]Step{runbookStep(c.Incident.RunbookURL)}, cs.NextSteps...)
 			}

@@ -116,9 +116,17 @@ func isAllDigits(s string) bool {
 // nextSteps are a cause's steps, built from its entity and signal and
 // filled only from the data's names. confirmOnly drops the mitigations
 // (an abstaining verdict's guesses).
-func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool) []Step {
+func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool, rbs []Runbook) []Step {
 	f := factsFor(g, n)
 	e := n.Entity
+	vals := map[string]string{"namespace": f.ns, "service": e.Service, "node": e.Node, "gpu": e.GPU, "workload": f.workload, "component": e.Name}
+	switch {
+	case e.Kind == ingest.KindPod:
+		vals["pod"] = e.Name
+	case len(f.pods) == 1:
+		vals["pod"] = f.pods[0]
+	}
+	team, replace := runbookSteps(rbs, e.Service, n.Signal.String(), e.Kind.String(), vals)
 	var out []Step
 	add := func(kind, text, cmd string) {
 		out = append(out, Step{Kind: kind, Text: text, Command: cmd, Source: "built-in"})
@@ -201,6 +209,11 @@ func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool) []Step {
 	if q := movedQuery(n); q != "" {
 		out = append(out, Step{Kind: StepConfirm, Text: "the series that moved, in Prometheus or Grafana Explore", Query: q, Source: "built-in"})
 	}
+	// The team's own runbooks first; one marked replace drops the built-in steps.
+	if replace {
+		out = nil
+	}
+	out = append(team, out...)
 	if confirmOnly {
 		out = slices.DeleteFunc(out, func(s Step) bool { return s.Kind == StepMitigate })
 	}
