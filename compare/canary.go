@@ -501,16 +501,7 @@ func judgeMetric(f peers.Family, mem, base []*ingest.Series, c peers.Cells, opt 
 // that normally stays at 1.
 func judgeAvailability(av []float64, c peers.Cells, opt CanaryOptions) Metric {
 	mt := Metric{Name: availabilityName, Signal: "availability", Critical: true, Direction: -1, Unit: "ratio"}
-	ct := peers.Contrast{Diff: make([]float64, len(av)), Member: av, Peers: make([]float64, len(av)),
-		Scale: peers.RelativeFloor, ScaleFrom: "floor"}
-	for t, v := range av {
-		ct.Diff[t], ct.Peers[t] = v-1, 1
-		if math.IsNaN(v) {
-			ct.Peers[t] = math.NaN()
-		} else if t >= c.W0 && t < c.W1 {
-			ct.Cells++
-		}
-	}
+	ct := peers.AvailabilityContrast(av, c)
 	decideMetric(&mt, ct, -1, c, opt)
 	return mt
 }

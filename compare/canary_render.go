@@ -136,30 +136,9 @@ func renderCanaryText(w io.Writer, r *Report, opt RenderOptions) error {
 		t.blank()
 	}
 	t.field("settings", canarySettingsText(c.Settings))
-	t.canaryTail(r)
-	return t.ew.err
-}
-
-// canaryTail writes the warnings, inputs and rerun sections.
-func (t *textWriter) canaryTail(r *Report) {
 	t.warnings(r.Warnings)
-	if len(r.Inputs) > 0 {
-		t.blank()
-		t.section("Inputs")
-		for _, in := range r.Inputs {
-			s := fmt.Sprintf("%s  %s  %s  %d bytes", clean(in.Path), clean(in.Format), sha12(in.SHA256), in.Size)
-			if in.Skipped {
-				s += "  skipped: " + clean(in.Error)
-			}
-			t.wrap("  ", "    ", s)
-		}
-	}
-	if len(r.Manifest.Args) > 0 {
-		t.blank()
-		t.section("Rerun")
-		t.wrap("  ", "    ", commandLine(r.Manifest))
-		t.wrap("  ", "  ", "version "+orDash(clean(r.Manifest.Version)))
-	}
+	t.inputsAndRerun(r, false, "version "+orDash(clean(r.Manifest.Version)))
+	return t.ew.err
 }
 
 func renderCanaryMarkdown(w io.Writer, r *Report) error {

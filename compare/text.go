@@ -68,23 +68,7 @@ func renderText(w io.Writer, r *Report, opt RenderOptions) error {
 	t.plots(r)
 	t.heatmap(r.Heatmap)
 	t.warnings(r.Warnings)
-	if len(r.Inputs) > 0 {
-		t.blank()
-		t.section("Inputs")
-		for _, in := range r.Inputs {
-			s := fmt.Sprintf("%-6s %s  %s  %s  %d bytes", clean(in.Side), clean(in.Path), clean(in.Format), sha12(in.SHA256), in.Size)
-			if in.Skipped {
-				s += "  skipped: " + clean(in.Error)
-			}
-			t.wrap("  ", "         ", s)
-		}
-	}
-	if len(r.Manifest.Args) > 0 {
-		t.blank()
-		t.section("Rerun")
-		t.wrap("  ", "    ", commandLine(r.Manifest))
-		t.wrap("  ", "  ", fmt.Sprintf("version %s, seed %d", orDash(clean(r.Manifest.Version)), r.Manifest.Seed))
-	}
+	t.inputsAndRerun(r, true, fmt.Sprintf("version %s, seed %d", orDash(clean(r.Manifest.Version)), r.Manifest.Seed))
 	return t.ew.err
 }
 
@@ -244,5 +228,31 @@ func (t *textWriter) warnings(fs []Footnote) {
 	t.section("Warnings")
 	for _, f := range fs {
 		t.wrap(fmt.Sprintf("  [%d] ", f.N), "      ", footnoteText(f))
+	}
+}
+
+// inputsAndRerun writes the inputs (with their side when sides) and the
+// rerun command with its closing line.
+func (t *textWriter) inputsAndRerun(r *Report, sides bool, closing string) {
+	if len(r.Inputs) > 0 {
+		t.blank()
+		t.section("Inputs")
+		for _, in := range r.Inputs {
+			s := fmt.Sprintf("%s  %s  %s  %d bytes", clean(in.Path), clean(in.Format), sha12(in.SHA256), in.Size)
+			rest := "    "
+			if sides {
+				s, rest = fmt.Sprintf("%-6s ", clean(in.Side))+s, "         "
+			}
+			if in.Skipped {
+				s += "  skipped: " + clean(in.Error)
+			}
+			t.wrap("  ", rest, s)
+		}
+	}
+	if len(r.Manifest.Args) > 0 {
+		t.blank()
+		t.section("Rerun")
+		t.wrap("  ", "    ", commandLine(r.Manifest))
+		t.wrap("  ", "  ", closing)
 	}
 }

@@ -351,3 +351,19 @@ func Between(member, peers []*ingest.Series, c Cells) Contrast {
 	ct.Scale = math.Max(spread, 1e-9)
 	return ct
 }
+
+// AvailabilityContrast is a rollout's availability (Model.Availability)
+// against its old version's, which is 1 by construction: the difference,
+// on the scale of a ratio that normally stays at 1 (RelativeFloor of it).
+func AvailabilityContrast(av []float64, c Cells) Contrast {
+	ct := Contrast{Diff: make([]float64, len(av)), Member: av, Peers: make([]float64, len(av)), Scale: RelativeFloor, ScaleFrom: "floor"}
+	for t, v := range av {
+		ct.Diff[t], ct.Peers[t] = v-1, 1
+		if math.IsNaN(v) {
+			ct.Peers[t] = math.NaN()
+		} else if t >= c.W0 && t < c.W1 {
+			ct.Cells++
+		}
+	}
+	return ct
+}

@@ -120,7 +120,7 @@ func (g *Graph) rolloutNodes(b *ingest.Bundle, m *peers.Model, opt Options) ([]*
 			judged[r.Service] = true
 		}
 		if av := m.Availability(r); av != nil {
-			ct := availabilityContrast(av, c)
+			ct := peers.AvailabilityContrast(av, c)
 			if ct.Cells > 0 {
 				n := g.contrastNode(ent, ingest.SignalErrors, FacetUnready, ct, -1, opt,
 					&PeerContrast{Rollout: r, Members: r.New.Pods, Peers: old, ScaleFrom: ct.ScaleFrom}, "ratio")
@@ -136,24 +136,6 @@ func (g *Graph) rolloutNodes(b *ingest.Bundle, m *peers.Model, opt Options) ([]*
 		}
 	}
 	return out, judged
-}
-
-// availabilityContrast is a rollout's availability against its old
-// version's (1 by construction): its difference, on the scale of a ratio
-// that normally stays at 1 (peers.RelativeFloor of it).
-func availabilityContrast(av []float64, c peers.Cells) peers.Contrast {
-	ct := peers.Contrast{Diff: make([]float64, len(av)), Member: av, Peers: make([]float64, len(av)),
-		Scale: peers.RelativeFloor, ScaleFrom: "floor"}
-	for t, v := range av {
-		ct.Diff[t] = v - 1
-		ct.Peers[t] = 1
-		if math.IsNaN(v) {
-			ct.Peers[t] = math.NaN()
-		} else if t >= c.W0 && t < c.W1 {
-			ct.Cells++
-		}
-	}
-	return ct
 }
 
 // contrastNode makes the node of one contrast: its series is the
