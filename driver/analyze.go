@@ -50,16 +50,18 @@ least --fail-on severity was found.
 // (see flags.go): its default is in defaultOutputFlags, its help in
 // outputHelp.
 type outputFlags struct {
-	Format   string `flag:"output-format" short:"o"`
-	Export   string `flag:"export"`
-	Quiet    bool   `flag:"quiet" short:"q"`
-	Verbose  bool   `flag:"verbose" short:"v"`
-	Version  bool   `flag:"version"`
-	FailOn   string `flag:"fail-on"`
-	Slice    string `flag:"slice"`
-	Dot      string `flag:"dot"`
-	JaegerUI string `flag:"jaeger-ui-url"`
-	Runbooks string `flag:"runbooks"`
+	Format            string `flag:"output-format" short:"o"`
+	Export            string `flag:"export"`
+	Quiet             bool   `flag:"quiet" short:"q"`
+	Verbose           bool   `flag:"verbose" short:"v"`
+	Version           bool   `flag:"version"`
+	FailOn            string `flag:"fail-on"`
+	Slice             string `flag:"slice"`
+	Dot               string `flag:"dot"`
+	JaegerUI          string `flag:"jaeger-ui-url"`
+	Grafana           string `flag:"grafana-url"`
+	GrafanaDatasource string `flag:"grafana-datasource"`
+	Runbooks          string `flag:"runbooks"`
 }
 
 // defaultOutputFlags are the output defaults.
@@ -69,16 +71,18 @@ func defaultOutputFlags() outputFlags {
 
 // outputHelp is the help of each output flag.
 var outputHelp = map[string]string{
-	"runbooks":      "the team's runbooks `FILE` (YAML or JSON): steps and links per service, signal and component kind, before (or instead of) the card's built-in next steps",
-	"output-format": "report `FORMAT`: text, json, markdown or html",
-	"export":        "write the report to `FILE` (atomically) instead of stdout",
-	"quiet":         "no progress on stderr",
-	"verbose":       "also every input file and the time of each phase on stderr",
-	"version":       "print the version and exit",
-	"fail-on":       "exit 3 when a cause of at least this `SEVERITY` is found: critical, warning or never",
-	"slice":         "heatmap time-slice `WIDTH`",
-	"dot":           "also write the temporal causal graph in Graphviz DOT to `FILE`",
-	"jaeger-ui-url": "link trace IDs in HTML and Markdown reports to this Jaeger UI (`URL`/trace/ID)",
+	"runbooks":           "the team's runbooks `FILE` (YAML or JSON): steps and links per service, signal and component kind, before (or instead of) the card's built-in next steps",
+	"output-format":      "report `FORMAT`: text, json, markdown or html",
+	"export":             "write the report to `FILE` (atomically) instead of stdout",
+	"quiet":              "no progress on stderr",
+	"verbose":            "also every input file and the time of each phase on stderr",
+	"version":            "print the version and exit",
+	"fail-on":            "exit 3 when a cause of at least this `SEVERITY` is found: critical, warning or never",
+	"slice":              "heatmap time-slice `WIDTH`",
+	"dot":                "also write the temporal causal graph in Graphviz DOT to `FILE`",
+	"jaeger-ui-url":      "link trace IDs in HTML and Markdown reports to this Jaeger UI (`URL`/trace/ID), and next steps to its searches",
+	"grafana-url":        "link each next step's PromQL to Grafana Explore at this `URL` over the baseline and window",
+	"grafana-datasource": "the `UID` of Grafana's Prometheus data source for --grafana-url (default: Grafana's default one)",
 }
 
 // register fills o with the defaults and defines its flags.
@@ -336,6 +340,7 @@ func (r *analyzeRun) analyse(b *ingest.Bundle, inc tcg.Incident) (*scorecard.Car
 	}
 	card := scorecard.Build(an.graph, an.result, ev, scorecard.BuildOptions{
 		Version: version, Args: r.in.args, Slice: r.slice, Demo: r.demo, Runbooks: runbooks,
+		Links: scorecard.StepLinks{JaegerUI: r.o.of.JaegerUI, GrafanaURL: r.o.of.Grafana, GrafanaDatasource: r.o.of.GrafanaDatasource},
 	})
 	for _, n := range r.notes {
 		card.AddWarning(scorecard.Footnote{Kind: "context", Source: "flags", Count: 1, Message: n})
@@ -394,11 +399,20 @@ func checkOutputFlags(of *outputFlags) (time.Duration, error) {
 	if err != nil || slice <= 0 {
 		return 0, fmt.Errorf("--slice %q: want a positive duration like 30s", of.Slice)
 	}
-	if u := of.JaegerUI; u != "" {
-		pu, err := url.Parse(u)
-		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			return 0, fmt.Errorf("--jaeger-ui-url %q: want an http(s) URL such as http://jaeger:16686", u)
+	for _, f := range []struct{ flag, value, example string }{
+		{"jaeger-ui-url", of.JaegerUI, "http://jaeger:16686"},
+		{"grafana-url", of.Grafana, "https://grafana.example.com"},
+	} {
+		if f.value == "" {
+			continue
 		}
+		pu, err := url.Parse(f.value)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return 0, fmt.Errorf("--%s %q: want an http(s) URL such as %s", f.flag, f.value, f.example)
+		}
+	}
+	if of.GrafanaDatasource != "" && of.Grafana == "" {
+		return 0, fmt.Errorf("--grafana-datasource needs --grafana-url (the Grafana it belongs to)")
 	}
 	return slice, nil
 }

@@ -30,6 +30,8 @@ type BuildOptions struct {
 	// Runbooks are the team's runbooks (--runbooks): their steps come
 	// before the built-in next steps, or replace them.
 	Runbooks []Runbook
+	// Links are the user's UIs (Jaeger, Grafana) the next steps link to.
+	Links StepLinks
 }
 
 // Build fills the Card from the graph, the ranked result and the evidence
@@ -78,7 +80,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 			cs.Severity = SeverityWarning // no cause is critical while the verdict abstains
 		}
 		if cand.Node >= 0 && cand.Node < len(g.Nodes) && (c.Verdict.Confident || i < 3) {
-			cs.NextSteps = nextSteps(g, g.Nodes[cand.Node], !c.Verdict.Confident, opt.Runbooks)
+			cs.NextSteps = nextSteps(g, g.Nodes[cand.Node], !c.Verdict.Confident, opt.Runbooks, opt.Links)
 			if i == 0 && c.Incident.RunbookURL != "" {
 				cs.NextSteps = append([]Step{runbookStep(c.Incident.RunbookURL)}, cs.NextSteps...)
 			}

@@ -88,6 +88,28 @@ func (m *mdWriter) traceRefs(ids []string) string {
 	return strings.Join(out, ", ")
 }
 
+// mdStep is a next step in one Markdown line: its command or query as
+// text, its link (a runbook, a Jaeger search, a Grafana Explore view) as a
+// link when it is safe to be one.
+func mdStep(s Step) string {
+	if s.URL == "" || !mdSafeURL(s.URL) {
+		return md(stepLine(s))
+	}
+	if s.Command != "" || s.Query != "" {
+		noURL := s
+		noURL.URL = ""
+		line := md(stepLine(noURL))
+		return line + " ([open](" + s.URL + "))"
+	}
+	label := md(s.URL)
+	if len(s.URL) > 80 {
+		label = "open"
+	}
+	noURL := s
+	noURL.URL = ""
+	return "[" + label + "](" + s.URL + ")" + md(stepLine(noURL))
+}
+
 // mdSafeURL reports whether a link can go into Markdown as it is: http(s)
 // and none of the characters that end or escape a link.
 func mdSafeURL(u string) bool {
@@ -218,7 +240,7 @@ func (m *mdWriter) cause(cs Cause) {
 	if len(cs.NextSteps) > 0 {
 		m.p("- **Next steps** (printed, never run):")
 		for _, st := range cs.NextSteps {
-			m.p("  - *%s*: %s", md(st.Kind), md(stepLine(st)))
+			m.p("  - *%s*: %s", md(st.Kind), mdStep(st))
 		}
 	}
 }

@@ -116,7 +116,7 @@ func isAllDigits(s string) bool {
 // nextSteps are a cause's steps, built from its entity and signal and
 // filled only from the data's names. confirmOnly drops the mitigations
 // (an abstaining verdict's guesses).
-func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool, rbs []Runbook) []Step {
+func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool, rbs []Runbook, links StepLinks) []Step {
 	f := factsFor(g, n)
 	e := n.Entity
 	vals := map[string]string{"namespace": f.ns, "service": e.Service, "node": e.Node, "gpu": e.GPU, "workload": f.workload, "component": e.Name}
@@ -206,8 +206,9 @@ func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool, rbs []Runbook) []Ste
 			}
 		}
 	}
-	if q := movedQuery(n); q != "" {
-		out = append(out, Step{Kind: StepConfirm, Text: "the series that moved, in Prometheus or Grafana Explore", Query: q, Source: "built-in"})
+	out = append(out, linkSteps(g, n, links)...)
+	if q, ok := queryStep(g, n, links); ok {
+		out = append(out, q)
 	}
 	// The team's own runbooks first; one marked replace drops the built-in steps.
 	if replace {

@@ -41,7 +41,7 @@ func TestNextStepsHostileNames(t *testing.T) {
 	}}
 	seen := 0
 	for _, n := range g.Nodes {
-		steps := nextSteps(g, n, false, nil)
+		steps := nextSteps(g, n, false, nil, StepLinks{})
 		if len(steps) == 0 {
 			t.Fatalf("%s: no steps", n.Entity.Kind)
 		}
@@ -92,7 +92,7 @@ func TestNextStepsKinds(t *testing.T) {
 		{Entity: ingest.Entity{Kind: ingest.KindRollout, Name: "cart-7c9b45d8f", Service: "cart"}, Signal: ingest.SignalErrors, Series: []*ingest.Series{s}},
 	} {
 		g := &tcg.Graph{Nodes: []*tcg.Node{n}}
-		all, confirm := nextSteps(g, n, false, nil), nextSteps(g, n, true, nil)
+		all, confirm := nextSteps(g, n, false, nil, StepLinks{}), nextSteps(g, n, true, nil, StepLinks{})
 		kinds := ""
 		for _, st := range all {
 			kinds += st.Kind[:1]
