@@ -221,7 +221,7 @@ func RunCanary(b *ingest.Bundle, opt CanaryOptions) (*Report, error) {
 		cv.Workloads = append(cv.Workloads, judgeCanary(b, m, j, opt))
 	}
 	cv.Verdict, cv.Text = canarySummary(cv.Workloads)
-	rep := &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "pipeline-analyze", Version: opt.Version}, Mode: ModeCanary, Canary: cv}
+	rep := &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "pipeline-analyze", Version: opt.Version}, Mode: ModeCanary, Canary: cv, Watch: []Watch{}}
 	rep.Verdict = Summary{Verdict: canaryAsVerdict(cv.Verdict), Text: cv.Text}
 	rep.Target = Finding{Label: "canary " + opt.Canary, Verdict: rep.Verdict.Verdict, Text: cv.Text}
 	for _, w := range cv.Workloads {

@@ -76,7 +76,10 @@ type Options struct {
 	Causes         []Cause // the BEFORE side's top causes, when known
 	CausesFrom     string  // where they came from, e.g. "analysis of BEFORE (method tcg)"
 	Version        string  // tool version, for the manifest
-	Args           []string
+	// GrafanaURL and GrafanaDatasource (--grafana-url,
+	// --grafana-datasource) link each watched series to Grafana Explore.
+	GrafanaURL, GrafanaDatasource string
+	Args                          []string
 }
 
 // DefaultOptions are the documented defaults.

@@ -34,6 +34,7 @@ figure.plot { display: inline-block; vertical-align: top; width: 520px; margin: 
 `
 
 type htmlData struct {
+	Watch    []htmlWatch
 	CSS      template.CSS
 	Title    string
 	From     string
@@ -92,7 +93,7 @@ func renderHTML(w io.Writer, r *Report, _ RenderOptions) error {
 		Verdict: clean(r.Verdict.Text), VClass: verdictClass(r.Verdict.Verdict),
 		Before: sideText(r.Before), After: sideText(r.After), Settings: settingsText(r.Settings), Counts: countsText(r.Counts),
 		Target: findingsHTML([]Finding{r.Target}), Causes: findingsHTML(r.Causes), Regs: findingsHTML(r.Regressions),
-		Imps: findingsHTML(r.Improvements), Traffic: findingsHTML(r.Traffic),
+		Imps: findingsHTML(r.Improvements), Traffic: findingsHTML(r.Traffic), Watch: watchHTML(r.Watch),
 		Command: commandLine(r.Manifest), Version: orDash(clean(r.Manifest.Version)),
 		Title: clean(r.Target.Label), From: clean(r.CausesFrom), Seed: r.Manifest.Seed, Rerun: len(r.Manifest.Args) > 0,
 	}
@@ -318,4 +319,23 @@ func heatFill(v float64) string {
 		return scorecard.HeatNoDataColor
 	}
 	return scorecard.HeatColor((v + 1) / 2)
+}
+
+// htmlWatch is one watched item, cleaned for the page.
+type htmlWatch struct {
+	Label, Verdict, Text, Query, URL string
+}
+
+// watchHTML cleans the watch list for the page; a link that is not
+// http(s) is left out.
+func watchHTML(ws []Watch) []htmlWatch {
+	var out []htmlWatch
+	for _, w := range ws {
+		hw := htmlWatch{Label: clean(w.Label), Verdict: clean(string(w.Verdict)), Text: clean(w.Text), Query: clean(w.Query)}
+		if scorecard.MarkdownSafeURL(w.URL) {
+			hw.URL = w.URL
+		}
+		out = append(out, hw)
+	}
+	return out
 }

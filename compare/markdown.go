@@ -51,6 +51,21 @@ func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
 	m.p("### Improvements")
 	m.p("")
 	m.table(r.Improvements, true)
+	if len(r.Watch) > 0 {
+		m.p("### What to watch after the fix")
+		m.p("")
+		for _, w := range r.Watch {
+			line := fmt.Sprintf("- **%s** (%s now): %s", md(w.Label), md(string(w.Verdict)), md(w.Text))
+			if w.Query != "" {
+				line += "; PromQL `" + strings.ReplaceAll(clean(w.Query), "`", "'") + "`"
+				if scorecard.MarkdownSafeURL(w.URL) {
+					line += " ([Explore](" + w.URL + "))"
+				}
+			}
+			m.p("%s", line)
+		}
+		m.p("")
+	}
 	if len(r.Traffic) > 0 {
 		m.p("### Traffic")
 		m.p("")

@@ -63,6 +63,7 @@ type Report struct {
 	Target        Finding    `json:"target"`
 	Causes        []Finding  `json:"causes"`       // the BEFORE side's top causes, in rank order
 	CausesFrom    string     `json:"causes_from"`  // where the causes came from ("" when none)
+	Watch         []Watch    `json:"watch"`        // what to keep watching after the fix: the target's measurements and the causes' items
 	Regressions   []Finding  `json:"regressions"`  // the worst item of each entity, worst first, at most Settings.MaxFindings
 	Improvements  []Finding  `json:"improvements"` // the largest fixed or improved item of each entity, largest first
 	Traffic       []Finding  `json:"traffic"`      // traffic of every service, busiest first
@@ -156,6 +157,7 @@ type Item struct {
 	Signal     string  `json:"signal"`
 	Facet      string  `json:"facet"`  // client, server, gap, self, ... ("" for none)
 	Series     string  `json:"series"` // the series name and labels (series items)
+	Query      string  `json:"query"`  // the PromQL selecting the series ("" when derived from spans or logs)
 	Unit       string  `json:"unit"`
 	Depth      int     `json:"depth"`     // call-graph hops from the target's service (-1 unknown)
 	Direction  int     `json:"direction"` // +1 up is worse, −1 down is worse, 0 neither

@@ -54,10 +54,13 @@ func (r *run) report() *Report {
 	for _, w := range measures {
 		isTarget[w] = true
 	}
+	var causeWork []*itemWork
+	var causeLabels []string
 	for _, c := range o.Causes {
 		w := r.causeItem(c)
 		f := r.finding(c.Rank, w, causeLabel(c))
 		rep.Causes = append(rep.Causes, f)
+		causeWork, causeLabels = append(causeWork, w), append(causeLabels, f.Label)
 	}
 	var regs, imps, traffic []*itemWork
 	for _, w := range r.work {
@@ -110,6 +113,7 @@ func (r *run) report() *Report {
 		nregs += m
 	}
 	rep.Verdict = r.summary(rep, tv, target, nregs)
+	rep.Watch = r.watchList(measures, causeWork, causeLabels, rep)
 	rep.Plots = r.plots(target, rep, byID)
 	rep.Heatmap = r.heatmap()
 	rep.Warnings = r.footnotes(target)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
 
 // spanSet is the span-level samples of one entity and facet on one side:
@@ -54,6 +55,9 @@ type seriesMeta struct {
 	// series of any pod of the workload (used when its pod is not present
 	// on both sides), pooledName its name without the pod's labels.
 	exact, pooled, pooledName string
+	// query and pooledQuery are the PromQL of the series and of its
+	// workload's pooled series ("" when derived).
+	query, pooledQuery string
 }
 
 // sideData is everything extracted from one side's window.
@@ -304,6 +308,7 @@ func newSeriesMeta(s *ingest.Series) seriesMeta {
 	}
 	m.entity, m.entityKind, m.service, m.facet = e.ID(), e.Kind.String(), e.Service, facet
 	m.name = s.Name + s.Labels.String()
+	m.query = scorecard.SeriesQuery(s)
 	m.exact = "series/" + e.ID() + ":" + sig + " " + m.name
 	if e.Kind == ingest.KindPod {
 		m.pod = e.Name
@@ -314,6 +319,9 @@ func newSeriesMeta(s *ingest.Series) seriesMeta {
 			}
 		}
 		m.pooledName = s.Name + kept.String()
+		pooled := *s
+		pooled.Labels = kept
+		m.pooledQuery = scorecard.SeriesQuery(&pooled)
 		m.pooled = "series/workload/" + e.Service + ":" + sig + " " + m.pooledName
 	}
 	return m

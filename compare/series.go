@@ -36,6 +36,7 @@ func (r *run) seriesItems() {
 				g = &seriesGroup{meta: m, pooled: pooled}
 				if pooled {
 					g.meta.entity, g.meta.entityKind, g.meta.pod, g.meta.name = "workload/"+m.service, "workload", "", m.pooledName
+					g.meta.query = m.pooledQuery
 				}
 				groups[key] = g
 			}
@@ -96,7 +97,7 @@ const bandMinPoints = 12
 func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	m := g.meta
 	w := &itemWork{signal: m.signal, stat: m.stat, item: Item{ID: key, Kind: KindSeries, Entity: m.entity, EntityKind: m.entityKind,
-		Service: m.service, Signal: m.signal.String(), Facet: m.facet, Series: m.name, Unit: m.unit,
+		Service: m.service, Signal: m.signal.String(), Facet: m.facet, Series: m.name, Query: m.query, Unit: m.unit,
 		Depth: r.depthOf(m.service), Direction: m.dir, Effect: nan(), LogRatio: nan(), Test: nanTest("robust-shift"), Band: nanBand()}}
 	it := &w.item
 	var pb, pa, pbase points

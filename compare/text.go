@@ -57,6 +57,16 @@ func renderText(w io.Writer, r *Report, opt RenderOptions) error {
 		t.line("  none")
 	}
 	t.findings(r.Improvements, true)
+	if len(r.Watch) > 0 {
+		t.blank()
+		t.section("What to watch after the fix")
+		for _, w := range r.Watch {
+			t.wrap("  ", "    ", clean(w.Label)+" ("+clean(string(w.Verdict))+" now): "+clean(w.Text))
+			if w.Query != "" {
+				t.wrap("    PromQL: ", "      ", clean(w.Query))
+			}
+		}
+	}
 	if len(r.Traffic) > 0 {
 		t.blank()
 		t.section("Traffic")

@@ -399,22 +399,37 @@ func checkOutputFlags(of *outputFlags) (time.Duration, error) {
 	if err != nil || slice <= 0 {
 		return 0, fmt.Errorf("--slice %q: want a positive duration like 30s", of.Slice)
 	}
-	for _, f := range []struct{ flag, value, example string }{
-		{"jaeger-ui-url", of.JaegerUI, "http://jaeger:16686"},
-		{"grafana-url", of.Grafana, "https://grafana.example.com"},
-	} {
-		if f.value == "" {
-			continue
-		}
-		pu, err := url.Parse(f.value)
-		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			return 0, fmt.Errorf("--%s %q: want an http(s) URL such as %s", f.flag, f.value, f.example)
-		}
+	if err := checkUIURL("jaeger-ui-url", of.JaegerUI, "http://jaeger:16686"); err != nil {
+		return 0, err
 	}
-	if of.GrafanaDatasource != "" && of.Grafana == "" {
-		return 0, fmt.Errorf("--grafana-datasource needs --grafana-url (the Grafana it belongs to)")
+	if err := checkGrafana(of.Grafana, of.GrafanaDatasource); err != nil {
+		return 0, err
 	}
 	return slice, nil
+}
+
+// checkUIURL checks a flag naming a UI's base URL: empty, or http(s) with
+// a host.
+func checkUIURL(flag, value, example string) error {
+	if value == "" {
+		return nil
+	}
+	pu, err := url.Parse(value)
+	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+		return fmt.Errorf("--%s %q: want an http(s) URL such as %s", flag, value, example)
+	}
+	return nil
+}
+
+// checkGrafana checks --grafana-url and --grafana-datasource.
+func checkGrafana(u, datasource string) error {
+	if err := checkUIURL("grafana-url", u, "https://grafana.example.com"); err != nil {
+		return err
+	}
+	if datasource != "" && u == "" {
+		return fmt.Errorf("--grafana-datasource needs --grafana-url (the Grafana it belongs to)")
+	}
+	return nil
 }
 
 // failOnHit reports whether a cause reaches the --fail-on severity.

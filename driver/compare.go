@@ -120,7 +120,9 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "also every input file on stderr")
 	fs.StringVar(&c.failOn, "fail-on", "never", "exit 3 when: regressed (the target or anything regressed), unchanged (also when the target is not fixed or improved), never; canary mode: fail (a workload failed), marginal (also marginal), never")
 	fs.DurationVar(&o.Slice, "slice", d.Slice, "heatmap time-slice width")
-	setGroup(fs, groupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice")
+	fs.StringVar(&o.GrafanaURL, "grafana-url", "", "link each watched series' PromQL to Grafana Explore at this `URL`")
+	fs.StringVar(&o.GrafanaDatasource, "grafana-datasource", "", "the `UID` of Grafana's Prometheus data source for --grafana-url (default: Grafana's default one)")
+	setGroup(fs, groupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice", "grafana-url", "grafana-datasource")
 	registerLimitFlags(fs, &c.lim)
 	c.lf.register(fs)
 	return fs, c
@@ -157,6 +159,9 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if o.Slice <= 0 || o.Alpha <= 0 || o.Alpha >= 1 {
 		return usage("--slice must be positive and --alpha in (0, 1)")
+	}
+	if err := checkGrafana(o.GrafanaURL, o.GrafanaDatasource); err != nil {
+		return usageErrorFor(stderr, "compare", err)
 	}
 	so, err := af.options()
 	if err != nil {

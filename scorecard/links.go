@@ -27,9 +27,10 @@ type StepLinks struct {
 	GrafanaDatasource string
 }
 
-// grafanaExplore is Grafana's Explore URL (schemaVersion 1 panes, Grafana
-// 10 and later) showing expr from "from" to "to".
-func grafanaExplore(base, datasource, expr string, from, to time.Time) string {
+// GrafanaExplore is Grafana's Explore URL (schemaVersion 1 panes, Grafana
+// 10 and later) at base showing the PromQL expr from "from" to "to" on the
+// Prometheus data source of UID datasource ("": Grafana's default).
+func GrafanaExplore(base, datasource, expr string, from, to time.Time) string {
 	type dsRef struct {
 		Type string `json:"type"`
 		UID  string `json:"uid"`
@@ -133,7 +134,7 @@ func queryStep(g *tcg.Graph, n *tcg.Node, links StepLinks) (Step, bool) {
 		if g.B0 >= 0 && g.B0 < len(g.Grid) {
 			from = g.Grid[g.B0].Std()
 		}
-		s.URL = grafanaExplore(links.GrafanaURL, links.GrafanaDatasource, q, from, g.Incident.WindowEnd.Std())
+		s.URL = GrafanaExplore(links.GrafanaURL, links.GrafanaDatasource, q, from, g.Incident.WindowEnd.Std())
 	}
 	return s, true
 }

@@ -110,8 +110,11 @@ func mdStep(s Step) string {
 	return "[" + label + "](" + s.URL + ")" + md(stepLine(noURL))
 }
 
-// mdSafeURL reports whether a link can go into Markdown as it is: http(s)
-// and none of the characters that end or escape a link.
+// MarkdownSafeURL reports whether a link can go into Markdown as it is:
+// http(s) and none of the characters that end or escape a link.
+func MarkdownSafeURL(u string) bool { return mdSafeURL(u) }
+
+// mdSafeURL is MarkdownSafeURL.
 func mdSafeURL(u string) bool {
 	return (strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")) && !strings.ContainsAny(u, " ()<>[]`\"\\\n\r")
 }

@@ -226,14 +226,19 @@ func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool, rbs []Runbook, links
 	return out
 }
 
-// movedQuery is the PromQL of a node's representative series when it came
-// from Prometheus ("" otherwise): its name and labels, values escaped as
-// PromQL strings.
+// movedQuery is the PromQL of a node's representative series ("" when it
+// did not come from Prometheus).
 func movedQuery(n *tcg.Node) string {
-	if n.Rep < 0 || n.Rep >= len(n.Series) {
+	if n.Rep < 0 || n.Rep >= len(n.Series) || n.Series[n.Rep].Source == tcg.PeersSource {
 		return ""
 	}
-	s := n.Series[n.Rep]
+	return SeriesQuery(n.Series[n.Rep])
+}
+
+// SeriesQuery is the PromQL selecting a series when it came from
+// Prometheus ("" for a series derived from spans, logs or peers): its name
+// and labels, values escaped as PromQL strings.
+func SeriesQuery(s *ingest.Series) string {
 	if s.Source == ingest.DerivedSource || s.Source == tcg.PeersSource || strings.HasPrefix(s.Source, "derived") || !validMetricName(s.Name) {
 		return ""
 	}
