@@ -5,7 +5,7 @@
 // their inputs: simulated incidents at 10k to 1M spans (gen.go, through
 // package fixtures), generated fleets of 1,000 and 10,000 services
 // (topology.go) and log volumes (loggen.go). bench/cmd/benchgen writes the
-// bundles to a cache directory; scripts/bench.sh prints the README's table.
+// bundles to a cache directory; scripts/bench.sh prints docs/performance.md's table.
 //
 // It owns no analysis: it calls the stages exactly as the driver does.
 package bench

@@ -10,7 +10,7 @@ import (
 
 // Params is the one parameter table of the default ("tcg") method. Every
 // constant the ranking uses is here, with its default and the experiment
-// that set it (see DefaultParams and the README's accuracy section).
+// that set it (see DefaultParams and docs/accuracy.md).
 type Params struct {
 	// Mechanism are the baseline fits' constants.
 	Mechanism MechanismParams
@@ -114,7 +114,7 @@ func levelTerm(sig ingest.SignalKind, facet string) string {
 // five development sets (nezha-ob, nezha-tt-dev, petshop-train,
 // changerca-dev, llm-dev) on 2026-12-02, after the version and peer
 // contrasts and the per-request patterns; the leave-one-set-out weights
-// differ from these by less than the README's table shows.
+// differ from these by less than docs/accuracy.md's table shows.
 func DefaultParams() Params {
 	return Params{
 		Mechanism:       DefaultMechanismParams(),

@@ -120,7 +120,7 @@
 // α = 0.01 with Benjamini–Hochberg over several hundred items, |δ| ≥ 0.2
 // (between Romano's "small" 0.147 and "medium" 0.33), a 25% quantile,
 // level or traffic change, h ≥ 0.2 (Cohen's "small") and 3 robust σ were
-// chosen on the development sets (TestDevelopmentCases, README "compare"):
+// chosen on the development sets (TestDevelopmentCases, docs/commands.md, "compare"):
 // with them, two clean pre-onset windows of every development case that
 // has them (llm-dev, PetShop, one TrainTicket case) report no change at
 // all, while the pre-onset window against the incident window puts the

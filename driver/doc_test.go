@@ -23,13 +23,26 @@ import (
 //     line has --fail-on;
 //   - a ```json (or ```csv, ```text) block right after a
 //     "<!-- format: NAME -->" line is an input example: it is written to a
-//     file and must be read by ingest as format NAME without error;
-//   - every flag that a --help prints is documented in the README.
+//     file and must be read by ingest as format NAME without error (these
+//     live in docs/formats.md);
+//   - every flag that a --help prints is documented in the README or the
+//     pages under docs/ (docs/cli.md has them all, generated; docs/flags.md
+//     and docs/commands.md explain them).
 
 // readme returns the README's text.
 func readme(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// docPage returns the text of a page under docs/.
+func docPage(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "docs", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +195,7 @@ func TestReadmeExamples(t *testing.T) {
 
 // TestReadmeFormats reads every "<!-- format: NAME -->" example.
 func TestReadmeFormats(t *testing.T) {
-	blocks := markedBlocks(readme(t), "format")
+	blocks := markedBlocks(docPage(t, "formats.md"), "format")
 	seen := map[string]bool{}
 	for _, b := range blocks {
 		seen[b.marker] = true
@@ -193,15 +206,15 @@ func TestReadmeFormats(t *testing.T) {
 			}
 			part, err := ingest.ReadFile(path, nil, ingest.Limits{})
 			if err != nil {
-				t.Fatalf("README.md:%d: %v", b.line, err)
+				t.Fatalf("docs/formats.md:%d: %v", b.line, err)
 			}
 			in := part.Inputs[0]
 			if in.Format.String() != b.marker {
-				t.Errorf("README.md:%d: read as %s, marked %s", b.line, in.Format, b.marker)
+				t.Errorf("docs/formats.md:%d: read as %s, marked %s", b.line, in.Format, b.marker)
 			}
 			c := in.Counts
 			if c.Spans+c.Series+c.Points+c.Events+c.Alerts+c.Dependencies+c.Samples+c.Logs == 0 {
-				t.Errorf("README.md:%d: example yields no data: %+v", b.line, c)
+				t.Errorf("docs/formats.md:%d: example yields no data: %+v", b.line, c)
 			}
 		})
 	}
@@ -210,15 +223,19 @@ func TestReadmeFormats(t *testing.T) {
 		"alertmanager", "k8s-events", "nvidia-smi-csv", "nvidia-smi-dmon", "nvml-recording", "kineto-trace",
 		"loki-streams", "otlp-logs", "docker-json-log", "cri-log", "text-log", "victorialogs-jsonl"} {
 		if !seen[f] {
-			t.Errorf("README has no <!-- format: %s --> example", f)
+			t.Errorf("docs/formats.md has no <!-- format: %s --> example", f)
 		}
 	}
 }
 
 // TestReadmeFlags checks that every flag the command and its subcommands
-// print in --help appears in the README.
+// print in --help is explained in the README, docs/flags.md or
+// docs/commands.md (docs/cli.md has them all by construction), and that
+// the README is a front page: at most 250 lines, the two set-up commands,
+// and links to the measured results.
 func TestReadmeFlags(t *testing.T) {
-	text := readme(t)
+	front := readme(t)
+	text := front + docPage(t, "flags.md") + docPage(t, "commands.md") + docPage(t, "live.md") + docPage(t, "formats.md") + docPage(t, "reliability.md")
 	flagRE := regexp.MustCompile(`(?m)^\s+(?:-\w, )?--([a-z][a-z0-9-]*)`)
 	for _, sub := range []string{"", "eval", "simulate", "record-gpu", "compare"} {
 		args := []string{"--help"}
@@ -232,13 +249,23 @@ func TestReadmeFlags(t *testing.T) {
 		}
 		for _, m := range flags {
 			if !strings.Contains(text, "--"+m[1]) {
-				t.Errorf("README does not document %s --%s", strings.TrimSpace("pipeline-analyze "+sub), m[1])
+				t.Errorf("neither the README nor docs/{flags,commands,live,formats,reliability}.md explains %s --%s",
+					strings.TrimSpace("pipeline-analyze "+sub), m[1])
 			}
 		}
 	}
-	for _, want := range []string{"## Accuracy", "## Performance", "## Reliability", "bash .ci/run", "go run ./cmd/pipeline-analyze", "docs/sample-scorecard.html", "docs/scorecard.schema.json"} {
-		if !strings.Contains(text, want) {
+	if n := strings.Count(front, "\n"); n > 250 {
+		t.Errorf("README.md has %d lines: a front page has at most 250 (the rest belongs under docs/)", n)
+	}
+	for _, want := range []string{"bash .ci/run", "go run ./cmd/pipeline-analyze", "docs/sample-scorecard.html", "docs/scorecard.schema.json",
+		"docs/accuracy.md", "docs/performance.md", "docs/reliability.md", "docs/cli.md", "docs/formats.md"} {
+		if !strings.Contains(front, want) {
 			t.Errorf("README lacks %q", want)
+		}
+	}
+	for _, page := range []string{"accuracy.md", "performance.md", "reliability.md", "formats.md", "live.md", "flags.md", "commands.md", "cli.md", "testing.md"} {
+		if _, err := os.Stat(filepath.Join("..", "docs", page)); err != nil {
+			t.Errorf("docs/%s: %v", page, err)
 		}
 	}
 }
@@ -274,6 +301,36 @@ func TestSampleScorecardsCurrent(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("docs/%s is not the demo's %s report: regenerate it with go run ./cmd/pipeline-analyze -q -o %s --export docs/%s",
 				f.file, f.format, f.format, f.file)
+		}
+	}
+}
+
+// TestDocLinks checks that every relative link of the README and the pages
+// under docs/ names a file that exists (after the README's split into
+// pages, a link left pointing at the old place would otherwise rot).
+func TestDocLinks(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, filepath.Join("..", "README.md"))
+	linkRE := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, p := range pages {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range linkRE.FindAllStringSubmatch(string(data), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			if i := strings.IndexByte(target, '#'); i >= 0 {
+				target = target[:i]
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(p), target)); err != nil {
+				t.Errorf("%s links to %s, which does not exist", p, m[1])
+			}
 		}
 	}
 }

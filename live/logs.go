@@ -147,7 +147,7 @@ func FetchLoki(ctx context.Context, c *Client, opt LogOptions) (*LogResult, erro
 		if n < limit || newest < start {
 			break
 		}
-		start = newest + 1 // entries at exactly that nanosecond beyond the page are lost (stated in the README)
+		start = newest + 1 // entries at exactly that nanosecond beyond the page are lost (stated in docs/live.md)
 	}
 	res.Capped = res.Records >= opt.Max
 	return res, nil

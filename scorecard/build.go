@@ -107,7 +107,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 	c.Manifest.Version = opt.Version
 	c.Manifest.Args = append([]string{"pipeline-analyze"}, opt.Args...)
 	if r.Method == "tcg" {
-		c.Sampling = "confidence is the probability that the cause's service is the root cause, from the ranking's fitted model (calibrated on labelled development incidents; see the README's accuracy section)"
+		c.Sampling = "confidence is the probability that the cause's service is the root cause, from the ranking's fitted model (calibrated on labelled development incidents; see docs/accuracy.md)"
 	}
 	return c
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # compare-dev.sh: compare's acceptance tables on every development case
-# under ../shared/data (the README's "compare" figures):
+# under ../shared/data (docs/commands.md's "compare" figures):
 #   - pre-onset window vs incident window, and two clean pre-onset windows
 #     (quiet pairs: chosen before any injected or labelled disturbance);
 #   - canary mode (--canary auto) on every case with rollout events.
