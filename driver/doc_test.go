@@ -220,7 +220,7 @@ func TestReadmeFormats(t *testing.T) {
 func TestReadmeFlags(t *testing.T) {
 	text := readme(t)
 	flagRE := regexp.MustCompile(`(?m)^\s+(?:-\w, )?--([a-z][a-z0-9-]*)`)
-	for _, sub := range []string{"", "eval", "simulate", "record-gpu", "compare"} {
+	for _, sub := range []string{"", "eval", "simulate", "record-gpu", "compare", "mcp"} {
 		args := []string{"--help"}
 		if sub != "" {
 			args = []string{sub, "--help"}
