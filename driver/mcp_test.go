@@ -325,3 +325,34 @@ func TestMCPUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPLive serves the live sources of the server's own flags: analyze
+// without paths fetches from a fake Prometheus with the token of the
+// server's --token-file, the token never reaches a result, and paths are
+// refused when the server has no root.
+func TestMCPLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and simulates an incident")
+	}
+	lc := newLiveCase(t, 12*time.Minute)
+	c := startMCP(t, "--prometheus-url", lc.prom.URL, "--token-file", lc.tokenFile, "--retries", "1", "--timeout", "5s")
+	var an analyzeOutput
+	text, isErr := c.call("analyze", map[string]any{"at": lc.label.AlertTime, "baseline": "6m", "target": "vllm:gpu_util", "detail": "full"}, &an)
+	if isErr {
+		t.Fatalf("analyze from the live source: %s", text)
+	}
+	if lc.hits.Load() < 30 || an.Verdict == "" || !strings.HasPrefix(an.Target, "vllm:gpu_util") {
+		t.Errorf("%d requests; verdict %q, target %q", lc.hits.Load(), an.Verdict, an.Target)
+	}
+	if strings.Contains(text, plantedToken) || strings.Contains(c.stderr.String(), plantedToken) {
+		t.Error("the token reached a result or the server's stderr")
+	}
+	if !strings.Contains(text, "live/") {
+		t.Error("the full card does not name the fetched inputs")
+	}
+	var roots listOutput
+	if text, isErr := c.call("list_inputs", nil, &roots); isErr || !slices.Equal(roots.Live, []string{"prometheus"}) || strings.Contains(text, lc.prom.URL) {
+		t.Errorf("list_inputs without paths: %s", text)
+	}
+	c.refused("analyze", map[string]any{"paths": []string{"incident"}}, "no --root")
+}

@@ -37,12 +37,13 @@ func checkDetail(d string) (bool, error) {
 
 // analyzeInput are the analyze tool's arguments.
 type analyzeInput struct {
-	Paths  []string `json:"paths,omitempty" jsonschema:"files or directories under a root (relative to a root, or absolute inside one); empty: fetch from the server's live sources"`
-	At     string   `json:"at,omitempty" jsonschema:"incident time: RFC3339, a unix epoch, or now-15m (now = end of the data); default: the firing alert, else the largest deviation"`
-	Window string   `json:"window,omitempty" jsonschema:"length of the incident window centred on at, e.g. 10m"`
-	Target string   `json:"target,omitempty" jsonschema:"the symptom to explain, SERVICE[:SIGNAL[:STAT]], e.g. api-gateway:latency:p99"`
-	Method string   `json:"method,omitempty" jsonschema:"ranking method: tcg (default) or a comparison baseline"`
-	Detail string   `json:"detail,omitempty" jsonschema:"summary (default: verdict, target, top causes with next steps) or full (adds the whole JSON scorecard and its Markdown)"`
+	Paths    []string `json:"paths,omitempty" jsonschema:"files or directories under a root (relative to a root, or absolute inside one); empty: fetch from the server's live sources"`
+	At       string   `json:"at,omitempty" jsonschema:"incident time: RFC3339, a unix epoch, or now-15m (now = end of the data); default: the firing alert, else the largest deviation"`
+	Window   string   `json:"window,omitempty" jsonschema:"length of the incident window centred on at, e.g. 10m"`
+	Baseline string   `json:"baseline,omitempty" jsonschema:"length of the baseline before the window, e.g. 30m (default: all data before it; live: max(6 windows, 30m))"`
+	Target   string   `json:"target,omitempty" jsonschema:"the symptom to explain, SERVICE[:SIGNAL[:STAT]], e.g. api-gateway:latency:p99"`
+	Method   string   `json:"method,omitempty" jsonschema:"ranking method: tcg (default) or a comparison baseline"`
+	Detail   string   `json:"detail,omitempty" jsonschema:"summary (default: verdict, target, top causes with next steps) or full (adds the whole JSON scorecard and its Markdown)"`
 }
 
 // explainInput are the explain_cause tool's arguments.
@@ -166,7 +167,7 @@ func (s *mcpServer) analyze(ctx context.Context, in analyzeInput) (*analyzeOutpu
 	if err := s.needPaths(paths); err != nil {
 		return nil, "", err
 	}
-	args := s.runArgs([][2]string{{"at", in.At}, {"window", in.Window}, {"target", in.Target}, {"method", in.Method}}, paths)
+	args := s.runArgs([][2]string{{"at", in.At}, {"window", in.Window}, {"baseline", in.Baseline}, {"target", in.Target}, {"method", in.Method}}, paths)
 	fs, o := newAnalyzeFlags()
 	if err := fs.Parse(args); err != nil {
 		return nil, "", err
