@@ -71,6 +71,11 @@ func TestMCPHostile(t *testing.T) {
 		if text, isErr := c.call("list_inputs", nil, nil); isErr {
 			t.Errorf("server %q stopped serving: %s", key, text)
 		}
+		rss := c.peakRSS()
+		t.Logf("server %q: peak RSS %d MiB", key, rss>>20)
+		if rss > maxRunRSS {
+			t.Errorf("server %q: peak RSS %d MiB > %d MiB", key, rss>>20, maxRunRSS>>20)
+		}
 		c.cs.Close()
 		if s := c.stderr.String(); strings.Contains(s, "panic") || strings.Contains(s, "goroutine ") || strings.Contains(s, "internal error") {
 			t.Errorf("server %q: %.3000s", key, s)

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -42,6 +44,7 @@ type mcpClient struct {
 	cs     *mcp.ClientSession
 	stderr *lockedBuffer
 	tmp    string // the server's TMPDIR
+	cmd    *exec.Cmd
 }
 
 // startMCP starts "pipeline-analyze mcp ARGS..." as a subprocess and
@@ -62,7 +65,23 @@ func startMCP(t *testing.T, args ...string) *mcpClient {
 		t.Fatalf("connect: %v (stderr %q)", err, stderr.String())
 	}
 	t.Cleanup(func() { cs.Close() })
-	return &mcpClient{t: t, cs: cs, stderr: stderr, tmp: tmp}
+	return &mcpClient{t: t, cs: cs, stderr: stderr, tmp: tmp, cmd: cmd}
+}
+
+// peakRSS is the server's peak resident set so far, in bytes (0 where
+// /proc does not say).
+func (c *mcpClient) peakRSS() int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // call calls a tool; a protocol error (the server gone) fails the test.
@@ -194,7 +213,10 @@ func TestMCPServer(t *testing.T) {
 		t.Fatalf("the CLI's JSON: %v (%d causes)", err, len(want.Causes))
 	}
 	var an analyzeOutput
+	t0 := time.Now()
 	text, isErr := c.call("analyze", map[string]any{"paths": []string{"llm-002"}}, &an)
+	t.Logf("llm-002: the CLI %v (peak RSS %d MiB), the analyze tool %v", cli.wall.Round(10*time.Millisecond), cli.rss>>20,
+		time.Since(t0).Round(10*time.Millisecond))
 	if isErr {
 		t.Fatalf("analyze: %s", text)
 	}

@@ -91,6 +91,7 @@ func addTool[In, Out any](s *mcpServer, srv *mcp.Server, t *mcp.Tool, h func(con
 	mcp.AddTool(srv, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		defer debug.FreeOSMemory() // a long-lived server gives a large run's memory back
 		defer func() {
 			if p := recover(); p != nil {
 				var zero Out
@@ -210,6 +211,9 @@ func (s *mcpServer) explainCause(_ context.Context, in explainInput) (*explainOu
 	rank := in.Rank
 	if rank == 0 {
 		rank = 1
+	}
+	if len(s.last.Causes) == 0 {
+		return nil, "", fmt.Errorf("the last analysis has no causes to explain (%s)", s.last.Verdict.Text)
 	}
 	for i := range s.last.Causes {
 		if c := &s.last.Causes[i]; c.Rank == rank {
