@@ -236,6 +236,10 @@ func TestMCPServer(t *testing.T) {
 	if an.Card != nil || an.Markdown != "" || len(an.Causes) > mcpTopCauses {
 		t.Errorf("summary detail carries the full card or %d causes", len(an.Causes))
 	}
+	var again analyzeOutput
+	if text2, _ := c.call("analyze", map[string]any{"paths": []string{"llm-002"}}, &again); text2 != text {
+		t.Errorf("analyze is not deterministic:\n%.500s\n%.500s", text, text2)
+	}
 	var anFull analyzeOutput
 	if text, isErr := c.call("analyze", map[string]any{"paths": []string{filepath.Join(dev, "llm-002")}, "detail": "full"}, &anFull); isErr {
 		t.Fatalf("analyze, full: %s", text)
