@@ -70,7 +70,27 @@ type causeSummary struct {
 	Severity       string           `json:"severity"`
 	State          string           `json:"state"`
 	ExplainedShare *float64         `json:"explained_share" jsonschema:"share 0..1 of the target's deviation the cause explains (do-intervention)"`
-	NextSteps      []scorecard.Step `json:"next_steps,omitempty" jsonschema:"how to confirm the cause, then how to mitigate it"`
+	NextSteps      []stepOut        `json:"next_steps,omitempty" jsonschema:"how to confirm the cause, then how to mitigate it"`
+}
+
+// stepOut is a next step (scorecard.Step) without its empty fields.
+type stepOut struct {
+	Kind    string `json:"kind" jsonschema:"confirm, or mitigate (changes the cluster)"`
+	Text    string `json:"text"`
+	Command string `json:"command,omitempty" jsonschema:"a shell command"`
+	Where   string `json:"where,omitempty" jsonschema:"where to run it (empty: where kubectl reaches the cluster)"`
+	Query   string `json:"query,omitempty" jsonschema:"a PromQL expression of the series that moved"`
+	URL     string `json:"url,omitempty"`
+	Source  string `json:"source"`
+}
+
+// steps are a cause's next steps as the tools give them.
+func steps(ss []scorecard.Step) []stepOut {
+	var out []stepOut
+	for _, s := range ss {
+		out = append(out, stepOut(s))
+	}
+	return out
 }
 
 // analyzeOutput is the analyze tool's result.
@@ -108,7 +128,7 @@ func analyzeResult(c *scorecard.Card, full bool) (*analyzeOutput, error) {
 	for _, cause := range firstN(c.Causes, mcpTopCauses, full) {
 		out.Causes = append(out.Causes, causeSummary{Rank: cause.Rank, Service: cause.Service, Component: cause.Component,
 			ComponentKind: cause.ComponentKind, Signal: cause.Signal, Confidence: num(cause.Confidence), Severity: cause.Severity,
-			State: cause.State, ExplainedShare: num(cause.Intervention.ExplainedShare), NextSteps: cause.NextSteps})
+			State: cause.State, ExplainedShare: num(cause.Intervention.ExplainedShare), NextSteps: steps(cause.NextSteps)})
 	}
 	for _, w := range firstN(c.Warnings, mcpWarnings, full) {
 		out.Warnings = append(out.Warnings, warningLine(w.Source, w.Message))
@@ -202,7 +222,7 @@ type explainOutput struct {
 	TraceIDs       []string         `json:"trace_ids" jsonschema:"traces of the evidence, in its order (summary: the first ones)"`
 	TraceIDsTotal  int              `json:"trace_ids_total"`
 	Dimensions     []dimensionOut   `json:"dimensions,omitempty" jsonschema:"with detail full: the score's dimensions"`
-	NextSteps      []scorecard.Step `json:"next_steps"`
+	NextSteps      []stepOut        `json:"next_steps"`
 }
 
 // explainResult is the explain_cause result of one cause of card c.
@@ -215,12 +235,12 @@ func explainResult(c *scorecard.Card, cause *scorecard.Cause, full bool) *explai
 		Intervention: interventionOut{Node: iv.Target, Observed: num(iv.Observed), Counterfactual: num(iv.Counterfactual), Unit: iv.Unit,
 			ExplainedShare: num(iv.ExplainedShare), Interval: []*float64{num(iv.Interval[0]), num(iv.Interval[1])}},
 		Path: []pathStepOut{}, Evidence: []evidenceOut{}, EvidenceTotal: len(cause.Evidence), TraceIDs: []string{},
-		NextSteps: cause.NextSteps}
+		NextSteps: steps(cause.NextSteps)}
 	if cause.Rank == 1 {
 		out.Counterfactual = c.Verdict.Counterfactual
 	}
 	if out.NextSteps == nil {
-		out.NextSteps = []scorecard.Step{}
+		out.NextSteps = []stepOut{}
 	}
 	for _, p := range cause.Path {
 		out.Path = append(out.Path, pathStepOut{Node: p.Node, Service: p.Service, Signal: p.Signal, LagSeconds: p.Lag.Seconds(),

@@ -241,9 +241,11 @@ func TestMCPServer(t *testing.T) {
 		t.Errorf("analyze is not deterministic:\n%.500s\n%.500s", text, text2)
 	}
 	var anFull analyzeOutput
-	if text, isErr := c.call("analyze", map[string]any{"paths": []string{filepath.Join(dev, "llm-002")}, "detail": "full"}, &anFull); isErr {
-		t.Fatalf("analyze, full: %s", text)
+	textFull, isErr := c.call("analyze", map[string]any{"paths": []string{filepath.Join(dev, "llm-002")}, "detail": "full"}, &anFull)
+	if isErr {
+		t.Fatalf("analyze, full: %s", textFull)
 	}
+	t.Logf("analyze result text: %d bytes (summary), %d bytes (full)", len(text), len(textFull))
 	if anFull.Card == nil || !strings.Contains(anFull.Markdown, top.Service) {
 		t.Errorf("full detail lacks the JSON card or the Markdown")
 	}
