@@ -61,16 +61,16 @@ func firstN[T any](xs []T, n int, full bool) []T {
 
 // causeSummary is one ranked cause in an analyze result.
 type causeSummary struct {
-	Rank           int              `json:"rank"`
-	Service        string           `json:"service"`
-	Component      string           `json:"component"`
-	ComponentKind  string           `json:"component_kind"`
-	Signal         string           `json:"signal"`
-	Confidence     *float64         `json:"confidence"`
-	Severity       string           `json:"severity"`
-	State          string           `json:"state"`
-	ExplainedShare *float64         `json:"explained_share" jsonschema:"share 0..1 of the target's deviation the cause explains (do-intervention)"`
-	NextSteps      []stepOut        `json:"next_steps,omitempty" jsonschema:"how to confirm the cause, then how to mitigate it"`
+	Rank           int       `json:"rank"`
+	Service        string    `json:"service"`
+	Component      string    `json:"component"`
+	ComponentKind  string    `json:"component_kind"`
+	Signal         string    `json:"signal"`
+	Confidence     *float64  `json:"confidence"`
+	Severity       string    `json:"severity"`
+	State          string    `json:"state"`
+	ExplainedShare *float64  `json:"explained_share" jsonschema:"share 0..1 of the target's deviation the cause explains (do-intervention)"`
+	NextSteps      []stepOut `json:"next_steps,omitempty" jsonschema:"how to confirm the cause, then how to mitigate it"`
 }
 
 // stepOut is a next step (scorecard.Step) without its empty fields.
@@ -204,25 +204,25 @@ type dimensionOut struct {
 
 // explainOutput is the explain_cause tool's result.
 type explainOutput struct {
-	Rank           int              `json:"rank"`
-	Service        string           `json:"service"`
-	Component      string           `json:"component"`
-	ComponentKind  string           `json:"component_kind"`
-	Signal         string           `json:"signal"`
-	Confidence     *float64         `json:"confidence"`
-	Score          *float64         `json:"score"`
-	Severity       string           `json:"severity"`
-	State          string           `json:"state"`
-	Target         string           `json:"target" jsonschema:"the symptom of the analysis, SERVICE:SIGNAL:STAT"`
-	Intervention   interventionOut  `json:"intervention"`
-	Counterfactual string           `json:"counterfactual,omitempty" jsonschema:"the verdict's counterfactual in words (the top cause's)"`
-	Path           []pathStepOut    `json:"path"`
-	Evidence       []evidenceOut    `json:"evidence" jsonschema:"summary: the first ones"`
-	EvidenceTotal  int              `json:"evidence_total"`
-	TraceIDs       []string         `json:"trace_ids" jsonschema:"traces of the evidence, in its order (summary: the first ones)"`
-	TraceIDsTotal  int              `json:"trace_ids_total"`
-	Dimensions     []dimensionOut   `json:"dimensions,omitempty" jsonschema:"with detail full: the score's dimensions"`
-	NextSteps      []stepOut        `json:"next_steps"`
+	Rank           int             `json:"rank"`
+	Service        string          `json:"service"`
+	Component      string          `json:"component"`
+	ComponentKind  string          `json:"component_kind"`
+	Signal         string          `json:"signal"`
+	Confidence     *float64        `json:"confidence"`
+	Score          *float64        `json:"score"`
+	Severity       string          `json:"severity"`
+	State          string          `json:"state"`
+	Target         string          `json:"target" jsonschema:"the symptom of the analysis, SERVICE:SIGNAL:STAT"`
+	Intervention   interventionOut `json:"intervention"`
+	Counterfactual string          `json:"counterfactual,omitempty" jsonschema:"the verdict's counterfactual in words (the top cause's)"`
+	Path           []pathStepOut   `json:"path"`
+	Evidence       []evidenceOut   `json:"evidence" jsonschema:"summary: the first ones"`
+	EvidenceTotal  int             `json:"evidence_total"`
+	TraceIDs       []string        `json:"trace_ids" jsonschema:"traces of the evidence, in its order (summary: the first ones)"`
+	TraceIDsTotal  int             `json:"trace_ids_total"`
+	Dimensions     []dimensionOut  `json:"dimensions,omitempty" jsonschema:"with detail full: the score's dimensions"`
+	NextSteps      []stepOut       `json:"next_steps"`
 }
 
 // explainResult is the explain_cause result of one cause of card c.
