@@ -276,6 +276,11 @@ func TestMCPServer(t *testing.T) {
 	if cmp.Mode != "before-after" || cmp.Verdict == "" || cmp.Verdict != wantCmp.Verdict || cmp.Target == nil {
 		t.Errorf("compare: %+v, the CLI's verdict %q", cmp, wantCmp.Verdict)
 	}
+	var one compareOutput
+	if text, isErr := c.call("compare", map[string]any{"paths": []string{"incident"}, "window": "2m", "before_at": "now-2m", "after_at": "now-9m"}, &one); isErr ||
+		one.Mode != "before-after" || one.Verdict == "" {
+		t.Errorf("compare, two windows of one input: %.300s %+v", text, one)
+	}
 	var can compareOutput
 	if text, isErr := c.call("compare", map[string]any{"paths": []string{"rollout"}, "canary": "auto"}, &can); isErr {
 		t.Fatalf("compare, canary: %s", text)
