@@ -140,16 +140,9 @@ func runAnalyze(args []string, env cmdEnv) int {
 		fmt.Fprintf(stdout, "pipeline-analyze %s\n", version)
 		return 0
 	}
-	r := &analyzeRun{env: env, fs: fs, o: o, rep: &reporter{w: stderr, raw: env.tty, quiet: of.Quiet, verbose: of.Verbose}}
-	var err error
-	if r.slice, err = checkOutputFlags(of); err != nil {
+	r, err := newAnalyzeRun(env, fs, o, &reporter{w: stderr, raw: env.tty, quiet: of.Quiet, verbose: of.Verbose})
+	if err != nil {
 		return usageError(stderr, err)
-	}
-	if r.so, err = af.options(); err != nil {
-		return usageError(stderr, err)
-	}
-	if af.Explain {
-		r.so.causal.Explain = env.explain
 	}
 	if lf.ListQueries {
 		return lf.list(stdout, stderr, af.Step)
@@ -157,29 +150,7 @@ func runAnalyze(args []string, env cmdEnv) int {
 	if err := checkOutputs(fs.Args(), of.Export, of.Dot, lf.SaveBundle); err != nil {
 		return usageError(stderr, err)
 	}
-	// One work directory per run holds every temporary file (the demo, a
-	// live fetch without --save-bundle, copies of compressed SQLite
-	// exports); it is removed at the end, and on SIGINT/SIGTERM.
-	if r.work, err = os.MkdirTemp("", "pipeline-analyze-run-*"); err != nil {
-		sayErr(stderr, "", err)
-		return 1
-	}
-	untrack := trackTemp(r.work)
-	defer func() { os.RemoveAll(r.work); untrack() }()
-	r.in, err = newSource(lf, af, r.work, env.red, r.rep.say).open(context.Background(), args, fs.Args(), &r.so.at, &r.so.spec)
-	if err != nil {
-		return liveExit(stderr, err)
-	}
-	defer r.in.cleanup()
-	b, err := r.read()
-	if err != nil {
-		return exitCode(err)
-	}
-	inc, err := r.checkContext(b)
-	if err != nil {
-		return exitCode(err)
-	}
-	card, err := r.analyse(b, inc)
+	card, err := r.card(context.Background(), args)
 	if err != nil {
 		return exitCode(err)
 	}
@@ -208,6 +179,54 @@ type analyzeRun struct {
 	notes []string // context notes (flags against the data), printed and footnoted
 
 	analyseStart, reportStart time.Time // the phases' starts, for -v
+}
+
+// newAnalyzeRun checks the output flags and turns the analysis flags into
+// the stages' options; an error is a usage error (not yet reported).
+func newAnalyzeRun(env cmdEnv, fs *pflag.FlagSet, o *analyzeOpts, rep *reporter) (*analyzeRun, error) {
+	r := &analyzeRun{env: env, fs: fs, o: o, rep: rep}
+	var err error
+	if r.slice, err = checkOutputFlags(&o.of); err != nil {
+		return nil, err
+	}
+	if r.so, err = o.af.options(); err != nil {
+		return nil, err
+	}
+	if o.af.Explain {
+		r.so.causal.Explain = env.explain
+	}
+	return r, nil
+}
+
+// card runs the analysis up to its scorecard and writes nothing to stdout:
+// the source's inputs, the context checks, the analysis. The command
+// renders the card (report); the MCP server's analyze tool returns it. args
+// are the command line recorded for the rerun. An error has been reported
+// on r.env.stderr and carries its exit status (exitCode).
+func (r *analyzeRun) card(ctx context.Context, args []string) (*scorecard.Card, error) {
+	// One work directory per run holds every temporary file (the demo, a
+	// live fetch without --save-bundle, copies of compressed SQLite
+	// exports); it is removed at the end, and on SIGINT/SIGTERM.
+	var err error
+	if r.work, err = os.MkdirTemp("", "pipeline-analyze-run-*"); err != nil {
+		return nil, r.fail("", err)
+	}
+	untrack := trackTemp(r.work)
+	defer func() { os.RemoveAll(r.work); untrack() }()
+	r.in, err = newSource(&r.o.lf, &r.o.af, r.work, r.env.red, r.rep.say).open(ctx, args, r.fs.Args(), &r.so.at, &r.so.spec)
+	if err != nil {
+		return nil, reported(liveExit(r.env.stderr, err))
+	}
+	defer r.in.cleanup()
+	b, err := r.read()
+	if err != nil {
+		return nil, err
+	}
+	inc, err := r.checkContext(b)
+	if err != nil {
+		return nil, err
+	}
+	return r.analyse(b, inc)
 }
 
 // reported is an error already written to stderr: the command exits with

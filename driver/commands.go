@@ -36,6 +36,8 @@ func commands() []command {
 		{name: "compare", args: "[flags] BEFORE AFTER", summary: "did the fix work? verdicts before vs after", usage: compareUsage,
 			flags: func() *pflag.FlagSet { fs, _ := newCompareFlags(); return fs },
 			run:   func(a []string, e cmdEnv) int { return runCompare(a, e.stdin, e.stdout, e.stderr) }},
+		{name: "mcp", args: "[flags]", summary: "serve the analysis to AI assistants (Model Context Protocol, stdio)", usage: mcpUsage,
+			flags: func() *pflag.FlagSet { fs, _ := newMCPFlags(); return fs }, run: runMCP},
 		{name: "record-gpu", args: "[flags]", summary: "record NVML samples of every GPU", usage: recordGPUUsage,
 			flags: func() *pflag.FlagSet { fs, _ := newRecordGPUFlags(); return fs },
 			run:   func(a []string, e cmdEnv) int { return runRecordGPU(a, e.stdout, e.stderr) }},

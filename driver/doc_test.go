@@ -235,9 +235,9 @@ func TestReadmeFormats(t *testing.T) {
 // and links to the measured results.
 func TestReadmeFlags(t *testing.T) {
 	front := readme(t)
-	text := front + docPage(t, "flags.md") + docPage(t, "commands.md") + docPage(t, "live.md") + docPage(t, "formats.md") + docPage(t, "reliability.md")
+	text := front + docPage(t, "flags.md") + docPage(t, "commands.md") + docPage(t, "live.md") + docPage(t, "formats.md") + docPage(t, "reliability.md") + docPage(t, "mcp.md")
 	flagRE := regexp.MustCompile(`(?m)^\s+(?:-\w, )?--([a-z][a-z0-9-]*)`)
-	for _, sub := range []string{"", "eval", "simulate", "record-gpu", "compare"} {
+	for _, sub := range []string{"", "eval", "simulate", "record-gpu", "compare", "mcp"} {
 		args := []string{"--help"}
 		if sub != "" {
 			args = []string{sub, "--help"}
@@ -249,7 +249,7 @@ func TestReadmeFlags(t *testing.T) {
 		}
 		for _, m := range flags {
 			if !strings.Contains(text, "--"+m[1]) {
-				t.Errorf("neither the README nor docs/{flags,commands,live,formats,reliability}.md explains %s --%s",
+				t.Errorf("neither the README nor docs/{flags,commands,live,formats,reliability,mcp}.md explains %s --%s",
 					strings.TrimSpace("pipeline-analyze "+sub), m[1])
 			}
 		}

@@ -1,0 +1,154 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPResolve checks the path rules of the tools in process: relative
+// to a root or absolute inside one, ".." refused, symlinks resolved (out of
+// the roots refused, also inside a directory), missing paths named.
+func TestMCPResolve(t *testing.T) {
+	root, other, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, f := range []string{filepath.Join(root, "case", "t.json"), filepath.Join(other, "o.json"), filepath.Join(outside, "secret.json")} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		filepath.Join(root, "in.json"):          filepath.Join(root, "case", "t.json"),
+		filepath.Join(root, "out.json"):         filepath.Join(outside, "secret.json"),
+		filepath.Join(root, "outdir"):           outside,
+		filepath.Join(root, "case", "sneak.js"): filepath.Join(outside, "secret.json"),
+		filepath.Join(other, "back"):            filepath.Join(root, "case"),
+	}
+	for link, target := range links {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &mcpServer{}
+	for _, r := range []string{root, other} {
+		real, err := realDir(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.roots = append(s.roots, real)
+	}
+	realRoot := s.roots[0]
+	for _, tc := range []struct {
+		path, want, err string
+	}{
+		{"in.json", filepath.Join(realRoot, "case", "t.json"), ""},
+		{"o.json", filepath.Join(s.roots[1], "o.json"), ""},                             // the second root
+		{filepath.Join(root, "in.json"), filepath.Join(realRoot, "case", "t.json"), ""}, // absolute inside
+		{"back", filepath.Join(realRoot, "case"), "symlink out of the roots"},           // into the first root, whose case/ holds sneak.js
+		{"case", "", "case/sneak.js is a symlink out of the roots"},
+		{"case/t.json", filepath.Join(realRoot, "case", "t.json"), ""},
+		{"out.json", "", "outside the roots"},
+		{"outdir", "", "outside the roots"},
+		{filepath.Join(outside, "secret.json"), "", "outside the roots"},
+		{filepath.Join(outside, "missing.json"), "", "outside the roots"},
+		{"/", "", "outside the roots"},
+		{"../x", "", `".." is refused`},
+		{"case/../in.json", "", `".." is refused`},
+		{root + "/../x", "", `".." is refused`},
+		{"", "", "empty path"},
+		{"missing.json", "", "no such file or directory under the roots"},
+		{"a\x00b", "", "NUL"},
+	} {
+		got, err := s.resolve(tc.path)
+		switch {
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("resolve(%q) = %q, %v; want %q", tc.path, got, err, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("resolve(%q) = %q, %v; want an error with %q", tc.path, got, err, tc.err)
+		}
+	}
+	if _, err := (&mcpServer{}).resolve("in.json"); err == nil || !strings.Contains(err.Error(), "no --root") {
+		t.Errorf("no roots: %v", err)
+	}
+}
+
+// TestMCPNoURLs checks that a URL in any string or list argument is refused.
+func TestMCPNoURLs(t *testing.T) {
+	for _, in := range []any{
+		analyzeInput{Paths: []string{"ok", "https://x/y"}},
+		analyzeInput{At: "http://x"},
+		compareInput{BaselineGroup: "file:///etc/passwd"},
+		listInput{Paths: []string{"gopher://x"}},
+	} {
+		if err := checkNoURLs(in); err == nil || !strings.Contains(err.Error(), "URL is refused") {
+			t.Errorf("%+v: %v", in, err)
+		}
+	}
+	if err := checkNoURLs(analyzeInput{Paths: []string{"case"}, Target: "api:latency:p99", At: "now-5m"}); err != nil {
+		t.Errorf("no URL: %v", err)
+	}
+}
+
+// TestMCPRunError checks how a run's stderr becomes one line.
+func TestMCPRunError(t *testing.T) {
+	for in, want := range map[string]string{
+		"pipeline-analyze: --target \"x\": no such service (see pipeline-analyze --help)\n":  `--target "x": no such service`,
+		"pipeline-analyze compare: BEFORE: a.json: bad\n":                                    "BEFORE: a.json: bad",
+		"pipeline-analyze: live: prometheus: 401\npipeline-analyze: live: nothing fetched\n": "live: prometheus: 401; live: nothing fetched",
+		"": "the run failed without saying why",
+	} {
+		if got := runError(in).Error(); got != want {
+			t.Errorf("runError(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestMCPToolPanic checks that a panic in a tool is a tool error of one
+// line, logged on stderr, and that the server keeps serving.
+func TestMCPToolPanic(t *testing.T) {
+	var stderr bytes.Buffer
+	s := &mcpServer{red: &redactor{}, stderr: &stderr}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	calls := 0
+	addTool(s, srv, &mcp.Tool{Name: "boom"}, func(context.Context, listInput) (*listOutput, string, error) {
+		calls++
+		if calls == 1 {
+			var m map[string]int
+			m["x"] = 1 // a nil map write: a runtime panic
+		}
+		return &listOutput{Spans: 7}, "fine", nil
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom", Arguments: map[string]any{}})
+	if err != nil || !res.IsError {
+		t.Fatalf("first call: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.HasPrefix(text, "internal error: assignment to entry in nil map") || strings.Contains(text, "\n") {
+		t.Errorf("tool error %q", text)
+	}
+	if !strings.Contains(stderr.String(), "pipeline-analyze mcp: boom: internal error") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom", Arguments: map[string]any{"paths": []string{"x"}}})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "fine" {
+		t.Fatalf("second call: %v %+v", err, res)
+	}
+}
