@@ -295,10 +295,19 @@ type compareOutput struct {
 	Regressions   []findingOut   `json:"regressions,omitempty"`
 	Improvements  []findingOut   `json:"improvements,omitempty"`
 	Counts        map[string]int `json:"counts,omitempty" jsonschema:"items per verdict"`
+	Watch         []watchOut     `json:"watch,omitempty" jsonschema:"before-after: what to keep watching after the fix: the target's measurements and BEFORE's causes, the range each should stay in, and its PromQL"`
 	Workloads     []workloadOut  `json:"workloads,omitempty" jsonschema:"canary mode: each canary workload's verdict"`
 	Warnings      []string       `json:"warnings,omitempty"`
 	WarningsTotal int            `json:"warnings_total"`
 	Report        any            `json:"report,omitempty" jsonschema:"with detail full: the whole JSON report (docs/compare.schema.json) without its plot data"`
+}
+
+// watchOut is one item to keep watching after the fix (compare.Watch).
+type watchOut struct {
+	Label   string `json:"label"`
+	Verdict string `json:"verdict"`
+	Text    string `json:"text" jsonschema:"the range it should stay in"`
+	Query   string `json:"query,omitempty" jsonschema:"PromQL of its series"`
 }
 
 // compareResult is the compare tool's result of a JSON report.
@@ -316,6 +325,7 @@ func compareResult(data []byte, full bool) (*compareOutput, error) {
 			Verdict string `json:"verdict"`
 			N       int    `json:"n"`
 		} `json:"counts"`
+		Watch    []watchOut `json:"watch"`
 		Warnings []struct {
 			Source  string `json:"source"`
 			Message string `json:"message"`
@@ -328,7 +338,7 @@ func compareResult(data []byte, full bool) (*compareOutput, error) {
 		return nil, fmt.Errorf("the JSON report: %w", err)
 	}
 	out := &compareOutput{Mode: rep.Mode, Verdict: rep.Verdict.Text, WarningsTotal: len(rep.Warnings),
-		Workloads: rep.Canary.Workloads, Causes: rep.Causes,
+		Workloads: rep.Canary.Workloads, Causes: rep.Causes, Watch: rep.Watch,
 		Regressions: firstN(rep.Regressions, mcpFindings, full), Improvements: firstN(rep.Improvements, mcpFindings, full)}
 	if rep.Target.Label != "" {
 		out.Target = &rep.Target

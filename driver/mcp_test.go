@@ -276,6 +276,9 @@ func TestMCPServer(t *testing.T) {
 	if cmp.Mode != "before-after" || cmp.Verdict == "" || cmp.Verdict != wantCmp.Verdict || cmp.Target == nil {
 		t.Errorf("compare: %+v, the CLI's verdict %q", cmp, wantCmp.Verdict)
 	}
+	if len(cmp.Watch) == 0 || len(cmp.Watch) != len(wantCmp.Watch) || cmp.Watch[0].Text == "" {
+		t.Errorf("compare: watch %+v, the CLI's %+v: want what to watch after the fix", cmp.Watch, wantCmp.Watch)
+	}
 	var one compareOutput
 	if text, isErr := c.call("compare", map[string]any{"paths": []string{"incident"}, "window": "2m", "before_at": "now-2m", "after_at": "now-9m"}, &one); isErr ||
 		one.Mode != "before-after" || one.Verdict == "" {
