@@ -185,6 +185,7 @@ func Run(before, after Side, opt Options) (*Report, error) {
 	for _, w := range r.work {
 		r.decide(w)
 	}
+	r.rolloutItems()
 	return r.report(), nil
 }
 
