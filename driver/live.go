@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/live"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -247,7 +248,7 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 		UserAgent: "pipeline-analyze/" + version}
 	switch {
 	case l.TokenFile != "":
-		data, err := os.ReadFile(l.TokenFile)
+		data, err := boundedfile.ReadFile(l.TokenFile, maxSecretBytes, "")
 		if err != nil {
 			return opt, fmt.Errorf("--token-file: %w", err)
 		}
@@ -259,7 +260,7 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 		tr.BearerToken = strings.TrimSpace(os.Getenv(l.TokenEnv))
 	}
 	if l.BasicAuthFile != "" {
-		data, err := os.ReadFile(l.BasicAuthFile)
+		data, err := boundedfile.ReadFile(l.BasicAuthFile, maxSecretBytes, "")
 		if err != nil {
 			return opt, fmt.Errorf("--basic-auth-file: %w", err)
 		}

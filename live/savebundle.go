@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 )
 
 // ManifestKey is the key that marks a manifest; ingest's sniffer skips files
@@ -555,7 +557,7 @@ func LoadManifest(dir string) (m *Manifest, ok bool, err error) {
 	if err != nil || !st.IsDir() {
 		return nil, false, nil
 	}
-	data, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	data, err := boundedfile.ReadFile(filepath.Join(dir, ManifestName), maxManifestBytes, "")
 	if err != nil {
 		return nil, false, nil
 	}
