@@ -208,6 +208,10 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 	m, files, err := live.Fetch(ctx, opt)
 	if err != nil {
 		lr.cleanup()
+		if local := localOnly(err, m, paths, args); local != nil {
+			progress("live: nothing fetched; analysing the %d local inputs given beside the live sources", len(paths))
+			return local, nil
+		}
 		return nil, fmt.Errorf("live: %w", err)
 	}
 	m.Tool = "pipeline-analyze " + version
