@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -220,5 +221,47 @@ func TestStrayLogTimeDoesNotStretchGrid(t *testing.T) {
 		if !strings.Contains(warningsOf(b, ErrBadValue), "1 log records timed far outside") {
 			t.Errorf("stray %v: warnings %v", stray, b.Warnings)
 		}
+	}
+}
+
+// TestKinetoExtremeEvent: a Kineto kernel lasting centuries among normal
+// ones is dropped with a warning; the timeline keeps the bulk's buckets.
+func TestKinetoExtremeEvent(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString(`{"schemaVersion":1,"baseTimeNanoseconds":1800000000000000000,"traceEvents":[`)
+	for i := range 200 {
+		fmt.Fprintf(&sb, `{"ph":"X","cat":"kernel","name":"k","ts":%d,"dur":4000,"args":{"device":0}},`, 1000000+i*10000)
+	}
+	sb.WriteString(`{"ph":"X","cat":"kernel","name":"k","ts":1500000,"dur":7000000000000000,"args":{"device":0}}]}`)
+	b, err := decodeKineto("k.json", strings.NewReader(sb.String()), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(warningsOf(b, ErrBadValue), "far outside the rest of the trace") {
+		t.Errorf("no warning: %v", b.Warnings)
+	}
+	busy := findSeries(t, b, "kineto_gpu_busy_ratio", "", "")
+	if n := len(busy.T); n < 50 || n > 500 || busy.T[1].Sub(busy.T[0]) > 100*time.Millisecond {
+		t.Errorf("%d buckets of %v", n, busy.T[1].Sub(busy.T[0]))
+	}
+}
+
+// TestRecoverInput: a panic while reading one input becomes that input's
+// error, naming the file; the caller goes on.
+func TestRecoverInput(t *testing.T) {
+	read := func() (b *Bundle, err error) {
+		defer recoverInput("bad.sqlite", &b, &err)
+		var s []int
+		_ = s[3] // index out of range
+		return &Bundle{}, nil
+	}
+	b, err := read()
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.File != "bad.sqlite" || !strings.Contains(err.Error(), "internal error reading this input") ||
+		!strings.Contains(err.Error(), "index out of range") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v", err)
+	}
+	if b == nil || len(b.Inputs) != 1 || b.Inputs[0].Path != "bad.sqlite" {
+		t.Errorf("bundle %+v", b)
 	}
 }
