@@ -84,7 +84,8 @@ type timeSampler struct {
 }
 
 func newTimeSampler(total int) *timeSampler {
-	return &timeSampler{stride: max(1, (total+outlierSamples-1)/outlierSamples)}
+	stride := max(1, (total+outlierSamples-1)/outlierSamples)
+	return &timeSampler{stride: stride, ts: make([]int64, 0, total/stride+1)}
 }
 
 func (s *timeSampler) add(t Time) {

@@ -265,3 +265,28 @@ func TestRecoverInput(t *testing.T) {
 		t.Errorf("bundle %+v", b)
 	}
 }
+
+// BenchmarkDropTimeOutliers: the robust-range pass over 1M spans and 1M log
+// records (one stray each): a strided sample of at most 65,536 times, then
+// one filtering pass. go test ./ingest -run x -bench DropTimeOutliers -benchmem
+func BenchmarkDropTimeOutliers(b *testing.B) {
+	t0 := Time(1_800_000_000 * int64(time.Second))
+	spans := make([]Span, 1_000_000)
+	logs := make([]LogRecord, 1_000_000)
+	for i := range spans {
+		spans[i].Start = t0.Add(time.Duration(i) * time.Millisecond)
+		logs[i].Time = t0.Add(time.Duration(i) * time.Millisecond)
+	}
+	spans[500].Start, logs[500].Time = 1, 1
+	bd := &Bundle{}
+	b.ReportAllocs()
+	for range b.N {
+		b.StopTimer()
+		bd.Spans, bd.Logs, bd.Warnings = append(bd.Spans[:0], spans...), append(bd.Logs[:0], logs...), bd.Warnings[:0]
+		b.StartTimer()
+		bd.dropTimeOutliers()
+		if len(bd.Spans) != len(spans)-1 || len(bd.Logs) != len(logs)-1 {
+			b.Fatalf("%d spans, %d logs kept", len(bd.Spans), len(bd.Logs))
+		}
+	}
+}
