@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -69,9 +69,10 @@ type scorecardJSON struct {
 }
 
 // CausesFromScorecard reads the first n causes of a scorecard saved with
-// `pipeline-analyze -o json`.
-func CausesFromScorecard(path string, n int) ([]Cause, error) {
-	data, err := os.ReadFile(path)
+// `pipeline-analyze -o json`: a regular file of at most maxBytes (the
+// --max-document-size limit; ≤ 0 means no limit).
+func CausesFromScorecard(path string, n int, maxBytes int64) ([]Cause, error) {
+	data, err := boundedfile.ReadFile(path, maxBytes, "--max-document-size")
 	if err != nil {
 		return nil, fmt.Errorf("read scorecard: %w", err)
 	}

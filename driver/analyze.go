@@ -12,6 +12,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/evidence"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
@@ -349,7 +350,7 @@ func (r *analyzeRun) analyse(b *ingest.Bundle, inc tcg.Incident) (*scorecard.Car
 	r.reportStart = time.Now()
 	var runbooks []scorecard.Runbook
 	if f := r.o.of.Runbooks; f != "" {
-		data, err := os.ReadFile(f)
+		data, err := boundedfile.ReadFile(f, r.o.lim.MaxDocumentBytes, "--max-document-size")
 		if err == nil {
 			runbooks, err = scorecard.ParseRunbooks(data, f)
 		}

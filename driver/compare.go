@@ -331,7 +331,7 @@ func beforeCauses(c *compareOpts, o *compare.Options, before *ingest.Bundle, spe
 	case c.noCauses:
 	case c.scorecardFile != "":
 		var err error
-		if o.Causes, err = compare.CausesFromScorecard(c.scorecardFile, c.nCauses); err != nil {
+		if o.Causes, err = compare.CausesFromScorecard(c.scorecardFile, c.nCauses, c.lim.MaxDocumentBytes); err != nil {
 			return err
 		}
 		o.CausesFrom = "scorecard " + c.scorecardFile

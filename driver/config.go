@@ -58,15 +58,15 @@ func parseTimeSpec(s string) (timeSpec, error) {
 			return ts, fmt.Errorf("--at %q: want now, now-DURATION or now+DURATION (e.g. now-15m)", s)
 		}
 		ts.rel = d
-		return ts, nil
+		return ts, checkTimeSpec(ts)
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		ts.abs = ingest.FromTime(t)
-		return ts, nil
+		return ts, checkTimeSpec(ts)
 	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
 		ts.abs, ts.unit = epochUnit(f)
-		return ts, nil
+		return ts, checkTimeSpec(ts)
 	}
 	return ts, fmt.Errorf("--at %q: want RFC3339 (2026-11-30T03:12:00Z), a unix epoch (s, ms, µs or ns), or now-15m", s)
 }

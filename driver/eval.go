@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
@@ -263,7 +263,7 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 		}
 		return out
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "label.json"))
+	data, err := boundedfile.ReadFile(filepath.Join(dir, "label.json"), ingest.DefaultLimits().MaxDocumentBytes, "")
 	if err == nil {
 		err = json.Unmarshal(data, &lb)
 	}

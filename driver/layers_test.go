@@ -20,7 +20,7 @@ var layers = map[string][]string{
 	"measure":           {},
 	"internal/parallel": {},
 	"logtemplate":       {},
-	"live":              {"measure"},
+	"live":              {"internal/boundedfile", "measure"},
 	"fixtures":          {},
 	"gpurecord":         {},
 	"ingest":            {"internal/parallel", "logtemplate", "measure"},
@@ -29,10 +29,12 @@ var layers = map[string][]string{
 	"causal":            {"ingest", "internal/parallel", "measure", "tcg"},
 	"evidence":          {"causal", "ingest", "measure", "tcg"},
 	"scorecard":         {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
-	"compare":           {"causal", "ingest", "measure", "peers", "scorecard", "tcg"},
-	"driver": {"causal", "compare", "evidence", "fixtures", "gpurecord", "ingest", "live", "logtemplate", "measure",
+	"compare":           {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},
+	"driver": {"causal", "compare", "evidence", "fixtures", "gpurecord", "ingest", "internal/boundedfile", "live", "logtemplate", "measure",
 		"peers", "scorecard", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
+
+	"internal/boundedfile": {}, // the one reader of files a flag names (issue 28)
 }
 
 // harnesses are the module's packages outside the data flow — the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/live"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -207,6 +208,10 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 	m, files, err := live.Fetch(ctx, opt)
 	if err != nil {
 		lr.cleanup()
+		if local := localOnly(err, m, paths, args); local != nil {
+			progress("live: nothing fetched; analysing the %d local inputs given beside the live sources", len(paths))
+			return local, nil
+		}
 		return nil, fmt.Errorf("live: %w", err)
 	}
 	m.Tool = "pipeline-analyze " + version
@@ -247,7 +252,7 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 		UserAgent: "pipeline-analyze/" + version}
 	switch {
 	case l.TokenFile != "":
-		data, err := os.ReadFile(l.TokenFile)
+		data, err := boundedfile.ReadFile(l.TokenFile, maxSecretBytes, "")
 		if err != nil {
 			return opt, fmt.Errorf("--token-file: %w", err)
 		}
@@ -259,7 +264,7 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 		tr.BearerToken = strings.TrimSpace(os.Getenv(l.TokenEnv))
 	}
 	if l.BasicAuthFile != "" {
-		data, err := os.ReadFile(l.BasicAuthFile)
+		data, err := boundedfile.ReadFile(l.BasicAuthFile, maxSecretBytes, "")
 		if err != nil {
 			return opt, fmt.Errorf("--basic-auth-file: %w", err)
 		}

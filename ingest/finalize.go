@@ -34,10 +34,11 @@ const maxGridCells = 20_000
 // Finalize is idempotent only in the sense that it must be called once.
 func (b *Bundle) Finalize(opt Options) error {
 	b.cleanSeries()
+	onGrid := b.dropTimeOutliers()
 	b.checkCounterResets()
 	b.Parent = b.checkSpans()
 	b.finalizeLogs(opt)
-	b.chooseStep(opt.Step)
+	b.chooseStep(opt.Step, onGrid)
 	b.matchEntities()
 	b.matchLogStreams()
 	b.matchGPUs()
@@ -159,12 +160,13 @@ func seriesStep(s *Series) time.Duration {
 	return time.Duration(d[len(d)/2])
 }
 
-// chooseStep sets Step, Start, End and Grid.
-func (b *Bundle) chooseStep(step time.Duration) {
+// chooseStep sets Step, Start, End and Grid; times onGrid rejects (far
+// outside the data's robust range, see dropTimeOutliers) do not extend it.
+func (b *Bundle) chooseStep(step time.Duration, onGrid func(Time) bool) {
 	var steps []int64
 	var start, end Time
 	extend := func(t Time) {
-		if t == 0 || !validTime(t) { // readers drop these; a bundle built otherwise may not
+		if t == 0 || !validTime(t) || !onGrid(t) { // readers drop these; a bundle built otherwise may not
 			return
 		}
 		if start == 0 || t < start {

@@ -72,11 +72,11 @@ func (t Time) String() string {
 	return t.Std().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
-// Add returns t+d.
-func (t Time) Add(d time.Duration) Time { return t + Time(d) }
+// Add returns t+d, saturated at the extremes of Time (see SatAdd).
+func (t Time) Add(d time.Duration) Time { return Time(SatAdd(int64(t), int64(d))) }
 
-// Sub returns t-u as a duration.
-func (t Time) Sub(u Time) time.Duration { return time.Duration(t - u) }
+// Sub returns t-u as a duration, saturated at the extremes of Duration.
+func (t Time) Sub(u Time) time.Duration { return time.Duration(SatSub(int64(t), int64(u))) }
 
 // EntityKind is the kind of component an Entity names.
 type EntityKind uint8

@@ -81,7 +81,7 @@ func timelineStep(span int64) time.Duration {
 		return time.Duration(best)
 	}
 	for _, s := range steps { // the smallest nice step giving at most 500
-		if (span+s-1)/s <= 500 {
+		if span/s+min(span%s, 1) <= 500 { // ⌈span/s⌉ without overflow
 			return time.Duration(s)
 		}
 	}
@@ -169,6 +169,7 @@ func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
 	if bad -= len(tl.Acts) + len(tl.Stalls); bad > 0 {
 		b.Warn(ErrBadValue, source, bad, "%d GPU activities have a time before 1970, beyond 2262 or an end before their start (dropped)", bad)
 	}
+	tl.dropFarIntervals(b, source)
 	if len(tl.Acts) == 0 {
 		return
 	}

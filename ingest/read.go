@@ -415,10 +415,11 @@ func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
 // empty (Read hashes regular files later, on an otherwise idle core).
 // Streams (stdin, pipes, FIFOs) are hashed as they are read, and never take
 // the fast paths, which may need to read the input twice.
-func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDir string) (*Bundle, error) {
+func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDir string) (b *Bundle, err error) {
+	defer recoverInput(path, &b, &err)
 	stream := isStream(path)
 	hash = hash || stream
-	b, err := readFile(path, stdin, lim, !stream, hash, tempDir)
+	b, err = readFile(path, stdin, lim, !stream, hash, tempDir)
 	if errors.Is(err, errSlowPath) {
 		return readFile(path, stdin, lim, false, hash, tempDir)
 	}

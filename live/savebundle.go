@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 )
 
 // ManifestKey is the key that marks a manifest; ingest's sniffer skips files
@@ -62,6 +64,7 @@ type Options struct {
 	LogPage, MaxLogRecords   int
 
 	aggregates map[string]float64 // set by Fetch from the metrics (aggregates.go)
+	share      time.Duration      // a source's share of FetchTimeout, 0 = all of it (fetchshares.go)
 }
 
 // Defaults of the fetch bounds.
@@ -163,9 +166,9 @@ func (e *NothingFetchedError) Unwrap() error { return ErrNothingFetched }
 
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// Fetch pulls traces and metrics for the range, both sources at once,
-// then logs (their default selector is the traced services), all within
-// opt.FetchTimeout. Partial failure becomes notes in the manifest
+// Fetch pulls traces, metrics and logs for the range within
+// opt.FetchTimeout, each source within its own share of it (see
+// fetchSources: a hung source never starves the others). Partial failure becomes notes in the manifest
 // (one per problem and source, each with its cause: status, timeout,
 // endpoint); it errs (wrapping ErrNothingFetched, naming each source's
 // cause) only when no configured source delivered anything, or when ctx
@@ -185,40 +188,11 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 	dctx, cancel := context.WithTimeout(ctx, opt.FetchTimeout)
 	defer cancel()
 	m := &Manifest{Version: 1, Range: ManifestRange{Start: rfc(opt.Start), End: rfc(opt.End), WindowStart: rfc(opt.WindowStart), WindowEnd: rfc(opt.WindowEnd)}}
-	var jf, pf sourceFetch
-	if opt.JaegerURL != "" && opt.PrometheusURL != "" {
-		// Aggregates first (aggregates.go): the metrics' per-service
-		// request aggregates decide where the trace searches go.
-		pf = fetchPromSource(dctx, opt, budget, progress)
-		if scores := AggregateScores(pf.results, opt.WindowStart, opt.WindowEnd); len(scores) > 0 {
-			opt.aggregates = scores
-			progress("prometheus: %s", aggregatesSummary(scores))
-		}
-		jf = fetchJaegerSource(dctx, opt, budget, progress)
-	} else {
-		var wg sync.WaitGroup
-		if opt.JaegerURL != "" {
-			wg.Add(1)
-			go func() { defer wg.Done(); jf = fetchJaegerSource(dctx, opt, budget, progress) }()
-		}
-		if opt.PrometheusURL != "" {
-			wg.Add(1)
-			go func() { defer wg.Done(); pf = fetchPromSource(dctx, opt, budget, progress) }()
-		}
-		wg.Wait()
-	}
+	jf, pf, lf := fetchSources(ctx, dctx, opt, m, budget, progress)
 	if err := ctx.Err(); err != nil {
 		return m, nil, err
 	}
 	m.Jaeger, m.Prometheus = jf.jaeger, pf.prom
-	var services []string // the traced services, the logs' default selector
-	if jf.jaeger != nil {
-		services = jf.jaeger.Services
-	}
-	lf := fetchLogSources(dctx, opt, m, services, progress)
-	if err := ctx.Err(); err != nil {
-		return m, nil, err
-	}
 	var files []File
 	var failures []string
 	for _, f := range []sourceFetch{jf, pf, lf} {
@@ -280,7 +254,7 @@ func aggregatesSummary(scores map[string]float64) string {
 
 // deadlineNote says that the fetch deadline cut a source short.
 func deadlineNote(opt Options, source, what string) Note {
-	return Note{NoteMissing, source, fmt.Sprintf("the fetch deadline (%v, --fetch-timeout) was reached: %s", opt.FetchTimeout, what)}
+	return Note{NoteMissing, source, fmt.Sprintf("%s was reached: %s", deadlineText(opt), what)}
 }
 
 func fetchJaegerSource(ctx context.Context, opt Options, budget *Budget, progress func(string, ...any)) sourceFetch {
@@ -300,7 +274,7 @@ func fetchJaegerSource(ctx context.Context, opt Options, budget *Budget, progres
 	}
 	if err != nil {
 		if ctx.Err() != nil && !strings.Contains(err.Error(), "deadline") {
-			err = fmt.Errorf("%v (the fetch deadline %v was reached)", err, opt.FetchTimeout)
+			err = fmt.Errorf("%v (%s was reached)", err, deadlineText(opt))
 		}
 		mj.Error = err.Error()
 		f.failure = err.Error()
@@ -343,7 +317,7 @@ func fetchJaegerSource(ctx context.Context, opt Options, budget *Budget, progres
 	if len(res.Missing) > 0 {
 		why = c.Redact(fmt.Sprintf("no traces: %d searches failed; first: %s", len(res.Missing), res.Missing[0]))
 	} else if res.Stopped != nil {
-		why = fmt.Sprintf("no traces before the fetch deadline (%v)", opt.FetchTimeout)
+		why = "no traces before " + deadlineText(opt)
 	}
 	f.failure = "jaeger " + mj.URL + ": " + why
 	f.notes = append(f.notes, Note{NoteMissing, "jaeger", why})
@@ -399,7 +373,7 @@ func fetchPromSource(ctx context.Context, opt Options, budget *Budget, progress 
 		case len(failed) > 0:
 			why += "; first: " + failed[0]
 		case notRun > 0:
-			why += fmt.Sprintf("; the fetch deadline (%v) was reached", opt.FetchTimeout)
+			why += "; " + deadlineText(opt) + " was reached"
 		}
 		f.failure = "prometheus " + mp.URL + ": " + why
 		if len(failed) < len(rs) {
@@ -555,7 +529,7 @@ func LoadManifest(dir string) (m *Manifest, ok bool, err error) {
 	if err != nil || !st.IsDir() {
 		return nil, false, nil
 	}
-	data, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	data, err := boundedfile.ReadFile(filepath.Join(dir, ManifestName), maxManifestBytes, "")
 	if err != nil {
 		return nil, false, nil
 	}
@@ -572,61 +546,87 @@ func LoadManifest(dir string) (m *Manifest, ok bool, err error) {
 // fetchLogSources pulls the configured log sources (Loki, VictoriaLogs) one
 // after the other, recording each in the manifest.
 func fetchLogSources(ctx context.Context, opt Options, m *Manifest, services []string, progress func(string, ...any)) sourceFetch {
-	var f sourceFetch
-	var failures []string
-	for _, src := range []struct {
+	type logSource struct {
 		name, url string
 		dst       **ManifestLogs
 		fetch     func(context.Context, *Client, LogOptions) (*LogResult, error)
-	}{{"loki", opt.LokiURL, &m.Loki, FetchLoki}, {"victorialogs", opt.VictoriaLogsURL, &m.VictoriaLogs, FetchVictoriaLogs}} {
+		got       sourceFetch
+	}
+	srcs := []*logSource{{name: "loki", url: opt.LokiURL, dst: &m.Loki, fetch: FetchLoki},
+		{name: "victorialogs", url: opt.VictoriaLogsURL, dst: &m.VictoriaLogs, fetch: FetchVictoriaLogs}}
+	var wg sync.WaitGroup
+	for _, src := range srcs {
 		if src.url == "" {
 			continue
 		}
-		ml := &ManifestLogs{URL: redactRaw(src.url)}
-		*src.dst = ml
-		lo := LogOptions{Start: opt.Start, End: opt.End, Selector: opt.LogSelector, Services: services, Page: opt.LogPage, Max: opt.MaxLogRecords, Progress: progress}
-		c, err := NewClient(src.url, opt.Transport)
-		var res *LogResult
-		if err == nil {
-			ml.URL = c.URL()
-			res, err = src.fetch(ctx, c, lo)
-		}
-		if res != nil {
-			ml.Query, ml.Requests, ml.Records, ml.Capped = res.Query, res.Requests, res.Records, res.Capped
-			ml.Page = lo.Page
-			if ml.Page <= 0 {
-				ml.Page = DefaultLogPage
-			}
-			for _, file := range res.Files {
-				ml.Files = append(ml.Files, file.Path)
-			}
-			f.files = append(f.files, res.Files...)
-		}
-		switch {
-		case err != nil && ctx.Err() != nil:
-			ml.Error = err.Error()
-			failures = append(failures, src.name+": "+err.Error())
-			f.notes = append(f.notes, deadlineNote(opt, src.name, "no logs"))
-		case err != nil:
-			ml.Error = err.Error()
-			failures = append(failures, src.name+": "+err.Error())
-			f.notes = append(f.notes, Note{NoteMissing, src.name, fmt.Sprintf("no logs: %v", err)})
-		case res.Err != "":
-			ml.Error = res.Err
-			f.notes = append(f.notes, Note{NoteMissing, src.name, fmt.Sprintf("log paging stopped after %d records: %s", res.Records, res.Err)})
-		case res.Records == 0:
-			failures = append(failures, src.name+": no log records in the range")
-			f.notes = append(f.notes, Note{NoteMissing, src.name, "no log records in the range for " + res.Query})
-		}
-		if res != nil && res.Capped {
-			f.notes = append(f.notes, Note{NoteLimit, src.name, fmt.Sprintf("stopped at %d log records (--max-log-records): the logs after %s's last page are missing", res.Records, src.name)})
-		}
-		if res != nil {
-			progress("%s: %d records in %d requests (%s)", src.name, res.Records, res.Requests, res.Query)
+		wg.Add(1)
+		go func() { // side by side: a hung source never holds back the other
+			defer wg.Done()
+			src.got = fetchLogSource(ctx, opt, src.name, src.url, src.dst, src.fetch, services, progress)
+		}()
+	}
+	wg.Wait()
+	var f sourceFetch
+	var failures []string
+	for _, src := range srcs { // in a fixed order: the manifest is deterministic
+		f.files = append(f.files, src.got.files...)
+		f.notes = append(f.notes, src.got.notes...)
+		if src.got.failure != "" {
+			failures = append(failures, src.got.failure)
 		}
 	}
 	if len(f.files) == 0 && len(failures) > 0 {
 		f.failure = strings.Join(failures, "; ")
+	}
+	return f
+}
+
+// fetchLogSource pages one log source into *dst (its manifest entry) and
+// says what it delivered; failure is set when it failed or found nothing.
+func fetchLogSource(ctx context.Context, opt Options, name, u string, dst **ManifestLogs,
+	fetch func(context.Context, *Client, LogOptions) (*LogResult, error), services []string, progress func(string, ...any)) sourceFetch {
+	var f sourceFetch
+	ml := &ManifestLogs{URL: redactRaw(u)}
+	*dst = ml
+	lo := LogOptions{Start: opt.Start, End: opt.End, Selector: opt.LogSelector, Services: services, Page: opt.LogPage, Max: opt.MaxLogRecords, Progress: progress}
+	c, err := NewClient(u, opt.Transport)
+	var res *LogResult
+	if err == nil {
+		ml.URL = c.URL()
+		res, err = fetch(ctx, c, lo)
+	}
+	if res != nil {
+		ml.Query, ml.Requests, ml.Records, ml.Capped = res.Query, res.Requests, res.Records, res.Capped
+		ml.Page = lo.Page
+		if ml.Page <= 0 {
+			ml.Page = DefaultLogPage
+		}
+		for _, file := range res.Files {
+			ml.Files = append(ml.Files, file.Path)
+		}
+		f.files = append(f.files, res.Files...)
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		ml.Error = err.Error()
+		f.failure = name + ": " + err.Error()
+		f.notes = append(f.notes, deadlineNote(opt, name, "no logs"))
+	case err != nil:
+		ml.Error = err.Error()
+		f.failure = name + ": " + err.Error()
+		f.notes = append(f.notes, Note{NoteMissing, name, fmt.Sprintf("no logs: %v", err)})
+	case res.Err != "":
+		ml.Error = res.Err
+		f.notes = append(f.notes, Note{NoteMissing, name, fmt.Sprintf("log paging stopped after %d records: %s", res.Records, res.Err)})
+	case res.Records == 0:
+		f.failure = name + ": no log records in the range"
+		f.notes = append(f.notes, Note{NoteMissing, name, "no log records in the range for " + res.Query})
+	}
+	if res != nil && res.Capped {
+		f.notes = append(f.notes, Note{NoteLimit, name, fmt.Sprintf("stopped at %d log records (--max-log-records): the logs after %s's last page are missing", res.Records, name)})
+	}
+	if res != nil {
+		progress("%s: %d records in %d requests (%s)", name, res.Records, res.Requests, res.Query)
 	}
 	return f
 }

@@ -12,11 +12,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 )
 
 // TransportOptions configure the HTTP client of one endpoint. The zero value
@@ -105,7 +106,7 @@ func NewClient(base string, opt TransportOptions) (*Client, error) {
 	if opt.CAFile != "" || opt.InsecureSkipVerify {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: opt.InsecureSkipVerify} //nolint:gosec // explicit user choice
 		if opt.CAFile != "" {
-			pem, err := os.ReadFile(opt.CAFile)
+			pem, err := boundedfile.ReadFile(opt.CAFile, maxCABytes, "")
 			if err != nil {
 				return nil, fmt.Errorf("ca file: %w", err)
 			}
