@@ -291,7 +291,7 @@ func (c *containerState) emit(t Time, lineNo int, stderr, partial bool, msg stri
 		if len(c.partial[k]) == 0 {
 			c.pt[k], c.pline[k] = t, lineNo
 		}
-		if len(c.partial[k])+len(msg) <= maxFoldBytes {
+		if len(c.partial[k])+len(msg) <= c.s.lim.MaxLogRecordBytes {
 			c.partial[k] = append(c.partial[k], msg...)
 		}
 		return

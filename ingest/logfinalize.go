@@ -25,10 +25,12 @@ func (b *Bundle) finalizeLogs(opt Options) {
 	if len(b.Logs) == 0 && len(b.LogStreams) == 0 {
 		return
 	}
+	lim := opt.Limits.withDefaults()
 	b.applyLogEntity(opt.LogEntity)
-	b.mergeLogTemplates()
+	b.mergeLogTemplates(lim)
 	b.sortLogs()
 	b.attachLogsToSpans()
+	b.capLogEntities(lim.MaxLogEntities)
 }
 
 // applyLogEntity gives the streams without labels the entity of the flag.
@@ -56,8 +58,8 @@ func (b *Bundle) applyLogEntity(name string) {
 	}
 }
 
-// mergeLogTemplates is step 2.
-func (b *Bundle) mergeLogTemplates() {
+// mergeLogTemplates is step 2, within the template budgets of lim.
+func (b *Bundle) mergeLogTemplates(lim Limits) {
 	type key struct{ group, pattern string }
 	distinct := map[key]int{}
 	var keys []key
@@ -82,13 +84,16 @@ func (b *Bundle) mergeLogTemplates() {
 	})
 	// Mine the sorted patterns again, one miner per group.
 	miners := map[string]*logtemplate.Miner{}
+	budget := logtemplate.NewBudget(lim.MaxLogTemplatesTotal)
+	var groups []string               // in order
 	cluster := make([]int, len(keys)) // distinct → cluster of its group's miner
 	for _, d := range order {
 		k := keys[d]
 		m := miners[k.group]
 		if m == nil {
-			m = logtemplate.New(logtemplate.Params{})
+			m = logtemplate.New(minerParams(lim, budget))
 			miners[k.group] = m
+			groups = append(groups, k.group)
 		}
 		if k.pattern == logtemplate.Other {
 			cluster[d] = -1 // the Other buckets of a group merge as they are
@@ -96,6 +101,11 @@ func (b *Bundle) mergeLogTemplates() {
 		}
 		cluster[d] = m.AddMasked(k.pattern)
 	}
+	var cuts minerCuts
+	for _, g := range groups {
+		cuts.add(miners[g].Stats())
+	}
+	cuts.warn(b, "logs", "templates of the inputs", lim)
 	final := make([]key, len(keys)) // distinct → its merged pattern
 	for d, k := range keys {
 		final[d] = k

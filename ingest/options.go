@@ -37,6 +37,11 @@ type Limits struct {
 	QueryTimeout time.Duration
 	// StallTimeout is the longest wait for the next byte of a pipe or FIFO.
 	StallTimeout time.Duration
+	// Log budgets (logbudget.go): templates mined per service of one input
+	// and per input in all (also over all inputs once merged), streams kept
+	// of one input, services and pods with log series over all inputs, and
+	// bytes kept of one log record's text. What they cut is warned.
+	MaxLogTemplates, MaxLogTemplatesTotal, MaxLogStreams, MaxLogEntities, MaxLogRecordBytes int
 }
 
 // DefaultLimits are generous for real incidents and small enough to fail fast on garbage.
@@ -57,6 +62,9 @@ func DefaultLimits() Limits {
 		QueryTimeout:     30 * time.Second,
 		StallTimeout:     30 * time.Second,
 		MaxLogRecords:    20_000_000,
+
+		MaxLogTemplates: 2000, MaxLogTemplatesTotal: 100_000, MaxLogStreams: 100_000, MaxLogEntities: 5000,
+		MaxLogRecordBytes: 64 << 10,
 	}
 }
 
@@ -107,7 +115,7 @@ func (l Limits) withDefaults() Limits {
 	if l.StallTimeout == 0 {
 		l.StallTimeout = d.StallTimeout
 	}
-	return l
+	return l.logDefaults(d)
 }
 
 // Options configure reading and alignment. The zero value is usable.
