@@ -11,7 +11,7 @@ type Limits struct {
 	MaxSpans       int   // spans kept over all inputs
 	MaxSeries      int   // series kept over all inputs
 	MaxPoints      int   // points kept over all inputs
-	MaxLogRecords  int   // log records kept over all inputs
+	MaxLogRecords  int   // log records kept of one input (48 bytes each, more while the slice grows)
 	// MaxTokenBytes is the longest JSON string, number or whitespace run an
 	// input may hold (checked on the decompressed stream of every JSON
 	// input, see tokenGuard); a longer one rejects the input.
@@ -61,7 +61,7 @@ func DefaultLimits() Limits {
 		MaxTempBytes:     1 << 30,
 		QueryTimeout:     30 * time.Second,
 		StallTimeout:     30 * time.Second,
-		MaxLogRecords:    20_000_000,
+		MaxLogRecords:    4_000_000,
 
 		MaxLogTemplates: 2000, MaxLogTemplatesTotal: 100_000, MaxLogStreams: 100_000, MaxLogEntities: 5000,
 		MaxLogRecordBytes: 64 << 10,
