@@ -30,7 +30,7 @@ import (
 //     count in their service's "<other>" template;
 //   - services and pods with log series: MaxLogEntities
 //     (--max-log-entities); the ones with the most records are kept, the
-//     records of the others move to one unlabelled stream.
+//     streams of the others lose their labels (their records stay).
 //
 // Each bound costs O(1) per line; Finalize's entity cap is one pass over
 // the records and a sort of the entities.
@@ -109,8 +109,8 @@ func cutText(s string, n int) string {
 }
 
 // capLogEntities keeps the streams of the max busiest services and the max
-// busiest pods (ties by name) and moves the others' records to one
-// unlabelled stream, with a warning: every service and pod with records
+// busiest pods (ties by name); the others' streams lose their labels (their
+// records are kept, with their trace links), with a warning: every service and pod with records
 // costs a few series over the whole grid. The moved records keep their
 // trace links.
 func (b *Bundle) capLogEntities(max int) {
@@ -161,15 +161,18 @@ func (b *Bundle) capLogEntities(max int) {
 		ls := &b.LogStreams[i]
 		drop[i] = svc != nil && ls.Service != "" && !svc[ls.Service] || pods != nil && ls.Pod != "" && !pods[ls.Pod]
 	}
-	bucket := int32(len(b.LogStreams))
-	b.LogStreams = append(b.LogStreams, LogStream{Source: "logs", EntityFrom: overflowEntity})
 	moved := 0
 	for i := range b.Logs {
-		if r := &b.Logs[i]; drop[r.Stream] {
-			r.Stream = bucket
+		if drop[b.Logs[i].Stream] {
 			moved++
 		}
 	}
-	b.Warn(ErrLimit, "logs", moved, "%d log records of %d services and %d pods moved to one unlabelled stream: only the %d busiest services and pods keep log series (--max-log-entities)",
+	for i, d := range drop {
+		if d { // its records stay, unlabelled: they keep their trace links
+			ls := &b.LogStreams[i]
+			ls.Service, ls.Pod, ls.Namespace, ls.Container, ls.EntityFrom = "", "", "", "", overflowEntity
+		}
+	}
+	b.Warn(ErrLimit, "logs", moved, "%d log records of %d services and %d pods kept unlabelled: only the %d busiest services and pods keep log series (--max-log-entities)",
 		moved, cutSvc, cutPods, max)
 }

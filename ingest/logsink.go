@@ -33,13 +33,12 @@ type logSink struct {
 	blank    int // empty lines skipped
 	secScale int // times that were seconds, ms or µs in a nanosecond field
 
-	budget     *logtemplate.Budget // templates of all the input's miners
-	overflow   int32               // the overflow stream (logbudget.go), -1 until needed
-	overStream int                 // streams past MaxLogStreams
-	overRecs   int                 // lines they held
-	longRec    int                 // records cut to MaxLogRecordBytes
-	pendBytes  int                 // text of the pending records
-	pressure   int                 // times maxPendingBytes finished every pending record
+	budget    *logtemplate.Budget // templates of all the input's miners
+	overflow  int32               // the overflow stream (logbudget.go), -1 until needed
+	overRecs  int                 // lines of the streams past MaxLogStreams
+	longRec   int                 // records cut to MaxLogRecordBytes
+	pendBytes int                 // text of the pending records
+	pressure  int                 // times maxPendingBytes finished every pending record
 }
 
 // minedID names a template of one miner.
@@ -101,7 +100,6 @@ func (s *logSink) stream(ls LogStream) int32 {
 		return id
 	}
 	if len(s.streams) >= s.lim.MaxLogStreams {
-		s.overStream++
 		if s.overflow < 0 {
 			s.overflow = int32(len(s.b.LogStreams))
 			s.b.LogStreams = append(s.b.LogStreams, LogStream{Source: s.name, EntityFrom: overflowEntity})
@@ -308,8 +306,8 @@ func (s *logSink) finish() {
 		cuts.add(s.miners[g].Stats())
 	}
 	cuts.warn(b, s.name, "log lines", s.lim)
-	if s.overStream > 0 {
-		b.Warn(ErrLimit, s.name, s.overRecs, "%d log lines of %d streams past the first %d kept in one unlabelled stream (--max-log-streams)", s.overRecs, s.overStream, s.lim.MaxLogStreams)
+	if s.overRecs > 0 {
+		b.Warn(ErrLimit, s.name, s.overRecs, "%d log lines of streams past the first %d kept in one unlabelled stream (--max-log-streams)", s.overRecs, s.lim.MaxLogStreams)
 	}
 	if s.longRec > 0 {
 		b.Warn(ErrLimit, s.name, s.longRec, "%d log records longer than %d bytes cut (--max-log-record-size)", s.longRec, s.lim.MaxLogRecordBytes)

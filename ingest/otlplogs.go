@@ -167,7 +167,7 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			return nil, errSlowPath
 		}
 		raw, ok := sc.rawObject()
-		if !ok || !json.Valid(raw) { // what encoding/json accepts, as the general reader
+		if !ok || int64(len(raw)) > lim.MaxDocumentBytes || !json.Valid(raw) { // what encoding/json accepts, as the general reader
 			return nil, errSlowPath
 		}
 		ld, err := um.UnmarshalLogs(raw)
