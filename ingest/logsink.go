@@ -33,12 +33,14 @@ type logSink struct {
 	blank    int // empty lines skipped
 	secScale int // times that were seconds, ms or µs in a nanosecond field
 
-	budget    *logtemplate.Budget // templates of all the input's miners
-	overflow  int32               // the overflow stream (logbudget.go), -1 until needed
-	overRecs  int                 // lines of the streams past MaxLogStreams
-	longRec   int                 // records cut to MaxLogRecordBytes
-	pendBytes int                 // text of the pending records
-	pressure  int                 // times maxPendingBytes finished every pending record
+	budget     *logtemplate.Budget // templates of all the input's miners
+	overflow   int32               // the overflow stream (logbudget.go), -1 until needed
+	overRecs   int                 // lines of the streams past MaxLogStreams
+	spanDocs   int                 // OTLP span documents among logs documents (skipped)
+	notStreams int                 // Loki results without "stream" labels
+	longRec    int                 // records cut to MaxLogRecordBytes
+	pendBytes  int                 // text of the pending records
+	pressure   int                 // times maxPendingBytes finished every pending record
 }
 
 // minedID names a template of one miner.
@@ -306,6 +308,12 @@ func (s *logSink) finish() {
 		cuts.add(s.miners[g].Stats())
 	}
 	cuts.warn(b, s.name, "log lines", s.lim)
+	if s.spanDocs > 0 {
+		b.Warn(ErrPartialInput, s.name, s.spanDocs, "%d OTLP span documents among the logs documents skipped (mixed formats in one file: give the spans in a file of their own)", s.spanDocs)
+	}
+	if s.notStreams > 0 {
+		b.Warn(ErrPartialInput, s.name, s.notStreams, "%d results without \"stream\" labels (not Loki log streams: a Prometheus result?); %d log records read in all", s.notStreams, len(b.Logs))
+	}
 	if s.overRecs > 0 {
 		b.Warn(ErrLimit, s.name, s.overRecs, "%d log lines of streams past the first %d kept in one unlabelled stream (--max-log-streams)", s.overRecs, s.lim.MaxLogStreams)
 	}

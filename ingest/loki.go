@@ -157,6 +157,9 @@ type lokiEntry struct {
 
 // lokiStream feeds one stream's entries, oldest first.
 func (s *logSink) lokiStream(js lokiStreamJSON, off int64) {
+	if js.Stream == nil {
+		s.notStreams++ // logmixed.go
+	}
 	get := func(k string) string { return js.Stream[k] }
 	st := s.stream(streamFromLabels(get))
 	sev := labelSeverity(get)

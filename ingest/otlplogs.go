@@ -60,6 +60,10 @@ func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			err = errorAt(name, start, fmt.Errorf("otlp logs: expected a JSON object, found %s", truncateUTF8(string(raw), 20)))
 			break
 		}
+		if firstKey(raw) == "resourceSpans" {
+			s.spanDocs++
+			continue
+		}
 		ld, uerr := um.UnmarshalLogs(raw)
 		if uerr != nil {
 			err = errorAt(name, start, fmt.Errorf("otlp logs: %w", uerr))
@@ -169,6 +173,9 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		raw, ok := sc.rawObject()
 		if !ok || int64(len(raw)) > lim.MaxDocumentBytes || !json.Valid(raw) { // what encoding/json accepts, as the general reader
 			return nil, errSlowPath
+		}
+		if firstKey(raw) == "resourceSpans" {
+			return nil, errSlowPath // the general reader words the warning
 		}
 		ld, err := um.UnmarshalLogs(raw)
 		if err != nil {
