@@ -597,6 +597,7 @@ func hostileCases() []hostileCase {
 		hostileCase{name: "missing path", file: "does-not-exist.json", reject: true, want: "no such file",
 			write: func(g *hostileGen, p string) error { return nil }},
 	)
+	cs = append(cs, hostileLogCases()...) // hostile_logs_test.go
 	return cs
 }
 
