@@ -34,14 +34,15 @@ const benchT0 = 1796008320 // 2026-11-30T03:12:00Z
 // BenchmarkLogLines reads n short plain-text lines, one second of data per
 // 10,000 lines, with the default limits (which keep the first
 // --max-log-records-per-input records) and with the record budget raised
-// to n. Peak RSS: /usr/bin/time -v go test -run '^$' -bench 'LogLines/10M'.
+// to n. Peak RSS, one case at a time: go test -c, then
+// /usr/bin/time -v ./ingest.test -test.run '^$' -test.bench 'LogLines/lines=10M/budget=default' -test.benchtime 1x.
 func BenchmarkLogLines(b *testing.B) {
 	for _, n := range []int{1_000_000, 10_000_000} {
 		for _, raised := range []bool{false, true} {
-			name := fmt.Sprintf("%dM", n/1_000_000)
+			name := fmt.Sprintf("lines=%dM/budget=default", n/1_000_000)
 			lim := Limits{}
 			if raised {
-				name += "/raised"
+				name = fmt.Sprintf("lines=%dM/budget=raised", n/1_000_000)
 				lim.MaxLogRecords = n
 			}
 			b.Run(name, func(b *testing.B) {
@@ -71,7 +72,7 @@ func BenchmarkLogLines(b *testing.B) {
 // miner's per-leaf and total budgets keep the work per line bounded.
 func BenchmarkLogTemplates(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+		b.Run(fmt.Sprintf("templates=%dk", n/1000), func(b *testing.B) {
 			b.ReportAllocs()
 			for it := 0; it < b.N; it++ {
 				g := &lineGen{n: n, line: func(i int, buf []byte) []byte {
