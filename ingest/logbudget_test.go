@@ -173,3 +173,22 @@ func TestOTLPLogsDocumentBound(t *testing.T) {
 		t.Errorf("%d records within the bound", len(b.Logs))
 	}
 }
+
+func TestLogPendingBytesBudget(t *testing.T) {
+	// 600 pods, each with one 60 KB record waiting for continuation lines:
+	// past maxPendingBytes every pending record is finished early; none
+	// is lost.
+	var sb strings.Builder
+	body := strings.Repeat("z", 60<<10)
+	for i := 0; i < 600; i++ {
+		fmt.Fprintf(&sb, `{"log":"ERROR %s\n","stream":"stdout","time":"2026-11-30T03:12:%02dZ","kubernetes":{"pod_name":"cart-%d","container_name":"cart"}}`+"\n", body, i%60, i)
+	}
+	p := writeTemp(t, t.TempDir(), "fluent.jsonl", sb.String())
+	b := readLimited(t, p, Limits{MaxLogEntities: 1000})
+	if len(b.Logs) != 600 {
+		t.Errorf("%d records, want 600", len(b.Logs))
+	}
+	if !hasLogWarning(b, ErrLimit, "MiB of log records waiting for continuation lines: finished early 1 times") {
+		t.Errorf("no pending-bytes warning: %v", b.Warnings)
+	}
+}
