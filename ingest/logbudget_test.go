@@ -192,3 +192,31 @@ func TestLogPendingBytesBudget(t *testing.T) {
 		t.Errorf("no pending-bytes warning: %v", b.Warnings)
 	}
 }
+
+func TestLokiStreamBound(t *testing.T) {
+	stream := func(n int) string {
+		var vals []string
+		for i := 0; i < n; i++ {
+			vals = append(vals, fmt.Sprintf(`["17960083%02d000000000","INFO line %d"]`, i%100, i))
+		}
+		return `{"stream":{"service_name":"cart"},"values":[` + strings.Join(vals, ",") + `]}`
+	}
+	body := func(streams ...string) string {
+		return `{"status":"success","data":{"resultType":"streams","result":[` + strings.Join(streams, ",") + `]}}`
+	}
+	lim := Limits{MaxDocumentBytes: 2000}
+	// Many small streams: more than the bound in all, each within it.
+	small := body(stream(10), stream(10), stream(10), stream(10), stream(10), stream(10), stream(10), stream(10))
+	if len(small) <= 2000 {
+		t.Fatalf("the small streams hold only %d bytes", len(small))
+	}
+	b, err := decodeLoki("loki.json", strings.NewReader(small), lim)
+	if err != nil || len(b.Logs) != 80 {
+		t.Fatalf("small streams: %v, %v records", err, b)
+	}
+	// One stream over the bound: refused, naming the flag.
+	_, err = decodeLoki("loki.json", strings.NewReader(body(stream(200))), lim)
+	if err == nil || !strings.Contains(err.Error(), "Loki stream larger than 2000 bytes (--max-document-size)") || !strings.Contains(err.Error(), "loki.json") {
+		t.Errorf("err = %v, want the stream bound with the file", err)
+	}
+}

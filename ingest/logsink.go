@@ -37,6 +37,7 @@ type logSink struct {
 	overflow   int32               // the overflow stream (logbudget.go), -1 until needed
 	overRecs   int                 // lines of the streams past MaxLogStreams
 	spanDocs   int                 // OTLP span documents among logs documents (skipped)
+	bound      *docBound           // the Loki reader's bound on one stream object (nil elsewhere)
 	notStreams int                 // Loki results without "stream" labels
 	longRec    int                 // records cut to MaxLogRecordBytes
 	pendBytes  int                 // text of the pending records

@@ -26,7 +26,7 @@ func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	b := &Bundle{}
 	s := newLogSink(name, lim, b)
 	var um plog.JSONUnmarshaler
-	bound := &docBound{r: r, max: lim.MaxDocumentBytes}
+	bound := &docBound{r: r, max: lim.MaxDocumentBytes, what: "log document"}
 	dec := json.NewDecoder(bound)
 	docs := 0
 	var err error
@@ -193,12 +193,13 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 type docBound struct {
 	r             io.Reader
 	n, start, max int64
+	what          string // "log document", "Loki stream"
 }
 
 func (d *docBound) Read(p []byte) (int, error) {
 	room := d.start + d.max + 1 - d.n
 	if room <= 0 {
-		return 0, fmt.Errorf("%w: a log document larger than %d bytes (--max-document-size)", ErrLimit, d.max)
+		return 0, fmt.Errorf("%w: a %s larger than %d bytes (--max-document-size)", ErrLimit, d.what, d.max)
 	}
 	if int64(len(p)) > room {
 		p = p[:room]
