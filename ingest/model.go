@@ -521,7 +521,8 @@ func (p Placement) Entity() Entity {
 	return Entity{Kind: KindService, Name: p.Service, Service: p.Service}
 }
 
-// Merge appends everything of o to b (o's Inputs too).
+// Merge appends everything of o to b (o's Inputs too). o's log records
+// may be adopted rather than copied: o is not to be used afterwards.
 func (b *Bundle) Merge(o *Bundle) {
 	b.Spans = append(b.Spans, o.Spans...)
 	b.Series = append(b.Series, o.Series...)
