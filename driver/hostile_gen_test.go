@@ -597,7 +597,8 @@ func hostileCases() []hostileCase {
 		hostileCase{name: "missing path", file: "does-not-exist.json", reject: true, want: "no such file",
 			write: func(g *hostileGen, p string) error { return nil }},
 	)
-	cs = append(cs, boundsCases()...) // issue 28: hostile_bounds_test.go
+	cs = append(cs, boundsCases()...)     // issue 28: hostile_bounds_test.go
+	cs = append(cs, hostileLogCases()...) // issue 28: hostile_logs_test.go
 	return cs
 }
 

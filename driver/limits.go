@@ -18,13 +18,14 @@ func registerLimitFlags(fs *pflag.FlagSet, l *ingest.Limits) {
 	fs.IntVar(&l.MaxSeries, "max-series", d.MaxSeries, "series kept over all inputs")
 	fs.IntVar(&l.MaxPoints, "max-points", d.MaxPoints, "points kept over all inputs")
 	fs.Int64Var(&l.MaxTokenBytes, "max-token", d.MaxTokenBytes, "longest JSON string, number or run of whitespace in bytes (a longer one rejects the file)")
-	fs.Int64Var(&l.MaxDocumentBytes, "max-document-size", d.MaxDocumentBytes, "largest input decoded as one JSON document (alerts, Kubernetes events, dependencies), in bytes")
+	fs.Int64Var(&l.MaxDocumentBytes, "max-document-size", d.MaxDocumentBytes, "largest input decoded as one JSON document (alerts, Kubernetes events, dependencies, OTLP logs), in bytes")
 	fs.IntVar(&l.MaxEvents, "max-events", d.MaxEvents, "alerts and change events kept of one input")
 	fs.IntVar(&l.MaxTraceSpans, "max-trace-spans", d.MaxTraceSpans, "spans kept of one trace")
 	fs.IntVar(&l.MaxCells, "max-cells", d.MaxCells, "aligned series cells (series × grid steps) over all inputs; series with the fewest points are dropped first")
 	fs.Int64Var(&l.MaxTempBytes, "max-temp-size", d.MaxTempBytes, "largest temporary copy of a compressed or piped SQLite export, in bytes")
 	fs.DurationVar(&l.QueryTimeout, "query-timeout", d.QueryTimeout, "longest time the queries of one SQLite input may run")
 	fs.DurationVar(&l.StallTimeout, "stall-timeout", d.StallTimeout, "longest wait for the next byte of a pipe or FIFO input")
+	registerLogLimitFlags(fs, l)
 	setGroup(fs, groupInputs, "max-file-size", "max-depth", "max-string", "max-spans", "max-series", "max-points", "max-token",
 		"max-document-size", "max-events", "max-trace-spans", "max-cells", "max-temp-size", "query-timeout", "stall-timeout")
 }

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -291,7 +293,7 @@ func (c *containerState) emit(t Time, lineNo int, stderr, partial bool, msg stri
 		if len(c.partial[k]) == 0 {
 			c.pt[k], c.pline[k] = t, lineNo
 		}
-		if len(c.partial[k])+len(msg) <= maxFoldBytes {
+		if len(c.partial[k])+len(msg) <= c.s.lim.MaxLogRecordBytes {
 			c.partial[k] = append(c.partial[k], msg...)
 		}
 		return
@@ -313,7 +315,7 @@ func (c *containerState) flush() {
 			c.partial[k] = nil
 		}
 	}
-	c.s.flushAll()
+	c.s.flush(c.st) // its own stream only: one flushAll per container was quadratic in streams
 }
 
 // decodeDockerJSON reads Docker json-file lines ({"log","stream","time"})
@@ -426,8 +428,8 @@ func decodeDockerJSON(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			return nil, err
 		}
 	}
-	for _, c := range states {
-		c.flush()
+	for _, k := range slices.Sorted(maps.Keys(states)) { // in stream order: deterministic
+		states[k].flush()
 	}
 	s.finish()
 	return b, nil

@@ -25,10 +25,12 @@ func (b *Bundle) finalizeLogs(opt Options) {
 	if len(b.Logs) == 0 && len(b.LogStreams) == 0 {
 		return
 	}
+	lim := opt.Limits.withDefaults()
 	b.applyLogEntity(opt.LogEntity)
-	b.mergeLogTemplates()
+	b.mergeLogTemplates(lim)
 	b.sortLogs()
 	b.attachLogsToSpans()
+	b.capLogEntities(lim.MaxLogEntities)
 }
 
 // applyLogEntity gives the streams without labels the entity of the flag.
@@ -56,8 +58,8 @@ func (b *Bundle) applyLogEntity(name string) {
 	}
 }
 
-// mergeLogTemplates is step 2.
-func (b *Bundle) mergeLogTemplates() {
+// mergeLogTemplates is step 2, within the template budgets of lim.
+func (b *Bundle) mergeLogTemplates(lim Limits) {
 	type key struct{ group, pattern string }
 	distinct := map[key]int{}
 	var keys []key
@@ -82,13 +84,16 @@ func (b *Bundle) mergeLogTemplates() {
 	})
 	// Mine the sorted patterns again, one miner per group.
 	miners := map[string]*logtemplate.Miner{}
+	budget := logtemplate.NewBudget(lim.MaxLogTemplatesTotal)
+	var groups []string               // in order
 	cluster := make([]int, len(keys)) // distinct → cluster of its group's miner
 	for _, d := range order {
 		k := keys[d]
 		m := miners[k.group]
 		if m == nil {
-			m = logtemplate.New(logtemplate.Params{})
+			m = logtemplate.New(minerParams(lim, budget))
 			miners[k.group] = m
+			groups = append(groups, k.group)
 		}
 		if k.pattern == logtemplate.Other {
 			cluster[d] = -1 // the Other buckets of a group merge as they are
@@ -96,6 +101,11 @@ func (b *Bundle) mergeLogTemplates() {
 		}
 		cluster[d] = m.AddMasked(k.pattern)
 	}
+	var cuts minerCuts
+	for _, g := range groups {
+		cuts.add(miners[g].Stats())
+	}
+	cuts.warn(b, "logs", "templates of the inputs", lim)
 	final := make([]key, len(keys)) // distinct → its merged pattern
 	for d, k := range keys {
 		final[d] = k
@@ -158,26 +168,13 @@ func earlierExample(t, o *LogTemplate) bool {
 		strings.Compare(t.Example, o.Example)) < 0
 }
 
-// sortLogs sorts the records by time, ties in input order: (time, index)
-// keys are sorted and each record is moved once.
+// sortLogs sorts the records by time, ties in input order, in place: a
+// copy of 10M records would be another 480 MB.
 func (b *Bundle) sortLogs() {
-	if slices.IsSortedFunc(b.Logs, func(x, y LogRecord) int { return cmp.Compare(x.Time, y.Time) }) {
-		return
+	byTime := func(x, y LogRecord) int { return cmp.Compare(x.Time, y.Time) }
+	if !slices.IsSortedFunc(b.Logs, byTime) {
+		slices.SortStableFunc(b.Logs, byTime)
 	}
-	type key struct {
-		t Time
-		i int32
-	}
-	keys := make([]key, len(b.Logs))
-	for i := range b.Logs {
-		keys[i] = key{b.Logs[i].Time, int32(i)}
-	}
-	slices.SortFunc(keys, func(x, y key) int { return cmp.Or(cmp.Compare(x.t, y.t), cmp.Compare(x.i, y.i)) })
-	out := make([]LogRecord, len(b.Logs))
-	for k, key := range keys {
-		out[k] = b.Logs[key.i]
-	}
-	b.Logs = out
 }
 
 // attachLogsToSpans is step 4.

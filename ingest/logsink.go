@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -30,6 +32,16 @@ type logSink struct {
 	cut      int // records cut to the fold bounds
 	blank    int // empty lines skipped
 	secScale int // times that were seconds, ms or µs in a nanosecond field
+
+	budget     *logtemplate.Budget // templates of all the input's miners
+	overflow   int32               // the overflow stream (logbudget.go), -1 until needed
+	overRecs   int                 // lines of the streams past MaxLogStreams
+	spanDocs   int                 // OTLP span documents among logs documents (skipped)
+	bound      *docBound           // the Loki reader's bound on one stream object (nil elsewhere)
+	notStreams int                 // Loki results without "stream" labels
+	longRec    int                 // records cut to MaxLogRecordBytes
+	pendBytes  int                 // text of the pending records
+	pressure   int                 // times maxPendingBytes finished every pending record
 }
 
 // minedID names a template of one miner.
@@ -63,12 +75,10 @@ const (
 	foldGoroutine          // after "goroutine N [...]:"
 )
 
-// Fold bounds: a record takes at most this many lines and bytes; further
-// continuation lines are folded in but their text is dropped (counted).
-const (
-	maxFoldLines = 200
-	maxFoldBytes = 64 << 10
-)
+// maxFoldLines bounds the lines of a record (its bytes are bounded by
+// Limits.MaxLogRecordBytes); further continuation lines are folded in but
+// their text is dropped (counted).
+const maxFoldLines = 200
 
 // maxMalformedWarnings is how many malformed lines get a warning of their
 // own (with file and line); the rest are counted in one summary warning.
@@ -77,7 +87,8 @@ const maxMalformedWarnings = 10
 func newLogSink(name string, lim Limits, b *Bundle) *logSink {
 	lim = lim.withDefaults()
 	return &logSink{name: name, lim: lim, b: b, in: newInterner(lim.MaxStringBytes), fold: true,
-		miners: map[string]*logtemplate.Miner{}, local: map[minedID]int32{}, streams: map[LogStream]int32{}}
+		miners: map[string]*logtemplate.Miner{}, local: map[minedID]int32{}, streams: map[LogStream]int32{},
+		budget: logtemplate.NewBudget(lim.MaxLogTemplatesTotal), overflow: -1}
 }
 
 // stream returns the index of the stream with these names (interned,
@@ -90,6 +101,14 @@ func (s *logSink) stream(ls LogStream) int32 {
 	}
 	if id, ok := s.streams[ls]; ok {
 		return id
+	}
+	if len(s.streams) >= s.lim.MaxLogStreams {
+		if s.overflow < 0 {
+			s.overflow = int32(len(s.b.LogStreams))
+			s.b.LogStreams = append(s.b.LogStreams, LogStream{Source: s.name, EntityFrom: overflowEntity})
+			s.pending = append(s.pending, pendingRecord{})
+		}
+		return s.overflow
 	}
 	id := int32(len(s.b.LogStreams))
 	s.b.LogStreams = append(s.b.LogStreams, ls)
@@ -150,10 +169,14 @@ func (s *logSink) line(st int32, t Time, lineNo int, msg string, f fields) {
 		s.malformed(lineNo, -1, "a log time before 1970")
 		return
 	}
+	if st == s.overflow {
+		s.overRecs++
+	}
+	maxBytes := s.lim.MaxLogRecordBytes
 	p := &s.pending[st]
 	if s.fold && p.active && p.continues(msg) {
-		if p.lines >= maxFoldLines || len(p.msg)+1+len(msg) > maxFoldBytes {
-			if p.lines == maxFoldLines || len(p.msg) < maxFoldBytes {
+		if p.lines >= maxFoldLines || len(p.msg)+1+len(msg) > maxBytes {
+			if p.lines == maxFoldLines || len(p.msg) < maxBytes {
 				s.cut++
 			}
 			p.lines++
@@ -161,6 +184,7 @@ func (s *logSink) line(st int32, t Time, lineNo int, msg string, f fields) {
 		}
 		start := len(p.msg) + 1
 		p.msg = append(append(p.msg, '\n'), msg...)
+		s.pendBytes += 1 + len(msg)
 		p.lines++
 		if p.excEnd == 0 && isExceptionLine(msg, p.mode) {
 			p.excStart, p.excEnd = start, len(p.msg)
@@ -168,11 +192,22 @@ func (s *logSink) line(st int32, t Time, lineNo int, msg string, f fields) {
 		return
 	}
 	s.flush(st)
+	if len(msg) > maxBytes {
+		msg = cutText(msg, maxBytes)
+		s.longRec++
+	}
 	*p = pendingRecord{active: true, st: st, t: t, line: int32(min(lineNo, 1<<31-1)), sev: f.sev, trace: f.trace, span: f.span,
 		msg: append(p.msg[:0], msg...), lines: 1}
 	p.mode = p.startMode(msg)
+	s.pendBytes += len(msg)
 	if !s.fold {
 		s.flush(st)
+	} else if s.pendBytes > maxPendingBytes {
+		s.pressure++
+		s.flushAll()
+		for i := range s.pending { // their buffers go too
+			s.pending[i].msg = nil
+		}
 	}
 }
 
@@ -183,6 +218,7 @@ func (s *logSink) flush(st int32) {
 		return
 	}
 	p.active = false
+	s.pendBytes -= len(p.msg)
 	if len(s.b.Logs) >= s.lim.MaxLogRecords {
 		s.limited = true
 		return
@@ -232,7 +268,7 @@ func (s *logSink) flush(st int32) {
 	group := ls.Service
 	m := s.miners[group]
 	if m == nil {
-		m = logtemplate.New(logtemplate.Params{})
+		m = logtemplate.New(minerParams(s.lim, s.budget))
 		s.miners[group] = m
 	}
 	mid := minedID{group, m.Add(unsafeStr(s.content))}
@@ -268,11 +304,31 @@ func (s *logSink) finish() {
 		s.b.LogTemplates[ti].Pattern = s.miners[mid.group].Template(mid.id).Pattern
 	}
 	b := s.b
+	var cuts minerCuts
+	for _, g := range slices.Sorted(maps.Keys(s.miners)) {
+		cuts.add(s.miners[g].Stats())
+	}
+	cuts.warn(b, s.name, "log lines", s.lim)
+	if s.spanDocs > 0 {
+		b.Warn(ErrPartialInput, s.name, s.spanDocs, "%d OTLP span documents among the logs documents skipped (mixed formats in one file: give the spans in a file of their own)", s.spanDocs)
+	}
+	if s.notStreams > 0 {
+		b.Warn(ErrPartialInput, s.name, s.notStreams, "%d results without \"stream\" labels (not Loki log streams: a Prometheus result?); %d log records read in all", s.notStreams, len(b.Logs))
+	}
+	if s.overRecs > 0 {
+		b.Warn(ErrLimit, s.name, s.overRecs, "%d log lines of streams past the first %d kept in one unlabelled stream (--max-log-streams)", s.overRecs, s.lim.MaxLogStreams)
+	}
+	if s.longRec > 0 {
+		b.Warn(ErrLimit, s.name, s.longRec, "%d log records longer than %d bytes cut (--max-log-record-size)", s.longRec, s.lim.MaxLogRecordBytes)
+	}
+	if s.pressure > 0 {
+		b.Warn(ErrLimit, s.name, s.pressure, "more than %d MiB of log records waiting for continuation lines: finished early %d times (a stack trace may be split)", maxPendingBytes>>20, s.pressure)
+	}
 	if s.bad > s.warned {
 		b.Warn(ErrBadValue, s.name, s.bad-s.warned, "%d more malformed log lines skipped (%d in all; the first %d are listed)", s.bad-s.warned, s.bad, s.warned)
 	}
 	if s.cut > 0 {
-		b.Warn(ErrLimit, s.name, s.cut, "%d multi-line log records cut to %d lines or %d KiB", s.cut, maxFoldLines, maxFoldBytes>>10)
+		b.Warn(ErrLimit, s.name, s.cut, "%d multi-line log records cut to %d lines or %d KiB (--max-log-record-size)", s.cut, maxFoldLines, s.lim.MaxLogRecordBytes>>10)
 	}
 	if s.secScale > 0 {
 		b.Warn(ErrSourceWarning, s.name, s.secScale, "%d log timestamps in a nanosecond field held seconds, milliseconds or microseconds (read by magnitude)", s.secScale)
@@ -281,7 +337,7 @@ func (s *logSink) finish() {
 		b.Warn(ErrLimit, s.name, s.in.truncated, "%d names longer than %d bytes truncated", s.in.truncated, s.lim.MaxStringBytes)
 	}
 	if s.limited {
-		b.Warn(ErrLimit, s.name, 1, "stopped after %d log records (the log record limit); the rest of the input was not read", len(b.Logs))
+		b.Warn(ErrLimit, s.name, 1, "stopped after %d log records (--max-log-records-per-input); the rest of the input was not read", len(b.Logs))
 	}
 }
 

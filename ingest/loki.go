@@ -36,9 +36,13 @@ type lokiStreamJSON struct {
 
 // decodeLoki reads a Loki streams response into log records.
 func decodeLoki(name string, r io.Reader, lim Limits) (*Bundle, error) {
+	lim = lim.withDefaults()
 	b := &Bundle{}
 	s := newLogSink(name, lim, b)
-	dec := json.NewDecoder(r)
+	// Each stream object is decoded whole: one is bounded like a document
+	// (the fast path streams its values and needs no bound).
+	s.bound = &docBound{r: r, max: lim.MaxDocumentBytes, what: "Loki stream"}
+	dec := json.NewDecoder(s.bound)
 	if err := promDelim(dec, name, '{'); err != nil {
 		return nil, err
 	}
@@ -129,8 +133,14 @@ func lokiResult(dec *json.Decoder, s *logSink, streams *int) error {
 	}
 	for dec.More() {
 		off := dec.InputOffset()
+		if s.bound != nil {
+			s.bound.start = off
+		}
 		var ls lokiStreamJSON
 		if err := dec.Decode(&ls); err != nil {
+			if errors.Is(err, ErrLimit) {
+				return errorAt(s.name, off, err)
+			}
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
 				return errorAt(s.name, off+te.Offset, fmt.Errorf("loki stream: %w", typeErrMsg(te)))
@@ -157,6 +167,9 @@ type lokiEntry struct {
 
 // lokiStream feeds one stream's entries, oldest first.
 func (s *logSink) lokiStream(js lokiStreamJSON, off int64) {
+	if js.Stream == nil {
+		s.notStreams++ // logmixed.go
+	}
 	get := func(k string) string { return js.Stream[k] }
 	st := s.stream(streamFromLabels(get))
 	sev := labelSeverity(get)

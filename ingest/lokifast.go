@@ -29,13 +29,16 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	var status, resultType string
 	labels := map[string]string{}
 	var entries []lokiEntry
+	hasStream := false // the result has "stream" labels (logmixed.go)
 	stream := func() bool {
 		clear(labels)
 		entries = entries[:0]
+		hasStream = false
 		var sk seen
 		ok := sc.object(func(key string) bool {
 			switch key {
 			case "stream":
+				hasStream = true
 				return sk.first(0) && sc.object(func(k string) bool {
 					v, ok := sc.str()
 					if _, dup := labels[k]; dup || !ok {
@@ -59,6 +62,9 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		})
 		if !ok || s.full() {
 			return ok
+		}
+		if !hasStream {
+			s.notStreams++
 		}
 		s.lokiFeed(labels, entries)
 		sc.recycle()

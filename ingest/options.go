@@ -11,7 +11,7 @@ type Limits struct {
 	MaxSpans       int   // spans kept over all inputs
 	MaxSeries      int   // series kept over all inputs
 	MaxPoints      int   // points kept over all inputs
-	MaxLogRecords  int   // log records kept over all inputs
+	MaxLogRecords  int   // log records kept of one input (48 bytes each, more while the slice grows)
 	// MaxTokenBytes is the longest JSON string, number or whitespace run an
 	// input may hold (checked on the decompressed stream of every JSON
 	// input, see tokenGuard); a longer one rejects the input.
@@ -37,6 +37,11 @@ type Limits struct {
 	QueryTimeout time.Duration
 	// StallTimeout is the longest wait for the next byte of a pipe or FIFO.
 	StallTimeout time.Duration
+	// Log budgets (logbudget.go): templates mined per service of one input
+	// and per input in all (also over all inputs once merged), streams kept
+	// of one input, services and pods with log series over all inputs, and
+	// bytes kept of one log record's text. What they cut is warned.
+	MaxLogTemplates, MaxLogTemplatesTotal, MaxLogStreams, MaxLogEntities, MaxLogRecordBytes int
 }
 
 // DefaultLimits are generous for real incidents and small enough to fail fast on garbage.
@@ -56,7 +61,10 @@ func DefaultLimits() Limits {
 		MaxTempBytes:     1 << 30,
 		QueryTimeout:     30 * time.Second,
 		StallTimeout:     30 * time.Second,
-		MaxLogRecords:    20_000_000,
+		MaxLogRecords:    4_000_000,
+
+		MaxLogTemplates: 2000, MaxLogTemplatesTotal: 100_000, MaxLogStreams: 100_000, MaxLogEntities: 5000,
+		MaxLogRecordBytes: 64 << 10,
 	}
 }
 
@@ -107,7 +115,7 @@ func (l Limits) withDefaults() Limits {
 	if l.StallTimeout == 0 {
 		l.StallTimeout = d.StallTimeout
 	}
-	return l
+	return l.logDefaults(d)
 }
 
 // Options configure reading and alignment. The zero value is usable.

@@ -41,6 +41,9 @@ type otlpReader struct {
 	apiErrs   int
 	firstErr  string
 	procs     processSet // processes with a PID, recorded once
+
+	logs    *logSink // OTLP logs documents among the spans (logmixed.go)
+	logDocs int
 }
 
 // otlpWrapper is Jaeger api_v3's response wrapper.
@@ -107,6 +110,9 @@ func (or *otlpReader) document(raw json.RawMessage, off int64) error {
 			return nil
 		}
 		raw = w.Result
+	}
+	if firstKey(raw) == "resourceLogs" {
+		return or.otlpLogsAmongSpans(raw, off)
 	}
 	td, err := or.um.UnmarshalTraces(raw)
 	if err != nil {
@@ -216,8 +222,9 @@ func (or *otlpReader) warnings(v pcommon.Value) {
 // after some spans an ErrPartialInput warning.
 func (or *otlpReader) finish(err error, dec *json.Decoder, src io.Reader) (*Bundle, error) {
 	b := or.b
+	or.finishLogs()
 	if err != nil {
-		if len(b.Spans) == 0 {
+		if len(b.Spans) == 0 && len(b.Logs) == 0 {
 			return nil, err
 		}
 		rest, _ := io.Copy(io.Discard, src)

@@ -22,10 +22,12 @@ import (
 
 // decodeOTLPLogs reads OTLP JSON logs into log records.
 func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
+	lim = lim.withDefaults()
 	b := &Bundle{}
 	s := newLogSink(name, lim, b)
 	var um plog.JSONUnmarshaler
-	dec := json.NewDecoder(r)
+	bound := &docBound{r: r, max: lim.MaxDocumentBytes, what: "log document"}
+	dec := json.NewDecoder(bound)
 	docs := 0
 	var err error
 	for n := 0; !s.full(); n++ {
@@ -44,14 +46,23 @@ func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			break
 		}
 		start := dec.InputOffset()
+		bound.start = start
 		var raw json.RawMessage
 		if derr := dec.Decode(&raw); derr != nil {
-			err = jsonErrorAt(name, derr, dec, start)
+			if errors.Is(derr, ErrLimit) {
+				err = errorAt(name, start, fmt.Errorf("otlp logs: document %d: %w", n+1, derr))
+			} else {
+				err = jsonErrorAt(name, derr, dec, start)
+			}
 			break
 		}
 		if len(raw) == 0 || raw[0] != '{' {
 			err = errorAt(name, start, fmt.Errorf("otlp logs: expected a JSON object, found %s", truncateUTF8(string(raw), 20)))
 			break
+		}
+		if firstKey(raw) == "resourceSpans" {
+			s.spanDocs++
+			continue
 		}
 		ld, uerr := um.UnmarshalLogs(raw)
 		if uerr != nil {
@@ -143,7 +154,9 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	lim = lim.withDefaults()
 	b := &Bundle{}
 	s := newLogSink(name, lim, b)
-	sc := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth}
+	// A document over MaxDocumentBytes is declined (rawObject bounds what
+	// it buffers by maxTok): the general reader words the error.
+	sc := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth, maxTok: lim.MaxDocumentBytes}
 	var um plog.JSONUnmarshaler
 	for n := 1; !s.full(); n++ {
 		switch sc.ws() {
@@ -158,8 +171,11 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			return nil, errSlowPath
 		}
 		raw, ok := sc.rawObject()
-		if !ok || !json.Valid(raw) { // what encoding/json accepts, as the general reader
+		if !ok || int64(len(raw)) > lim.MaxDocumentBytes || !json.Valid(raw) { // what encoding/json accepts, as the general reader
 			return nil, errSlowPath
+		}
+		if firstKey(raw) == "resourceSpans" {
+			return nil, errSlowPath // the general reader words the warning
 		}
 		ld, err := um.UnmarshalLogs(raw)
 		if err != nil {
@@ -169,4 +185,26 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		sc.recycle() // pdata copied what it keeps
 	}
 	return nil, errSlowPath // the record limit: the general reader words the warning
+}
+
+// docBound fails a read once the document that starts at byte start has
+// taken more than max bytes: encoding/json buffers a document whole before
+// pdata decodes it, so one document costs several times its size.
+type docBound struct {
+	r             io.Reader
+	n, start, max int64
+	what          string // "log document", "Loki stream"
+}
+
+func (d *docBound) Read(p []byte) (int, error) {
+	room := d.start + d.max + 1 - d.n
+	if room <= 0 {
+		return 0, fmt.Errorf("%w: a %s larger than %d bytes (--max-document-size)", ErrLimit, d.what, d.max)
+	}
+	if int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := d.r.Read(p)
+	d.n += int64(n)
+	return n, err
 }

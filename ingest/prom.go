@@ -145,7 +145,11 @@ func decodePromQueryRange(name string, r io.Reader, lim Limits) (*Bundle, error)
 	if _, err := dec.Token(); err != nil {
 		return nil, jsonError(name, err, dec)
 	}
-	return st.finish()
+	b, err := st.finish()
+	if err == nil {
+		trailingData(name, io.MultiReader(dec.Buffered(), r), lim, b, "Prometheus response") // logmixed.go
+	}
+	return b, err
 }
 
 // finish turns the accumulated state into the bundle (or the source's error).

@@ -178,15 +178,16 @@ func collectParts(files []string, results []chan readResult, progress func(strin
 // merged (not skipped); firstErr is the first file's error.
 func mergeParts(files []string, parts []*Bundle, errs []error, unread []Input, lim Limits, progress func(string, ...any)) (b *Bundle, read int, firstErr error) {
 	b = &Bundle{}
-	spans, logs := 0, 0
+	spans, logs, logParts := 0, 0, 0
 	disjoint := disjointInputs(parts, errs)
 	for i, p := range parts {
 		if errs[i] == nil && disjoint[i] == "" {
 			spans += len(p.Spans)
 			logs += len(p.Logs)
+			logParts += min(1, len(p.Logs))
 		}
 	}
-	if logs > 0 {
+	if logParts > 1 { // one input's records are adopted by Merge, not copied
 		b.Logs = make([]LogRecord, 0, logs) // Merge appends each file's records once
 	}
 	// Workers sorted each file's spans; when no span limit cuts them, merge

@@ -21,8 +21,9 @@
 // small, tested implementation instead.
 //
 // The miner is streaming (one pass, O(tokens × templates in one leaf) per
-// line, with an exact-match cache in front) and bounded (MaxTemplates,
-// MaxTokens, CacheSize). It is deterministic: the same lines in the same
+// line, with an exact-match cache of line hashes in front) and bounded
+// (MaxTemplates, MaxLeafTemplates, MaxTokens, MaxTokenBytes, CacheSize, and
+// a Budget shared by several miners); Stats says what the bounds cut. It is deterministic: the same lines in the same
 // order give the same templates with the same IDs. Merging the templates of
 // several miners deterministically is AddMasked of their patterns, sorted,
 // into a fresh miner (the ingest package does this across files).

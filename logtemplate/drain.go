@@ -2,6 +2,7 @@ package logtemplate
 
 import (
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -30,13 +31,32 @@ type Params struct {
 	MaxTokens int
 	// CacheSize bounds the exact-match shortcut: a masked line seen before
 	// goes straight to the template it joined then (new entries stop once
-	// it is full).
+	// it is full). Its keys are 64-bit hashes of the masked line, never the
+	// line itself, so its memory does not grow with line length.
 	CacheSize int
+	// MaxLeafTemplates bounds the templates of one leaf of the parse tree,
+	// which every line reaching the leaf is compared with: a line that
+	// matches none of a full leaf's templates joins the Other template.
+	// Work per line is then at most MaxLeafTemplates × MaxTokens
+	// comparisons, whatever the input (200: well above the leaves of real
+	// services, which hold a few dozen).
+	MaxLeafTemplates int
+	// MaxTokenBytes is the longest token mined: a longer one is cut to its
+	// first MaxTokenBytes bytes (at a character boundary) followed by
+	// Wildcard, so a template's size is bounded by MaxTokens ×
+	// MaxTokenBytes whatever the line length.
+	MaxTokenBytes int
+	// Budget, when non-nil, bounds the templates of several miners
+	// together (the miners of all services of one input): a line that
+	// would start a new template once the budget is spent joins its
+	// miner's Other template. Nil means no bound beyond MaxTemplates.
+	Budget *Budget
 }
 
 // DefaultParams returns the parameters used when a field is zero.
 func DefaultParams() Params {
-	return Params{Depth: 4, SimThreshold: 0.4, MaxChildren: 100, MaxTemplates: 2000, MaxTokens: 64, CacheSize: 1 << 16}
+	return Params{Depth: 4, SimThreshold: 0.4, MaxChildren: 100, MaxTemplates: 2000, MaxTokens: 64, CacheSize: 1 << 16,
+		MaxLeafTemplates: 200, MaxTokenBytes: 256}
 }
 
 func (p Params) withDefaults() Params {
@@ -59,11 +79,18 @@ func (p Params) withDefaults() Params {
 	if p.CacheSize <= 0 {
 		p.CacheSize = d.CacheSize
 	}
+	if p.MaxLeafTemplates <= 0 {
+		p.MaxLeafTemplates = d.MaxLeafTemplates
+	}
+	if p.MaxTokenBytes <= 0 {
+		p.MaxTokenBytes = d.MaxTokenBytes
+	}
 	return p
 }
 
-// Other is the pattern of the template that collects the lines that arrive
-// after MaxTemplates templates exist and match none of them.
+// Other is the pattern of the template that collects the lines that match
+// no template once a bound (MaxTemplates, MaxLeafTemplates, Budget) stops
+// new ones.
 const Other = "<other>"
 
 // Template is one mined log template.
@@ -102,22 +129,57 @@ type node struct {
 //
 // A Miner is deterministic — the same lines in the same order give the same
 // templates and IDs — and not safe for concurrent use. Memory is bounded by
-// MaxTemplates × MaxTokens tokens plus the cache.
+// MaxTemplates × MaxTokens × MaxTokenBytes plus the cache (CacheSize
+// hashes); an empty miner costs a few hundred bytes, so one per service
+// stays cheap with many services.
 type Miner struct {
 	p        Params
 	root     map[int]*node
 	clusters []cluster
 	other    int32 // index of the Other cluster, -1 until needed
-	cache    map[string]int32
+	cache    map[uint64]int32
 	buf      []byte
 	toks     []string
+	stats    Stats
+}
+
+// Stats count what the bounds of a miner cut.
+type Stats struct {
+	OtherTemplates int // lines sent to Other because MaxTemplates templates exist
+	OtherLeaf      int // lines sent to Other because their leaf held MaxLeafTemplates
+	OtherBudget    int // lines sent to Other because the shared Budget was spent
+	LongTokens     int // tokens cut to MaxTokenBytes
+}
+
+// Budget is a bound on the templates of several miners together (see
+// Params.Budget). Not safe for concurrent use.
+type Budget struct {
+	max, used int
+}
+
+// NewBudget returns a budget of max templates (max <= 0: no bound).
+func NewBudget(max int) *Budget { return &Budget{max: max} }
+
+// take spends one template; false when none is left.
+func (b *Budget) take() bool {
+	if b == nil || b.max <= 0 {
+		return true
+	}
+	if b.used >= b.max {
+		return false
+	}
+	b.used++
+	return true
 }
 
 // New returns an empty miner.
 func New(p Params) *Miner {
 	p = p.withDefaults()
-	return &Miner{p: p, root: map[int]*node{}, other: -1, cache: make(map[string]int32, 256)}
+	return &Miner{p: p, root: map[int]*node{}, other: -1}
 }
+
+// Stats returns what the miner's bounds cut so far.
+func (m *Miner) Stats() Stats { return m.stats }
 
 // Add masks line, mines it and returns the ID of the template it joined
 // (IDs are dense from 0, in order of creation).
@@ -136,12 +198,13 @@ func (m *Miner) AddMasked(content string) int {
 }
 
 func (m *Miner) add(masked []byte) int {
-	if id, ok := m.cache[string(masked)]; ok { // no allocation for the lookup
+	key := hash64(masked)
+	if id, ok := m.cache[key]; ok {
 		m.clusters[id].count++
 		return int(id)
 	}
 	toks := m.tokens(masked)
-	id := m.search(toks)
+	id, leafFull := m.search(toks)
 	switch {
 	case id >= 0:
 		c := &m.clusters[id]
@@ -151,13 +214,15 @@ func (m *Miner) add(masked []byte) int {
 				c.tokens[i] = Wildcard
 			}
 		}
-	case len(m.clusters) >= m.p.MaxTemplates:
-		if m.other < 0 {
-			m.other = int32(len(m.clusters))
-			m.clusters = append(m.clusters, cluster{tokens: []string{Other}})
-		}
-		id = m.other
-		m.clusters[id].count++
+	case len(m.clusters)-m.otherCount() >= m.p.MaxTemplates:
+		m.stats.OtherTemplates++
+		id = m.toOther()
+	case leafFull:
+		m.stats.OtherLeaf++
+		id = m.toOther()
+	case !m.p.Budget.take():
+		m.stats.OtherBudget++
+		id = m.toOther()
 	default:
 		id = int32(len(m.clusters))
 		own := make([]string, len(toks))
@@ -167,10 +232,42 @@ func (m *Miner) add(masked []byte) int {
 		m.clusters = append(m.clusters, cluster{tokens: own, count: 1})
 		m.insert(id, own)
 	}
+	if m.cache == nil {
+		m.cache = map[uint64]int32{}
+	}
 	if len(m.cache) < m.p.CacheSize {
-		m.cache[string(masked)] = id
+		m.cache[key] = id
 	}
 	return int(id)
+}
+
+// otherCount is 1 when the Other template exists, else 0.
+func (m *Miner) otherCount() int {
+	if m.other >= 0 {
+		return 1
+	}
+	return 0
+}
+
+// toOther counts a line in the Other template, creating it.
+func (m *Miner) toOther() int32 {
+	if m.other < 0 {
+		m.other = int32(len(m.clusters))
+		m.clusters = append(m.clusters, cluster{tokens: []string{Other}})
+	}
+	m.clusters[m.other].count++
+	return m.other
+}
+
+// hash64 is the 64-bit FNV-1a hash of b (fixed, so the cache — and the
+// miner — stay deterministic across runs).
+func hash64(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 // tokens splits masked (single spaces) into at most MaxTokens tokens, the
@@ -185,15 +282,29 @@ func (m *Miner) tokens(masked []byte) []string {
 		}
 		i := strings.IndexByte(s, ' ')
 		if i < 0 {
-			m.toks = append(m.toks, s)
+			m.toks = append(m.toks, m.cut(s))
 			break
 		}
 		if i > 0 {
-			m.toks = append(m.toks, s[:i])
+			m.toks = append(m.toks, m.cut(s[:i]))
 		}
 		s = s[i+1:]
 	}
 	return m.toks
+}
+
+// cut returns t, or its first MaxTokenBytes bytes (whole characters)
+// followed by Wildcard when it is longer (a new string).
+func (m *Miner) cut(t string) string {
+	if len(t) <= m.p.MaxTokenBytes {
+		return t
+	}
+	m.stats.LongTokens++
+	n := m.p.MaxTokenBytes
+	for n > 0 && !utf8.RuneStart(t[n]) {
+		n--
+	}
+	return t[:n] + Wildcard
 }
 
 // branchKey is the tree key a token follows.
@@ -204,11 +315,12 @@ func branchKey(t string) string {
 	return t
 }
 
-// search walks the tree and returns the best cluster, or -1.
-func (m *Miner) search(toks []string) int32 {
+// search walks the tree and returns the best cluster, or -1; full reports
+// that the leaf reached holds MaxLeafTemplates templates.
+func (m *Miner) search(toks []string) (best int32, full bool) {
 	n := m.root[len(toks)]
 	if n == nil {
-		return -1
+		return -1, false
 	}
 	for d := 0; d < m.p.Depth-3 && d < len(toks)-1; d++ {
 		next := n.children[branchKey(toks[d])]
@@ -216,10 +328,11 @@ func (m *Miner) search(toks []string) int32 {
 			next = n.children[Wildcard]
 		}
 		if next == nil {
-			return -1
+			return -1, false
 		}
 		n = next
 	}
+	full = len(n.clusters) >= m.p.MaxLeafTemplates
 	best, bestSim, bestWild := int32(-1), -1.0, -1
 	for _, id := range n.clusters {
 		c := &m.clusters[id]
@@ -241,9 +354,9 @@ func (m *Miner) search(toks []string) int32 {
 		}
 	}
 	if bestSim < m.p.SimThreshold && len(toks) > 0 {
-		return -1
+		return -1, full
 	}
-	return best
+	return best, full
 }
 
 // insert adds cluster id with tokens toks to the tree.

@@ -1,0 +1,178 @@
+package ingest
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pipeline-analyze/pipeline-analyze/logtemplate"
+)
+
+// Log budgets: every structure the log readers build grows with the input
+// only up to a bound of Limits, and what a bound cuts is said in a warning
+// that names the flag raising it.
+//
+//   - records of one input: MaxLogRecords (--max-log-records-per-input);
+//     the rest of the input is not read;
+//   - bytes of one record's text: MaxLogRecordBytes (--max-log-record-size),
+//     a physical line at most maxLogLine; a longer record is cut;
+//   - records waiting for their continuation lines: maxPendingBytes over
+//     all streams of an input; past it every pending record is finished
+//     (a stack trace split there is mined as two records);
+//   - streams of one input: MaxLogStreams (--max-log-streams); records of
+//     further streams go to one unlabelled overflow stream (they keep their
+//     trace links, so a span can still place them);
+//   - templates: MaxLogTemplates per service of one input
+//     (--max-log-templates), MaxLogTemplatesTotal per input and over all
+//     inputs once merged (--max-log-templates-total); the miner's own bounds
+//     (a leaf of its tree, a token's length) are fixed. Lines past a bound
+//     count in their service's "<other>" template;
+//   - services and pods with log series: MaxLogEntities
+//     (--max-log-entities); the ones with the most records are kept, the
+//     streams of the others lose their labels (their records stay).
+//
+// Each bound costs O(1) per line; Finalize's entity cap is one pass over
+// the records and a sort of the entities.
+
+// maxPendingBytes bounds the text of the records of one input waiting for
+// continuation lines, over all its streams.
+const maxPendingBytes = 32 << 20
+
+// overflowEntity marks the stream that collects the records of the streams
+// past MaxLogStreams (it names no entity; LogEntity does not apply to it).
+const overflowEntity = "overflow"
+
+func (l Limits) logDefaults(d Limits) Limits {
+	if l.MaxLogTemplates == 0 {
+		l.MaxLogTemplates = d.MaxLogTemplates
+	}
+	if l.MaxLogTemplatesTotal == 0 {
+		l.MaxLogTemplatesTotal = d.MaxLogTemplatesTotal
+	}
+	if l.MaxLogStreams == 0 {
+		l.MaxLogStreams = d.MaxLogStreams
+	}
+	if l.MaxLogEntities == 0 {
+		l.MaxLogEntities = d.MaxLogEntities
+	}
+	if l.MaxLogRecordBytes == 0 {
+		l.MaxLogRecordBytes = d.MaxLogRecordBytes
+	}
+	return l
+}
+
+// minerParams are the miner parameters of the budgets lim (one budget b
+// shared by the miners of an input, or of the merge).
+func minerParams(lim Limits, b *logtemplate.Budget) logtemplate.Params {
+	return logtemplate.Params{MaxTemplates: lim.MaxLogTemplates, Budget: b}
+}
+
+// minerCuts sums what the miners' bounds cut.
+type minerCuts struct {
+	perService, total, leaf, tokens int
+}
+
+func (c *minerCuts) add(s logtemplate.Stats) {
+	c.perService += s.OtherTemplates
+	c.total += s.OtherBudget
+	c.leaf += s.OtherLeaf
+	c.tokens += s.LongTokens
+}
+
+// warn adds one warning per bound that cut something; what names the
+// things counted ("log lines", or "templates" when merging the inputs').
+func (c minerCuts) warn(b *Bundle, source, what string, lim Limits) {
+	if c.perService > 0 {
+		b.Warn(ErrLimit, source, c.perService, "%d %s counted in their service's <other> template: more than %d templates in one service (--max-log-templates)", c.perService, what, lim.MaxLogTemplates)
+	}
+	if c.total > 0 {
+		b.Warn(ErrLimit, source, c.total, "%d %s counted in their service's <other> template: more than %d templates in all (--max-log-templates-total)", c.total, what, lim.MaxLogTemplatesTotal)
+	}
+	if c.leaf > 0 {
+		b.Warn(ErrLimit, source, c.leaf, "%d %s counted in their service's <other> template: more than %d templates of the same length and first word", c.leaf, what, logtemplate.DefaultParams().MaxLeafTemplates)
+	}
+	if c.tokens > 0 {
+		b.Warn(ErrLimit, source, c.tokens, "%d words of %s longer than %d bytes mined by their start", c.tokens, what, logtemplate.DefaultParams().MaxTokenBytes)
+	}
+}
+
+// cutText returns the first n bytes of s, at a character boundary.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// capLogEntities keeps the streams of the max busiest services and the max
+// busiest pods (ties by name); the others' streams lose their labels (their
+// records are kept, with their trace links), with a warning: every service and pod with records
+// costs a few series over the whole grid. The moved records keep their
+// trace links.
+func (b *Bundle) capLogEntities(max int) {
+	if max <= 0 || len(b.LogStreams) <= max {
+		return // fewer streams than the bound: fewer entities too
+	}
+	type ent struct {
+		name string
+		n    int
+	}
+	count := func(name func(ls *LogStream) string) (keep map[string]bool, cut int) {
+		idx := map[string]int{}
+		var ents []ent
+		per := make([]int, len(b.LogStreams))
+		for i := range b.Logs {
+			per[b.Logs[i].Stream]++
+		}
+		for i := range b.LogStreams {
+			k := name(&b.LogStreams[i])
+			if k == "" || per[i] == 0 {
+				continue
+			}
+			j, ok := idx[k]
+			if !ok {
+				j = len(ents)
+				idx[k] = j
+				ents = append(ents, ent{name: k})
+			}
+			ents[j].n += per[i]
+		}
+		if len(ents) <= max {
+			return nil, 0
+		}
+		slices.SortFunc(ents, func(x, y ent) int { return cmp.Or(cmp.Compare(y.n, x.n), strings.Compare(x.name, y.name)) })
+		keep = make(map[string]bool, max)
+		for _, e := range ents[:max] {
+			keep[e.name] = true
+		}
+		return keep, len(ents) - max
+	}
+	svc, cutSvc := count(func(ls *LogStream) string { return ls.Service })
+	pods, cutPods := count(func(ls *LogStream) string { return ls.Pod })
+	if svc == nil && pods == nil {
+		return
+	}
+	drop := make([]bool, len(b.LogStreams))
+	for i := range b.LogStreams {
+		ls := &b.LogStreams[i]
+		drop[i] = svc != nil && ls.Service != "" && !svc[ls.Service] || pods != nil && ls.Pod != "" && !pods[ls.Pod]
+	}
+	moved := 0
+	for i := range b.Logs {
+		if drop[b.Logs[i].Stream] {
+			moved++
+		}
+	}
+	for i, d := range drop {
+		if d { // its records stay, unlabelled: they keep their trace links
+			ls := &b.LogStreams[i]
+			ls.Service, ls.Pod, ls.Namespace, ls.Container, ls.EntityFrom = "", "", "", "", overflowEntity
+		}
+	}
+	b.Warn(ErrLimit, "logs", moved, "%d log records of %d services and %d pods kept unlabelled: only the %d busiest services and pods keep log series (--max-log-entities)",
+		moved, cutSvc, cutPods, max)
+}
