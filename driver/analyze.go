@@ -178,6 +178,8 @@ type analyzeRun struct {
 	shown []string // the inputs as the user named them ("demo" for the demo)
 	demo  string   // the demo note, when run on the embedded demo
 	notes []string // context notes (flags against the data), printed and footnoted
+	// runbooks are the team's runbooks (--runbooks), read before the data.
+	runbooks []scorecard.Runbook
 
 	analyseStart, reportStart time.Time // the phases' starts, for -v
 }
@@ -209,6 +211,17 @@ func (r *analyzeRun) card(ctx context.Context, args []string) (*scorecard.Card, 
 	// live fetch without --save-bundle, copies of compressed SQLite
 	// exports); it is removed at the end, and on SIGINT/SIGTERM.
 	var err error
+	// The team's runbooks are read first: a bad file is said before the
+	// data is read and analysed.
+	if f := r.o.of.Runbooks; f != "" {
+		data, err := boundedfile.ReadFile(f, r.o.lim.MaxDocumentBytes, "--max-document-size")
+		if err == nil {
+			r.runbooks, err = scorecard.ParseRunbooks(data, f)
+		}
+		if err != nil {
+			return nil, r.fail("", fmt.Errorf("--runbooks: %w", err))
+		}
+	}
 	if r.work, err = os.MkdirTemp("", "pipeline-analyze-run-*"); err != nil {
 		return nil, r.fail("", err)
 	}
@@ -348,18 +361,8 @@ func (r *analyzeRun) analyse(b *ingest.Bundle, inc tcg.Incident) (*scorecard.Car
 		}
 	}
 	r.reportStart = time.Now()
-	var runbooks []scorecard.Runbook
-	if f := r.o.of.Runbooks; f != "" {
-		data, err := boundedfile.ReadFile(f, r.o.lim.MaxDocumentBytes, "--max-document-size")
-		if err == nil {
-			runbooks, err = scorecard.ParseRunbooks(data, f)
-		}
-		if err != nil {
-			return nil, r.fail("", fmt.Errorf("--runbooks: %w", err))
-		}
-	}
 	card := scorecard.Build(an.graph, an.result, ev, scorecard.BuildOptions{
-		Version: version, Args: r.in.args, Slice: r.slice, Demo: r.demo, Runbooks: runbooks,
+		Version: version, Args: r.in.args, Slice: r.slice, Demo: r.demo, Runbooks: r.runbooks,
 		Links: scorecard.StepLinks{JaegerUI: r.o.of.JaegerUI, GrafanaURL: r.o.of.Grafana, GrafanaDatasource: r.o.of.GrafanaDatasource},
 	})
 	for _, n := range r.notes {

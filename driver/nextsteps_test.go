@@ -135,4 +135,10 @@ func TestRunbooksFlag(t *testing.T) {
 	if r := runCmd(nil, "-q", "--runbooks", bad); r.code == 0 || !strings.Contains(r.stderr, "bad.yaml") {
 		t.Errorf("bad runbooks: %v", r)
 	}
+	// Read before the data: with an input that does not exist, the
+	// runbooks' error is the one said.
+	if r := runCmd(nil, "-q", "--runbooks", bad, filepath.Join(dir, "no-such-incident")); r.code != 1 ||
+		!strings.Contains(r.stderr, "--runbooks") || strings.Contains(r.stderr, "no-such-incident") {
+		t.Errorf("bad runbooks beside a missing input: %v", r)
+	}
 }
