@@ -36,7 +36,7 @@ Examples:
   pipeline-analyze mcp --root incident --root fixed --max-file-size 268435456
   pipeline-analyze mcp --prometheus-url http://prometheus:9090 --jaeger-url http://jaeger:16686
 (In an assistant: claude mcp add pipeline-analyze -- pipeline-analyze mcp --root /srv/incidents;
-see the README's "AI assistants (MCP)".)
+see docs/mcp.md.)
 
 Exit status: 0 when the client closes the connection; 1 runtime error; 2 usage error.
 `
