@@ -14,7 +14,7 @@ import (
 )
 
 // simSeed is the seed of the simulated acceptance cases: from the held-out
-// seeds of the README's accuracy section (201–205), never used for tuning.
+// seeds of docs/accuracy.md (201–205), never used for tuning.
 const simSeed = 201
 
 // simResult is one simulated fault's three comparisons.

@@ -171,7 +171,7 @@ var reportMu sync.Mutex
 
 // reportRun appends one run's figures to the file named by $HOSTILE_REPORT
 // (tab-separated: suite, case, mode, exit, peak RSS MiB, seconds), which is
-// how the README's reliability figures are collected.
+// how docs/reliability.md's figures are collected.
 func reportRun(suite, name, mode string, r binResult) {
 	path := os.Getenv("HOSTILE_REPORT")
 	if path == "" {
