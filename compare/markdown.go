@@ -57,7 +57,7 @@ func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
 		for _, w := range r.Watch {
 			line := fmt.Sprintf("- **%s** (%s now): %s", md(w.Label), md(string(w.Verdict)), md(w.Text))
 			if w.Query != "" {
-				line += "; PromQL `" + strings.ReplaceAll(clean(w.Query), "`", "'") + "`"
+				line += "; PromQL: " + md(w.Query)
 				if scorecard.MarkdownSafeURL(w.URL) {
 					line += " ([Explore](" + w.URL + "))"
 				}

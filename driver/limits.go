@@ -25,7 +25,15 @@ func registerLimitFlags(fs *pflag.FlagSet, l *ingest.Limits) {
 	fs.Int64Var(&l.MaxTempBytes, "max-temp-size", d.MaxTempBytes, "largest temporary copy of a compressed or piped SQLite export, in bytes")
 	fs.DurationVar(&l.QueryTimeout, "query-timeout", d.QueryTimeout, "longest time the queries of one SQLite input may run")
 	fs.DurationVar(&l.StallTimeout, "stall-timeout", d.StallTimeout, "longest wait for the next byte of a pipe or FIFO input")
-	registerLogLimitFlags(fs, l)
+	// The log budgets (ingest/logbudget.go): what they cut is kept out with
+	// a warning naming the flag.
+	fs.IntVar(&l.MaxLogRecords, "max-log-records-per-input", d.MaxLogRecords, "log records kept of one input")
+	fs.IntVar(&l.MaxLogRecordBytes, "max-log-record-size", d.MaxLogRecordBytes, "bytes kept of one log record's text (with its folded lines)")
+	fs.IntVar(&l.MaxLogStreams, "max-log-streams", d.MaxLogStreams, "log streams kept of one input; records of further streams go to one unlabelled stream")
+	fs.IntVar(&l.MaxLogEntities, "max-log-entities", d.MaxLogEntities, "services and pods with log series; the busiest are kept")
+	fs.IntVar(&l.MaxLogTemplates, "max-log-templates", d.MaxLogTemplates, "log templates mined per service of one input")
+	fs.IntVar(&l.MaxLogTemplatesTotal, "max-log-templates-total", d.MaxLogTemplatesTotal, "log templates of one input, and of all inputs once merged")
 	setGroup(fs, groupInputs, "max-file-size", "max-depth", "max-string", "max-spans", "max-series", "max-points", "max-token",
-		"max-document-size", "max-events", "max-trace-spans", "max-cells", "max-temp-size", "query-timeout", "stall-timeout")
+		"max-document-size", "max-events", "max-trace-spans", "max-cells", "max-temp-size", "query-timeout", "stall-timeout",
+		"max-log-records-per-input", "max-log-record-size", "max-log-streams", "max-log-entities", "max-log-templates", "max-log-templates-total")
 }

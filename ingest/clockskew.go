@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"time"
 )
@@ -44,22 +43,14 @@ func clockOf(s *Span) clock {
 	return clock{2, s.Service}
 }
 
-// addSat returns t+d, saturating instead of wrapping around on overflow
-// (hostile input may carry start times and durations near the int64 limits).
-func addSat(t Time, d int64) Time {
-	switch {
-	case d > 0 && int64(t) > math.MaxInt64-d:
-		return math.MaxInt64
-	case d < 0 && int64(t) < math.MinInt64-d:
-		return math.MinInt64
-	}
-	return t + Time(d)
-}
+// satTime is t+d saturated at the extremes (SatAdd): hostile input may
+// carry start times and durations near the int64 limits.
+func satTime(t Time, d int64) Time { return Time(SatAdd(int64(t), d)) }
 
 // outside reports whether a child [cs, cs+cd) lies outside its parent
 // [ps, ps+pd) by more than tol at either end.
 func outside(cs Time, cd time.Duration, ps Time, pd time.Duration, tol time.Duration) bool {
-	return cs < addSat(ps, -int64(tol)) || addSat(cs, int64(cd)) > addSat(addSat(ps, int64(pd)), int64(tol))
+	return cs < satTime(ps, -int64(tol)) || satTime(cs, int64(cd)) > satTime(satTime(ps, int64(pd)), int64(tol))
 }
 
 // skewShift is Jaeger's calculateSkew: the shift that moves a child starting
@@ -75,7 +66,7 @@ func skewShift(cs Time, cd time.Duration, ps Time, pd time.Duration) int64 {
 		}
 		return 0
 	}
-	return int64(addSat(ps, int64((pd-cd)/2))) - int64(cs)
+	return int64(satTime(ps, int64((pd-cd)/2))) - int64(cs)
 }
 
 // skewReport summarises what adjustClockSkew did.
@@ -143,11 +134,11 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 				v := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
 				ps := &b.Spans[v]
-				pStart := addSat(ps.Start, shift[v])
+				pStart := satTime(ps.Start, shift[v])
 				for _, c := range kids[first[v]:first[v+1]] {
 					cs := &b.Spans[c]
 					shift[c] = shift[v]
-					if !sameClock(cs, ps) && outside(addSat(cs.Start, shift[v]), cs.Duration, pStart, ps.Duration, tol) {
+					if !sameClock(cs, ps) && outside(satTime(cs.Start, shift[v]), cs.Duration, pStart, ps.Duration, tol) {
 						d := skewShift(cs.Start, cs.Duration, pStart, ps.Duration)
 						if own := time.Duration(d - shift[v]).Abs(); own > maxSkewAdjust {
 							rep.refused++
@@ -180,7 +171,7 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 				continue
 			}
 			s := &b.Spans[i]
-			s.Start = addSat(s.Start, d)
+			s.Start = satTime(s.Start, d)
 			a.moved = append(a.moved, sortKeyOf(s, int32(i)))
 			a.hosts[clockOf(s)] = true
 			a.largest = max(a.largest, time.Duration(d).Abs())

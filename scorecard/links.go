@@ -89,8 +89,7 @@ func spanMeasured(n *tcg.Node) bool {
 	if n.Rep < 0 || n.Rep >= len(n.Series) {
 		return false
 	}
-	src := n.Series[n.Rep].Source
-	return src == ingest.DerivedSource || strings.HasPrefix(src, "derived")
+	return n.Series[n.Rep].Source == ingest.DerivedSource
 }
 
 // linkSteps are the steps that open the user's UIs on a cause: the slow or

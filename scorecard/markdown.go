@@ -81,7 +81,7 @@ func (m *mdWriter) traceRefs(ids []string) string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = md(id)
-		if link := m.opt.traceLink(sanitize(id)); link != "" && mdSafeURL(link) {
+		if link := m.opt.traceLink(sanitize(id)); link != "" && MarkdownSafeURL(link) {
 			out[i] = "[" + out[i] + "](" + link + ")"
 		}
 	}
@@ -92,30 +92,24 @@ func (m *mdWriter) traceRefs(ids []string) string {
 // text, its link (a runbook, a Jaeger search, a Grafana Explore view) as a
 // link when it is safe to be one.
 func mdStep(s Step) string {
-	if s.URL == "" || !mdSafeURL(s.URL) {
+	if s.URL == "" || !MarkdownSafeURL(s.URL) {
 		return md(stepLine(s))
 	}
+	link := s.URL
+	s.URL = ""
 	if s.Command != "" || s.Query != "" {
-		noURL := s
-		noURL.URL = ""
-		line := md(stepLine(noURL))
-		return line + " ([open](" + s.URL + "))"
+		return md(stepLine(s)) + " ([open](" + link + "))"
 	}
-	label := md(s.URL)
-	if len(s.URL) > 80 {
+	label := md(link)
+	if len(link) > 80 {
 		label = "open"
 	}
-	noURL := s
-	noURL.URL = ""
-	return "[" + label + "](" + s.URL + ")" + md(stepLine(noURL))
+	return "[" + label + "](" + link + ")" + md(stepLine(s))
 }
 
 // MarkdownSafeURL reports whether a link can go into Markdown as it is:
 // http(s) and none of the characters that end or escape a link.
-func MarkdownSafeURL(u string) bool { return mdSafeURL(u) }
-
-// mdSafeURL is MarkdownSafeURL.
-func mdSafeURL(u string) bool {
+func MarkdownSafeURL(u string) bool {
 	return (strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")) && !strings.ContainsAny(u, " ()<>[]`\"\\\n\r")
 }
 

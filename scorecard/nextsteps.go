@@ -229,7 +229,7 @@ func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool, rbs []Runbook, links
 // movedQuery is the PromQL of a node's representative series ("" when it
 // did not come from Prometheus).
 func movedQuery(n *tcg.Node) string {
-	if n.Rep < 0 || n.Rep >= len(n.Series) || n.Series[n.Rep].Source == tcg.PeersSource {
+	if n.Rep < 0 || n.Rep >= len(n.Series) {
 		return ""
 	}
 	return SeriesQuery(n.Series[n.Rep])
@@ -239,7 +239,7 @@ func movedQuery(n *tcg.Node) string {
 // Prometheus ("" for a series derived from spans, logs or peers): its name
 // and labels, values escaped as PromQL strings.
 func SeriesQuery(s *ingest.Series) string {
-	if s.Source == ingest.DerivedSource || s.Source == tcg.PeersSource || strings.HasPrefix(s.Source, "derived") || !validMetricName(s.Name) {
+	if strings.HasPrefix(s.Source, "derived") || !validMetricName(s.Name) { // derived:traces, derived:peers, ...
 		return ""
 	}
 	var ls []string
