@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -175,7 +176,7 @@ func (s *mcpServer) analyze(ctx context.Context, in analyzeInput) (*analyzeOutpu
 	}
 	var stderr bytes.Buffer
 	se := newSafeWriter(&stderr, s.red, maxErrLine)
-	env := cmdEnv{stdin: strings.NewReader(""), stdout: discard{}, stderr: se, explain: discard{}, red: s.red}
+	env := cmdEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: se, explain: io.Discard, red: s.red} // stdout is the protocol
 	r, err := newAnalyzeRun(env, fs, o, &reporter{w: se, quiet: true})
 	if err != nil {
 		return nil, "", runError(err.Error())
@@ -192,12 +193,6 @@ func (s *mcpServer) analyze(ctx context.Context, in analyzeInput) (*analyzeOutpu
 	}
 	return out, card.Verdict.Text, nil
 }
-
-// discard is an io.Writer that drops everything (the runs' stdout: a tool
-// writes nothing there, stdout is the protocol).
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // explainCause explains one cause of the last analysis.
 func (s *mcpServer) explainCause(_ context.Context, in explainInput) (*explainOutput, string, error) {

@@ -110,9 +110,8 @@ func cutText(s string, n int) string {
 
 // capLogEntities keeps the streams of the max busiest services and the max
 // busiest pods (ties by name); the others' streams lose their labels (their
-// records are kept, with their trace links), with a warning: every service and pod with records
-// costs a few series over the whole grid. The moved records keep their
-// trace links.
+// records are kept, with their trace links), with a warning: every service
+// and pod with records costs a few series over the whole grid.
 func (b *Bundle) capLogEntities(max int) {
 	if max <= 0 || len(b.LogStreams) <= max {
 		return // fewer streams than the bound: fewer entities too
@@ -121,13 +120,13 @@ func (b *Bundle) capLogEntities(max int) {
 		name string
 		n    int
 	}
+	per := make([]int, len(b.LogStreams)) // records per stream
+	for i := range b.Logs {
+		per[b.Logs[i].Stream]++
+	}
 	count := func(name func(ls *LogStream) string) (keep map[string]bool, cut int) {
 		idx := map[string]int{}
 		var ents []ent
-		per := make([]int, len(b.LogStreams))
-		for i := range b.Logs {
-			per[b.Logs[i].Stream]++
-		}
 		for i := range b.LogStreams {
 			k := name(&b.LogStreams[i])
 			if k == "" || per[i] == 0 {
@@ -156,20 +155,11 @@ func (b *Bundle) capLogEntities(max int) {
 	if svc == nil && pods == nil {
 		return
 	}
-	drop := make([]bool, len(b.LogStreams))
+	moved := 0
 	for i := range b.LogStreams {
 		ls := &b.LogStreams[i]
-		drop[i] = svc != nil && ls.Service != "" && !svc[ls.Service] || pods != nil && ls.Pod != "" && !pods[ls.Pod]
-	}
-	moved := 0
-	for i := range b.Logs {
-		if drop[b.Logs[i].Stream] {
-			moved++
-		}
-	}
-	for i, d := range drop {
-		if d { // its records stay, unlabelled: they keep their trace links
-			ls := &b.LogStreams[i]
+		if svc != nil && ls.Service != "" && !svc[ls.Service] || pods != nil && ls.Pod != "" && !pods[ls.Pod] {
+			moved += per[i] // its records stay, unlabelled: they keep their trace links
 			ls.Service, ls.Pod, ls.Namespace, ls.Container, ls.EntityFrom = "", "", "", "", overflowEntity
 		}
 	}
