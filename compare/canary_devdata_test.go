@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -27,15 +26,7 @@ var canaryReport = flag.String("canaryreport", "", "write the table of TestCanar
 // thresholds were not tuned on these runs: they are the graph's 3 scales,
 // compare's 25% and Kayenta's 75/50 score limits.
 func TestCanaryDevelopmentCases(t *testing.T) {
-	if testing.Short() {
-		t.Skip("development data test skipped in -short mode")
-	}
-	root := filepath.Join("..", "..", "shared", "data")
-	labels, _ := filepath.Glob(filepath.Join(root, "*", "*", "label.json"))
-	if len(labels) == 0 {
-		t.Skipf("no development cases under %s", root)
-	}
-	sort.Strings(labels)
+	labels := devLabels(t)
 	type tally struct{ defects, defectFail, healthy, healthyPass, other int }
 	sets := map[string]*tally{}
 	var lines []string

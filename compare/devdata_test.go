@@ -205,15 +205,7 @@ func runDevCase(dir string, siblings []ingest.Time) devCase {
 // for everything — no regression, improvement or change at the chosen α on
 // any case (or insufficient data), apart from knownEvents.
 func TestDevelopmentCases(t *testing.T) {
-	if testing.Short() {
-		t.Skip("development data test skipped in -short mode")
-	}
-	root := filepath.Join("..", "..", "shared", "data")
-	labels, _ := filepath.Glob(filepath.Join(root, "*", "*", "label.json"))
-	if len(labels) == 0 {
-		t.Skipf("no development cases under %s", root)
-	}
-	sort.Strings(labels)
+	labels := devLabels(t)
 	subset := raceEnabled && os.Getenv("PA_COMPARE_FULL") == ""
 	inj := map[string][]ingest.Time{} // set → injections, for timeline sets
 	for _, l := range labels {
@@ -394,4 +386,20 @@ func devTable(cases []devCase) string {
 			c.set, c.name, c.fault, c.incVerdict, c.svcRank, c.compRank, c.incRegs, null)
 	}
 	return sb.String()
+}
+
+// devLabels returns the label.json files of every development case under
+// ../shared/data, sorted; the test skips in -short mode or without them.
+func devLabels(t *testing.T) []string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("development data test skipped in -short mode")
+	}
+	root := filepath.Join("..", "..", "shared", "data")
+	labels, _ := filepath.Glob(filepath.Join(root, "*", "*", "label.json"))
+	if len(labels) == 0 {
+		t.Skipf("no development cases under %s", root)
+	}
+	sort.Strings(labels)
+	return labels
 }
