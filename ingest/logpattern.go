@@ -478,6 +478,10 @@ func (pt *patternTests) testAll(win, ref map[patternKey]int32, refTot map[int32]
 	slices.Sort(gs)
 	var out []patternResult
 	for _, g := range gs {
+		// The statistic sums in the order of the next events: the keys
+		// came from map iteration, and a float sum's last bit depends on
+		// its order (output is deterministic).
+		slices.SortFunc(byGroup[g], func(x, y gn) int { return cmp.Compare(x.next, y.next) })
 		bt, wt := float64(refTot[g]), float64(winTot[g])
 		if bt < minPatternBaseline || wt < minPatternWindow {
 			continue
