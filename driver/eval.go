@@ -170,7 +170,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = evalCase(cases[i], ms, spec, at, topt, copt, *dump != "")
+				results[i] = evalCaseSafe(cases[i], ms, spec, at, topt, copt, *dump != "")
 				for k := range results[i] {
 					results[i][k].Set = setOf(cases[i], fs.Args())
 				}
@@ -252,6 +252,24 @@ func findCases(roots []string) ([]string, error) {
 	sort.Strings(out)
 	return out, nil
 }
+
+// evalCaseSafe is evalCase with a panic in one case's analysis turned
+// into that case's failure (counted as a miss, its message in the table's
+// failures), so that one case cannot end an evaluation of hundreds.
+func evalCaseSafe(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, topt tcg.Options, copt causal.Options, dump bool) (out []caseResult) {
+	defer func() {
+		if v := recover(); v != nil {
+			out = nil
+			for _, m := range methods {
+				out = append(out, caseResult{Case: filepath.Base(dir), Method: m, Error: fmt.Sprintf("internal error (panic): %v", v)})
+			}
+		}
+	}()
+	return evalOneCase(dir, methods, spec, at, topt, copt, dump)
+}
+
+// evalOneCase analyses one case (evalCase; a test replaces it).
+var evalOneCase = evalCase
 
 func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, topt tcg.Options, copt causal.Options, dump bool) []caseResult {
 	var lb label
