@@ -6,14 +6,18 @@
 package parallel
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
 
 // For calls f(k) for every k in [0, n) on up to GOMAXPROCS goroutines,
 // chunk consecutive k at a time; f must touch only what belongs to k. With
-// one CPU or one chunk it runs in the caller's goroutine, in order.
+// one CPU or one chunk it runs in the caller's goroutine, in order. A panic
+// in f reaches the caller: on a worker it stops the loop and For panics
+// with a *Panic in the caller's goroutine, where a recover can take it.
 func For(n, chunk int, f func(k int)) {
 	ForWith(n, chunk, func() struct{} { return struct{}{} }, func(k int, _ struct{}) { f(k) })
 }
@@ -35,10 +39,21 @@ func ForWith[W any](n, chunk int, scratch func() W, f func(k int, w W)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var failed sync.Once
+	var panicked *Panic
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A panic in f is carried to the caller's goroutine (below),
+			// where its recover can see it: in a worker it would end the
+			// process whatever the caller guards.
+			defer func() {
+				if v := recover(); v != nil {
+					failed.Do(func() { panicked = &Panic{Value: v, Stack: debug.Stack()} })
+					next.Store(int64(n)) // the other workers stop at their next chunk
+				}
+			}()
 			w := scratch()
 			for {
 				lo := int(next.Add(int64(chunk))) - chunk
@@ -52,4 +67,27 @@ func ForWith[W any](n, chunk int, scratch func() W, f func(k int, w W)) {
 		}()
 	}
 	wg.Wait()
+	if panicked != nil {
+		panic(panicked)
+	}
+}
+
+// Panic is what For and ForWith panic with, in the caller's goroutine,
+// when f panicked in a worker: the value f panicked with and the worker's
+// stack.
+type Panic struct {
+	Value any
+	Stack []byte
+}
+
+// Error returns the value's text (a Panic recovered and printed reads as
+// the original panic).
+func (p *Panic) Error() string { return fmt.Sprint(p.Value) }
+
+// Unwrap returns the value when it is an error.
+func (p *Panic) Unwrap() error {
+	if err, ok := p.Value.(error); ok {
+		return err
+	}
+	return nil
 }

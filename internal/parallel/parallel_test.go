@@ -41,3 +41,27 @@ func TestForWithScratchPerGoroutine(t *testing.T) {
 		t.Errorf("%d scratch values made, want 1..4 (one per goroutine)", m)
 	}
 }
+
+// TestForPanicReachesCaller: a panic in f on a worker goroutine is
+// recovered by the caller (as a *Panic holding the value), instead of
+// ending the process.
+func TestForPanicReachesCaller(t *testing.T) {
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	got := func() (v any) {
+		defer func() { v = recover() }()
+		For(1000, 1, func(k int) {
+			if k == 7 {
+				panic("boom at 7")
+			}
+		})
+		return nil
+	}()
+	p, ok := got.(*Panic)
+	if !ok {
+		t.Fatalf("recovered %T %v, want a *parallel.Panic", got, got)
+	}
+	if p.Value != "boom at 7" || p.Error() != "boom at 7" || len(p.Stack) == 0 {
+		t.Errorf("panic value %v, error %q, stack %d bytes: want the original value and the worker's stack", p.Value, p.Error(), len(p.Stack))
+	}
+}
