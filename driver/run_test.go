@@ -650,3 +650,29 @@ func TestRunExportFormats(t *testing.T) {
 	}
 	assertOnly(t, work, "card.json", "card.md", "card.txt")
 }
+
+// TestRunDeterministicDevelopment: on development cases with logs, GPUs
+// and events, two runs in one process (maps iterate in a new order each
+// time) give byte-identical JSON, with the default ranking and with a
+// comparison method whose regressions amplify a float's last bit.
+// Skipped where ../shared/data is absent.
+func TestRunDeterministicDevelopment(t *testing.T) {
+	for _, c := range []struct{ dir, method string }{
+		{"nezha-tt-dev/tt-20230129-133154", "tcg"},
+		{"nezha-tt-dev/tt-20230129-133154", "circa"},
+		{"llm-dev/llm-005", "tcg"},
+	} {
+		dir := filepath.Join("..", "..", "shared", "data", c.dir)
+		if _, err := os.Stat(dir); err != nil {
+			t.Skip("development data not present:", err)
+		}
+		args := []string{"-q", "-o", "json", "--method", c.method, dir}
+		a, b := runCmd(nil, args...), runCmd(nil, args...)
+		if a.code != 0 && a.code != 3 {
+			t.Fatalf("%s: %v", c.dir, a)
+		}
+		if a.stdout != b.stdout {
+			t.Errorf("%s --method %s: two runs differ:\n%s", c.dir, c.method, firstDiff(a.stdout, b.stdout))
+		}
+	}
+}
