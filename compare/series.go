@@ -131,6 +131,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	it.After, ys = stats(pa)
 	it.Baseline, hs = stats(pbase)
 	w.xs, w.ys = xs, ys
+	w.nearOne = it.Direction < 0 && nearOne(xs, ys, hs)
 	// The band of a series is the range of its baseline points (1st to
 	// 99th percentile): what the signal does in normal operation. The
 	// spread of the baseline's window medians is the drift between
@@ -207,4 +208,20 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	t.P = twoSided(t.Z)
 	t.CliffDelta = mannWhitney(xs, ys, 1, nil).Delta
 	return w
+}
+
+// nearOne reports whether sorted samples all lie in [0, 1] with some above
+// ½: a ratio that should stay near 1 (canary mode's bounded01).
+func nearOne(sets ...[]float64) bool {
+	high := false
+	for _, xs := range sets {
+		if len(xs) == 0 {
+			continue
+		}
+		if xs[0] < 0 || xs[len(xs)-1] > 1 {
+			return false
+		}
+		high = high || xs[len(xs)-1] > 0.5
+	}
+	return high
 }
