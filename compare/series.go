@@ -8,6 +8,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // seriesGroup is one series item's points on each side: one series, or
@@ -87,8 +88,14 @@ func merged(ps []*points) points {
 }
 
 // bandMinPoints is how many baseline points a series needs for a band
-// (3 minutes at a 15 s step, an hour at 5 minutes).
-const bandMinPoints = 12
+// from its percentiles (3 minutes at a 15 s step, an hour at 5 minutes);
+// with shortBandPoints to bandMinPoints−1 its band is a prediction
+// interval widened for the short baseline (seriesItem), with fewer it has
+// none.
+const (
+	bandMinPoints   = 12
+	shortBandPoints = 6
+)
 
 // seriesItem compares a series' level in the two windows: medians, robust
 // σ from the baseline (else the two windows), a z-test of the median shift
@@ -149,9 +156,23 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	// 99th percentile): what the signal does in normal operation. The
 	// spread of the baseline's window medians is the drift between
 	// windows that the test must allow for.
-	if len(hs) >= bandMinPoints {
+	switch {
+	case len(hs) >= bandMinPoints:
 		it.Band.Points = len(hs)
 		it.Band.Level = [2]float64{measure.QuantileSorted(hs, 0.01), measure.QuantileSorted(hs, 0.99)}
+		it.Band.Known = true
+	case len(hs) >= shortBandPoints:
+		// A short baseline (a run that starts minutes before its change)
+		// still says what normal looks like, with more uncertainty: its
+		// band is widened to the 98% Student-t prediction interval of one
+		// more point, level ± t(0.99, n−1)·s·√(1+1/n), which allows for
+		// the level and scale being estimated from n points, and holds
+		// every baseline point.
+		n := float64(len(hs))
+		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.99) * scaleOf(hs) * math.Sqrt(1+1/n)
+		c := levelOf(hs)
+		it.Band.Points = len(hs)
+		it.Band.Level = [2]float64{math.Min(hs[0], c-half), math.Max(hs[len(hs)-1], c+half)}
 		it.Band.Known = true
 	}
 	var meds []float64
@@ -183,7 +204,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	case len(ys) < r.opt.MinPoints:
 		w.short = plural(len(ys), "point") + " in AFTER (fewer than " + itoa(r.opt.MinPoints) + ")"
 	case !it.Band.Known:
-		w.short = "no baseline band (" + plural(len(hs), "baseline point") + ", fewer than " + itoa(bandMinPoints) + ") to tell a change from the series' normal variation"
+		w.short = "no baseline band (" + plural(len(hs), "baseline point") + ", fewer than " + itoa(shortBandPoints) + ") to tell a change from the series' normal variation"
 	}
 	if w.short != "" {
 		return w
