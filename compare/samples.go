@@ -295,6 +295,15 @@ func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *side
 func newSeriesMeta(s *ingest.Series) seriesMeta {
 	e := s.Entity
 	facet := facetOf(s)
+	if peer := peerOf(s); peer != "" {
+		// The caller's side of its calls to peer, as a client span with
+		// peer.service is: the entity is the edge, so a regression of it
+		// names the service called.
+		e = ingest.Entity{Kind: ingest.KindEdge, Name: e.Name + "->" + peer, Caller: e.Name, Callee: peer, Service: peer, Node: e.Node}
+		if s.Signal == ingest.SignalLatency && facet == "" {
+			facet = "client"
+		}
+	}
 	sig := s.Signal.String()
 	if facet != "" {
 		sig += "/" + facet
@@ -325,6 +334,26 @@ func newSeriesMeta(s *ingest.Series) seriesMeta {
 		m.pooled = "series/workload/" + e.Service + ":" + sig + " " + m.pooledName
 	}
 	return m
+}
+
+// peerLabels name the service a series' calls go to: OpenTelemetry's
+// peer.service attribute as Prometheus spells it (dots become
+// underscores). Package ingest's edge label pairs are the general place
+// for this; a service's series with one is placed on its edge here.
+var peerLabels = []string{"peer_service", "peer.service"}
+
+// peerOf is the peer a service's series names as the callee of its calls
+// ("" for none, for the service itself, and for series of other entities).
+func peerOf(s *ingest.Series) string {
+	if s.Entity.Kind != ingest.KindService || s.Entity.Name == "" {
+		return ""
+	}
+	for _, l := range peerLabels {
+		if v := s.Labels.Get(l); v != "" && v != s.Entity.Name {
+			return v
+		}
+	}
+	return ""
 }
 
 // podIdentifying reports whether a label names one pod instance rather
