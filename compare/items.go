@@ -85,7 +85,7 @@ func (r *run) buildItems() {
 				if !ok {
 					m = r.ad.setMeta[id]
 				}
-				if m.pod != "" && !(r.bd.pods[m.pod] && r.ad.pods[m.pod]) {
+				if m.pod != "" && !r.bothSides(m.pod) {
 					continue
 				}
 				b, a, base := r.bd.sets[id], r.ad.sets[id], r.base.sets[id]

@@ -23,7 +23,7 @@ type seriesGroup struct {
 // pod only when it has data on both sides, other pods pooled per
 // workload).
 func (r *run) seriesItems() {
-	both := func(pod string) bool { return r.bd.pods[pod] && r.ad.pods[pod] }
+	both := r.bothSides
 	groups := map[string]*seriesGroup{}
 	collect := func(d *sideData, which int) {
 		for _, k := range slices.Sorted(maps.Keys(d.series)) {
@@ -61,6 +61,18 @@ func (r *run) seriesItems() {
 		}
 		r.work = append(r.work, r.seriesItem(key, g))
 	}
+}
+
+// bothSides reports whether a pod reports through enough of both windows
+// to be compared as itself (sideData.present); otherwise its spans count
+// for its service and its series are pooled with its workload's.
+func (r *run) bothSides(pod string) bool {
+	step := r.before.Bundle.Step
+	if step <= 0 {
+		step = r.opt.Cell
+	}
+	return r.bd.present(pod, step, covered(r.before.Bundle, r.before.Start, r.before.End), r.opt.MinCoverage) &&
+		r.ad.present(pod, step, covered(r.after.Bundle, r.after.Start, r.after.End), r.opt.MinCoverage)
 }
 
 // merged is the points of several series in time order.
