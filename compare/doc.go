@@ -34,11 +34,14 @@
 // the service and the template's pattern) is a rate item, tested like
 // traffic over the seconds that held any log record; one whose records are
 // mostly warn, error or fatal level has a bad direction, up (logs.go). A
-// pod is compared as itself only when it has data on
-// both sides; otherwise — a rollout replaced it — its spans count for its
-// service, and its series are pooled with the other unmatched pods of its
-// workload (labels naming the pod instance dropped): a new pod of the same
-// workload is the same workload.
+// pod is compared as itself only when it reports through at least half of
+// each window's data; otherwise — a rollout replaced it — its spans count
+// for its service, and its series are pooled with the other such pods of
+// its workload (labels naming the pod instance, its version, node or
+// device dropped: ingest.IdentityLabel, as canary mode's families): a new
+// pod of the same workload is the same workload. A service's series that
+// names the peer it calls (peer_service, OpenTelemetry's peer.service) is
+// the caller's side of that edge, as a client span with peer.service is.
 //
 // # How
 //
@@ -56,7 +59,11 @@
 // overdispersion per cell. Metric series: the median of each window, the
 // robust σ (1.4826·MAD) of the baseline (else of the two windows), and a
 // z-test of the median shift whose standard error allows for lag-1
-// autocorrelation and for the drift between baseline windows. All p-values
+// autocorrelation and for the drift between baseline windows. A ratio that
+// should stay near 1 (a success ratio or availability: bad direction
+// down, every point in [0, 1]) is compared by its mean and standard
+// deviation instead — the share of requests served is a mean, and a
+// burst of failures in two minutes of five leaves the median at 1. All p-values
 // of all items — the primary test, and KS for distributions — form one
 // Benjamini–Hochberg family (Settings.Tests).
 //
@@ -72,9 +79,15 @@
 //   - for an error ratio and a traffic rate, the same range of the ratio or
 //     the rate;
 //   - for a metric series, the 1st–99th percentile of its baseline points
-//     (at least 12 points).
+//     (at least 12 points); with 6 to 11 points (a run that starts minutes
+//     before its change) the 98% Student-t prediction interval of one more
+//     point, level ± t(0.99, n−1)·s·√(1+1/n), widened to hold every
+//     baseline point: the band's own uncertainty widens it instead of
+//     refusing (TestShortBaselineNull: no false change in 60 quiet pairs
+//     with 6 baseline points).
 //
-// A band is known with at least BandWindows (3) such windows (12 points).
+// A band is known with at least BandWindows (3) such windows (12 points;
+// a series from 6 points).
 //
 // # Verdicts
 //
@@ -88,7 +101,9 @@
 //     excluding 0;
 //   - errors: q < α and |h| ≥ MinH;
 //   - series: q < α, |shift| ≥ MinShift robust σ, and the level moved by at
-//     least MinRatio/(1+MinRatio) of the larger level;
+//     least MinRatio/(1+MinRatio) of the larger level (for a ratio that
+//     should stay near 1, of the larger shortfall from 1, as canary mode
+//     measures it: 1.00 → 0.81 is a fifth of the requests failing);
 //   - traffic and log templates: q < α and the rate ×(1+MinRatio) or
 //     ÷(1+MinRatio).
 //
@@ -132,7 +147,14 @@
 // and a PetShop series that alternates between two modes regressed; a
 // series band from window medians instead of points missed those modes;
 // normalising CPU by the traced request rate made sampled-trace noise look
-// like a regression, so per-request comparison is kept to errors.
+// like a regression, so per-request comparison is kept to errors. Three
+// rules came later from changerca-dev, whose runs start 14–18 minutes
+// before their releases: a success ratio judged by its median and its
+// level hid 1.00 → 0.81 ("19% of the level") and two-minute failure
+// bursts, and 9–11 baseline points gave no band at all; with the mean, the
+// shortfall and the short-baseline band the incident pairs name the
+// root-cause service in 9/11 runs (5 before), the quiet pairs still report
+// nothing, and no other set's quiet pairs or canary results changed.
 //
 // # Cost
 //
