@@ -13,15 +13,18 @@ import (
 
 // nullSeriesBundle is a quiet system at a 60 s step: per pod a CPU,
 // memory and latency series (AR(1), ρ 0.5, as scraped metrics are) and a
-// success ratio that stays near 1 with rare small failures, over
-// baseline+10 minutes; nothing changes anywhere.
-func nullSeriesBundle(tb testing.TB, seed uint64, pods int, minutes int) *ingest.Bundle {
-	return seriesBundle(tb, seed, pods, minutes, -1)
+// success ratio that stays near 1 with rare small failures (and, with
+// burst > 0, occasional bursts), over baseline+10 minutes; nothing changes
+// anywhere.
+func nullSeriesBundle(tb testing.TB, seed uint64, pods int, minutes int, burst float64) *ingest.Bundle {
+	return seriesBundle(tb, seed, pods, minutes, -1, burst)
 }
 
 // seriesBundle is nullSeriesBundle with, from minute faultAt (≥ 0), the
-// first pod's CPU doubled and its success ratio at 0.9.
-func seriesBundle(tb testing.TB, seed uint64, pods int, minutes, faultAt int) *ingest.Bundle {
+// first pod's CPU doubled and its success ratio at 0.9; burst is the
+// chance per minute of a burst of failures (up to 20% of a pod's
+// requests), as a healthy service has now and then.
+func seriesBundle(tb testing.TB, seed uint64, pods int, minutes, faultAt int, burst float64) *ingest.Bundle {
 	tb.Helper()
 	r := rand.New(rand.NewPCG(seed, 11))
 	b := &ingest.Bundle{}
@@ -47,6 +50,9 @@ func seriesBundle(tb testing.TB, seed uint64, pods int, minutes, faultAt int) *i
 			if r.Float64() < 0.1 {
 				s = 1 - 0.01*r.ExpFloat64()
 			}
+			if r.Float64() < burst {
+				s = 1 - 0.2*r.Float64()
+			}
 			c := fc()
 			if p == 0 && faultAt >= 0 && ts >= t0.Add(time.Duration(faultAt)*time.Minute) {
 				c, s = 2*c, 0.9
@@ -69,19 +75,24 @@ func seriesBundle(tb testing.TB, seed uint64, pods int, minutes, faultAt int) *i
 }
 
 // TestShortBaselineNull compares two quiet 5-minute windows of quiet data
-// whose baseline is short (6–11 points at a 60 s step) or long, over many
-// seeds: a report that says anything regressed, improved, fixed or changed
-// is a false alarm, and the issue allows at most 1 in 20.
+// whose baseline is short (6–11 points at a 60 s step) or long, with and
+// without occasional failure bursts, over many seeds: a report that says
+// anything regressed, improved, fixed or changed is a false alarm, and the
+// issue allows at most 1 in 20.
 func TestShortBaselineNull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibration runs in the full test")
 	}
-	for _, base := range []int{6, 8, 11, 20} {
-		t.Run(fmt.Sprintf("baseline %dm", base), func(t *testing.T) {
+	for _, tc := range []struct {
+		base  int
+		burst float64
+	}{{6, 0}, {8, 0}, {11, 0}, {20, 0}, {6, 0.02}, {11, 0.02}, {20, 0.02}} {
+		base := tc.base
+		t.Run(fmt.Sprintf("baseline %dm, bursts %.0f%%", base, 100*tc.burst), func(t *testing.T) {
 			const runs = 60
 			alarms, decided, items := 0, 0, 0
 			for seed := range uint64(runs) {
-				b := nullSeriesBundle(t, seed+1, 40, base+10)
+				b := nullSeriesBundle(t, seed+1, 40, base+10, tc.burst)
 				mid := t0.Add(time.Duration(base+5) * time.Minute)
 				rep, err := Run(Side{Bundle: b, Start: mid.Add(-5 * time.Minute), End: mid}, Side{Bundle: b, Start: mid, End: mid.Add(5 * time.Minute)}, DefaultOptions())
 				if err != nil {
@@ -114,7 +125,7 @@ func TestShortBaselineNull(t *testing.T) {
 // a 6-minute baseline, a pod whose CPU doubles and whose success ratio
 // falls to 0.9 in AFTER regresses in both.
 func TestShortBaselineDetects(t *testing.T) {
-	b := seriesBundle(t, 1, 40, 16, 11)
+	b := seriesBundle(t, 1, 40, 16, 11, 0)
 	mid := t0.Add(11 * time.Minute)
 	rep, err := Run(Side{Bundle: b, Start: mid.Add(-5 * time.Minute), End: mid}, Side{Bundle: b, Start: mid, End: mid.Add(5 * time.Minute)}, DefaultOptions())
 	if err != nil {
