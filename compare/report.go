@@ -90,6 +90,11 @@ func (r *run) report() *Report {
 	}
 	byEffect(regs)
 	byEffect(imps)
+	// A rollout that regressed comes first: a change that went bad in the
+	// window is what to undo, whatever moved most downstream of it.
+	sort.SliceStable(regs, func(i, j int) bool {
+		return regs[i].item.Kind == KindRollout && regs[j].item.Kind != KindRollout
+	})
 	regs, regMore := perEntity(regs)
 	imps, impMore := perEntity(imps)
 	sort.SliceStable(traffic, func(i, j int) bool {

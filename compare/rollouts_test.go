@@ -60,3 +60,41 @@ func TestRolloutItems(t *testing.T) {
 		}
 	}
 }
+
+// TestFullRolloutItem: a rollout inside AFTER's window whose old pods went
+// as the new ones came cannot be judged in the same minutes; it is judged
+// before against after — regressed when its workload's latency or errors
+// regressed (cart: p99 ×4 on the new version), unchanged otherwise (pay) —
+// and a regressed rollout is listed first.
+func TestFullRolloutItem(t *testing.T) {
+	cs := healthySystem()
+	cs.oldUntil = 11 // the old pods go a minute after the new one comes (minute 10)
+	cs.latency = func(svc string, v2 bool, _ int) float64 {
+		if svc == "cart" && v2 {
+			return 0.480
+		}
+		return 0.120
+	}
+	b, err := ingest.Read([]string{cs.write(t)}, nil, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := ingest.FromTime(time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC))
+	at := func(m int) ingest.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	rep, err := Run(Side{Bundle: b, Start: at(7), End: at(10)}, Side{Bundle: b, Start: at(10), End: at(20)}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, it := range rep.Items {
+		if it.Kind == KindRollout {
+			got[it.Service] = string(it.Verdict) + ": " + it.Reason
+		}
+	}
+	if !strings.HasPrefix(got["cart"], "regressed: a full rollout") || !strings.HasPrefix(got["pay"], "unchanged: a full rollout") {
+		t.Fatalf("rollout items %q, want cart regressed and pay unchanged, as full rollouts", got)
+	}
+	if len(rep.Regressions) == 0 || !strings.HasPrefix(rep.Regressions[0].Item, "rollout/cart") {
+		t.Errorf("regressions %+v: want the cart rollout first", rep.Regressions)
+	}
+}
