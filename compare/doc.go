@@ -123,8 +123,16 @@
 // any only improved, fixed when any was fixed, else unchanged. Each of the
 // BEFORE side's top causes gets the verdict of the item of its component and
 // signal that moved most. Regressions elsewhere are listed one per entity
-// (its worst item), ranked by Effect (|Cliff's δ|: how separated the two
-// sides are), then by the log ratio of what moved.
+// (its worst item), regressed rollouts first (a change that went bad in
+// the window is what to undo), then ranked by Effect (|Cliff's δ|: how
+// separated the two sides are), then by the log ratio of what moved.
+//
+// A rollout inside AFTER's window (rollouts.go, package peers' version
+// model) is an item of kind rollout: its new pods against its old pods in
+// the same minutes, as canary mode judges them, when both report there;
+// when the old pods went as the new came (a full rollout), before against
+// after — regressed when the service's own latency or errors, or its
+// workload's pooled pods, regressed.
 //
 // # Why these thresholds
 //
