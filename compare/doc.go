@@ -118,7 +118,10 @@
 //
 // The incident target (Options.Target: from --target, the BEFORE side's
 // alert, else the busiest entry service) is measured by its span-level item
-// and the series of its service and signal (its stat when it has one); its
+// and the series of its service and signal (its stat when it has one) —
+// or, when it has none of its own (an ingress measured only by its mesh's
+// per-edge series), by its calls, caller side, which also stay among the
+// regressions, where they name the service called; its
 // verdict is regressed when any measurement regressed, else improved when
 // any only improved, fixed when any was fixed, else unchanged. Each of the
 // BEFORE side's top causes gets the verdict of the item of its component and
