@@ -84,6 +84,11 @@ type devCase struct {
 	svcRank    int // 1-based rank of the first regression of the labelled service, 0 none
 	compRank   int // ... of the labelled component
 	incRegs    int
+	// dirty says why the pre-onset window is not clean ("" when it is):
+	// another labelled injection in it or in the window before it (a
+	// fault outlasts its injection instant), a documented non-quiet
+	// stretch, or too little pre-onset data to cover it.
+	dirty string
 	// two clean pre-onset windows
 	nullNA     string // why no null comparison was run ("" when it was)
 	nullTarget Verdict
@@ -143,6 +148,7 @@ func runDevCase(dir string, siblings []ingest.Time) devCase {
 		return dc
 	}
 	dc.incVerdict, dc.incRegs = rep.Verdict.Verdict, len(rep.Regressions)
+	dc.dirty = preOnsetDirty(dc.name, b, inj, w, siblings)
 	items := map[string]Item{}
 	for _, it := range rep.Items {
 		items[it.ID] = it
@@ -195,6 +201,33 @@ func runDevCase(dir string, siblings []ingest.Time) devCase {
 		}
 	}
 	return dc
+}
+
+// preOnsetDirty says why the pre-onset window [inj−w, inj) of a case is
+// not a clean reference for its incident pair ("" when it is): another
+// labelled injection of the same timeline inside it or inside the window
+// before it (Nezha's faults show for several minutes after their
+// injection: ob-20220822-044416's cpu_contention holds the checkout pod's
+// p99 at 5–29 s from 04:45 to 04:49), a stretch the data README documents
+// as not quiet, or pre-onset data covering less than half of it. A benign
+// distractor (llm-dev) is no fault and does not count.
+func preOnsetDirty(name string, b *ingest.Bundle, inj ingest.Time, w time.Duration, siblings []ingest.Time) string {
+	if why := notQuiet[name]; why != "" {
+		return "not quiet"
+	}
+	var near []ingest.Time
+	for _, t := range siblings {
+		if t < inj && t >= inj.Add(-2*w) {
+			near = append(near, t)
+		}
+	}
+	if len(near) > 0 {
+		return fmt.Sprintf("the injection at %s is %s before this one", slices.Max(near), fmtDur(inj.Sub(slices.Max(near))))
+	}
+	if c := covered(b, inj.Add(-w), inj); float64(c) < DefaultOptions().MinCoverage*float64(w) {
+		return fmt.Sprintf("%s of pre-onset data", fmtDur(c))
+	}
+	return ""
 }
 
 // TestDevelopmentCases runs the issue's acceptance checks on every
@@ -258,10 +291,12 @@ func TestDevelopmentCases(t *testing.T) {
 	}
 	// Floors at the rates measured when the thresholds were chosen (one case
 	// of slack): a change that loses detections fails here.
-	floors := map[string]struct{ target, comp5 int }{
-		"llm-dev": {6, 5}, "nezha-ob": {8, 33}, "nezha-tt-dev": {0, 1}, "petshop-train": {6, 14},
+	// named: something regressed and the root-cause service is among the
+	// listed regressions (the issue's incident-pair question).
+	floors := map[string]struct{ target, comp5, named int }{
+		"changerca-dev": {8, 0, 7}, "llm-dev": {6, 5, 9}, "nezha-ob": {8, 33, 39}, "nezha-tt-dev": {0, 1, 6}, "petshop-train": {6, 14, 15},
 	}
-	got := map[string]struct{ target, comp5 int }{}
+	got := map[string]struct{ target, comp5, named int }{}
 	for _, c := range cases {
 		g := got[c.set]
 		if c.incVerdict == Regressed {
@@ -270,11 +305,15 @@ func TestDevelopmentCases(t *testing.T) {
 		if c.compRank >= 1 && c.compRank <= 5 {
 			g.comp5++
 		}
+		if (c.incVerdict == Regressed || c.incRegs > 0) && c.svcRank > 0 {
+			g.named++
+		}
 		got[c.set] = g
 	}
 	for set, f := range floors {
-		if g, ok := got[set]; ok && !subset && (g.target < f.target || g.comp5 < f.comp5) {
-			t.Errorf("%s: target regressed in %d cases (floor %d), component in the top 5 regressions in %d (floor %d)", set, g.target, f.target, g.comp5, f.comp5)
+		if g, ok := got[set]; ok && !subset && (g.target < f.target || g.comp5 < f.comp5 || g.named < f.named) {
+			t.Errorf("%s: target regressed in %d cases (floor %d), component in the top 5 regressions in %d (floor %d), root-cause service named in %d (floor %d)",
+				set, g.target, f.target, g.comp5, f.comp5, g.named, f.named)
 		}
 	}
 	for _, c := range cases {
@@ -373,6 +412,32 @@ func devTable(cases []devCase) string {
 		n := len(cs)
 		fmt.Fprintf(&sb, "%-14s %3d | %3d/%-4d %3d/%-4d %3d/%-4d %3d/%-4d %6d | %4d %6d %6d %6d %6d %6d\n", s, n, reg, n, named, n, svc5, n, comp5, n, insuf, run, na, unch, ninsuf, known, fp)
 	}
+	// Incident pairs whose pre-onset window is clean (preOnsetDirty): the
+	// question the issue asks, as a pre-onset window that is itself an
+	// incident is no reference.
+	fmt.Fprintf(&sb, "\n%-14s %3s | %-27s | %s\n", "clean pairs", "n", "pre-onset window is clean", "not clean: earlier injection, not quiet, short pre-onset data")
+	for _, s := range names {
+		var n, named, svc5, inj, nq, short int
+		for _, c := range sets[s] {
+			switch {
+			case c.dirty == "":
+				n++
+				if (c.incVerdict == Regressed || c.incRegs > 0) && c.svcRank > 0 {
+					named++
+				}
+				if c.svcRank >= 1 && c.svcRank <= 5 {
+					svc5++
+				}
+			case c.dirty == "not quiet":
+				nq++
+			case strings.HasPrefix(c.dirty, "the injection"):
+				inj++
+			default:
+				short++
+			}
+		}
+		fmt.Fprintf(&sb, "%-14s %3d | named %3d/%-4d svc@5 %3d/%-4d| %d, %d, %d\n", s, n, named, n, svc5, n, inj, nq, short)
+	}
 	sb.WriteString("\n")
 	for _, c := range cases {
 		null := c.nullNA
@@ -382,8 +447,12 @@ func devTable(cases []devCase) string {
 		if c.err != nil {
 			null = "error: " + c.err.Error()
 		}
-		fmt.Fprintf(&sb, "%-14s %-28s %-24s incident: target %-18s svc@%d comp@%d (%d regressions) | null: %s\n",
-			c.set, c.name, c.fault, c.incVerdict, c.svcRank, c.compRank, c.incRegs, null)
+		pre := "clean"
+		if c.dirty != "" {
+			pre = "not clean: " + c.dirty
+		}
+		fmt.Fprintf(&sb, "%-14s %-28s %-24s incident: target %-18s svc@%d comp@%d (%d regressions; pre-onset %s) | null: %s\n",
+			c.set, c.name, c.fault, c.incVerdict, c.svcRank, c.compRank, c.incRegs, pre, null)
 	}
 	return sb.String()
 }

@@ -34,11 +34,14 @@
 // the service and the template's pattern) is a rate item, tested like
 // traffic over the seconds that held any log record; one whose records are
 // mostly warn, error or fatal level has a bad direction, up (logs.go). A
-// pod is compared as itself only when it has data on
-// both sides; otherwise — a rollout replaced it — its spans count for its
-// service, and its series are pooled with the other unmatched pods of its
-// workload (labels naming the pod instance dropped): a new pod of the same
-// workload is the same workload.
+// pod is compared as itself only when it reports through at least half of
+// each window's data; otherwise — a rollout replaced it — its spans count
+// for its service, and its series are pooled with the other such pods of
+// its workload (labels naming the pod instance, its version, node or
+// device dropped: ingest.IdentityLabel, as canary mode's families): a new
+// pod of the same workload is the same workload. A service's series that
+// names the peer it calls (peer_service, OpenTelemetry's peer.service) is
+// the caller's side of that edge, as a client span with peer.service is.
 //
 // # How
 //
@@ -72,9 +75,15 @@
 //   - for an error ratio and a traffic rate, the same range of the ratio or
 //     the rate;
 //   - for a metric series, the 1st–99th percentile of its baseline points
-//     (at least 12 points).
+//     (at least 12 points); with 6 to 11 points (a run that starts minutes
+//     before its change) the 98% Student-t prediction interval of one more
+//     point, level ± t(0.99, n−1)·s·√(1+1/n), widened to hold every
+//     baseline point: the band's own uncertainty widens it instead of
+//     refusing (TestShortBaselineNull: no false change in 60 quiet pairs
+//     with 6 baseline points).
 //
-// A band is known with at least BandWindows (3) such windows (12 points).
+// A band is known with at least BandWindows (3) such windows (12 points;
+// a series from 6 points).
 //
 // # Verdicts
 //
@@ -88,7 +97,9 @@
 //     excluding 0;
 //   - errors: q < α and |h| ≥ MinH;
 //   - series: q < α, |shift| ≥ MinShift robust σ, and the level moved by at
-//     least MinRatio/(1+MinRatio) of the larger level;
+//     least MinRatio/(1+MinRatio) of the larger level (for a ratio that
+//     should stay near 1, of the larger shortfall from 1, as canary mode
+//     measures it: 1.00 → 0.81 is a fifth of the requests failing);
 //   - traffic and log templates: q < α and the rate ×(1+MinRatio) or
 //     ÷(1+MinRatio).
 //
@@ -107,13 +118,24 @@
 //
 // The incident target (Options.Target: from --target, the BEFORE side's
 // alert, else the busiest entry service) is measured by its span-level item
-// and the series of its service and signal (its stat when it has one); its
+// and the series of its service and signal (its stat when it has one) —
+// or, when it has none of its own (an ingress measured only by its mesh's
+// per-edge series), by its calls, caller side, which also stay among the
+// regressions, where they name the service called; its
 // verdict is regressed when any measurement regressed, else improved when
 // any only improved, fixed when any was fixed, else unchanged. Each of the
 // BEFORE side's top causes gets the verdict of the item of its component and
 // signal that moved most. Regressions elsewhere are listed one per entity
-// (its worst item), ranked by Effect (|Cliff's δ|: how separated the two
-// sides are), then by the log ratio of what moved.
+// (its worst item), regressed rollouts first (a change that went bad in
+// the window is what to undo), then ranked by Effect (|Cliff's δ|: how
+// separated the two sides are), then by the log ratio of what moved.
+//
+// A rollout inside AFTER's window (rollouts.go, package peers' version
+// model) is an item of kind rollout: its new pods against its old pods in
+// the same minutes, as canary mode judges them, when both report there;
+// when the old pods went as the new came (a full rollout), before against
+// after — regressed when the service's own latency or errors, or its
+// workload's pooled pods, regressed.
 //
 // # Why these thresholds
 //
@@ -132,7 +154,19 @@
 // and a PetShop series that alternates between two modes regressed; a
 // series band from window medians instead of points missed those modes;
 // normalising CPU by the traced request rate made sampled-trace noise look
-// like a regression, so per-request comparison is kept to errors.
+// like a regression, so per-request comparison is kept to errors. Two
+// rules came later from changerca-dev, whose runs start 14–18 minutes
+// before their releases: a success ratio's material change measured on
+// its level hid 1.00 → 0.81 ("19% of the level"), and 9–11 baseline points
+// gave no band at all; with the shortfall and the short-baseline band the
+// incident pairs name the root-cause service in 8/11 runs (5 before), the
+// quiet pairs still report nothing, and no other set's quiet pairs or
+// canary results changed. A near-1 ratio's level stays its median: its
+// mean would catch a one- or two-minute burst of failures (two changerca
+// defects show only so), but then a healthy pod's occasional burst
+// regresses whenever the baseline held none (TestShortBaselineNull with
+// bursts in 2% of minutes: 43–46 of 60 quiet pairs alarmed with the mean,
+// none with the median).
 //
 // # Cost
 //

@@ -21,8 +21,12 @@ type itemWork struct {
 	// side, two constant equal series): no test, unchanged.
 	degenerate string
 	xs, ys     []float64 // sorted samples (distributions and series), for plots
-	signal     ingest.SignalKind
-	stat       string // a series' aggregation ("p99", "mean", ...), to pick the target's series
+	// nearOne marks a series that should stay near 1 (bad direction
+	// down, every point in [0, 1], some above ½): its material change is
+	// measured on the shortfall from 1.
+	nearOne bool
+	signal  ingest.SignalKind
+	stat    string // a series' aggregation ("p99", "mean", ...), to pick the target's series
 }
 
 // quantiles are the quantiles reported and tested for distributions.
@@ -81,7 +85,7 @@ func (r *run) buildItems() {
 				if !ok {
 					m = r.ad.setMeta[id]
 				}
-				if m.pod != "" && !(r.bd.pods[m.pod] && r.ad.pods[m.pod]) {
+				if m.pod != "" && !r.bothSides(m.pod) {
 					continue
 				}
 				b, a, base := r.bd.sets[id], r.ad.sets[id], r.base.sets[id]

@@ -50,9 +50,15 @@ func (r *run) report() *Report {
 		}
 		rep.Target.Text += fmt.Sprintf("; %d of %d measurements %s", k, n, tv)
 	}
+	byCalls := len(measures) > 0 && measures[0].item.EntityKind == "edge"
+	if byCalls {
+		rep.Target.Text += "; measured by its calls (it has no " + measures[0].item.Signal + " of its own)"
+	}
 	isTarget := map[*itemWork]bool{}
 	for _, w := range measures {
-		isTarget[w] = true
+		// Its calls measure the target and their callees: they stay among
+		// the regressions, where they name the service called.
+		isTarget[w] = !byCalls
 	}
 	var causeWork []*itemWork
 	var causeLabels []string
@@ -90,6 +96,11 @@ func (r *run) report() *Report {
 	}
 	byEffect(regs)
 	byEffect(imps)
+	// A rollout that regressed comes first: a change that went bad in the
+	// window is what to undo, whatever moved most downstream of it.
+	sort.SliceStable(regs, func(i, j int) bool {
+		return regs[i].item.Kind == KindRollout && regs[j].item.Kind != KindRollout
+	})
 	regs, regMore := perEntity(regs)
 	imps, impMore := perEntity(imps)
 	sort.SliceStable(traffic, func(i, j int) bool {
@@ -113,6 +124,9 @@ func (r *run) report() *Report {
 		nregs += m
 	}
 	rep.Verdict = r.summary(rep, tv, target, nregs)
+	if byCalls && tv == Regressed {
+		rep.Verdict.Regressions-- // the target's regressed calls are already among the regressions
+	}
 	rep.Watch = r.watchList(measures, causeWork, causeLabels, rep)
 	rep.Plots = r.plots(target, rep, byID)
 	rep.Heatmap = r.heatmap()
@@ -212,7 +226,29 @@ func (r *run) targetItems() []*itemWork {
 		}
 		return a.item.ID < b.item.ID
 	})
+	if len(span)+len(series) == 0 {
+		return r.callerSide(t.Service, sig)
+	}
 	return append(span, series...)
+}
+
+// callerSide are the measurements of a service that has none of its own
+// for a signal: its calls as it sees them — the edges it calls, their
+// caller-side latency or their errors — in ID order (an ingress service
+// measured only by its mesh's per-edge series). Empty when it calls none.
+func (r *run) callerSide(svc, sig string) []*itemWork {
+	var out []*itemWork
+	prefix := "edge/" + svc + "->"
+	for _, w := range r.work {
+		it := &w.item
+		if it.Signal != sig || !strings.HasPrefix(it.Entity, prefix) || it.Kind == KindRollout {
+			continue
+		}
+		if it.Facet == "client" || it.Facet == "" && it.Signal != "latency" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // targetVerdict combines the target's measurements: regressed when any

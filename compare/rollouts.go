@@ -2,7 +2,10 @@ package compare
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/peers"
 )
 
@@ -37,23 +40,73 @@ func (r *run) rolloutItems() {
 		}
 		cw := judgeCanary(b, m, j, opt)
 		var v Verdict
+		effect := 0.0
+		if cw.Score == cw.Score {
+			effect = (100 - cw.Score) / 100
+		}
+		reason := fmt.Sprintf("new pods vs old in the same minutes: %s (score %s)", cw.Reason, fix(cw.Score, 0))
 		switch cw.Verdict {
 		case CanaryFail:
 			v = Regressed
 		case CanaryPass, CanaryMarginal:
 			v = Unchanged
 		default:
-			continue
-		}
-		effect := 0.0
-		if cw.Score == cw.Score {
-			effect = (100 - cw.Score) / 100
+			// A full rollout (the old pods went as the new came) inside
+			// AFTER's window has no old pods to judge the new ones
+			// against in the same minutes: before against after is the
+			// judgment, on the service's own latency and errors and its
+			// workload's pooled pods, decided above.
+			if !r.fullRollout(b, j, opt) {
+				continue
+			}
+			v, effect, reason = Unchanged, 0, "a full rollout inside AFTER's window (the old pods went as the new came): its service's latency and errors did not regress"
+			if w := r.serviceRegression(j.service); w != nil {
+				v, effect = Regressed, w.item.Effect
+				reason = "a full rollout inside AFTER's window (the old pods went as the new came), and its service regressed: " + labelOf(&w.item) + " " + changeText(&w.item)
+			}
 		}
 		it := Item{ID: "rollout/" + cw.Workload, Kind: KindRollout, Entity: "workload/" + cw.Workload, EntityKind: "workload",
 			Service: cw.Service, Signal: "rollout", Depth: r.depthOf(cw.Service), Direction: +1, Verdict: v,
-			Reason: fmt.Sprintf("new pods vs old in the same minutes: %s (score %s)", cw.Reason, fix(cw.Score, 0)),
-			Effect: effect, LogRatio: nan(), Before: nanStats(), After: nanStats(), Baseline: nanStats(),
+			Reason: reason, Effect: effect, LogRatio: nan(), Before: nanStats(), After: nanStats(), Baseline: nanStats(),
 			Test: nanTest("canary"), Band: nanBand()}
 		r.work = append(r.work, &itemWork{item: it})
 	}
+}
+
+// fullRollout reports whether a rollout job is a full rollout inside
+// AFTER's window: its event at or after AFTER's start, its new pods
+// reporting, and its old pods gone before the canary judgment could
+// hold them side by side (canary mode's "a full rollout, not a canary").
+func (r *run) fullRollout(b *ingest.Bundle, j canaryJob, opt CanaryOptions) bool {
+	if j.rollout == nil || j.rollout.At < r.after.Start || j.canary.First < 0 || len(j.baseline) == 0 {
+		return false
+	}
+	last := -1
+	for _, g := range j.baseline {
+		last = max(last, g.Last)
+	}
+	w0, _ := slices.BinarySearch(b.Grid, r.after.Start)
+	return last >= 0 && last < max(w0, j.canary.First)+opt.MinCells
+}
+
+// serviceRegression is the regressed item of a service's own latency or
+// errors that moved most — its span-level or service-level measurements,
+// or its workload's pooled pod series (the old pods in BEFORE, the new
+// ones in AFTER) — nil when none regressed.
+func (r *run) serviceRegression(svc string) *itemWork {
+	var best *itemWork
+	for _, w := range r.work {
+		it := &w.item
+		if it.Verdict != Regressed || it.Facet != "" || (it.Signal != "latency" && it.Signal != "errors") {
+			continue
+		}
+		own := strings.EqualFold(it.Entity[strings.IndexByte(it.Entity, '/')+1:], svc) && (it.EntityKind == "service" || strings.HasPrefix(it.ID, "series/service/"))
+		if !own && !(it.EntityKind == "workload" && it.Service == svc) {
+			continue
+		}
+		if best == nil || it.Effect > best.item.Effect {
+			best = w
+		}
+	}
+	return best
 }

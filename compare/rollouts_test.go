@@ -60,3 +60,79 @@ func TestRolloutItems(t *testing.T) {
 		}
 	}
 }
+
+// TestFullRolloutItem: a rollout inside AFTER's window whose old pods went
+// as the new ones came cannot be judged in the same minutes; it is judged
+// before against after — regressed when its workload's latency or errors
+// regressed (cart: p99 ×4 on the new version), unchanged otherwise (pay) —
+// and a regressed rollout is listed first.
+func TestFullRolloutItem(t *testing.T) {
+	cs := healthySystem()
+	cs.oldUntil = 11 // the old pods go a minute after the new one comes (minute 10)
+	cs.latency = func(svc string, v2 bool, _ int) float64 {
+		if svc == "cart" && v2 {
+			return 0.480
+		}
+		return 0.120
+	}
+	b, err := ingest.Read([]string{cs.write(t)}, nil, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := ingest.FromTime(time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC))
+	at := func(m int) ingest.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	rep, err := Run(Side{Bundle: b, Start: at(7), End: at(10)}, Side{Bundle: b, Start: at(10), End: at(20)}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, it := range rep.Items {
+		if it.Kind == KindRollout {
+			got[it.Service] = string(it.Verdict) + ": " + it.Reason
+		}
+	}
+	if !strings.HasPrefix(got["cart"], "regressed: a full rollout") || !strings.HasPrefix(got["pay"], "unchanged: a full rollout") {
+		t.Fatalf("rollout items %q, want cart regressed and pay unchanged, as full rollouts", got)
+	}
+	if len(rep.Regressions) == 0 || !strings.HasPrefix(rep.Regressions[0].Item, "rollout/cart") {
+		t.Errorf("regressions %+v: want the cart rollout first", rep.Regressions)
+	}
+}
+
+// TestTargetMeasuredByItsCalls: a target with no series of its own for its
+// signal (an ingress measured only by its mesh's per-edge series) is
+// measured by its calls, caller side; those stay among the regressions,
+// where they name the service called.
+func TestTargetMeasuredByItsCalls(t *testing.T) {
+	b := &ingest.Bundle{}
+	t0 := ingest.FromTime(time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC))
+	for _, callee := range []string{"cart", "pay"} {
+		s := &ingest.Series{Name: "request_success_ratio", Unit: "ratio", Source: "metrics.json",
+			Labels: ingest.Labels{{Name: "destination_workload", Value: callee}, {Name: "reporter", Value: "source"}, {Name: "source_workload", Value: "frontend"}}}
+		for m := range 30 {
+			v := 1 - 0.002*float64(m%3)
+			if callee == "cart" && m >= 20 {
+				v = 0.7
+			}
+			s.T, s.V = append(s.T, t0.Add(time.Duration(m)*time.Minute)), append(s.V, v)
+		}
+		ingest.ClassifySeries(s)
+		b.Series = append(b.Series, s)
+	}
+	if err := b.Finalize(ingest.Options{Step: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	opt := DefaultOptions()
+	opt.Target.Service, opt.Target.Signal = "frontend", ingest.SignalErrors
+	at := func(m int) ingest.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	rep, err := Run(Side{Bundle: b, Start: at(15), End: at(20)}, Side{Bundle: b, Start: at(20), End: at(25)}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Target.Verdict != Regressed || !strings.Contains(rep.Target.Text, "measured by its calls") {
+		t.Errorf("target %s (%s), want regressed, measured by its calls", rep.Target.Verdict, rep.Target.Text)
+	}
+	if len(rep.Regressions) != 1 || !strings.HasPrefix(rep.Regressions[0].Item, "series/edge/frontend->cart:errors") || rep.Verdict.Regressions != 1 {
+		t.Errorf("regressions %+v (%d), want the call to cart alone", rep.Regressions, rep.Verdict.Regressions)
+	}
+}

@@ -60,6 +60,29 @@ type seriesMeta struct {
 	query, pooledQuery string
 }
 
+// extent is when a pod first and last reports in a window.
+type extent struct{ first, last ingest.Time }
+
+// seen widens the pod's extent by t.
+func (d *sideData) seen(pod string, t ingest.Time) {
+	e := d.pods[pod]
+	if e == nil {
+		d.pods[pod] = &extent{t, t}
+		return
+	}
+	e.first, e.last = min(e.first, t), max(e.last, t)
+}
+
+// present reports whether a pod reports through enough of the window's
+// data (covered: how much of the window the bundle's data spans) to be
+// compared as itself: from its first to its last sample (plus one step)
+// at least minCoverage of it. A pod that stops (or starts) early in the
+// window is being replaced: it counts with its workload.
+func (d *sideData) present(pod string, step, covered time.Duration, minCoverage float64) bool {
+	e := d.pods[pod]
+	return e != nil && float64(e.last.Sub(e.first)+step) >= minCoverage*float64(covered)
+}
+
 // sideData is everything extracted from one side's window.
 type sideData struct {
 	start, end ingest.Time
@@ -67,7 +90,7 @@ type sideData struct {
 	setMeta    map[string]setMeta
 	series     map[string]*points // by exact series key
 	seriesMeta map[string]seriesMeta
-	pods       map[string]bool // pods with spans or points in the window
+	pods       map[string]*extent // pods with spans or points in the window: when they first and last report
 	spans      int
 	nseries    int
 	// active are the time cells (of width cell from start) holding any
@@ -159,7 +182,7 @@ var replacedBySpans = map[string]bool{
 func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *sideData {
 	b := ix.b
 	d := &sideData{start: start, end: end, cell: cell, sets: map[string]*spanSet{}, setMeta: map[string]setMeta{},
-		series: map[string]*points{}, seriesMeta: map[string]seriesMeta{}, pods: map[string]bool{}}
+		series: map[string]*points{}, seriesMeta: map[string]seriesMeta{}, pods: map[string]*extent{}}
 	get := func(id string, m setMeta) *spanSet {
 		s := d.sets[id]
 		if s == nil {
@@ -218,7 +241,7 @@ func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *side
 			id := cached(svcID, s.Service.String(), func() string { return "service/" + s.Service.String() })
 			get(id, setMeta{entity: id, entityKind: "service", service: s.Service.String()}).add(dur, s.Start, s.Error)
 			if !s.Pod.IsEmpty() && len(ix.podsOf[s.Service.String()]) > 1 {
-				d.pods[s.Pod.String()] = true
+				d.seen(s.Pod.String(), s.Start)
 				id := cached(podID, s.Pod.String(), func() string { return "pod/" + s.Pod.String() })
 				get(id, setMeta{entity: id, entityKind: "pod", service: s.Service.String(), pod: s.Pod.String()}).add(dur, s.Start, s.Error)
 			}
@@ -281,7 +304,8 @@ func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *side
 		d.series[m.exact] = &pt
 		d.seriesMeta[m.exact] = m
 		if m.pod != "" {
-			d.pods[m.pod] = true
+			d.seen(m.pod, pt.t[0])
+			d.seen(m.pod, pt.t[len(pt.t)-1])
 		}
 	}
 	d.nseries = len(d.series)
@@ -295,6 +319,15 @@ func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *side
 func newSeriesMeta(s *ingest.Series) seriesMeta {
 	e := s.Entity
 	facet := facetOf(s)
+	if peer := peerOf(s); peer != "" {
+		// The caller's side of its calls to peer, as a client span with
+		// peer.service is: the entity is the edge, so a regression of it
+		// names the service called.
+		e = ingest.Entity{Kind: ingest.KindEdge, Name: e.Name + "->" + peer, Caller: e.Name, Callee: peer, Service: peer, Node: e.Node}
+		if s.Signal == ingest.SignalLatency && facet == "" {
+			facet = "client"
+		}
+	}
 	sig := s.Signal.String()
 	if facet != "" {
 		sig += "/" + facet
@@ -327,18 +360,34 @@ func newSeriesMeta(s *ingest.Series) seriesMeta {
 	return m
 }
 
-// podIdentifying reports whether a label names one pod instance rather
-// than what the series measures: its value contains the pod's name, or it
-// is one of the generic per-instance labels.
+// peerLabels name the service a series' calls go to: OpenTelemetry's
+// peer.service attribute as Prometheus spells it (dots become
+// underscores). Package ingest's edge label pairs are the general place
+// for this; a service's series with one is placed on its edge here.
+var peerLabels = []string{"peer_service", "peer.service"}
+
+// peerOf is the peer a service's series names as the callee of its calls
+// ("" for none, for the service itself, and for series of other entities).
+func peerOf(s *ingest.Series) string {
+	if s.Entity.Kind != ingest.KindService || s.Entity.Name == "" {
+		return ""
+	}
+	for _, l := range peerLabels {
+		if v := s.Labels.Get(l); v != "" && v != s.Entity.Name {
+			return v
+		}
+	}
+	return ""
+}
+
+// podIdentifying reports whether a label names one pod instance or its
+// version rather than what the series measures: its value contains the
+// pod's name, or it is one of the labels that name an instance, a version
+// (version, image, pod-template hash), a node or a device
+// (ingest.IdentityLabel, canary mode's families use the same): a new pod
+// of the same workload after a rollout is the same workload.
 func podIdentifying(l ingest.Label, pod string) bool {
-	if pod != "" && strings.Contains(l.Value, pod) {
-		return true
-	}
-	switch l.Name {
-	case "instance", "uid", "pod_uid", "container_id", "id", "pod_ip", "ip":
-		return true
-	}
-	return false
+	return pod != "" && strings.Contains(l.Value, pod) || ingest.IdentityLabel(l.Name)
 }
 
 // facetOf is the facet of a series as the temporal causal graph defines it

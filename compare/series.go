@@ -8,6 +8,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // seriesGroup is one series item's points on each side: one series, or
@@ -22,7 +23,7 @@ type seriesGroup struct {
 // pod only when it has data on both sides, other pods pooled per
 // workload).
 func (r *run) seriesItems() {
-	both := func(pod string) bool { return r.bd.pods[pod] && r.ad.pods[pod] }
+	both := r.bothSides
 	groups := map[string]*seriesGroup{}
 	collect := func(d *sideData, which int) {
 		for _, k := range slices.Sorted(maps.Keys(d.series)) {
@@ -62,6 +63,18 @@ func (r *run) seriesItems() {
 	}
 }
 
+// bothSides reports whether a pod reports through enough of both windows
+// to be compared as itself (sideData.present); otherwise its spans count
+// for its service and its series are pooled with its workload's.
+func (r *run) bothSides(pod string) bool {
+	step := r.before.Bundle.Step
+	if step <= 0 {
+		step = r.opt.Cell
+	}
+	return r.bd.present(pod, step, covered(r.before.Bundle, r.before.Start, r.before.End), r.opt.MinCoverage) &&
+		r.ad.present(pod, step, covered(r.after.Bundle, r.after.Start, r.after.End), r.opt.MinCoverage)
+}
+
 // merged is the points of several series in time order.
 func merged(ps []*points) points {
 	if len(ps) == 1 {
@@ -87,8 +100,14 @@ func merged(ps []*points) points {
 }
 
 // bandMinPoints is how many baseline points a series needs for a band
-// (3 minutes at a 15 s step, an hour at 5 minutes).
-const bandMinPoints = 12
+// from its percentiles (3 minutes at a 15 s step, an hour at 5 minutes);
+// with shortBandPoints to bandMinPoints−1 its band is a prediction
+// interval widened for the short baseline (seriesItem), with fewer it has
+// none.
+const (
+	bandMinPoints   = 12
+	shortBandPoints = 6
+)
 
 // seriesItem compares a series' level in the two windows: medians, robust
 // σ from the baseline (else the two windows), a z-test of the median shift
@@ -131,13 +150,36 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	it.After, ys = stats(pa)
 	it.Baseline, hs = stats(pbase)
 	w.xs, w.ys = xs, ys
+	w.nearOne = it.Direction < 0 && nearOne(xs, ys, hs)
+	// The level is the median, also for a ratio that should stay near 1:
+	// its mean would catch a two-minute burst of failures, but a single
+	// burst in a quiet pod then regresses whenever the baseline happened
+	// to hold none (TestShortBaselineNull with bursts in 2% of minutes:
+	// 43–46 of 60 quiet pairs with 8–20 baseline minutes alarmed with the
+	// mean, none with the median).
+	levelOf := func(xs []float64) float64 { return measure.QuantileSorted(xs, 0.5) }
+	scaleOf := robustScale
 	// The band of a series is the range of its baseline points (1st to
 	// 99th percentile): what the signal does in normal operation. The
 	// spread of the baseline's window medians is the drift between
 	// windows that the test must allow for.
-	if len(hs) >= bandMinPoints {
+	switch {
+	case len(hs) >= bandMinPoints:
 		it.Band.Points = len(hs)
 		it.Band.Level = [2]float64{measure.QuantileSorted(hs, 0.01), measure.QuantileSorted(hs, 0.99)}
+		it.Band.Known = true
+	case len(hs) >= shortBandPoints:
+		// A short baseline (a run that starts minutes before its change)
+		// still says what normal looks like, with more uncertainty: its
+		// band is widened to the 98% Student-t prediction interval of one
+		// more point, level ± t(0.99, n−1)·s·√(1+1/n), which allows for
+		// the level and scale being estimated from n points, and holds
+		// every baseline point.
+		n := float64(len(hs))
+		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.99) * scaleOf(hs) * math.Sqrt(1+1/n)
+		c := levelOf(hs)
+		it.Band.Points = len(hs)
+		it.Band.Level = [2]float64{math.Min(hs[0], c-half), math.Max(hs[len(hs)-1], c+half)}
 		it.Band.Known = true
 	}
 	var meds []float64
@@ -148,12 +190,12 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		}
 		c := slices.Clone(pbase.v[i:j])
 		slices.Sort(c)
-		meds = append(meds, measure.QuantileSorted(c, 0.5))
+		meds = append(meds, levelOf(c))
 	})
 	it.Band.Windows = len(meds)
 	if len(meds) >= r.opt.BandWindows {
 		slices.Sort(meds)
-		it.Band.Spread = robustScale(meds)
+		it.Band.Spread = scaleOf(meds)
 	}
 	switch {
 	case r.shortB != "":
@@ -169,7 +211,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	case len(ys) < r.opt.MinPoints:
 		w.short = plural(len(ys), "point") + " in AFTER (fewer than " + itoa(r.opt.MinPoints) + ")"
 	case !it.Band.Known:
-		w.short = "no baseline band (" + plural(len(hs), "baseline point") + ", fewer than " + itoa(bandMinPoints) + ") to tell a change from the series' normal variation"
+		w.short = "no baseline band (" + plural(len(hs), "baseline point") + ", fewer than " + itoa(shortBandPoints) + ") to tell a change from the series' normal variation"
 	}
 	if w.short != "" {
 		return w
@@ -177,7 +219,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	mB, mA := it.Before.Median, it.After.Median
 	var sigma, rho float64
 	if len(hs) >= 8 {
-		sigma = robustScale(hs)
+		sigma = scaleOf(hs)
 		if !g.pooled {
 			rho = lag1(pbase.v)
 		}
@@ -207,4 +249,20 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	t.P = twoSided(t.Z)
 	t.CliffDelta = mannWhitney(xs, ys, 1, nil).Delta
 	return w
+}
+
+// nearOne reports whether sorted samples all lie in [0, 1] with some above
+// ½: a ratio that should stay near 1 (canary mode's bounded01).
+func nearOne(sets ...[]float64) bool {
+	high := false
+	for _, xs := range sets {
+		if len(xs) == 0 {
+			continue
+		}
+		if xs[0] < 0 || xs[len(xs)-1] > 1 {
+			return false
+		}
+		high = high || xs[len(xs)-1] > 0.5
+	}
+	return high
 }

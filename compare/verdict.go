@@ -166,12 +166,20 @@ func (r *run) decideSeries(w *itemWork) {
 	// The level must also move by a material share: at least MinRatio up
 	// or the matching share down (|Δ| ≥ MinRatio/(1+MinRatio) of the
 	// larger level), as a canary judge allows a stated percent change.
+	// For a ratio that should stay near 1 (a success ratio,
+	// availability: bad direction down, every point in [0, 1]) the share
+	// is of its shortfall from 1, as canary mode measures it: 1.00 → 0.81
+	// is a fifth of the requests failing, not a 19% change.
 	mB, mA := it.Before.Median, it.After.Median
+	of := "the level"
+	if w.nearOne {
+		mB, mA, of = 1-mB, 1-mA, "the shortfall from 1"
+	}
 	rel := math.Abs(mA-mB) / math.Max(math.Abs(mA), math.Abs(mB))
 	material := rel >= o.MinRatio/(1+o.MinRatio)
 	if t.Q < o.Alpha && math.Abs(t.Shift) >= o.MinShift && !material {
 		it.LogRatio = logRatio(math.Abs(mA), math.Abs(mB))
-		it.Verdict, it.Reason = Unchanged, "significant ("+qText(t.Q)+", "+shiftText(t.Shift)+") but small: "+fix(100*rel, 0)+"% of the level (at least "+fix(100*o.MinRatio/(1+o.MinRatio), 0)+"% needed)"
+		it.Verdict, it.Reason = Unchanged, "significant ("+qText(t.Q)+", "+shiftText(t.Shift)+") but small: "+fix(100*rel, 0)+"% of "+of+" (at least "+fix(100*o.MinRatio/(1+o.MinRatio), 0)+"% needed)"
 		return
 	}
 	if t.Q < o.Alpha && math.Abs(t.Shift) >= o.MinShift {

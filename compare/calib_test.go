@@ -1,0 +1,147 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// nullSeriesBundle is a quiet system at a 60 s step: per pod a CPU,
+// memory and latency series (AR(1), ρ 0.5, as scraped metrics are) and a
+// success ratio that stays near 1 with rare small failures (and, with
+// burst > 0, occasional bursts), over baseline+10 minutes; nothing changes
+// anywhere.
+func nullSeriesBundle(tb testing.TB, seed uint64, pods int, minutes int, burst float64) *ingest.Bundle {
+	return seriesBundle(tb, seed, pods, minutes, -1, burst)
+}
+
+// seriesBundle is nullSeriesBundle with, from minute faultAt (≥ 0), the
+// first pod's CPU doubled and its success ratio at 0.9; burst is the
+// chance per minute of a burst of failures (up to 20% of a pod's
+// requests), as a healthy service has now and then.
+func seriesBundle(tb testing.TB, seed uint64, pods int, minutes, faultAt int, burst float64) *ingest.Bundle {
+	tb.Helper()
+	r := rand.New(rand.NewPCG(seed, 11))
+	b := &ingest.Bundle{}
+	end := t0.Add(time.Duration(minutes) * time.Minute)
+	ar := func(level, sd float64) func() float64 {
+		x := r.NormFloat64()
+		return func() float64 {
+			x = 0.5*x + math.Sqrt(0.75)*r.NormFloat64()
+			return level + sd*x
+		}
+	}
+	for p := range pods {
+		pod := fmt.Sprintf("svc%02d-5d8f7c9b4-x%03d", p%10, p)
+		ls := ingest.Labels{{Name: "container", Value: fmt.Sprintf("svc%02d", p%10)}, {Name: "pod", Value: pod}}
+		mk := func(name, unit string) *ingest.Series {
+			return &ingest.Series{Name: name, Labels: ls, Unit: unit, Source: "metrics.json"}
+		}
+		cpu, mem, lat, ok := mk("container_cpu_usage_seconds_rate", "cores"), mk("container_memory_working_set_bytes", "bytes"),
+			mk("request_duration_seconds_p99", "s"), mk("request_success_ratio", "ratio")
+		fc, fm, fl := ar(0.3+0.1*r.Float64(), 0.02), ar(2e9, 1e7), ar(0.2, 0.02)
+		for ts := t0; ts < end; ts = ts.Add(time.Minute) {
+			s := 1.0
+			if r.Float64() < 0.1 {
+				s = 1 - 0.01*r.ExpFloat64()
+			}
+			if r.Float64() < burst {
+				s = 1 - 0.2*r.Float64()
+			}
+			c := fc()
+			if p == 0 && faultAt >= 0 && ts >= t0.Add(time.Duration(faultAt)*time.Minute) {
+				c, s = 2*c, 0.9
+			}
+			cpu.T, cpu.V = append(cpu.T, ts), append(cpu.V, c)
+			mem.T, mem.V = append(mem.T, ts), append(mem.V, fm())
+			lat.T, lat.V = append(lat.T, ts), append(lat.V, math.Exp(fl()))
+			ok.T, ok.V = append(ok.T, ts), append(ok.V, s)
+		}
+		for _, se := range []*ingest.Series{cpu, mem, lat, ok} {
+			ingest.ClassifySeries(se)
+			b.Series = append(b.Series, se)
+		}
+	}
+	b.Inputs = []ingest.Input{{Path: "null/metrics.json", Format: ingest.FormatPromQueryRange}}
+	if err := b.Finalize(ingest.Options{Step: time.Minute}); err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// TestShortBaselineNull compares two quiet 5-minute windows of quiet data
+// whose baseline is short (6–11 points at a 60 s step) or long, with and
+// without occasional failure bursts, over many seeds: a report that says
+// anything regressed, improved, fixed or changed is a false alarm, and the
+// issue allows at most 1 in 20.
+func TestShortBaselineNull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("calibration runs in the full test")
+	}
+	for _, tc := range []struct {
+		base  int
+		burst float64
+	}{{6, 0}, {8, 0}, {11, 0}, {20, 0}, {6, 0.02}, {11, 0.02}, {20, 0.02}} {
+		base := tc.base
+		t.Run(fmt.Sprintf("baseline %dm, bursts %.0f%%", base, 100*tc.burst), func(t *testing.T) {
+			const runs = 60
+			alarms, decided, items := 0, 0, 0
+			for seed := range uint64(runs) {
+				b := nullSeriesBundle(t, seed+1, 40, base+10, tc.burst)
+				mid := t0.Add(time.Duration(base+5) * time.Minute)
+				rep, err := Run(Side{Bundle: b, Start: mid.Add(-5 * time.Minute), End: mid}, Side{Bundle: b, Start: mid, End: mid.Add(5 * time.Minute)}, DefaultOptions())
+				if err != nil {
+					t.Fatal(err)
+				}
+				alarm := false
+				for _, it := range rep.Items {
+					items++
+					if it.Verdict != Insufficient {
+						decided++
+					}
+					if it.Verdict != Unchanged && it.Verdict != Insufficient {
+						alarm = true
+						t.Logf("seed %d: %s %s: %s (%s)", seed+1, it.Verdict, it.ID, changeText(&it), it.Reason)
+					}
+				}
+				if alarm {
+					alarms++
+				}
+			}
+			t.Logf("baseline %d min: %d of %d quiet pairs with a false change; %d of %d items decided", base, alarms, runs, decided, items)
+			if alarms*20 > runs {
+				t.Errorf("%d of %d quiet pairs reported a change; at most 1 in 20 allowed", alarms, runs)
+			}
+		})
+	}
+}
+
+// TestShortBaselineDetects is the other side of TestShortBaselineNull: with
+// a 6-minute baseline, a pod whose CPU doubles and whose success ratio
+// falls to 0.9 in AFTER regresses in both.
+func TestShortBaselineDetects(t *testing.T) {
+	b := seriesBundle(t, 1, 40, 16, 11, 0)
+	mid := t0.Add(11 * time.Minute)
+	rep, err := Run(Side{Bundle: b, Start: mid.Add(-5 * time.Minute), End: mid}, Side{Bundle: b, Start: mid, End: mid.Add(5 * time.Minute)}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range rep.Items {
+		if it.Verdict != Unchanged {
+			got = append(got, string(it.Verdict)+" "+it.ID)
+		}
+	}
+	want := []string{
+		`regressed series/pod/svc00-5d8f7c9b4-x000:cpu container_cpu_usage_seconds_rate{container="svc00",pod="svc00-5d8f7c9b4-x000"}`,
+		`regressed series/pod/svc00-5d8f7c9b4-x000:errors request_success_ratio{container="svc00",pod="svc00-5d8f7c9b4-x000"}`,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
