@@ -243,3 +243,11 @@ func alertSignal(text string) (SignalKind, string) {
 	}
 	return kind, stat
 }
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatAlertmanager, Decode: decodeAlertmanager, WholeDocument: true,
+		Sniff: []SniffRule{{PriorityAlertmanager, func(h *Head) bool {
+			return h.JSON() && (h.Has("alerts") && (h.Has("startsAt") || h.Has("groupKey") || h.Has("receiver")) ||
+				h.Text[0] == '[' && h.Has("startsAt") && h.Has("labels") && h.Has("fingerprint")) // Alertmanager /api/v2/alerts
+		}}}})
+}

@@ -515,3 +515,51 @@ func decodeTextLog(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	s.finish()
 	return b, nil
 }
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatDockerJSONLog, Decode: decodeDockerJSON,
+		Sniff: []SniffRule{
+			{PriorityDockerJSON, func(h *Head) bool {
+				if !h.JSON() || !h.Has("_msg") && !h.Has("_time") && !h.Has("log") {
+					return false // none of the keys appears at all (cheap)
+				}
+				k := h.TopKeys()
+				return !(k["_msg"] || k["_time"] && k["_stream"]) && k["log"] && (k["stream"] || k["time"] || k["kubernetes"] || k["date"])
+			}},
+			{PriorityDockerJSONBroken, func(h *Head) bool { // a line that lost its opening brace
+				return !h.JSON() && bytes.HasPrefix(bytes.TrimRight(h.FirstLine(), "\r"), []byte(`"log":`))
+			}},
+		}})
+	RegisterFormat(FormatSpec{Format: FormatCRILog, Decode: decodeCRI,
+		Sniff: []SniffRule{{PriorityCRILog, func(h *Head) bool {
+			_, _, ok := parseCRI(string(bytes.TrimRight(h.FirstLine(), "\r")))
+			return !h.JSON() && ok
+		}}}})
+	RegisterFormat(FormatSpec{Format: FormatTextLog, Decode: decodeTextLog,
+		Sniff: []SniffRule{{PriorityTextLog, func(h *Head) bool { return !h.JSON() && timestampedText(h.Text) }}}})
+}
+
+// timestampedText reports whether a text head is a log whose lines start
+// with a timestamp (kubectl logs --timestamps, most application logs): its
+// first line does, and at least a third of the first 20 lines that are not
+// indented do (the rest may be stack traces).
+func timestampedText(h []byte) bool {
+	lines := bytes.SplitN(h, []byte("\n"), 21)
+	if len(lines) > 20 {
+		lines = lines[:20] // the last one may be cut by the head
+	}
+	if _, n := parseLogTime(string(bytes.TrimRight(lines[0], "\r"))); n == 0 {
+		return false
+	}
+	stamped, lead := 0, 0 // lines that start with a timestamp; lines not indented
+	for _, l := range lines {
+		if len(bytes.TrimSpace(l)) == 0 || l[0] == ' ' || l[0] == '\t' {
+			continue
+		}
+		lead++
+		if _, n := parseLogTime(string(l)); n > 0 {
+			stamped++
+		}
+	}
+	return 3*stamped >= lead
+}

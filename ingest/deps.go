@@ -84,3 +84,8 @@ func parseCallCount(raw json.RawMessage) (int64, error) {
 	}
 	return int64(f), nil
 }
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatJaegerDependencies, Decode: decodeDependencies, WholeDocument: true,
+		Sniff: []SniffRule{{PriorityJaegerDeps, func(h *Head) bool { return h.JSON() && h.Has("parent") && h.Has("child") && h.Has("callCount") }}}})
+}

@@ -78,7 +78,7 @@ func fuzzDecoder(f *testing.F, format Format, seeds ...string) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
-	dec := decoders[format].decode
+	dec := Decoder(format)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		b, err := dec("fuzz.json", bytes.NewReader(in), fuzzLimits)
 		if b != nil && err == nil {

@@ -664,3 +664,8 @@ func (r *jaegerReader) tokErr(err error) error {
 func (r *jaegerReader) valueErr(err error) error {
 	return jsonErrorAt(r.name, err, r.dec, r.dec.InputOffset()) // a failed Decode leaves dec at the value
 }
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatJaegerJSON, Decode: decodeJaeger, Fast: decodeJaegerFast, SelfGuarded: true,
+		Sniff: []SniffRule{{PriorityJaegerJSON, func(h *Head) bool { return h.JSON() && (h.Has("spanID") || h.Has("traceID") && h.Has("spans")) }}}})
+}

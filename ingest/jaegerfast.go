@@ -17,7 +17,7 @@ import (
 //
 // It never reports an error itself: on anything unusual (syntax error,
 // another shape, a duplicate or case-folded key, a string time, a malformed
-// span, invalid UTF-8, a read error) it gives up with errSlowPath and
+// span, invalid UTF-8, a read error) it gives up with ErrSlowPath and
 // ReadFile re-reads the file with the general reader, which produces the
 // positioned errors and partial-input warnings. Inputs that are not
 // re-readable (stdin) always take the general reader.
@@ -42,7 +42,7 @@ var (
 	procHints  = hintKeys("serviceName", "tags")
 )
 
-// decodeJaegerFast is the fast path of decodeJaeger; errSlowPath means
+// decodeJaegerFast is the fast path of decodeJaeger; ErrSlowPath means
 // "re-read with the general reader".
 func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	lim = lim.withDefaults()
@@ -72,7 +72,7 @@ func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		return nil, &InputError{File: name, Offset: -1, Err: s.rerr}
 	}
 	if !ok || !s.atEnd() || s.buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
-		return nil, errSlowPath
+		return nil, ErrSlowPath
 	}
 	return jr.finish(nil)
 }

@@ -106,11 +106,11 @@ func TestJaegerFastSamples(t *testing.T) {
 func compareFast(t *testing.T, in []byte, lim Limits) bool {
 	t.Helper()
 	got, err := decodeJaegerFast("f.json", bytes.NewReader(in), lim)
-	if errors.Is(err, errSlowPath) {
+	if errors.Is(err, ErrSlowPath) {
 		return false
 	}
 	if err != nil {
-		t.Fatalf("fast path returned an error other than errSlowPath: %v", err)
+		t.Fatalf("fast path returned an error other than ErrSlowPath: %v", err)
 	}
 	want, werr := decodeJaeger("f.json", bytes.NewReader(in), lim)
 	if werr != nil {

@@ -39,9 +39,6 @@ func special8(w uint64) uint64 {
 	return (w & highs) | zero(w^(ones*'"')) | zero(w^(ones*'\\')) | ((w - ones*0x20) &^ w & highs)
 }
 
-// errSlowPath makes ReadFile fall back to the general reader.
-var errSlowPath = errors.New("jaeger fast path: not applicable")
-
 // fastBufSize is the read size of the fast scanner.
 const fastBufSize = 1 << 20
 

@@ -244,3 +244,16 @@ func k8sEventKind(objKind, reason, msg, typ string) EventKind {
 	}
 	return EventOther
 }
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatK8sEvents, Decode: decodeK8sEvents, WholeDocument: true,
+		Sniff: []SniffRule{
+			{PriorityK8sEventsV1, func(h *Head) bool { // events.k8s.io/v1
+				return h.JSON() && h.Has("regarding") && (h.Has("note") || h.Has("reason")) && h.Has("eventTime")
+			}},
+			{PriorityK8sEventsCore, func(h *Head) bool {
+				return h.JSON() && (h.Has("kind") && (bytes.Contains(h.Text, []byte(`"EventList"`)) || bytes.Contains(h.Text, []byte(`"Event"`))) && h.Has("involvedObject") ||
+					h.Has("involvedObject") && h.Has("reason"))
+			}},
+		}})
+}

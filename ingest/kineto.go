@@ -249,3 +249,10 @@ func microsToNanos(n json.Number) (int64, bool) {
 	}
 	return int64(math.Round(f * 1000)), true
 }
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatKineto, Decode: decodeKineto,
+		Sniff: []SniffRule{{PriorityKineto, func(h *Head) bool {
+			return h.JSON() && (h.Has("traceEvents") || h.Has("deviceProperties") || h.Has("schemaVersion") && h.Has("distributedInfo"))
+		}}}})
+}

@@ -309,3 +309,11 @@ func metaFields(f *fields, get func(string) string) {
 		}
 	}
 }
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatLokiStreams, Decode: decodeLoki, Fast: decodeLokiFast,
+		Sniff: []SniffRule{{PriorityLokiStreams, func(h *Head) bool {
+			return h.JSON() && (h.Has("resultType") && h.ResultType() == "streams" ||
+				!h.Has("resultType") && h.Has("streams") && h.Has("stream") && h.Has("values")) // Loki push body
+		}}}})
+}

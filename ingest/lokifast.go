@@ -11,7 +11,7 @@ import (
 // and warnings are the same. On anything else — a malformed entry, metadata
 // that is not flat strings (or Loki 3's one level of categories), a
 // duplicate or case-folded key, a status other than success, a syntax
-// error — it gives up with errSlowPath and ReadFile re-reads the file with
+// error — it gives up with ErrSlowPath and ReadFile re-reads the file with
 // decodeLoki, which owns every positioned error and warning.
 
 var (
@@ -106,7 +106,7 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		return ok
 	})
 	if !ok || !sc.atEnd() || status != "success" && status != "" || resultType != "streams" || s.full() {
-		return nil, errSlowPath
+		return nil, ErrSlowPath
 	}
 	s.finish()
 	return b, nil

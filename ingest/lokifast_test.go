@@ -14,11 +14,11 @@ import (
 func compareLokiFast(t *testing.T, in []byte, lim Limits) bool {
 	t.Helper()
 	got, err := decodeLokiFast("l.json", bytes.NewReader(in), lim)
-	if errors.Is(err, errSlowPath) {
+	if errors.Is(err, ErrSlowPath) {
 		return false
 	}
 	if err != nil {
-		t.Fatalf("fast path returned an error other than errSlowPath: %v", err)
+		t.Fatalf("fast path returned an error other than ErrSlowPath: %v", err)
 	}
 	want, werr := decodeLoki("l.json", bytes.NewReader(in), lim)
 	if werr != nil {

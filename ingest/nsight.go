@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"sort"
@@ -403,4 +404,9 @@ func isSyncCall(name string) bool {
 		}
 	}
 	return false
+}
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatNsightSQLite, DecodeFile: readSQLite,
+		Sniff: []SniffRule{{PrioritySQLite, func(h *Head) bool { return bytes.HasPrefix(h.Raw, []byte("SQLite format 3\x00")) }}}})
 }

@@ -56,7 +56,7 @@ func TestNvidiaSmiCaptures(t *testing.T) {
 			if got := Sniff([]byte(body)); got != tc.format {
 				t.Fatalf("Sniff = %v, want %v", got, tc.format)
 			}
-			b, err := decoders[tc.format].decode(tc.name, strings.NewReader(body), Limits{})
+			b, err := Decoder(tc.format)(tc.name, strings.NewReader(body), Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +270,7 @@ func TestNvidiaSmiDmonVariants(t *testing.T) {
 func TestNvidiaSmiMalformed(t *testing.T) {
 	tests := []struct {
 		name   string
-		dec    decodeFunc
+		dec    DecodeFunc
 		in     string
 		offset int64
 	}{

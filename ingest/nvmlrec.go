@@ -165,3 +165,10 @@ func decodeNVMLRecording(name string, r io.Reader, lim Limits) (*Bundle, error) 
 	b.Series = ss.nonEmpty()
 	return b, nil
 }
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatNVMLRecording, Decode: decodeNVMLRecording,
+		Sniff: []SniffRule{{PriorityNVMLRecording, func(h *Head) bool {
+			return h.JSON() && (h.Has("pipeline_analyze_nvml") || h.Has("nvml_version") && h.Has("samples"))
+		}}}})
+}

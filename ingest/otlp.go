@@ -274,3 +274,8 @@ func traceIDFromBytes(b pcommon.TraceID) TraceID {
 func spanIDFromBytes(b pcommon.SpanID) SpanID {
 	return SpanID(binary.BigEndian.Uint64(b[:]))
 }
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatOTLPJSON, Decode: decodeOTLP,
+		Sniff: []SniffRule{{PriorityOTLPJSON, func(h *Head) bool { return h.JSON() && h.Has("resourceSpans") }}}})
+}

@@ -148,7 +148,7 @@ func (s *logSink) otlpRecord(st int32, lr plog.LogRecord, doc int) {
 // instead of being decoded into a RawMessage (two scans and a copy), then
 // handed to the same unmarshaler and sink. Anything
 // unusual — a document pdata rejects, bytes between documents that are not
-// white space, a read error — declines with errSlowPath, and ReadFile
+// white space, a read error — declines with ErrSlowPath, and ReadFile
 // re-reads the file with decodeOTLPLogs, which owns the positioned errors.
 func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	lim = lim.withDefaults()
@@ -162,29 +162,29 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		switch sc.ws() {
 		case 0:
 			if n == 1 || sc.buf == nil || !sc.atEnd() {
-				return nil, errSlowPath // empty input or a read error
+				return nil, ErrSlowPath // empty input or a read error
 			}
 			s.finish()
 			return b, nil
 		case '{':
 		default:
-			return nil, errSlowPath
+			return nil, ErrSlowPath
 		}
 		raw, ok := sc.rawObject()
 		if !ok || int64(len(raw)) > lim.MaxDocumentBytes || !json.Valid(raw) { // what encoding/json accepts, as the general reader
-			return nil, errSlowPath
+			return nil, ErrSlowPath
 		}
 		if firstKey(raw) == "resourceSpans" {
-			return nil, errSlowPath // the general reader words the warning
+			return nil, ErrSlowPath // the general reader words the warning
 		}
 		ld, err := um.UnmarshalLogs(raw)
 		if err != nil {
-			return nil, errSlowPath
+			return nil, ErrSlowPath
 		}
 		s.otlpLogs(ld, n)
 		sc.recycle() // pdata copied what it keeps
 	}
-	return nil, errSlowPath // the record limit: the general reader words the warning
+	return nil, ErrSlowPath // the record limit: the general reader words the warning
 }
 
 // docBound fails a read once the document that starts at byte start has
@@ -207,4 +207,9 @@ func (d *docBound) Read(p []byte) (int, error) {
 	n, err := d.r.Read(p)
 	d.n += int64(n)
 	return n, err
+}
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatOTLPLogs, Decode: decodeOTLPLogs, Fast: decodeOTLPLogsFast,
+		Sniff: []SniffRule{{PriorityOTLPLogs, func(h *Head) bool { return h.JSON() && h.Has("resourceLogs") && !h.Has("resourceSpans") }}}})
 }

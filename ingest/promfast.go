@@ -16,7 +16,7 @@ import (
 // finish, so limits, classification, warnings and errors are the same. On
 // anything else (another result type, an unquoted value, a quoted or
 // out-of-range timestamp, a duplicate or case-folded key, a syntax error) it
-// gives up with errSlowPath and ReadFile re-reads the file with the general
+// gives up with ErrSlowPath and ReadFile re-reads the file with the general
 // reader, which owns every positioned error.
 
 // promTopKeys, promDataKeys and promSeriesKeys are the keys the general
@@ -119,7 +119,7 @@ func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		return nil, &InputError{File: name, Offset: -1, Err: s.rerr}
 	}
 	if !ok || !s.atEnd() || s.buf == nil {
-		return nil, errSlowPath
+		return nil, ErrSlowPath
 	}
 	return st.finish()
 }

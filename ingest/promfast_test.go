@@ -17,7 +17,7 @@ import (
 func comparePromFast(t *testing.T, in []byte, lim Limits) bool {
 	t.Helper()
 	got, err := decodePromFast("m.json", bytes.NewReader(in), lim)
-	if errors.Is(err, errSlowPath) {
+	if errors.Is(err, ErrSlowPath) {
 		return false
 	}
 	want, werr := decodePromQueryRange("m.json", bytes.NewReader(in), lim)

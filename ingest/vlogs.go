@@ -107,3 +107,14 @@ func parseStreamLabels(s string) map[string]string {
 	}
 	return out
 }
+
+func init() {
+	RegisterFormat(FormatSpec{Format: FormatVictoriaLogs, Decode: decodeVictoriaLogs,
+		Sniff: []SniffRule{{PriorityVictoriaLogs, func(h *Head) bool {
+			if !h.JSON() || !h.Has("_msg") && !h.Has("_time") {
+				return false // none of the keys appears at all (cheap)
+			}
+			k := h.TopKeys()
+			return k["_msg"] || k["_time"] && k["_stream"]
+		}}}})
+}
