@@ -33,10 +33,10 @@ func decodeAlertmanager(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	dec := json.NewDecoder(r)
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
-		return nil, jsonError(name, err, dec)
+		return nil, JSONError(name, err, dec)
 	}
 	raw = bytes.TrimSpace(raw)
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	// Alerts are split as raw elements first and only the first
 	// lim.MaxEvents decoded: a flood of tiny alerts costs far more decoded
 	// than as text.
@@ -48,11 +48,11 @@ func decodeAlertmanager(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			Alerts []json.RawMessage `json:"alerts"`
 		}
 		if err := json.Unmarshal(raw, &p); err != nil {
-			return nil, jsonError(name, err, nil)
+			return nil, JSONError(name, err, nil)
 		}
 		elems, groupStatus = p.Alerts, p.Status
 	} else if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, jsonError(name, err, nil)
+		return nil, JSONError(name, err, nil)
 	}
 	b := &Bundle{}
 	if n := len(elems); n > lim.MaxEvents {
@@ -62,7 +62,7 @@ func decodeAlertmanager(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	alerts := make([]amAlert, len(elems))
 	for i, e := range elems {
 		if err := json.Unmarshal(e, &alerts[i]); err != nil {
-			return nil, jsonError(name, err, nil)
+			return nil, JSONError(name, err, nil)
 		}
 	}
 	elems = nil
@@ -71,11 +71,11 @@ func decodeAlertmanager(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		al := Alert{
 			Name:    a.Labels["alertname"],
 			Status:  alertStatus(a.Status, groupStatus),
-			Summary: firstNonEmpty(a.Annotations["summary"], a.Annotations["description"], a.Annotations["message"]),
+			Summary: FirstNonEmpty(a.Annotations["summary"], a.Annotations["description"], a.Annotations["message"]),
 			Source:  name,
 			// Prometheus' convention for an alert's runbook (kube-prometheus
 			// rules set it on every alert).
-			RunbookURL: firstNonEmpty(a.Annotations["runbook_url"], a.Annotations["runbook"]),
+			RunbookURL: FirstNonEmpty(a.Annotations["runbook_url"], a.Annotations["runbook"]),
 		}
 		for k, v := range a.Labels {
 			al.Labels = append(al.Labels, Label{Name: k, Value: v})
@@ -131,22 +131,13 @@ func parseAlertTime(s string) (Time, bool) {
 	return FromTime(t), true
 }
 
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v = strings.TrimSpace(v); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // alertService is the service an alert names, from its labels.
 func alertService(ls Labels) string {
-	if v := firstLabel(ls, "service", "service_name", "job", "app", "app_kubernetes_io_name", "destination_workload",
+	if v := FirstLabel(ls, "service", "service_name", "job", "app", "app_kubernetes_io_name", "destination_workload",
 		"deployment", "statefulset", "workload"); v != "" {
 		return v
 	}
-	if p := firstLabel(ls, "pod", "exported_pod"); p != "" {
+	if p := FirstLabel(ls, "pod", "exported_pod"); p != "" {
 		return WorkloadOf(p)
 	}
 	return ""
@@ -232,11 +223,11 @@ func alertSignal(text string) (SignalKind, string) {
 	}
 	stat := ""
 	for _, f := range strings.Fields(t) {
-		if len(f) >= 3 && len(f) <= 5 && f[0] == 'p' && isDigits(f[1:]) {
+		if len(f) >= 3 && len(f) <= 5 && f[0] == 'p' && IsDigits(f[1:]) {
 			stat = f
 			break
 		}
-		if strings.HasSuffix(f, "th") && isDigits(strings.TrimSuffix(f, "th")) && strings.Contains(t, f+" percentile") {
+		if strings.HasSuffix(f, "th") && IsDigits(strings.TrimSuffix(f, "th")) && strings.Contains(t, f+" percentile") {
 			stat = "p" + strings.TrimSuffix(f, "th")
 			break
 		}

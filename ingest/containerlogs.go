@@ -356,7 +356,7 @@ func decodeDockerJSON(name string, r io.Reader, lim Limits) (*Bundle, error) {
 				err = errors.New("out of range")
 			}
 			if err != nil {
-				s.malformed(lineNo, off, "bad time %q", truncateUTF8(rec.Time, 40))
+				s.malformed(lineNo, off, "bad time %q", TruncateUTF8(rec.Time, 40))
 				return
 			}
 			t = FromTime(tt)
@@ -386,16 +386,16 @@ func decodeDockerJSON(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	if c, _ := peekNonSpace(br); c == '[' {
 		dec := json.NewDecoder(br)
 		if _, err := dec.Token(); err != nil {
-			return nil, jsonError(name, err, dec)
+			return nil, JSONError(name, err, dec)
 		}
 		for dec.More() && !s.full() {
 			off := dec.InputOffset()
 			var rec dockerRecord
 			if err := dec.Decode(&rec); err != nil {
 				if len(b.Logs) == 0 {
-					return nil, jsonErrorAt(name, err, dec, off)
+					return nil, JSONErrorAt(name, err, dec, off)
 				}
-				b.Warn(ErrPartialInput, name, 1, "kept %d log records: %v", len(b.Logs), jsonErrorAt(name, err, dec, off))
+				b.Warn(ErrPartialInput, name, 1, "kept %d log records: %v", len(b.Logs), JSONErrorAt(name, err, dec, off))
 				break
 			}
 			record(&rec, 0, off)

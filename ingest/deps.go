@@ -27,7 +27,7 @@ func decodeDependencies(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	dec := json.NewDecoder(r)
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
-		return nil, jsonError(name, err, dec)
+		return nil, JSONError(name, err, dec)
 	}
 	raw = bytes.TrimSpace(raw)
 	var deps []jaegerDep
@@ -37,14 +37,14 @@ func decodeDependencies(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			Errors json.RawMessage `json:"errors"`
 		}
 		if err := json.Unmarshal(raw, &env); err != nil {
-			return nil, jsonError(name, err, nil)
+			return nil, JSONError(name, err, nil)
 		}
 		if e := bytes.TrimSpace(env.Errors); len(e) > 0 && !bytes.Equal(e, []byte("null")) && !bytes.Equal(e, []byte("[]")) {
 			return nil, &InputError{File: name, Offset: -1, Err: fmt.Errorf("jaeger dependencies: errors in response: %s", e)}
 		}
 		deps = env.Data
 	} else if err := json.Unmarshal(raw, &deps); err != nil {
-		return nil, jsonError(name, err, nil)
+		return nil, JSONError(name, err, nil)
 	}
 	b := &Bundle{}
 	empty := 0

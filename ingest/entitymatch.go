@@ -77,7 +77,7 @@ func (b *Bundle) matchEntities() {
 		if s.Entity.Kind != KindNode {
 			continue
 		}
-		if v := firstLabel(s.Labels, nodeLabelNames...); v != "" && known[v] {
+		if v := FirstLabel(s.Labels, nodeLabelNames...); v != "" && known[v] {
 			s.Entity = Entity{Kind: KindService, Name: v, Service: v}
 		}
 	}

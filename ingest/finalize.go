@@ -50,7 +50,7 @@ func (b *Bundle) Finalize(opt Options) error {
 	bothIf(len(b.Spans), func() { b.deriveTraceSeries(b.Parent) }, func() { mix = b.operationMixSeries() })
 	b.Series = append(b.Series, mix...)
 	b.deriveDefaultLogSeries()
-	b.alignSeries(opt.Limits.withDefaults().MaxCells)
+	b.alignSeries(opt.Limits.WithDefaults().MaxCells)
 	b.collectEntities()
 	return nil
 }

@@ -22,7 +22,7 @@ func (b *Bundle) matchGPUs() {
 		if e.Kind != KindGPU || gpuIndexName.MatchString(e.Name) || e.Node == "" {
 			continue
 		}
-		idx := firstLabel(s.Labels, "gpu", "GPU", "gpu_index", "index", "minor_number")
+		idx := FirstLabel(s.Labels, "gpu", "GPU", "gpu_index", "index", "minor_number")
 		if idx == "" || strings.Trim(idx, "0123456789") != "" {
 			continue
 		}

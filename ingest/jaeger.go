@@ -108,7 +108,7 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 // procInfo is a resolved process.
 type procInfo struct {
 	service Sym
-	loc     locTags
+	loc     LocTags
 }
 
 // pendingSpan waits for its trace's processes before it is committed.
@@ -116,7 +116,7 @@ type pendingSpan struct {
 	span     Span
 	procID   string
 	embedded *procInfo // the span's own "process", when it has one
-	loc      locTags   // span-level placement tags
+	loc      LocTags   // span-level placement tags
 }
 
 // traceState collects one trace object's keys.
@@ -146,7 +146,7 @@ type jaegerReader struct {
 	dec  *json.Decoder
 	lim  Limits
 	b    *Bundle
-	in   *interner
+	in   *Interner
 	js   jSpan // reused between spans
 	// spanOff is the byte offset of the array element last decoded.
 	spanOff int64
@@ -160,7 +160,7 @@ type jaegerReader struct {
 	firstAPIErr string
 	crossTrace  int
 	unknownProc int
-	procs       processSet // processes with a PID, recorded once
+	procs       ProcessSet // processes with a PID, recorded once
 	badSpans    int
 	firstBad    error
 	bigTraces   int // traces with more than lim.MaxTraceSpans spans
@@ -175,9 +175,9 @@ type jaegerReader struct {
 
 // decodeJaeger reads Jaeger JSON (see the shapes above) into spans.
 func decodeJaeger(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	dec := json.NewDecoder(r)
-	jr := &jaegerReader{name: name, file: Intern(name), src: r, dec: dec, lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
+	jr := &jaegerReader{name: name, file: Intern(name), src: r, dec: dec, lim: lim, b: &Bundle{}, in: NewInterner(lim.MaxStringBytes)}
 	jr.tr.procCache = map[string]procInfo{}
 	return jr.finish(jr.run())
 }
@@ -189,7 +189,7 @@ func (r *jaegerReader) run() error {
 		tok, err := r.dec.Token()
 		if errors.Is(err, io.EOF) {
 			if values == 0 {
-				return errorAt(r.name, off, errors.New("empty input"))
+				return ErrorAt(r.name, off, errors.New("empty input"))
 			}
 			return nil
 		}
@@ -202,7 +202,7 @@ func (r *jaegerReader) run() error {
 		case json.Delim('{'):
 			err = r.topObject()
 		default:
-			return errorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: expected an object or array at top level, found %s", describeToken(tok)))
+			return ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: expected an object or array at top level, found %s", DescribeToken(tok)))
 		}
 		if err != nil || r.limited {
 			return err
@@ -253,7 +253,7 @@ func (r *jaegerReader) dataArray() error {
 		return nil
 	}
 	if tok != json.Delim('[') {
-		return errorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: \"data\" must be an array of traces, found %s", describeToken(tok)))
+		return ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: \"data\" must be an array of traces, found %s", DescribeToken(tok)))
 	}
 	for r.dec.More() {
 		if err := r.expect('{'); err != nil {
@@ -310,7 +310,7 @@ func (r *jaegerReader) spansArray() error {
 		return nil
 	}
 	if tok != json.Delim('[') {
-		return errorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: \"spans\" must be an array, found %s", describeToken(tok)))
+		return ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: \"spans\" must be an array, found %s", DescribeToken(tok)))
 	}
 	for first := true; r.dec.More(); first = false {
 		ok, err := r.decodeSpan(first)
@@ -394,7 +394,7 @@ func (r *jaegerReader) decodeSpan(first bool) (ok bool, err error) {
 	if errors.As(err, &te) {
 		r.badSpans++
 		if r.firstBad == nil {
-			r.firstBad = errorAt(r.name, base+te.Offset, typeErrMsg(te))
+			r.firstBad = ErrorAt(r.name, base+te.Offset, TypeErrMsg(te))
 		}
 		return false, nil
 	}
@@ -417,12 +417,12 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 	if err != nil {
 		r.badSpans++
 		if r.firstBad == nil {
-			r.firstBad = errorAt(r.name, r.spanOff, fmt.Errorf("jaeger span %q: %w", js.SpanID, err))
+			r.firstBad = ErrorAt(r.name, r.spanOff, fmt.Errorf("jaeger span %q: %w", js.SpanID, err))
 		}
 		return p, false
 	}
 	s.ParentID = r.parent(js, s.TraceID)
-	s.Operation = r.in.sym(js.OperationName)
+	s.Operation = r.in.Sym(js.OperationName)
 	s.Start = FromUnixMicro(int64(js.StartTime))
 	s.Duration = time.Duration(FromUnixMicro(int64(js.Duration))) // saturates: checkValues warns
 	s.Source = r.file
@@ -474,15 +474,15 @@ func (r *jaegerReader) flushTrace() {
 			r.tr.procCache[p.procID] = pi
 		}
 		loc := p.loc
-		loc.merge(pi.loc)
-		r.procs.add(r.b, pi.service, loc, r.name)
+		loc.Merge(pi.loc)
+		r.procs.Add(r.b, pi.service, loc, r.name)
 		s := p.span
 		if s.TraceID == (TraceID{}) {
 			s.TraceID = traceID
 		}
 		s.Service = pi.service
-		loc.place(&s)
-		r.b.Spans = appendSpan(r.b.Spans, s)
+		loc.Place(&s)
+		r.b.Spans = AppendSpan(r.b.Spans, s)
 		committed = true
 	}
 	if committed {
@@ -538,7 +538,7 @@ func (r *jaegerReader) finish(err error) (*Bundle, error) {
 		}
 		lostSpans := len(r.tr.pending)
 		rest, _ := io.Copy(io.Discard, r.src)
-		total := r.dec.InputOffset() + bufferedLen(r.dec) + rest
+		total := r.dec.InputOffset() + BufferedLen(r.dec) + rest
 		at := int64(-1)
 		var ie *InputError
 		if errors.As(err, &ie) {
@@ -573,8 +573,8 @@ func (r *jaegerReader) finish(err error) (*Bundle, error) {
 	if r.badSpans > 0 {
 		b.Warn(ErrBadValue, r.name, r.badSpans, "%d malformed spans skipped; first: %v", r.badSpans, r.firstBad)
 	}
-	if r.in.truncated > 0 {
-		b.Warn(ErrLimit, r.name, r.in.truncated, "%d names longer than %d bytes truncated", r.in.truncated, r.lim.MaxStringBytes)
+	if r.in.Truncated > 0 {
+		b.Warn(ErrLimit, r.name, r.in.Truncated, "%d names longer than %d bytes truncated", r.in.Truncated, r.lim.MaxStringBytes)
 	}
 	if r.limited {
 		b.Warn(ErrLimit, r.name, 1, "stopped after %d spans (the span limit); the rest of the input was not read", len(b.Spans))
@@ -599,7 +599,7 @@ func (r *jaegerReader) key() (string, error) {
 	}
 	s, ok := tok.(string)
 	if !ok {
-		return "", errorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: expected an object key, found %s", describeToken(tok)))
+		return "", ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: expected an object key, found %s", DescribeToken(tok)))
 	}
 	return s, nil
 }
@@ -612,7 +612,7 @@ func (r *jaegerReader) expect(d json.Delim) error {
 		return r.tokErr(err)
 	}
 	if tok != d {
-		return errorAt(r.name, off, fmt.Errorf("jaeger: expected %q, found %s", d, describeToken(tok)))
+		return ErrorAt(r.name, off, fmt.Errorf("jaeger: expected %q, found %s", d, DescribeToken(tok)))
 	}
 	return nil
 }
@@ -629,7 +629,7 @@ func (r *jaegerReader) skip() error {
 		case json.Delim('{'), json.Delim('['):
 			depth++
 			if depth > r.lim.MaxDepth {
-				return errorAt(r.name, r.dec.InputOffset(), fmt.Errorf("%w: JSON nested deeper than %d", ErrLimit, r.lim.MaxDepth))
+				return ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("%w: JSON nested deeper than %d", ErrLimit, r.lim.MaxDepth))
 			}
 		case json.Delim('}'), json.Delim(']'):
 			depth--
@@ -649,20 +649,20 @@ func (r *jaegerReader) decodeValue(v any) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return errorAt(r.name, base+te.Offset, typeErrMsg(te))
+		return ErrorAt(r.name, base+te.Offset, TypeErrMsg(te))
 	}
 	return r.valueErr(err)
 }
 
 // tokErr positions an error returned by Token at the current offset.
 func (r *jaegerReader) tokErr(err error) error {
-	return jsonError(r.name, err, r.dec)
+	return JSONError(r.name, err, r.dec)
 }
 
 // valueErr positions a fatal error returned by Decode (syntax, truncation or
 // read error) precisely, by rescanning the value's buffered bytes.
 func (r *jaegerReader) valueErr(err error) error {
-	return jsonErrorAt(r.name, err, r.dec, r.dec.InputOffset()) // a failed Decode leaves dec at the value
+	return JSONErrorAt(r.name, err, r.dec, r.dec.InputOffset()) // a failed Decode leaves dec at the value
 }
 
 func init() {

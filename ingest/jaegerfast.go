@@ -25,7 +25,7 @@ import (
 // Strings are views into read buffers that are not written again while the
 // trace that viewed them is being read: a refill moves on to another buffer,
 // and buffers are recycled only after flushTrace, once nothing views them
-// (everything kept beyond a trace is copied by the interner).
+// (everything kept beyond a trace is copied by the Interner).
 
 var (
 	spanKeys  = []string{"traceID", "spanID", "parentSpanID", "operationName", "references", "startTime", "duration", "tags", "processID", "process", "warnings", "spans", "processes"}
@@ -34,82 +34,82 @@ var (
 	refKeys   = []string{"refType", "traceID", "spanID"}
 	procKeys  = []string{"serviceName", "tags"}
 
-	// The keys in the order Jaeger's encoder writes them (objectHinted).
-	spanHints  = hintKeys("traceID", "spanID", "flags", "operationName", "references", "startTime", "duration", "tags", "logs", "processID", "warnings")
-	traceHints = hintKeys("traceID", "spans", "processes", "warnings")
-	tagHints   = hintKeys("key", "type", "value")
-	refHints   = hintKeys("refType", "traceID", "spanID")
-	procHints  = hintKeys("serviceName", "tags")
+	// The keys in the order Jaeger's encoder writes them (ObjectHinted).
+	spanHints  = HintKeys("traceID", "spanID", "flags", "operationName", "references", "startTime", "duration", "tags", "logs", "processID", "warnings")
+	traceHints = HintKeys("traceID", "spans", "processes", "warnings")
+	tagHints   = HintKeys("key", "type", "value")
+	refHints   = HintKeys("refType", "traceID", "spanID")
+	procHints  = HintKeys("serviceName", "tags")
 )
 
 // decodeJaegerFast is the fast path of decodeJaeger; ErrSlowPath means
 // "re-read with the general reader".
 func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
-	jr := &jaegerReader{name: name, file: Intern(name), src: r, lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
+	lim = lim.WithDefaults()
+	jr := &jaegerReader{name: name, file: Intern(name), src: r, lim: lim, b: &Bundle{}, in: NewInterner(lim.MaxStringBytes)}
 	jr.tr.procCache = map[string]procInfo{}
-	s := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth, maxTok: lim.MaxTokenBytes}
-	var sk seen
-	ok := s.object(func(key string) bool {
+	s := &FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
+	var sk Seen
+	ok := s.Object(func(key string) bool {
 		switch key {
 		case "data":
-			return sk.first(0) && s.array(func() bool { return jr.fastTrace(s) }) || jr.limited
+			return sk.First(0) && s.Array(func() bool { return jr.fastTrace(s) }) || jr.limited
 		case "errors":
-			return sk.first(1) && s.ws() == 'n' && s.lit("null")
+			return sk.First(1) && s.SkipWS() == 'n' && s.Lit("null")
 		}
-		if foldsTo(key, traceKeys...) {
+		if FoldsTo(key, traceKeys...) {
 			return false // a bare trace object or odd case: the general reader
 		}
-		_, ok := s.value(1)
+		_, ok := s.Value(1)
 		return ok
 	})
 	if jr.limited {
 		return jr.finish(nil)
 	}
-	if errors.Is(s.rerr, ErrLimit) && jr.traces == 0 {
+	if errors.Is(s.ReadErr, ErrLimit) && jr.traces == 0 {
 		// A size or token limit before any complete trace: the general
 		// reader would fail the same way after reading it all again.
-		return nil, &InputError{File: name, Offset: -1, Err: s.rerr}
+		return nil, &InputError{File: name, Offset: -1, Err: s.ReadErr}
 	}
-	if !ok || !s.atEnd() || s.buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
+	if !ok || !s.AtEnd() || s.Buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
 		return nil, ErrSlowPath
 	}
 	return jr.finish(nil)
 }
 
 // fastTrace reads one trace object of the data array and commits its spans.
-func (r *jaegerReader) fastTrace(s *fastScanner) bool {
+func (r *jaegerReader) fastTrace(s *FastScanner) bool {
 	r.tr.reset()
-	var sk seen
-	ok := s.objectHinted(traceHints, func(key string) bool {
+	var sk Seen
+	ok := s.ObjectHinted(traceHints, func(key string) bool {
 		switch key {
 		case "traceID":
-			v, ok := s.str()
+			v, ok := s.Str()
 			r.tr.id = v
-			return sk.first(0) && ok
+			return sk.First(0) && ok
 		case "spans":
-			return sk.first(1) && s.array(func() bool { return r.fastSpan(s) })
+			return sk.First(1) && s.Array(func() bool { return r.fastSpan(s) })
 		case "processes":
-			if !sk.first(2) {
+			if !sk.First(2) {
 				return false
 			}
 			return r.fastProcesses(s)
 		case "warnings":
 			var ok bool
-			r.tr.warnings, ok = s.strings(r.tr.warnings)
-			return sk.first(3) && ok
+			r.tr.warnings, ok = s.Strings(r.tr.warnings)
+			return sk.First(3) && ok
 		}
-		if foldsTo(key, traceKeys...) {
+		if FoldsTo(key, traceKeys...) {
 			return false
 		}
-		_, ok := s.value(2)
+		_, ok := s.Value(2)
 		return ok
 	})
 	if !ok || r.badSpans > 0 {
 		return false
 	}
 	r.flushTrace()
-	s.recycle()
+	s.Recycle()
 	return !r.limited
 }
 
@@ -120,9 +120,9 @@ const maxProcCache = 4096
 // resolved once per distinct raw text (traces of one service repeat the same
 // process objects) and its procInfo is put in the trace's procCache, so
 // flushTrace never resolves it again. A process whose resolution truncates a
-// name is left to flushTrace, keeping the interner's per-use truncation count
+// name is left to flushTrace, keeping the Interner's per-use truncation count
 // equal to the general reader's.
-func (r *jaegerReader) fastProcesses(s *fastScanner) bool {
+func (r *jaegerReader) fastProcesses(s *FastScanner) bool {
 	if r.fastProcs == nil {
 		r.fastProcs = map[string]procInfo{}
 	}
@@ -131,11 +131,11 @@ func (r *jaegerReader) fastProcesses(s *fastScanner) bool {
 	}
 	clear(r.fastProcSet) // the previous trace is flushed: reuse its map
 	r.tr.procs = r.fastProcSet
-	return s.object(func(id string) bool {
+	return s.Object(func(id string) bool {
 		if _, dup := r.tr.procs[id]; dup {
 			return false
 		}
-		raw, ok := s.rawObject()
+		raw, ok := s.RawObject()
 		if !ok {
 			return false
 		}
@@ -144,16 +144,16 @@ func (r *jaegerReader) fastProcesses(s *fastScanner) bool {
 			r.tr.procCache[id] = pi
 			return true
 		}
-		sub := &fastScanner{buf: raw, eof: true, keep: -1, maxDepth: s.maxDepth - 3, maxTok: s.maxTok}
+		sub := &FastScanner{Buf: raw, EOF: true, Keep: -1, MaxDepth: s.MaxDepth - 3, MaxTok: s.MaxTok}
 		p, ok := fastProcess(sub)
-		if !ok || !sub.atEnd() {
+		if !ok || !sub.AtEnd() {
 			return false
 		}
-		before := r.in.truncated
+		before := r.in.Truncated
 		pi := r.process(p)
-		if r.in.truncated != before {
+		if r.in.Truncated != before {
 			// Leave it to flushTrace, which counts truncations per use.
-			r.in.truncated = before
+			r.in.Truncated = before
 			r.tr.procs[id] = p
 			return true
 		}
@@ -166,53 +166,53 @@ func (r *jaegerReader) fastProcesses(s *fastScanner) bool {
 }
 
 // fastProcess reads one process object.
-func fastProcess(s *fastScanner) (jProcess, bool) {
+func fastProcess(s *FastScanner) (jProcess, bool) {
 	var p jProcess
-	var sk seen
-	ok := s.objectHinted(procHints, func(key string) bool {
+	var sk Seen
+	ok := s.ObjectHinted(procHints, func(key string) bool {
 		switch key {
 		case "serviceName":
-			v, ok := s.str()
+			v, ok := s.Str()
 			p.ServiceName = v
-			return sk.first(0) && ok
+			return sk.First(0) && ok
 		case "tags":
 			var ok bool
 			p.Tags, ok = fastTags(s, nil)
-			return sk.first(1) && ok
+			return sk.First(1) && ok
 		}
-		if foldsTo(key, procKeys...) {
+		if FoldsTo(key, procKeys...) {
 			return false
 		}
-		_, ok := s.value(4)
+		_, ok := s.Value(4)
 		return ok
 	})
 	return p, ok
 }
 
 // fastTags reads an array of {key, type, value} tags into dst.
-func fastTags(s *fastScanner, dst []jTag) ([]jTag, bool) {
-	ok := s.array(func() bool {
+func fastTags(s *FastScanner, dst []jTag) ([]jTag, bool) {
+	ok := s.Array(func() bool {
 		var t jTag
-		var sk seen
-		ok := s.objectHinted(tagHints, func(key string) bool {
+		var sk Seen
+		ok := s.ObjectHinted(tagHints, func(key string) bool {
 			switch key {
 			case "key":
-				v, ok := s.str()
+				v, ok := s.Str()
 				t.Key = v
-				return sk.first(0) && ok
+				return sk.First(0) && ok
 			case "type":
-				v, ok := s.str()
+				v, ok := s.Str()
 				t.Type = v
-				return sk.first(1) && ok
+				return sk.First(1) && ok
 			case "value":
-				v, ok := s.value(5)
+				v, ok := s.Value(5)
 				t.Value = v
-				return sk.first(2) && ok
+				return sk.First(2) && ok
 			}
-			if foldsTo(key, tagKeys...) {
+			if FoldsTo(key, tagKeys...) {
 				return false
 			}
-			_, ok := s.value(5)
+			_, ok := s.Value(5)
 			return ok
 		})
 		dst = append(dst, t)
@@ -222,47 +222,47 @@ func fastTags(s *fastScanner, dst []jTag) ([]jTag, bool) {
 }
 
 // fastSpan reads one span of a trace's "spans" array and queues it.
-func (r *jaegerReader) fastSpan(s *fastScanner) bool {
+func (r *jaegerReader) fastSpan(s *FastScanner) bool {
 	js := &r.js
 	tags, refs := js.Tags[:0], js.References[:0]
 	*js = jSpan{Tags: tags, References: refs}
-	var sk seen
-	ok := s.objectHinted(spanHints, func(key string) bool {
+	var sk Seen
+	ok := s.ObjectHinted(spanHints, func(key string) bool {
 		var ok bool
 		switch key {
 		case "traceID":
-			js.TraceID, ok = s.str()
-			return sk.first(0) && ok
+			js.TraceID, ok = s.Str()
+			return sk.First(0) && ok
 		case "spanID":
-			js.SpanID, ok = s.str()
-			return sk.first(1) && ok
+			js.SpanID, ok = s.Str()
+			return sk.First(1) && ok
 		case "parentSpanID":
-			js.ParentSpanID, ok = s.str()
-			return sk.first(2) && ok
+			js.ParentSpanID, ok = s.Str()
+			return sk.First(2) && ok
 		case "operationName":
-			js.OperationName, ok = s.str()
-			return sk.first(3) && ok
+			js.OperationName, ok = s.Str()
+			return sk.First(3) && ok
 		case "references":
-			ok = s.array(func() bool {
+			ok = s.Array(func() bool {
 				var ref jRef
-				var rk seen
-				ok := s.objectHinted(refHints, func(key string) bool {
+				var rk Seen
+				ok := s.ObjectHinted(refHints, func(key string) bool {
 					var ok bool
 					switch key {
 					case "refType":
-						ref.RefType, ok = s.str()
-						return rk.first(0) && ok
+						ref.RefType, ok = s.Str()
+						return rk.First(0) && ok
 					case "traceID":
-						ref.TraceID, ok = s.str()
-						return rk.first(1) && ok
+						ref.TraceID, ok = s.Str()
+						return rk.First(1) && ok
 					case "spanID":
-						ref.SpanID, ok = s.str()
-						return rk.first(2) && ok
+						ref.SpanID, ok = s.Str()
+						return rk.First(2) && ok
 					}
-					if foldsTo(key, refKeys...) {
+					if FoldsTo(key, refKeys...) {
 						return false
 					}
-					_, ok = s.value(5)
+					_, ok = s.Value(5)
 					return ok
 				})
 				if len(js.References) > maxSpanRefs {
@@ -271,31 +271,31 @@ func (r *jaegerReader) fastSpan(s *fastScanner) bool {
 				js.References = append(js.References, ref)
 				return ok
 			})
-			return sk.first(4) && ok
+			return sk.First(4) && ok
 		case "startTime":
 			var v int64
-			v, ok = s.int()
+			v, ok = s.Int()
 			js.StartTime = flexInt(v)
-			return sk.first(5) && ok
+			return sk.First(5) && ok
 		case "duration":
 			var v int64
-			v, ok = s.int()
+			v, ok = s.Int()
 			js.Duration = flexInt(v)
-			return sk.first(6) && ok
+			return sk.First(6) && ok
 		case "tags":
 			js.Tags, ok = fastTags(s, js.Tags)
-			return sk.first(7) && ok
+			return sk.First(7) && ok
 		case "processID":
-			js.ProcessID, ok = s.str()
-			return sk.first(8) && ok
+			js.ProcessID, ok = s.Str()
+			return sk.First(8) && ok
 		case "warnings":
-			js.Warnings, ok = s.strings(nil)
-			return sk.first(9) && ok
+			js.Warnings, ok = s.Strings(nil)
+			return sk.First(9) && ok
 		}
-		if foldsTo(key, spanKeys...) {
+		if FoldsTo(key, spanKeys...) {
 			return false // process, spans, processes, or an odd case
 		}
-		_, ok = s.value(3)
+		_, ok = s.Value(3)
 		return ok
 	})
 	if !ok {

@@ -54,7 +54,7 @@ func TestSpecial8First(t *testing.T) {
 	}
 }
 
-// TestRawObjectStrings checks rawObject's brace matching, which skips the
+// TestRawObjectStrings checks RawObject's brace matching, which skips the
 // plain bytes of strings eight at a time, against a byte-by-byte reference
 // on objects whose strings hold escaped quotes, backslashes, braces and
 // non-ASCII bytes at every offset from a word boundary, read through
@@ -71,12 +71,12 @@ func TestRawObjectStrings(t *testing.T) {
 		obj := `{"p1":{"serviceName":"` + val.String() + `","tags":[{"key":"k","value":"` + strings.Repeat("v", n%17) + `"}]}}`
 		in := obj + `,"rest":1}`
 		for chunk := 1; chunk <= 13; chunk += 4 {
-			s := &fastScanner{r: &chunkReader{b: []byte(in), n: chunk}, keep: -1}
-			raw, ok := s.rawObject()
+			s := &FastScanner{R: &chunkReader{b: []byte(in), n: chunk}, Keep: -1}
+			raw, ok := s.RawObject()
 			if !ok || string(raw) != obj {
 				t.Fatalf("case %d chunk %d: rawObject = %q, %v; want %q", n, chunk, raw, ok, obj)
 			}
-			if c := s.ws(); c != ',' {
+			if c := s.SkipWS(); c != ',' {
 				t.Fatalf("case %d chunk %d: next byte %q, want ','", n, chunk, c)
 			}
 		}

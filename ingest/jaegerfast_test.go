@@ -139,7 +139,7 @@ func compareFast(t *testing.T, in []byte, lim Limits) bool {
 func FuzzJaegerFast(f *testing.F) {
 	f.Add([]byte(fastEnvelope))
 	f.Add([]byte(`{"data":[{"traceID":"1","spans":[{"spanID":"2","startTime":3,"duration":4,"processID":"p"}],"processes":{"p":{"serviceName":"s"}}}]}`))
-	// Jaeger's own key order (objectHinted's hints), then the same keys
+	// Jaeger's own key order (ObjectHinted's hints), then the same keys
 	// reordered and respelled.
 	f.Add([]byte(`{"data":[{"traceID":"a1","spans":[{"traceID":"a1","spanID":"2","flags":1,"operationName":"op","references":[{"refType":"CHILD_OF","traceID":"a1","spanID":"3"}],"startTime":5,"duration":4,"tags":[{"key":"span.kind","type":"string","value":"client"},{"key":"peer.service","type":"string","value":"db"}],"logs":[],"processID":"p1","warnings":null}],"processes":{"p1":{"serviceName":"s","tags":[{"key":"hostname","type":"string","value":"h"}]}},"warnings":null}]}`))
 	f.Add([]byte(`{"data":[{"spans":[{"spanID":"2","traceID":"a1","operationName":"op","startTime":5,"duration":4,"tags":[{"type":"string","value":"client","key":"span.kind"},{"ke\u0079":"error","value":true}],"processID":"p1"}],"traceID":"a1","processes":{"p1":{"tags":[],"serviceName":"s"}}}]}`))

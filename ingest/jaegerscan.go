@@ -10,7 +10,7 @@ import (
 	"unsafe"
 )
 
-// fastScanner is the hand-written JSON scanner under the Jaeger reader's
+// FastScanner is the hand-written JSON scanner under the Jaeger reader's
 // fast path (jaegerfast.go): views into recycled read buffers, SWAR checks
 // for string runs, and exact-case key matching. It reports only "not
 // applicable" (false), never a positioned error: the general reader does.
@@ -42,25 +42,25 @@ func special8(w uint64) uint64 {
 // fastBufSize is the read size of the fast scanner.
 const fastBufSize = 1 << 20
 
-// fastScanner is a minimal JSON scanner over an io.Reader.
-type fastScanner struct {
-	r   io.Reader
-	buf []byte // buf[pos:] is unread
+// FastScanner is a minimal JSON scanner over an io.Reader.
+type FastScanner struct {
+	R   io.Reader
+	Buf []byte // buf[pos:] is unread
 	pos int
-	eof bool
-	// keep is the start (in buf) of bytes that must survive a refill, or -1.
-	keep     int
-	maxDepth int
-	// maxTok, when > 0, bounds a string, a number and a run of whitespace
+	EOF bool
+	// Keep is the start (in buf) of bytes that must survive a refill, or -1.
+	Keep     int
+	MaxDepth int
+	// MaxTok, when > 0, bounds a string, a number and a run of whitespace
 	// as the token guard does (guard.go; whitespace also at maxSpaceRun):
 	// a longer one fails the scan, so the caller declines and the general
 	// reader, behind the guard, reports it. It lets a fast path run
 	// without the guard's second pass over every byte.
-	maxTok int64
+	MaxTok int64
 	// retired buffers may still be viewed by the current trace; recycle
 	// moves them to pool once the trace is flushed (nothing views them then).
 	retired, pool [][]byte
-	rerr          error // the read error that stopped the scanner
+	ReadErr       error // the read error that stopped the scanner
 	retiredBytes  int   // capacity of retired
 }
 
@@ -70,9 +70,9 @@ const maxRetained = 64 << 20
 // errRetained stops the fast scanner at maxRetained.
 var errRetained = errors.New("jaeger fast path: a trace pins too many buffers")
 
-// recycle makes the buffers retired so far reusable. Call it only when no
+// Recycle makes the buffers retired so far reusable. Call it only when no
 // view into them is live (between traces).
-func (s *fastScanner) recycle() {
+func (s *FastScanner) Recycle() {
 	s.pool = append(s.pool, s.retired...)
 	s.retired = s.retired[:0]
 	s.retiredBytes = 0
@@ -80,15 +80,15 @@ func (s *fastScanner) recycle() {
 
 // fill reads more input. Bytes from keep (or pos) on are carried into a fresh
 // buffer so that views into the old one stay valid.
-func (s *fastScanner) fill() bool {
-	if s.eof {
+func (s *FastScanner) fill() bool {
+	if s.EOF {
 		return false
 	}
 	from := s.pos
-	if s.keep >= 0 && s.keep < from {
-		from = s.keep
+	if s.Keep >= 0 && s.Keep < from {
+		from = s.Keep
 	}
-	tail := s.buf[from:]
+	tail := s.Buf[from:]
 	size := fastBufSize
 	if len(tail)*2 > size {
 		size = len(tail) * 2
@@ -101,57 +101,57 @@ func (s *fastScanner) fill() bool {
 		nb = make([]byte, len(tail), size)
 	}
 	copy(nb, tail)
-	if cap(s.buf) == fastBufSize {
-		s.retired = append(s.retired, s.buf[:0])
+	if cap(s.Buf) == fastBufSize {
+		s.retired = append(s.retired, s.Buf[:0])
 		s.retiredBytes += fastBufSize
 		if s.retiredBytes > maxRetained {
 			// One trace pins more than maxRetained of buffers (its spans view
 			// them): the general reader, which copies, reads it instead.
-			s.eof, s.rerr = true, errRetained
+			s.EOF, s.ReadErr = true, errRetained
 		}
 	}
 	for len(nb) < cap(nb) {
-		n, err := s.r.Read(nb[len(nb):cap(nb)])
+		n, err := s.R.Read(nb[len(nb):cap(nb)])
 		nb = nb[:len(nb)+n]
 		if err != nil {
 			// A read error ends the input like EOF (so that nothing indexes
 			// a missing buffer); rerr makes the caller give up.
-			s.eof = true
+			s.EOF = true
 			if !errors.Is(err, io.EOF) {
-				s.rerr = err
+				s.ReadErr = err
 			}
 			break
 		}
 	}
-	if s.keep >= 0 {
-		s.keep -= from
+	if s.Keep >= 0 {
+		s.Keep -= from
 	}
 	s.pos -= from
 	grew := len(nb) > len(tail)
-	s.buf = nb
+	s.Buf = nb
 	return grew
 }
 
 // ws skips whitespace and returns the next byte without consuming it
-// (0 at the end of the input, or after a run of whitespace over maxTok or
+// (0 at the end of the input, or after a run of whitespace over MaxTok or
 // maxSpaceRun).
-func (s *fastScanner) ws() byte {
+func (s *FastScanner) SkipWS() byte {
 	// Most calls meet a significant byte at once: no counting then.
-	if s.pos < len(s.buf) {
-		if c := s.buf[s.pos]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+	if s.pos < len(s.Buf) {
+		if c := s.Buf[s.pos]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return c
 		}
 	}
 	run := 0
 	for {
-		buf, i := s.buf, s.pos
+		buf, i := s.Buf, s.pos
 		for i < len(buf) && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r') {
 			i++
 		}
 		run += i - s.pos
 		s.pos = i
-		if s.maxTok > 0 && int64(run) > min(s.maxTok, maxSpaceRun) {
-			s.rerr = errFastToken
+		if s.MaxTok > 0 && int64(run) > min(s.MaxTok, maxSpaceRun) {
+			s.ReadErr = errFastToken
 			return 0
 		}
 		if i < len(buf) {
@@ -163,51 +163,51 @@ func (s *fastScanner) ws() byte {
 	}
 }
 
-// errFastToken stops the fast scanner at a token over maxTok: the caller
+// errFastToken stops the fast scanner at a token over MaxTok: the caller
 // declines, and the guarded general reader reports the limit.
 var errFastToken = errors.New("fast path: a token over the token bound")
 
-// atEnd reports whether only whitespace is left and the input ended
+// AtEnd reports whether only whitespace is left and the input ended
 // cleanly (ws returns 0 for a NUL byte too, which is not the end).
-func (s *fastScanner) atEnd() bool {
-	return s.ws() == 0 && s.pos >= len(s.buf) && s.rerr == nil
+func (s *FastScanner) AtEnd() bool {
+	return s.SkipWS() == 0 && s.pos >= len(s.Buf) && s.ReadErr == nil
 }
 
-// expect consumes c (after whitespace).
-func (s *fastScanner) expect(c byte) bool {
-	if s.ws() != c {
+// Expect consumes c (after whitespace).
+func (s *FastScanner) Expect(c byte) bool {
+	if s.SkipWS() != c {
 		return false
 	}
 	s.pos++
 	return true
 }
 
-// str reads a string and returns its contents as a view (or a decoded copy
+// Str reads a string and returns its contents as a view (or a decoded copy
 // when it has escapes).
-func (s *fastScanner) str() (string, bool) {
-	if s.ws() != '"' {
+func (s *FastScanner) Str() (string, bool) {
+	if s.SkipWS() != '"' {
 		return "", false
 	}
-	owner := s.keep < 0 // this call set keep and must clear it
+	owner := s.Keep < 0 // this call set keep and must clear it
 	if owner {
-		s.keep = s.pos
+		s.Keep = s.pos
 	}
 	v, ok := s.strKept()
 	if owner {
-		s.keep = -1
+		s.Keep = -1
 	}
 	return v, ok
 }
 
 // strKept is str with s.keep set at or before the opening quote.
-func (s *fastScanner) strKept() (string, bool) {
+func (s *FastScanner) strKept() (string, bool) {
 	// Offsets relative to s.keep survive refills.
-	start, i := s.pos-s.keep, s.pos+1-s.keep
+	start, i := s.pos-s.Keep, s.pos+1-s.Keep
 	esc, high := false, false
 	for {
-		if s.keep+i >= len(s.buf) {
-			if s.maxTok > 0 && int64(i-start-1) > s.maxTok {
-				s.rerr = errFastToken
+		if s.Keep+i >= len(s.Buf) {
+			if s.MaxTok > 0 && int64(i-start-1) > s.MaxTok {
+				s.ReadErr = errFastToken
 				return "", false // longer than the token bound
 			}
 			if !s.fill() {
@@ -215,15 +215,15 @@ func (s *fastScanner) strKept() (string, bool) {
 			}
 			continue
 		}
-		if j := s.keep + i; j+8 <= len(s.buf) {
-			m := special8(binary.LittleEndian.Uint64(s.buf[j:]))
+		if j := s.Keep + i; j+8 <= len(s.Buf) {
+			m := special8(binary.LittleEndian.Uint64(s.Buf[j:]))
 			if m == 0 {
 				i += 8 // eight plain bytes at once
 				continue
 			}
 			i += bits.TrailingZeros64(m) >> 3 // to the first special byte
 		}
-		c := s.buf[s.keep+i]
+		c := s.Buf[s.Keep+i]
 		if !strSpecial[c] {
 			i++
 			continue
@@ -237,7 +237,7 @@ func (s *fastScanner) strKept() (string, bool) {
 		case c == '\\':
 			esc = true
 			i++ // the escaped byte cannot end the string
-			if s.keep+i >= len(s.buf) && !s.fill() {
+			if s.Keep+i >= len(s.Buf) && !s.fill() {
 				return "", false
 			}
 		case c >= 0x80:
@@ -245,12 +245,12 @@ func (s *fastScanner) strKept() (string, bool) {
 		}
 		i++
 	}
-	if s.maxTok > 0 && int64(i-start-1) > s.maxTok {
-		s.rerr = errFastToken
+	if s.MaxTok > 0 && int64(i-start-1) > s.MaxTok {
+		s.ReadErr = errFastToken
 		return "", false
 	}
-	raw := s.buf[s.keep+start : s.keep+i+1]
-	s.pos = s.keep + i + 1
+	raw := s.Buf[s.Keep+start : s.Keep+i+1]
+	s.pos = s.Keep + i + 1
 	if high && !utf8.Valid(raw) {
 		return "", false
 	}
@@ -268,9 +268,9 @@ func (s *fastScanner) strKept() (string, bool) {
 	return unsafe.String(&body[0], len(body)), true
 }
 
-// int reads an integer literal (no fraction or exponent).
-func (s *fastScanner) int() (int64, bool) {
-	c := s.ws()
+// Int reads an integer literal (no fraction or exponent).
+func (s *FastScanner) Int() (int64, bool) {
+	c := s.SkipWS()
 	neg := false
 	if c == '-' {
 		neg = true
@@ -279,13 +279,13 @@ func (s *fastScanner) int() (int64, bool) {
 	var v int64
 	n := 0
 	for {
-		if s.pos >= len(s.buf) && !s.fill() {
+		if s.pos >= len(s.Buf) && !s.fill() {
 			break
 		}
-		if s.pos >= len(s.buf) {
+		if s.pos >= len(s.Buf) {
 			break
 		}
-		c := s.buf[s.pos]
+		c := s.Buf[s.pos]
 		if c < '0' || c > '9' {
 			if c == '.' || c == 'e' || c == 'E' {
 				return 0, false
@@ -311,33 +311,33 @@ func (s *fastScanner) int() (int64, bool) {
 	return v, true
 }
 
-// value skips one JSON value, validating it, and returns its raw bytes as a
+// Value skips one JSON value, validating it, and returns its raw bytes as a
 // view. depth is the nesting of the value's container.
-func (s *fastScanner) value(depth int) ([]byte, bool) {
-	c := s.ws()
-	owner := s.keep < 0
+func (s *FastScanner) Value(depth int) ([]byte, bool) {
+	c := s.SkipWS()
+	owner := s.Keep < 0
 	if owner {
-		s.keep = s.pos
+		s.Keep = s.pos
 	}
-	rel := s.pos - s.keep
+	rel := s.pos - s.Keep
 	ok := s.skip(c, depth)
 	var raw []byte
 	if ok {
-		raw = s.buf[s.keep+rel : s.pos]
+		raw = s.Buf[s.Keep+rel : s.pos]
 	}
 	if owner {
-		s.keep = -1
+		s.Keep = -1
 	}
 	return raw, ok
 }
 
-func (s *fastScanner) skip(c byte, depth int) bool {
+func (s *FastScanner) skip(c byte, depth int) bool {
 	switch {
 	case c == '"':
-		_, ok := s.str()
+		_, ok := s.Str()
 		return ok
 	case c == '{' || c == '[':
-		if depth+1 > s.maxDepth {
+		if depth+1 > s.MaxDepth {
 			return false
 		}
 		s.pos++
@@ -345,20 +345,20 @@ func (s *fastScanner) skip(c byte, depth int) bool {
 		if c == '[' {
 			end = ']'
 		}
-		if s.ws() == end {
+		if s.SkipWS() == end {
 			s.pos++
 			return true
 		}
 		for {
 			if c == '{' {
-				if _, ok := s.str(); !ok || !s.expect(':') {
+				if _, ok := s.Str(); !ok || !s.Expect(':') {
 					return false
 				}
 			}
-			if !s.skip(s.ws(), depth+1) {
+			if !s.skip(s.SkipWS(), depth+1) {
 				return false
 			}
-			switch s.ws() {
+			switch s.SkipWS() {
 			case ',':
 				s.pos++
 			case end:
@@ -371,41 +371,41 @@ func (s *fastScanner) skip(c byte, depth int) bool {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return s.number()
 	case c == 't':
-		return s.lit("true")
+		return s.Lit("true")
 	case c == 'f':
-		return s.lit("false")
+		return s.Lit("false")
 	case c == 'n':
-		return s.lit("null")
+		return s.Lit("null")
 	}
 	return false
 }
 
-// rawObject returns the raw bytes of the object that starts at the next
+// RawObject returns the raw bytes of the object that starts at the next
 // non-space byte, delimited by matching braces and brackets outside strings
 // only: it does not validate them. A caller may trust them only if they
 // equal bytes it validated before; otherwise it must parse them (a
 // sub-scanner over the returned bytes does, and refuses a mis-delimited
 // invalid object). Process objects repeat in every trace of a service, so
 // this skips most of their parsing.
-func (s *fastScanner) rawObject() ([]byte, bool) {
-	if s.ws() != '{' {
+func (s *FastScanner) RawObject() ([]byte, bool) {
+	if s.SkipWS() != '{' {
 		return nil, false
 	}
-	owner := s.keep < 0
+	owner := s.Keep < 0
 	if owner {
-		s.keep = s.pos
+		s.Keep = s.pos
 	}
 	// Offsets relative to s.keep survive refills.
-	start, i := s.pos-s.keep, s.pos+1-s.keep
+	start, i := s.pos-s.Keep, s.pos+1-s.Keep
 	depth, inStr := 1, false
 	for depth > 0 {
-		if s.keep+i >= len(s.buf) {
+		if s.Keep+i >= len(s.Buf) {
 			// The object is parsed again by the caller (with the token
 			// bound); here only its buffering is bounded: a process object
 			// longer than one token plus one whitespace run is declined.
-			if s.maxTok > 0 && int64(i-start) > s.maxTok+maxSpaceRun || !s.fill() {
+			if s.MaxTok > 0 && int64(i-start) > s.MaxTok+maxSpaceRun || !s.fill() {
 				if owner {
-					s.keep = -1
+					s.Keep = -1
 				}
 				return nil, false
 			}
@@ -415,8 +415,8 @@ func (s *fastScanner) rawObject() ([]byte, bool) {
 			// Inside a string only a quote or an escape matters: skip
 			// eight plain bytes at once, or jump to the first special
 			// one (special8's lowest bit is exact).
-			if j := s.keep + i; j+8 <= len(s.buf) {
-				m := special8(binary.LittleEndian.Uint64(s.buf[j:]))
+			if j := s.Keep + i; j+8 <= len(s.Buf) {
+				m := special8(binary.LittleEndian.Uint64(s.Buf[j:]))
 				if m == 0 {
 					i += 8
 					continue
@@ -424,7 +424,7 @@ func (s *fastScanner) rawObject() ([]byte, bool) {
 				i += bits.TrailingZeros64(m) >> 3 // to the first special byte
 			}
 		}
-		c := s.buf[s.keep+i]
+		c := s.Buf[s.Keep+i]
 		i++
 		switch {
 		case inStr && c == '\\':
@@ -438,27 +438,27 @@ func (s *fastScanner) rawObject() ([]byte, bool) {
 			depth--
 		}
 	}
-	if s.keep+i > len(s.buf) { // an escape was the input's last byte
+	if s.Keep+i > len(s.Buf) { // an escape was the input's last byte
 		if owner {
-			s.keep = -1
+			s.Keep = -1
 		}
 		return nil, false
 	}
-	raw := s.buf[s.keep+start : s.keep+i]
-	s.pos = s.keep + i
+	raw := s.Buf[s.Keep+start : s.Keep+i]
+	s.pos = s.Keep + i
 	if owner {
-		s.keep = -1
+		s.Keep = -1
 	}
 	return raw, true
 }
 
-// lit consumes the literal w.
-func (s *fastScanner) lit(w string) bool {
+// Lit consumes the literal w.
+func (s *FastScanner) Lit(w string) bool {
 	for i := 0; i < len(w); i++ {
-		if s.pos >= len(s.buf) && !s.fill() {
+		if s.pos >= len(s.Buf) && !s.fill() {
 			return false
 		}
-		if s.pos >= len(s.buf) || s.buf[s.pos] != w[i] {
+		if s.pos >= len(s.Buf) || s.Buf[s.pos] != w[i] {
 			return false
 		}
 		s.pos++
@@ -467,17 +467,17 @@ func (s *fastScanner) lit(w string) bool {
 }
 
 // number consumes a JSON number, checking its grammar (and its length
-// against maxTok).
-func (s *fastScanner) number() bool {
+// against MaxTok).
+func (s *FastScanner) number() bool {
 	n := 0 // bytes consumed
 	peek := func() byte {
-		if s.pos >= len(s.buf) && !s.fill() {
+		if s.pos >= len(s.Buf) && !s.fill() {
 			return 0
 		}
-		if s.pos >= len(s.buf) {
+		if s.pos >= len(s.Buf) {
 			return 0
 		}
-		return s.buf[s.pos]
+		return s.Buf[s.pos]
 	}
 	next := func() { s.pos++; n++ }
 	digits := func() int {
@@ -485,7 +485,7 @@ func (s *fastScanner) number() bool {
 		for c := peek(); c >= '0' && c <= '9'; c = peek() {
 			next()
 			d++
-			if s.maxTok > 0 && int64(n) > s.maxTok {
+			if s.MaxTok > 0 && int64(n) > s.MaxTok {
 				return 0 // longer than the token bound: fail
 			}
 		}
@@ -514,22 +514,22 @@ func (s *fastScanner) number() bool {
 			return false
 		}
 	}
-	return s.maxTok <= 0 || int64(n) <= s.maxTok
+	return s.MaxTok <= 0 || int64(n) <= s.MaxTok
 }
 
-// object calls field for each key of an object ('{' not yet read); field
+// Object calls field for each key of an object ('{' not yet read); field
 // must consume the value. Duplicate or case-folded known keys are refused by
 // field itself.
-func (s *fastScanner) object(field func(key string) bool) bool {
-	return s.objectHinted(nil, field)
+func (s *FastScanner) Object(field func(key string) bool) bool {
+	return s.ObjectHinted(nil, field)
 }
 
 // keyHints are the keys an object usually has, in order, each as its exact
-// spelling `"key":` (see objectHinted).
+// spelling `"key":` (see ObjectHinted).
 type keyHints []string
 
-// hintKeys returns the hints for keys, in that order.
-func hintKeys(keys ...string) keyHints {
+// HintKeys returns the hints for keys, in that order.
+func HintKeys(keys ...string) keyHints {
 	h := make(keyHints, len(keys))
 	for i, k := range keys {
 		h[i] = `"` + k + `":`
@@ -537,17 +537,17 @@ func hintKeys(keys ...string) keyHints {
 	return h
 }
 
-// objectHinted is object for an object whose keys usually come in the order
+// ObjectHinted is object for an object whose keys usually come in the order
 // of hints, spelled exactly so (as Jaeger's own encoder writes them): such a
 // key is matched by one comparison instead of being scanned as a string.
 // Any other key, or a hinted one spelled otherwise (escapes, a space before
 // the colon), is read as object reads it, and the hints resume after it, so
 // field sees the same keys either way; hints only save time.
-func (s *fastScanner) objectHinted(hints keyHints, field func(key string) bool) bool {
-	if !s.expect('{') {
+func (s *FastScanner) ObjectHinted(hints keyHints, field func(key string) bool) bool {
+	if !s.Expect('{') {
 		return false
 	}
-	if s.ws() == '}' {
+	if s.SkipWS() == '}' {
 		s.pos++
 		return true
 	}
@@ -560,7 +560,7 @@ func (s *fastScanner) objectHinted(hints keyHints, field func(key string) bool) 
 			next++
 		} else {
 			var ok bool
-			if k, ok = s.str(); !ok || !s.expect(':') {
+			if k, ok = s.Str(); !ok || !s.Expect(':') {
 				return false
 			}
 			for i := next; i < len(hints); i++ {
@@ -573,7 +573,7 @@ func (s *fastScanner) objectHinted(hints keyHints, field func(key string) bool) 
 		if !field(k) {
 			return false
 		}
-		switch s.ws() {
+		switch s.SkipWS() {
 		case ',':
 			s.pos++
 		case '}':
@@ -587,27 +587,27 @@ func (s *fastScanner) objectHinted(hints keyHints, field func(key string) bool) 
 
 // hinted returns hints[i] when the buffered input at the next non-blank
 // byte starts with it, else "".
-func (s *fastScanner) hinted(hints keyHints, i int) string {
-	if i >= len(hints) || s.ws() != '"' {
+func (s *FastScanner) hinted(hints keyHints, i int) string {
+	if i >= len(hints) || s.SkipWS() != '"' {
 		return ""
 	}
 	q := hints[i]
-	if end := s.pos + len(q); end <= len(s.buf) && string(s.buf[s.pos:end]) == q {
+	if end := s.pos + len(q); end <= len(s.Buf) && string(s.Buf[s.pos:end]) == q {
 		return q
 	}
 	return ""
 }
 
-// array calls elem for each element of an array ('[' not yet read); null is
+// Array calls elem for each element of an array ('[' not yet read); null is
 // an empty array.
-func (s *fastScanner) array(elem func() bool) bool {
-	if s.ws() == 'n' {
-		return s.lit("null")
+func (s *FastScanner) Array(elem func() bool) bool {
+	if s.SkipWS() == 'n' {
+		return s.Lit("null")
 	}
-	if !s.expect('[') {
+	if !s.Expect('[') {
 		return false
 	}
-	if s.ws() == ']' {
+	if s.SkipWS() == ']' {
 		s.pos++
 		return true
 	}
@@ -615,7 +615,7 @@ func (s *fastScanner) array(elem func() bool) bool {
 		if !elem() {
 			return false
 		}
-		switch s.ws() {
+		switch s.SkipWS() {
 		case ',':
 			s.pos++
 		case ']':
@@ -627,10 +627,10 @@ func (s *fastScanner) array(elem func() bool) bool {
 	}
 }
 
-// strings reads null or an array of strings, appending copies to dst.
-func (s *fastScanner) strings(dst []string) ([]string, bool) {
-	ok := s.array(func() bool {
-		v, ok := s.str()
+// Strings reads null or an array of strings, appending copies to dst.
+func (s *FastScanner) Strings(dst []string) ([]string, bool) {
+	ok := s.Array(func() bool {
+		v, ok := s.Str()
 		if ok {
 			dst = append(dst, string([]byte(v)))
 		}
@@ -639,12 +639,12 @@ func (s *fastScanner) strings(dst []string) ([]string, bool) {
 	return dst, ok
 }
 
-// seen tracks the keys of one object; it refuses duplicates and keys that
+// Seen tracks the keys of one object; it refuses duplicates and keys that
 // match a known name only case-insensitively (encoding/json would accept
 // them: the general reader decides).
-type seen uint32
+type Seen uint32
 
-func (m *seen) first(bit uint) bool {
+func (m *Seen) First(bit uint) bool {
 	if *m&(1<<bit) != 0 {
 		return false
 	}
@@ -652,8 +652,8 @@ func (m *seen) first(bit uint) bool {
 	return true
 }
 
-// foldsTo reports whether key case-folds to one of names.
-func foldsTo(key string, names ...string) bool {
+// FoldsTo reports whether key case-folds to one of names.
+func FoldsTo(key string, names ...string) bool {
 	for _, n := range names {
 		if len(n) == len(key) && equalFoldASCII(n, key) {
 			return true

@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// scanKeys reads one object from in with objectHinted(hints) and returns
+// scanKeys reads one object from in with ObjectHinted(hints) and returns
 // the keys field saw, in order, the value bytes and whether it succeeded.
 func scanKeys(in string, hints keyHints) (keys, values []string, ok bool) {
-	s := &fastScanner{r: strings.NewReader(in), keep: -1}
-	ok = s.objectHinted(hints, func(key string) bool {
+	s := &FastScanner{R: strings.NewReader(in), Keep: -1}
+	ok = s.ObjectHinted(hints, func(key string) bool {
 		keys = append(keys, key)
-		v, ok := s.value(3)
+		v, ok := s.Value(3)
 		values = append(values, string(v))
 		return ok
 	})
@@ -21,10 +21,10 @@ func scanKeys(in string, hints keyHints) (keys, values []string, ok bool) {
 
 // TestObjectHintedSameAsObject checks that key hints change nothing but
 // speed: on objects in and out of the hinted order, with unknown keys,
-// blanks, escapes, prefixes of hinted keys and broken input, objectHinted
+// blanks, escapes, prefixes of hinted keys and broken input, ObjectHinted
 // sees the keys and values object sees, and fails where it fails.
 func TestObjectHintedSameAsObject(t *testing.T) {
-	hints := hintKeys("a", "b", "c")
+	hints := HintKeys("a", "b", "c")
 	cases := []string{
 		`{"a":1,"b":2,"c":3}`,
 		`{"b":2,"a":1}`,

@@ -1,39 +1,14 @@
 package ingest
 
-import "strings"
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
 
 // The Jaeger reader's span attributes: tags coerced by type, the
 // location tags (host, pod, container, process) that placement uses, the
 // parent chosen among references, and each trace's processes.
-
-// locTags are the placement tags of a span or process.
-type locTags struct {
-	pod, node, host, gpu Sym
-	pid                  Sym // process.pid, for placing GPU processes
-	version              Sym // service.version, for the version model (package peers)
-}
-
-// merge fills the empty fields of l from o.
-func (l *locTags) merge(o locTags) {
-	if l.pod.IsEmpty() {
-		l.pod = o.pod
-	}
-	if l.node.IsEmpty() {
-		l.node = o.node
-	}
-	if l.host.IsEmpty() {
-		l.host = o.host
-	}
-	if l.gpu.IsEmpty() {
-		l.gpu = o.gpu
-	}
-	if l.pid.IsEmpty() {
-		l.pid = o.pid
-	}
-	if l.version.IsEmpty() {
-		l.version = o.version
-	}
-}
 
 // parent picks the first CHILD_OF reference within the same trace, else the
 // first FOLLOWS_FROM one, else parentSpanID. A span whose only references
@@ -91,17 +66,17 @@ func (r *jaegerReader) parent(js *jSpan, trace TraceID) SpanID {
 
 // spanTags applies the tags the reader understands: kind, error flags, peer
 // (peer.service, else server.address) and placement.
-func (r *jaegerReader) spanTags(tags []jTag, s *Span, loc *locTags) {
+func (r *jaegerReader) spanTags(tags []jTag, s *Span, loc *LocTags) {
 	addr := ""
 	for i := range tags {
 		t := &tags[i]
 		switch t.Key {
 		case "peer.service":
-			s.Peer = r.in.sym(tagString(t))
+			s.Peer = r.in.Sym(tagString(t))
 		case "server.address":
 			addr = tagString(t)
 		case "span.kind":
-			s.Kind = parseSpanKind(tagString(t))
+			s.Kind = ParseSpanKind(tagString(t))
 		case "error":
 			if strings.EqualFold(tagString(t), "true") {
 				s.Error = true
@@ -123,51 +98,55 @@ func (r *jaegerReader) spanTags(tags []jTag, s *Span, loc *locTags) {
 		}
 	}
 	if s.Peer.IsEmpty() && addr != "" {
-		s.Peer = r.in.sym(addr)
+		s.Peer = r.in.Sym(addr)
 	}
 }
 
 // locTag records a placement tag (pod, node, hostname, GPU) into loc; the
 // first value of each field wins.
-func (r *jaegerReader) locTag(t *jTag, loc *locTags) {
-	if dst := loc.field(t.Key); dst != nil && dst.IsEmpty() {
-		*dst = r.in.sym(tagString(t))
-	}
-}
-
-// field returns the placement field a tag or attribute key fills, or nil.
-func (l *locTags) field(key string) *Sym {
-	switch key {
-	case "k8s.pod.name", "pod", "pod.name":
-		return &l.pod
-	case "k8s.node.name", "host.name", "node":
-		return &l.node
-	case "hostname":
-		return &l.host
-	case "gpu.uuid", "gpu", "nvidia.gpu.uuid", "k8s.gpu":
-		return &l.gpu
-	case "process.pid", "pid":
-		return &l.pid
-	case "service.version":
-		return &l.version
-	}
-	return nil
-}
-
-// place sets s's Pod, Node and GPU from loc; hostname names the node only
-// when there is neither a node nor a pod tag.
-func (l locTags) place(s *Span) {
-	s.Pod, s.Node, s.GPU = l.pod, l.node, l.gpu
-	if s.Node.IsEmpty() && s.Pod.IsEmpty() {
-		s.Node = l.host
+func (r *jaegerReader) locTag(t *jTag, loc *LocTags) {
+	if dst := loc.Field(t.Key); dst != nil && dst.IsEmpty() {
+		*dst = r.in.Sym(tagString(t))
 	}
 }
 
 // process resolves a Jaeger process into a service and placement.
 func (r *jaegerReader) process(p jProcess) procInfo {
-	pi := procInfo{service: r.in.sym(p.ServiceName)}
+	pi := procInfo{service: r.in.Sym(p.ServiceName)}
 	for i := range p.Tags {
 		r.locTag(&p.Tags[i], &pi.loc)
 	}
 	return pi
+}
+
+// tagString returns a tag's value as text: strings unquoted, numbers and
+// bools as written, null as "".
+func tagString(t *jTag) string {
+	v := t.Value
+	if len(v) == 0 || string(v) == "null" {
+		return ""
+	}
+	if v[0] == '"' {
+		if len(v) >= 2 && !strings.ContainsRune(string(v[1:len(v)-1]), '\\') {
+			return string(v[1 : len(v)-1])
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+		return ""
+	}
+	return string(v)
+}
+
+// tagInt coerces an int64 (or float64, or numeric string) tag.
+func tagInt(t *jTag) (int64, bool) {
+	s := strings.TrimSpace(tagString(t))
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, true
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return int64(f), true
+	}
+	return 0, false
 }

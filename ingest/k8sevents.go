@@ -68,22 +68,22 @@ func decodeK8sEvents(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	dec := json.NewDecoder(r)
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
-		return nil, jsonError(name, err, dec)
+		return nil, JSONError(name, err, dec)
 	}
 	raw = bytes.TrimSpace(raw)
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	// Split into raw elements first, decode only the first lim.MaxEvents.
 	var elems []json.RawMessage
 	if len(raw) > 0 && raw[0] == '[' {
 		if err := json.Unmarshal(raw, &elems); err != nil {
-			return nil, jsonError(name, err, nil)
+			return nil, JSONError(name, err, nil)
 		}
 	} else {
 		var list struct {
 			Items *[]json.RawMessage `json:"items"`
 		}
 		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, jsonError(name, err, nil)
+			return nil, JSONError(name, err, nil)
 		}
 		if list.Items != nil {
 			elems = *list.Items
@@ -99,7 +99,7 @@ func decodeK8sEvents(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	evs := make([]k8sEvent, len(elems))
 	for i, e := range elems {
 		if err := json.Unmarshal(e, &evs[i]); err != nil {
-			return nil, jsonError(name, err, nil)
+			return nil, JSONError(name, err, nil)
 		}
 	}
 	elems = nil
@@ -117,7 +117,7 @@ func decodeK8sEvents(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			Entity:  k8sEntity(obj, e),
 			Object:  k8sObject(obj),
 			Reason:  e.Reason,
-			Message: firstNonEmpty(e.Message, e.Note),
+			Message: FirstNonEmpty(e.Message, e.Note),
 			Count:   max(1, e.Count, e.DeprecatedCnt),
 			Source:  name,
 		}
@@ -162,7 +162,7 @@ func firstK8sTime(vs ...string) (Time, bool) {
 // entities; a Node is a node entity. Other kinds (ConfigMap, ...) keep
 // their name as "kind/name" with KindUnknown.
 func k8sEntity(obj *k8sObjectRef, e *k8sEvent) Entity {
-	host := firstNonEmpty(e.Source.Host, e.DeprecatedSource.Host)
+	host := FirstNonEmpty(e.Source.Host, e.DeprecatedSource.Host)
 	if host == "" && strings.Contains(e.ReportingController, "kubelet") || e.Source.Component == "kubelet" && host == "" {
 		host = e.ReportingInstance
 	}

@@ -50,10 +50,10 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	b := &Bundle{}
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, jsonError(name, err, dec)
+		return nil, JSONError(name, err, dec)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errorAt(name, 0, errors.New("kineto: expected a JSON object"))
+		return nil, ErrorAt(name, 0, errors.New("kineto: expected a JSON object"))
 	}
 	var acts []gpuInterval
 	type hostCall struct {
@@ -67,11 +67,11 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	var devProps []kinetoDevice
 	seenEvents := false
 	skipped, capped := 0, 0
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
-			return nil, jsonError(name, err, dec)
+			return nil, JSONError(name, err, dec)
 		}
 		key, _ := kt.(string)
 		switch key {
@@ -79,16 +79,16 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			seenEvents = true
 			t, err := dec.Token()
 			if err != nil {
-				return nil, jsonError(name, err, dec)
+				return nil, JSONError(name, err, dec)
 			}
 			if d, ok := t.(json.Delim); !ok || d != '[' {
-				return nil, errorAt(name, dec.InputOffset(), errors.New("kineto: traceEvents is not an array"))
+				return nil, ErrorAt(name, dec.InputOffset(), errors.New("kineto: traceEvents is not an array"))
 			}
 			for dec.More() {
 				var ev kinetoEvent
 				off := dec.InputOffset()
 				if err := dec.Decode(&ev); err != nil {
-					return nil, jsonErrorAt(name, err, dec, off)
+					return nil, JSONErrorAt(name, err, dec, off)
 				}
 				if ev.Ph != "X" {
 					continue
@@ -130,46 +130,46 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 				}
 			}
 			if _, err := dec.Token(); err != nil { // ']'
-				return nil, jsonError(name, err, dec)
+				return nil, JSONError(name, err, dec)
 			}
 		case "baseTimeNanoseconds":
 			var n json.Number
 			if err := dec.Decode(&n); err != nil {
-				return nil, jsonError(name, err, dec)
+				return nil, JSONError(name, err, dec)
 			}
 			if base, err = strconv.ParseInt(n.String(), 10, 64); err != nil {
-				return nil, errorAt(name, dec.InputOffset(), fmt.Errorf("kineto: baseTimeNanoseconds %q: %w", n, err))
+				return nil, ErrorAt(name, dec.InputOffset(), fmt.Errorf("kineto: baseTimeNanoseconds %q: %w", n, err))
 			}
 		case "host_name":
 			if err := dec.Decode(&host); err != nil {
-				return nil, jsonError(name, err, dec)
+				return nil, JSONError(name, err, dec)
 			}
 		case "distributedInfo":
 			var di struct {
 				Rank *int `json:"rank"`
 			}
 			if err := dec.Decode(&di); err != nil {
-				return nil, jsonError(name, err, dec)
+				return nil, JSONError(name, err, dec)
 			}
 			if di.Rank != nil {
 				rank = *di.Rank
 			}
 		case "deviceProperties":
 			if err := dec.Decode(&devProps); err != nil {
-				return nil, jsonError(name, err, dec)
+				return nil, JSONError(name, err, dec)
 			}
 		default:
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
-				return nil, jsonError(name, err, dec)
+				return nil, JSONError(name, err, dec)
 			}
 		}
 	}
 	if _, err := dec.Token(); err != nil { // '}'
-		return nil, jsonError(name, err, dec)
+		return nil, JSONError(name, err, dec)
 	}
 	if !seenEvents {
-		return nil, errorAt(name, dec.InputOffset(), errors.New("kineto: no traceEvents"))
+		return nil, ErrorAt(name, dec.InputOffset(), errors.New("kineto: no traceEvents"))
 	}
 	if skipped > 0 {
 		b.Warn(ErrBadValue, name, skipped, "%d GPU events without a device or with a bad time skipped", skipped)

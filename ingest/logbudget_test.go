@@ -35,7 +35,7 @@ func TestLogStreamBudget(t *testing.T) {
 	labelled, overflow := 0, 0
 	for _, r := range b.Logs {
 		switch ls := b.LogStreams[r.Stream]; {
-		case ls.EntityFrom == overflowEntity && ls.Service == "" && ls.Pod == "":
+		case ls.EntityFrom == OverflowEntity && ls.Service == "" && ls.Pod == "":
 			overflow++
 		case ls.Service != "":
 			labelled++
@@ -176,7 +176,7 @@ func TestOTLPLogsDocumentBound(t *testing.T) {
 
 func TestLogPendingBytesBudget(t *testing.T) {
 	// 600 pods, each with one 60 KB record waiting for continuation lines:
-	// past maxPendingBytes every pending record is finished early; none
+	// past MaxPendingBytes every pending record is finished early; none
 	// is lost.
 	var sb strings.Builder
 	body := strings.Repeat("z", 60<<10)

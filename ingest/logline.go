@@ -73,7 +73,7 @@ func parseHeader(msg string) (Severity, int) {
 					break
 				}
 			}
-			if len(core) == 5 && strings.IndexByte("IWEF", core[0]) >= 0 && isDigits(core[1:]) { // klog
+			if len(core) == 5 && strings.IndexByte("IWEF", core[0]) >= 0 && IsDigits(core[1:]) { // klog
 				sev, _ = ParseSeverity(core[:1])
 				content, klog = j, true
 				i = j
@@ -81,7 +81,7 @@ func parseHeader(msg string) (Severity, int) {
 			}
 		}
 		switch {
-		case logtemplate.IsTimestamp(core), isDigits(core):
+		case logtemplate.IsTimestamp(core), IsDigits(core):
 			if prefixOnly && (sev == SeverityUnknown || klog) {
 				content = j
 			}
@@ -188,11 +188,11 @@ func traceparentAfterKey(msg string, i int) (TraceID, SpanID, bool) {
 	return tid, sid, true
 }
 
-func isHexByte(c byte) bool { return hexVal[c] >= 0 }
+func isHexByte(c byte) bool { return HexVal[c] >= 0 }
 
 func allHexStr(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if hexVal[s[i]] < 0 {
+		if HexVal[s[i]] < 0 {
 			return false
 		}
 	}

@@ -23,8 +23,8 @@ import (
 // trailingData reads what follows the document of a what (e.g.
 // "Prometheus response") in rest, adding to b.
 func trailingData(name string, rest io.Reader, lim Limits, b *Bundle, what string) {
-	br := bufio.NewReaderSize(rest, sniffLen)
-	head, _ := br.Peek(sniffLen)
+	br := bufio.NewReaderSize(rest, SniffLen)
+	head, _ := br.Peek(SniffLen)
 	if len(bytes.TrimSpace(head)) == 0 {
 		n, _ := io.Copy(io.Discard, br)
 		if n > int64(len(head)) { // white space beyond the peek: look again
@@ -52,7 +52,7 @@ func (or *otlpReader) otlpLogsAmongSpans(raw []byte, off int64) error {
 	var um plog.JSONUnmarshaler
 	ld, err := um.UnmarshalLogs(raw)
 	if err != nil {
-		return errorAt(or.name, off, fmt.Errorf("otlp logs document among spans: %w", err))
+		return ErrorAt(or.name, off, fmt.Errorf("otlp logs document among spans: %w", err))
 	}
 	if or.logs == nil {
 		or.logs = newLogSink(or.name, or.lim, or.b)

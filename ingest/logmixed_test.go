@@ -58,13 +58,13 @@ func TestOTLPLogsAmongSpans(t *testing.T) {
 func TestOTLPSpansAmongLogs(t *testing.T) {
 	// Spans within the sniffed head make it a span file (the test above);
 	// here they come after it.
-	logs := strings.Repeat(otlpLogDoc+"\n", sniffLen/len(otlpLogDoc)+1)
+	logs := strings.Repeat(otlpLogDoc+"\n", SniffLen/len(otlpLogDoc)+1)
 	p := writeTemp(t, t.TempDir(), "otlp-logs.jsonl", logs+otlpSpanDoc+"\n"+otlpLogDoc+"\n")
 	b, err := ReadFile(p, nil, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := sniffLen/len(otlpLogDoc) + 2; len(b.Logs) != want {
+	if want := SniffLen/len(otlpLogDoc) + 2; len(b.Logs) != want {
 		t.Errorf("%d log records, want %d", len(b.Logs), want)
 	}
 	if !hasLogWarning(b, ErrPartialInput, "1 OTLP span documents among the logs documents skipped") {

@@ -589,7 +589,7 @@ func (pt *patternTests) eventWords(i int32) string {
 // quoteShort quotes a template pattern, cut to 120 bytes.
 func quoteShort(s string) string {
 	if len(s) > 120 {
-		s = truncateUTF8(s, 119) + "…"
+		s = TruncateUTF8(s, 119) + "…"
 	}
 	return "\"" + s + "\""
 }

@@ -19,7 +19,7 @@ type logSink struct {
 	name     string
 	lim      Limits
 	b        *Bundle
-	in       *interner
+	in       *Interner
 	fold     bool // fold continuation lines (off for sources that store records whole)
 	miners   map[string]*logtemplate.Miner
 	local    map[minedID]int32 // (group, miner template) → index in b.LogTemplates
@@ -85,8 +85,8 @@ const maxFoldLines = 200
 const maxMalformedWarnings = 10
 
 func newLogSink(name string, lim Limits, b *Bundle) *logSink {
-	lim = lim.withDefaults()
-	return &logSink{name: name, lim: lim, b: b, in: newInterner(lim.MaxStringBytes), fold: true,
+	lim = lim.WithDefaults()
+	return &logSink{name: name, lim: lim, b: b, in: NewInterner(lim.MaxStringBytes), fold: true,
 		miners: map[string]*logtemplate.Miner{}, local: map[minedID]int32{}, streams: map[LogStream]int32{},
 		budget: logtemplate.NewBudget(lim.MaxLogTemplatesTotal), overflow: -1}
 }
@@ -94,8 +94,8 @@ func newLogSink(name string, lim Limits, b *Bundle) *logSink {
 // stream returns the index of the stream with these names (interned,
 // deduplicated), creating it.
 func (s *logSink) stream(ls LogStream) int32 {
-	ls.Service, ls.Pod, ls.Namespace = s.in.get(ls.Service), s.in.get(ls.Pod), s.in.get(ls.Namespace)
-	ls.Node, ls.Container, ls.Source = s.in.get(NormalizeHost(ls.Node)), s.in.get(ls.Container), s.name
+	ls.Service, ls.Pod, ls.Namespace = s.in.Get(ls.Service), s.in.Get(ls.Pod), s.in.Get(ls.Namespace)
+	ls.Node, ls.Container, ls.Source = s.in.Get(NormalizeHost(ls.Node)), s.in.Get(ls.Container), s.name
 	if ls.EntityFrom == "" && (ls.Service != "" || ls.Pod != "") {
 		ls.EntityFrom = "labels"
 	}
@@ -105,7 +105,7 @@ func (s *logSink) stream(ls LogStream) int32 {
 	if len(s.streams) >= s.lim.MaxLogStreams {
 		if s.overflow < 0 {
 			s.overflow = int32(len(s.b.LogStreams))
-			s.b.LogStreams = append(s.b.LogStreams, LogStream{Source: s.name, EntityFrom: overflowEntity})
+			s.b.LogStreams = append(s.b.LogStreams, LogStream{Source: s.name, EntityFrom: OverflowEntity})
 			s.pending = append(s.pending, pendingRecord{})
 		}
 		return s.overflow
@@ -133,7 +133,7 @@ func (s *logSink) malformed(line int, off int64, format string, args ...any) {
 	case line > 0:
 		where = fmt.Sprintf("%s:%d", s.name, line)
 	case off >= 0:
-		if l, c := locate(s.name, off); l > 0 {
+		if l, c := Locate(s.name, off); l > 0 {
 			where = fmt.Sprintf("%s:%d:%d", s.name, l, c)
 		} else {
 			where = fmt.Sprintf("%s: byte %d", s.name, off)
@@ -193,7 +193,7 @@ func (s *logSink) line(st int32, t Time, lineNo int, msg string, f fields) {
 	}
 	s.flush(st)
 	if len(msg) > maxBytes {
-		msg = cutText(msg, maxBytes)
+		msg = CutText(msg, maxBytes)
 		s.longRec++
 	}
 	*p = pendingRecord{active: true, st: st, t: t, line: int32(min(lineNo, 1<<31-1)), sev: f.sev, trace: f.trace, span: f.span,
@@ -202,7 +202,7 @@ func (s *logSink) line(st int32, t Time, lineNo int, msg string, f fields) {
 	s.pendBytes += len(msg)
 	if !s.fold {
 		s.flush(st)
-	} else if s.pendBytes > maxPendingBytes {
+	} else if s.pendBytes > MaxPendingBytes {
 		s.pressure++
 		s.flushAll()
 		for i := range s.pending { // their buffers go too
@@ -268,7 +268,7 @@ func (s *logSink) flush(st int32) {
 	group := ls.Service
 	m := s.miners[group]
 	if m == nil {
-		m = logtemplate.New(minerParams(s.lim, s.budget))
+		m = logtemplate.New(MinerParams(s.lim, s.budget))
 		s.miners[group] = m
 	}
 	mid := minedID{group, m.Add(unsafeStr(s.content))}
@@ -276,12 +276,12 @@ func (s *logSink) flush(st int32) {
 	if !ok {
 		ti = int32(len(s.b.LogTemplates))
 		s.local[mid] = ti
-		s.b.LogTemplates = append(s.b.LogTemplates, LogTemplate{Group: group, First: p.t, Example: truncateExample(msg),
+		s.b.LogTemplates = append(s.b.LogTemplates, LogTemplate{Group: group, First: p.t, Example: TruncateExample(msg),
 			ExampleSource: s.name, ExampleLine: p.line})
 	}
 	tp := &s.b.LogTemplates[ti]
 	if p.t < tp.First {
-		tp.First, tp.Example, tp.ExampleLine = p.t, truncateExample(msg), p.line
+		tp.First, tp.Example, tp.ExampleLine = p.t, TruncateExample(msg), p.line
 	}
 	tp.Count++
 	tp.Severities[sev]++
@@ -304,11 +304,11 @@ func (s *logSink) finish() {
 		s.b.LogTemplates[ti].Pattern = s.miners[mid.group].Template(mid.id).Pattern
 	}
 	b := s.b
-	var cuts minerCuts
+	var cuts MinerCuts
 	for _, g := range slices.Sorted(maps.Keys(s.miners)) {
-		cuts.add(s.miners[g].Stats())
+		cuts.Add(s.miners[g].Stats())
 	}
-	cuts.warn(b, s.name, "log lines", s.lim)
+	cuts.Warn(b, s.name, "log lines", s.lim)
 	if s.spanDocs > 0 {
 		b.Warn(ErrPartialInput, s.name, s.spanDocs, "%d OTLP span documents among the logs documents skipped (mixed formats in one file: give the spans in a file of their own)", s.spanDocs)
 	}
@@ -322,7 +322,7 @@ func (s *logSink) finish() {
 		b.Warn(ErrLimit, s.name, s.longRec, "%d log records longer than %d bytes cut (--max-log-record-size)", s.longRec, s.lim.MaxLogRecordBytes)
 	}
 	if s.pressure > 0 {
-		b.Warn(ErrLimit, s.name, s.pressure, "more than %d MiB of log records waiting for continuation lines: finished early %d times (a stack trace may be split)", maxPendingBytes>>20, s.pressure)
+		b.Warn(ErrLimit, s.name, s.pressure, "more than %d MiB of log records waiting for continuation lines: finished early %d times (a stack trace may be split)", MaxPendingBytes>>20, s.pressure)
 	}
 	if s.bad > s.warned {
 		b.Warn(ErrBadValue, s.name, s.bad-s.warned, "%d more malformed log lines skipped (%d in all; the first %d are listed)", s.bad-s.warned, s.bad, s.warned)
@@ -333,8 +333,8 @@ func (s *logSink) finish() {
 	if s.secScale > 0 {
 		b.Warn(ErrSourceWarning, s.name, s.secScale, "%d log timestamps in a nanosecond field held seconds, milliseconds or microseconds (read by magnitude)", s.secScale)
 	}
-	if s.in.truncated > 0 {
-		b.Warn(ErrLimit, s.name, s.in.truncated, "%d names longer than %d bytes truncated", s.in.truncated, s.lim.MaxStringBytes)
+	if s.in.Truncated > 0 {
+		b.Warn(ErrLimit, s.name, s.in.Truncated, "%d names longer than %d bytes truncated", s.in.Truncated, s.lim.MaxStringBytes)
 	}
 	if s.limited {
 		b.Warn(ErrLimit, s.name, 1, "stopped after %d log records (--max-log-records-per-input); the rest of the input was not read", len(b.Logs))

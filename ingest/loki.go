@@ -36,7 +36,7 @@ type lokiStreamJSON struct {
 
 // decodeLoki reads a Loki streams response into log records.
 func decodeLoki(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	b := &Bundle{}
 	s := newLogSink(name, lim, b)
 	// Each stream object is decoded whole: one is bounded like a document
@@ -67,7 +67,7 @@ func decodeLoki(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			err = promSkip(dec)
 		}
 		if err != nil {
-			return nil, jsonError(name, err, dec)
+			return nil, JSONError(name, err, dec)
 		}
 		if s.full() {
 			break
@@ -75,7 +75,7 @@ func decodeLoki(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	}
 	if !s.full() {
 		if _, err := dec.Token(); err != nil {
-			return nil, jsonError(name, err, dec)
+			return nil, JSONError(name, err, dec)
 		}
 	}
 	switch {
@@ -129,7 +129,7 @@ func lokiResult(dec *json.Decoder, s *logSink, streams *int) error {
 		return nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return errorAt(s.name, dec.InputOffset(), fmt.Errorf("loki: result is %v, want an array", tok))
+		return ErrorAt(s.name, dec.InputOffset(), fmt.Errorf("loki: result is %v, want an array", tok))
 	}
 	for dec.More() {
 		off := dec.InputOffset()
@@ -139,11 +139,11 @@ func lokiResult(dec *json.Decoder, s *logSink, streams *int) error {
 		var ls lokiStreamJSON
 		if err := dec.Decode(&ls); err != nil {
 			if errors.Is(err, ErrLimit) {
-				return errorAt(s.name, off, err)
+				return ErrorAt(s.name, off, err)
 			}
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
-				return errorAt(s.name, off+te.Offset, fmt.Errorf("loki stream: %w", typeErrMsg(te)))
+				return ErrorAt(s.name, off+te.Offset, fmt.Errorf("loki stream: %w", TypeErrMsg(te)))
 			}
 			return err
 		}
@@ -219,7 +219,7 @@ func parseLokiEntry(raw json.RawMessage) (lokiEntry, error) {
 	}
 	ns, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil || ns <= 0 {
-		return e, fmt.Errorf("bad timestamp %q (want Unix nanoseconds)", truncateUTF8(ts, 40))
+		return e, fmt.Errorf("bad timestamp %q (want Unix nanoseconds)", TruncateUTF8(ts, 40))
 	}
 	e.t = Time(ns)
 	if err := json.Unmarshal(parts[1], &e.line); err != nil {

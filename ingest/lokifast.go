@@ -5,7 +5,7 @@ import (
 )
 
 // The Loki fast path: streams responses (and push bodies) of the common
-// shape are scanned by fastScanner (jaegerfast.go) instead of encoding/json,
+// shape are scanned by FastScanner (jaegerfast.go) instead of encoding/json,
 // which decoded every entry twice (RawMessage, then Unmarshal). Entries go
 // through the same logSink as the general reader's, so records, templates
 // and warnings are the same. On anything else — a malformed entry, metadata
@@ -22,10 +22,10 @@ var (
 
 // decodeLokiFast is decodeLoki's fast path; see above.
 func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	b := &Bundle{}
 	s := newLogSink(name, lim, b)
-	sc := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth}
+	sc := &FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth}
 	var status, resultType string
 	labels := map[string]string{}
 	var entries []lokiEntry
@@ -34,13 +34,13 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		clear(labels)
 		entries = entries[:0]
 		hasStream = false
-		var sk seen
-		ok := sc.object(func(key string) bool {
+		var sk Seen
+		ok := sc.Object(func(key string) bool {
 			switch key {
 			case "stream":
 				hasStream = true
-				return sk.first(0) && sc.object(func(k string) bool {
-					v, ok := sc.str()
+				return sk.First(0) && sc.Object(func(k string) bool {
+					v, ok := sc.Str()
 					if _, dup := labels[k]; dup || !ok {
 						return false
 					}
@@ -48,16 +48,16 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 					return true
 				})
 			case "values":
-				return sk.first(1) && sc.array(func() bool {
+				return sk.First(1) && sc.Array(func() bool {
 					e, ok := lokiFastValue(sc)
 					entries = append(entries, e)
 					return ok
 				})
 			}
-			if foldsTo(key, lokiStreamKeys...) {
+			if FoldsTo(key, lokiStreamKeys...) {
 				return false
 			}
-			_, ok := sc.value(4)
+			_, ok := sc.Value(4)
 			return ok
 		})
 		if !ok || s.full() {
@@ -67,45 +67,45 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			s.notStreams++
 		}
 		s.lokiFeed(labels, entries)
-		sc.recycle()
+		sc.Recycle()
 		return true
 	}
-	result := func() bool { return sc.array(stream) }
-	var top seen
-	ok := sc.object(func(key string) bool {
+	result := func() bool { return sc.Array(stream) }
+	var top Seen
+	ok := sc.Object(func(key string) bool {
 		switch key {
 		case "status":
-			v, ok := sc.str()
+			v, ok := sc.Str()
 			status = string([]byte(v))
-			return top.first(0) && ok
+			return top.First(0) && ok
 		case "data":
-			var dk seen
-			return top.first(1) && sc.object(func(k string) bool {
+			var dk Seen
+			return top.First(1) && sc.Object(func(k string) bool {
 				switch k {
 				case "resultType":
-					v, ok := sc.str()
+					v, ok := sc.Str()
 					resultType = string([]byte(v))
-					return dk.first(0) && ok && resultType == "streams"
+					return dk.First(0) && ok && resultType == "streams"
 				case "result":
-					return dk.first(1) && resultType == "streams" && result()
+					return dk.First(1) && resultType == "streams" && result()
 				}
-				if foldsTo(k, lokiDataKeys...) {
+				if FoldsTo(k, lokiDataKeys...) {
 					return false
 				}
-				_, ok := sc.value(3)
+				_, ok := sc.Value(3)
 				return ok
 			})
 		case "streams":
 			resultType = "streams"
-			return top.first(2) && result()
+			return top.First(2) && result()
 		}
-		if foldsTo(key, lokiTopKeys...) {
+		if FoldsTo(key, lokiTopKeys...) {
 			return false
 		}
-		_, ok := sc.value(2)
+		_, ok := sc.Value(2)
 		return ok
 	})
-	if !ok || !sc.atEnd() || status != "success" && status != "" || resultType != "streams" || s.full() {
+	if !ok || !sc.AtEnd() || status != "success" && status != "" || resultType != "streams" || s.full() {
 		return nil, ErrSlowPath
 	}
 	s.finish()
@@ -113,14 +113,14 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 }
 
 // lokiFastValue reads ["ns", "line"] or ["ns", "line", {metadata}].
-func lokiFastValue(sc *fastScanner) (lokiEntry, bool) {
+func lokiFastValue(sc *FastScanner) (lokiEntry, bool) {
 	var e lokiEntry
 	n := 0
-	ok := sc.array(func() bool {
+	ok := sc.Array(func() bool {
 		n++
 		switch n {
 		case 1:
-			v, ok := sc.str()
+			v, ok := sc.Str()
 			if !ok || len(v) == 0 || len(v) > 19 {
 				return false
 			}
@@ -138,20 +138,20 @@ func lokiFastValue(sc *fastScanner) (lokiEntry, bool) {
 			e.t = Time(ns)
 			return true
 		case 2:
-			v, ok := sc.str()
+			v, ok := sc.Str()
 			e.line = v
 			return ok
 		case 3:
 			e.meta = map[string]string{}
-			return sc.object(func(k string) bool {
-				if sc.ws() == '{' { // structuredMetadata / parsed
-					return sc.object(func(k2 string) bool {
-						v, ok := sc.str()
+			return sc.Object(func(k string) bool {
+				if sc.SkipWS() == '{' { // structuredMetadata / parsed
+					return sc.Object(func(k2 string) bool {
+						v, ok := sc.Str()
 						e.meta[k2] = v
 						return ok
 					})
 				}
-				v, ok := sc.str()
+				v, ok := sc.Str()
 				e.meta[k] = v
 				return ok
 			})

@@ -41,7 +41,7 @@ const kvHeader = "#kv-metrics"
 
 // decodeKV is the whole decoder of the kv-metrics format.
 func decodeKV(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	b := &Bundle{}
 	byKey := map[string]*Series{}
 	bad, dropped := 0, 0

@@ -270,11 +270,11 @@ const (
 	SpanConsumer
 )
 
-var spanKindNames = [...]string{"unspecified", "internal", "server", "client", "producer", "consumer"}
+var SpanKindNames = [...]string{"unspecified", "internal", "server", "client", "producer", "consumer"}
 
 func (k SpanKind) String() string {
-	if int(k) < len(spanKindNames) {
-		return spanKindNames[k]
+	if int(k) < len(SpanKindNames) {
+		return SpanKindNames[k]
 	}
 	return fmt.Sprintf("spankind(%d)", k)
 }

@@ -153,7 +153,7 @@ func union(iv [][2]int64) [][2]int64 {
 // Its length is the fixed list of series it emits, each a few lines over
 // the same buckets; split, each piece would take the whole bucket state.
 func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	// Intervals whose Unix time (t+Base) is negative or overflows, or that
 	// end before they start, would overflow the bucket arithmetic below
 	// (found by FuzzNsightSQLite): drop and count them.
@@ -409,4 +409,36 @@ func isSyncCall(name string) bool {
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatNsightSQLite, DecodeFile: readSQLite,
 		Sniff: []SniffRule{{PrioritySQLite, func(h *Head) bool { return bytes.HasPrefix(h.Raw, []byte("SQLite format 3\x00")) }}}})
+}
+
+// dropFarIntervals drops the activities and host calls of a GPU timeline
+// that start or end far outside the robust range of all their start and end
+// times (see RobustRange), with an ErrBadValue warning: the timeline's step
+// and length then come from the bulk of the trace, never from one row
+// spanning centuries.
+func (tl *gpuTimeline) dropFarIntervals(b *Bundle, source string) {
+	n := len(tl.Acts) + len(tl.Stalls)
+	stride := max(1, (2*n+OutlierSamples-1)/OutlierSamples)
+	ts := make([]int64, 0, 2*n/stride+2)
+	i := 0
+	sample := func(s, e int64) {
+		if i%stride == 0 {
+			ts = append(ts, s, e)
+		}
+		i++
+	}
+	for _, a := range tl.Acts {
+		sample(a.Start, a.End)
+	}
+	for _, h := range tl.Stalls {
+		sample(h.Start, h.End)
+	}
+	slices.Sort(ts)
+	lo, hi := RobustRange(ts, OutlierMinMargin)
+	far := func(s, e int64) bool { return s < lo || e > hi }
+	tl.Acts = slices.DeleteFunc(tl.Acts, func(a gpuInterval) bool { return far(a.Start, a.End) })
+	tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h hostInterval) bool { return far(h.Start, h.End) })
+	if d := n - len(tl.Acts) - len(tl.Stalls); d > 0 {
+		b.Warn(ErrBadValue, source, d, "%d GPU activities or blocking calls start or end far outside the rest of the trace (dropped): the timeline is built from the bulk of the trace", d)
+	}
 }

@@ -71,7 +71,7 @@ func strCol(c string, max int) string {
 // columns, read each activity table into the timeline), kept in one piece
 // so the read-only transaction and its deferred cleanup stay in one place.
 func decodeNsightSQLite(name, path string, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: "mode=ro&immutable=1"}
 	db, err := sql.Open("sqlite", u.String())
 	if err != nil {

@@ -313,7 +313,7 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 					cols = append(cols, col)
 				}
 				if len(cols) < 1 || cols[0].field == "" {
-					return nil, errorAt(name, lr.off, errors.New("nvidia-smi csv: empty header"))
+					return nil, ErrorAt(name, lr.off, errors.New("nvidia-smi csv: empty header"))
 				}
 				for i, c := range cols {
 					switch c.field {
@@ -362,7 +362,7 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		if tsCol >= 0 {
 			var ok bool
 			if t, ok = parseSMITime(cells[tsCol]); !ok {
-				return nil, errorAt(name, lr.off, fmt.Errorf("nvidia-smi csv: bad timestamp %q", cells[tsCol]))
+				return nil, ErrorAt(name, lr.off, fmt.Errorf("nvidia-smi csv: bad timestamp %q", cells[tsCol]))
 			}
 		}
 		cell := func(i int) string {
@@ -423,10 +423,10 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		}
 	}
 	if err := lr.sc.Err(); err != nil {
-		return nil, errorAt(name, lr.next, fmt.Errorf("nvidia-smi csv: %w", err))
+		return nil, ErrorAt(name, lr.next, fmt.Errorf("nvidia-smi csv: %w", err))
 	}
 	if cols == nil {
-		return nil, errorAt(name, 0, errors.New("nvidia-smi csv: no header or data"))
+		return nil, ErrorAt(name, 0, errors.New("nvidia-smi csv: no header or data"))
 	}
 	if badRows > 0 {
 		b.Warn(ErrBadValue, name, badRows, "%d rows with a cell count other than the header's %d skipped", badRows, len(cols))
@@ -514,7 +514,7 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim Limits) (*Bundle, error) 
 				}
 			}
 			if gpuCol < 0 {
-				return nil, errorAt(name, lr.off, fmt.Errorf("nvidia-smi dmon: header without a gpu column: %q", tl))
+				return nil, ErrorAt(name, lr.off, fmt.Errorf("nvidia-smi dmon: header without a gpu column: %q", tl))
 			}
 			headerSeen, unitsPending = true, true
 			if timeCol < 0 {
@@ -523,7 +523,7 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim Limits) (*Bundle, error) 
 			continue
 		}
 		if !headerSeen {
-			return nil, errorAt(name, lr.off, errors.New("nvidia-smi dmon: data before the \"# gpu ...\" header"))
+			return nil, ErrorAt(name, lr.off, errors.New("nvidia-smi dmon: data before the \"# gpu ...\" header"))
 		}
 		f := strings.Fields(tl)
 		if cmdCol >= 0 && len(f) > len(cols) { // command names may hold spaces
@@ -555,7 +555,7 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim Limits) (*Bundle, error) 
 			}
 			tt, err := time.Parse("20060102 15:04:05", ds+" "+f[timeCol])
 			if err != nil {
-				return nil, errorAt(name, lr.off, fmt.Errorf("nvidia-smi dmon: bad date/time %q %q", ds, f[timeCol]))
+				return nil, ErrorAt(name, lr.off, fmt.Errorf("nvidia-smi dmon: bad date/time %q %q", ds, f[timeCol]))
 			}
 			t = FromTime(tt)
 		} else {
@@ -584,10 +584,10 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim Limits) (*Bundle, error) 
 		}
 	}
 	if err := lr.sc.Err(); err != nil {
-		return nil, errorAt(name, lr.next, fmt.Errorf("nvidia-smi dmon: %w", err))
+		return nil, ErrorAt(name, lr.next, fmt.Errorf("nvidia-smi dmon: %w", err))
 	}
 	if !headerSeen {
-		return nil, errorAt(name, 0, errors.New("nvidia-smi dmon: no \"# gpu ...\" header"))
+		return nil, ErrorAt(name, 0, errors.New("nvidia-smi dmon: no \"# gpu ...\" header"))
 	}
 	if badRows > 0 {
 		b.Warn(ErrBadValue, name, badRows, "%d rows with a column count other than the header's %d skipped", badRows, len(cols))

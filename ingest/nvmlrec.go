@@ -88,10 +88,10 @@ func decodeNVMLRecording(name string, r io.Reader, lim Limits) (*Bundle, error) 
 	dec := json.NewDecoder(br)
 	var h nvmlHeader
 	if err := dec.Decode(&h); err != nil {
-		return nil, jsonError(name, err, dec)
+		return nil, JSONError(name, err, dec)
 	}
 	if h.Version == nil {
-		return nil, errorAt(name, 0, errors.New("nvml recording: first line is not a header with \"pipeline_analyze_nvml\""))
+		return nil, ErrorAt(name, 0, errors.New("nvml recording: first line is not a header with \"pipeline_analyze_nvml\""))
 	}
 	if *h.Version != 1 {
 		b.Warn(ErrPartialInput, name, 1, "recording format version %d is newer than 1: unknown fields ignored", *h.Version)
@@ -106,11 +106,11 @@ func decodeNVMLRecording(name string, r io.Reader, lim Limits) (*Bundle, error) 
 			break
 		}
 		if err != nil {
-			return nil, jsonErrorAt(name, err, dec, off)
+			return nil, JSONErrorAt(name, err, dec, off)
 		}
 		lines++
 		if s.TimeNs == nil {
-			return nil, errorAt(name, off, errors.New("nvml recording: sample without t_ns"))
+			return nil, ErrorAt(name, off, errors.New("nvml recording: sample without t_ns"))
 		}
 		t := Time(*s.TimeNs)
 		e := gpuEntity(s.UUID, h.Host, strconv.Itoa(s.GPU))

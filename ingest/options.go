@@ -68,7 +68,7 @@ func DefaultLimits() Limits {
 	}
 }
 
-func (l Limits) withDefaults() Limits {
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.MaxFileBytes == 0 {
 		l.MaxFileBytes = d.MaxFileBytes

@@ -31,7 +31,7 @@ type otlpReader struct {
 	src     Sym // name, the spans' Source
 	lim     Limits
 	b       *Bundle
-	in      *interner
+	in      *Interner
 	um      ptrace.JSONUnmarshaler
 	docs    int // documents with at least one span
 	limited bool
@@ -40,7 +40,7 @@ type otlpReader struct {
 	firstWarn string
 	apiErrs   int
 	firstErr  string
-	procs     processSet // processes with a PID, recorded once
+	procs     ProcessSet // processes with a PID, recorded once
 
 	logs    *logSink // OTLP logs documents among the spans (logmixed.go)
 	logDocs int
@@ -57,8 +57,8 @@ type otlpWrapper struct {
 
 // decodeOTLP reads OTLP JSON traces (see above) into spans.
 func decodeOTLP(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
-	or := &otlpReader{name: name, src: Intern(name), lim: lim, b: &Bundle{}, in: newInterner(lim.MaxStringBytes)}
+	lim = lim.WithDefaults()
+	or := &otlpReader{name: name, src: Intern(name), lim: lim, b: &Bundle{}, in: NewInterner(lim.MaxStringBytes)}
 	dec := json.NewDecoder(r)
 	var err error
 	for n := 0; ; n++ {
@@ -68,19 +68,19 @@ func decodeOTLP(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			_, terr := dec.Token()
 			switch {
 			case errors.Is(terr, io.EOF) && n == 0:
-				err = errorAt(name, off, errors.New("empty input"))
+				err = ErrorAt(name, off, errors.New("empty input"))
 			case errors.Is(terr, io.EOF):
 			case terr != nil:
-				err = jsonError(name, terr, dec)
+				err = JSONError(name, terr, dec)
 			default:
-				err = errorAt(name, off, errors.New("otlp: unexpected closing delimiter at top level"))
+				err = ErrorAt(name, off, errors.New("otlp: unexpected closing delimiter at top level"))
 			}
 			break
 		}
 		start := dec.InputOffset()
 		var raw json.RawMessage
 		if derr := dec.Decode(&raw); derr != nil {
-			err = jsonErrorAt(name, derr, dec, start)
+			err = JSONErrorAt(name, derr, dec, start)
 			break
 		}
 		if err = or.document(raw, start); err != nil || or.limited {
@@ -93,12 +93,12 @@ func decodeOTLP(name string, r io.Reader, lim Limits) (*Bundle, error) {
 // document reads one top-level JSON value that starts at byte off.
 func (or *otlpReader) document(raw json.RawMessage, off int64) error {
 	if len(raw) == 0 || raw[0] != '{' {
-		return errorAt(or.name, off, fmt.Errorf("otlp: expected a JSON object, found %s", truncateUTF8(string(raw), 20)))
+		return ErrorAt(or.name, off, fmt.Errorf("otlp: expected a JSON object, found %s", TruncateUTF8(string(raw), 20)))
 	}
 	if k := firstKey(raw); k == "result" || k == "error" {
 		var w otlpWrapper
 		if err := json.Unmarshal(raw, &w); err != nil {
-			return errorAt(or.name, off, fmt.Errorf("otlp api_v3 wrapper: %w", err))
+			return ErrorAt(or.name, off, fmt.Errorf("otlp api_v3 wrapper: %w", err))
 		}
 		if w.Error != nil {
 			if or.apiErrs == 0 {
@@ -116,7 +116,7 @@ func (or *otlpReader) document(raw json.RawMessage, off int64) error {
 	}
 	td, err := or.um.UnmarshalTraces(raw)
 	if err != nil {
-		return errorAt(or.name, off, fmt.Errorf("otlp: %w", err))
+		return ErrorAt(or.name, off, fmt.Errorf("otlp: %w", err))
 	}
 	if or.convert(td) > 0 {
 		or.docs++
@@ -131,17 +131,17 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
-		var res locTags
+		var res LocTags
 		var service Sym
 		rs.Resource().Attributes().Range(func(k string, v pcommon.Value) bool {
 			if k == "service.name" {
-				service = or.in.sym(v.AsString())
-			} else if dst := res.field(k); dst != nil && dst.IsEmpty() {
-				*dst = or.in.sym(v.AsString())
+				service = or.in.Sym(v.AsString())
+			} else if dst := res.Field(k); dst != nil && dst.IsEmpty() {
+				*dst = or.in.Sym(v.AsString())
 			}
 			return true
 		})
-		or.procs.add(or.b, service, res, or.name)
+		or.procs.Add(or.b, service, res, or.name)
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			spans := sss.At(j).Spans()
@@ -150,7 +150,7 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 					or.limited = true
 					return added
 				}
-				or.b.Spans = appendSpan(or.b.Spans, or.span(spans.At(k), service, res))
+				or.b.Spans = AppendSpan(or.b.Spans, or.span(spans.At(k), service, res))
 				added++
 			}
 		}
@@ -160,43 +160,43 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 
 // span converts one OTLP span; span attributes override resource placement.
 // Peer is peer.service, else server.address.
-func (or *otlpReader) span(sp ptrace.Span, service Sym, res locTags) Span {
+func (or *otlpReader) span(sp ptrace.Span, service Sym, res LocTags) Span {
 	s := Span{
 		TraceID:   traceIDFromBytes(sp.TraceID()),
 		SpanID:    spanIDFromBytes(sp.SpanID()),
 		ParentID:  spanIDFromBytes(sp.ParentSpanID()),
 		Service:   service,
-		Operation: or.in.sym(sp.Name()),
+		Operation: or.in.Sym(sp.Name()),
 		Start:     Time(sp.StartTimestamp()),
 		Duration:  time.Duration(int64(sp.EndTimestamp()) - int64(sp.StartTimestamp())),
 		Error:     sp.Status().Code() == ptrace.StatusCodeError,
 		Source:    or.src,
 	}
-	if k := sp.Kind(); k >= 0 && int(k) < len(spanKindNames) {
+	if k := sp.Kind(); k >= 0 && int(k) < len(SpanKindNames) {
 		s.Kind = SpanKind(k)
 	}
-	var loc locTags
+	var loc LocTags
 	addr := ""
 	sp.Attributes().Range(func(k string, v pcommon.Value) bool {
 		switch k {
 		case jaegerWarningsKey:
 			or.warnings(v)
 		case "peer.service":
-			s.Peer = or.in.sym(v.AsString())
+			s.Peer = or.in.Sym(v.AsString())
 		case "server.address":
 			addr = v.AsString()
 		default:
-			if dst := loc.field(k); dst != nil && dst.IsEmpty() {
-				*dst = or.in.sym(v.AsString())
+			if dst := loc.Field(k); dst != nil && dst.IsEmpty() {
+				*dst = or.in.Sym(v.AsString())
 			}
 		}
 		return true
 	})
 	if s.Peer.IsEmpty() && addr != "" {
-		s.Peer = or.in.sym(addr)
+		s.Peer = or.in.Sym(addr)
 	}
-	loc.merge(res)
-	loc.place(&s)
+	loc.Merge(res)
+	loc.Place(&s)
 	return s
 }
 
@@ -228,7 +228,7 @@ func (or *otlpReader) finish(err error, dec *json.Decoder, src io.Reader) (*Bund
 			return nil, err
 		}
 		rest, _ := io.Copy(io.Discard, src)
-		total := dec.InputOffset() + bufferedLen(dec) + rest
+		total := dec.InputOffset() + BufferedLen(dec) + rest
 		lost := ""
 		var ie *InputError
 		if errors.As(err, &ie) && ie.Offset >= 0 && total > ie.Offset {
@@ -242,8 +242,8 @@ func (or *otlpReader) finish(err error, dec *json.Decoder, src io.Reader) (*Bund
 	if or.apiErrs > 0 {
 		b.Warn(ErrSourceWarning, or.name, or.apiErrs, "Jaeger api_v3 reported %d errors; first: %s", or.apiErrs, or.firstErr)
 	}
-	if or.in.truncated > 0 {
-		b.Warn(ErrLimit, or.name, or.in.truncated, "%d names longer than %d bytes truncated", or.in.truncated, or.lim.MaxStringBytes)
+	if or.in.Truncated > 0 {
+		b.Warn(ErrLimit, or.name, or.in.Truncated, "%d names longer than %d bytes truncated", or.in.Truncated, or.lim.MaxStringBytes)
 	}
 	if or.limited {
 		b.Warn(ErrLimit, or.name, 1, "stopped after %d spans (the span limit); the rest of the input was not read", len(b.Spans))

@@ -22,7 +22,7 @@ import (
 
 // decodeOTLPLogs reads OTLP JSON logs into log records.
 func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	b := &Bundle{}
 	s := newLogSink(name, lim, b)
 	var um plog.JSONUnmarshaler
@@ -36,12 +36,12 @@ func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			_, terr := dec.Token()
 			switch {
 			case errors.Is(terr, io.EOF) && n == 0:
-				err = errorAt(name, off, errors.New("empty input"))
+				err = ErrorAt(name, off, errors.New("empty input"))
 			case errors.Is(terr, io.EOF):
 			case terr != nil:
-				err = jsonError(name, terr, dec)
+				err = JSONError(name, terr, dec)
 			default:
-				err = errorAt(name, off, errors.New("otlp logs: unexpected closing delimiter at top level"))
+				err = ErrorAt(name, off, errors.New("otlp logs: unexpected closing delimiter at top level"))
 			}
 			break
 		}
@@ -50,14 +50,14 @@ func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		var raw json.RawMessage
 		if derr := dec.Decode(&raw); derr != nil {
 			if errors.Is(derr, ErrLimit) {
-				err = errorAt(name, start, fmt.Errorf("otlp logs: document %d: %w", n+1, derr))
+				err = ErrorAt(name, start, fmt.Errorf("otlp logs: document %d: %w", n+1, derr))
 			} else {
-				err = jsonErrorAt(name, derr, dec, start)
+				err = JSONErrorAt(name, derr, dec, start)
 			}
 			break
 		}
 		if len(raw) == 0 || raw[0] != '{' {
-			err = errorAt(name, start, fmt.Errorf("otlp logs: expected a JSON object, found %s", truncateUTF8(string(raw), 20)))
+			err = ErrorAt(name, start, fmt.Errorf("otlp logs: expected a JSON object, found %s", TruncateUTF8(string(raw), 20)))
 			break
 		}
 		if firstKey(raw) == "resourceSpans" {
@@ -66,7 +66,7 @@ func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		}
 		ld, uerr := um.UnmarshalLogs(raw)
 		if uerr != nil {
-			err = errorAt(name, start, fmt.Errorf("otlp logs: %w", uerr))
+			err = ErrorAt(name, start, fmt.Errorf("otlp logs: %w", uerr))
 			break
 		}
 		s.otlpLogs(ld, n+1)
@@ -144,24 +144,24 @@ func (s *logSink) otlpRecord(st int32, lr plog.LogRecord, doc int) {
 }
 
 // decodeOTLPLogsFast is decodeOTLPLogs' fast path: documents are delimited
-// by brace matching (fastScanner.rawObject) and checked with json.Valid
+// by brace matching (FastScanner.rawObject) and checked with json.Valid
 // instead of being decoded into a RawMessage (two scans and a copy), then
 // handed to the same unmarshaler and sink. Anything
 // unusual — a document pdata rejects, bytes between documents that are not
 // white space, a read error — declines with ErrSlowPath, and ReadFile
 // re-reads the file with decodeOTLPLogs, which owns the positioned errors.
 func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	b := &Bundle{}
 	s := newLogSink(name, lim, b)
-	// A document over MaxDocumentBytes is declined (rawObject bounds what
-	// it buffers by maxTok): the general reader words the error.
-	sc := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth, maxTok: lim.MaxDocumentBytes}
+	// A document over MaxDocumentBytes is declined (RawObject bounds what
+	// it buffers by MaxTok): the general reader words the error.
+	sc := &FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxDocumentBytes}
 	var um plog.JSONUnmarshaler
 	for n := 1; !s.full(); n++ {
-		switch sc.ws() {
+		switch sc.SkipWS() {
 		case 0:
-			if n == 1 || sc.buf == nil || !sc.atEnd() {
+			if n == 1 || sc.Buf == nil || !sc.AtEnd() {
 				return nil, ErrSlowPath // empty input or a read error
 			}
 			s.finish()
@@ -170,7 +170,7 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		default:
 			return nil, ErrSlowPath
 		}
-		raw, ok := sc.rawObject()
+		raw, ok := sc.RawObject()
 		if !ok || int64(len(raw)) > lim.MaxDocumentBytes || !json.Valid(raw) { // what encoding/json accepts, as the general reader
 			return nil, ErrSlowPath
 		}
@@ -182,7 +182,7 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			return nil, ErrSlowPath
 		}
 		s.otlpLogs(ld, n)
-		sc.recycle() // pdata copied what it keeps
+		sc.Recycle() // pdata copied what it keeps
 	}
 	return nil, ErrSlowPath // the record limit: the general reader words the warning
 }

@@ -9,65 +9,6 @@ import (
 	"strings"
 )
 
-// processSet records a reader's processes with a PID once each. Readers
-// call add for every span (span tags may carry the PID), so the last
-// process is checked before the map: consecutive spans share it.
-type processSet struct {
-	seen map[Process]bool
-	last Process
-	// versions are the (pod, version) pairs recorded, lastVersion the last.
-	versions    map[PodVersion]bool
-	lastVersion PodVersion
-}
-
-// add records the process described by service and loc (when it has a PID)
-// in b.Processes, once per distinct process; and the version a pod runs
-// (when loc names both) in b.PodVersions, once per pair.
-func (ps *processSet) add(b *Bundle, service Sym, loc locTags, source string) {
-	if !loc.version.IsEmpty() && !loc.pod.IsEmpty() {
-		ps.addVersion(b, PodVersion{Service: service.String(), Pod: loc.pod.String(), Version: loc.version.String(), Source: source})
-	}
-	if loc.pid.IsEmpty() || service.IsEmpty() {
-		return
-	}
-	pid, err := strconv.ParseUint(strings.TrimSpace(loc.pid.String()), 10, 32)
-	if err != nil || pid == 0 {
-		return // not a PID: ignored, like any unknown tag
-	}
-	host := loc.node
-	if host.IsEmpty() {
-		host = loc.host
-	}
-	p := Process{Service: service.String(), Pod: loc.pod.String(), Host: host.String(), PID: uint32(pid), Source: source}
-	if p == ps.last {
-		return
-	}
-	ps.last = p
-	if ps.seen == nil {
-		ps.seen = map[Process]bool{}
-	}
-	if ps.seen[p] {
-		return
-	}
-	ps.seen[p] = true
-	b.Processes = append(b.Processes, p)
-}
-
-// addVersion records v once.
-func (ps *processSet) addVersion(b *Bundle, v PodVersion) {
-	if v == ps.lastVersion {
-		return
-	}
-	ps.lastVersion = v
-	if ps.versions == nil {
-		ps.versions = map[PodVersion]bool{}
-	}
-	if !ps.versions[v] {
-		ps.versions[v] = true
-		b.PodVersions = append(b.PodVersions, v)
-	}
-}
-
 // hostPID keys a process by host (normalised, lower case) and PID.
 type hostPID struct {
 	host string

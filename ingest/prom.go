@@ -113,7 +113,7 @@ type promState struct {
 // and points beyond lim.MaxSeries / lim.MaxPoints are dropped with an
 // ErrLimit warning. Every series is classified (ClassifySeries).
 func decodePromQueryRange(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	st := &promState{name: name, lim: lim, b: &Bundle{}}
 	dec := json.NewDecoder(r)
 	if err := promDelim(dec, name, '{'); err != nil {
@@ -139,11 +139,11 @@ func decodePromQueryRange(name string, r io.Reader, lim Limits) (*Bundle, error)
 			err = promSkip(dec)
 		}
 		if err != nil {
-			return nil, jsonError(name, err, dec)
+			return nil, JSONError(name, err, dec)
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, jsonError(name, err, dec)
+		return nil, JSONError(name, err, dec)
 	}
 	b, err := st.finish()
 	if err == nil {
@@ -218,7 +218,7 @@ func (st *promState) data(dec *json.Decoder) error {
 		case "resultType":
 			err = dec.Decode(&st.resultType)
 			if err == nil && st.resultType == "string" {
-				return errorAt(st.name, dec.InputOffset(), errors.New("prometheus: resultType \"string\" holds no series"))
+				return ErrorAt(st.name, dec.InputOffset(), errors.New("prometheus: resultType \"string\" holds no series"))
 			}
 		case "result":
 			err = st.result(dec)
@@ -244,7 +244,7 @@ func (st *promState) result(dec *json.Decoder) error {
 		return nil // "result": null
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return errorAt(st.name, dec.InputOffset(), fmt.Errorf("prometheus: result is %v, want an array", tok))
+		return ErrorAt(st.name, dec.InputOffset(), fmt.Errorf("prometheus: result is %v, want an array", tok))
 	}
 	for dec.More() {
 		off := dec.InputOffset()
@@ -267,7 +267,7 @@ func (st *promState) result(dec *json.Decoder) error {
 				off += te.Offset
 				err = fmt.Errorf("expected %v for field %q, found JSON %s", te.Type, te.Field, te.Value)
 			}
-			return errorAt(st.name, off, fmt.Errorf("prometheus series: %w", err))
+			return ErrorAt(st.name, off, fmt.Errorf("prometheus series: %w", err))
 		}
 		pts := pr.Values
 		if pr.Value != nil {
@@ -317,7 +317,7 @@ func (st *promState) add(metric map[string]string, pts []promPoint) {
 		s.V[i] = v
 	}
 	st.points += len(pts)
-	classifySeries(s)
+	ClassifySeries(s)
 	st.b.Series = append(st.b.Series, s)
 }
 
@@ -326,10 +326,10 @@ func promDelim(dec *json.Decoder, name string, want json.Delim) error {
 	off := dec.InputOffset()
 	tok, err := dec.Token()
 	if err != nil {
-		return jsonError(name, err, dec)
+		return JSONError(name, err, dec)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != want {
-		return errorAt(name, off, fmt.Errorf("expected %q, found %v", want, tok))
+		return ErrorAt(name, off, fmt.Errorf("expected %q, found %v", want, tok))
 	}
 	return nil
 }
@@ -339,11 +339,11 @@ func promKey(dec *json.Decoder, name string) (string, error) {
 	off := dec.InputOffset()
 	tok, err := dec.Token()
 	if err != nil {
-		return "", jsonError(name, err, dec)
+		return "", JSONError(name, err, dec)
 	}
 	k, ok := tok.(string)
 	if !ok {
-		return "", errorAt(name, off, fmt.Errorf("expected an object key, found %v", tok))
+		return "", ErrorAt(name, off, fmt.Errorf("expected an object key, found %v", tok))
 	}
 	return k, nil
 }

@@ -10,7 +10,7 @@ import (
 // The Prometheus fast path: query_range responses of the common shape
 // ({"status", "data": {"resultType": "matrix", "result": [{"metric": {...},
 // "values": [[t, "v"], ...]}]}}, plus "warnings", "errorType", "error" and
-// ignored keys) are scanned by fastScanner instead of encoding/json, which
+// ignored keys) are scanned by FastScanner instead of encoding/json, which
 // spent most of its time re-scanning each series (RawMessage, then
 // Unmarshal). Series go through the general reader's promState.add and
 // finish, so limits, classification, warnings and errors are the same. On
@@ -29,9 +29,9 @@ var (
 
 // decodePromFast is decodePromQueryRange's fast path; see above.
 func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	st := &promState{name: name, lim: lim, b: &Bundle{}}
-	s := &fastScanner{r: r, keep: -1, maxDepth: lim.MaxDepth, maxTok: lim.MaxTokenBytes}
+	s := &FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
 	var pts []promPoint
 	var metric map[string]string
 	series := func() bool {
@@ -40,12 +40,12 @@ func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			metric = map[string]string{}
 		}
 		pts = pts[:0]
-		var sk seen
-		ok := s.object(func(key string) bool {
+		var sk Seen
+		ok := s.Object(func(key string) bool {
 			switch key {
 			case "metric":
-				return sk.first(0) && s.object(func(k string) bool {
-					v, ok := s.str()
+				return sk.First(0) && s.Object(func(k string) bool {
+					v, ok := s.Str()
 					if _, dup := metric[k]; dup || !ok {
 						return false
 					}
@@ -53,80 +53,80 @@ func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 					return true
 				})
 			case "values":
-				return sk.first(1) && s.array(func() bool {
+				return sk.First(1) && s.Array(func() bool {
 					p, ok := promFastPoint(s)
 					pts = append(pts, p)
 					return ok
 				})
 			}
-			if foldsTo(key, promSeriesKeys...) {
+			if FoldsTo(key, promSeriesKeys...) {
 				return false // "value" (a vector) or an odd case: the general reader
 			}
-			_, ok := s.value(4)
+			_, ok := s.Value(4)
 			return ok
 		})
 		if !ok {
 			return false
 		}
 		st.add(metric, pts) // parses the values; keeps no view
-		s.recycle()
+		s.Recycle()
 		return true
 	}
-	var top seen
-	ok := s.object(func(key string) bool {
+	var top Seen
+	ok := s.Object(func(key string) bool {
 		switch key {
 		case "status":
-			return top.first(0) && s.ws() == '"' && promFastString(s, &st.status)
+			return top.First(0) && s.SkipWS() == '"' && promFastString(s, &st.status)
 		case "errorType":
-			return top.first(1) && s.ws() == '"' && promFastString(s, &st.errType)
+			return top.First(1) && s.SkipWS() == '"' && promFastString(s, &st.errType)
 		case "error":
-			return top.first(2) && s.ws() == '"' && promFastString(s, &st.errMsg)
+			return top.First(2) && s.SkipWS() == '"' && promFastString(s, &st.errMsg)
 		case "warnings":
-			if !top.first(3) || s.ws() != '[' {
+			if !top.First(3) || s.SkipWS() != '[' {
 				return false
 			}
 			var ok bool
-			st.warnings, ok = s.strings(nil)
+			st.warnings, ok = s.Strings(nil)
 			return ok
 		case "data":
-			var ds seen
-			return top.first(4) && s.object(func(key string) bool {
+			var ds Seen
+			return top.First(4) && s.Object(func(key string) bool {
 				switch key {
 				case "resultType":
-					return ds.first(0) && s.ws() == '"' && promFastString(s, &st.resultType) && st.resultType == "matrix"
+					return ds.First(0) && s.SkipWS() == '"' && promFastString(s, &st.resultType) && st.resultType == "matrix"
 				case "result":
 					// The general reader needs resultType to have been seen
 					// only for "string"; require it first to keep the paths
 					// equal in every other respect too.
-					return ds.first(1) && st.resultType == "matrix" && s.ws() == '[' && s.array(series)
+					return ds.First(1) && st.resultType == "matrix" && s.SkipWS() == '[' && s.Array(series)
 				}
-				if foldsTo(key, promDataKeys...) {
+				if FoldsTo(key, promDataKeys...) {
 					return false
 				}
-				_, ok := s.value(2)
+				_, ok := s.Value(2)
 				return ok
 			})
 		}
-		if foldsTo(key, promTopKeys...) {
+		if FoldsTo(key, promTopKeys...) {
 			return false
 		}
-		_, ok := s.value(1)
+		_, ok := s.Value(1)
 		return ok
 	})
-	if errors.Is(s.rerr, ErrLimit) {
+	if errors.Is(s.ReadErr, ErrLimit) {
 		// The general reader rejects the input on any read error: spare it
 		// reading the input again up to the same limit.
-		return nil, &InputError{File: name, Offset: -1, Err: s.rerr}
+		return nil, &InputError{File: name, Offset: -1, Err: s.ReadErr}
 	}
-	if !ok || !s.atEnd() || s.buf == nil {
+	if !ok || !s.AtEnd() || s.Buf == nil {
 		return nil, ErrSlowPath
 	}
 	return st.finish()
 }
 
 // promFastString reads a string into dst as a copy.
-func promFastString(s *fastScanner, dst *string) bool {
-	v, ok := s.str()
+func promFastString(s *FastScanner, dst *string) bool {
+	v, ok := s.Str()
 	*dst = strings.Clone(v)
 	return ok
 }
@@ -135,12 +135,12 @@ func promFastString(s *fastScanner, dst *string) bool {
 // valid until the scanner recycles its buffers; escapes are decoded, as the
 // general reader decodes them. A quoted or out-of-range timestamp, or an
 // unquoted value, is left to the general reader.
-func promFastPoint(s *fastScanner) (promPoint, bool) {
+func promFastPoint(s *FastScanner) (promPoint, bool) {
 	var p promPoint
-	if !s.expect('[') {
+	if !s.Expect('[') {
 		return p, false
 	}
-	raw, ok := s.value(5)
+	raw, ok := s.Value(5)
 	if !ok || len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
 		return p, false
 	}
@@ -148,11 +148,11 @@ func promFastPoint(s *fastScanner) (promPoint, bool) {
 	if err != nil {
 		return p, false // out of range: the general reader reports it
 	}
-	if !s.expect(',') || s.ws() != '"' {
+	if !s.Expect(',') || s.SkipWS() != '"' {
 		return p, false
 	}
-	v, ok := s.str()
-	if !ok || !s.expect(']') {
+	v, ok := s.Str()
+	if !ok || !s.Expect(']') {
 		return p, false
 	}
 	p.T, p.V = t, v

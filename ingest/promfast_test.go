@@ -96,7 +96,7 @@ func TestPromFastRealFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if Sniff(in[:min(len(in), sniffLen)]) != FormatPromQueryRange {
+		if Sniff(in[:min(len(in), SniffLen)]) != FormatPromQueryRange {
 			continue
 		}
 		if comparePromFast(t, in, Limits{}) {

@@ -46,7 +46,7 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		}
 		return nil, fmt.Errorf("no readable input: %d paths skipped (first: %s: %s)", len(unread), unread[0].Path, unread[0].Error)
 	}
-	lim := opt.Limits.withDefaults()
+	lim := opt.Limits.WithDefaults()
 	streams := make([]bool, len(files))
 	for i, f := range files {
 		streams[i] = isStream(f)
@@ -383,7 +383,7 @@ func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDi
 // bound, gunzip, sniff, dispatch, describe), each step short; split, the
 // closers and limits would be threaded through every piece.
 func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir string) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	var raw io.Reader
 	name := path
 	if path == "-" {
@@ -418,15 +418,15 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 	}
 	r = &limitReader{r: r, left: lim.MaxFileBytes}
 	guard := newTokenGuard(r, lim.MaxTokenBytes)
-	pr := bufio.NewReaderSize(guard, sniffLen)
+	pr := bufio.NewReaderSize(guard, SniffLen)
 	if bom, _ := pr.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		pr.Discard(3) // a UTF-8 byte-order mark: no reader expects it
 	}
-	head, err := pr.Peek(sniffLen)
+	head, err := pr.Peek(SniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, &InputError{File: name, Offset: int64(len(head)), Err: err}
 	}
-	err = nil // io.EOF from Peek only means the input is shorter than sniffLen
+	err = nil // io.EOF from Peek only means the input is shorter than SniffLen
 	if len(bytes.TrimSpace(head)) == 0 {
 		return nil, &InputError{File: name, Offset: 0, Err: errors.New("empty input")}
 	}

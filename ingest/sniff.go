@@ -8,9 +8,6 @@ import (
 // SniffLen is how many leading bytes Sniff looks at.
 const SniffLen = 64 << 10
 
-// sniffLen is SniffLen (the name the core's readers use).
-const sniffLen = SniffLen
-
 // The sniff order: every rule's priority, in the order the rules are tried
 // (ascending). One table, so that the order is the same whatever the order
 // in which the decoder packages register. A head that starts with '{' or

@@ -11,10 +11,10 @@ import (
 // orphans and parent cycles counted as warnings, parent links built with
 // an open-addressing table (checkSpans).
 
-// appendSpan appends s, doubling the slice when full: append grows big
+// AppendSpan appends s, doubling the slice when full: append grows big
 // slices by about 1.25×, which copies a file's spans (pointerful, under GC
 // write barriers) about four times while reading it.
-func appendSpan(spans []Span, s Span) []Span {
+func AppendSpan(spans []Span, s Span) []Span {
 	if n := len(spans); n == cap(spans) {
 		spans = slices.Grow(spans, max(n, 4096))
 	}

@@ -67,7 +67,7 @@ func TestRobustRange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := append([]int64(nil), tc.ts...)
 			slicesSort(ts)
-			lo, hi := robustRange(ts, outlierMinMargin)
+			lo, hi := RobustRange(ts, OutlierMinMargin)
 			for _, x := range tc.in {
 				if x < lo || x > hi {
 					t.Errorf("%d dropped: range [%d, %d]", x, lo, hi)

@@ -191,7 +191,7 @@ func spanLess(x, y *Span) bool {
 // Prometheus) stop early themselves; this is the backstop for the others and
 // for the totals over all inputs. source names the input in the warning.
 func (b *Bundle) enforceLimits(lim Limits, source string) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	if n := len(b.Spans); n > lim.MaxSpans {
 		b.Spans = b.Spans[:lim.MaxSpans]
 		b.Warn(ErrLimit, source, n-lim.MaxSpans, "%d spans dropped: more than %d spans (--max-spans)", n-lim.MaxSpans, lim.MaxSpans)

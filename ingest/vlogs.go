@@ -51,7 +51,7 @@ func decodeVictoriaLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		ts := str("_time")
 		tt, err := time.Parse(time.RFC3339Nano, ts)
 		if err != nil || !logYearOK(tt) {
-			s.malformed(lr.n, -1, "bad _time %q", truncateUTF8(ts, 40))
+			s.malformed(lr.n, -1, "bad _time %q", TruncateUTF8(ts, 40))
 			continue
 		}
 		labels := parseStreamLabels(str("_stream"))
