@@ -24,13 +24,18 @@ var layers = map[string][]string{
 	"fixtures":          {},
 	"gpurecord":         {},
 	"ingest":            {"internal/parallel", "logtemplate", "measure"},
-	"peers":             {"ingest", "measure"},
-	"tcg":               {"ingest", "internal/parallel", "measure", "peers"},
-	"causal":            {"ingest", "internal/parallel", "measure", "tcg"},
-	"evidence":          {"causal", "ingest", "measure", "tcg"},
-	"scorecard":         {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
-	"compare":           {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},
-	"driver": {"causal", "compare", "evidence", "fixtures", "gpurecord", "ingest", "internal/boundedfile", "live", "logtemplate", "measure",
+	"ingest/formats":    {"ingest/alertmanager", "ingest/k8sevents"}, // registers every decoder package
+
+	// Decoder packages: each imports only the core (TestDecodersImportOnlyTheCore).
+	"ingest/alertmanager": {"ingest"},
+	"ingest/k8sevents":    {"ingest"},
+	"peers":               {"ingest", "measure"},
+	"tcg":                 {"ingest", "internal/parallel", "measure", "peers"},
+	"causal":              {"ingest", "internal/parallel", "measure", "tcg"},
+	"evidence":            {"causal", "ingest", "measure", "tcg"},
+	"scorecard":           {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
+	"compare":             {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},
+	"driver": {"causal", "compare", "evidence", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "live", "logtemplate", "measure",
 		"peers", "scorecard", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 

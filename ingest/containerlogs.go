@@ -519,24 +519,24 @@ func decodeTextLog(name string, r io.Reader, lim Limits) (*Bundle, error) {
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatDockerJSONLog, Decode: decodeDockerJSON,
 		Sniff: []SniffRule{
-			{PriorityDockerJSON, func(h *Head) bool {
+			{Priority: PriorityDockerJSON, Match: func(h *Head) bool {
 				if !h.JSON() || !h.Has("_msg") && !h.Has("_time") && !h.Has("log") {
 					return false // none of the keys appears at all (cheap)
 				}
 				k := h.TopKeys()
 				return !(k["_msg"] || k["_time"] && k["_stream"]) && k["log"] && (k["stream"] || k["time"] || k["kubernetes"] || k["date"])
 			}},
-			{PriorityDockerJSONBroken, func(h *Head) bool { // a line that lost its opening brace
+			{Priority: PriorityDockerJSONBroken, Match: func(h *Head) bool { // a line that lost its opening brace
 				return !h.JSON() && bytes.HasPrefix(bytes.TrimRight(h.FirstLine(), "\r"), []byte(`"log":`))
 			}},
 		}})
 	RegisterFormat(FormatSpec{Format: FormatCRILog, Decode: decodeCRI,
-		Sniff: []SniffRule{{PriorityCRILog, func(h *Head) bool {
+		Sniff: []SniffRule{{Priority: PriorityCRILog, Match: func(h *Head) bool {
 			_, _, ok := parseCRI(string(bytes.TrimRight(h.FirstLine(), "\r")))
 			return !h.JSON() && ok
 		}}}})
 	RegisterFormat(FormatSpec{Format: FormatTextLog, Decode: decodeTextLog,
-		Sniff: []SniffRule{{PriorityTextLog, func(h *Head) bool { return !h.JSON() && timestampedText(h.Text) }}}})
+		Sniff: []SniffRule{{Priority: PriorityTextLog, Match: func(h *Head) bool { return !h.JSON() && timestampedText(h.Text) }}}})
 }
 
 // timestampedText reports whether a text head is a log whose lines start

@@ -87,5 +87,5 @@ func parseCallCount(raw json.RawMessage) (int64, error) {
 
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatJaegerDependencies, Decode: decodeDependencies, WholeDocument: true,
-		Sniff: []SniffRule{{PriorityJaegerDeps, func(h *Head) bool { return h.JSON() && h.Has("parent") && h.Has("child") && h.Has("callCount") }}}})
+		Sniff: []SniffRule{{Priority: PriorityJaegerDeps, Match: func(h *Head) bool { return h.JSON() && h.Has("parent") && h.Has("child") && h.Has("callCount") }}}})
 }

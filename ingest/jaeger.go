@@ -667,5 +667,5 @@ func (r *jaegerReader) valueErr(err error) error {
 
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatJaegerJSON, Decode: decodeJaeger, Fast: decodeJaegerFast, SelfGuarded: true,
-		Sniff: []SniffRule{{PriorityJaegerJSON, func(h *Head) bool { return h.JSON() && (h.Has("spanID") || h.Has("traceID") && h.Has("spans")) }}}})
+		Sniff: []SniffRule{{Priority: PriorityJaegerJSON, Match: func(h *Head) bool { return h.JSON() && (h.Has("spanID") || h.Has("traceID") && h.Has("spans")) }}}})
 }

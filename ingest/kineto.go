@@ -252,7 +252,7 @@ func microsToNanos(n json.Number) (int64, bool) {
 
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatKineto, Decode: decodeKineto,
-		Sniff: []SniffRule{{PriorityKineto, func(h *Head) bool {
+		Sniff: []SniffRule{{Priority: PriorityKineto, Match: func(h *Head) bool {
 			return h.JSON() && (h.Has("traceEvents") || h.Has("deviceProperties") || h.Has("schemaVersion") && h.Has("distributedInfo"))
 		}}}})
 }

@@ -312,7 +312,7 @@ func metaFields(f *fields, get func(string) string) {
 
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatLokiStreams, Decode: decodeLoki, Fast: decodeLokiFast,
-		Sniff: []SniffRule{{PriorityLokiStreams, func(h *Head) bool {
+		Sniff: []SniffRule{{Priority: PriorityLokiStreams, Match: func(h *Head) bool {
 			return h.JSON() && (h.Has("resultType") && h.ResultType() == "streams" ||
 				!h.Has("resultType") && h.Has("streams") && h.Has("stream") && h.Has("values")) // Loki push body
 		}}}})

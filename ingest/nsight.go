@@ -408,7 +408,7 @@ func isSyncCall(name string) bool {
 
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatNsightSQLite, DecodeFile: readSQLite,
-		Sniff: []SniffRule{{PrioritySQLite, func(h *Head) bool { return bytes.HasPrefix(h.Raw, []byte("SQLite format 3\x00")) }}}})
+		Sniff: []SniffRule{{Priority: PrioritySQLite, Match: func(h *Head) bool { return bytes.HasPrefix(h.Raw, []byte("SQLite format 3\x00")) }}}})
 }
 
 // dropFarIntervals drops the activities and host calls of a GPU timeline

@@ -598,13 +598,13 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim Limits) (*Bundle, error) 
 
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatNvidiaSmiDmon, Decode: decodeNvidiaSmiDmon,
-		Sniff: []SniffRule{{PriorityNvidiaSmiDmon, func(h *Head) bool {
+		Sniff: []SniffRule{{Priority: PriorityNvidiaSmiDmon, Match: func(h *Head) bool {
 			t := h.Text
 			return t[0] == '#' && (bytes.Contains(t[:min(len(t), 2048)], []byte("gpu")) && bytes.Contains(t[:min(len(t), 2048)], []byte("Idx")) ||
 				bytes.HasPrefix(t, []byte("# gpu")))
 		}}}})
 	RegisterFormat(FormatSpec{Format: FormatNvidiaSmiCSV, Decode: decodeNvidiaSmiCSV,
-		Sniff: []SniffRule{{PriorityNvidiaSmiCSV, func(h *Head) bool {
+		Sniff: []SniffRule{{Priority: PriorityNvidiaSmiCSV, Match: func(h *Head) bool {
 			first := h.FirstLine()
 			return !h.JSON() && bytes.Count(first, []byte(",")) >= 1 && (bytes.Contains(first, []byte("index")) || bytes.Contains(first, []byte("uuid")) ||
 				bytes.Contains(first, []byte("utilization.")) || bytes.Contains(first, []byte("timestamp")) || bytes.Contains(first, []byte("name"))) &&

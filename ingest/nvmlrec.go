@@ -168,7 +168,7 @@ func decodeNVMLRecording(name string, r io.Reader, lim Limits) (*Bundle, error) 
 
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatNVMLRecording, Decode: decodeNVMLRecording,
-		Sniff: []SniffRule{{PriorityNVMLRecording, func(h *Head) bool {
+		Sniff: []SniffRule{{Priority: PriorityNVMLRecording, Match: func(h *Head) bool {
 			return h.JSON() && (h.Has("pipeline_analyze_nvml") || h.Has("nvml_version") && h.Has("samples"))
 		}}}})
 }

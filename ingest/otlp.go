@@ -277,5 +277,5 @@ func spanIDFromBytes(b pcommon.SpanID) SpanID {
 
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatOTLPJSON, Decode: decodeOTLP,
-		Sniff: []SniffRule{{PriorityOTLPJSON, func(h *Head) bool { return h.JSON() && h.Has("resourceSpans") }}}})
+		Sniff: []SniffRule{{Priority: PriorityOTLPJSON, Match: func(h *Head) bool { return h.JSON() && h.Has("resourceSpans") }}}})
 }

@@ -211,5 +211,5 @@ func (d *docBound) Read(p []byte) (int, error) {
 
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatOTLPLogs, Decode: decodeOTLPLogs, Fast: decodeOTLPLogsFast,
-		Sniff: []SniffRule{{PriorityOTLPLogs, func(h *Head) bool { return h.JSON() && h.Has("resourceLogs") && !h.Has("resourceSpans") }}}})
+		Sniff: []SniffRule{{Priority: PriorityOTLPLogs, Match: func(h *Head) bool { return h.JSON() && h.Has("resourceLogs") && !h.Has("resourceSpans") }}}})
 }

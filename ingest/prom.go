@@ -372,7 +372,7 @@ func promSkip(dec *json.Decoder) error {
 
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatPromQueryRange, Decode: decodePromQueryRange, Fast: decodePromFast, SelfGuarded: true,
-		Sniff: []SniffRule{{PriorityPromQueryRange, func(h *Head) bool {
+		Sniff: []SniffRule{{Priority: PriorityPromQueryRange, Match: func(h *Head) bool {
 			return h.JSON() && (h.Has("resultType") || (h.Has("status") && (h.Has("errorType") || h.Has("warnings")) && !h.Has("alerts")))
 		}}}})
 }

@@ -119,6 +119,15 @@ func Decoder(f Format) DecodeFunc {
 	return nil
 }
 
+// FileDecoder returns the in-place reader of a registered format read as a
+// file (Nsight SQLite), nil when it has none.
+func FileDecoder(f Format) FileDecodeFunc {
+	if s := spec(f); s != nil {
+		return s.DecodeFile
+	}
+	return nil
+}
+
 // Registered returns the formats registered, in Format order.
 func Registered() []Format {
 	registryMu.RLock()
@@ -133,10 +142,10 @@ func Registered() []Format {
 
 func init() {
 	// The two kinds of file that are recognised but never read as data.
-	RegisterFormat(FormatSpec{Format: FormatLabel, Sniff: []SniffRule{{PriorityLabel, func(h *Head) bool {
+	RegisterFormat(FormatSpec{Format: FormatLabel, Sniff: []SniffRule{{Priority: PriorityLabel, Match: func(h *Head) bool {
 		return h.JSON() && h.Has("root_cause") && (h.Has("fault") || h.Has("inject_time"))
 	}}}})
-	RegisterFormat(FormatSpec{Format: FormatManifest, Sniff: []SniffRule{{PriorityManifest, func(h *Head) bool {
+	RegisterFormat(FormatSpec{Format: FormatManifest, Sniff: []SniffRule{{Priority: PriorityManifest, Match: func(h *Head) bool {
 		return h.JSON() && h.Has("pipeline_analyze_manifest")
 	}}}})
 }

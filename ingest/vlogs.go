@@ -110,7 +110,7 @@ func parseStreamLabels(s string) map[string]string {
 
 func init() {
 	RegisterFormat(FormatSpec{Format: FormatVictoriaLogs, Decode: decodeVictoriaLogs,
-		Sniff: []SniffRule{{PriorityVictoriaLogs, func(h *Head) bool {
+		Sniff: []SniffRule{{Priority: PriorityVictoriaLogs, Match: func(h *Head) bool {
 			if !h.JSON() || !h.Has("_msg") && !h.Has("_time") {
 				return false // none of the keys appears at all (cheap)
 			}

@@ -1,4 +1,4 @@
-package ingest
+package alertmanager
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // amAlert is one alert of an Alertmanager webhook payload or of the
@@ -29,11 +31,11 @@ type amAlert struct {
 // labels, or the workload of a pod label; Signal and Stat are derived from
 // the alert name and annotations (alertSignal). An alert whose startsAt
 // cannot be parsed is kept with a zero time and an ErrBadValue warning.
-func decodeAlertmanager(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodeAlertmanager(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	dec := json.NewDecoder(r)
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
-		return nil, JSONError(name, err, dec)
+		return nil, ingest.JSONError(name, err, dec)
 	}
 	raw = bytes.TrimSpace(raw)
 	lim = lim.WithDefaults()
@@ -48,39 +50,39 @@ func decodeAlertmanager(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			Alerts []json.RawMessage `json:"alerts"`
 		}
 		if err := json.Unmarshal(raw, &p); err != nil {
-			return nil, JSONError(name, err, nil)
+			return nil, ingest.JSONError(name, err, nil)
 		}
 		elems, groupStatus = p.Alerts, p.Status
 	} else if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, JSONError(name, err, nil)
+		return nil, ingest.JSONError(name, err, nil)
 	}
-	b := &Bundle{}
+	b := &ingest.Bundle{}
 	if n := len(elems); n > lim.MaxEvents {
-		b.Warn(ErrLimit, name, n-lim.MaxEvents, "%d of %d alerts dropped: more than %d (--max-events)", n-lim.MaxEvents, n, lim.MaxEvents)
+		b.Warn(ingest.ErrLimit, name, n-lim.MaxEvents, "%d of %d alerts dropped: more than %d (--max-events)", n-lim.MaxEvents, n, lim.MaxEvents)
 		elems = elems[:lim.MaxEvents]
 	}
 	alerts := make([]amAlert, len(elems))
 	for i, e := range elems {
 		if err := json.Unmarshal(e, &alerts[i]); err != nil {
-			return nil, JSONError(name, err, nil)
+			return nil, ingest.JSONError(name, err, nil)
 		}
 	}
 	elems = nil
 	badTimes := 0
 	for _, a := range alerts {
-		al := Alert{
+		al := ingest.Alert{
 			Name:    a.Labels["alertname"],
 			Status:  alertStatus(a.Status, groupStatus),
-			Summary: FirstNonEmpty(a.Annotations["summary"], a.Annotations["description"], a.Annotations["message"]),
+			Summary: ingest.FirstNonEmpty(a.Annotations["summary"], a.Annotations["description"], a.Annotations["message"]),
 			Source:  name,
 			// Prometheus' convention for an alert's runbook (kube-prometheus
 			// rules set it on every alert).
-			RunbookURL: FirstNonEmpty(a.Annotations["runbook_url"], a.Annotations["runbook"]),
+			RunbookURL: ingest.FirstNonEmpty(a.Annotations["runbook_url"], a.Annotations["runbook"]),
 		}
 		for k, v := range a.Labels {
-			al.Labels = append(al.Labels, Label{Name: k, Value: v})
+			al.Labels = append(al.Labels, ingest.Label{Name: k, Value: v})
 		}
-		SortLabels(al.Labels)
+		ingest.SortLabels(al.Labels)
 		al.Service = alertService(al.Labels)
 		if t, ok := parseAlertTime(a.StartsAt); ok {
 			al.StartsAt = t
@@ -91,7 +93,7 @@ func decodeAlertmanager(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		b.Alerts = append(b.Alerts, al)
 	}
 	if badTimes > 0 {
-		b.Warn(ErrBadValue, name, badTimes, "%d alerts without a valid startsAt", badTimes)
+		b.Warn(ingest.ErrBadValue, name, badTimes, "%d alerts without a valid startsAt", badTimes)
 	}
 	return b, nil
 }
@@ -123,22 +125,22 @@ func alertStatus(raw json.RawMessage, group string) string {
 
 // parseAlertTime parses RFC3339 (nanosecond) times; Go's zero time
 // "0001-01-01T00:00:00Z" and "" give ok=false.
-func parseAlertTime(s string) (Time, bool) {
+func parseAlertTime(s string) (ingest.Time, bool) {
 	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
 	if err != nil || t.Year() <= 1 {
 		return 0, false
 	}
-	return FromTime(t), true
+	return ingest.FromTime(t), true
 }
 
 // alertService is the service an alert names, from its labels.
-func alertService(ls Labels) string {
-	if v := FirstLabel(ls, "service", "service_name", "job", "app", "app_kubernetes_io_name", "destination_workload",
+func alertService(ls ingest.Labels) string {
+	if v := ingest.FirstLabel(ls, "service", "service_name", "job", "app", "app_kubernetes_io_name", "destination_workload",
 		"deployment", "statefulset", "workload"); v != "" {
 		return v
 	}
-	if p := FirstLabel(ls, "pod", "exported_pod"); p != "" {
-		return WorkloadOf(p)
+	if p := ingest.FirstLabel(ls, "pod", "exported_pod"); p != "" {
+		return ingest.WorkloadOf(p)
 	}
 	return ""
 }
@@ -165,35 +167,35 @@ func splitCamel(s string) string {
 // specific first. Words are matched on the lowercased, camel-split text with
 // separators folded to single spaces and padded by spaces.
 var alertKeywords = []struct {
-	kind  SignalKind
+	kind  ingest.SignalKind
 	words []string
 }{
-	{SignalXID, []string{" xid", " ecc "}},
-	{SignalKVCache, []string{"kv cache", "kvcache", " cache usage", "preempt"}},
-	{SignalLatency, []string{" ttft ", "time to first token", " tpot ", " itl ", "inter token", "time per output token", "latency", " slow", "duration", "response time"}},
-	{SignalErrors, []string{" error", " 5xx", " fail", "success rate", "success ratio", "availability", " slo burn", " errors "}},
-	{SignalGPUThrottle, []string{"throttle reason", "clock event", "clocks event"}},
-	{SignalQueue, []string{" queue", " waiting", " pending", " backlog"}},
-	{SignalRestarts, []string{"restart", "crash loop", "crashloop"}},
-	{SignalCPUThrottle, []string{"cpu throttl", "throttling"}},
-	{SignalGPUUtil, []string{"gpu util", "gpu busy", "sm active"}},
-	{SignalGPUMemory, []string{"gpu memory", "framebuffer", " fb "}},
-	{SignalCPU, []string{" cpu"}},
-	{SignalMemory, []string{" memory", " oom", " mem "}},
-	{SignalDiskIO, []string{" disk", " iops", " filesystem"}},
-	{SignalNetwork, []string{" network", " packet", " bandwidth"}},
-	{SignalTemperature, []string{"temperature", "thermal", " overheat"}},
-	{SignalPower, []string{" power"}},
-	{SignalGPUClock, []string{" clock"}},
-	{SignalNVLink, []string{"nvlink"}},
-	{SignalTraffic, []string{" traffic", "request rate", " qps", " rps", "throughput"}},
+	{ingest.SignalXID, []string{" xid", " ecc "}},
+	{ingest.SignalKVCache, []string{"kv cache", "kvcache", " cache usage", "preempt"}},
+	{ingest.SignalLatency, []string{" ttft ", "time to first token", " tpot ", " itl ", "inter token", "time per output token", "latency", " slow", "duration", "response time"}},
+	{ingest.SignalErrors, []string{" error", " 5xx", " fail", "success rate", "success ratio", "availability", " slo burn", " errors "}},
+	{ingest.SignalGPUThrottle, []string{"throttle reason", "clock event", "clocks event"}},
+	{ingest.SignalQueue, []string{" queue", " waiting", " pending", " backlog"}},
+	{ingest.SignalRestarts, []string{"restart", "crash loop", "crashloop"}},
+	{ingest.SignalCPUThrottle, []string{"cpu throttl", "throttling"}},
+	{ingest.SignalGPUUtil, []string{"gpu util", "gpu busy", "sm active"}},
+	{ingest.SignalGPUMemory, []string{"gpu memory", "framebuffer", " fb "}},
+	{ingest.SignalCPU, []string{" cpu"}},
+	{ingest.SignalMemory, []string{" memory", " oom", " mem "}},
+	{ingest.SignalDiskIO, []string{" disk", " iops", " filesystem"}},
+	{ingest.SignalNetwork, []string{" network", " packet", " bandwidth"}},
+	{ingest.SignalTemperature, []string{"temperature", "thermal", " overheat"}},
+	{ingest.SignalPower, []string{" power"}},
+	{ingest.SignalGPUClock, []string{" clock"}},
+	{ingest.SignalNVLink, []string{"nvlink"}},
+	{ingest.SignalTraffic, []string{" traffic", "request rate", " qps", " rps", "throughput"}},
 }
 
 // alertSignal derives the signal kind and quantile stat from an alert's
 // name and annotations: "HighRequestLatency"/"p90 latency above SLO" →
 // (latency, "p90"); "TTFT too high" → latency; "HighErrorRate" → errors;
 // "KVCacheAlmostFull" → kv_cache.
-func alertSignal(text string) (SignalKind, string) {
+func alertSignal(text string) (ingest.SignalKind, string) {
 	lower := strings.ToLower(splitCamel(text))
 	var sb strings.Builder
 	sb.WriteByte(' ')
@@ -209,7 +211,7 @@ func alertSignal(text string) (SignalKind, string) {
 	}
 	sb.WriteByte(' ')
 	t := sb.String()
-	kind := SignalOther
+	kind := ingest.SignalOther
 	for _, k := range alertKeywords {
 		for _, w := range k.words {
 			if strings.Contains(t, w) {
@@ -217,17 +219,17 @@ func alertSignal(text string) (SignalKind, string) {
 				break
 			}
 		}
-		if kind != SignalOther {
+		if kind != ingest.SignalOther {
 			break
 		}
 	}
 	stat := ""
 	for _, f := range strings.Fields(t) {
-		if len(f) >= 3 && len(f) <= 5 && f[0] == 'p' && IsDigits(f[1:]) {
+		if len(f) >= 3 && len(f) <= 5 && f[0] == 'p' && ingest.IsDigits(f[1:]) {
 			stat = f
 			break
 		}
-		if strings.HasSuffix(f, "th") && IsDigits(strings.TrimSuffix(f, "th")) && strings.Contains(t, f+" percentile") {
+		if strings.HasSuffix(f, "th") && ingest.IsDigits(strings.TrimSuffix(f, "th")) && strings.Contains(t, f+" percentile") {
 			stat = "p" + strings.TrimSuffix(f, "th")
 			break
 		}
@@ -236,8 +238,8 @@ func alertSignal(text string) (SignalKind, string) {
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatAlertmanager, Decode: decodeAlertmanager, WholeDocument: true,
-		Sniff: []SniffRule{{PriorityAlertmanager, func(h *Head) bool {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatAlertmanager, Decode: decodeAlertmanager, WholeDocument: true,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityAlertmanager, Match: func(h *ingest.Head) bool {
 			return h.JSON() && (h.Has("alerts") && (h.Has("startsAt") || h.Has("groupKey") || h.Has("receiver")) ||
 				h.Text[0] == '[' && h.Has("startsAt") && h.Has("labels") && h.Has("fingerprint")) // Alertmanager /api/v2/alerts
 		}}}})

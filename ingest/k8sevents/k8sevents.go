@@ -1,4 +1,4 @@
-package ingest
+package k8sevents
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // k8sObjectRef is an involvedObject (core/v1) or regarding (events.k8s.io/v1).
@@ -64,11 +66,11 @@ type k8sEvent struct {
 // metadata.creationTimestamp); an event without any is kept at time zero
 // with an ErrBadValue warning. Count is count/series.count/deprecatedCount,
 // at least 1. Entity and Kind come from k8sEntity and k8sEventKind.
-func decodeK8sEvents(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodeK8sEvents(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	dec := json.NewDecoder(r)
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
-		return nil, JSONError(name, err, dec)
+		return nil, ingest.JSONError(name, err, dec)
 	}
 	raw = bytes.TrimSpace(raw)
 	lim = lim.WithDefaults()
@@ -76,14 +78,14 @@ func decodeK8sEvents(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	var elems []json.RawMessage
 	if len(raw) > 0 && raw[0] == '[' {
 		if err := json.Unmarshal(raw, &elems); err != nil {
-			return nil, JSONError(name, err, nil)
+			return nil, ingest.JSONError(name, err, nil)
 		}
 	} else {
 		var list struct {
 			Items *[]json.RawMessage `json:"items"`
 		}
 		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, JSONError(name, err, nil)
+			return nil, ingest.JSONError(name, err, nil)
 		}
 		if list.Items != nil {
 			elems = *list.Items
@@ -91,15 +93,15 @@ func decodeK8sEvents(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			elems = []json.RawMessage{raw}
 		}
 	}
-	b := &Bundle{}
+	b := &ingest.Bundle{}
 	if n := len(elems); n > lim.MaxEvents {
-		b.Warn(ErrLimit, name, n-lim.MaxEvents, "%d of %d events dropped: more than %d (--max-events)", n-lim.MaxEvents, n, lim.MaxEvents)
+		b.Warn(ingest.ErrLimit, name, n-lim.MaxEvents, "%d of %d events dropped: more than %d (--max-events)", n-lim.MaxEvents, n, lim.MaxEvents)
 		elems = elems[:lim.MaxEvents]
 	}
 	evs := make([]k8sEvent, len(elems))
 	for i, e := range elems {
 		if err := json.Unmarshal(e, &evs[i]); err != nil {
-			return nil, JSONError(name, err, nil)
+			return nil, ingest.JSONError(name, err, nil)
 		}
 	}
 	elems = nil
@@ -113,11 +115,11 @@ func decodeK8sEvents(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		if obj == nil {
 			obj = &k8sObjectRef{}
 		}
-		ev := Event{
+		ev := ingest.Event{
 			Entity:  k8sEntity(obj, e),
 			Object:  k8sObject(obj),
 			Reason:  e.Reason,
-			Message: FirstNonEmpty(e.Message, e.Note),
+			Message: ingest.FirstNonEmpty(e.Message, e.Note),
 			Count:   max(1, e.Count, e.DeprecatedCnt),
 			Source:  name,
 		}
@@ -137,20 +139,20 @@ func decodeK8sEvents(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		b.Events = append(b.Events, ev)
 	}
 	if noTime > 0 {
-		b.Warn(ErrBadValue, name, noTime, "%d events without a timestamp", noTime)
+		b.Warn(ingest.ErrBadValue, name, noTime, "%d events without a timestamp", noTime)
 	}
 	return b, nil
 }
 
 // firstK8sTime parses the first non-empty RFC3339 (or MicroTime) value.
-func firstK8sTime(vs ...string) (Time, bool) {
+func firstK8sTime(vs ...string) (ingest.Time, bool) {
 	for _, v := range vs {
 		v = strings.TrimSpace(v)
 		if v == "" || v == "null" {
 			continue
 		}
 		if t, err := time.Parse(time.RFC3339Nano, v); err == nil && t.Year() > 1 {
-			return FromTime(t), true
+			return ingest.FromTime(t), true
 		}
 	}
 	return 0, false
@@ -161,27 +163,27 @@ func firstK8sTime(vs ...string) (Time, bool) {
 // ReplicaSet (hash stripped), HPA, Job and Service objects are service
 // entities; a Node is a node entity. Other kinds (ConfigMap, ...) keep
 // their name as "kind/name" with KindUnknown.
-func k8sEntity(obj *k8sObjectRef, e *k8sEvent) Entity {
-	host := FirstNonEmpty(e.Source.Host, e.DeprecatedSource.Host)
+func k8sEntity(obj *k8sObjectRef, e *k8sEvent) ingest.Entity {
+	host := ingest.FirstNonEmpty(e.Source.Host, e.DeprecatedSource.Host)
 	if host == "" && strings.Contains(e.ReportingController, "kubelet") || e.Source.Component == "kubelet" && host == "" {
 		host = e.ReportingInstance
 	}
-	host = NormalizeHost(host)
+	host = ingest.NormalizeHost(host)
 	switch strings.ToLower(obj.Kind) {
 	case "pod":
-		return Entity{Kind: KindPod, Name: obj.Name, Service: WorkloadOf(obj.Name), Node: host}
+		return ingest.Entity{Kind: ingest.KindPod, Name: obj.Name, Service: ingest.WorkloadOf(obj.Name), Node: host}
 	case "deployment", "statefulset", "daemonset", "service", "job", "cronjob", "horizontalpodautoscaler", "rollout":
-		return Entity{Kind: KindService, Name: obj.Name, Service: obj.Name}
+		return ingest.Entity{Kind: ingest.KindService, Name: obj.Name, Service: obj.Name}
 	case "replicaset":
-		w := WorkloadOf(obj.Name)
-		return Entity{Kind: KindService, Name: w, Service: w}
+		w := ingest.WorkloadOf(obj.Name)
+		return ingest.Entity{Kind: ingest.KindService, Name: w, Service: w}
 	case "node":
-		h := NormalizeHost(obj.Name)
-		return Entity{Kind: KindNode, Name: h, Node: h}
+		h := ingest.NormalizeHost(obj.Name)
+		return ingest.Entity{Kind: ingest.KindNode, Name: h, Node: h}
 	case "":
-		return Entity{}
+		return ingest.Entity{}
 	}
-	return Entity{Kind: KindUnknown, Name: strings.ToLower(obj.Kind) + "/" + obj.Name}
+	return ingest.Entity{Kind: ingest.KindUnknown, Name: strings.ToLower(obj.Kind) + "/" + obj.Name}
 }
 
 // k8sObject names an involved object "Kind/name" ("" when it has no name).
@@ -208,50 +210,50 @@ func k8sObject(obj *k8sObjectRef) string {
 //   - restart: Killing, Started, Created, Pulled, Pulling, Restarted,
 //     Evicted, SandboxChanged;
 //   - warning: any other Warning-type event; other: the rest.
-func k8sEventKind(objKind, reason, msg, typ string) EventKind {
+func k8sEventKind(objKind, reason, msg, typ string) ingest.EventKind {
 	r := strings.ToLower(reason)
 	m := strings.ToLower(msg)
 	ok := strings.ToLower(objKind)
 	switch {
 	case strings.Contains(r, "xid") || strings.Contains(m, "xid "):
-		return EventXID
+		return ingest.EventXID
 	case strings.Contains(r, "oom") || strings.Contains(m, "out of memory") || strings.Contains(m, "oomkilled"):
-		return EventOOMKill
+		return ingest.EventOOMKill
 	case strings.Contains(r, "backoff"):
-		return EventBackOff
+		return ingest.EventBackOff
 	}
 	switch r {
 	case "scheduled", "failedscheduling", "preempted", "preempting":
-		return EventSchedule
+		return ingest.EventSchedule
 	case "scalingreplicaset", "successfulrescale", "deploymentrollback", "deploymentupdated", "rolloutupdated":
-		return EventDeploy
+		return ingest.EventDeploy
 	case "successfulcreate", "successfuldelete":
 		if ok == "replicaset" || ok == "statefulset" || ok == "daemonset" {
-			return EventDeploy
+			return ingest.EventDeploy
 		}
 	case "updated", "configchanged", "configmapupdated":
-		return EventConfig
+		return ingest.EventConfig
 	case "killing", "started", "created", "pulled", "pulling", "restarted", "evicted", "sandboxchanged":
-		return EventRestart
+		return ingest.EventRestart
 	}
 	switch {
 	case strings.Contains(r, "rollout"):
-		return EventDeploy
+		return ingest.EventDeploy
 	case ok == "configmap" || ok == "secret":
-		return EventConfig
+		return ingest.EventConfig
 	case strings.EqualFold(typ, "Warning"):
-		return EventWarning
+		return ingest.EventWarning
 	}
-	return EventOther
+	return ingest.EventOther
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatK8sEvents, Decode: decodeK8sEvents, WholeDocument: true,
-		Sniff: []SniffRule{
-			{PriorityK8sEventsV1, func(h *Head) bool { // events.k8s.io/v1
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatK8sEvents, Decode: decodeK8sEvents, WholeDocument: true,
+		Sniff: []ingest.SniffRule{
+			{Priority: ingest.PriorityK8sEventsV1, Match: func(h *ingest.Head) bool { // events.k8s.io/v1
 				return h.JSON() && h.Has("regarding") && (h.Has("note") || h.Has("reason")) && h.Has("eventTime")
 			}},
-			{PriorityK8sEventsCore, func(h *Head) bool {
+			{Priority: ingest.PriorityK8sEventsCore, Match: func(h *ingest.Head) bool {
 				return h.JSON() && (h.Has("kind") && (bytes.Contains(h.Text, []byte(`"EventList"`)) || bytes.Contains(h.Text, []byte(`"Event"`))) && h.Has("involvedObject") ||
 					h.Has("involvedObject") && h.Has("reason"))
 			}},
