@@ -12,5 +12,6 @@ package formats
 
 import (
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/alertmanager"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/gpu"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/k8sevents"
 )

@@ -1,4 +1,4 @@
-package ingest
+package gpu
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // This file reads Nsight Systems SQLite exports (`nsys export --type sqlite`)
@@ -46,7 +48,7 @@ type gpuTimeline struct {
 	Acts   []gpuInterval
 	Stalls []hostInterval
 	Base   int64 // added to every timestamp to get Unix ns
-	Entity func(dev int) Entity
+	Entity func(dev int) ingest.Entity
 }
 
 // maxTraceDevices is the most GPUs of one trace given timeline series (no
@@ -152,7 +154,7 @@ func union(iv [][2]int64) [][2]int64 {
 // series for all); the rest are dropped with an ErrLimit warning.
 // Its length is the fixed list of series it emits, each a few lines over
 // the same buckets; split, each piece would take the whole bucket state.
-func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
+func (tl *gpuTimeline) derive(b *ingest.Bundle, source string, lim ingest.Limits) {
 	lim = lim.WithDefaults()
 	// Intervals whose Unix time (t+Base) is negative or overflows, or that
 	// end before they start, would overflow the bucket arithmetic below
@@ -168,7 +170,7 @@ func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
 	tl.Acts = slices.DeleteFunc(tl.Acts, func(a gpuInterval) bool { return !okTime(a.Start, a.End) })
 	tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h hostInterval) bool { return !okTime(h.Start, h.End) })
 	if bad -= len(tl.Acts) + len(tl.Stalls); bad > 0 {
-		b.Warn(ErrBadValue, source, bad, "%d GPU activities have a time before 1970, beyond 2262 or an end before their start (dropped)", bad)
+		b.Warn(ingest.ErrBadValue, source, bad, "%d GPU activities have a time before 1970, beyond 2262 or an end before their start (dropped)", bad)
 	}
 	tl.dropFarIntervals(b, source)
 	if len(tl.Acts) == 0 {
@@ -185,9 +187,9 @@ func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
 	step := int64(timelineStep(hi - lo))
 	t0 := lo - ((lo%step)+step)%step
 	n := int((hi-t0)/step) + 1
-	times := make([]Time, n)
+	times := make([]ingest.Time, n)
 	for i := range times {
-		times[i] = Time(t0 + int64(i)*step)
+		times[i] = ingest.Time(t0 + int64(i)*step)
 	}
 	bucket := func(t int64) int { return int((t - t0) / step) }
 
@@ -207,7 +209,7 @@ func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
 	budget := max(lim.MaxSeries-len(b.Series)-2*topKernels, perDev) / perDev
 	budget = min(budget, max(lim.MaxPoints/max(n*perDev, 1), 1), maxTraceDevices)
 	if len(devs) > budget {
-		b.Warn(ErrLimit, source, len(devs)-budget, "%d of %d GPUs dropped: kept the first %d (at most %d GPUs per trace, within --max-series %d and --max-points %d)",
+		b.Warn(ingest.ErrLimit, source, len(devs)-budget, "%d of %d GPUs dropped: kept the first %d (at most %d GPUs per trace, within --max-series %d and --max-points %d)",
 			len(devs)-budget, len(devs), budget, maxTraceDevices, lim.MaxSeries, lim.MaxPoints)
 		keep := map[int]bool{}
 		for _, d := range devs[:budget] {
@@ -223,12 +225,12 @@ func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
 		a.End += tl.Base
 		byDev[a.Dev] = append(byDev[a.Dev], a)
 	}
-	mk := func(name string, e Entity, dev int, sig SignalKind, stat, unit string, extra ...Label) *Series {
-		ls := append(Labels{{"device", strconv.Itoa(dev)}, {"gpu", e.Name}}, extra...)
-		SortLabels(ls)
-		return &Series{Name: tl.Prefix + "_" + name, Labels: ls, Entity: e, Signal: sig, Stat: stat, Unit: unit, Source: source}
+	mk := func(name string, e ingest.Entity, dev int, sig ingest.SignalKind, stat, unit string, extra ...ingest.Label) *ingest.Series {
+		ls := append(ingest.Labels{{Name: "device", Value: strconv.Itoa(dev)}, {Name: "gpu", Value: e.Name}}, extra...)
+		ingest.SortLabels(ls)
+		return &ingest.Series{Name: tl.Prefix + "_" + name, Labels: ls, Entity: e, Signal: sig, Stat: stat, Unit: unit, Source: source}
 	}
-	full := func(v []float64) ([]Time, []float64) { return append([]Time(nil), times...), v }
+	full := func(v []float64) ([]ingest.Time, []float64) { return append([]ingest.Time(nil), times...), v }
 	for _, d := range devs {
 		e := tl.Entity(d)
 		acts := byDev[d]
@@ -278,13 +280,13 @@ func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
 		}
 		for _, s := range []struct {
 			name, stat, unit string
-			sig              SignalKind
+			sig              ingest.SignalKind
 			v                []float64
 		}{
-			{"gpu_busy_ratio", "ratio", "ratio", SignalGPUUtil, busy},
-			{"kernel_count", "count", "", SignalGPUUtil, count},
-			{"kernel_mean_duration_seconds", "mean", "s", SignalOther, mean},
-			{"launch_gap_seconds", "mean", "s", SignalOther, gap},
+			{"gpu_busy_ratio", "ratio", "ratio", ingest.SignalGPUUtil, busy},
+			{"kernel_count", "count", "", ingest.SignalGPUUtil, count},
+			{"kernel_mean_duration_seconds", "mean", "s", ingest.SignalOther, mean},
+			{"launch_gap_seconds", "mean", "s", ingest.SignalOther, gap},
 		} {
 			sr := mk(s.name, e, d, s.sig, s.stat, s.unit)
 			sr.T, sr.V = full(s.v)
@@ -304,7 +306,7 @@ func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
 			for i := range stall {
 				stall[i] /= float64(step)
 			}
-			sr := mk("host_sync_stall_ratio", e, d, SignalOther, "ratio", "ratio")
+			sr := mk("host_sync_stall_ratio", e, d, ingest.SignalOther, "ratio", "ratio")
 			sr.T, sr.V = full(stall)
 			b.Series = append(b.Series, sr)
 		}
@@ -313,8 +315,8 @@ func (tl *gpuTimeline) derive(b *Bundle, source string, lim Limits) {
 }
 
 // deriveKernels emits the per-kernel series of the top kernels by total time.
-func (tl *gpuTimeline) deriveKernels(b *Bundle, source string, t0, step int64,
-	mk func(string, Entity, int, SignalKind, string, string, ...Label) *Series) {
+func (tl *gpuTimeline) deriveKernels(b *ingest.Bundle, source string, t0, step int64,
+	mk func(string, ingest.Entity, int, ingest.SignalKind, string, string, ...ingest.Label) *ingest.Series) {
 	type kkey struct {
 		dev  int
 		name string
@@ -379,11 +381,11 @@ func (tl *gpuTimeline) deriveKernels(b *Bundle, source string, t0, step int64,
 		}
 		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 		e := tl.Entity(st.key.dev)
-		md := mk("kernel_mean_duration_seconds", e, st.key.dev, SignalOther, "mean", "s", Label{"kernel", st.key.name})
-		ln := mk("kernel_launches", e, st.key.dev, SignalOther, "count", "", Label{"kernel", st.key.name})
+		md := mk("kernel_mean_duration_seconds", e, st.key.dev, ingest.SignalOther, "mean", "s", ingest.Label{Name: "kernel", Value: st.key.name})
+		ln := mk("kernel_launches", e, st.key.dev, ingest.SignalOther, "count", "", ingest.Label{Name: "kernel", Value: st.key.name})
 		for _, k := range keys {
-			md.T, md.V = append(md.T, Time(k)), append(md.V, ac.sum[k]/ac.n[k])
-			ln.T, ln.V = append(ln.T, Time(k)), append(ln.V, ac.n[k])
+			md.T, md.V = append(md.T, ingest.Time(k)), append(md.V, ac.sum[k]/ac.n[k])
+			ln.T, ln.V = append(ln.T, ingest.Time(k)), append(ln.V, ac.n[k])
 		}
 		b.Series = append(b.Series, md, ln)
 	}
@@ -407,8 +409,8 @@ func isSyncCall(name string) bool {
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatNsightSQLite, DecodeFile: readSQLite,
-		Sniff: []SniffRule{{Priority: PrioritySQLite, Match: func(h *Head) bool { return bytes.HasPrefix(h.Raw, []byte("SQLite format 3\x00")) }}}})
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatNsightSQLite, DecodeFile: readSQLite,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PrioritySQLite, Match: func(h *ingest.Head) bool { return bytes.HasPrefix(h.Raw, []byte("SQLite format 3\x00")) }}}})
 }
 
 // dropFarIntervals drops the activities and host calls of a GPU timeline
@@ -416,9 +418,9 @@ func init() {
 // times (see RobustRange), with an ErrBadValue warning: the timeline's step
 // and length then come from the bulk of the trace, never from one row
 // spanning centuries.
-func (tl *gpuTimeline) dropFarIntervals(b *Bundle, source string) {
+func (tl *gpuTimeline) dropFarIntervals(b *ingest.Bundle, source string) {
 	n := len(tl.Acts) + len(tl.Stalls)
-	stride := max(1, (2*n+OutlierSamples-1)/OutlierSamples)
+	stride := max(1, (2*n+ingest.OutlierSamples-1)/ingest.OutlierSamples)
 	ts := make([]int64, 0, 2*n/stride+2)
 	i := 0
 	sample := func(s, e int64) {
@@ -434,11 +436,11 @@ func (tl *gpuTimeline) dropFarIntervals(b *Bundle, source string) {
 		sample(h.Start, h.End)
 	}
 	slices.Sort(ts)
-	lo, hi := RobustRange(ts, OutlierMinMargin)
+	lo, hi := ingest.RobustRange(ts, ingest.OutlierMinMargin)
 	far := func(s, e int64) bool { return s < lo || e > hi }
 	tl.Acts = slices.DeleteFunc(tl.Acts, func(a gpuInterval) bool { return far(a.Start, a.End) })
 	tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h hostInterval) bool { return far(h.Start, h.End) })
 	if d := n - len(tl.Acts) - len(tl.Stalls); d > 0 {
-		b.Warn(ErrBadValue, source, d, "%d GPU activities or blocking calls start or end far outside the rest of the trace (dropped): the timeline is built from the bulk of the trace", d)
+		b.Warn(ingest.ErrBadValue, source, d, "%d GPU activities or blocking calls start or end far outside the rest of the trace (dropped): the timeline is built from the bulk of the trace", d)
 	}
 }

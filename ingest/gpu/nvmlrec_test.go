@@ -1,9 +1,11 @@
-package ingest
+package gpu
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 func TestNVMLRecordingInline(t *testing.T) {
@@ -11,7 +13,7 @@ func TestNVMLRecordingInline(t *testing.T) {
 {"t_ns":1000000000,"gpu":0,"util_gpu_pct":50,"processes":[{"pid":7,"sm_util_pct":40}]}
 {"t_ns":2000000000,"gpu":0,"util_gpu_pct":60,"xid":[{"t_ns":1500000000,"xid":79,"type":"xid"}]}
 `
-	b, err := decodeNVMLRecording("rec", strings.NewReader(in), Limits{})
+	b, err := decodeNVMLRecording("rec", strings.NewReader(in), ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,10 +24,10 @@ func TestNVMLRecordingInline(t *testing.T) {
 	if u.Entity.Name != "h1/gpu0" || u.Entity.Node != "h1" || len(u.V) != 2 || u.V[1] != 60 || u.T[1] != 2e9 {
 		t.Errorf("util = %+v", u)
 	}
-	if p := findSeries(t, b, "nvml_process_sm_utilization_percent", "pid", "7"); p.V[0] != 40 || p.Signal != SignalGPUUtil {
+	if p := findSeries(t, b, "nvml_process_sm_utilization_percent", "pid", "7"); p.V[0] != 40 || p.Signal != ingest.SignalGPUUtil {
 		t.Errorf("process = %+v", p)
 	}
-	if e := b.Events[0]; e.Kind != EventXID || e.Time != 1500000000 || e.Message != "XID 79 on h1/gpu0" {
+	if e := b.Events[0]; e.Kind != ingest.EventXID || e.Time != 1500000000 || e.Message != "XID 79 on h1/gpu0" {
 		t.Errorf("event = %+v", e)
 	}
 }
@@ -43,8 +45,8 @@ func TestNVMLRecordingMalformed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := decodeNVMLRecording(tc.name, strings.NewReader(tc.in), Limits{})
-			var ie *InputError
+			_, err := decodeNVMLRecording(tc.name, strings.NewReader(tc.in), ingest.Limits{})
+			var ie *ingest.InputError
 			if !errors.As(err, &ie) || ie.Offset != tc.off {
 				t.Fatalf("err = %v (%+v), want *InputError at byte %d", err, ie, tc.off)
 			}
@@ -58,7 +60,7 @@ func TestNVMLRecordingProcessWithoutReadings(t *testing.T) {
 	in := `{"pipeline_analyze_nvml":1,"host":"h1","devices":[]}
 {"t_ns":1000000000,"gpu":0,"processes":[{"pid":31}]}
 `
-	b, err := decodeNVMLRecording("rec", strings.NewReader(in), Limits{})
+	b, err := decodeNVMLRecording("rec", strings.NewReader(in), ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

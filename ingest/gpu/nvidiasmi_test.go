@@ -1,4 +1,4 @@
-package ingest
+package gpu
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 func TestNvidiaSmiCaptures(t *testing.T) {
@@ -17,22 +19,22 @@ func TestNvidiaSmiCaptures(t *testing.T) {
 		file         string
 		cmdPrefix    string
 		nth          int // 0: idle capture, 1: load capture
-		format       Format
+		format       ingest.Format
 		series, pts  int
 		relativeTime bool
 	}{
-		{"h200/idle/query-gpu", h200, "nvidia-smi --query-gpu=", 0, FormatNvidiaSmiCSV, 91, 91, false},
-		{"h200/load/query-gpu", h200, "nvidia-smi --query-gpu=", 1, FormatNvidiaSmiCSV, 91, 91, false},
-		{"h200/idle/compute-apps", h200, "nvidia-smi --query-compute-apps", 0, FormatNvidiaSmiCSV, 0, 0, false},
-		{"h200/load/compute-apps", h200, "nvidia-smi --query-compute-apps", 1, FormatNvidiaSmiCSV, 3, 3, false},
-		{"h200/load/retired-pages", h200, "nvidia-smi --query-retired-pages", 1, FormatNvidiaSmiCSV, 0, 0, false},
-		{"h200/idle/pmon", h200, "nvidia-smi pmon", 0, FormatNvidiaSmiDmon, 0, 0, true},
-		{"h200/load/pmon", h200, "nvidia-smi pmon", 1, FormatNvidiaSmiDmon, 7, 35, true},
-		{"h200/idle/dmon", h200, "nvidia-smi dmon", 0, FormatNvidiaSmiDmon, 11, 55, true},
-		{"h200/load/dmon", h200, "nvidia-smi dmon", 1, FormatNvidiaSmiDmon, 11, 55, true},
-		{"h100/load/query-gpu", h100, "nvidia-smi --query-gpu=", 1, FormatNvidiaSmiCSV, 91, 91, false},
-		{"h100/load/pmon", h100, "nvidia-smi pmon", 1, FormatNvidiaSmiDmon, 5, 25, true},
-		{"h100/load/dmon", h100, "nvidia-smi dmon", 1, FormatNvidiaSmiDmon, 11, 55, true},
+		{"h200/idle/query-gpu", h200, "nvidia-smi --query-gpu=", 0, ingest.FormatNvidiaSmiCSV, 91, 91, false},
+		{"h200/load/query-gpu", h200, "nvidia-smi --query-gpu=", 1, ingest.FormatNvidiaSmiCSV, 91, 91, false},
+		{"h200/idle/compute-apps", h200, "nvidia-smi --query-compute-apps", 0, ingest.FormatNvidiaSmiCSV, 0, 0, false},
+		{"h200/load/compute-apps", h200, "nvidia-smi --query-compute-apps", 1, ingest.FormatNvidiaSmiCSV, 3, 3, false},
+		{"h200/load/retired-pages", h200, "nvidia-smi --query-retired-pages", 1, ingest.FormatNvidiaSmiCSV, 0, 0, false},
+		{"h200/idle/pmon", h200, "nvidia-smi pmon", 0, ingest.FormatNvidiaSmiDmon, 0, 0, true},
+		{"h200/load/pmon", h200, "nvidia-smi pmon", 1, ingest.FormatNvidiaSmiDmon, 7, 35, true},
+		{"h200/idle/dmon", h200, "nvidia-smi dmon", 0, ingest.FormatNvidiaSmiDmon, 11, 55, true},
+		{"h200/load/dmon", h200, "nvidia-smi dmon", 1, ingest.FormatNvidiaSmiDmon, 11, 55, true},
+		{"h100/load/query-gpu", h100, "nvidia-smi --query-gpu=", 1, ingest.FormatNvidiaSmiCSV, 91, 91, false},
+		{"h100/load/pmon", h100, "nvidia-smi pmon", 1, ingest.FormatNvidiaSmiDmon, 5, 25, true},
+		{"h100/load/dmon", h100, "nvidia-smi dmon", 1, ingest.FormatNvidiaSmiDmon, 11, 55, true},
 	}
 	cache := map[string][]smiSection{}
 	for _, tc := range tests {
@@ -53,17 +55,17 @@ func TestNvidiaSmiCaptures(t *testing.T) {
 			if body == "" {
 				t.Fatalf("section %q #%d not found", tc.cmdPrefix, tc.nth)
 			}
-			if got := Sniff([]byte(body)); got != tc.format {
+			if got := ingest.Sniff([]byte(body)); got != tc.format {
 				t.Fatalf("Sniff = %v, want %v", got, tc.format)
 			}
-			b, err := Decoder(tc.format)(tc.name, strings.NewReader(body), Limits{})
+			b, err := ingest.Decoder(tc.format)(tc.name, strings.NewReader(body), ingest.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			pts := 0
 			for _, s := range b.Series {
 				pts += len(s.T)
-				if s.Entity.Kind != KindGPU || s.Entity.Name == "" || s.Entity.GPU != s.Entity.Name || s.Source != tc.name {
+				if s.Entity.Kind != ingest.KindGPU || s.Entity.Name == "" || s.Entity.GPU != s.Entity.Name || s.Source != tc.name {
 					t.Errorf("series %s: bad entity/source %+v %q", s.Name, s.Entity, s.Source)
 				}
 			}
@@ -72,7 +74,7 @@ func TestNvidiaSmiCaptures(t *testing.T) {
 			}
 			gotRel := false
 			for _, w := range b.Warnings {
-				if errors.Is(w, ErrPartialInput) && strings.Contains(w.Message, "relative time") {
+				if errors.Is(w, ingest.ErrPartialInput) && strings.Contains(w.Message, "relative time") {
 					gotRel = true
 				}
 			}
@@ -84,7 +86,7 @@ func TestNvidiaSmiCaptures(t *testing.T) {
 }
 
 // find returns the series with the given name and label value (pid) or fails.
-func findSeries(t *testing.T, b *Bundle, name, label, value string) *Series {
+func findSeries(t *testing.T, b *ingest.Bundle, name, label, value string) *ingest.Series {
 	t.Helper()
 	for _, s := range b.Series {
 		if s.Name == name && (label == "" || s.Labels.Get(label) == value) {
@@ -109,26 +111,26 @@ func TestNvidiaSmiCaptureValues(t *testing.T) {
 			pmon = append(pmon, s.Body)
 		}
 	}
-	b, err := decodeNvidiaSmiCSV("load.csv", strings.NewReader(csv[1]), Limits{})
+	b, err := decodeNvidiaSmiCSV("load.csv", strings.NewReader(csv[1]), ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantT := FromTime(time.Date(2026, 7, 3, 22, 11, 9, 763e6, time.UTC))
+	wantT := ingest.FromTime(time.Date(2026, 7, 3, 22, 11, 9, 763e6, time.UTC))
 	const uuid = "GPU-00000000-0000-0000-0000-000000000000"
 	for _, tc := range []struct {
 		name   string
 		v      float64
 		unit   string
-		signal SignalKind
+		signal ingest.SignalKind
 	}{
-		{"nvidia_smi_utilization_gpu", 100, "%", SignalGPUUtil},
-		{"nvidia_smi_utilization_memory", 7, "%", SignalGPUMemBW},
-		{"nvidia_smi_memory_used", 32362 << 20, "bytes", SignalGPUMemory},
-		{"nvidia_smi_power_draw", 627.40, "W", SignalPower},
-		{"nvidia_smi_clocks_current_sm", 1980, "MHz", SignalGPUClock},
-		{"nvidia_smi_clocks_event_reasons_active", 0, "", SignalGPUThrottle},
-		{"nvidia_smi_temperature_gpu", 52, "", SignalTemperature},
-		{"nvidia_smi_pstate", 0, "", SignalOther},
+		{"nvidia_smi_utilization_gpu", 100, "%", ingest.SignalGPUUtil},
+		{"nvidia_smi_utilization_memory", 7, "%", ingest.SignalGPUMemBW},
+		{"nvidia_smi_memory_used", 32362 << 20, "bytes", ingest.SignalGPUMemory},
+		{"nvidia_smi_power_draw", 627.40, "W", ingest.SignalPower},
+		{"nvidia_smi_clocks_current_sm", 1980, "MHz", ingest.SignalGPUClock},
+		{"nvidia_smi_clocks_event_reasons_active", 0, "", ingest.SignalGPUThrottle},
+		{"nvidia_smi_temperature_gpu", 52, "", ingest.SignalTemperature},
+		{"nvidia_smi_pstate", 0, "", ingest.SignalOther},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := findSeries(t, b, tc.name, "", "")
@@ -138,17 +140,17 @@ func TestNvidiaSmiCaptureValues(t *testing.T) {
 		})
 	}
 	t.Run("compute-apps pids", func(t *testing.T) {
-		b, err := decodeNvidiaSmiCSV("apps.csv", strings.NewReader(apps[1]), Limits{})
+		b, err := decodeNvidiaSmiCSV("apps.csv", strings.NewReader(apps[1]), ingest.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := findSeries(t, b, "nvidia_smi_used_gpu_memory", "pid", "10309")
-		if len(s.V) != 1 || s.V[0] != 28234<<20 || s.Labels.Get("process") != "./gpu_burn" || s.Signal != SignalGPUMemory {
+		if len(s.V) != 1 || s.V[0] != 28234<<20 || s.Labels.Get("process") != "./gpu_burn" || s.Signal != ingest.SignalGPUMemory {
 			t.Errorf("pid 10309: %v %v", s.V, s.Labels)
 		}
 	})
 	t.Run("pmon pids", func(t *testing.T) {
-		b, err := decodeNvidiaSmiDmon("pmon", strings.NewReader(pmon[1]), Limits{})
+		b, err := decodeNvidiaSmiDmon("pmon", strings.NewReader(pmon[1]), ingest.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,20 +191,20 @@ func TestNvidiaSmiCSVVariants(t *testing.T) {
 			2, 2, "nvidia_smi_utilization_gpu", []float64{1}, nil},
 		{"no timestamp",
 			"index, utilization.gpu [%]\n0, 5 %\n0, 6 %\n",
-			1, 2, "nvidia_smi_utilization_gpu", []float64{5, 6}, ErrPartialInput},
+			1, 2, "nvidia_smi_utilization_gpu", []float64{5, 6}, ingest.ErrPartialInput},
 		{"noheader",
 			"2026/07/03 22:10:45.123, GPU-a, 87 %\n",
-			1, 1, "nvidia_smi_col3", []float64{87}, ErrPartialInput},
+			1, 1, "nvidia_smi_col3", []float64{87}, ingest.ErrPartialInput},
 		{"gpu lost",
 			"timestamp, uuid, utilization.gpu [%]\n2026/07/03 22:10:45.123, GPU-a, 3 %\n2026/07/03 22:10:46.123, GPU-a, [GPU is lost]\n",
-			1, 2, "nvidia_smi_utilization_gpu", []float64{3, math.NaN()}, ErrSourceWarning},
+			1, 2, "nvidia_smi_utilization_gpu", []float64{3, math.NaN()}, ingest.ErrSourceWarning},
 		{"short row",
 			"timestamp, uuid, utilization.gpu [%]\n2026/07/03 22:10:45.123, GPU-a, 3 %\n2026/07/03 22:10:46.123, GPU-a\n",
-			1, 1, "nvidia_smi_utilization_gpu", []float64{3}, ErrBadValue},
+			1, 1, "nvidia_smi_utilization_gpu", []float64{3}, ingest.ErrBadValue},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := decodeNvidiaSmiCSV(tc.name, strings.NewReader(tc.in), Limits{})
+			b, err := decodeNvidiaSmiCSV(tc.name, strings.NewReader(tc.in), ingest.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -249,7 +251,7 @@ func TestNvidiaSmiDmonVariants(t *testing.T) {
 #YYYYMMDD   HH:MM:SS    Idx      W      C      C      %      %    MB/s    MB/s
  20260703   22:10:46      0     78     28     31      1      0      14      -
 `
-	b, err := decodeNvidiaSmiDmon("dt", strings.NewReader(in), Limits{})
+	b, err := decodeNvidiaSmiDmon("dt", strings.NewReader(in), ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,8 +263,8 @@ func TestNvidiaSmiDmonVariants(t *testing.T) {
 		t.Fatalf("series = %d, want 12", len(b.Series))
 	}
 	s := findSeries(t, b, "nvidia_smi_dmon_pwr", "", "")
-	want := []Time{FromTime(time.Date(2026, 7, 3, 22, 10, 45, 0, time.UTC)), FromTime(time.Date(2026, 7, 3, 22, 10, 46, 0, time.UTC))}
-	if s.Entity.Name != "localhost/gpu0" || len(s.T) != 2 || s.T[0] != want[0] || s.T[1] != want[1] || s.V[1] != 78 || s.Unit != "W" || s.Signal != SignalPower {
+	want := []ingest.Time{ingest.FromTime(time.Date(2026, 7, 3, 22, 10, 45, 0, time.UTC)), ingest.FromTime(time.Date(2026, 7, 3, 22, 10, 46, 0, time.UTC))}
+	if s.Entity.Name != "localhost/gpu0" || len(s.T) != 2 || s.T[0] != want[0] || s.T[1] != want[1] || s.V[1] != 78 || s.Unit != "W" || s.Signal != ingest.SignalPower {
 		t.Errorf("pwr = %+v", s)
 	}
 }
@@ -270,7 +272,7 @@ func TestNvidiaSmiDmonVariants(t *testing.T) {
 func TestNvidiaSmiMalformed(t *testing.T) {
 	tests := []struct {
 		name   string
-		dec    DecodeFunc
+		dec    ingest.DecodeFunc
 		in     string
 		offset int64
 	}{
@@ -281,8 +283,8 @@ func TestNvidiaSmiMalformed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.dec(tc.name, strings.NewReader(tc.in), Limits{})
-			var ie *InputError
+			_, err := tc.dec(tc.name, strings.NewReader(tc.in), ingest.Limits{})
+			var ie *ingest.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("err = %v, want *InputError", err)
 			}

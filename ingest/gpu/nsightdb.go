@@ -1,4 +1,4 @@
-package ingest
+package gpu
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 )
@@ -70,7 +72,7 @@ func strCol(c string, max int) string {
 // Its length is one pass over the tables in schema order (open, probe
 // columns, read each activity table into the timeline), kept in one piece
 // so the read-only transaction and its deferred cleanup stay in one place.
-func decodeNsightSQLite(name, path string, lim Limits) (*Bundle, error) {
+func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
 	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: "mode=ro&immutable=1"}
 	db, err := sql.Open("sqlite", u.String())
@@ -80,12 +82,12 @@ func decodeNsightSQLite(name, path string, lim Limits) (*Bundle, error) {
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), lim.QueryTimeout)
 	defer cancel()
-	b := &Bundle{}
+	b := &ingest.Bundle{}
 	bad := func(err error) error {
 		if ctx.Err() != nil {
-			err = fmt.Errorf("%w: SQLite queries ran longer than %v (--query-timeout)", ErrLimit, lim.QueryTimeout)
+			err = fmt.Errorf("%w: SQLite queries ran longer than %v (--query-timeout)", ingest.ErrLimit, lim.QueryTimeout)
 		}
-		return &InputError{File: name, Offset: -1, Err: fmt.Errorf("nsight sqlite: %w", err)}
+		return &ingest.InputError{File: name, Offset: -1, Err: fmt.Errorf("nsight sqlite: %w", err)}
 	}
 	n := &nsysDB{db: db, ctx: ctx, cols: map[string]map[string]bool{}, maxStr: max(lim.MaxStringBytes, 256), strs: map[int64]string{}}
 	var views []string
@@ -116,10 +118,10 @@ func decodeNsightSQLite(name, path string, lim Limits) (*Bundle, error) {
 		n.cols[t] = m
 	}
 	if len(views) > 0 {
-		b.Warn(ErrBadValue, name, len(views), "%s: a view, not a table (not read: a view can run any query)", strings.Join(views, ", "))
+		b.Warn(ingest.ErrBadValue, name, len(views), "%s: a view, not a table (not read: a view can run any query)", strings.Join(views, ", "))
 	}
 	if !n.has("CUPTI_ACTIVITY_KIND_KERNEL", "start", "end", "deviceId") {
-		b.Warn(ErrPartialInput, name, 1, "no CUPTI_ACTIVITY_KIND_KERNEL table: the trace has no CUDA kernels")
+		b.Warn(ingest.ErrPartialInput, name, 1, "no CUPTI_ACTIVITY_KIND_KERNEL table: the trace has no CUDA kernels")
 	}
 	if n.has("StringIds", "id", "value") {
 		n.strStmt, err = db.PrepareContext(ctx, `SELECT `+strCol("value", n.maxStr)+` FROM StringIds WHERE id = ? LIMIT 1`)
@@ -135,7 +137,7 @@ func decodeNsightSQLite(name, path string, lim Limits) (*Bundle, error) {
 		tl.Base = base.Int64
 	}
 	if tl.Base == 0 {
-		b.Warn(ErrPartialInput, name, 1, "no session start time (TARGET_INFO_SESSION_START_TIME): timestamps are relative to the trace start")
+		b.Warn(ingest.ErrPartialInput, name, 1, "no session start time (TARGET_INFO_SESSION_START_TIME): timestamps are relative to the trace start")
 	}
 	host := ""
 	if n.has("TARGET_INFO_SYSTEM_ENV", "name", "value") {
@@ -160,7 +162,7 @@ func decodeNsightSQLite(name, path string, lim Limits) (*Bundle, error) {
 			r.Close()
 		}
 	}
-	tl.Entity = func(dev int) Entity { return gpuEntity(uuids[dev], host, strconv.Itoa(dev)) }
+	tl.Entity = func(dev int) ingest.Entity { return gpuEntity(uuids[dev], host, strconv.Itoa(dev)) }
 	rows := 0 // activity rows read, against lim.MaxSpans
 	capped := false
 	for _, t := range []struct {
@@ -236,11 +238,11 @@ func decodeNsightSQLite(name, path string, lim Limits) (*Bundle, error) {
 		}
 		capped = more
 		if unplaced > 0 {
-			b.Warn(ErrUnmatched, name, unplaced, "%d blocking CUDA calls not attributed: the trace has %d GPUs and runtime calls name none", unplaced, len(devs))
+			b.Warn(ingest.ErrUnmatched, name, unplaced, "%d blocking CUDA calls not attributed: the trace has %d GPUs and runtime calls name none", unplaced, len(devs))
 		}
 	}
 	if capped {
-		b.Warn(ErrLimit, name, 1, "stopped after %d activity rows (--max-spans); the rest of the export was not read", lim.MaxSpans)
+		b.Warn(ingest.ErrLimit, name, 1, "stopped after %d activity rows (--max-spans); the rest of the export was not read", lim.MaxSpans)
 	}
 	tl.derive(b, name, lim)
 	return b, nil
@@ -308,7 +310,7 @@ func (n *nsysDB) scanIntervals(q string, max int, rows *int, f func(s, e int64, 
 // (a gzip bomb behind a valid header is not inflated onto the disk). The
 // copy is removed when the decoder is done; the command removes tempDir on
 // SIGINT/SIGTERM.
-func readSQLite(name, path string, r io.Reader, lim Limits, direct bool, tempDir string) (*Bundle, error) {
+func readSQLite(name, path string, r io.Reader, lim ingest.Limits, direct bool, tempDir string) (*ingest.Bundle, error) {
 	if direct {
 		return decodeNsightSQLite(name, path, lim) // hashed later from the file, like every regular file
 	}
@@ -327,13 +329,13 @@ func readSQLite(name, path string, r io.Reader, lim Limits, direct bool, tempDir
 	n, err := io.Copy(tmp, io.LimitReader(br, max+1))
 	if err != nil {
 		tmp.Close()
-		return nil, &InputError{File: name, Offset: n, Err: err}
+		return nil, &ingest.InputError{File: name, Offset: n, Err: err}
 	}
 	if err := tmp.Close(); err != nil {
 		return nil, fmt.Errorf("nsight %s: %w", name, err)
 	}
 	if n > max && max == lim.MaxTempBytes {
-		return nil, &InputError{File: name, Offset: n, Err: fmt.Errorf("%w: a compressed or piped SQLite export needs a temporary copy of more than %d bytes (--max-temp-size); decompress it first", ErrLimit, max)}
+		return nil, &ingest.InputError{File: name, Offset: n, Err: fmt.Errorf("%w: a compressed or piped SQLite export needs a temporary copy of more than %d bytes (--max-temp-size); decompress it first", ingest.ErrLimit, max)}
 	}
 	if err := os.Truncate(tmp.Name(), min(n, max)); err != nil {
 		return nil, fmt.Errorf("nsight %s: %w", name, err)

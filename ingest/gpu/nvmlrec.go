@@ -1,4 +1,4 @@
-package ingest
+package gpu
 
 import (
 	"bufio"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // nvmlHeader is the first line of a record-gpu recording (see
@@ -54,27 +56,27 @@ type nvmlSample struct {
 // nvmlField maps a sample field to its series.
 type nvmlField struct {
 	name   string
-	signal SignalKind
+	signal ingest.SignalKind
 	unit   string
 	get    func(*nvmlSample) *float64
 }
 
 var nvmlFields = []nvmlField{
-	{"nvml_gpu_utilization_percent", SignalGPUUtil, "%", func(s *nvmlSample) *float64 { return s.UtilGPUPct }},
-	{"nvml_mem_bw_utilization_percent", SignalGPUMemBW, "%", func(s *nvmlSample) *float64 { return s.MemBWUtilPct }},
-	{"nvml_memory_used_bytes", SignalGPUMemory, "bytes", func(s *nvmlSample) *float64 { return s.MemUsedBytes }},
-	{"nvml_memory_total_bytes", SignalGPUMemory, "bytes", func(s *nvmlSample) *float64 { return s.MemTotalBytes }},
-	{"nvml_sm_clock_mhz", SignalGPUClock, "MHz", func(s *nvmlSample) *float64 { return s.SMClockMHz }},
-	{"nvml_mem_clock_mhz", SignalGPUClock, "MHz", func(s *nvmlSample) *float64 { return s.MemClockMHz }},
-	{"nvml_clock_event_reasons", SignalGPUThrottle, "", func(s *nvmlSample) *float64 { return s.ClockEventReasons }},
-	{"nvml_power_watts", SignalPower, "W", func(s *nvmlSample) *float64 { return s.PowerW }},
-	{"nvml_temperature_celsius", SignalTemperature, "C", func(s *nvmlSample) *float64 { return s.TempC }},
-	{"nvml_pcie_tx_bytes_per_second", SignalOther, "bytes/s", func(s *nvmlSample) *float64 { return s.PCIeTx }},
-	{"nvml_pcie_rx_bytes_per_second", SignalOther, "bytes/s", func(s *nvmlSample) *float64 { return s.PCIeRx }},
-	{"nvml_nvlink_tx_bytes_total", SignalNVLink, "bytes", func(s *nvmlSample) *float64 { return s.NVLinkTx }},
-	{"nvml_nvlink_rx_bytes_total", SignalNVLink, "bytes", func(s *nvmlSample) *float64 { return s.NVLinkRx }},
-	{"nvml_ecc_corrected_errors", SignalXID, "", func(s *nvmlSample) *float64 { return s.ECCCorrected }},
-	{"nvml_ecc_uncorrected_errors", SignalXID, "", func(s *nvmlSample) *float64 { return s.ECCUncorrected }},
+	{"nvml_gpu_utilization_percent", ingest.SignalGPUUtil, "%", func(s *nvmlSample) *float64 { return s.UtilGPUPct }},
+	{"nvml_mem_bw_utilization_percent", ingest.SignalGPUMemBW, "%", func(s *nvmlSample) *float64 { return s.MemBWUtilPct }},
+	{"nvml_memory_used_bytes", ingest.SignalGPUMemory, "bytes", func(s *nvmlSample) *float64 { return s.MemUsedBytes }},
+	{"nvml_memory_total_bytes", ingest.SignalGPUMemory, "bytes", func(s *nvmlSample) *float64 { return s.MemTotalBytes }},
+	{"nvml_sm_clock_mhz", ingest.SignalGPUClock, "MHz", func(s *nvmlSample) *float64 { return s.SMClockMHz }},
+	{"nvml_mem_clock_mhz", ingest.SignalGPUClock, "MHz", func(s *nvmlSample) *float64 { return s.MemClockMHz }},
+	{"nvml_clock_event_reasons", ingest.SignalGPUThrottle, "", func(s *nvmlSample) *float64 { return s.ClockEventReasons }},
+	{"nvml_power_watts", ingest.SignalPower, "W", func(s *nvmlSample) *float64 { return s.PowerW }},
+	{"nvml_temperature_celsius", ingest.SignalTemperature, "C", func(s *nvmlSample) *float64 { return s.TempC }},
+	{"nvml_pcie_tx_bytes_per_second", ingest.SignalOther, "bytes/s", func(s *nvmlSample) *float64 { return s.PCIeTx }},
+	{"nvml_pcie_rx_bytes_per_second", ingest.SignalOther, "bytes/s", func(s *nvmlSample) *float64 { return s.PCIeRx }},
+	{"nvml_nvlink_tx_bytes_total", ingest.SignalNVLink, "bytes", func(s *nvmlSample) *float64 { return s.NVLinkTx }},
+	{"nvml_nvlink_rx_bytes_total", ingest.SignalNVLink, "bytes", func(s *nvmlSample) *float64 { return s.NVLinkRx }},
+	{"nvml_ecc_corrected_errors", ingest.SignalXID, "", func(s *nvmlSample) *float64 { return s.ECCCorrected }},
+	{"nvml_ecc_uncorrected_errors", ingest.SignalXID, "", func(s *nvmlSample) *float64 { return s.ECCUncorrected }},
 }
 
 // decodeNVMLRecording reads a record-gpu JSON Lines recording: a header
@@ -82,19 +84,19 @@ var nvmlFields = []nvmlField{
 // "nvml_<reading>" per GPU (entity named by UUID, else "host/gpuN"); each
 // process a "nvml_process_*" series with label pid; each XID/ECC event an
 // EventXID event plus a point of "nvml_xid_events" (value = XID code).
-func decodeNVMLRecording(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	b := &Bundle{}
+func decodeNVMLRecording(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	b := &ingest.Bundle{}
 	br := bufio.NewReader(r)
 	dec := json.NewDecoder(br)
 	var h nvmlHeader
 	if err := dec.Decode(&h); err != nil {
-		return nil, JSONError(name, err, dec)
+		return nil, ingest.JSONError(name, err, dec)
 	}
 	if h.Version == nil {
-		return nil, ErrorAt(name, 0, errors.New("nvml recording: first line is not a header with \"pipeline_analyze_nvml\""))
+		return nil, ingest.ErrorAt(name, 0, errors.New("nvml recording: first line is not a header with \"pipeline_analyze_nvml\""))
 	}
 	if *h.Version != 1 {
-		b.Warn(ErrPartialInput, name, 1, "recording format version %d is newer than 1: unknown fields ignored", *h.Version)
+		b.Warn(ingest.ErrPartialInput, name, 1, "recording format version %d is newer than 1: unknown fields ignored", *h.Version)
 	}
 	ss := newSeriesSet(name)
 	lines := 0
@@ -106,13 +108,13 @@ func decodeNVMLRecording(name string, r io.Reader, lim Limits) (*Bundle, error) 
 			break
 		}
 		if err != nil {
-			return nil, JSONErrorAt(name, err, dec, off)
+			return nil, ingest.JSONErrorAt(name, err, dec, off)
 		}
 		lines++
 		if s.TimeNs == nil {
-			return nil, ErrorAt(name, off, errors.New("nvml recording: sample without t_ns"))
+			return nil, ingest.ErrorAt(name, off, errors.New("nvml recording: sample without t_ns"))
 		}
-		t := Time(*s.TimeNs)
+		t := ingest.Time(*s.TimeNs)
 		e := gpuEntity(s.UUID, h.Host, strconv.Itoa(s.GPU))
 		if s.UUID != "" {
 			e.Node = h.Host
@@ -124,26 +126,26 @@ func decodeNVMLRecording(name string, r io.Reader, lim Limits) (*Bundle, error) 
 			}
 		}
 		for _, p := range s.Processes {
-			pid := Labels{{"pid", strconv.FormatUint(uint64(p.PID), 10)}}
+			pid := ingest.Labels{{Name: "pid", Value: strconv.FormatUint(uint64(p.PID), 10)}}
 			if p.UsedMemory == nil && p.SMUtil == nil && p.MemUtil == nil {
 				// No readings (NVML may not report them): keep the PID,
 				// which places the GPU (placement.go).
-				sr := ss.get("nvml_process_running", pid, e, SignalOther, "")
+				sr := ss.get("nvml_process_running", pid, e, ingest.SignalOther, "")
 				sr.T, sr.V = append(sr.T, t), append(sr.V, 1)
 				continue
 			}
 			for _, f := range []struct {
 				name   string
-				signal SignalKind
+				signal ingest.SignalKind
 				unit   string
 				v      *float64
 			}{
-				{"nvml_process_used_memory_bytes", SignalGPUMemory, "bytes", p.UsedMemory},
-				{"nvml_process_sm_utilization_percent", SignalGPUUtil, "%", p.SMUtil},
-				{"nvml_process_mem_utilization_percent", SignalGPUMemBW, "%", p.MemUtil},
+				{"nvml_process_used_memory_bytes", ingest.SignalGPUMemory, "bytes", p.UsedMemory},
+				{"nvml_process_sm_utilization_percent", ingest.SignalGPUUtil, "%", p.SMUtil},
+				{"nvml_process_mem_utilization_percent", ingest.SignalGPUMemBW, "%", p.MemUtil},
 			} {
 				if f.v != nil {
-					sr := ss.get(f.name, append(Labels(nil), pid...), e, f.signal, f.unit)
+					sr := ss.get(f.name, append(ingest.Labels(nil), pid...), e, f.signal, f.unit)
 					sr.T, sr.V = append(sr.T, t), append(sr.V, *f.v)
 				}
 			}
@@ -153,22 +155,22 @@ func decodeNVMLRecording(name string, r io.Reader, lim Limits) (*Bundle, error) 
 			if x.Type != "" && x.Type != "xid" {
 				reason = x.Type
 			}
-			b.Events = append(b.Events, Event{Time: Time(x.TimeNs), Entity: e, Kind: EventXID, Reason: reason,
+			b.Events = append(b.Events, ingest.Event{Time: ingest.Time(x.TimeNs), Entity: e, Kind: ingest.EventXID, Reason: reason,
 				Message: fmt.Sprintf("%s %d on %s", reason, x.XID, e.Name), Count: 1, Source: name})
-			sr := ss.get("nvml_xid_events", nil, e, SignalXID, "")
-			sr.T, sr.V = append(sr.T, Time(x.TimeNs)), append(sr.V, float64(x.XID))
+			sr := ss.get("nvml_xid_events", nil, e, ingest.SignalXID, "")
+			sr.T, sr.V = append(sr.T, ingest.Time(x.TimeNs)), append(sr.V, float64(x.XID))
 		}
 	}
 	if lines == 0 {
-		b.Warn(ErrPartialInput, name, 1, "recording has a header but no samples")
+		b.Warn(ingest.ErrPartialInput, name, 1, "recording has a header but no samples")
 	}
 	b.Series = ss.nonEmpty()
 	return b, nil
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatNVMLRecording, Decode: decodeNVMLRecording,
-		Sniff: []SniffRule{{Priority: PriorityNVMLRecording, Match: func(h *Head) bool {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatNVMLRecording, Decode: decodeNVMLRecording,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityNVMLRecording, Match: func(h *ingest.Head) bool {
 			return h.JSON() && (h.Has("pipeline_analyze_nvml") || h.Has("nvml_version") && h.Has("samples"))
 		}}}})
 }

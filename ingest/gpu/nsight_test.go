@@ -1,4 +1,4 @@
-package ingest
+package gpu
 
 import (
 	"errors"
@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // sumSeries returns the sum of the non-NaN values of the named series.
-func sumSeries(t *testing.T, b *Bundle, name, label, value string) (float64, *Series) {
+func sumSeries(t *testing.T, b *ingest.Bundle, name, label, value string) (float64, *ingest.Series) {
 	t.Helper()
 	s := findSeries(t, b, name, label, value)
 	sum := 0.0
@@ -31,7 +33,7 @@ func TestNsightSQLite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ReadFile(path, nil, Limits{})
+	b, err := ingest.ReadFile(path, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestNsightSQLite(t *testing.T) {
 	// Independent numbers (python sqlite3): 5 kernels + 15 memcpys on device 0,
 	// union busy time 373273080 ns, cudaMemcpy(+_v3020) union 374343896 ns,
 	// kernel gaps 952000911 ns, activity span 1097528087 ns → 20 ms buckets, 56 of them.
-	if in.Format != FormatNsightSQLite || in.Counts.Series != 7 || in.Counts.Points != 5*56+2*5 || len(b.Warnings) != 0 {
+	if in.Format != ingest.FormatNsightSQLite || in.Counts.Series != 7 || in.Counts.Points != 5*56+2*5 || len(b.Warnings) != 0 {
 		t.Fatalf("input = %+v, warnings %v", in, b.Warnings)
 	}
 	const uuid = "GPU-74e128b2-90b6-b409-07c8-33bee5ff6f88"
@@ -47,27 +49,27 @@ func TestNsightSQLite(t *testing.T) {
 	for _, tc := range []struct {
 		name, label, value string
 		sum                float64
-		signal             SignalKind
+		signal             ingest.SignalKind
 	}{
-		{"nsys_gpu_busy_ratio", "", "", 373273080 / float64(step), SignalGPUUtil},
-		{"nsys_kernel_count", "", "", 5, SignalGPUUtil},
-		{"nsys_host_sync_stall_ratio", "", "", 374343896 / float64(step), SignalOther},
-		{"nsys_launch_gap_seconds", "", "", 0.952000911, SignalOther},
-		{"nsys_kernel_launches", "kernel", "saxpy", 5, SignalOther},
+		{"nsys_gpu_busy_ratio", "", "", 373273080 / float64(step), ingest.SignalGPUUtil},
+		{"nsys_kernel_count", "", "", 5, ingest.SignalGPUUtil},
+		{"nsys_host_sync_stall_ratio", "", "", 374343896 / float64(step), ingest.SignalOther},
+		{"nsys_launch_gap_seconds", "", "", 0.952000911, ingest.SignalOther},
+		{"nsys_kernel_launches", "kernel", "saxpy", 5, ingest.SignalOther},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sum, s := sumSeries(t, b, tc.name, tc.label, tc.value)
 			if !near(sum, tc.sum) || s.Signal != tc.signal {
 				t.Errorf("sum = %.9f, want %.9f; signal %v", sum, tc.sum, s.Signal)
 			}
-			if s.Entity.Name != uuid || s.Entity.Node != "nid001608" || s.Entity.Kind != KindGPU || s.Labels.Get("device") != "0" {
+			if s.Entity.Name != uuid || s.Entity.Node != "nid001608" || s.Entity.Kind != ingest.KindGPU || s.Labels.Get("device") != "0" {
 				t.Errorf("entity %+v labels %v", s.Entity, s.Labels)
 			}
 		})
 	}
 	busy := findSeries(t, b, "nsys_gpu_busy_ratio", "", "")
 	// session start 1687813257637297504 + first memcpy 887857742, floored to 20 ms
-	if want := Time(1687813258520000000); busy.T[0] != want || busy.T[1]-busy.T[0] != Time(step) {
+	if want := ingest.Time(1687813258520000000); busy.T[0] != want || busy.T[1]-busy.T[0] != ingest.Time(step) {
 		t.Errorf("first bucket %v (+%v), want %v", busy.T[0], busy.T[1].Sub(busy.T[0]), want)
 	}
 	after, _ := os.ReadFile(path)
@@ -91,8 +93,8 @@ func TestNsightSQLiteMalformed(t *testing.T) {
 			if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := decodeNsightSQLite(p, p, Limits{})
-			var ie *InputError
+			_, err := decodeNsightSQLite(p, p, ingest.Limits{})
+			var ie *ingest.InputError
 			if !errors.As(err, &ie) || ie.File != p {
 				t.Fatalf("err = %v, want *InputError on %s", err, p)
 			}

@@ -1,4 +1,4 @@
-package ingest
+package gpu
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // kinetoEvent is the part of a Chrome-trace event the reader uses. ts and dur
@@ -45,15 +47,15 @@ const minEpochNs = 1e18
 // Its length is the one streaming pass over the top-level keys and each
 // event's fields (a token loop whose state would only be threaded through
 // helpers if split).
-func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodeKineto(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	dec := json.NewDecoder(r)
-	b := &Bundle{}
+	b := &ingest.Bundle{}
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, JSONError(name, err, dec)
+		return nil, ingest.JSONError(name, err, dec)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, ErrorAt(name, 0, errors.New("kineto: expected a JSON object"))
+		return nil, ingest.ErrorAt(name, 0, errors.New("kineto: expected a JSON object"))
 	}
 	var acts []gpuInterval
 	type hostCall struct {
@@ -71,7 +73,7 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
-			return nil, JSONError(name, err, dec)
+			return nil, ingest.JSONError(name, err, dec)
 		}
 		key, _ := kt.(string)
 		switch key {
@@ -79,16 +81,16 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			seenEvents = true
 			t, err := dec.Token()
 			if err != nil {
-				return nil, JSONError(name, err, dec)
+				return nil, ingest.JSONError(name, err, dec)
 			}
 			if d, ok := t.(json.Delim); !ok || d != '[' {
-				return nil, ErrorAt(name, dec.InputOffset(), errors.New("kineto: traceEvents is not an array"))
+				return nil, ingest.ErrorAt(name, dec.InputOffset(), errors.New("kineto: traceEvents is not an array"))
 			}
 			for dec.More() {
 				var ev kinetoEvent
 				off := dec.InputOffset()
 				if err := dec.Decode(&ev); err != nil {
-					return nil, JSONErrorAt(name, err, dec, off)
+					return nil, ingest.JSONErrorAt(name, err, dec, off)
 				}
 				if ev.Ph != "X" {
 					continue
@@ -130,60 +132,60 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 				}
 			}
 			if _, err := dec.Token(); err != nil { // ']'
-				return nil, JSONError(name, err, dec)
+				return nil, ingest.JSONError(name, err, dec)
 			}
 		case "baseTimeNanoseconds":
 			var n json.Number
 			if err := dec.Decode(&n); err != nil {
-				return nil, JSONError(name, err, dec)
+				return nil, ingest.JSONError(name, err, dec)
 			}
 			if base, err = strconv.ParseInt(n.String(), 10, 64); err != nil {
-				return nil, ErrorAt(name, dec.InputOffset(), fmt.Errorf("kineto: baseTimeNanoseconds %q: %w", n, err))
+				return nil, ingest.ErrorAt(name, dec.InputOffset(), fmt.Errorf("kineto: baseTimeNanoseconds %q: %w", n, err))
 			}
 		case "host_name":
 			if err := dec.Decode(&host); err != nil {
-				return nil, JSONError(name, err, dec)
+				return nil, ingest.JSONError(name, err, dec)
 			}
 		case "distributedInfo":
 			var di struct {
 				Rank *int `json:"rank"`
 			}
 			if err := dec.Decode(&di); err != nil {
-				return nil, JSONError(name, err, dec)
+				return nil, ingest.JSONError(name, err, dec)
 			}
 			if di.Rank != nil {
 				rank = *di.Rank
 			}
 		case "deviceProperties":
 			if err := dec.Decode(&devProps); err != nil {
-				return nil, JSONError(name, err, dec)
+				return nil, ingest.JSONError(name, err, dec)
 			}
 		default:
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
-				return nil, JSONError(name, err, dec)
+				return nil, ingest.JSONError(name, err, dec)
 			}
 		}
 	}
 	if _, err := dec.Token(); err != nil { // '}'
-		return nil, JSONError(name, err, dec)
+		return nil, ingest.JSONError(name, err, dec)
 	}
 	if !seenEvents {
-		return nil, ErrorAt(name, dec.InputOffset(), errors.New("kineto: no traceEvents"))
+		return nil, ingest.ErrorAt(name, dec.InputOffset(), errors.New("kineto: no traceEvents"))
 	}
 	if skipped > 0 {
-		b.Warn(ErrBadValue, name, skipped, "%d GPU events without a device or with a bad time skipped", skipped)
+		b.Warn(ingest.ErrBadValue, name, skipped, "%d GPU events without a device or with a bad time skipped", skipped)
 	}
 	if capped > 0 {
-		b.Warn(ErrLimit, name, capped, "%d complete events dropped: more than %d activity records (--max-spans)", capped, lim.MaxSpans)
+		b.Warn(ingest.ErrLimit, name, capped, "%d complete events dropped: more than %d activity records (--max-spans)", capped, lim.MaxSpans)
 	}
 	if host == "" && rank >= 0 {
 		host = "rank" + strconv.Itoa(rank)
 	}
 	tl := &gpuTimeline{Prefix: "kineto", Acts: acts, Base: base,
-		Entity: func(dev int) Entity { return gpuEntity("", host, strconv.Itoa(dev)) }}
+		Entity: func(dev int) ingest.Entity { return gpuEntity("", host, strconv.Itoa(dev)) }}
 	if len(acts) > 0 && base == 0 && acts[0].Start < minEpochNs {
-		b.Warn(ErrPartialInput, name, 1, "no baseTimeNanoseconds and timestamps are not Unix times: the trace is kept on its relative clock")
+		b.Warn(ingest.ErrPartialInput, name, 1, "no baseTimeNanoseconds and timestamps are not Unix times: the trace is kept on its relative clock")
 	}
 	devs := map[int]bool{}
 	for _, a := range acts {
@@ -208,7 +210,7 @@ func decodeKineto(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		tl.Stalls = append(tl.Stalls, hostInterval{Dev: d, Start: c.start, End: c.end})
 	}
 	if unplaced > 0 {
-		b.Warn(ErrUnmatched, name, unplaced, "%d blocking CUDA calls not attributed: the trace has %d GPUs and the calls name none", unplaced, len(devs))
+		b.Warn(ingest.ErrUnmatched, name, unplaced, "%d blocking CUDA calls not attributed: the trace has %d GPUs and the calls name none", unplaced, len(devs))
 	}
 	tl.derive(b, name, lim)
 	return b, nil
@@ -251,8 +253,8 @@ func microsToNanos(n json.Number) (int64, bool) {
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatKineto, Decode: decodeKineto,
-		Sniff: []SniffRule{{Priority: PriorityKineto, Match: func(h *Head) bool {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatKineto, Decode: decodeKineto,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityKineto, Match: func(h *ingest.Head) bool {
 			return h.JSON() && (h.Has("traceEvents") || h.Has("deviceProperties") || h.Has("schemaVersion") && h.Has("distributedInfo"))
 		}}}})
 }

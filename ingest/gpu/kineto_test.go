@@ -1,4 +1,4 @@
-package ingest
+package gpu
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 func TestKinetoSamples(t *testing.T) {
@@ -20,23 +22,23 @@ func TestKinetoSamples(t *testing.T) {
 		kernels         float64
 		busyNs, stallNs float64
 		gpu             string
-		first           Time
+		first           ingest.Time
 	}{
-		{"benchmark_result_493459_1694039959_trace.json.gz", 5 + 2*15, 166, 100 * time.Millisecond, 79, 49758000, 713000, "rank0/gpu0", Time(1694039994000000000)},
-		{"rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 5 + 2*20, 97, 5 * time.Millisecond, 4350, 472454441, 89171621, "twshared39868.02.pnb3.facebook.com/gpu0", Time(1712195495505000000)},
-		{"triton_example.json.gz", 5 + 2*1, 89, 2 * time.Microsecond, 1, 1760, 16846, "localhost/gpu0", Time(1730156791097444000)},
+		{"benchmark_result_493459_1694039959_trace.json.gz", 5 + 2*15, 166, 100 * time.Millisecond, 79, 49758000, 713000, "rank0/gpu0", ingest.Time(1694039994000000000)},
+		{"rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 5 + 2*20, 97, 5 * time.Millisecond, 4350, 472454441, 89171621, "twshared39868.02.pnb3.facebook.com/gpu0", ingest.Time(1712195495505000000)},
+		{"triton_example.json.gz", 5 + 2*1, 89, 2 * time.Microsecond, 1, 1760, 16846, "localhost/gpu0", ingest.Time(1730156791097444000)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			b, err := ReadFile(filepath.Join(dir, tc.file), nil, Limits{})
+			b, err := ingest.ReadFile(filepath.Join(dir, tc.file), nil, ingest.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if in := b.Inputs[0]; in.Format != FormatKineto || in.Counts.Series != tc.series || len(b.Warnings) != 0 {
+			if in := b.Inputs[0]; in.Format != ingest.FormatKineto || in.Counts.Series != tc.series || len(b.Warnings) != 0 {
 				t.Fatalf("input %+v warnings %v", in, b.Warnings)
 			}
 			busySum, busy := sumSeries(t, b, "kineto_gpu_busy_ratio", "", "")
-			if len(busy.T) != tc.buckets || busy.T[1]-busy.T[0] != Time(tc.step) || busy.T[0] != tc.first || busy.Entity.Name != tc.gpu {
+			if len(busy.T) != tc.buckets || busy.T[1]-busy.T[0] != ingest.Time(tc.step) || busy.T[0] != tc.first || busy.Entity.Name != tc.gpu {
 				t.Errorf("busy grid: %d buckets from %v step %v on %q", len(busy.T), busy.T[0], busy.T[1].Sub(busy.T[0]), busy.Entity.Name)
 			}
 			if !near(busySum*float64(tc.step), tc.busyNs) {
@@ -58,7 +60,7 @@ func TestKinetoInline(t *testing.T) {
 {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20.0,"dur":5.0,"args":{"device":1}},
 {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":20.0,"dur":5.0,"args":{}},
 {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":12.0,"dur":10.0,"args":{}}]}`
-	b, err := decodeKineto("rel.json", strings.NewReader(rel), Limits{})
+	b, err := decodeKineto("rel.json", strings.NewReader(rel), ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +96,8 @@ func TestKinetoMalformed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := decodeKineto(tc.name, strings.NewReader(tc.in), Limits{})
-			var ie *InputError
+			_, err := decodeKineto(tc.name, strings.NewReader(tc.in), ingest.Limits{})
+			var ie *ingest.InputError
 			if !errors.As(err, &ie) || ie.Offset != tc.off {
 				t.Fatalf("err = %v (%#v), want *InputError at byte %d", err, ie, tc.off)
 			}

@@ -1,4 +1,4 @@
-package ingest
+package gpu
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // This file reads the two text outputs of nvidia-smi:
@@ -28,7 +30,7 @@ var smiTimeLayouts = []string{"2006/01/02 15:04:05.000", "2006/01/02 15:04:05", 
 
 // gpuEntity builds the GPU entity of a sample: named by its UUID when known,
 // else "host/gpuN" (host "localhost" when the host is unknown too).
-func gpuEntity(uuid, host, index string) Entity {
+func gpuEntity(uuid, host, index string) ingest.Entity {
 	name := uuid
 	if name == "" {
 		h := host
@@ -40,34 +42,34 @@ func gpuEntity(uuid, host, index string) Entity {
 		}
 		name = h + "/gpu" + index
 	}
-	return Entity{Kind: KindGPU, Name: name, GPU: name, Node: host}
+	return ingest.Entity{Kind: ingest.KindGPU, Name: name, GPU: name, Node: host}
 }
 
 // seriesSet collects series in order of first appearance, keyed by name+labels.
 type seriesSet struct {
 	source string
-	order  []*Series
-	byKey  map[string]*Series
+	order  []*ingest.Series
+	byKey  map[string]*ingest.Series
 }
 
 func newSeriesSet(source string) *seriesSet {
-	return &seriesSet{source: source, byKey: map[string]*Series{}}
+	return &seriesSet{source: source, byKey: map[string]*ingest.Series{}}
 }
 
 // get returns the series name+labels, creating it with the given metadata.
 //
 // Every series carries a "gpu" label with its entity's name, so that series of
 // different GPUs from one file have distinct keys.
-func (ss *seriesSet) get(name string, labels Labels, e Entity, sig SignalKind, unit string) *Series {
+func (ss *seriesSet) get(name string, labels ingest.Labels, e ingest.Entity, sig ingest.SignalKind, unit string) *ingest.Series {
 	if labels.Get("gpu") == "" {
-		labels = append(labels, Label{"gpu", e.Name})
+		labels = append(labels, ingest.Label{Name: "gpu", Value: e.Name})
 	}
-	SortLabels(labels)
+	ingest.SortLabels(labels)
 	k := name + labels.String()
 	if s, ok := ss.byKey[k]; ok {
 		return s
 	}
-	s := &Series{Name: name, Labels: labels, Entity: e, Signal: sig, Unit: unit, Source: ss.source}
+	s := &ingest.Series{Name: name, Labels: labels, Entity: e, Signal: sig, Unit: unit, Source: ss.source}
 	ss.byKey[k] = s
 	ss.order = append(ss.order, s)
 	return s
@@ -81,8 +83,8 @@ type smiCellKey struct {
 }
 
 // nonEmpty returns the series that hold at least one non-NaN value.
-func (ss *seriesSet) nonEmpty() []*Series {
-	var out []*Series
+func (ss *seriesSet) nonEmpty() []*ingest.Series {
+	var out []*ingest.Series
 	for _, s := range ss.order {
 		for _, v := range s.V {
 			if !math.IsNaN(v) {
@@ -127,31 +129,31 @@ func smiSkipField(f string) bool {
 }
 
 // smiSignal classifies an nvidia-smi field (or dmon/pmon column) name.
-func smiSignal(f string) SignalKind {
+func smiSignal(f string) ingest.SignalKind {
 	switch {
 	case f == "utilization.gpu" || f == "sm" || f == "gpu_util" || f == "gpu_utilization":
-		return SignalGPUUtil
+		return ingest.SignalGPUUtil
 	case f == "utilization.memory" || f == "mem" || f == "mem_util" || f == "mem_utilization":
-		return SignalGPUMemBW
+		return ingest.SignalGPUMemBW
 	case strings.HasPrefix(f, "clocks_event_reasons") || strings.HasPrefix(f, "clocks_throttle_reasons") ||
 		f == "pviol" || f == "tviol":
-		return SignalGPUThrottle
+		return ingest.SignalGPUThrottle
 	case strings.HasPrefix(f, "clocks.") || f == "mclk" || f == "pclk":
-		return SignalGPUClock
+		return ingest.SignalGPUClock
 	case strings.HasPrefix(f, "temperature.") || f == "gtemp" || f == "mtemp":
-		return SignalTemperature
+		return ingest.SignalTemperature
 	case strings.Contains(f, "power") || f == "pwr":
-		return SignalPower
+		return ingest.SignalPower
 	case strings.HasPrefix(f, "ecc.") || strings.HasPrefix(f, "retired_pages.") || strings.HasPrefix(f, "remapped_rows.") ||
 		f == "sbecc" || f == "dbecc" || f == "pci" || f == "xid":
-		return SignalXID
+		return ingest.SignalXID
 	case strings.HasPrefix(f, "memory.") || strings.HasPrefix(f, "protected_memory.") || f == "used_gpu_memory" ||
 		f == "max_memory_usage" || f == "fb" || f == "bar1" || f == "ccpm":
-		return SignalGPUMemory
+		return ingest.SignalGPUMemory
 	case strings.HasPrefix(f, "nvlink") || f == "nvlrx" || f == "nvltx":
-		return SignalNVLink
+		return ingest.SignalNVLink
 	}
-	return SignalOther
+	return ingest.SignalOther
 }
 
 // smiUnitScale normalises a unit: MiB become bytes, microseconds and
@@ -223,11 +225,11 @@ func parseSMICell(c string) (float64, string, smiCellKind) {
 }
 
 // parseSMITime parses an nvidia-smi timestamp cell (taken as UTC).
-func parseSMITime(c string) (Time, bool) {
+func parseSMITime(c string) (ingest.Time, bool) {
 	c = strings.TrimSpace(c)
 	for _, l := range smiTimeLayouts {
 		if t, err := time.Parse(l, c); err == nil {
-			return FromTime(t), true
+			return ingest.FromTime(t), true
 		}
 	}
 	return 0, false
@@ -270,15 +272,15 @@ func (lr *lineReader) scan() (string, bool) {
 // "nvidia_smi_<field>". Without a header the columns are named col1..colN.
 // Its length is one line-oriented pass (header, units, rows) whose state
 // (columns, units, per-GPU sets) is shared by every step.
-func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	b := &Bundle{}
+func decodeNvidiaSmiCSV(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	b := &ingest.Bundle{}
 	lr := newLineReader(r)
 	ss := newSeriesSet(name)
 	var cols []smiColumn
 	var header string
 	tsCol, uuidCol, idxCol, busCol, pidCol, procCol, hostCol := -1, -1, -1, -1, -1, -1, -1
 	relative := map[string]int{} // per-series sample counter when there is no time
-	bySeriesCell := map[smiCellKey]*Series{}
+	bySeriesCell := map[smiCellKey]*ingest.Series{}
 	badRows, failures, badCells := 0, 0, 0
 	var firstFailure string
 	rows := 0
@@ -298,7 +300,7 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			header = line
 			if _, _, k := parseSMICell(cells[0]); k == cellNumber || isSMITime(cells[0]) || strings.HasPrefix(cells[0], "GPU-") {
 				// noheader: positional columns.
-				b.Warn(ErrPartialInput, name, 1, "no CSV header: columns named col1..col%d", len(cells))
+				b.Warn(ingest.ErrPartialInput, name, 1, "no CSV header: columns named col1..col%d", len(cells))
 				for i := range cells {
 					cols = append(cols, smiColumn{field: fmt.Sprintf("col%d", i+1)})
 				}
@@ -313,7 +315,7 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 					cols = append(cols, col)
 				}
 				if len(cols) < 1 || cols[0].field == "" {
-					return nil, ErrorAt(name, lr.off, errors.New("nvidia-smi csv: empty header"))
+					return nil, ingest.ErrorAt(name, lr.off, errors.New("nvidia-smi csv: empty header"))
 				}
 				for i, c := range cols {
 					switch c.field {
@@ -334,7 +336,7 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 					}
 				}
 				if tsCol < 0 {
-					b.Warn(ErrPartialInput, name, 1, "no timestamp column: samples placed 1 s apart from the Unix epoch (relative time)")
+					b.Warn(ingest.ErrPartialInput, name, 1, "no timestamp column: samples placed 1 s apart from the Unix epoch (relative time)")
 				}
 				continue
 			}
@@ -347,7 +349,7 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 				}
 			}
 			if tsCol < 0 {
-				b.Warn(ErrPartialInput, name, 1, "no timestamp column: samples placed 1 s apart from the Unix epoch (relative time)")
+				b.Warn(ingest.ErrPartialInput, name, 1, "no timestamp column: samples placed 1 s apart from the Unix epoch (relative time)")
 			}
 		}
 		if line == header {
@@ -358,11 +360,11 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			continue
 		}
 		rows++
-		var t Time
+		var t ingest.Time
 		if tsCol >= 0 {
 			var ok bool
 			if t, ok = parseSMITime(cells[tsCol]); !ok {
-				return nil, ErrorAt(name, lr.off, fmt.Errorf("nvidia-smi csv: bad timestamp %q", cells[tsCol]))
+				return nil, ingest.ErrorAt(name, lr.off, fmt.Errorf("nvidia-smi csv: bad timestamp %q", cells[tsCol]))
 			}
 		}
 		cell := func(i int) string {
@@ -379,11 +381,11 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			idx = cell(busCol)
 		}
 		e := gpuEntity(cell(uuidCol), cell(hostCol), idx)
-		var labels Labels
+		var labels ingest.Labels
 		if pid := cell(pidCol); pid != "" {
-			labels = append(labels, Label{"pid", pid})
+			labels = append(labels, ingest.Label{Name: "pid", Value: pid})
 			if p := cell(procCol); p != "" {
-				labels = append(labels, Label{"process", p})
+				labels = append(labels, ingest.Label{Name: "process", Value: p})
 			}
 		}
 		rowKey := e.Name + "\x00" + labels.String()
@@ -409,13 +411,13 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			ck := smiCellKey{rowKey, i}
 			s := bySeriesCell[ck] // ss.get, memoised per row identity and column
 			if s == nil {
-				s = ss.get("nvidia_smi_"+metricName(c.field), append(Labels(nil), labels...), e, smiSignal(c.field), unit)
+				s = ss.get("nvidia_smi_"+metricName(c.field), append(ingest.Labels(nil), labels...), e, smiSignal(c.field), unit)
 				bySeriesCell[ck] = s
 			}
 			st := t
 			if tsCol < 0 {
 				k := s.Name + s.Labels.String() + e.Name
-				st = Time(int64(relative[k]) * int64(time.Second))
+				st = ingest.Time(int64(relative[k]) * int64(time.Second))
 				relative[k]++
 			}
 			s.T = append(s.T, st)
@@ -423,16 +425,16 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		}
 	}
 	if err := lr.sc.Err(); err != nil {
-		return nil, ErrorAt(name, lr.next, fmt.Errorf("nvidia-smi csv: %w", err))
+		return nil, ingest.ErrorAt(name, lr.next, fmt.Errorf("nvidia-smi csv: %w", err))
 	}
 	if cols == nil {
-		return nil, ErrorAt(name, 0, errors.New("nvidia-smi csv: no header or data"))
+		return nil, ingest.ErrorAt(name, 0, errors.New("nvidia-smi csv: no header or data"))
 	}
 	if badRows > 0 {
-		b.Warn(ErrBadValue, name, badRows, "%d rows with a cell count other than the header's %d skipped", badRows, len(cols))
+		b.Warn(ingest.ErrBadValue, name, badRows, "%d rows with a cell count other than the header's %d skipped", badRows, len(cols))
 	}
 	if failures > 0 {
-		b.Warn(ErrSourceWarning, name, failures, "nvidia-smi reported %d failed reads (first: %s)", failures, firstFailure)
+		b.Warn(ingest.ErrSourceWarning, name, failures, "nvidia-smi reported %d failed reads (first: %s)", failures, firstFailure)
 	}
 	_ = badCells
 	b.Series = ss.nonEmpty()
@@ -454,8 +456,8 @@ type dmonColumn struct{ field, unit string }
 // a process was present, so that PIDs are kept even when their columns are "-".
 // Its length is one line-oriented pass over header and rows, like
 // decodeNvidiaSmiCSV.
-func decodeNvidiaSmiDmon(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	b := &Bundle{}
+func decodeNvidiaSmiDmon(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	b := &ingest.Bundle{}
 	lr := newLineReader(r)
 	ss := newSeriesSet(name)
 	var cols []dmonColumn
@@ -514,16 +516,16 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim Limits) (*Bundle, error) 
 				}
 			}
 			if gpuCol < 0 {
-				return nil, ErrorAt(name, lr.off, fmt.Errorf("nvidia-smi dmon: header without a gpu column: %q", tl))
+				return nil, ingest.ErrorAt(name, lr.off, fmt.Errorf("nvidia-smi dmon: header without a gpu column: %q", tl))
 			}
 			headerSeen, unitsPending = true, true
 			if timeCol < 0 {
-				b.Warn(ErrPartialInput, name, 1, "no Date/Time columns (dmon -o DT): samples placed 1 s apart from the Unix epoch (relative time)")
+				b.Warn(ingest.ErrPartialInput, name, 1, "no Date/Time columns (dmon -o DT): samples placed 1 s apart from the Unix epoch (relative time)")
 			}
 			continue
 		}
 		if !headerSeen {
-			return nil, ErrorAt(name, lr.off, errors.New("nvidia-smi dmon: data before the \"# gpu ...\" header"))
+			return nil, ingest.ErrorAt(name, lr.off, errors.New("nvidia-smi dmon: data before the \"# gpu ...\" header"))
 		}
 		f := strings.Fields(tl)
 		if cmdCol >= 0 && len(f) > len(cols) { // command names may hold spaces
@@ -534,20 +536,20 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim Limits) (*Bundle, error) 
 			continue
 		}
 		gpu := f[gpuCol]
-		var labels Labels
+		var labels ingest.Labels
 		if pmon {
 			if pidCol < 0 || f[pidCol] == "-" {
 				continue // no process on this GPU in this sample
 			}
-			labels = Labels{{"pid", f[pidCol]}}
+			labels = ingest.Labels{{Name: "pid", Value: f[pidCol]}}
 			if typeCol >= 0 {
-				labels = append(labels, Label{"type", f[typeCol]})
+				labels = append(labels, ingest.Label{Name: "type", Value: f[typeCol]})
 			}
 			if cmdCol >= 0 && f[cmdCol] != "-" {
-				labels = append(labels, Label{"command", f[cmdCol]})
+				labels = append(labels, ingest.Label{Name: "command", Value: f[cmdCol]})
 			}
 		}
-		var t Time
+		var t ingest.Time
 		if timeCol >= 0 {
 			ds := "19700101"
 			if dateCol >= 0 {
@@ -555,19 +557,19 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim Limits) (*Bundle, error) 
 			}
 			tt, err := time.Parse("20060102 15:04:05", ds+" "+f[timeCol])
 			if err != nil {
-				return nil, ErrorAt(name, lr.off, fmt.Errorf("nvidia-smi dmon: bad date/time %q %q", ds, f[timeCol]))
+				return nil, ingest.ErrorAt(name, lr.off, fmt.Errorf("nvidia-smi dmon: bad date/time %q %q", ds, f[timeCol]))
 			}
-			t = FromTime(tt)
+			t = ingest.FromTime(tt)
 		} else {
 			k := gpu + labels.String()
-			t = Time(int64(relative[k]) * int64(time.Second))
+			t = ingest.Time(int64(relative[k]) * int64(time.Second))
 			relative[k]++
 		}
 		e := gpuEntity("", "", gpu)
 		prefix := "nvidia_smi_dmon_"
 		if pmon {
 			prefix = "nvidia_smi_pmon_"
-			s := ss.get(prefix+"process", append(Labels(nil), labels...), e, SignalOther, "")
+			s := ss.get(prefix+"process", append(ingest.Labels(nil), labels...), e, ingest.SignalOther, "")
 			s.T, s.V = append(s.T, t), append(s.V, 1)
 		}
 		for i, c := range cols {
@@ -579,32 +581,32 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim Limits) (*Bundle, error) 
 				v = math.NaN()
 			}
 			unit, scale := smiUnitScale(c.unit)
-			s := ss.get(prefix+metricName(c.field), append(Labels(nil), labels...), e, smiSignal(c.field), unit)
+			s := ss.get(prefix+metricName(c.field), append(ingest.Labels(nil), labels...), e, smiSignal(c.field), unit)
 			s.T, s.V = append(s.T, t), append(s.V, v*scale)
 		}
 	}
 	if err := lr.sc.Err(); err != nil {
-		return nil, ErrorAt(name, lr.next, fmt.Errorf("nvidia-smi dmon: %w", err))
+		return nil, ingest.ErrorAt(name, lr.next, fmt.Errorf("nvidia-smi dmon: %w", err))
 	}
 	if !headerSeen {
-		return nil, ErrorAt(name, 0, errors.New("nvidia-smi dmon: no \"# gpu ...\" header"))
+		return nil, ingest.ErrorAt(name, 0, errors.New("nvidia-smi dmon: no \"# gpu ...\" header"))
 	}
 	if badRows > 0 {
-		b.Warn(ErrBadValue, name, badRows, "%d rows with a column count other than the header's %d skipped", badRows, len(cols))
+		b.Warn(ingest.ErrBadValue, name, badRows, "%d rows with a column count other than the header's %d skipped", badRows, len(cols))
 	}
 	b.Series = ss.nonEmpty()
 	return b, nil
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatNvidiaSmiDmon, Decode: decodeNvidiaSmiDmon,
-		Sniff: []SniffRule{{Priority: PriorityNvidiaSmiDmon, Match: func(h *Head) bool {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatNvidiaSmiDmon, Decode: decodeNvidiaSmiDmon,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityNvidiaSmiDmon, Match: func(h *ingest.Head) bool {
 			t := h.Text
 			return t[0] == '#' && (bytes.Contains(t[:min(len(t), 2048)], []byte("gpu")) && bytes.Contains(t[:min(len(t), 2048)], []byte("Idx")) ||
 				bytes.HasPrefix(t, []byte("# gpu")))
 		}}}})
-	RegisterFormat(FormatSpec{Format: FormatNvidiaSmiCSV, Decode: decodeNvidiaSmiCSV,
-		Sniff: []SniffRule{{Priority: PriorityNvidiaSmiCSV, Match: func(h *Head) bool {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatNvidiaSmiCSV, Decode: decodeNvidiaSmiCSV,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityNvidiaSmiCSV, Match: func(h *ingest.Head) bool {
 			first := h.FirstLine()
 			return !h.JSON() && bytes.Count(first, []byte(",")) >= 1 && (bytes.Contains(first, []byte("index")) || bytes.Contains(first, []byte("uuid")) ||
 				bytes.Contains(first, []byte("utilization.")) || bytes.Contains(first, []byte("timestamp")) || bytes.Contains(first, []byte("name"))) &&
