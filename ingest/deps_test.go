@@ -35,7 +35,7 @@ func TestDependencies(t *testing.T) {
 			var err error
 			src := "deps.json"
 			if tt.file != "" {
-				src = filepath.Join(promShared(t), filepath.FromSlash(tt.file))
+				src = filepath.Join(sharedDir(t), filepath.FromSlash(tt.file))
 				b, err = ReadFile(src, nil, Limits{})
 			} else {
 				b, err = decodeDependencies(src, strings.NewReader(tt.body), Limits{})

@@ -1,10 +1,7 @@
 package ingest
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 )
@@ -19,32 +16,6 @@ import (
 //   - a Loki input whose results are not log streams (a Prometheus matrix
 //     whose labels happen to be named "stream" and "values") is warned, not
 //     read as zero records in silence.
-
-// trailingData reads what follows the document of a what (e.g.
-// "Prometheus response") in rest, adding to b.
-func trailingData(name string, rest io.Reader, lim Limits, b *Bundle, what string) {
-	br := bufio.NewReaderSize(rest, SniffLen)
-	head, _ := br.Peek(SniffLen)
-	if len(bytes.TrimSpace(head)) == 0 {
-		n, _ := io.Copy(io.Discard, br)
-		if n > int64(len(head)) { // white space beyond the peek: look again
-			b.Warn(ErrPartialInput, name, 1, "%d bytes after the %s dropped", n, what)
-		}
-		return
-	}
-	if Sniff(head) == FormatVictoriaLogs {
-		part, err := decodeVictoriaLogs(name, br, lim)
-		if err != nil {
-			b.Warn(ErrPartialInput, name, 1, "the lines after the %s look like VictoriaLogs records but were not read: %v", what, err)
-			return
-		}
-		b.Warn(ErrSourceWarning, name, len(part.Logs), "%d VictoriaLogs records after the %s read as logs (mixed formats in one file)", len(part.Logs), what)
-		b.Merge(part)
-		return
-	}
-	n, _ := io.Copy(io.Discard, br)
-	b.Warn(ErrPartialInput, name, 1, "%d bytes after the %s dropped (not a format that can follow it: %s)", n, what, Sniff(head))
-}
 
 // otlpLogsAmongSpans reads an OTLP logs document found among span
 // documents into the reader's log sink (created on first use).

@@ -43,13 +43,13 @@ func decodeLoki(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	// (the fast path streams its values and needs no bound).
 	s.bound = &docBound{r: r, max: lim.MaxDocumentBytes, what: "Loki stream"}
 	dec := json.NewDecoder(s.bound)
-	if err := promDelim(dec, name, '{'); err != nil {
+	if err := JSONDelim(dec, name, '{'); err != nil {
 		return nil, err
 	}
 	var status, errMsg, resultType string
 	streams := 0
 	for dec.More() {
-		key, err := promKey(dec, name)
+		key, err := JSONKey(dec, name)
 		if err != nil {
 			return nil, err
 		}
@@ -64,7 +64,7 @@ func decodeLoki(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			resultType = "streams"
 			err = lokiResult(dec, s, &streams)
 		default:
-			err = promSkip(dec)
+			err = JSONSkip(dec)
 		}
 		if err != nil {
 			return nil, JSONError(name, err, dec)
@@ -92,11 +92,11 @@ func decodeLoki(name string, r io.Reader, lim Limits) (*Bundle, error) {
 
 // lokiData walks the "data" object, streaming "result".
 func lokiData(dec *json.Decoder, s *logSink, resultType *string, streams *int) error {
-	if err := promDelim(dec, s.name, '{'); err != nil {
+	if err := JSONDelim(dec, s.name, '{'); err != nil {
 		return err
 	}
 	for dec.More() {
-		key, err := promKey(dec, s.name)
+		key, err := JSONKey(dec, s.name)
 		if err != nil {
 			return err
 		}
@@ -106,7 +106,7 @@ func lokiData(dec *json.Decoder, s *logSink, resultType *string, streams *int) e
 		case "result":
 			err = lokiResult(dec, s, streams)
 		default:
-			err = promSkip(dec)
+			err = JSONSkip(dec)
 		}
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -157,6 +158,55 @@ func Locate(name string, off int64) (line, col int) {
 		}
 		if err != nil {
 			return line, col
+		}
+	}
+}
+
+// JSONDelim reads the next token and checks it is the delimiter want.
+func JSONDelim(dec *json.Decoder, name string, want json.Delim) error {
+	off := dec.InputOffset()
+	tok, err := dec.Token()
+	if err != nil {
+		return JSONError(name, err, dec)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return ErrorAt(name, off, fmt.Errorf("expected %q, found %v", want, tok))
+	}
+	return nil
+}
+
+// JSONKey reads the next object key.
+func JSONKey(dec *json.Decoder, name string) (string, error) {
+	off := dec.InputOffset()
+	tok, err := dec.Token()
+	if err != nil {
+		return "", JSONError(name, err, dec)
+	}
+	k, ok := tok.(string)
+	if !ok {
+		return "", ErrorAt(name, off, fmt.Errorf("expected an object key, found %v", tok))
+	}
+	return k, nil
+}
+
+// JSONSkip consumes the next JSON value token by token (no buffering).
+func JSONSkip(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				depth++
+			default:
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
 		}
 	}
 }

@@ -14,4 +14,5 @@ import (
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/alertmanager"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/gpu"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/k8sevents"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/prometheus"
 )

@@ -1,19 +1,20 @@
-package ingest
+package prometheus
 
 import (
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // promShared locates /work/shared from the package directory or skips.
 func promShared(t *testing.T) string {
 	t.Helper()
-	d := filepath.Join("..", "..", "shared")
+	d := filepath.Join("..", "..", "..", "shared")
 	if _, err := os.Stat(d); err != nil {
 		t.Skipf("shared data not available: %v", err)
 	}
@@ -45,8 +46,8 @@ func TestPromQueryRangeSamples(t *testing.T) {
 		warnMsg  string
 	}{
 		{"histogram_quantile no __name__", "captured/prometheus-2.42/qr_hq.json", 1, 3, "hq", "{}", 0, nil, 0, ""},
-		{"plus inf", "captured/prometheus-2.42/qr_inf.json", 1, 4, "inf", "{}", 4, ErrBadValue, 4, "4 infinite"},
-		{"minus inf", "captured/prometheus-2.42/qr_neginf.json", 1, 2, "neginf", "{}", 2, ErrBadValue, 2, "2 infinite"},
+		{"plus inf", "captured/prometheus-2.42/qr_inf.json", 1, 4, "inf", "{}", 4, ingest.ErrBadValue, 4, "4 infinite"},
+		{"minus inf", "captured/prometheus-2.42/qr_neginf.json", 1, 2, "neginf", "{}", 2, ingest.ErrBadValue, 2, "2 infinite"},
 		{"nan kept", "captured/prometheus-2.42/qr_nan.json", 1, 4, "nan", "{}", 4, nil, 0, ""},
 		{"rate no __name__", "captured/prometheus-2.42/qr_rate.json", 1, 3, "rate",
 			`{code="200",handler="/metrics",instance="127.0.0.1:19090",job="prometheus"}`, 0, nil, 0, ""},
@@ -54,16 +55,16 @@ func TestPromQueryRangeSamples(t *testing.T) {
 		{"jaeger empty", "prometheus/jaeger-empty_response.json", 0, 0, "", "", 0, nil, 0, ""},
 		{"jaeger one point", "prometheus/jaeger-service_datapoint_response.json", 1, 1, "jaeger-service_datapoint_response",
 			`{service_name="emailservice"}`, 0, nil, 0, ""},
-		{"jaeger warning status", "prometheus/jaeger-warning_response.json", 0, 0, "", "", 0, ErrSourceWarning, 2, "warning0; warning1"},
+		{"jaeger warning status", "prometheus/jaeger-warning_response.json", 0, 0, "", "", 0, ingest.ErrSourceWarning, 2, "warning0; warning1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := ReadFile(filepath.Join(shared, "samples", tt.file), nil, Limits{})
+			b, err := ingest.ReadFile(filepath.Join(shared, "samples", tt.file), nil, ingest.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			in := b.Inputs[0]
-			if in.Format != FormatPromQueryRange || in.Counts.Series != tt.series || in.Counts.Points != tt.points {
+			if in.Format != ingest.FormatPromQueryRange || in.Counts.Series != tt.series || in.Counts.Points != tt.points {
 				t.Fatalf("format %v, %d series, %d points; want prometheus, %d, %d", in.Format, in.Counts.Series, in.Counts.Points, tt.series, tt.points)
 			}
 			if tt.series > 0 {
@@ -96,15 +97,15 @@ func TestPromQueryRangeSamples(t *testing.T) {
 
 func TestPromQueryRangeValues(t *testing.T) {
 	shared := promShared(t)
-	b, err := ReadFile(filepath.Join(shared, "samples", "prometheus", "jaeger-service_datapoint_response.json"), nil, Limits{})
+	b, err := ingest.ReadFile(filepath.Join(shared, "samples", "prometheus", "jaeger-service_datapoint_response.json"), nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := b.Series[0]
-	if s.T[0] != FromUnixSeconds(1620351786) || s.V[0] != 9223372036854 || s.Entity.Service != "emailservice" {
+	if s.T[0] != ingest.FromUnixSeconds(1620351786) || s.V[0] != 9223372036854 || s.Entity.Service != "emailservice" {
 		t.Errorf("got t=%v v=%v entity=%+v", s.T[0], s.V[0], s.Entity)
 	}
-	b, err = ReadFile(filepath.Join(shared, "samples", "captured", "prometheus-2.42", "qr_up.json"), nil, Limits{})
+	b, err = ingest.ReadFile(filepath.Join(shared, "samples", "captured", "prometheus-2.42", "qr_up.json"), nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +116,8 @@ func TestPromQueryRangeValues(t *testing.T) {
 
 func TestPromQueryRangeErrorBody(t *testing.T) {
 	shared := promShared(t)
-	_, err := ReadFile(filepath.Join(shared, "samples", "captured", "prometheus-2.42", "qr_err.json"), nil, Limits{})
-	var ie *InputError
+	_, err := ingest.ReadFile(filepath.Join(shared, "samples", "captured", "prometheus-2.42", "qr_err.json"), nil, ingest.Limits{})
+	var ie *ingest.InputError
 	if err == nil || !errors.As(err, &ie) {
 		t.Fatalf("want *InputError, got %v", err)
 	}
@@ -129,7 +130,7 @@ func TestPromQueryRangeShapes(t *testing.T) {
 	tests := []struct {
 		name    string
 		body    string
-		lim     Limits
+		lim     ingest.Limits
 		series  int
 		points  int
 		first   string
@@ -138,22 +139,22 @@ func TestPromQueryRangeShapes(t *testing.T) {
 		warnErr error
 	}{
 		{"vector", `{"status":"success","data":{"resultType":"vector","result":[{"metric":{"__name__":"a","x":"1"},"value":[10.5,"2"]},{"metric":{"__name__":"a","x":"2"},"value":[10.5,"3"]}]}}`,
-			Limits{}, 2, 2, "a", []float64{2}, "", nil},
-		{"scalar", `{"status":"success","data":{"resultType":"scalar","result":[10.5,"7.25"]}}`, Limits{}, 1, 1, "qr_case", []float64{7.25}, "", nil},
+			ingest.Limits{}, 2, 2, "a", []float64{2}, "", nil},
+		{"scalar", `{"status":"success","data":{"resultType":"scalar","result":[10.5,"7.25"]}}`, ingest.Limits{}, 1, 1, "qr_case", []float64{7.25}, "", nil},
 		{"status after data", `{"data":{"result":[{"metric":{"__name__":"b"},"values":[[1,"1"],[2,"NaN"]]}],"resultType":"matrix"},"status":"success"}`,
-			Limits{}, 1, 2, "b", []float64{1, math.NaN()}, "", nil},
-		{"warnings on success", `{"status":"success","warnings":["w"],"data":{"resultType":"matrix","result":[]}}`, Limits{}, 0, 0, "", nil, "", ErrSourceWarning},
+			ingest.Limits{}, 1, 2, "b", []float64{1, math.NaN()}, "", nil},
+		{"warnings on success", `{"status":"success","warnings":["w"],"data":{"resultType":"matrix","result":[]}}`, ingest.Limits{}, 0, 0, "", nil, "", ingest.ErrSourceWarning},
 		{"unparsable value", `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"x"]]}]}}`,
-			Limits{}, 1, 1, "case", []float64{math.NaN()}, "", ErrBadValue},
+			ingest.Limits{}, 1, 1, "case", []float64{math.NaN()}, "", ingest.ErrBadValue},
 		{"series limit", `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"i":"1"},"values":[[1,"1"]]},{"metric":{"i":"2"},"values":[[1,"1"]]}]}}`,
-			Limits{MaxSeries: 1}, 1, 1, "case", []float64{1}, "", ErrLimit},
+			ingest.Limits{MaxSeries: 1}, 1, 1, "case", []float64{1}, "", ingest.ErrLimit},
 		{"point limit", `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"i":"1"},"values":[[1,"1"],[2,"2"]]},{"metric":{"i":"2"},"values":[[1,"1"]]}]}}`,
-			Limits{MaxPoints: 2}, 1, 2, "case", []float64{1, 2}, "", ErrLimit},
-		{"string result", `{"status":"success","data":{"resultType":"string","result":[1,"s"]}}`, Limits{}, 0, 0, "", nil, `resultType "string"`, nil},
-		{"truncated", `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1"]`, Limits{}, 0, 0, "", nil, "unexpected end", nil},
-		{"bad timestamp", `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[["x","1"]]}]}}`, Limits{}, 0, 0, "", nil, "bad sample timestamp", nil},
-		{"error without type", `{"status":"error","error":"boom"}`, Limits{}, 0, 0, "", nil, "prometheus error (unknown): boom", nil},
-		{"not an object", `[1,2]`, Limits{}, 0, 0, "", nil, `expected "{"`, nil},
+			ingest.Limits{MaxPoints: 2}, 1, 2, "case", []float64{1, 2}, "", ingest.ErrLimit},
+		{"string result", `{"status":"success","data":{"resultType":"string","result":[1,"s"]}}`, ingest.Limits{}, 0, 0, "", nil, `resultType "string"`, nil},
+		{"truncated", `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1"]`, ingest.Limits{}, 0, 0, "", nil, "unexpected end", nil},
+		{"bad timestamp", `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[["x","1"]]}]}}`, ingest.Limits{}, 0, 0, "", nil, "bad sample timestamp", nil},
+		{"error without type", `{"status":"error","error":"boom"}`, ingest.Limits{}, 0, 0, "", nil, "prometheus error (unknown): boom", nil},
+		{"not an object", `[1,2]`, ingest.Limits{}, 0, 0, "", nil, `expected "{"`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +164,7 @@ func TestPromQueryRangeShapes(t *testing.T) {
 			}
 			b, err := decodePromQueryRange(name, strings.NewReader(tt.body), tt.lim)
 			if tt.err != "" {
-				var ie *InputError
+				var ie *ingest.InputError
 				if err == nil || !strings.Contains(err.Error(), tt.err) || !errors.As(err, &ie) {
 					t.Fatalf("error %v, want *InputError containing %q", err, tt.err)
 				}
@@ -215,126 +216,12 @@ func TestPromBaseName(t *testing.T) {
 	}
 }
 
-// TestNezhaCrossSource reads the metrics, alert and dependencies of real
-// Nezha OnlineBoutique cases and checks that every metric series lands on
-// one of the services of the call graph (plus the entry service frontend).
-func TestNezhaCrossSource(t *testing.T) {
-	shared := promShared(t)
-	want := []string{"adservice", "cartservice", "checkoutservice", "currencyservice", "emailservice", "frontend",
-		"paymentservice", "productcatalogservice", "recommendationservice", "shippingservice"}
-	tests := []struct {
-		name          string
-		dir           string
-		series, pts   int
-		edges, deps   int
-		nodeSeries    int
-		alertStartsAt string
-	}{
-		{"ob-20220822-035354", "ob-20220822-035354", 213, 2340, 28, 14, 30, "2022-08-22T03:55:54.000Z"},
-		{"ob-20220822-041835", "ob-20220822-041835", 213, 7662, 28, 14, 30, "2022-08-22T04:20:35.000Z"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := filepath.Join(shared, "data", "nezha-ob", tt.dir)
-			files, _ := filepath.Glob(filepath.Join(dir, "metrics_*.json"))
-			if len(files) != 21 {
-				t.Fatalf("%d metrics files, want 21", len(files))
-			}
-			files = append(files, filepath.Join(dir, "alert.json"), filepath.Join(dir, "dependencies.json"))
-			all := &Bundle{}
-			for _, f := range files {
-				b, err := ReadFile(f, nil, Limits{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				all.Merge(b)
-			}
-			depSvc := map[string]bool{"frontend": true}
-			for _, d := range all.Deps {
-				depSvc[d.Parent], depSvc[d.Child] = true, true
-			}
-			metricSvc := map[string]bool{}
-			edges, nodes, pts := 0, 0, 0
-			for _, s := range all.Series {
-				pts += len(s.T)
-				metricSvc[s.Entity.Service] = true
-				switch s.Entity.Kind {
-				case KindEdge:
-					edges++
-					if s.Entity.Caller == "" || s.Entity.Callee == "" || s.Entity.Name != s.Entity.Caller+"->"+s.Entity.Callee ||
-						!strings.HasSuffix(s.Source, "metrics_istio_request_duration_seconds_p50.json") || s.Signal != SignalLatency || s.Stat != "p50" {
-						t.Errorf("bad edge series %s%s %+v", s.Name, s.Labels, s.Entity)
-					}
-				case KindNode:
-					nodes++
-				}
-			}
-			if got, w := promKeys(metricSvc), promKeys(depSvc); strings.Join(got, ",") != strings.Join(want, ",") || strings.Join(w, ",") != strings.Join(want, ",") {
-				t.Errorf("metric services %v, dependency services %v, want %v", got, w, want)
-			}
-			if edges != tt.edges || nodes != tt.nodeSeries {
-				t.Errorf("%d edge series, %d node series; want %d, %d", edges, nodes, tt.edges, tt.nodeSeries)
-			}
-			if len(all.Series) != tt.series || pts != tt.pts || len(all.Deps) != tt.deps {
-				t.Errorf("%d series %d points %d deps, want %d %d %d", len(all.Series), pts, len(all.Deps), tt.series, tt.pts, tt.deps)
-			}
-			if len(all.Alerts) != 1 {
-				t.Fatalf("%d alerts", len(all.Alerts))
-			}
-			a := all.Alerts[0]
-			if a.Service != "frontend" || a.Signal != SignalLatency || a.Stat != "p90" || a.StartsAt.String() != tt.alertStartsAt {
-				t.Errorf("alert %+v", a)
-			}
-		})
-	}
-}
-
-func promKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// TestNezhaAllCasesServices checks the cross-source service match on every
-// Nezha case: metric services == dependency services ∪ {frontend}.
-func TestNezhaAllCasesServices(t *testing.T) {
-	shared := promShared(t)
-	dirs, _ := filepath.Glob(filepath.Join(shared, "data", "nezha-ob", "ob-*"))
-	if len(dirs) != 56 {
-		t.Fatalf("%d case directories, want 56", len(dirs))
-	}
-	for _, dir := range dirs {
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			files, _ := filepath.Glob(filepath.Join(dir, "metrics_*.json"))
-			metricSvc, depSvc := map[string]bool{}, map[string]bool{"frontend": true}
-			for _, f := range append(files, filepath.Join(dir, "dependencies.json")) {
-				b, err := ReadFile(f, nil, Limits{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, s := range b.Series {
-					metricSvc[s.Entity.Service] = true
-				}
-				for _, d := range b.Deps {
-					depSvc[d.Parent], depSvc[d.Child] = true, true
-				}
-			}
-			if m, d := strings.Join(promKeys(metricSvc), ","), strings.Join(promKeys(depSvc), ","); m != d || len(metricSvc) != 10 {
-				t.Errorf("metric services %s != dependency services %s", m, d)
-			}
-		})
-	}
-}
-
 func FuzzPromQueryRange(f *testing.F) {
 	f.Add([]byte(`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"a"},"values":[[1,"+Inf"]]}]}}`))
 	f.Add([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}`))
 	f.Add([]byte(`{"status":"error","errorType":"bad_data","error":"x"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		b, err := decodePromQueryRange("fuzz.json", strings.NewReader(string(data)), Limits{MaxSeries: 100, MaxPoints: 1000})
+		b, err := decodePromQueryRange("fuzz.json", strings.NewReader(string(data)), ingest.Limits{MaxSeries: 100, MaxPoints: 1000})
 		if err != nil {
 			return
 		}

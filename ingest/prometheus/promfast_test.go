@@ -1,8 +1,9 @@
-package ingest
+package prometheus
 
 import (
 	"bytes"
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,10 +15,10 @@ import (
 // comparePromFast decodes in with both Prometheus readers and reports
 // whether the fast path accepted it; when it did, the bundles (series bit
 // for bit, warnings) must be equal, and the error too when there is one.
-func comparePromFast(t *testing.T, in []byte, lim Limits) bool {
+func comparePromFast(t *testing.T, in []byte, lim ingest.Limits) bool {
 	t.Helper()
 	got, err := decodePromFast("m.json", bytes.NewReader(in), lim)
-	if errors.Is(err, ErrSlowPath) {
+	if errors.Is(err, ingest.ErrSlowPath) {
 		return false
 	}
 	want, werr := decodePromQueryRange("m.json", bytes.NewReader(in), lim)
@@ -66,12 +67,12 @@ func TestPromFastMatchesGeneral(t *testing.T) {
 		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,2]]}]}}`:           false,
 	}
 	for in, accept := range cases {
-		if got := comparePromFast(t, []byte(in), Limits{}); got != accept {
+		if got := comparePromFast(t, []byte(in), ingest.Limits{}); got != accept {
 			t.Errorf("fast path accepted=%v, want %v: %.80s", got, accept, in)
 		}
 	}
 	// Limits: series and points beyond them are dropped alike.
-	for _, lim := range []Limits{{MaxSeries: 1}, {MaxPoints: 3}} {
+	for _, lim := range []ingest.Limits{{MaxSeries: 1}, {MaxPoints: 3}} {
 		if !comparePromFast(t, []byte(promFastSample), lim) {
 			t.Errorf("fast path declined the sample under limits %+v", lim)
 		}
@@ -96,10 +97,10 @@ func TestPromFastRealFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if Sniff(in[:min(len(in), SniffLen)]) != FormatPromQueryRange {
+		if ingest.Sniff(in[:min(len(in), ingest.SniffLen)]) != ingest.FormatPromQueryRange {
 			continue
 		}
-		if comparePromFast(t, in, Limits{}) {
+		if comparePromFast(t, in, ingest.Limits{}) {
 			fast++
 		} else if strings.Contains(f, "nezha-ob") {
 			t.Errorf("%s: the fast path declined a plain matrix file", f)
@@ -114,6 +115,6 @@ func FuzzPromFast(f *testing.F) {
 	f.Add([]byte(promFastSample))
 	f.Add([]byte(`{"status":"error","errorType":"bad_data","error":"x"}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		comparePromFast(t, in, Limits{MaxSeries: 50, MaxPoints: 1000})
+		comparePromFast(t, in, ingest.Limits{MaxSeries: 50, MaxPoints: 1000})
 	})
 }

@@ -1,7 +1,8 @@
-package ingest
+package prometheus
 
 import (
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
 	"strconv"
 	"strings"
@@ -28,10 +29,10 @@ var (
 )
 
 // decodePromFast is decodePromQueryRange's fast path; see above.
-func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodePromFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
-	st := &promState{name: name, lim: lim, b: &Bundle{}}
-	s := &FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
+	st := &promState{name: name, lim: lim, b: &ingest.Bundle{}}
+	s := &ingest.FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
 	var pts []promPoint
 	var metric map[string]string
 	series := func() bool {
@@ -40,7 +41,7 @@ func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			metric = map[string]string{}
 		}
 		pts = pts[:0]
-		var sk Seen
+		var sk ingest.Seen
 		ok := s.Object(func(key string) bool {
 			switch key {
 			case "metric":
@@ -59,7 +60,7 @@ func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 					return ok
 				})
 			}
-			if FoldsTo(key, promSeriesKeys...) {
+			if ingest.FoldsTo(key, promSeriesKeys...) {
 				return false // "value" (a vector) or an odd case: the general reader
 			}
 			_, ok := s.Value(4)
@@ -72,7 +73,7 @@ func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		s.Recycle()
 		return true
 	}
-	var top Seen
+	var top ingest.Seen
 	ok := s.Object(func(key string) bool {
 		switch key {
 		case "status":
@@ -89,7 +90,7 @@ func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			st.warnings, ok = s.Strings(nil)
 			return ok
 		case "data":
-			var ds Seen
+			var ds ingest.Seen
 			return top.First(4) && s.Object(func(key string) bool {
 				switch key {
 				case "resultType":
@@ -100,32 +101,32 @@ func decodePromFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 					// equal in every other respect too.
 					return ds.First(1) && st.resultType == "matrix" && s.SkipWS() == '[' && s.Array(series)
 				}
-				if FoldsTo(key, promDataKeys...) {
+				if ingest.FoldsTo(key, promDataKeys...) {
 					return false
 				}
 				_, ok := s.Value(2)
 				return ok
 			})
 		}
-		if FoldsTo(key, promTopKeys...) {
+		if ingest.FoldsTo(key, promTopKeys...) {
 			return false
 		}
 		_, ok := s.Value(1)
 		return ok
 	})
-	if errors.Is(s.ReadErr, ErrLimit) {
+	if errors.Is(s.ReadErr, ingest.ErrLimit) {
 		// The general reader rejects the input on any read error: spare it
 		// reading the input again up to the same limit.
-		return nil, &InputError{File: name, Offset: -1, Err: s.ReadErr}
+		return nil, &ingest.InputError{File: name, Offset: -1, Err: s.ReadErr}
 	}
 	if !ok || !s.AtEnd() || s.Buf == nil {
-		return nil, ErrSlowPath
+		return nil, ingest.ErrSlowPath
 	}
 	return st.finish()
 }
 
 // promFastString reads a string into dst as a copy.
-func promFastString(s *FastScanner, dst *string) bool {
+func promFastString(s *ingest.FastScanner, dst *string) bool {
 	v, ok := s.Str()
 	*dst = strings.Clone(v)
 	return ok
@@ -135,7 +136,7 @@ func promFastString(s *FastScanner, dst *string) bool {
 // valid until the scanner recycles its buffers; escapes are decoded, as the
 // general reader decodes them. A quoted or out-of-range timestamp, or an
 // unquoted value, is left to the general reader.
-func promFastPoint(s *FastScanner) (promPoint, bool) {
+func promFastPoint(s *ingest.FastScanner) (promPoint, bool) {
 	var p promPoint
 	if !s.Expect('[') {
 		return p, false

@@ -1,10 +1,12 @@
-package ingest
+package prometheus
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
 	"math"
 	"path"
@@ -85,8 +87,8 @@ func promBaseName(name string) string {
 // promState accumulates one query_range response while it streams by.
 type promState struct {
 	name       string
-	lim        Limits
-	b          *Bundle
+	lim        ingest.Limits
+	b          *ingest.Bundle
 	status     string
 	errType    string
 	errMsg     string
@@ -112,15 +114,15 @@ type promState struct {
 // or a "warnings" list keeps the data and adds an ErrSourceWarning. Series
 // and points beyond lim.MaxSeries / lim.MaxPoints are dropped with an
 // ErrLimit warning. Every series is classified (ClassifySeries).
-func decodePromQueryRange(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodePromQueryRange(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
-	st := &promState{name: name, lim: lim, b: &Bundle{}}
+	st := &promState{name: name, lim: lim, b: &ingest.Bundle{}}
 	dec := json.NewDecoder(r)
-	if err := promDelim(dec, name, '{'); err != nil {
+	if err := ingest.JSONDelim(dec, name, '{'); err != nil {
 		return nil, err
 	}
 	for dec.More() {
-		key, err := promKey(dec, name)
+		key, err := ingest.JSONKey(dec, name)
 		if err != nil {
 			return nil, err
 		}
@@ -136,14 +138,14 @@ func decodePromQueryRange(name string, r io.Reader, lim Limits) (*Bundle, error)
 		case "data":
 			err = st.data(dec)
 		default:
-			err = promSkip(dec)
+			err = ingest.JSONSkip(dec)
 		}
 		if err != nil {
-			return nil, JSONError(name, err, dec)
+			return nil, ingest.JSONError(name, err, dec)
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, JSONError(name, err, dec)
+		return nil, ingest.JSONError(name, err, dec)
 	}
 	b, err := st.finish()
 	if err == nil {
@@ -153,7 +155,7 @@ func decodePromQueryRange(name string, r io.Reader, lim Limits) (*Bundle, error)
 }
 
 // finish turns the accumulated state into the bundle (or the source's error).
-func (st *promState) finish() (*Bundle, error) {
+func (st *promState) finish() (*ingest.Bundle, error) {
 	switch st.status {
 	case "error":
 		msg := st.errMsg
@@ -164,21 +166,21 @@ func (st *promState) finish() (*Bundle, error) {
 		if et == "" {
 			et = "unknown"
 		}
-		return nil, &InputError{File: st.name, Offset: -1, Err: fmt.Errorf("prometheus error (%s): %s", et, msg)}
+		return nil, &ingest.InputError{File: st.name, Offset: -1, Err: fmt.Errorf("prometheus error (%s): %s", et, msg)}
 	case "success", "warning":
 	case "":
 		if st.resultType == "" {
-			return nil, &InputError{File: st.name, Offset: -1, Err: errors.New("not a Prometheus query response: no status and no data")}
+			return nil, &ingest.InputError{File: st.name, Offset: -1, Err: errors.New("not a Prometheus query response: no status and no data")}
 		}
 	default:
-		return nil, &InputError{File: st.name, Offset: -1, Err: fmt.Errorf("prometheus: unknown status %q", st.status)}
+		return nil, &ingest.InputError{File: st.name, Offset: -1, Err: fmt.Errorf("prometheus: unknown status %q", st.status)}
 	}
 	b := st.b
 	if st.resultType == "scalar" && len(st.scalar) == 2 {
 		var p promPoint
 		raw := append(append(append([]byte{'['}, st.scalar[0]...), ','), st.scalar[1]...)
 		if err := p.UnmarshalJSON(append(raw, ']')); err != nil {
-			return nil, &InputError{File: st.name, Offset: -1, Err: err}
+			return nil, &ingest.InputError{File: st.name, Offset: -1, Err: err}
 		}
 		st.add(nil, []promPoint{p})
 	}
@@ -187,30 +189,30 @@ func (st *promState) finish() (*Bundle, error) {
 		if msg == "" {
 			msg = "status warning without details"
 		}
-		b.Warn(ErrSourceWarning, st.name, max(1, len(st.warnings)), "prometheus warnings: %s", msg)
+		b.Warn(ingest.ErrSourceWarning, st.name, max(1, len(st.warnings)), "prometheus warnings: %s", msg)
 	}
 	if st.infs > 0 {
-		b.Warn(ErrBadValue, st.name, st.infs, "%d infinite sample values replaced by NaN", st.infs)
+		b.Warn(ingest.ErrBadValue, st.name, st.infs, "%d infinite sample values replaced by NaN", st.infs)
 	}
 	if st.badValues > 0 {
-		b.Warn(ErrBadValue, st.name, st.badValues, "%d unparsable sample values replaced by NaN", st.badValues)
+		b.Warn(ingest.ErrBadValue, st.name, st.badValues, "%d unparsable sample values replaced by NaN", st.badValues)
 	}
 	if st.truncated > 0 {
-		b.Warn(ErrLimit, st.name, st.truncated, "%d label values truncated to %d bytes", st.truncated, st.lim.MaxStringBytes)
+		b.Warn(ingest.ErrLimit, st.name, st.truncated, "%d label values truncated to %d bytes", st.truncated, st.lim.MaxStringBytes)
 	}
 	if st.dropped > 0 {
-		b.Warn(ErrLimit, st.name, st.dropped, "%d series dropped: more than %d series or %d points", st.dropped, st.lim.MaxSeries, st.lim.MaxPoints)
+		b.Warn(ingest.ErrLimit, st.name, st.dropped, "%d series dropped: more than %d series or %d points", st.dropped, st.lim.MaxSeries, st.lim.MaxPoints)
 	}
 	return b, nil
 }
 
 // data walks the "data" object, streaming "result" element by element.
 func (st *promState) data(dec *json.Decoder) error {
-	if err := promDelim(dec, st.name, '{'); err != nil {
+	if err := ingest.JSONDelim(dec, st.name, '{'); err != nil {
 		return err
 	}
 	for dec.More() {
-		key, err := promKey(dec, st.name)
+		key, err := ingest.JSONKey(dec, st.name)
 		if err != nil {
 			return err
 		}
@@ -218,12 +220,12 @@ func (st *promState) data(dec *json.Decoder) error {
 		case "resultType":
 			err = dec.Decode(&st.resultType)
 			if err == nil && st.resultType == "string" {
-				return ErrorAt(st.name, dec.InputOffset(), errors.New("prometheus: resultType \"string\" holds no series"))
+				return ingest.ErrorAt(st.name, dec.InputOffset(), errors.New("prometheus: resultType \"string\" holds no series"))
 			}
 		case "result":
 			err = st.result(dec)
 		default:
-			err = promSkip(dec)
+			err = ingest.JSONSkip(dec)
 		}
 		if err != nil {
 			return err
@@ -244,7 +246,7 @@ func (st *promState) result(dec *json.Decoder) error {
 		return nil // "result": null
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return ErrorAt(st.name, dec.InputOffset(), fmt.Errorf("prometheus: result is %v, want an array", tok))
+		return ingest.ErrorAt(st.name, dec.InputOffset(), fmt.Errorf("prometheus: result is %v, want an array", tok))
 	}
 	for dec.More() {
 		off := dec.InputOffset()
@@ -267,7 +269,7 @@ func (st *promState) result(dec *json.Decoder) error {
 				off += te.Offset
 				err = fmt.Errorf("expected %v for field %q, found JSON %s", te.Type, te.Field, te.Value)
 			}
-			return ErrorAt(st.name, off, fmt.Errorf("prometheus series: %w", err))
+			return ingest.ErrorAt(st.name, off, fmt.Errorf("prometheus series: %w", err))
 		}
 		pts := pr.Values
 		if pr.Value != nil {
@@ -285,7 +287,7 @@ func (st *promState) add(metric map[string]string, pts []promPoint) {
 		st.dropped++
 		return
 	}
-	s := &Series{Source: st.name, Labels: make(Labels, 0, len(metric))}
+	s := &ingest.Series{Source: st.name, Labels: make(ingest.Labels, 0, len(metric))}
 	for k, v := range metric {
 		if k == "__name__" {
 			s.Name = v
@@ -295,16 +297,16 @@ func (st *promState) add(metric map[string]string, pts []promPoint) {
 			v = v[:st.lim.MaxStringBytes]
 			st.truncated++
 		}
-		s.Labels = append(s.Labels, Label{Name: k, Value: v})
+		s.Labels = append(s.Labels, ingest.Label{Name: k, Value: v})
 	}
-	SortLabels(s.Labels)
+	ingest.SortLabels(s.Labels)
 	if s.Name == "" {
 		s.Name = promBaseName(st.name)
 	}
-	s.T = make([]Time, len(pts))
+	s.T = make([]ingest.Time, len(pts))
 	s.V = make([]float64, len(pts))
 	for i, p := range pts {
-		s.T[i] = FromUnixSeconds(p.T)
+		s.T[i] = ingest.FromUnixSeconds(p.T)
 		v, err := strconv.ParseFloat(p.V, 64)
 		switch {
 		case err != nil && !errors.Is(err, strconv.ErrRange):
@@ -317,62 +319,39 @@ func (st *promState) add(metric map[string]string, pts []promPoint) {
 		s.V[i] = v
 	}
 	st.points += len(pts)
-	ClassifySeries(s)
+	ingest.ClassifySeries(s)
 	st.b.Series = append(st.b.Series, s)
 }
 
-// promDelim reads the next token and checks it is the delimiter want.
-func promDelim(dec *json.Decoder, name string, want json.Delim) error {
-	off := dec.InputOffset()
-	tok, err := dec.Token()
-	if err != nil {
-		return JSONError(name, err, dec)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != want {
-		return ErrorAt(name, off, fmt.Errorf("expected %q, found %v", want, tok))
-	}
-	return nil
-}
-
-// promKey reads the next object key.
-func promKey(dec *json.Decoder, name string) (string, error) {
-	off := dec.InputOffset()
-	tok, err := dec.Token()
-	if err != nil {
-		return "", JSONError(name, err, dec)
-	}
-	k, ok := tok.(string)
-	if !ok {
-		return "", ErrorAt(name, off, fmt.Errorf("expected an object key, found %v", tok))
-	}
-	return k, nil
-}
-
-// promSkip consumes the next JSON value token by token (no buffering).
-func promSkip(dec *json.Decoder) error {
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				depth++
-			default:
-				depth--
-			}
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
-}
-
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatPromQueryRange, Decode: decodePromQueryRange, Fast: decodePromFast, SelfGuarded: true,
-		Sniff: []SniffRule{{Priority: PriorityPromQueryRange, Match: func(h *Head) bool {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatPromQueryRange, Decode: decodePromQueryRange, Fast: decodePromFast, SelfGuarded: true,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityPromQueryRange, Match: func(h *ingest.Head) bool {
 			return h.JSON() && (h.Has("resultType") || (h.Has("status") && (h.Has("errorType") || h.Has("warnings")) && !h.Has("alerts")))
 		}}}})
+}
+
+// trailingData reads what follows the document of a what (e.g.
+// "Prometheus response") in rest, adding to b.
+func trailingData(name string, rest io.Reader, lim ingest.Limits, b *ingest.Bundle, what string) {
+	br := bufio.NewReaderSize(rest, ingest.SniffLen)
+	head, _ := br.Peek(ingest.SniffLen)
+	if len(bytes.TrimSpace(head)) == 0 {
+		n, _ := io.Copy(io.Discard, br)
+		if n > int64(len(head)) { // white space beyond the peek: look again
+			b.Warn(ingest.ErrPartialInput, name, 1, "%d bytes after the %s dropped", n, what)
+		}
+		return
+	}
+	if ingest.Sniff(head) == ingest.FormatVictoriaLogs {
+		part, err := ingest.Decoder(ingest.FormatVictoriaLogs)(name, br, lim)
+		if err != nil {
+			b.Warn(ingest.ErrPartialInput, name, 1, "the lines after the %s look like VictoriaLogs records but were not read: %v", what, err)
+			return
+		}
+		b.Warn(ingest.ErrSourceWarning, name, len(part.Logs), "%d VictoriaLogs records after the %s read as logs (mixed formats in one file)", len(part.Logs), what)
+		b.Merge(part)
+		return
+	}
+	n, _ := io.Copy(io.Discard, br)
+	b.Warn(ingest.ErrPartialInput, name, 1, "%d bytes after the %s dropped (not a format that can follow it: %s)", n, what, ingest.Sniff(head))
 }
