@@ -510,7 +510,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 			}
 		}
 	}
-	part.countInto(&in)
+	part.CountInto(&in)
 	part.Inputs = []Input{in}
 	return part, nil
 }
@@ -527,8 +527,8 @@ func (b *Bundle) records() int {
 	return n
 }
 
-// countInto fills the counts and time range of in from the part's content.
-func (b *Bundle) countInto(in *Input) {
+// CountInto fills the counts and time range of in from the part's content.
+func (b *Bundle) CountInto(in *Input) {
 	c := &in.Counts
 	c.Spans = len(b.Spans)
 	c.Series = len(b.Series)

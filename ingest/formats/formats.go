@@ -13,6 +13,7 @@ package formats
 import (
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/alertmanager"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/gpu"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/jaeger"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/k8sevents"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/prometheus"
 )

@@ -1,4 +1,4 @@
-package ingest
+package jaeger
 
 import (
 	"bytes"
@@ -12,12 +12,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // traceSharedDir locates /work/shared relative to the package; tests skip without it.
 func traceSharedDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared")
+	dir := filepath.Join("..", "..", "..", "shared")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("shared material not available: %v", err)
 	}
@@ -29,22 +31,22 @@ const nezhaTraces = "data/nezha-ob/ob-20220822-035354/traces.json.gz"
 
 // traceSummary is what the sample tests assert about one read input.
 type traceSummary struct {
-	format                           Format
+	format                           ingest.Format
 	spans, traces, services          int
 	errors, roots, sourceWarnings    int
-	kinds                            map[SpanKind]int // nil: not checked
+	kinds                            map[ingest.SpanKind]int // nil: not checked
 	partial, orphanWarns, limitWarns int
 }
 
-func summarize(b *Bundle) traceSummary {
-	var in Input
+func summarize(b *ingest.Bundle) traceSummary {
+	var in ingest.Input
 	if len(b.Inputs) > 0 {
 		in = b.Inputs[0]
 	} else {
-		b.countInto(&in)
+		b.CountInto(&in)
 	}
 	s := traceSummary{format: in.Format, spans: in.Counts.Spans, traces: in.Counts.Traces, services: in.Counts.Services,
-		kinds: map[SpanKind]int{}}
+		kinds: map[ingest.SpanKind]int{}}
 	for i := range b.Spans {
 		if b.Spans[i].Error {
 			s.errors++
@@ -56,13 +58,13 @@ func summarize(b *Bundle) traceSummary {
 	}
 	for _, w := range b.Warnings {
 		switch {
-		case errors.Is(w, ErrSourceWarning):
+		case errors.Is(w, ingest.ErrSourceWarning):
 			s.sourceWarnings += w.Count
-		case errors.Is(w, ErrPartialInput):
+		case errors.Is(w, ingest.ErrPartialInput):
 			s.partial += w.Count
-		case errors.Is(w, ErrOrphanSpan):
+		case errors.Is(w, ingest.ErrOrphanSpan):
 			s.orphanWarns += w.Count
-		case errors.Is(w, ErrLimit):
+		case errors.Is(w, ingest.ErrLimit):
 			s.limitWarns += w.Count
 		}
 	}
@@ -86,7 +88,7 @@ func checkSummary(t *testing.T, got, want traceSummary) {
 			want.sourceWarnings, want.partial, want.orphanWarns)
 	}
 	if want.kinds != nil {
-		for k := SpanUnspecified; k <= SpanConsumer; k++ {
+		for k := ingest.SpanUnspecified; k <= ingest.SpanConsumer; k++ {
 			if got.kinds[k] != want.kinds[k] {
 				t.Errorf("kind %v: %d spans, want %d", k, got.kinds[k], want.kinds[k])
 			}
@@ -102,25 +104,25 @@ func TestJaegerSamples(t *testing.T) {
 		path string
 		want traceSummary
 	}{
-		{"samples/jaeger/otlp2jaeger-out.json", traceSummary{spans: 2, traces: 1, services: 1, kinds: map[SpanKind]int{SpanServer: 2}}},
-		{"samples/jaeger/trace_success.json", traceSummary{spans: 2, traces: 1, services: 2, errors: 1, kinds: map[SpanKind]int{SpanServer: 1, SpanClient: 1}}},
+		{"samples/jaeger/otlp2jaeger-out.json", traceSummary{spans: 2, traces: 1, services: 1, kinds: map[ingest.SpanKind]int{ingest.SpanServer: 2}}},
+		{"samples/jaeger/trace_success.json", traceSummary{spans: 2, traces: 1, services: 2, errors: 1, kinds: map[ingest.SpanKind]int{ingest.SpanServer: 1, ingest.SpanClient: 1}}},
 		{"samples/jaeger/ui_01.json", traceSummary{spans: 5, traces: 1, services: 2, errors: 1, roots: 2, sourceWarnings: 3}},
 		{"samples/jaeger-ui/genaiTestTrace.json", traceSummary{spans: 57, traces: 1, services: 10, errors: 1, roots: 1,
-			kinds: map[SpanKind]int{SpanServer: 30, SpanClient: 19, SpanInternal: 8}}},
-		{"samples/jaeger-ui/oltp2jaeger-multi-out.json", traceSummary{spans: 4, traces: 1, services: 1, roots: 1, kinds: map[SpanKind]int{SpanInternal: 4}}},
+			kinds: map[ingest.SpanKind]int{ingest.SpanServer: 30, ingest.SpanClient: 19, ingest.SpanInternal: 8}}},
+		{"samples/jaeger-ui/oltp2jaeger-multi-out.json", traceSummary{spans: 4, traces: 1, services: 1, roots: 1, kinds: map[ingest.SpanKind]int{ingest.SpanInternal: 4}}},
 		{"samples/jaeger-ui/testTraceNormal.json", traceSummary{spans: 5, traces: 1, services: 2, roots: 1,
-			kinds: map[SpanKind]int{SpanUnspecified: 2, SpanServer: 2, SpanClient: 1}}},
+			kinds: map[ingest.SpanKind]int{ingest.SpanUnspecified: 2, ingest.SpanServer: 2, ingest.SpanClient: 1}}},
 		{"samples/captured/jaeger/api_search.json", traceSummary{spans: 1, traces: 1, services: 1, sourceWarnings: 1}},
 		{"samples/captured/jaeger/api_search_multi.json", traceSummary{spans: 4, traces: 1, services: 1, roots: 1}},
 		{"samples/captured/jaeger/api_trace.json", traceSummary{spans: 1, traces: 1, services: 1, sourceWarnings: 1}},
 	}
 	for _, tc := range tests {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
-			b, err := ReadFile(filepath.Join(dir, tc.path), nil, Limits{})
+			b, err := ingest.ReadFile(filepath.Join(dir, tc.path), nil, ingest.Limits{})
 			if err != nil {
 				t.Fatalf("ReadFile: %v", err)
 			}
-			tc.want.format = FormatJaegerJSON
+			tc.want.format = ingest.FormatJaegerJSON
 			checkSummary(t, summarize(b), tc.want)
 			for i := range b.Spans {
 				if b.Spans[i].Source.String() != filepath.Join(dir, tc.path) {
@@ -136,12 +138,12 @@ func TestJaegerSamples(t *testing.T) {
 // per-trace process keys and the error tag.
 func TestJaegerUI01Details(t *testing.T) {
 	dir := traceSharedDir(t)
-	b, err := ReadFile(filepath.Join(dir, "samples/jaeger/ui_01.json"), nil, Limits{})
+	b, err := ingest.ReadFile(filepath.Join(dir, "samples/jaeger/ui_01.json"), nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	type row struct {
-		span, parent SpanID
+		span, parent ingest.SpanID
 		service, op  string
 		err          bool
 	}
@@ -161,7 +163,7 @@ func TestJaegerUI01Details(t *testing.T) {
 		if got != w {
 			t.Errorf("span %d = %+v, want %+v", i, got, w)
 		}
-		if s.TraceID != (TraceID{Low: 1}) || s.Start != Time(1485467191639875000) {
+		if s.TraceID != (ingest.TraceID{Low: 1}) || s.Start != ingest.Time(1485467191639875000) {
 			t.Errorf("span %d trace/start = %v/%d", i, s.TraceID, s.Start)
 		}
 	}
@@ -175,12 +177,12 @@ func TestJaegerUI01Details(t *testing.T) {
 // process tags.
 func TestJaegerNezha(t *testing.T) {
 	dir := traceSharedDir(t)
-	b, err := ReadFile(filepath.Join(dir, nezhaTraces), nil, Limits{})
+	b, err := ingest.ReadFile(filepath.Join(dir, nezhaTraces), nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSummary(t, summarize(b), traceSummary{format: FormatJaegerJSON, spans: 62065, traces: 1355, services: 10, roots: 1355,
-		kinds: map[SpanKind]int{SpanUnspecified: 62065}})
+	checkSummary(t, summarize(b), traceSummary{format: ingest.FormatJaegerJSON, spans: 62065, traces: 1355, services: 10, roots: 1355,
+		kinds: map[ingest.SpanKind]int{ingest.SpanUnspecified: 62065}})
 	perPod := map[string]int{}
 	nodes := map[string]bool{}
 	for i := range b.Spans {
@@ -207,7 +209,7 @@ func TestJaegerNezha(t *testing.T) {
 		t.Errorf("nodes = %v, want the 8 k8s.node.name values", nodes)
 	}
 	s := b.Spans[0]
-	if s.SpanID != 0x69f0ab5eab6ab97b || s.Start != FromUnixMicro(1661140339209875) || s.Duration != 362453*time.Microsecond ||
+	if s.SpanID != 0x69f0ab5eab6ab97b || s.Start != ingest.FromUnixMicro(1661140339209875) || s.Duration != 362453*time.Microsecond ||
 		s.Service.String() != "frontend" || s.Operation.String() != "hipstershop.Frontend/Recv." {
 		t.Errorf("first span = %+v", s)
 	}
@@ -225,32 +227,32 @@ func TestJaegerShapes(t *testing.T) {
 	tests := []struct {
 		name  string
 		in    string
-		lim   Limits
-		check func(t *testing.T, b *Bundle)
+		lim   ingest.Limits
+		check func(t *testing.T, b *ingest.Bundle)
 	}{
-		{"16-char trace ID", trace(span("")), Limits{}, func(t *testing.T, b *Bundle) {
-			if b.Spans[0].TraceID != (TraceID{Low: 0xab}) || b.Spans[0].TraceID.String() != "00000000000000ab" {
+		{"16-char trace ID", trace(span("")), ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
+			if b.Spans[0].TraceID != (ingest.TraceID{Low: 0xab}) || b.Spans[0].TraceID.String() != "00000000000000ab" {
 				t.Errorf("trace ID = %v", b.Spans[0].TraceID)
 			}
 		}},
-		{"32-char trace ID", `{"data":[{"traceID":"x","spans":[{"traceID":"c620759e5d60fafb8ee0922b30e06bc6","spanID":"1","processID":"p1"}],` + proc + `}]}`, Limits{}, func(t *testing.T, b *Bundle) {
-			want := TraceID{High: 0xc620759e5d60fafb, Low: 0x8ee0922b30e06bc6}
+		{"32-char trace ID", `{"data":[{"traceID":"x","spans":[{"traceID":"c620759e5d60fafb8ee0922b30e06bc6","spanID":"1","processID":"p1"}],` + proc + `}]}`, ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
+			want := ingest.TraceID{High: 0xc620759e5d60fafb, Low: 0x8ee0922b30e06bc6}
 			if b.Spans[0].TraceID != want || b.Spans[0].TraceID.String() != "c620759e5d60fafb8ee0922b30e06bc6" {
 				t.Errorf("trace ID = %v, want %v", b.Spans[0].TraceID, want)
 			}
 		}},
-		{"bool tag as string", trace(span(`,"tags":[{"key":"error","type":"bool","value":"true"}]`), span(`,"tags":[{"key":"error","type":"bool","value":"false"}]`)), Limits{}, func(t *testing.T, b *Bundle) {
+		{"bool tag as string", trace(span(`,"tags":[{"key":"error","type":"bool","value":"true"}]`), span(`,"tags":[{"key":"error","type":"bool","value":"false"}]`)), ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
 			if !b.Spans[0].Error || b.Spans[1].Error {
 				t.Errorf("errors = %v %v, want true false", b.Spans[0].Error, b.Spans[1].Error)
 			}
 		}},
-		{"int64 as strings", trace(span(`,"tags":[{"key":"http.status_code","type":"int64","value":"503"},{"key":"big","type":"int64","value":"9223372036854775222"}]`)), Limits{}, func(t *testing.T, b *Bundle) {
+		{"int64 as strings", trace(span(`,"tags":[{"key":"http.status_code","type":"int64","value":"503"},{"key":"big","type":"int64","value":"9223372036854775222"}]`)), ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
 			if !b.Spans[0].Error {
 				t.Error("http.status_code \"503\" not flagged as an error")
 			}
 		}},
-		{"times as strings", `[{"traceID":"1","spanID":"2","startTime":"1485467191639875","duration":"7","process":{"serviceName":"s"}}]`, Limits{}, func(t *testing.T, b *Bundle) {
-			if b.Spans[0].Start != FromUnixMicro(1485467191639875) || b.Spans[0].Duration != 7*time.Microsecond {
+		{"times as strings", `[{"traceID":"1","spanID":"2","startTime":"1485467191639875","duration":"7","process":{"serviceName":"s"}}]`, ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
+			if b.Spans[0].Start != ingest.FromUnixMicro(1485467191639875) || b.Spans[0].Duration != 7*time.Microsecond {
 				t.Errorf("start/duration = %d/%v", b.Spans[0].Start, b.Spans[0].Duration)
 			}
 		}},
@@ -259,7 +261,7 @@ func TestJaegerShapes(t *testing.T) {
 			span(`,"tags":[{"key":"rpc.grpc.status_code","type":"int64","value":14}]`),
 			span(`,"tags":[{"key":"rpc.grpc.status_code","type":"int64","value":0}]`),
 			span(`,"tags":[{"key":"http.response.status_code","type":"int64","value":404}]`),
-			span(`,"tags":[{"key":"http.status_code","type":"float64","value":500.0}]`)), Limits{}, func(t *testing.T, b *Bundle) {
+			span(`,"tags":[{"key":"http.status_code","type":"float64","value":500.0}]`)), ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
 			got := []bool{}
 			for _, s := range b.Spans {
 				got = append(got, s.Error)
@@ -270,17 +272,17 @@ func TestJaegerShapes(t *testing.T) {
 		}},
 		{"kind, peer and placement", trace(
 			span(`,"tags":[{"key":"span.kind","type":"string","value":"client"},{"key":"peer.service","type":"string","value":"db"}]`),
-			span(`,"tags":[{"key":"span.kind","type":"string","value":"producer"},{"key":"server.address","type":"string","value":"kafka"},{"key":"pod","type":"string","value":"override"},{"key":"gpu.uuid","type":"string","value":"GPU-1"}]`)), Limits{}, func(t *testing.T, b *Bundle) {
+			span(`,"tags":[{"key":"span.kind","type":"string","value":"producer"},{"key":"server.address","type":"string","value":"kafka"},{"key":"pod","type":"string","value":"override"},{"key":"gpu.uuid","type":"string","value":"GPU-1"}]`)), ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
 			s0, s1 := b.Spans[0], b.Spans[1]
-			if s0.Kind != SpanClient || s0.Peer.String() != "db" || s0.Pod.String() != "svc-abc" || s0.Node.String() != "n1" || s0.Service.String() != "svc" {
+			if s0.Kind != ingest.SpanClient || s0.Peer.String() != "db" || s0.Pod.String() != "svc-abc" || s0.Node.String() != "n1" || s0.Service.String() != "svc" {
 				t.Errorf("span 0 = %+v", s0)
 			}
-			if s1.Kind != SpanProducer || s1.Peer.String() != "kafka" || s1.Pod.String() != "override" || s1.Node.String() != "n1" || s1.GPU.String() != "GPU-1" {
+			if s1.Kind != ingest.SpanProducer || s1.Peer.String() != "kafka" || s1.Pod.String() != "override" || s1.Node.String() != "n1" || s1.GPU.String() != "GPU-1" {
 				t.Errorf("span 1 = %+v", s1)
 			}
 		}},
 		{"hostname is the node only without pod", `[{"traceID":"1","spanID":"2","process":{"serviceName":"a","tags":[{"key":"hostname","type":"string","value":"h1"}]}},` +
-			`{"traceID":"1","spanID":"3","process":{"serviceName":"a","tags":[{"key":"hostname","type":"string","value":"h1"},{"key":"pod.name","type":"string","value":"p"}]}}]`, Limits{}, func(t *testing.T, b *Bundle) {
+			`{"traceID":"1","spanID":"3","process":{"serviceName":"a","tags":[{"key":"hostname","type":"string","value":"h1"},{"key":"pod.name","type":"string","value":"p"}]}}]`, ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
 			if b.Spans[0].Node.String() != "h1" || !b.Spans[1].Node.IsEmpty() || b.Spans[1].Pod.String() != "p" {
 				t.Errorf("node/pod = %q/%q and %q/%q", b.Spans[0].Node, b.Spans[0].Pod, b.Spans[1].Node, b.Spans[1].Pod)
 			}
@@ -289,12 +291,12 @@ func TestJaegerShapes(t *testing.T) {
 			span(`,"references":[{"refType":"FOLLOWS_FROM","traceID":"ab","spanID":"7"},{"refType":"CHILD_OF","traceID":"00000000000000ab","spanID":"8"}]`),
 			span(`,"references":[{"refType":"FOLLOWS_FROM","traceID":"00000000000000ab","spanID":"9"}]`),
 			span(`,"parentSpanID":"a"`),
-			span(`,"references":[{"refType":"CHILD_OF","traceID":"00000000000000ff","spanID":"9"}]`)), Limits{}, func(t *testing.T, b *Bundle) {
-			got := []SpanID{}
+			span(`,"references":[{"refType":"CHILD_OF","traceID":"00000000000000ff","spanID":"9"}]`)), ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
+			got := []ingest.SpanID{}
 			for _, s := range b.Spans {
 				got = append(got, s.ParentID)
 			}
-			if fmt.Sprint(got) != fmt.Sprint([]SpanID{8, 9, 10, 0}) {
+			if fmt.Sprint(got) != fmt.Sprint([]ingest.SpanID{8, 9, 10, 0}) {
 				t.Errorf("parents = %v", got)
 			}
 			if s := summarize(b); s.orphanWarns != 1 {
@@ -304,7 +306,7 @@ func TestJaegerShapes(t *testing.T) {
 		{"process keys per trace", `{"data":[` +
 			`{"traceID":"1","spans":[{"traceID":"1","spanID":"1","processID":"p1"}],"processes":{"p1":{"serviceName":"first"}}},` +
 			`{"traceID":"2","spans":[{"traceID":"2","spanID":"1","processID":"p1"},{"traceID":"2","spanID":"2","processID":"p9"}],"processes":{"p1":{"serviceName":"second"}}}],` +
-			`"errors":[{"code":500,"msg":"storage timeout"}]}`, Limits{}, func(t *testing.T, b *Bundle) {
+			`"errors":[{"code":500,"msg":"storage timeout"}]}`, ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
 			if b.Spans[0].Service.String() != "first" || b.Spans[1].Service.String() != "second" || !b.Spans[2].Service.IsEmpty() {
 				t.Errorf("services = %q %q %q", b.Spans[0].Service, b.Spans[1].Service, b.Spans[2].Service)
 			}
@@ -316,23 +318,23 @@ func TestJaegerShapes(t *testing.T) {
 				t.Errorf("warnings = %q", msgs)
 			}
 		}},
-		{"stream of traces and bare array of traces", trace(span("")) + "\n" + `[` + trace(span(""), span("")) + `]` + "\n", Limits{}, func(t *testing.T, b *Bundle) {
+		{"stream of traces and bare array of traces", trace(span("")) + "\n" + `[` + trace(span(""), span("")) + `]` + "\n", ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
 			if len(b.Spans) != 3 || b.Spans[2].Service.String() != "svc" {
 				t.Errorf("%d spans, last %+v", len(b.Spans), b.Spans[len(b.Spans)-1])
 			}
 		}},
-		{"span limit", trace(span(""), span(""), span("")), Limits{MaxSpans: 2}, func(t *testing.T, b *Bundle) {
+		{"span limit", trace(span(""), span(""), span("")), ingest.Limits{MaxSpans: 2}, func(t *testing.T, b *ingest.Bundle) {
 			if s := summarize(b); len(b.Spans) != 2 || s.limitWarns != 1 {
 				t.Errorf("%d spans, %d limit warnings; want 2, 1", len(b.Spans), s.limitWarns)
 			}
 		}},
-		{"long names truncated", trace(span(`,"operationName":"` + strings.Repeat("é", 10) + `"`)), Limits{MaxStringBytes: 5}, func(t *testing.T, b *Bundle) {
+		{"long names truncated", trace(span(`,"operationName":"` + strings.Repeat("é", 10) + `"`)), ingest.Limits{MaxStringBytes: 5}, func(t *testing.T, b *ingest.Bundle) {
 			if b.Spans[0].Operation.String() != "éé" || b.Spans[0].Service.String() != "svc" {
 				t.Errorf("operation = %q", b.Spans[0].Operation)
 			}
 		}},
-		{"wrong-typed span skipped", trace(span(""), span(`,"startTime":"abc"`)), Limits{}, func(t *testing.T, b *Bundle) {
-			if len(b.Spans) != 1 || len(b.Warnings) != 1 || !errors.Is(b.Warnings[0], ErrBadValue) || !strings.Contains(b.Warnings[0].Message, `"startTime"`) {
+		{"wrong-typed span skipped", trace(span(""), span(`,"startTime":"abc"`)), ingest.Limits{}, func(t *testing.T, b *ingest.Bundle) {
+			if len(b.Spans) != 1 || len(b.Warnings) != 1 || !errors.Is(b.Warnings[0], ingest.ErrBadValue) || !strings.Contains(b.Warnings[0].Message, `"startTime"`) {
 				t.Errorf("%d spans, warnings %v", len(b.Spans), b.Warnings)
 			}
 		}},
@@ -375,7 +377,7 @@ func TestJaegerEmbeddedParentChain(t *testing.T) {
 		}
 	}
 	sb.WriteString(`]}]}`)
-	b, err := decodeJaeger("deep.json", strings.NewReader(sb.String()), Limits{})
+	b, err := decodeJaeger("deep.json", strings.NewReader(sb.String()), ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,8 +416,8 @@ func TestJaegerMalformed(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			b, err := decodeJaeger(path, strings.NewReader(tc.in), Limits{})
-			var ie *InputError
+			b, err := decodeJaeger(path, strings.NewReader(tc.in), ingest.Limits{})
+			var ie *ingest.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("err = %v (bundle %v), want *InputError", err, b)
 			}
@@ -447,7 +449,7 @@ func TestJaegerTruncatedPartial(t *testing.T) {
 	if err := os.WriteFile(tmp, []byte(full[:cut]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := ReadFile(tmp, nil, Limits{})
+	b, err := ingest.ReadFile(tmp, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatalf("ReadFile: %v", err)
 	}
@@ -469,11 +471,11 @@ func TestJaegerTruncatedPartial(t *testing.T) {
 func TestJaegerDeterministic(t *testing.T) {
 	dir := traceSharedDir(t)
 	path := filepath.Join(dir, "samples/jaeger-ui/genaiTestTrace.json")
-	a, err := ReadFile(path, nil, Limits{})
+	a, err := ingest.ReadFile(path, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ReadFile(path, nil, Limits{})
+	b, err := ingest.ReadFile(path, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -515,7 +517,7 @@ func BenchmarkDecodeJaeger(b *testing.B) {
 	b.ReportAllocs()
 	spans := 0
 	for b.Loop() {
-		bu, err := decodeJaeger("traces.json", bytes.NewReader(raw), Limits{})
+		bu, err := decodeJaeger("traces.json", bytes.NewReader(raw), ingest.Limits{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -530,7 +532,7 @@ func BenchmarkDecodeJaegerFast(b *testing.B) {
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := decodeJaegerFast("traces.json", bytes.NewReader(raw), Limits{}); err != nil {
+		if _, err := decodeJaegerFast("traces.json", bytes.NewReader(raw), ingest.Limits{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -542,9 +544,9 @@ func FuzzDecodeJaeger(f *testing.F) {
 	f.Add([]byte(`[{"traceID":"1","spanID":"2","references":[{"refType":"CHILD_OF","traceID":"1","spanID":"3","span":{"spanID":"3"}}],"process":{"serviceName":"s"}}]`))
 	f.Add([]byte(`{"traceID":"1","spans":[{"spanID":5}]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		b, err := decodeJaeger("fuzz.json", bytes.NewReader(in), Limits{MaxSpans: 1000})
+		b, err := decodeJaeger("fuzz.json", bytes.NewReader(in), ingest.Limits{MaxSpans: 1000})
 		if err != nil {
-			var ie *InputError
+			var ie *ingest.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("error %v is not an *InputError", err)
 			}

@@ -1,9 +1,11 @@
-package ingest
+package jaeger
 
 import (
 	"errors"
 	"io"
 	"unsafe"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // Fast path of the Jaeger reader.
@@ -35,21 +37,21 @@ var (
 	procKeys  = []string{"serviceName", "tags"}
 
 	// The keys in the order Jaeger's encoder writes them (ObjectHinted).
-	spanHints  = HintKeys("traceID", "spanID", "flags", "operationName", "references", "startTime", "duration", "tags", "logs", "processID", "warnings")
-	traceHints = HintKeys("traceID", "spans", "processes", "warnings")
-	tagHints   = HintKeys("key", "type", "value")
-	refHints   = HintKeys("refType", "traceID", "spanID")
-	procHints  = HintKeys("serviceName", "tags")
+	spanHints  = ingest.HintKeys("traceID", "spanID", "flags", "operationName", "references", "startTime", "duration", "tags", "logs", "processID", "warnings")
+	traceHints = ingest.HintKeys("traceID", "spans", "processes", "warnings")
+	tagHints   = ingest.HintKeys("key", "type", "value")
+	refHints   = ingest.HintKeys("refType", "traceID", "spanID")
+	procHints  = ingest.HintKeys("serviceName", "tags")
 )
 
 // decodeJaegerFast is the fast path of decodeJaeger; ErrSlowPath means
 // "re-read with the general reader".
-func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodeJaegerFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
-	jr := &jaegerReader{name: name, file: Intern(name), src: r, lim: lim, b: &Bundle{}, in: NewInterner(lim.MaxStringBytes)}
+	jr := &jaegerReader{name: name, file: ingest.Intern(name), src: r, lim: lim, b: &ingest.Bundle{}, in: ingest.NewInterner(lim.MaxStringBytes)}
 	jr.tr.procCache = map[string]procInfo{}
-	s := &FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
-	var sk Seen
+	s := &ingest.FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
+	var sk ingest.Seen
 	ok := s.Object(func(key string) bool {
 		switch key {
 		case "data":
@@ -57,7 +59,7 @@ func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		case "errors":
 			return sk.First(1) && s.SkipWS() == 'n' && s.Lit("null")
 		}
-		if FoldsTo(key, traceKeys...) {
+		if ingest.FoldsTo(key, traceKeys...) {
 			return false // a bare trace object or odd case: the general reader
 		}
 		_, ok := s.Value(1)
@@ -66,21 +68,21 @@ func decodeJaegerFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	if jr.limited {
 		return jr.finish(nil)
 	}
-	if errors.Is(s.ReadErr, ErrLimit) && jr.traces == 0 {
+	if errors.Is(s.ReadErr, ingest.ErrLimit) && jr.traces == 0 {
 		// A size or token limit before any complete trace: the general
 		// reader would fail the same way after reading it all again.
-		return nil, &InputError{File: name, Offset: -1, Err: s.ReadErr}
+		return nil, &ingest.InputError{File: name, Offset: -1, Err: s.ReadErr}
 	}
 	if !ok || !s.AtEnd() || s.Buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
-		return nil, ErrSlowPath
+		return nil, ingest.ErrSlowPath
 	}
 	return jr.finish(nil)
 }
 
 // fastTrace reads one trace object of the data array and commits its spans.
-func (r *jaegerReader) fastTrace(s *FastScanner) bool {
+func (r *jaegerReader) fastTrace(s *ingest.FastScanner) bool {
 	r.tr.reset()
-	var sk Seen
+	var sk ingest.Seen
 	ok := s.ObjectHinted(traceHints, func(key string) bool {
 		switch key {
 		case "traceID":
@@ -99,7 +101,7 @@ func (r *jaegerReader) fastTrace(s *FastScanner) bool {
 			r.tr.warnings, ok = s.Strings(r.tr.warnings)
 			return sk.First(3) && ok
 		}
-		if FoldsTo(key, traceKeys...) {
+		if ingest.FoldsTo(key, traceKeys...) {
 			return false
 		}
 		_, ok := s.Value(2)
@@ -122,7 +124,7 @@ const maxProcCache = 4096
 // flushTrace never resolves it again. A process whose resolution truncates a
 // name is left to flushTrace, keeping the Interner's per-use truncation count
 // equal to the general reader's.
-func (r *jaegerReader) fastProcesses(s *FastScanner) bool {
+func (r *jaegerReader) fastProcesses(s *ingest.FastScanner) bool {
 	if r.fastProcs == nil {
 		r.fastProcs = map[string]procInfo{}
 	}
@@ -144,7 +146,7 @@ func (r *jaegerReader) fastProcesses(s *FastScanner) bool {
 			r.tr.procCache[id] = pi
 			return true
 		}
-		sub := &FastScanner{Buf: raw, EOF: true, Keep: -1, MaxDepth: s.MaxDepth - 3, MaxTok: s.MaxTok}
+		sub := &ingest.FastScanner{Buf: raw, EOF: true, Keep: -1, MaxDepth: s.MaxDepth - 3, MaxTok: s.MaxTok}
 		p, ok := fastProcess(sub)
 		if !ok || !sub.AtEnd() {
 			return false
@@ -166,9 +168,9 @@ func (r *jaegerReader) fastProcesses(s *FastScanner) bool {
 }
 
 // fastProcess reads one process object.
-func fastProcess(s *FastScanner) (jProcess, bool) {
+func fastProcess(s *ingest.FastScanner) (jProcess, bool) {
 	var p jProcess
-	var sk Seen
+	var sk ingest.Seen
 	ok := s.ObjectHinted(procHints, func(key string) bool {
 		switch key {
 		case "serviceName":
@@ -180,7 +182,7 @@ func fastProcess(s *FastScanner) (jProcess, bool) {
 			p.Tags, ok = fastTags(s, nil)
 			return sk.First(1) && ok
 		}
-		if FoldsTo(key, procKeys...) {
+		if ingest.FoldsTo(key, procKeys...) {
 			return false
 		}
 		_, ok := s.Value(4)
@@ -190,10 +192,10 @@ func fastProcess(s *FastScanner) (jProcess, bool) {
 }
 
 // fastTags reads an array of {key, type, value} tags into dst.
-func fastTags(s *FastScanner, dst []jTag) ([]jTag, bool) {
+func fastTags(s *ingest.FastScanner, dst []jTag) ([]jTag, bool) {
 	ok := s.Array(func() bool {
 		var t jTag
-		var sk Seen
+		var sk ingest.Seen
 		ok := s.ObjectHinted(tagHints, func(key string) bool {
 			switch key {
 			case "key":
@@ -209,7 +211,7 @@ func fastTags(s *FastScanner, dst []jTag) ([]jTag, bool) {
 				t.Value = v
 				return sk.First(2) && ok
 			}
-			if FoldsTo(key, tagKeys...) {
+			if ingest.FoldsTo(key, tagKeys...) {
 				return false
 			}
 			_, ok := s.Value(5)
@@ -222,11 +224,11 @@ func fastTags(s *FastScanner, dst []jTag) ([]jTag, bool) {
 }
 
 // fastSpan reads one span of a trace's "spans" array and queues it.
-func (r *jaegerReader) fastSpan(s *FastScanner) bool {
+func (r *jaegerReader) fastSpan(s *ingest.FastScanner) bool {
 	js := &r.js
 	tags, refs := js.Tags[:0], js.References[:0]
 	*js = jSpan{Tags: tags, References: refs}
-	var sk Seen
+	var sk ingest.Seen
 	ok := s.ObjectHinted(spanHints, func(key string) bool {
 		var ok bool
 		switch key {
@@ -245,7 +247,7 @@ func (r *jaegerReader) fastSpan(s *FastScanner) bool {
 		case "references":
 			ok = s.Array(func() bool {
 				var ref jRef
-				var rk Seen
+				var rk ingest.Seen
 				ok := s.ObjectHinted(refHints, func(key string) bool {
 					var ok bool
 					switch key {
@@ -259,7 +261,7 @@ func (r *jaegerReader) fastSpan(s *FastScanner) bool {
 						ref.SpanID, ok = s.Str()
 						return rk.First(2) && ok
 					}
-					if FoldsTo(key, refKeys...) {
+					if ingest.FoldsTo(key, refKeys...) {
 						return false
 					}
 					_, ok = s.Value(5)
@@ -292,7 +294,7 @@ func (r *jaegerReader) fastSpan(s *FastScanner) bool {
 			js.Warnings, ok = s.Strings(nil)
 			return sk.First(9) && ok
 		}
-		if FoldsTo(key, spanKeys...) {
+		if ingest.FoldsTo(key, spanKeys...) {
 			return false // process, spans, processes, or an odd case
 		}
 		_, ok = s.Value(3)

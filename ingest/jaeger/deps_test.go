@@ -1,10 +1,12 @@
-package ingest
+package jaeger
 
 import (
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 func TestDependencies(t *testing.T) {
@@ -13,17 +15,17 @@ func TestDependencies(t *testing.T) {
 		file  string // under shared, or "" for body
 		body  string
 		n     int
-		first Dependency
+		first ingest.Dependency
 		total int64
 		err   string
 		warn  error
 	}{
 		{name: "nezha envelope", file: "data/nezha-ob/ob-20220822-035354/dependencies.json", n: 14,
-			first: Dependency{Parent: "checkoutservice", Child: "cartservice", CallCount: 98}, total: 14889},
+			first: ingest.Dependency{Parent: "checkoutservice", Child: "cartservice", CallCount: 98}, total: 14889},
 		{name: "bare array", body: `[{"parent":"frontend","child":"cartservice","callCount":"12"},{"parent":"a","child":"b","callCount":3.0}]`, n: 2,
-			first: Dependency{Parent: "frontend", Child: "cartservice", CallCount: 12}, total: 15},
+			first: ingest.Dependency{Parent: "frontend", Child: "cartservice", CallCount: 12}, total: 15},
 		{name: "empty endpoints dropped", body: `{"data":[{"parent":"","child":"b","callCount":1},{"parent":"a","child":"b","callCount":2}]}`, n: 1,
-			first: Dependency{Parent: "a", Child: "b", CallCount: 2}, total: 2, warn: ErrBadValue},
+			first: ingest.Dependency{Parent: "a", Child: "b", CallCount: 2}, total: 2, warn: ingest.ErrBadValue},
 		{name: "bad call count", body: `{"data":[{"parent":"a","child":"b","callCount":-1}]}`, err: "negative callCount"},
 		{name: "fractional call count", body: `[{"parent":"a","child":"b","callCount":1.5}]`, err: "not a non-negative integer"},
 		{name: "api errors", body: `{"data":null,"errors":[{"code":500,"msg":"storage down"}]}`, err: "storage down"},
@@ -31,17 +33,17 @@ func TestDependencies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var b *Bundle
+			var b *ingest.Bundle
 			var err error
 			src := "deps.json"
 			if tt.file != "" {
-				src = filepath.Join(sharedDir(t), filepath.FromSlash(tt.file))
-				b, err = ReadFile(src, nil, Limits{})
+				src = filepath.Join(traceSharedDir(t), filepath.FromSlash(tt.file))
+				b, err = ingest.ReadFile(src, nil, ingest.Limits{})
 			} else {
-				b, err = decodeDependencies(src, strings.NewReader(tt.body), Limits{})
+				b, err = decodeDependencies(src, strings.NewReader(tt.body), ingest.Limits{})
 			}
 			if tt.err != "" {
-				var ie *InputError
+				var ie *ingest.InputError
 				if err == nil || !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want *InputError containing %q", err, tt.err)
 				}

@@ -1,4 +1,4 @@
-package ingest
+package jaeger
 
 import (
 	"bytes"
@@ -8,10 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // fastEnvelope is a small envelope in the simulator's and /api/traces' shape.
@@ -30,27 +31,27 @@ func TestJaegerFastMatchesGeneral(t *testing.T) {
 	tests := []struct {
 		name     string
 		in       string
-		lim      Limits
+		lim      ingest.Limits
 		wantFast bool
 	}{
-		{"envelope", fastEnvelope, Limits{}, true},
-		{"span limit", fastEnvelope, Limits{MaxSpans: 2}, true},
-		{"string truncation", fastEnvelope, Limits{MaxStringBytes: 4}, true},
-		{"bare trace object", `{"traceID":"ab","spans":[{"spanID":"1","startTime":1,"duration":1,"processID":"p1"}],"processes":{"p1":{"serviceName":"s"}}}`, Limits{}, false},
-		{"bare span array", `[{"traceID":"ab","spanID":"1","startTime":1,"duration":1,"process":{"serviceName":"s"}}]`, Limits{}, false},
-		{"string start time", strings.Replace(fastEnvelope, `"startTime":1700000000000000`, `"startTime":"1700000000000000"`, 1), Limits{}, false},
-		{"float duration", strings.Replace(fastEnvelope, `"duration":5000`, `"duration":5e3`, 1), Limits{}, false},
-		{"case-folded key", strings.Replace(fastEnvelope, `"operationName":"GET /chat"`, `"OperationName":"GET /chat"`, 1), Limits{}, false},
-		{"duplicate key", strings.Replace(fastEnvelope, `"duration":5000`, `"duration":5000,"duration":6000`, 1), Limits{}, false},
-		{"embedded process", strings.Replace(fastEnvelope, `"processID":"p9"`, `"process":{"serviceName":"x"}`, 1), Limits{}, false},
-		{"bad span ID", strings.Replace(fastEnvelope, `"spanID":"0000000000000003"`, `"spanID":"zz"`, 1), Limits{}, false},
-		{"syntax error", strings.Replace(fastEnvelope, `"duration":3000,`, `"duration":3000,,`, 1), Limits{}, false},
-		{"truncated", fastEnvelope[:len(fastEnvelope)/2], Limits{}, false},
-		{"trailing value", fastEnvelope + `{"data":[]}`, Limits{}, false},
-		{"api errors", strings.Replace(fastEnvelope, `"errors":null`, `"errors":[{"code":1,"msg":"x"}]`, 1), Limits{}, false},
-		{"invalid utf-8", strings.Replace(fastEnvelope, "GET /chat", "GET \xff", 1), Limits{}, false},
-		{"deep unknown value", strings.Replace(fastEnvelope, `"flags":1`, `"flags":`+strings.Repeat("[", 300)+strings.Repeat("]", 300), 1), Limits{}, false},
-		{"leading zero", strings.Replace(fastEnvelope, `"duration":5000`, `"duration":05000`, 1), Limits{}, false},
+		{"envelope", fastEnvelope, ingest.Limits{}, true},
+		{"span limit", fastEnvelope, ingest.Limits{MaxSpans: 2}, true},
+		{"string truncation", fastEnvelope, ingest.Limits{MaxStringBytes: 4}, true},
+		{"bare trace object", `{"traceID":"ab","spans":[{"spanID":"1","startTime":1,"duration":1,"processID":"p1"}],"processes":{"p1":{"serviceName":"s"}}}`, ingest.Limits{}, false},
+		{"bare span array", `[{"traceID":"ab","spanID":"1","startTime":1,"duration":1,"process":{"serviceName":"s"}}]`, ingest.Limits{}, false},
+		{"string start time", strings.Replace(fastEnvelope, `"startTime":1700000000000000`, `"startTime":"1700000000000000"`, 1), ingest.Limits{}, false},
+		{"float duration", strings.Replace(fastEnvelope, `"duration":5000`, `"duration":5e3`, 1), ingest.Limits{}, false},
+		{"case-folded key", strings.Replace(fastEnvelope, `"operationName":"GET /chat"`, `"OperationName":"GET /chat"`, 1), ingest.Limits{}, false},
+		{"duplicate key", strings.Replace(fastEnvelope, `"duration":5000`, `"duration":5000,"duration":6000`, 1), ingest.Limits{}, false},
+		{"embedded process", strings.Replace(fastEnvelope, `"processID":"p9"`, `"process":{"serviceName":"x"}`, 1), ingest.Limits{}, false},
+		{"bad span ID", strings.Replace(fastEnvelope, `"spanID":"0000000000000003"`, `"spanID":"zz"`, 1), ingest.Limits{}, false},
+		{"syntax error", strings.Replace(fastEnvelope, `"duration":3000,`, `"duration":3000,,`, 1), ingest.Limits{}, false},
+		{"truncated", fastEnvelope[:len(fastEnvelope)/2], ingest.Limits{}, false},
+		{"trailing value", fastEnvelope + `{"data":[]}`, ingest.Limits{}, false},
+		{"api errors", strings.Replace(fastEnvelope, `"errors":null`, `"errors":[{"code":1,"msg":"x"}]`, 1), ingest.Limits{}, false},
+		{"invalid utf-8", strings.Replace(fastEnvelope, "GET /chat", "GET \xff", 1), ingest.Limits{}, false},
+		{"deep unknown value", strings.Replace(fastEnvelope, `"flags":1`, `"flags":`+strings.Repeat("[", 300)+strings.Repeat("]", 300), 1), ingest.Limits{}, false},
+		{"leading zero", strings.Replace(fastEnvelope, `"duration":5000`, `"duration":05000`, 1), ingest.Limits{}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,11 +67,11 @@ func TestJaegerFastMatchesGeneral(t *testing.T) {
 // on reads through a one-byte reader (every refill boundary).
 func TestJaegerFastSamples(t *testing.T) {
 	t.Run("one-byte reads", func(t *testing.T) {
-		want, err := decodeJaeger("x", strings.NewReader(fastEnvelope), Limits{})
+		want, err := decodeJaeger("x", strings.NewReader(fastEnvelope), ingest.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := decodeJaegerFast("x", iotest.OneByteReader(strings.NewReader(fastEnvelope)), Limits{})
+		got, err := decodeJaegerFast("x", iotest.OneByteReader(strings.NewReader(fastEnvelope)), ingest.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,17 +97,17 @@ func TestJaegerFastSamples(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			compareFast(t, data, Limits{})
+			compareFast(t, data, ingest.Limits{})
 		})
 	}
 }
 
 // compareFast decodes in with both readers and reports whether the fast path
 // accepted it; when it did, both bundles must be equal.
-func compareFast(t *testing.T, in []byte, lim Limits) bool {
+func compareFast(t *testing.T, in []byte, lim ingest.Limits) bool {
 	t.Helper()
 	got, err := decodeJaegerFast("f.json", bytes.NewReader(in), lim)
-	if errors.Is(err, ErrSlowPath) {
+	if errors.Is(err, ingest.ErrSlowPath) {
 		return false
 	}
 	if err != nil {
@@ -144,17 +145,6 @@ func FuzzJaegerFast(f *testing.F) {
 	f.Add([]byte(`{"data":[{"traceID":"a1","spans":[{"traceID":"a1","spanID":"2","flags":1,"operationName":"op","references":[{"refType":"CHILD_OF","traceID":"a1","spanID":"3"}],"startTime":5,"duration":4,"tags":[{"key":"span.kind","type":"string","value":"client"},{"key":"peer.service","type":"string","value":"db"}],"logs":[],"processID":"p1","warnings":null}],"processes":{"p1":{"serviceName":"s","tags":[{"key":"hostname","type":"string","value":"h"}]}},"warnings":null}]}`))
 	f.Add([]byte(`{"data":[{"spans":[{"spanID":"2","traceID":"a1","operationName":"op","startTime":5,"duration":4,"tags":[{"type":"string","value":"client","key":"span.kind"},{"ke\u0079":"error","value":true}],"processID":"p1"}],"traceID":"a1","processes":{"p1":{"tags":[],"serviceName":"s"}}}]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		compareFast(t, in, Limits{MaxSpans: 1000})
+		compareFast(t, in, ingest.Limits{MaxSpans: 1000})
 	})
-}
-
-// TestParseHex64MatchesStrconv checks the ID fast path against strconv.
-func TestParseHex64MatchesStrconv(t *testing.T) {
-	for _, s := range []string{"0", "f", "F", "00000000000000ab", "ffffffffffffffff", "FfFf", "", "0x1", "+1", "1_0", "g", "12345678901234567", " 1"} {
-		v, ok := parseHex64(s)
-		w, err := strconv.ParseUint(s, 16, 64)
-		if ok != (err == nil && len(s) <= 16) || (ok && v != w) {
-			t.Errorf("parseHex64(%q) = %x, %v; strconv: %x, %v", s, v, ok, w, err)
-		}
-	}
 }

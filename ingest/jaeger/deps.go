@@ -1,4 +1,4 @@
-package ingest
+package jaeger
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // jaegerDep is one element of Jaeger's /api/dependencies answer. callCount
@@ -23,11 +25,11 @@ type jaegerDep struct {
 // the same objects, into Bundle.Deps in input order. Edges with an empty
 // parent or child are dropped with one ErrBadValue warning; a call count
 // that is not a non-negative integer is a positioned *InputError.
-func decodeDependencies(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodeDependencies(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	dec := json.NewDecoder(r)
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
-		return nil, JSONError(name, err, dec)
+		return nil, ingest.JSONError(name, err, dec)
 	}
 	raw = bytes.TrimSpace(raw)
 	var deps []jaegerDep
@@ -37,31 +39,31 @@ func decodeDependencies(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			Errors json.RawMessage `json:"errors"`
 		}
 		if err := json.Unmarshal(raw, &env); err != nil {
-			return nil, JSONError(name, err, nil)
+			return nil, ingest.JSONError(name, err, nil)
 		}
 		if e := bytes.TrimSpace(env.Errors); len(e) > 0 && !bytes.Equal(e, []byte("null")) && !bytes.Equal(e, []byte("[]")) {
-			return nil, &InputError{File: name, Offset: -1, Err: fmt.Errorf("jaeger dependencies: errors in response: %s", e)}
+			return nil, &ingest.InputError{File: name, Offset: -1, Err: fmt.Errorf("jaeger dependencies: errors in response: %s", e)}
 		}
 		deps = env.Data
 	} else if err := json.Unmarshal(raw, &deps); err != nil {
-		return nil, JSONError(name, err, nil)
+		return nil, ingest.JSONError(name, err, nil)
 	}
-	b := &Bundle{}
+	b := &ingest.Bundle{}
 	empty := 0
 	for i, d := range deps {
 		n, err := parseCallCount(d.CallCount)
 		if err != nil {
-			return nil, &InputError{File: name, Offset: -1, Err: fmt.Errorf("jaeger dependencies: edge %d (%s->%s): %w", i, d.Parent, d.Child, err)}
+			return nil, &ingest.InputError{File: name, Offset: -1, Err: fmt.Errorf("jaeger dependencies: edge %d (%s->%s): %w", i, d.Parent, d.Child, err)}
 		}
 		p, c := strings.TrimSpace(d.Parent), strings.TrimSpace(d.Child)
 		if p == "" || c == "" {
 			empty++
 			continue
 		}
-		b.Deps = append(b.Deps, Dependency{Parent: p, Child: c, CallCount: n, Source: name})
+		b.Deps = append(b.Deps, ingest.Dependency{Parent: p, Child: c, CallCount: n, Source: name})
 	}
 	if empty > 0 {
-		b.Warn(ErrBadValue, name, empty, "%d dependency edges without parent or child dropped", empty)
+		b.Warn(ingest.ErrBadValue, name, empty, "%d dependency edges without parent or child dropped", empty)
 	}
 	return b, nil
 }
@@ -86,6 +88,6 @@ func parseCallCount(raw json.RawMessage) (int64, error) {
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatJaegerDependencies, Decode: decodeDependencies, WholeDocument: true,
-		Sniff: []SniffRule{{Priority: PriorityJaegerDeps, Match: func(h *Head) bool { return h.JSON() && h.Has("parent") && h.Has("child") && h.Has("callCount") }}}})
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatJaegerDependencies, Decode: decodeDependencies, WholeDocument: true,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityJaegerDeps, Match: func(h *ingest.Head) bool { return h.JSON() && h.Has("parent") && h.Has("child") && h.Has("callCount") }}}})
 }

@@ -1,4 +1,4 @@
-package ingest
+package jaeger
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // Jaeger JSON reader.
@@ -107,16 +109,16 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 
 // procInfo is a resolved process.
 type procInfo struct {
-	service Sym
-	loc     LocTags
+	service ingest.Sym
+	loc     ingest.LocTags
 }
 
 // pendingSpan waits for its trace's processes before it is committed.
 type pendingSpan struct {
-	span     Span
+	span     ingest.Span
 	procID   string
-	embedded *procInfo // the span's own "process", when it has one
-	loc      LocTags   // span-level placement tags
+	embedded *procInfo      // the span's own "process", when it has one
+	loc      ingest.LocTags // span-level placement tags
 }
 
 // traceState collects one trace object's keys.
@@ -141,12 +143,12 @@ func (t *traceState) reset() {
 // jaegerReader is the state of one decodeJaeger call.
 type jaegerReader struct {
 	name string
-	file Sym // name, the spans' Source
+	file ingest.Sym // name, the spans' Source
 	src  io.Reader
 	dec  *json.Decoder
-	lim  Limits
-	b    *Bundle
-	in   *Interner
+	lim  ingest.Limits
+	b    *ingest.Bundle
+	in   *ingest.Interner
 	js   jSpan // reused between spans
 	// spanOff is the byte offset of the array element last decoded.
 	spanOff int64
@@ -160,7 +162,7 @@ type jaegerReader struct {
 	firstAPIErr string
 	crossTrace  int
 	unknownProc int
-	procs       ProcessSet // processes with a PID, recorded once
+	procs       ingest.ProcessSet // processes with a PID, recorded once
 	badSpans    int
 	firstBad    error
 	bigTraces   int // traces with more than lim.MaxTraceSpans spans
@@ -174,10 +176,10 @@ type jaegerReader struct {
 }
 
 // decodeJaeger reads Jaeger JSON (see the shapes above) into spans.
-func decodeJaeger(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodeJaeger(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
 	dec := json.NewDecoder(r)
-	jr := &jaegerReader{name: name, file: Intern(name), src: r, dec: dec, lim: lim, b: &Bundle{}, in: NewInterner(lim.MaxStringBytes)}
+	jr := &jaegerReader{name: name, file: ingest.Intern(name), src: r, dec: dec, lim: lim, b: &ingest.Bundle{}, in: ingest.NewInterner(lim.MaxStringBytes)}
 	jr.tr.procCache = map[string]procInfo{}
 	return jr.finish(jr.run())
 }
@@ -189,7 +191,7 @@ func (r *jaegerReader) run() error {
 		tok, err := r.dec.Token()
 		if errors.Is(err, io.EOF) {
 			if values == 0 {
-				return ErrorAt(r.name, off, errors.New("empty input"))
+				return ingest.ErrorAt(r.name, off, errors.New("empty input"))
 			}
 			return nil
 		}
@@ -202,7 +204,7 @@ func (r *jaegerReader) run() error {
 		case json.Delim('{'):
 			err = r.topObject()
 		default:
-			return ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: expected an object or array at top level, found %s", DescribeToken(tok)))
+			return ingest.ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: expected an object or array at top level, found %s", ingest.DescribeToken(tok)))
 		}
 		if err != nil || r.limited {
 			return err
@@ -253,7 +255,7 @@ func (r *jaegerReader) dataArray() error {
 		return nil
 	}
 	if tok != json.Delim('[') {
-		return ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: \"data\" must be an array of traces, found %s", DescribeToken(tok)))
+		return ingest.ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: \"data\" must be an array of traces, found %s", ingest.DescribeToken(tok)))
 	}
 	for r.dec.More() {
 		if err := r.expect('{'); err != nil {
@@ -310,7 +312,7 @@ func (r *jaegerReader) spansArray() error {
 		return nil
 	}
 	if tok != json.Delim('[') {
-		return ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: \"spans\" must be an array, found %s", DescribeToken(tok)))
+		return ingest.ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: \"spans\" must be an array, found %s", ingest.DescribeToken(tok)))
 	}
 	for first := true; r.dec.More(); first = false {
 		ok, err := r.decodeSpan(first)
@@ -394,7 +396,7 @@ func (r *jaegerReader) decodeSpan(first bool) (ok bool, err error) {
 	if errors.As(err, &te) {
 		r.badSpans++
 		if r.firstBad == nil {
-			r.firstBad = ErrorAt(r.name, base+te.Offset, TypeErrMsg(te))
+			r.firstBad = ingest.ErrorAt(r.name, base+te.Offset, ingest.TypeErrMsg(te))
 		}
 		return false, nil
 	}
@@ -411,20 +413,20 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 		tid = r.tr.id
 	}
 	var err error
-	if s.TraceID, err = ParseTraceID(tid); err == nil {
-		s.SpanID, err = ParseSpanID(js.SpanID)
+	if s.TraceID, err = ingest.ParseTraceID(tid); err == nil {
+		s.SpanID, err = ingest.ParseSpanID(js.SpanID)
 	}
 	if err != nil {
 		r.badSpans++
 		if r.firstBad == nil {
-			r.firstBad = ErrorAt(r.name, r.spanOff, fmt.Errorf("jaeger span %q: %w", js.SpanID, err))
+			r.firstBad = ingest.ErrorAt(r.name, r.spanOff, fmt.Errorf("jaeger span %q: %w", js.SpanID, err))
 		}
 		return p, false
 	}
 	s.ParentID = r.parent(js, s.TraceID)
 	s.Operation = r.in.Sym(js.OperationName)
-	s.Start = FromUnixMicro(int64(js.StartTime))
-	s.Duration = time.Duration(FromUnixMicro(int64(js.Duration))) // saturates: checkValues warns
+	s.Start = ingest.FromUnixMicro(int64(js.StartTime))
+	s.Duration = time.Duration(ingest.FromUnixMicro(int64(js.Duration))) // saturates: checkValues warns
 	s.Source = r.file
 	r.spanTags(js.Tags, s, &p.loc)
 	p.procID = js.ProcessID
@@ -444,9 +446,9 @@ func (r *jaegerReader) flushTrace() {
 	if len(r.tr.warnings) > 0 {
 		r.sourceWarnings(r.tr.warnings)
 	}
-	var traceID TraceID
+	var traceID ingest.TraceID
 	if r.tr.id != "" {
-		traceID, _ = ParseTraceID(r.tr.id)
+		traceID, _ = ingest.ParseTraceID(r.tr.id)
 	}
 	committed := false
 	for i := range r.tr.pending {
@@ -477,12 +479,12 @@ func (r *jaegerReader) flushTrace() {
 		loc.Merge(pi.loc)
 		r.procs.Add(r.b, pi.service, loc, r.name)
 		s := p.span
-		if s.TraceID == (TraceID{}) {
+		if s.TraceID == (ingest.TraceID{}) {
 			s.TraceID = traceID
 		}
 		s.Service = pi.service
 		loc.Place(&s)
-		r.b.Spans = AppendSpan(r.b.Spans, s)
+		r.b.Spans = ingest.AppendSpan(r.b.Spans, s)
 		committed = true
 	}
 	if committed {
@@ -530,7 +532,7 @@ func (r *jaegerReader) apiErrors() error {
 
 // finish turns the walk's outcome into the result: a fatal error before any
 // complete trace is an error; after one it becomes an ErrPartialInput warning.
-func (r *jaegerReader) finish(err error) (*Bundle, error) {
+func (r *jaegerReader) finish(err error) (*ingest.Bundle, error) {
 	b := r.b
 	if err != nil {
 		if len(b.Spans) == 0 {
@@ -538,9 +540,9 @@ func (r *jaegerReader) finish(err error) (*Bundle, error) {
 		}
 		lostSpans := len(r.tr.pending)
 		rest, _ := io.Copy(io.Discard, r.src)
-		total := r.dec.InputOffset() + BufferedLen(r.dec) + rest
+		total := r.dec.InputOffset() + ingest.BufferedLen(r.dec) + rest
 		at := int64(-1)
-		var ie *InputError
+		var ie *ingest.InputError
 		if errors.As(err, &ie) {
 			at = ie.Offset
 		}
@@ -548,9 +550,9 @@ func (r *jaegerReader) finish(err error) (*Bundle, error) {
 		if at >= 0 && total > at {
 			lost = fmt.Sprintf(" and the last %d of %d bytes", total-at, total)
 		}
-		kind := ErrPartialInput
-		if errors.Is(err, ErrLimit) {
-			kind = ErrLimit
+		kind := ingest.ErrPartialInput
+		if errors.Is(err, ingest.ErrLimit) {
+			kind = ingest.ErrLimit
 		}
 		b.Warn(kind, r.name, max(1, lostSpans), "kept %d spans of %d complete traces; dropped %d spans of an unfinished trace%s: %v",
 			len(b.Spans), r.traces, lostSpans, lost, err)
@@ -559,31 +561,31 @@ func (r *jaegerReader) finish(err error) (*Bundle, error) {
 		return nil, r.firstBad
 	}
 	if r.srcWarn > 0 {
-		b.Warn(ErrSourceWarning, r.name, r.srcWarn, "%d Jaeger span/trace warnings; first: %q", r.srcWarn, r.firstWarn)
+		b.Warn(ingest.ErrSourceWarning, r.name, r.srcWarn, "%d Jaeger span/trace warnings; first: %q", r.srcWarn, r.firstWarn)
 	}
 	if r.apiErrs > 0 {
-		b.Warn(ErrSourceWarning, r.name, r.apiErrs, "Jaeger API reported %d errors; first: %s", r.apiErrs, r.firstAPIErr)
+		b.Warn(ingest.ErrSourceWarning, r.name, r.apiErrs, "Jaeger API reported %d errors; first: %s", r.apiErrs, r.firstAPIErr)
 	}
 	if r.crossTrace > 0 {
-		b.Warn(ErrOrphanSpan, r.name, r.crossTrace, "%d spans reference a parent only in another trace; treated as roots", r.crossTrace)
+		b.Warn(ingest.ErrOrphanSpan, r.name, r.crossTrace, "%d spans reference a parent only in another trace; treated as roots", r.crossTrace)
 	}
 	if r.unknownProc > 0 {
-		b.Warn(ErrBadValue, r.name, r.unknownProc, "%d spans name a processID missing from their trace's processes; service left empty", r.unknownProc)
+		b.Warn(ingest.ErrBadValue, r.name, r.unknownProc, "%d spans name a processID missing from their trace's processes; service left empty", r.unknownProc)
 	}
 	if r.badSpans > 0 {
-		b.Warn(ErrBadValue, r.name, r.badSpans, "%d malformed spans skipped; first: %v", r.badSpans, r.firstBad)
+		b.Warn(ingest.ErrBadValue, r.name, r.badSpans, "%d malformed spans skipped; first: %v", r.badSpans, r.firstBad)
 	}
 	if r.in.Truncated > 0 {
-		b.Warn(ErrLimit, r.name, r.in.Truncated, "%d names longer than %d bytes truncated", r.in.Truncated, r.lim.MaxStringBytes)
+		b.Warn(ingest.ErrLimit, r.name, r.in.Truncated, "%d names longer than %d bytes truncated", r.in.Truncated, r.lim.MaxStringBytes)
 	}
 	if r.limited {
-		b.Warn(ErrLimit, r.name, 1, "stopped after %d spans (the span limit); the rest of the input was not read", len(b.Spans))
+		b.Warn(ingest.ErrLimit, r.name, 1, "stopped after %d spans (the span limit); the rest of the input was not read", len(b.Spans))
 	}
 	if r.bigTraces > 0 {
-		b.Warn(ErrLimit, r.name, r.bigDropped, "%d spans of %d traces with more than %d spans dropped (--max-trace-spans)", r.bigDropped, r.bigTraces, r.lim.MaxTraceSpans)
+		b.Warn(ingest.ErrLimit, r.name, r.bigDropped, "%d spans of %d traces with more than %d spans dropped (--max-trace-spans)", r.bigDropped, r.bigTraces, r.lim.MaxTraceSpans)
 	}
 	if r.manyRefs > 0 {
-		b.Warn(ErrBadValue, r.name, r.manyRefs, "%d spans carry more than %d references (up to %d); only the first %d were looked at for the parent",
+		b.Warn(ingest.ErrBadValue, r.name, r.manyRefs, "%d spans carry more than %d references (up to %d); only the first %d were looked at for the parent",
 			r.manyRefs, maxSpanRefs, r.mostRefs, maxSpanRefs)
 	}
 	return b, nil
@@ -599,7 +601,7 @@ func (r *jaegerReader) key() (string, error) {
 	}
 	s, ok := tok.(string)
 	if !ok {
-		return "", ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: expected an object key, found %s", DescribeToken(tok)))
+		return "", ingest.ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("jaeger: expected an object key, found %s", ingest.DescribeToken(tok)))
 	}
 	return s, nil
 }
@@ -612,7 +614,7 @@ func (r *jaegerReader) expect(d json.Delim) error {
 		return r.tokErr(err)
 	}
 	if tok != d {
-		return ErrorAt(r.name, off, fmt.Errorf("jaeger: expected %q, found %s", d, DescribeToken(tok)))
+		return ingest.ErrorAt(r.name, off, fmt.Errorf("jaeger: expected %q, found %s", d, ingest.DescribeToken(tok)))
 	}
 	return nil
 }
@@ -629,7 +631,7 @@ func (r *jaegerReader) skip() error {
 		case json.Delim('{'), json.Delim('['):
 			depth++
 			if depth > r.lim.MaxDepth {
-				return ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("%w: JSON nested deeper than %d", ErrLimit, r.lim.MaxDepth))
+				return ingest.ErrorAt(r.name, r.dec.InputOffset(), fmt.Errorf("%w: JSON nested deeper than %d", ingest.ErrLimit, r.lim.MaxDepth))
 			}
 		case json.Delim('}'), json.Delim(']'):
 			depth--
@@ -649,23 +651,23 @@ func (r *jaegerReader) decodeValue(v any) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return ErrorAt(r.name, base+te.Offset, TypeErrMsg(te))
+		return ingest.ErrorAt(r.name, base+te.Offset, ingest.TypeErrMsg(te))
 	}
 	return r.valueErr(err)
 }
 
 // tokErr positions an error returned by Token at the current offset.
 func (r *jaegerReader) tokErr(err error) error {
-	return JSONError(r.name, err, r.dec)
+	return ingest.JSONError(r.name, err, r.dec)
 }
 
 // valueErr positions a fatal error returned by Decode (syntax, truncation or
 // read error) precisely, by rescanning the value's buffered bytes.
 func (r *jaegerReader) valueErr(err error) error {
-	return JSONErrorAt(r.name, err, r.dec, r.dec.InputOffset()) // a failed Decode leaves dec at the value
+	return ingest.JSONErrorAt(r.name, err, r.dec, r.dec.InputOffset()) // a failed Decode leaves dec at the value
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatJaegerJSON, Decode: decodeJaeger, Fast: decodeJaegerFast, SelfGuarded: true,
-		Sniff: []SniffRule{{Priority: PriorityJaegerJSON, Match: func(h *Head) bool { return h.JSON() && (h.Has("spanID") || h.Has("traceID") && h.Has("spans")) }}}})
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatJaegerJSON, Decode: decodeJaeger, Fast: decodeJaegerFast, SelfGuarded: true,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityJaegerJSON, Match: func(h *ingest.Head) bool { return h.JSON() && (h.Has("spanID") || h.Has("traceID") && h.Has("spans")) }}}})
 }

@@ -1,9 +1,11 @@
-package ingest
+package jaeger
 
 import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // The Jaeger reader's span attributes: tags coerced by type, the
@@ -13,8 +15,8 @@ import (
 // parent picks the first CHILD_OF reference within the same trace, else the
 // first FOLLOWS_FROM one, else parentSpanID. A span whose only references
 // point into other traces becomes a root (counted).
-func (r *jaegerReader) parent(js *jSpan, trace TraceID) SpanID {
-	var child, follows SpanID
+func (r *jaegerReader) parent(js *jSpan, trace ingest.TraceID) ingest.SpanID {
+	var child, follows ingest.SpanID
 	cross := false
 	refs := js.References
 	if len(refs) > maxSpanRefs {
@@ -26,13 +28,13 @@ func (r *jaegerReader) parent(js *jSpan, trace TraceID) SpanID {
 		// A reference that spells the span's own trace ID (the usual case)
 		// is in the trace without parsing it again.
 		if ref.TraceID != "" && ref.TraceID != js.TraceID {
-			rt, err := ParseTraceID(ref.TraceID)
+			rt, err := ingest.ParseTraceID(ref.TraceID)
 			if err != nil || rt != trace {
 				cross = true
 				continue
 			}
 		}
-		id, err := ParseSpanID(ref.SpanID)
+		id, err := ingest.ParseSpanID(ref.SpanID)
 		if err != nil || id == 0 {
 			continue
 		}
@@ -54,7 +56,7 @@ func (r *jaegerReader) parent(js *jSpan, trace TraceID) SpanID {
 		return follows
 	}
 	if js.ParentSpanID != "" {
-		if id, err := ParseSpanID(js.ParentSpanID); err == nil && id != 0 {
+		if id, err := ingest.ParseSpanID(js.ParentSpanID); err == nil && id != 0 {
 			return id
 		}
 	}
@@ -66,7 +68,7 @@ func (r *jaegerReader) parent(js *jSpan, trace TraceID) SpanID {
 
 // spanTags applies the tags the reader understands: kind, error flags, peer
 // (peer.service, else server.address) and placement.
-func (r *jaegerReader) spanTags(tags []jTag, s *Span, loc *LocTags) {
+func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags) {
 	addr := ""
 	for i := range tags {
 		t := &tags[i]
@@ -76,7 +78,7 @@ func (r *jaegerReader) spanTags(tags []jTag, s *Span, loc *LocTags) {
 		case "server.address":
 			addr = tagString(t)
 		case "span.kind":
-			s.Kind = ParseSpanKind(tagString(t))
+			s.Kind = ingest.ParseSpanKind(tagString(t))
 		case "error":
 			if strings.EqualFold(tagString(t), "true") {
 				s.Error = true
@@ -104,7 +106,7 @@ func (r *jaegerReader) spanTags(tags []jTag, s *Span, loc *LocTags) {
 
 // locTag records a placement tag (pod, node, hostname, GPU) into loc; the
 // first value of each field wins.
-func (r *jaegerReader) locTag(t *jTag, loc *LocTags) {
+func (r *jaegerReader) locTag(t *jTag, loc *ingest.LocTags) {
 	if dst := loc.Field(t.Key); dst != nil && dst.IsEmpty() {
 		*dst = r.in.Sym(tagString(t))
 	}
