@@ -24,13 +24,15 @@ var layers = map[string][]string{
 	"fixtures":          {},
 	"gpurecord":         {},
 	"ingest":            {"internal/parallel", "logtemplate", "measure"},
-	"ingest/formats":    {"ingest/alertmanager", "ingest/gpu", "ingest/jaeger", "ingest/k8sevents", "ingest/prometheus"}, // registers every decoder package
+	"ingest/formats":    {"ingest/alertmanager", "ingest/gpu", "ingest/jaeger", "ingest/k8sevents", "ingest/logs", "ingest/otlp", "ingest/prometheus"}, // registers every decoder package
 
 	// Decoder packages: each imports only the core (TestDecodersImportOnlyTheCore).
 	"ingest/alertmanager": {"ingest"},
 	"ingest/k8sevents":    {"ingest"},
 	"ingest/gpu":          {"ingest"},
 	"ingest/jaeger":       {"ingest"},
+	"ingest/logs":         {"ingest"},
+	"ingest/otlp":         {"ingest", "ingest/logs"}, // OTLP logs documents among span documents
 	"ingest/prometheus":   {"ingest"},
 	"peers":               {"ingest", "measure"},
 	"tcg":                 {"ingest", "internal/parallel", "measure", "peers"},

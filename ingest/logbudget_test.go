@@ -210,12 +210,12 @@ func TestLokiStreamBound(t *testing.T) {
 	if len(small) <= 2000 {
 		t.Fatalf("the small streams hold only %d bytes", len(small))
 	}
-	b, err := decodeLoki("loki.json", strings.NewReader(small), lim)
+	b, err := Decoder(FormatLokiStreams)("loki.json", strings.NewReader(small), lim)
 	if err != nil || len(b.Logs) != 80 {
 		t.Fatalf("small streams: %v, %v records", err, b)
 	}
 	// One stream over the bound: refused, naming the flag.
-	_, err = decodeLoki("loki.json", strings.NewReader(body(stream(200))), lim)
+	_, err = Decoder(FormatLokiStreams)("loki.json", strings.NewReader(body(stream(200))), lim)
 	if err == nil || !strings.Contains(err.Error(), "Loki stream larger than 2000 bytes (--max-document-size)") || !strings.Contains(err.Error(), "loki.json") {
 		t.Errorf("err = %v, want the stream bound with the file", err)
 	}

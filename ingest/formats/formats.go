@@ -15,5 +15,7 @@ import (
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/gpu"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/jaeger"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/k8sevents"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/logs"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/otlp"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/prometheus"
 )

@@ -1,7 +1,8 @@
-package ingest
+package logs
 
 import (
 	"encoding/json"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
 	"strconv"
 	"strings"
@@ -20,9 +21,9 @@ import (
 // unless it ends with "| sort by (_time)"), so lines are not folded.
 
 // decodeVictoriaLogs reads VictoriaLogs query JSON Lines.
-func decodeVictoriaLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	b := &Bundle{}
-	s := newLogSink(name, lim, b)
+func decodeVictoriaLogs(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	b := &ingest.Bundle{}
+	s := NewLogSink(name, lim, b)
 	s.fold = false
 	lr := newLogLineReader(r)
 	var buf []byte
@@ -51,7 +52,7 @@ func decodeVictoriaLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		ts := str("_time")
 		tt, err := time.Parse(time.RFC3339Nano, ts)
 		if err != nil || !logYearOK(tt) {
-			s.malformed(lr.n, -1, "bad _time %q", TruncateUTF8(ts, 40))
+			s.malformed(lr.n, -1, "bad _time %q", ingest.TruncateUTF8(ts, 40))
 			continue
 		}
 		labels := parseStreamLabels(str("_stream"))
@@ -64,12 +65,12 @@ func decodeVictoriaLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		st := s.stream(streamFromLabels(get))
 		f := fields{sev: labelSeverity(get)}
 		metaFields(&f, str)
-		s.line(st, FromTime(tt), lr.n, str("_msg"), f)
+		s.line(st, ingest.FromTime(tt), lr.n, str("_msg"), f)
 	}
 	if err := lr.finish(s); err != nil {
 		return nil, err
 	}
-	s.finish()
+	s.Finish()
 	return b, nil
 }
 
@@ -109,8 +110,8 @@ func parseStreamLabels(s string) map[string]string {
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatVictoriaLogs, Decode: decodeVictoriaLogs,
-		Sniff: []SniffRule{{Priority: PriorityVictoriaLogs, Match: func(h *Head) bool {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatVictoriaLogs, Decode: decodeVictoriaLogs,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityVictoriaLogs, Match: func(h *ingest.Head) bool {
 			if !h.JSON() || !h.Has("_msg") && !h.Has("_time") {
 				return false // none of the keys appears at all (cheap)
 			}

@@ -1,7 +1,8 @@
-package ingest
+package logs
 
 import (
 	"fmt"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"maps"
 	"slices"
 	"strings"
@@ -10,20 +11,20 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/logtemplate"
 )
 
-// logSink is what every log reader feeds: it folds multi-line records per
+// LogSink is what every log reader feeds: it folds multi-line records per
 // stream, reads each record's level, trace context and JSON fields, mines
 // its template (one Drain miner per service of the file, run sequentially
 // as the file is read) and appends the compact LogRecord. One sink per
 // input file; not safe for concurrent use.
-type logSink struct {
+type LogSink struct {
 	name     string
-	lim      Limits
-	b        *Bundle
-	in       *Interner
+	lim      ingest.Limits
+	b        *ingest.Bundle
+	in       *ingest.Interner
 	fold     bool // fold continuation lines (off for sources that store records whole)
 	miners   map[string]*logtemplate.Miner
 	local    map[minedID]int32 // (group, miner template) → index in b.LogTemplates
-	streams  map[LogStream]int32
+	streams  map[ingest.LogStream]int32
 	pending  []pendingRecord // per stream
 	content  []byte          // scratch: the text that is mined
 	limited  bool
@@ -54,11 +55,11 @@ type minedID struct {
 type pendingRecord struct {
 	active   bool
 	st       int32 // its stream
-	t        Time
+	t        ingest.Time
 	line     int32
-	sev      Severity
-	trace    TraceID
-	span     SpanID
+	sev      ingest.Severity
+	trace    ingest.TraceID
+	span     ingest.SpanID
 	msg      []byte
 	lines    int
 	excStart int // the line that names the exception in a folded stack trace, [excStart, excEnd) of msg
@@ -84,18 +85,18 @@ const maxFoldLines = 200
 // own (with file and line); the rest are counted in one summary warning.
 const maxMalformedWarnings = 10
 
-func newLogSink(name string, lim Limits, b *Bundle) *logSink {
+func NewLogSink(name string, lim ingest.Limits, b *ingest.Bundle) *LogSink {
 	lim = lim.WithDefaults()
-	return &logSink{name: name, lim: lim, b: b, in: NewInterner(lim.MaxStringBytes), fold: true,
-		miners: map[string]*logtemplate.Miner{}, local: map[minedID]int32{}, streams: map[LogStream]int32{},
+	return &LogSink{name: name, lim: lim, b: b, in: ingest.NewInterner(lim.MaxStringBytes), fold: true,
+		miners: map[string]*logtemplate.Miner{}, local: map[minedID]int32{}, streams: map[ingest.LogStream]int32{},
 		budget: logtemplate.NewBudget(lim.MaxLogTemplatesTotal), overflow: -1}
 }
 
 // stream returns the index of the stream with these names (interned,
 // deduplicated), creating it.
-func (s *logSink) stream(ls LogStream) int32 {
+func (s *LogSink) stream(ls ingest.LogStream) int32 {
 	ls.Service, ls.Pod, ls.Namespace = s.in.Get(ls.Service), s.in.Get(ls.Pod), s.in.Get(ls.Namespace)
-	ls.Node, ls.Container, ls.Source = s.in.Get(NormalizeHost(ls.Node)), s.in.Get(ls.Container), s.name
+	ls.Node, ls.Container, ls.Source = s.in.Get(ingest.NormalizeHost(ls.Node)), s.in.Get(ls.Container), s.name
 	if ls.EntityFrom == "" && (ls.Service != "" || ls.Pod != "") {
 		ls.EntityFrom = "labels"
 	}
@@ -105,7 +106,7 @@ func (s *logSink) stream(ls LogStream) int32 {
 	if len(s.streams) >= s.lim.MaxLogStreams {
 		if s.overflow < 0 {
 			s.overflow = int32(len(s.b.LogStreams))
-			s.b.LogStreams = append(s.b.LogStreams, LogStream{Source: s.name, EntityFrom: OverflowEntity})
+			s.b.LogStreams = append(s.b.LogStreams, ingest.LogStream{Source: s.name, EntityFrom: ingest.OverflowEntity})
 			s.pending = append(s.pending, pendingRecord{})
 		}
 		return s.overflow
@@ -118,11 +119,11 @@ func (s *logSink) stream(ls LogStream) int32 {
 }
 
 // full reports whether the record limit stops the reading.
-func (s *logSink) full() bool { return s.limited }
+func (s *LogSink) full() bool { return s.limited }
 
 // malformed records a line that could not be read (file and line, or
 // byte offset when line is 0).
-func (s *logSink) malformed(line int, off int64, format string, args ...any) {
+func (s *LogSink) malformed(line int, off int64, format string, args ...any) {
 	s.bad++
 	if s.warned >= maxMalformedWarnings {
 		return
@@ -133,28 +134,28 @@ func (s *logSink) malformed(line int, off int64, format string, args ...any) {
 	case line > 0:
 		where = fmt.Sprintf("%s:%d", s.name, line)
 	case off >= 0:
-		if l, c := Locate(s.name, off); l > 0 {
+		if l, c := ingest.Locate(s.name, off); l > 0 {
 			where = fmt.Sprintf("%s:%d:%d", s.name, l, c)
 		} else {
 			where = fmt.Sprintf("%s: byte %d", s.name, off)
 		}
 	}
-	s.b.Warn(ErrBadValue, s.name, 1, "%s: %s (skipped)", where, fmt.Sprintf(format, args...))
+	s.b.Warn(ingest.ErrBadValue, s.name, 1, "%s: %s (skipped)", where, fmt.Sprintf(format, args...))
 }
 
 // fields are what a source's structure says about a record (they win over
 // what the text says).
 type fields struct {
-	sev   Severity
-	trace TraceID
-	span  SpanID
+	sev   ingest.Severity
+	trace ingest.TraceID
+	span  ingest.SpanID
 }
 
 // line feeds one line (or one source record) of stream st. A line that
 // continues the stream's pending record (a stack frame, "Caused by: ...")
 // is folded into it; otherwise the pending record is finished and this
 // line starts the next one.
-func (s *logSink) line(st int32, t Time, lineNo int, msg string, f fields) {
+func (s *LogSink) line(st int32, t ingest.Time, lineNo int, msg string, f fields) {
 	if s.limited {
 		return
 	}
@@ -193,7 +194,7 @@ func (s *logSink) line(st int32, t Time, lineNo int, msg string, f fields) {
 	}
 	s.flush(st)
 	if len(msg) > maxBytes {
-		msg = CutText(msg, maxBytes)
+		msg = ingest.CutText(msg, maxBytes)
 		s.longRec++
 	}
 	*p = pendingRecord{active: true, st: st, t: t, line: int32(min(lineNo, 1<<31-1)), sev: f.sev, trace: f.trace, span: f.span,
@@ -202,7 +203,7 @@ func (s *logSink) line(st int32, t Time, lineNo int, msg string, f fields) {
 	s.pendBytes += len(msg)
 	if !s.fold {
 		s.flush(st)
-	} else if s.pendBytes > MaxPendingBytes {
+	} else if s.pendBytes > ingest.MaxPendingBytes {
 		s.pressure++
 		s.flushAll()
 		for i := range s.pending { // their buffers go too
@@ -212,7 +213,7 @@ func (s *logSink) line(st int32, t Time, lineNo int, msg string, f fields) {
 }
 
 // flush finishes stream st's pending record, if any.
-func (s *logSink) flush(st int32) {
+func (s *LogSink) flush(st int32) {
 	p := &s.pending[st]
 	if !p.active {
 		return
@@ -233,10 +234,10 @@ func (s *logSink) flush(st int32) {
 	if len(first) > 1 && first[0] == '{' {
 		if jf := jsonMessage(first); jf.isObject {
 			text = jf.text
-			if sev == SeverityUnknown {
+			if sev == ingest.SeverityUnknown {
 				sev = jf.sev
 			}
-			if trace == (TraceID{}) {
+			if trace == (ingest.TraceID{}) {
 				trace = jf.trace
 			}
 			if span == 0 {
@@ -248,15 +249,15 @@ func (s *logSink) flush(st int32) {
 		}
 	}
 	hsev, at := parseHeader(text)
-	if sev == SeverityUnknown {
+	if sev == ingest.SeverityUnknown {
 		sev = hsev
 	}
-	if trace == (TraceID{}) || span == 0 {
+	if trace == (ingest.TraceID{}) || span == 0 {
 		t2, s2 := findTraceContext(text)
-		if trace == (TraceID{}) {
+		if trace == (ingest.TraceID{}) {
 			trace = t2
 		}
-		if span == 0 && (trace == t2 || t2 == (TraceID{})) {
+		if span == 0 && (trace == t2 || t2 == (ingest.TraceID{})) {
 			span = s2
 		}
 	}
@@ -268,7 +269,7 @@ func (s *logSink) flush(st int32) {
 	group := ls.Service
 	m := s.miners[group]
 	if m == nil {
-		m = logtemplate.New(MinerParams(s.lim, s.budget))
+		m = logtemplate.New(ingest.MinerParams(s.lim, s.budget))
 		s.miners[group] = m
 	}
 	mid := minedID{group, m.Add(unsafeStr(s.content))}
@@ -276,21 +277,21 @@ func (s *logSink) flush(st int32) {
 	if !ok {
 		ti = int32(len(s.b.LogTemplates))
 		s.local[mid] = ti
-		s.b.LogTemplates = append(s.b.LogTemplates, LogTemplate{Group: group, First: p.t, Example: TruncateExample(msg),
+		s.b.LogTemplates = append(s.b.LogTemplates, ingest.LogTemplate{Group: group, First: p.t, Example: ingest.TruncateExample(msg),
 			ExampleSource: s.name, ExampleLine: p.line})
 	}
 	tp := &s.b.LogTemplates[ti]
 	if p.t < tp.First {
-		tp.First, tp.Example, tp.ExampleLine = p.t, TruncateExample(msg), p.line
+		tp.First, tp.Example, tp.ExampleLine = p.t, ingest.TruncateExample(msg), p.line
 	}
 	tp.Count++
 	tp.Severities[sev]++
-	s.b.Logs = append(s.b.Logs, LogRecord{Time: p.t, TraceID: trace, SpanID: span, Stream: p.st,
+	s.b.Logs = append(s.b.Logs, ingest.LogRecord{Time: p.t, TraceID: trace, SpanID: span, Stream: p.st,
 		Template: ti, Line: p.line, Severity: sev})
 }
 
 // flushAll finishes every stream's pending record.
-func (s *logSink) flushAll() {
+func (s *LogSink) flushAll() {
 	for i := range s.pending {
 		s.flush(int32(i))
 	}
@@ -298,46 +299,46 @@ func (s *logSink) flushAll() {
 
 // finish flushes, sets every template's final pattern and adds the
 // summary warnings.
-func (s *logSink) finish() {
+func (s *LogSink) Finish() {
 	s.flushAll()
 	for mid, ti := range s.local {
 		s.b.LogTemplates[ti].Pattern = s.miners[mid.group].Template(mid.id).Pattern
 	}
 	b := s.b
-	var cuts MinerCuts
+	var cuts ingest.MinerCuts
 	for _, g := range slices.Sorted(maps.Keys(s.miners)) {
 		cuts.Add(s.miners[g].Stats())
 	}
 	cuts.Warn(b, s.name, "log lines", s.lim)
 	if s.spanDocs > 0 {
-		b.Warn(ErrPartialInput, s.name, s.spanDocs, "%d OTLP span documents among the logs documents skipped (mixed formats in one file: give the spans in a file of their own)", s.spanDocs)
+		b.Warn(ingest.ErrPartialInput, s.name, s.spanDocs, "%d OTLP span documents among the logs documents skipped (mixed formats in one file: give the spans in a file of their own)", s.spanDocs)
 	}
 	if s.notStreams > 0 {
-		b.Warn(ErrPartialInput, s.name, s.notStreams, "%d results without \"stream\" labels (not Loki log streams: a Prometheus result?); %d log records read in all", s.notStreams, len(b.Logs))
+		b.Warn(ingest.ErrPartialInput, s.name, s.notStreams, "%d results without \"stream\" labels (not Loki log streams: a Prometheus result?); %d log records read in all", s.notStreams, len(b.Logs))
 	}
 	if s.overRecs > 0 {
-		b.Warn(ErrLimit, s.name, s.overRecs, "%d log lines of streams past the first %d kept in one unlabelled stream (--max-log-streams)", s.overRecs, s.lim.MaxLogStreams)
+		b.Warn(ingest.ErrLimit, s.name, s.overRecs, "%d log lines of streams past the first %d kept in one unlabelled stream (--max-log-streams)", s.overRecs, s.lim.MaxLogStreams)
 	}
 	if s.longRec > 0 {
-		b.Warn(ErrLimit, s.name, s.longRec, "%d log records longer than %d bytes cut (--max-log-record-size)", s.longRec, s.lim.MaxLogRecordBytes)
+		b.Warn(ingest.ErrLimit, s.name, s.longRec, "%d log records longer than %d bytes cut (--max-log-record-size)", s.longRec, s.lim.MaxLogRecordBytes)
 	}
 	if s.pressure > 0 {
-		b.Warn(ErrLimit, s.name, s.pressure, "more than %d MiB of log records waiting for continuation lines: finished early %d times (a stack trace may be split)", MaxPendingBytes>>20, s.pressure)
+		b.Warn(ingest.ErrLimit, s.name, s.pressure, "more than %d MiB of log records waiting for continuation lines: finished early %d times (a stack trace may be split)", ingest.MaxPendingBytes>>20, s.pressure)
 	}
 	if s.bad > s.warned {
-		b.Warn(ErrBadValue, s.name, s.bad-s.warned, "%d more malformed log lines skipped (%d in all; the first %d are listed)", s.bad-s.warned, s.bad, s.warned)
+		b.Warn(ingest.ErrBadValue, s.name, s.bad-s.warned, "%d more malformed log lines skipped (%d in all; the first %d are listed)", s.bad-s.warned, s.bad, s.warned)
 	}
 	if s.cut > 0 {
-		b.Warn(ErrLimit, s.name, s.cut, "%d multi-line log records cut to %d lines or %d KiB (--max-log-record-size)", s.cut, maxFoldLines, s.lim.MaxLogRecordBytes>>10)
+		b.Warn(ingest.ErrLimit, s.name, s.cut, "%d multi-line log records cut to %d lines or %d KiB (--max-log-record-size)", s.cut, maxFoldLines, s.lim.MaxLogRecordBytes>>10)
 	}
 	if s.secScale > 0 {
-		b.Warn(ErrSourceWarning, s.name, s.secScale, "%d log timestamps in a nanosecond field held seconds, milliseconds or microseconds (read by magnitude)", s.secScale)
+		b.Warn(ingest.ErrSourceWarning, s.name, s.secScale, "%d log timestamps in a nanosecond field held seconds, milliseconds or microseconds (read by magnitude)", s.secScale)
 	}
 	if s.in.Truncated > 0 {
-		b.Warn(ErrLimit, s.name, s.in.Truncated, "%d names longer than %d bytes truncated", s.in.Truncated, s.lim.MaxStringBytes)
+		b.Warn(ingest.ErrLimit, s.name, s.in.Truncated, "%d names longer than %d bytes truncated", s.in.Truncated, s.lim.MaxStringBytes)
 	}
 	if s.limited {
-		b.Warn(ErrLimit, s.name, 1, "stopped after %d log records (--max-log-records-per-input); the rest of the input was not read", len(b.Logs))
+		b.Warn(ingest.ErrLimit, s.name, 1, "stopped after %d log records (--max-log-records-per-input); the rest of the input was not read", len(b.Logs))
 	}
 }
 
@@ -345,23 +346,23 @@ func (s *logSink) finish() {
 // nanoseconds but that real producers fill with seconds, milliseconds or
 // microseconds: below 10^11 it is seconds, below 10^14 milliseconds, below
 // 10^17 microseconds (10^11 s is the year 5138; 10^17 ns is 1973).
-func (s *logSink) nanosByMagnitude(v uint64) Time {
+func (s *LogSink) nanosByMagnitude(v uint64) ingest.Time {
 	switch {
 	case v == 0:
 		return 0
 	case v < 1e11:
 		s.secScale++
-		return Time(v * 1e9)
+		return ingest.Time(v * 1e9)
 	case v < 1e14:
 		s.secScale++
-		return Time(v * 1e6)
+		return ingest.Time(v * 1e6)
 	case v < 1e17:
 		s.secScale++
-		return Time(v * 1e3)
+		return ingest.Time(v * 1e3)
 	case v > 1<<63-1:
 		return 0
 	}
-	return Time(v)
+	return ingest.Time(v)
 }
 
 // startMode is the fold mode a record's first line opens.

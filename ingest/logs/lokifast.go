@@ -1,13 +1,14 @@
-package ingest
+package logs
 
 import (
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
 )
 
 // The Loki fast path: streams responses (and push bodies) of the common
 // shape are scanned by FastScanner (jaegerfast.go) instead of encoding/json,
 // which decoded every entry twice (RawMessage, then Unmarshal). Entries go
-// through the same logSink as the general reader's, so records, templates
+// through the same LogSink as the general reader's, so records, templates
 // and warnings are the same. On anything else — a malformed entry, metadata
 // that is not flat strings (or Loki 3's one level of categories), a
 // duplicate or case-folded key, a status other than success, a syntax
@@ -21,11 +22,11 @@ var (
 )
 
 // decodeLokiFast is decodeLoki's fast path; see above.
-func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
-	b := &Bundle{}
-	s := newLogSink(name, lim, b)
-	sc := &FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth}
+	b := &ingest.Bundle{}
+	s := NewLogSink(name, lim, b)
+	sc := &ingest.FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth}
 	var status, resultType string
 	labels := map[string]string{}
 	var entries []lokiEntry
@@ -34,7 +35,7 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		clear(labels)
 		entries = entries[:0]
 		hasStream = false
-		var sk Seen
+		var sk ingest.Seen
 		ok := sc.Object(func(key string) bool {
 			switch key {
 			case "stream":
@@ -54,7 +55,7 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 					return ok
 				})
 			}
-			if FoldsTo(key, lokiStreamKeys...) {
+			if ingest.FoldsTo(key, lokiStreamKeys...) {
 				return false
 			}
 			_, ok := sc.Value(4)
@@ -71,7 +72,7 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		return true
 	}
 	result := func() bool { return sc.Array(stream) }
-	var top Seen
+	var top ingest.Seen
 	ok := sc.Object(func(key string) bool {
 		switch key {
 		case "status":
@@ -79,7 +80,7 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			status = string([]byte(v))
 			return top.First(0) && ok
 		case "data":
-			var dk Seen
+			var dk ingest.Seen
 			return top.First(1) && sc.Object(func(k string) bool {
 				switch k {
 				case "resultType":
@@ -89,7 +90,7 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 				case "result":
 					return dk.First(1) && resultType == "streams" && result()
 				}
-				if FoldsTo(k, lokiDataKeys...) {
+				if ingest.FoldsTo(k, lokiDataKeys...) {
 					return false
 				}
 				_, ok := sc.Value(3)
@@ -99,21 +100,21 @@ func decodeLokiFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			resultType = "streams"
 			return top.First(2) && result()
 		}
-		if FoldsTo(key, lokiTopKeys...) {
+		if ingest.FoldsTo(key, lokiTopKeys...) {
 			return false
 		}
 		_, ok := sc.Value(2)
 		return ok
 	})
 	if !ok || !sc.AtEnd() || status != "success" && status != "" || resultType != "streams" || s.full() {
-		return nil, ErrSlowPath
+		return nil, ingest.ErrSlowPath
 	}
-	s.finish()
+	s.Finish()
 	return b, nil
 }
 
 // lokiFastValue reads ["ns", "line"] or ["ns", "line", {metadata}].
-func lokiFastValue(sc *FastScanner) (lokiEntry, bool) {
+func lokiFastValue(sc *ingest.FastScanner) (lokiEntry, bool) {
 	var e lokiEntry
 	n := 0
 	ok := sc.Array(func() bool {
@@ -135,7 +136,7 @@ func lokiFastValue(sc *FastScanner) (lokiEntry, bool) {
 			if ns <= 0 {
 				return false
 			}
-			e.t = Time(ns)
+			e.t = ingest.Time(ns)
 			return true
 		case 2:
 			v, ok := sc.Str()
@@ -162,7 +163,7 @@ func lokiFastValue(sc *FastScanner) (lokiEntry, bool) {
 }
 
 // lokiFeed feeds one stream's entries, oldest first (as lokiStream does).
-func (s *logSink) lokiFeed(labels map[string]string, entries []lokiEntry) {
+func (s *LogSink) lokiFeed(labels map[string]string, entries []lokiEntry) {
 	get := func(k string) string { return labels[k] }
 	st := s.stream(streamFromLabels(get))
 	s.lokiEntries(st, labelSeverity(get), entries)

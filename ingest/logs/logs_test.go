@@ -1,31 +1,32 @@
-package ingest
+package logs
 
 import (
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 func TestParseHeader(t *testing.T) {
 	for _, tc := range []struct {
 		line    string
-		sev     Severity
+		sev     ingest.Severity
 		content string
 	}{
-		{"16:42:10.175 INFO  a.c.AssuranceController#75 msg", SeverityInfo, "  a.c.AssuranceController#75 msg"},
-		{"2023-01-29 08:42:09.706  WARN 1 --- [main] o.s.Foo : x", SeverityWarn, " 1 --- [main] o.s.Foo : x"},
-		{"[ERROR] something broke", SeverityError, " something broke"},
-		{"ERROR:root:division by zero", SeverityError, "root:division by zero"},
-		{"E0129 16:42:10.175123   12 main.go:42] failed", SeverityError, " main.go:42] failed"},
-		{`time=2023-01-29T08:42:09Z level=warn msg="slow"`, SeverityWarn, `time=2023-01-29T08:42:09Z level=warn msg="slow"`},
-		{"Information: the host started", SeverityInfo, " the host started"},
-		{"user admin deleted error logs", SeverityUnknown, "user admin deleted error logs"},
-		{"connection error: reset", SeverityUnknown, "connection error: reset"},
+		{"16:42:10.175 INFO  a.c.AssuranceController#75 msg", ingest.SeverityInfo, "  a.c.AssuranceController#75 msg"},
+		{"2023-01-29 08:42:09.706  WARN 1 --- [main] o.s.Foo : x", ingest.SeverityWarn, " 1 --- [main] o.s.Foo : x"},
+		{"[ERROR] something broke", ingest.SeverityError, " something broke"},
+		{"ERROR:root:division by zero", ingest.SeverityError, "root:division by zero"},
+		{"E0129 16:42:10.175123   12 main.go:42] failed", ingest.SeverityError, " main.go:42] failed"},
+		{`time=2023-01-29T08:42:09Z level=warn msg="slow"`, ingest.SeverityWarn, `time=2023-01-29T08:42:09Z level=warn msg="slow"`},
+		{"Information: the host started", ingest.SeverityInfo, " the host started"},
+		{"user admin deleted error logs", ingest.SeverityUnknown, "user admin deleted error logs"},
+		{"connection error: reset", ingest.SeverityUnknown, "connection error: reset"},
 	} {
 		sev, at := parseHeader(tc.line)
 		if sev != tc.sev || tc.line[at:] != tc.content {
@@ -58,15 +59,15 @@ func TestFindTraceContext(t *testing.T) {
 func TestEntityFromPath(t *testing.T) {
 	for _, tc := range []struct {
 		path string
-		want LogStream
+		want ingest.LogStream
 	}{
-		{"/var/log/pods/shop_cart-7d4b9c8f6-x2kq9_0f1e2d3c/cart/0.log", LogStream{Namespace: "shop", Pod: "cart-7d4b9c8f6-x2kq9", Container: "cart", EntityFrom: "path"}},
-		{"/var/log/containers/cart-7d4b9c8f6-x2kq9_shop_cart-" + strings.Repeat("ab", 32) + ".log", LogStream{Pod: "cart-7d4b9c8f6-x2kq9", Namespace: "shop", Container: "cart", EntityFrom: "path"}},
-		{"logs/shop_cart-7d4b9c8f6-x2kq9_istio-proxy.log", LogStream{Namespace: "shop", Pod: "cart-7d4b9c8f6-x2kq9", Container: "istio-proxy", EntityFrom: "file name"}},
-		{"incident/cart-7d4b9c8f6-x2kq9.log.gz", LogStream{Pod: "cart-7d4b9c8f6-x2kq9", EntityFrom: "file name"}},
-		{"incident/checkout.log", LogStream{Service: "checkout", EntityFrom: "file name"}},
-		{"/var/lib/docker/containers/x/" + strings.Repeat("ab", 32) + "-json.log", LogStream{}},
-		{"<stdin>", LogStream{}},
+		{"/var/log/pods/shop_cart-7d4b9c8f6-x2kq9_0f1e2d3c/cart/0.log", ingest.LogStream{Namespace: "shop", Pod: "cart-7d4b9c8f6-x2kq9", Container: "cart", EntityFrom: "path"}},
+		{"/var/log/containers/cart-7d4b9c8f6-x2kq9_shop_cart-" + strings.Repeat("ab", 32) + ".log", ingest.LogStream{Pod: "cart-7d4b9c8f6-x2kq9", Namespace: "shop", Container: "cart", EntityFrom: "path"}},
+		{"logs/shop_cart-7d4b9c8f6-x2kq9_istio-proxy.log", ingest.LogStream{Namespace: "shop", Pod: "cart-7d4b9c8f6-x2kq9", Container: "istio-proxy", EntityFrom: "file name"}},
+		{"incident/cart-7d4b9c8f6-x2kq9.log.gz", ingest.LogStream{Pod: "cart-7d4b9c8f6-x2kq9", EntityFrom: "file name"}},
+		{"incident/checkout.log", ingest.LogStream{Service: "checkout", EntityFrom: "file name"}},
+		{"/var/lib/docker/containers/x/" + strings.Repeat("ab", 32) + "-json.log", ingest.LogStream{}},
+		{"<stdin>", ingest.LogStream{}},
 	} {
 		if got := entityFromPath(tc.path); got != tc.want {
 			t.Errorf("entityFromPath(%q) = %+v, want %+v", tc.path, got, tc.want)
@@ -108,14 +109,14 @@ func TestLogFolding(t *testing.T) {
 		ts + "INFO done\n"
 	dir := t.TempDir()
 	p := writeTemp(t, dir, "checkout.log", text)
-	b, err := ReadFile(p, nil, Limits{})
+	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Inputs[0].Format != FormatTextLog {
+	if b.Inputs[0].Format != ingest.FormatTextLog {
 		t.Fatalf("format %v", b.Inputs[0].Format)
 	}
-	if err := b.Finalize(Options{}); err != nil {
+	if err := b.Finalize(ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(b.Logs) != 5 {
@@ -144,19 +145,19 @@ func TestLogFolding(t *testing.T) {
 		fmt.Fprintf(&sb, "\tat frame%d(X.java:%d)\n", i, i)
 	}
 	p2 := writeTemp(t, dir, "deep.log", sb.String())
-	b2, err := ReadFile(p2, nil, Limits{})
+	b2, err := ingest.ReadFile(p2, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(b2.Logs) != 1 || strings.Count(b2.LogTemplates[0].Example, "\n") > maxFoldLines {
 		t.Errorf("%d records", len(b2.Logs))
 	}
-	if !hasLogWarning(b2, ErrLimit, "cut to 200 lines") {
+	if !hasLogWarning(b2, ingest.ErrLimit, "cut to 200 lines") {
 		t.Errorf("no fold-bound warning: %v", b2.Warnings)
 	}
 }
 
-func hasLogWarning(b *Bundle, kind error, substr string) bool {
+func hasLogWarning(b *ingest.Bundle, kind error, substr string) bool {
 	for _, w := range b.Warnings {
 		if w.Kind == kind && strings.Contains(w.Message, substr) {
 			return true
@@ -172,17 +173,17 @@ func TestMalformedLogLines(t *testing.T) {
 		"garbage here\n" +
 		"2026-11-30T03:12:00.3Z stderr F ERROR boom\n"
 	p := writeTemp(t, dir, "var/log/pods/shop_cart-7d4b9c8f6-x2kq9_uid/cart/0.log", cri)
-	b, err := ReadFile(p, nil, Limits{})
+	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Inputs[0].Format != FormatCRILog || len(b.Logs) != 2 {
+	if b.Inputs[0].Format != ingest.FormatCRILog || len(b.Logs) != 2 {
 		t.Fatalf("format %v, %d records; want CRI, 2 (P+F joined, one bad line skipped)", b.Inputs[0].Format, len(b.Logs))
 	}
-	if !hasLogWarning(b, ErrBadValue, "0.log:3: not a CRI log line") {
+	if !hasLogWarning(b, ingest.ErrBadValue, "0.log:3: not a CRI log line") {
 		t.Errorf("warnings %v: want file:3", b.Warnings)
 	}
-	b.Finalize(Options{})
+	b.Finalize(ingest.Options{})
 	joined := false
 	for _, tp := range b.LogTemplates {
 		joined = joined || tp.Example == "hello world"
@@ -197,12 +198,12 @@ func TestMalformedLogLines(t *testing.T) {
 	loki := `{"status":"success","data":{"resultType":"streams","result":[` + "\n" +
 		`{"stream":{"app":"a"},"values":[["1700000000000000000","ok"],["bad","x"],["1700000000000000001"]]}]}}`
 	p2 := writeTemp(t, dir, "loki.json", loki)
-	b2, err := ReadFile(p2, nil, Limits{})
+	b2, err := ingest.ReadFile(p2, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b2.Logs) != 1 || !hasLogWarning(b2, ErrBadValue, "loki.json:2:1: stream 1, entry 1: bad timestamp") ||
-		!hasLogWarning(b2, ErrBadValue, "entry 2: 1 elements") {
+	if len(b2.Logs) != 1 || !hasLogWarning(b2, ingest.ErrBadValue, "loki.json:2:1: stream 1, entry 1: bad timestamp") ||
+		!hasLogWarning(b2, ingest.ErrBadValue, "entry 2: 1 elements") {
 		t.Errorf("%d records, warnings %v", len(b2.Logs), b2.Warnings)
 	}
 	// Many bad lines: ten warnings and a summary.
@@ -212,11 +213,11 @@ func TestMalformedLogLines(t *testing.T) {
 		sb.WriteString("bad\n")
 	}
 	p3 := writeTemp(t, dir, "many.log", sb.String())
-	b3, err := ReadFile(p3, nil, Limits{})
+	b3, err := ingest.ReadFile(p3, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b3.Warnings) != maxMalformedWarnings+1 || !hasLogWarning(b3, ErrBadValue, "15 more malformed log lines") {
+	if len(b3.Warnings) != maxMalformedWarnings+1 || !hasLogWarning(b3, ingest.ErrBadValue, "15 more malformed log lines") {
 		t.Errorf("%d warnings: %v", len(b3.Warnings), b3.Warnings)
 	}
 }
@@ -235,8 +236,8 @@ func TestLogTemplatesDeterministic(t *testing.T) {
 	}
 	pa := writeTemp(t, dir, "a/checkout.log", a.String())
 	pc := writeTemp(t, dir, "c/checkout.log", c.String())
-	read := func(paths ...string) *Bundle {
-		b, err := Read(paths, nil, Options{})
+	read := func(paths ...string) *ingest.Bundle {
+		b, err := ingest.Read(paths, nil, ingest.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +247,7 @@ func TestLogTemplatesDeterministic(t *testing.T) {
 	if fmt.Sprint(x.LogTemplates) != fmt.Sprint(y.LogTemplates) {
 		t.Fatalf("templates depend on file order:\n%v\n%v", x.LogTemplates, y.LogTemplates)
 	}
-	key := func(b *Bundle) map[string]int32 {
+	key := func(b *ingest.Bundle) map[string]int32 {
 		m := map[string]int32{}
 		for _, r := range b.Logs {
 			m[fmt.Sprint(r.Time)] = r.Template
@@ -270,40 +271,40 @@ func TestLogTemplatesDeterministic(t *testing.T) {
 // logFeatureBundle: service "cart" logs templates A and B every step for
 // 40 steps; from step 30 on, B stops and an ERROR template C appears. Its
 // records carry trace IDs of spans in the bundle.
-func logFeatureBundle(t *testing.T) *Bundle {
+func logFeatureBundle(t *testing.T) *ingest.Bundle {
 	t.Helper()
-	b := &Bundle{}
-	s := newLogSink("cart.log", Limits{}, b)
-	st := s.stream(LogStream{Service: "cart", Pod: "cart-7d4b9c8f6-x2kq9"})
-	orphan := s.stream(LogStream{})
-	t0 := Time(1_700_000_100e9)
-	step := Time(15 * time.Second)
+	b := &ingest.Bundle{}
+	s := NewLogSink("cart.log", ingest.Limits{}, b)
+	st := s.stream(ingest.LogStream{Service: "cart", Pod: "cart-7d4b9c8f6-x2kq9"})
+	orphan := s.stream(ingest.LogStream{})
+	t0 := ingest.Time(1_700_000_100e9)
+	step := ingest.Time(15 * time.Second)
 	for c := 0; c < 40; c++ {
-		at := t0 + Time(c)*step
+		at := t0 + ingest.Time(c)*step
 		for k := 0; k < 3; k++ {
-			s.line(st, at+Time(k), 0, fmt.Sprintf("INFO order %d accepted", c*10+k), fields{})
+			s.line(st, at+ingest.Time(k), 0, fmt.Sprintf("INFO order %d accepted", c*10+k), fields{})
 		}
 		if c < 30 {
 			s.line(st, at+4, 0, fmt.Sprintf("INFO stock reserved for order %d", c), fields{})
 			s.line(st, at+5, 0, fmt.Sprintf("INFO stock reserved for order %d", c+1), fields{})
 		} else {
-			tid := TraceID{Low: uint64(c)}
+			tid := ingest.TraceID{Low: uint64(c)}
 			s.line(st, at+6, 0, fmt.Sprintf("ERROR payment failed trace_id=%s span_id=%016x", tid, c), fields{})
-			b.Spans = append(b.Spans, Span{TraceID: tid, SpanID: SpanID(c), Service: Intern("cart"), Operation: Intern("POST /pay"), Start: at, Duration: time.Millisecond, Source: Intern("t")})
+			b.Spans = append(b.Spans, ingest.Span{TraceID: tid, SpanID: ingest.SpanID(c), Service: ingest.Intern("cart"), Operation: ingest.Intern("POST /pay"), Start: at, Duration: time.Millisecond, Source: ingest.Intern("t")})
 			// A record of a stream without a service, linked to a span.
 			s.line(orphan, at+7, 0, fmt.Sprintf("WARN retry trace_id=%s span_id=%016x", tid, c), fields{})
 		}
 	}
-	s.finish()
+	s.Finish()
 	// A metric series that starts 10 steps before the logs and ends 10 after.
-	m := &Series{Name: "m", Source: "m.json"}
+	m := &ingest.Series{Name: "m", Source: "m.json"}
 	for c := -10; c < 50; c++ {
-		m.T = append(m.T, t0+Time(c)*step)
+		m.T = append(m.T, t0+ingest.Time(c)*step)
 		m.V = append(m.V, 1)
 	}
 	b.Series = append(b.Series, m)
-	b.Inputs = []Input{{Path: "cart.log"}}
-	if err := b.Finalize(Options{Step: 15 * time.Second}); err != nil {
+	b.Inputs = []ingest.Input{{Path: "cart.log"}}
+	if err := b.Finalize(ingest.Options{Step: 15 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Validate(); err != nil {
@@ -312,7 +313,7 @@ func logFeatureBundle(t *testing.T) *Bundle {
 	return b
 }
 
-func logSeries(b *Bundle, e Entity, name string) *Series {
+func logSeries(b *ingest.Bundle, e ingest.Entity, name string) *ingest.Series {
 	for _, s := range b.Series {
 		if s.Name == name && s.Entity.ID() == e.ID() {
 			return s
@@ -323,32 +324,32 @@ func logSeries(b *Bundle, e Entity, name string) *Series {
 
 func TestDeriveLogSeries(t *testing.T) {
 	b := logFeatureBundle(t)
-	cart := Entity{Kind: KindService, Name: "cart"}
+	cart := ingest.Entity{Kind: ingest.KindService, Name: "cart"}
 	t0 := b.Logs[0].Time
 	base := t0
-	ws := t0 + Time(29*15*time.Second)
+	ws := t0 + ingest.Time(29*15*time.Second)
 	b.DeriveLogSeries(base, ws)
 	before := len(b.Series)
 	b.DeriveLogSeries(base, ws) // idempotent: replaces
 	if len(b.Series) != before {
 		t.Fatalf("%d series after the second call, %d after the first", len(b.Series), before)
 	}
-	cell := func(s *Series, c int) float64 { return s.V[c] }
-	get := func(name string) *Series {
+	cell := func(s *ingest.Series, c int) float64 { return s.V[c] }
+	get := func(name string) *ingest.Series {
 		s := logSeries(b, cart, name)
 		if s == nil {
 			t.Fatalf("no %s series for cart", name)
 		}
 		return s
 	}
-	recs, errs, nw, mix, miss := get(LogRecords), get(LogErrors), get(LogNewTemplates), get(LogMixShift), get(LogMissingTemplates)
-	if recs.Signal != SignalLogs || recs.Source != DerivedSource || !recs.Aligned {
+	recs, errs, nw, mix, miss := get(ingest.LogRecords), get(ingest.LogErrors), get(ingest.LogNewTemplates), get(ingest.LogMixShift), get(ingest.LogMissingTemplates)
+	if recs.Signal != ingest.SignalLogs || recs.Source != ingest.DerivedSource || !recs.Aligned {
 		t.Errorf("series %+v", recs)
 	}
 	// Cells: record times fall just after grid points, so they count at the next one.
 	cellAt := func(c int) int {
 		for i, g := range b.Grid {
-			if g > t0+Time(c)*Time(15*time.Second) {
+			if g > t0+ingest.Time(c)*ingest.Time(15*time.Second) {
 				return i
 			}
 		}
@@ -377,10 +378,10 @@ func TestDeriveLogSeries(t *testing.T) {
 	}
 	// The pod has its own series; the record without a service joined the
 	// span's service through its trace link.
-	if logSeries(b, Entity{Kind: KindPod, Name: "cart-7d4b9c8f6-x2kq9"}, LogErrors) == nil {
+	if logSeries(b, ingest.Entity{Kind: ingest.KindPod, Name: "cart-7d4b9c8f6-x2kq9"}, ingest.LogErrors) == nil {
 		t.Error("no pod series")
 	}
-	var fromTrace *LogStream
+	var fromTrace *ingest.LogStream
 	for i := range b.LogStreams {
 		if b.LogStreams[i].EntityFrom == "trace" {
 			fromTrace = &b.LogStreams[i]
@@ -394,14 +395,14 @@ func TestDeriveLogSeries(t *testing.T) {
 func TestLogEvidence(t *testing.T) {
 	b := logFeatureBundle(t)
 	base := b.Logs[0].Time
-	ws := base + Time(30*15*time.Second)
+	ws := base + ingest.Time(30*15*time.Second)
 	we := b.Logs[len(b.Logs)-1].Time + 1
-	ev := b.LogEvidence(Entity{Kind: KindService, Name: "cart"}, base, ws, ws, we, 5)
+	ev := b.LogEvidence(ingest.Entity{Kind: ingest.KindService, Name: "cart"}, base, ws, ws, we, 5)
 	if len(ev) < 2 {
 		t.Fatalf("evidence %+v", ev)
 	}
 	first := ev[0]
-	if !first.New || first.Severity != SeverityError || !strings.HasPrefix(first.Pattern, "payment failed") || first.BaselineCount != 0 || first.WindowCount != 10 {
+	if !first.New || first.Severity != ingest.SeverityError || !strings.HasPrefix(first.Pattern, "payment failed") || first.BaselineCount != 0 || first.WindowCount != 10 {
 		t.Errorf("first evidence %+v: want the new ERROR template", first)
 	}
 	if len(first.Traces) != 3 || first.Traces[0].Service != "cart" || first.Traces[0].Operation != "POST /pay" {
@@ -419,7 +420,7 @@ func TestLogEvidence(t *testing.T) {
 	if !missing {
 		t.Errorf("evidence %+v: want the vanished template with its baseline rate (8/min)", ev)
 	}
-	if got := b.LogEvidence(Entity{Kind: KindService, Name: "nobody"}, base, ws, ws, we, 5); got != nil {
+	if got := b.LogEvidence(ingest.Entity{Kind: ingest.KindService, Name: "nobody"}, base, ws, ws, we, 5); got != nil {
 		t.Errorf("evidence for an entity without logs: %v", got)
 	}
 }
@@ -432,18 +433,18 @@ func TestLogEntityOption(t *testing.T) {
 	labelled := writeTemp(t, dir, "loki.json", `{"status":"success","data":{"resultType":"streams","result":[{"stream":{"service_name":"cart"},"values":[["1796008320000000000","INFO ok"]]}]}}`)
 	for _, tc := range []struct {
 		entity string
-		want   LogStream
+		want   ingest.LogStream
 	}{
-		{"", LogStream{Service: "out", EntityFrom: "file name"}},
-		{"pod/checkout-7d4b9c8f6-x2kq9", LogStream{Pod: "checkout-7d4b9c8f6-x2kq9", EntityFrom: "flag"}},
-		{"checkout-7d4b9c8f6-x2kq9", LogStream{Pod: "checkout-7d4b9c8f6-x2kq9", EntityFrom: "flag"}},
-		{"checkout", LogStream{Service: "checkout", EntityFrom: "flag"}},
+		{"", ingest.LogStream{Service: "out", EntityFrom: "file name"}},
+		{"pod/checkout-7d4b9c8f6-x2kq9", ingest.LogStream{Pod: "checkout-7d4b9c8f6-x2kq9", EntityFrom: "flag"}},
+		{"checkout-7d4b9c8f6-x2kq9", ingest.LogStream{Pod: "checkout-7d4b9c8f6-x2kq9", EntityFrom: "flag"}},
+		{"checkout", ingest.LogStream{Service: "checkout", EntityFrom: "flag"}},
 	} {
-		b, err := Read([]string{plain, labelled}, nil, Options{LogEntity: tc.entity})
+		b, err := ingest.Read([]string{plain, labelled}, nil, ingest.Options{LogEntity: tc.entity})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got, cart LogStream
+		var got, cart ingest.LogStream
 		for _, s := range b.LogStreams {
 			if s.Source == plain {
 				got = s
@@ -456,40 +457,6 @@ func TestLogEntityOption(t *testing.T) {
 			t.Errorf("LogEntity %q: streams %+v and %+v, want %+v and the labelled one unchanged", tc.entity, got, cart, tc.want)
 		}
 	}
-}
-
-func TestPoissonTails(t *testing.T) {
-	exact := func(x int, mu float64) float64 { // −ln Σ e^−mu mu^k/k!
-		s := 0.0
-		for k := 0; k <= x; k++ {
-			lg, _ := math.Lgamma(float64(k + 1))
-			s += math.Exp(-mu + float64(k)*math.Log(mu) - lg)
-		}
-		return -math.Log(s)
-	}
-	for _, c := range []struct {
-		x  int
-		mu float64
-	}{{0, 3}, {2, 3}, {0, 50.1}, {10, 50.1}, {30, 50.1}, {49, 50.1}, {100, 400}} {
-		if got, want := poissonDeficit(c.x, c.mu), exact(c.x, c.mu); math.Abs(got-want) > 1e-9*math.Max(1, want) {
-			t.Errorf("poissonDeficit(%d, %v) = %v, want %v", c.x, c.mu, got, want)
-		}
-	}
-	if poissonDeficit(5, 3) != 0 || missingDeficit(3, 3) != 0 {
-		t.Error("no deficit at or above the mean")
-	}
-	if got := poissonExcess(10, 1); math.Abs(got-exactExcess(10, 1)) > 1e-6 {
-		t.Errorf("poissonExcess(10, 1) = %v, want %v", got, exactExcess(10, 1))
-	}
-}
-
-func exactExcess(x int, mu float64) float64 {
-	s := 0.0
-	for k := x; k < x+200; k++ {
-		lg, _ := math.Lgamma(float64(k + 1))
-		s += math.Exp(-mu + float64(k)*math.Log(mu) - lg)
-	}
-	return -math.Log(s)
 }
 
 // TestLokiBackward: a stream returned newest first (Loki's default
@@ -512,41 +479,16 @@ func TestLokiBackward(t *testing.T) {
 	var got [2]string
 	for k, rev := range []bool{true, false} {
 		p := writeTemp(t, dir, fmt.Sprintf("l%d.json", k), body(rev))
-		b, err := Read([]string{p}, nil, Options{})
+		b, err := ingest.Read([]string{p}, nil, ingest.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b.Logs) != 2 || b.Logs[1].Severity != SeverityError {
+		if len(b.Logs) != 2 || b.Logs[1].Severity != ingest.SeverityError {
 			t.Fatalf("backward=%v: %d records %+v, want INFO and a folded ERROR", rev, len(b.Logs), b.Logs)
 		}
 		got[k] = b.LogTemplates[b.Logs[1].Template].Example
 	}
 	if got[0] != "ERROR boom\n\tat x.y(Z.java:1)" || got[0] != got[1] {
 		t.Errorf("examples %q (backward) and %q (forward): want the frame folded into the ERROR line", got[0], got[1])
-	}
-}
-
-// TestLogNewPerCellCrossValidated checks that a reference cell's template
-// counts as new when no reference cell farther than h from it has it, so
-// that the baseline of LogNewTemplates is not zero by construction; cells
-// outside the reference count templates the whole reference lacks.
-func TestLogNewPerCellCrossValidated(t *testing.T) {
-	const n = 12
-	tpl := map[int32][]int32{
-		1: make([]int32, n), // steady in the reference: never new
-		2: make([]int32, n), // once in the reference (cell 2): new there only
-		3: make([]int32, n), // only after the reference: new
-		4: make([]int32, n), // cells 5 and 6, within h of each other: new in both
-	}
-	for c := range n {
-		tpl[1][c] = 1
-	}
-	tpl[2][2], tpl[2][9] = 1, 1
-	tpl[3][10] = 2
-	tpl[4][5], tpl[4][6] = 1, 1
-	got := logNewPerCell(tpl, []int32{1, 2, 3, 4}, 0, 8, 1, n)
-	want := []int32{0, 0, 1, 0, 0, 1, 1, 0, 0, 0, 2, 0}
-	if !slices.Equal(got, want) {
-		t.Errorf("new per cell = %v, want %v", got, want)
 	}
 }

@@ -1,9 +1,12 @@
-package ingest
+package logs
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -21,10 +24,10 @@ import (
 // what the body says; a body that is not a string is rendered as JSON.
 
 // decodeOTLPLogs reads OTLP JSON logs into log records.
-func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodeOTLPLogs(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
-	b := &Bundle{}
-	s := newLogSink(name, lim, b)
+	b := &ingest.Bundle{}
+	s := NewLogSink(name, lim, b)
 	var um plog.JSONUnmarshaler
 	bound := &docBound{r: r, max: lim.MaxDocumentBytes, what: "log document"}
 	dec := json.NewDecoder(bound)
@@ -36,12 +39,12 @@ func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			_, terr := dec.Token()
 			switch {
 			case errors.Is(terr, io.EOF) && n == 0:
-				err = ErrorAt(name, off, errors.New("empty input"))
+				err = ingest.ErrorAt(name, off, errors.New("empty input"))
 			case errors.Is(terr, io.EOF):
 			case terr != nil:
-				err = JSONError(name, terr, dec)
+				err = ingest.JSONError(name, terr, dec)
 			default:
-				err = ErrorAt(name, off, errors.New("otlp logs: unexpected closing delimiter at top level"))
+				err = ingest.ErrorAt(name, off, errors.New("otlp logs: unexpected closing delimiter at top level"))
 			}
 			break
 		}
@@ -49,42 +52,42 @@ func decodeOTLPLogs(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		bound.start = start
 		var raw json.RawMessage
 		if derr := dec.Decode(&raw); derr != nil {
-			if errors.Is(derr, ErrLimit) {
-				err = ErrorAt(name, start, fmt.Errorf("otlp logs: document %d: %w", n+1, derr))
+			if errors.Is(derr, ingest.ErrLimit) {
+				err = ingest.ErrorAt(name, start, fmt.Errorf("otlp logs: document %d: %w", n+1, derr))
 			} else {
-				err = JSONErrorAt(name, derr, dec, start)
+				err = ingest.JSONErrorAt(name, derr, dec, start)
 			}
 			break
 		}
 		if len(raw) == 0 || raw[0] != '{' {
-			err = ErrorAt(name, start, fmt.Errorf("otlp logs: expected a JSON object, found %s", TruncateUTF8(string(raw), 20)))
+			err = ingest.ErrorAt(name, start, fmt.Errorf("otlp logs: expected a JSON object, found %s", ingest.TruncateUTF8(string(raw), 20)))
 			break
 		}
-		if firstKey(raw) == "resourceSpans" {
+		if FirstKey(raw) == "resourceSpans" {
 			s.spanDocs++
 			continue
 		}
 		ld, uerr := um.UnmarshalLogs(raw)
 		if uerr != nil {
-			err = ErrorAt(name, start, fmt.Errorf("otlp logs: %w", uerr))
+			err = ingest.ErrorAt(name, start, fmt.Errorf("otlp logs: %w", uerr))
 			break
 		}
-		s.otlpLogs(ld, n+1)
+		s.OTLPLogs(ld, n+1)
 		docs++
 	}
 	if err != nil {
 		if len(b.Logs) == 0 {
 			return nil, err
 		}
-		b.Warn(ErrPartialInput, name, 1, "kept %d log records of %d complete documents: %v", len(b.Logs), docs, err)
+		b.Warn(ingest.ErrPartialInput, name, 1, "kept %d log records of %d complete documents: %v", len(b.Logs), docs, err)
 	}
-	s.finish()
+	s.Finish()
 	return b, nil
 }
 
-// otlpLogs feeds one document's records; doc is its 1-based number (its
+// OTLPLogs feeds one document's records; doc is its 1-based number (its
 // line in a Collector JSON Lines file).
-func (s *logSink) otlpLogs(ld plog.Logs, doc int) {
+func (s *LogSink) OTLPLogs(ld plog.Logs, doc int) {
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len() && !s.full(); i++ {
 		rl := rls.At(i)
@@ -108,7 +111,7 @@ func (s *logSink) otlpLogs(ld plog.Logs, doc int) {
 }
 
 // otlpRecord feeds one record.
-func (s *logSink) otlpRecord(st int32, lr plog.LogRecord, doc int) {
+func (s *LogSink) otlpRecord(st int32, lr plog.LogRecord, doc int) {
 	t := s.nanosByMagnitude(uint64(lr.Timestamp()))
 	if t == 0 {
 		t = s.nanosByMagnitude(uint64(lr.ObservedTimestamp()))
@@ -117,15 +120,15 @@ func (s *logSink) otlpRecord(st int32, lr plog.LogRecord, doc int) {
 		s.malformed(0, -1, "document %d: a log record without a time", doc)
 		return
 	}
-	f := fields{sev: SeverityFromNumber(int(lr.SeverityNumber()))}
-	if f.sev == SeverityUnknown {
-		f.sev, _ = ParseSeverity(lr.SeverityText())
+	f := fields{sev: ingest.SeverityFromNumber(int(lr.SeverityNumber()))}
+	if f.sev == ingest.SeverityUnknown {
+		f.sev, _ = ingest.ParseSeverity(lr.SeverityText())
 	}
 	if tid := lr.TraceID(); !tid.IsEmpty() {
-		f.trace = traceIDFromBytes(tid)
+		f.trace = TraceIDFromBytes(tid)
 	}
 	if sid := lr.SpanID(); !sid.IsEmpty() {
-		f.span = spanIDFromBytes(sid)
+		f.span = SpanIDFromBytes(sid)
 	}
 	body := lr.Body()
 	msg := ""
@@ -150,41 +153,41 @@ func (s *logSink) otlpRecord(st int32, lr plog.LogRecord, doc int) {
 // unusual — a document pdata rejects, bytes between documents that are not
 // white space, a read error — declines with ErrSlowPath, and ReadFile
 // re-reads the file with decodeOTLPLogs, which owns the positioned errors.
-func decodeOTLPLogsFast(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodeOTLPLogsFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
-	b := &Bundle{}
-	s := newLogSink(name, lim, b)
+	b := &ingest.Bundle{}
+	s := NewLogSink(name, lim, b)
 	// A document over MaxDocumentBytes is declined (RawObject bounds what
 	// it buffers by MaxTok): the general reader words the error.
-	sc := &FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxDocumentBytes}
+	sc := &ingest.FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxDocumentBytes}
 	var um plog.JSONUnmarshaler
 	for n := 1; !s.full(); n++ {
 		switch sc.SkipWS() {
 		case 0:
 			if n == 1 || sc.Buf == nil || !sc.AtEnd() {
-				return nil, ErrSlowPath // empty input or a read error
+				return nil, ingest.ErrSlowPath // empty input or a read error
 			}
-			s.finish()
+			s.Finish()
 			return b, nil
 		case '{':
 		default:
-			return nil, ErrSlowPath
+			return nil, ingest.ErrSlowPath
 		}
 		raw, ok := sc.RawObject()
 		if !ok || int64(len(raw)) > lim.MaxDocumentBytes || !json.Valid(raw) { // what encoding/json accepts, as the general reader
-			return nil, ErrSlowPath
+			return nil, ingest.ErrSlowPath
 		}
-		if firstKey(raw) == "resourceSpans" {
-			return nil, ErrSlowPath // the general reader words the warning
+		if FirstKey(raw) == "resourceSpans" {
+			return nil, ingest.ErrSlowPath // the general reader words the warning
 		}
 		ld, err := um.UnmarshalLogs(raw)
 		if err != nil {
-			return nil, ErrSlowPath
+			return nil, ingest.ErrSlowPath
 		}
-		s.otlpLogs(ld, n)
+		s.OTLPLogs(ld, n)
 		sc.Recycle() // pdata copied what it keeps
 	}
-	return nil, ErrSlowPath // the record limit: the general reader words the warning
+	return nil, ingest.ErrSlowPath // the record limit: the general reader words the warning
 }
 
 // docBound fails a read once the document that starts at byte start has
@@ -199,7 +202,7 @@ type docBound struct {
 func (d *docBound) Read(p []byte) (int, error) {
 	room := d.start + d.max + 1 - d.n
 	if room <= 0 {
-		return 0, fmt.Errorf("%w: a %s larger than %d bytes (--max-document-size)", ErrLimit, d.what, d.max)
+		return 0, fmt.Errorf("%w: a %s larger than %d bytes (--max-document-size)", ingest.ErrLimit, d.what, d.max)
 	}
 	if int64(len(p)) > room {
 		p = p[:room]
@@ -210,6 +213,30 @@ func (d *docBound) Read(p []byte) (int, error) {
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatOTLPLogs, Decode: decodeOTLPLogs, Fast: decodeOTLPLogsFast,
-		Sniff: []SniffRule{{Priority: PriorityOTLPLogs, Match: func(h *Head) bool { return h.JSON() && h.Has("resourceLogs") && !h.Has("resourceSpans") }}}})
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatOTLPLogs, Decode: decodeOTLPLogs, Fast: decodeOTLPLogsFast,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityOTLPLogs, Match: func(h *ingest.Head) bool { return h.JSON() && h.Has("resourceLogs") && !h.Has("resourceSpans") }}}})
+}
+
+// FirstKey returns the first key of the JSON object raw ("" when none).
+func FirstKey(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return ""
+	}
+	k, _ := tok.(string)
+	return k
+}
+
+// TraceIDFromBytes converts a 16-byte OTLP trace ID.
+func TraceIDFromBytes(b pcommon.TraceID) ingest.TraceID {
+	return ingest.TraceID{High: binary.BigEndian.Uint64(b[:8]), Low: binary.BigEndian.Uint64(b[8:])}
+}
+
+// SpanIDFromBytes converts an 8-byte OTLP span ID.
+func SpanIDFromBytes(b pcommon.SpanID) ingest.SpanID {
+	return ingest.SpanID(binary.BigEndian.Uint64(b[:]))
 }

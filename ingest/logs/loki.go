@@ -1,9 +1,10 @@
-package ingest
+package logs
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
 	"strconv"
 	"strings"
@@ -35,21 +36,21 @@ type lokiStreamJSON struct {
 }
 
 // decodeLoki reads a Loki streams response into log records.
-func decodeLoki(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodeLoki(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
-	b := &Bundle{}
-	s := newLogSink(name, lim, b)
+	b := &ingest.Bundle{}
+	s := NewLogSink(name, lim, b)
 	// Each stream object is decoded whole: one is bounded like a document
 	// (the fast path streams its values and needs no bound).
 	s.bound = &docBound{r: r, max: lim.MaxDocumentBytes, what: "Loki stream"}
 	dec := json.NewDecoder(s.bound)
-	if err := JSONDelim(dec, name, '{'); err != nil {
+	if err := ingest.JSONDelim(dec, name, '{'); err != nil {
 		return nil, err
 	}
 	var status, errMsg, resultType string
 	streams := 0
 	for dec.More() {
-		key, err := JSONKey(dec, name)
+		key, err := ingest.JSONKey(dec, name)
 		if err != nil {
 			return nil, err
 		}
@@ -64,10 +65,10 @@ func decodeLoki(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			resultType = "streams"
 			err = lokiResult(dec, s, &streams)
 		default:
-			err = JSONSkip(dec)
+			err = ingest.JSONSkip(dec)
 		}
 		if err != nil {
-			return nil, JSONError(name, err, dec)
+			return nil, ingest.JSONError(name, err, dec)
 		}
 		if s.full() {
 			break
@@ -75,28 +76,28 @@ func decodeLoki(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	}
 	if !s.full() {
 		if _, err := dec.Token(); err != nil {
-			return nil, JSONError(name, err, dec)
+			return nil, ingest.JSONError(name, err, dec)
 		}
 	}
 	switch {
 	case status == "error":
-		return nil, &InputError{File: name, Offset: -1, Err: fmt.Errorf("loki error: %s", errMsg)}
+		return nil, &ingest.InputError{File: name, Offset: -1, Err: fmt.Errorf("loki error: %s", errMsg)}
 	case resultType != "" && resultType != "streams":
-		return nil, &InputError{File: name, Offset: -1, Err: fmt.Errorf("loki: resultType %q holds no log streams", resultType)}
+		return nil, &ingest.InputError{File: name, Offset: -1, Err: fmt.Errorf("loki: resultType %q holds no log streams", resultType)}
 	case status == "" && resultType == "":
-		return nil, &InputError{File: name, Offset: -1, Err: errors.New("not a Loki query response: no status and no data")}
+		return nil, &ingest.InputError{File: name, Offset: -1, Err: errors.New("not a Loki query response: no status and no data")}
 	}
-	s.finish()
+	s.Finish()
 	return b, nil
 }
 
 // lokiData walks the "data" object, streaming "result".
-func lokiData(dec *json.Decoder, s *logSink, resultType *string, streams *int) error {
-	if err := JSONDelim(dec, s.name, '{'); err != nil {
+func lokiData(dec *json.Decoder, s *LogSink, resultType *string, streams *int) error {
+	if err := ingest.JSONDelim(dec, s.name, '{'); err != nil {
 		return err
 	}
 	for dec.More() {
-		key, err := JSONKey(dec, s.name)
+		key, err := ingest.JSONKey(dec, s.name)
 		if err != nil {
 			return err
 		}
@@ -106,7 +107,7 @@ func lokiData(dec *json.Decoder, s *logSink, resultType *string, streams *int) e
 		case "result":
 			err = lokiResult(dec, s, streams)
 		default:
-			err = JSONSkip(dec)
+			err = ingest.JSONSkip(dec)
 		}
 		if err != nil {
 			return err
@@ -120,7 +121,7 @@ func lokiData(dec *json.Decoder, s *logSink, resultType *string, streams *int) e
 }
 
 // lokiResult streams the result array, one stream object at a time.
-func lokiResult(dec *json.Decoder, s *logSink, streams *int) error {
+func lokiResult(dec *json.Decoder, s *LogSink, streams *int) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -129,7 +130,7 @@ func lokiResult(dec *json.Decoder, s *logSink, streams *int) error {
 		return nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return ErrorAt(s.name, dec.InputOffset(), fmt.Errorf("loki: result is %v, want an array", tok))
+		return ingest.ErrorAt(s.name, dec.InputOffset(), fmt.Errorf("loki: result is %v, want an array", tok))
 	}
 	for dec.More() {
 		off := dec.InputOffset()
@@ -138,12 +139,12 @@ func lokiResult(dec *json.Decoder, s *logSink, streams *int) error {
 		}
 		var ls lokiStreamJSON
 		if err := dec.Decode(&ls); err != nil {
-			if errors.Is(err, ErrLimit) {
-				return ErrorAt(s.name, off, err)
+			if errors.Is(err, ingest.ErrLimit) {
+				return ingest.ErrorAt(s.name, off, err)
 			}
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
-				return ErrorAt(s.name, off+te.Offset, fmt.Errorf("loki stream: %w", TypeErrMsg(te)))
+				return ingest.ErrorAt(s.name, off+te.Offset, fmt.Errorf("loki stream: %w", ingest.TypeErrMsg(te)))
 			}
 			return err
 		}
@@ -160,13 +161,13 @@ func lokiResult(dec *json.Decoder, s *logSink, streams *int) error {
 // lokiEntry is one parsed value of a stream (on the fast path its line is a
 // view into the scanner's buffers, valid until the stream is fed).
 type lokiEntry struct {
-	t    Time
+	t    ingest.Time
 	line string
 	meta map[string]string
 }
 
 // lokiStream feeds one stream's entries, oldest first.
-func (s *logSink) lokiStream(js lokiStreamJSON, off int64) {
+func (s *LogSink) lokiStream(js lokiStreamJSON, off int64) {
 	if js.Stream == nil {
 		s.notStreams++ // logmixed.go
 	}
@@ -187,7 +188,7 @@ func (s *logSink) lokiStream(js lokiStreamJSON, off int64) {
 
 // lokiEntries feeds the entries of stream st, oldest first, each with the
 // stream's severity unless its metadata gives its own.
-func (s *logSink) lokiEntries(st int32, sev Severity, entries []lokiEntry) {
+func (s *LogSink) lokiEntries(st int32, sev ingest.Severity, entries []lokiEntry) {
 	backward := len(entries) > 1 && entries[0].t > entries[len(entries)-1].t
 	for k := range entries {
 		e := &entries[k]
@@ -219,9 +220,9 @@ func parseLokiEntry(raw json.RawMessage) (lokiEntry, error) {
 	}
 	ns, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil || ns <= 0 {
-		return e, fmt.Errorf("bad timestamp %q (want Unix nanoseconds)", TruncateUTF8(ts, 40))
+		return e, fmt.Errorf("bad timestamp %q (want Unix nanoseconds)", ingest.TruncateUTF8(ts, 40))
 	}
-	e.t = Time(ns)
+	e.t = ingest.Time(ns)
 	if err := json.Unmarshal(parts[1], &e.line); err != nil {
 		return e, fmt.Errorf("line %.40s is not a string", parts[1])
 	}
@@ -271,8 +272,8 @@ func firstLogLabel(get func(string) string, names []string) string {
 // serviceLabels, else (with no pod either) the last path segment of "job"
 // (promtail's "namespace/app"); pod, namespace, node and container from
 // their labels.
-func streamFromLabels(get func(string) string) LogStream {
-	ls := LogStream{
+func streamFromLabels(get func(string) string) ingest.LogStream {
+	ls := ingest.LogStream{
 		Service:   firstLogLabel(get, serviceLabels),
 		Pod:       firstLogLabel(get, podLabels),
 		Namespace: firstLogLabel(get, namespaceLabels),
@@ -288,31 +289,31 @@ func streamFromLabels(get func(string) string) LogStream {
 }
 
 // labelSeverity is the severity a stream's labels give all its records.
-func labelSeverity(get func(string) string) Severity {
-	sev, _ := ParseSeverity(firstLogLabel(get, levelLabels))
+func labelSeverity(get func(string) string) ingest.Severity {
+	sev, _ := ingest.ParseSeverity(firstLogLabel(get, levelLabels))
 	return sev
 }
 
 // metaFields fills f from per-record metadata: level, trace and span IDs.
 func metaFields(f *fields, get func(string) string) {
-	if s, ok := ParseSeverity(firstLogLabel(get, levelLabels)); ok {
+	if s, ok := ingest.ParseSeverity(firstLogLabel(get, levelLabels)); ok {
 		f.sev = s
 	}
 	if v := firstLogLabel(get, []string{"trace_id", "traceid", "traceId", "traceID", "trace.id"}); v != "" {
-		if id, err := ParseTraceID(v); err == nil && id != (TraceID{}) {
+		if id, err := ingest.ParseTraceID(v); err == nil && id != (ingest.TraceID{}) {
 			f.trace = id
 		}
 	}
 	if v := firstLogLabel(get, []string{"span_id", "spanid", "spanId", "spanID", "span.id"}); v != "" {
-		if id, err := ParseSpanID(v); err == nil {
+		if id, err := ingest.ParseSpanID(v); err == nil {
 			f.span = id
 		}
 	}
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatLokiStreams, Decode: decodeLoki, Fast: decodeLokiFast,
-		Sniff: []SniffRule{{Priority: PriorityLokiStreams, Match: func(h *Head) bool {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatLokiStreams, Decode: decodeLoki, Fast: decodeLokiFast,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityLokiStreams, Match: func(h *ingest.Head) bool {
 			return h.JSON() && (h.Has("resultType") && h.ResultType() == "streams" ||
 				!h.Has("resultType") && h.Has("streams") && h.Has("stream") && h.Has("values")) // Loki push body
 		}}}})

@@ -1,8 +1,9 @@
-package ingest
+package otlp
 
 import (
 	"errors"
 	"fmt"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,17 +21,17 @@ func TestOTLPSamples(t *testing.T) {
 		path string
 		want traceSummary
 	}{
-		{"samples/jaeger/otlp2jaeger-in.json", traceSummary{spans: 2, traces: 1, services: 1, kinds: map[SpanKind]int{SpanServer: 2}}},
-		{"samples/captured/jaeger/v3_find.json", traceSummary{spans: 4, traces: 1, services: 1, roots: 1, kinds: map[SpanKind]int{SpanInternal: 4}}},
-		{"samples/captured/jaeger/v3_trace.json", traceSummary{spans: 1, traces: 1, services: 1, sourceWarnings: 1, kinds: map[SpanKind]int{SpanServer: 1}}},
+		{"samples/jaeger/otlp2jaeger-in.json", traceSummary{spans: 2, traces: 1, services: 1, kinds: map[ingest.SpanKind]int{ingest.SpanServer: 2}}},
+		{"samples/captured/jaeger/v3_find.json", traceSummary{spans: 4, traces: 1, services: 1, roots: 1, kinds: map[ingest.SpanKind]int{ingest.SpanInternal: 4}}},
+		{"samples/captured/jaeger/v3_trace.json", traceSummary{spans: 1, traces: 1, services: 1, sourceWarnings: 1, kinds: map[ingest.SpanKind]int{ingest.SpanServer: 1}}},
 	}
 	for _, tc := range tests {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
-			b, err := ReadFile(filepath.Join(dir, tc.path), nil, Limits{})
+			b, err := ingest.ReadFile(filepath.Join(dir, tc.path), nil, ingest.Limits{})
 			if err != nil {
 				t.Fatalf("ReadFile: %v", err)
 			}
-			tc.want.format = FormatOTLPJSON
+			tc.want.format = ingest.FormatOTLPJSON
 			checkSummary(t, summarize(b), tc.want)
 		})
 	}
@@ -46,7 +47,7 @@ func TestOTLPMatchesJaeger(t *testing.T) {
 		{"samples/captured/jaeger/v3_trace.json", "samples/captured/jaeger/api_trace.json"},
 		{"samples/captured/jaeger/v3_find.json", "samples/captured/jaeger/api_search_multi.json"},
 	}
-	key := func(b *Bundle) []string {
+	key := func(b *ingest.Bundle) []string {
 		var out []string
 		for _, s := range b.Spans {
 			out = append(out, fmt.Sprintf("%v %v %v %s %s %v %d %v %v", s.TraceID, s.SpanID, s.ParentID, s.Service, s.Operation,
@@ -57,11 +58,11 @@ func TestOTLPMatchesJaeger(t *testing.T) {
 	}
 	for _, p := range pairs {
 		t.Run(filepath.Base(p.otlp), func(t *testing.T) {
-			o, err := ReadFile(filepath.Join(dir, p.otlp), nil, Limits{})
+			o, err := ingest.ReadFile(filepath.Join(dir, p.otlp), nil, ingest.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			j, err := ReadFile(filepath.Join(dir, p.jaeger), nil, Limits{})
+			j, err := ingest.ReadFile(filepath.Join(dir, p.jaeger), nil, ingest.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,24 +87,24 @@ func TestOTLPShapes(t *testing.T) {
 	tests := []struct {
 		name  string
 		in    string
-		check func(t *testing.T, b *Bundle)
+		check func(t *testing.T, b *ingest.Bundle)
 	}{
 		{"json lines", otlpDoc("a", "0000000000000001", podRes, "") + "\n" + otlpDoc("b", "0000000000000002", "", `,"parentSpanId":"0000000000000001"`) + "\n",
-			func(t *testing.T, b *Bundle) {
+			func(t *testing.T, b *ingest.Bundle) {
 				if len(b.Spans) != 2 {
 					t.Fatalf("%d spans, want 2", len(b.Spans))
 				}
 				s0, s1 := b.Spans[0], b.Spans[1]
-				if s0.Service.String() != "a" || s0.Pod.String() != "cart-1" || s0.Node.String() != "n7" || s0.Kind != SpanClient || s0.ParentID != 0 {
+				if s0.Service.String() != "a" || s0.Pod.String() != "cart-1" || s0.Node.String() != "n7" || s0.Kind != ingest.SpanClient || s0.ParentID != 0 {
 					t.Errorf("span 0 = %+v", s0)
 				}
 				if s1.Service.String() != "b" || !s1.Pod.IsEmpty() || s1.ParentID != 1 || s1.Duration != 46460625*time.Nanosecond ||
-					s1.Start != Time(1711138246978000000) || s1.TraceID != (TraceID{High: 0xc620759e5d60fafb, Low: 0x8ee0922b30e06bc6}) {
+					s1.Start != ingest.Time(1711138246978000000) || s1.TraceID != (ingest.TraceID{High: 0xc620759e5d60fafb, Low: 0x8ee0922b30e06bc6}) {
 					t.Errorf("span 1 = %+v", s1)
 				}
 			}},
 		{"api_v3 result stream", `{"result":` + otlpDoc("a", "0000000000000001", "", "") + "}\n" + `{"result":` + otlpDoc("a", "0000000000000002", "", "") + "}",
-			func(t *testing.T, b *Bundle) {
+			func(t *testing.T, b *ingest.Bundle) {
 				if len(b.Spans) != 2 || b.Spans[1].SpanID != 2 {
 					t.Errorf("spans = %+v", b.Spans)
 				}
@@ -112,7 +113,7 @@ func TestOTLPShapes(t *testing.T) {
 			`{"key":"peer.service","value":{"stringValue":"redis"}},{"key":"gpu.uuid","value":{"stringValue":"GPU-9"}},`+
 			`{"key":"k8s.pod.name","value":{"stringValue":"span-pod"}},`+
 			`{"key":"@jaeger@warnings","value":{"arrayValue":{"values":[{"stringValue":"w1"},{"stringValue":"w2"}]}}}]`),
-			func(t *testing.T, b *Bundle) {
+			func(t *testing.T, b *ingest.Bundle) {
 				s := b.Spans[0]
 				if !s.Error || s.Peer.String() != "redis" || s.GPU.String() != "GPU-9" || s.Pod.String() != "span-pod" || s.Node.String() != "n7" {
 					t.Errorf("span = %+v", s)
@@ -122,13 +123,13 @@ func TestOTLPShapes(t *testing.T) {
 				}
 			}},
 		{"server.address as peer", otlpDoc("a", "0000000000000001", "", `,"status":{"code":1},"attributes":[{"key":"server.address","value":{"stringValue":"db:5432"}}]`),
-			func(t *testing.T, b *Bundle) {
+			func(t *testing.T, b *ingest.Bundle) {
 				if s := b.Spans[0]; s.Error || s.Peer.String() != "db:5432" {
 					t.Errorf("span = %+v", s)
 				}
 			}},
 		{"api_v3 error", `{"error":{"httpCode":404,"message":"trace not found"}}`,
-			func(t *testing.T, b *Bundle) {
+			func(t *testing.T, b *ingest.Bundle) {
 				if len(b.Spans) != 0 || len(b.Warnings) != 1 || !strings.Contains(b.Warnings[0].Message, "http 404: trace not found") {
 					t.Errorf("spans %d, warnings %v", len(b.Spans), b.Warnings)
 				}
@@ -136,7 +137,7 @@ func TestOTLPShapes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := decodeOTLP("inline.json", strings.NewReader(tc.in), Limits{})
+			b, err := decodeOTLP("inline.json", strings.NewReader(tc.in), ingest.Limits{})
 			if err != nil {
 				t.Fatalf("decodeOTLP: %v", err)
 			}
@@ -148,7 +149,7 @@ func TestOTLPShapes(t *testing.T) {
 // TestOTLPLimit stops at MaxSpans with an ErrLimit warning.
 func TestOTLPLimit(t *testing.T) {
 	in := strings.Repeat(otlpDoc("a", "0000000000000001", "", "")+"\n", 5)
-	b, err := decodeOTLP("lim.json", strings.NewReader(in), Limits{MaxSpans: 3})
+	b, err := decodeOTLP("lim.json", strings.NewReader(in), ingest.Limits{MaxSpans: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,8 +183,8 @@ func TestOTLPMalformed(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			b, err := decodeOTLP(path, strings.NewReader(tc.in), Limits{})
-			var ie *InputError
+			b, err := decodeOTLP(path, strings.NewReader(tc.in), ingest.Limits{})
+			var ie *ingest.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("err = %v (bundle %v), want *InputError", err, b)
 			}
@@ -203,7 +204,7 @@ func TestOTLPTruncatedPartial(t *testing.T) {
 	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := ReadFile(path, nil, Limits{})
+	b, err := ingest.ReadFile(path, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatalf("ReadFile: %v", err)
 	}
@@ -222,9 +223,9 @@ func FuzzDecodeOTLP(f *testing.F) {
 	f.Add([]byte(otlpDoc("a", "0000000000000001", "", `,"status":{"code":2}`)))
 	f.Add([]byte(`{"result":` + otlpDoc("a", "0000000000000001", "", "") + "}\n{}"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		b, err := decodeOTLP("fuzz.json", strings.NewReader(string(in)), Limits{MaxSpans: 1000})
+		b, err := decodeOTLP("fuzz.json", strings.NewReader(string(in)), ingest.Limits{MaxSpans: 1000})
 		if err != nil {
-			var ie *InputError
+			var ie *ingest.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("error %v is not an *InputError", err)
 			}

@@ -1,7 +1,8 @@
-package ingest
+package otlp
 
 import (
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,7 +11,7 @@ import (
 // Trace test helpers shared by the OTLP tests (a copy of the Jaeger tests' own).
 func traceSharedDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared")
+	dir := filepath.Join("..", "..", "..", "shared")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("shared material not available: %v", err)
 	}
@@ -22,22 +23,22 @@ const nezhaTraces = "data/nezha-ob/ob-20220822-035354/traces.json.gz"
 
 // traceSummary is what the sample tests assert about one read input.
 type traceSummary struct {
-	format                           Format
+	format                           ingest.Format
 	spans, traces, services          int
 	errors, roots, sourceWarnings    int
-	kinds                            map[SpanKind]int // nil: not checked
+	kinds                            map[ingest.SpanKind]int // nil: not checked
 	partial, orphanWarns, limitWarns int
 }
 
-func summarize(b *Bundle) traceSummary {
-	var in Input
+func summarize(b *ingest.Bundle) traceSummary {
+	var in ingest.Input
 	if len(b.Inputs) > 0 {
 		in = b.Inputs[0]
 	} else {
 		b.CountInto(&in)
 	}
 	s := traceSummary{format: in.Format, spans: in.Counts.Spans, traces: in.Counts.Traces, services: in.Counts.Services,
-		kinds: map[SpanKind]int{}}
+		kinds: map[ingest.SpanKind]int{}}
 	for i := range b.Spans {
 		if b.Spans[i].Error {
 			s.errors++
@@ -49,13 +50,13 @@ func summarize(b *Bundle) traceSummary {
 	}
 	for _, w := range b.Warnings {
 		switch {
-		case errors.Is(w, ErrSourceWarning):
+		case errors.Is(w, ingest.ErrSourceWarning):
 			s.sourceWarnings += w.Count
-		case errors.Is(w, ErrPartialInput):
+		case errors.Is(w, ingest.ErrPartialInput):
 			s.partial += w.Count
-		case errors.Is(w, ErrOrphanSpan):
+		case errors.Is(w, ingest.ErrOrphanSpan):
 			s.orphanWarns += w.Count
-		case errors.Is(w, ErrLimit):
+		case errors.Is(w, ingest.ErrLimit):
 			s.limitWarns += w.Count
 		}
 	}
@@ -79,7 +80,7 @@ func checkSummary(t *testing.T, got, want traceSummary) {
 			want.sourceWarnings, want.partial, want.orphanWarns)
 	}
 	if want.kinds != nil {
-		for k := SpanUnspecified; k <= SpanConsumer; k++ {
+		for k := ingest.SpanUnspecified; k <= ingest.SpanConsumer; k++ {
 			if got.kinds[k] != want.kinds[k] {
 				t.Errorf("kind %v: %d spans, want %d", k, got.kinds[k], want.kinds[k])
 			}

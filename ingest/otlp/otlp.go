@@ -1,15 +1,17 @@
-package ingest
+package otlp
 
 import (
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/logs"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
@@ -28,10 +30,10 @@ const jaegerWarningsKey = "@jaeger@warnings"
 // otlpReader is the state of one decodeOTLP call.
 type otlpReader struct {
 	name    string
-	src     Sym // name, the spans' Source
-	lim     Limits
-	b       *Bundle
-	in      *Interner
+	src     ingest.Sym // name, the spans' Source
+	lim     ingest.Limits
+	b       *ingest.Bundle
+	in      *ingest.Interner
 	um      ptrace.JSONUnmarshaler
 	docs    int // documents with at least one span
 	limited bool
@@ -40,9 +42,9 @@ type otlpReader struct {
 	firstWarn string
 	apiErrs   int
 	firstErr  string
-	procs     ProcessSet // processes with a PID, recorded once
+	procs     ingest.ProcessSet // processes with a PID, recorded once
 
-	logs    *logSink // OTLP logs documents among the spans (logmixed.go)
+	logs    *logs.LogSink // OTLP logs documents among the spans (logmixed.go)
 	logDocs int
 }
 
@@ -56,9 +58,9 @@ type otlpWrapper struct {
 }
 
 // decodeOTLP reads OTLP JSON traces (see above) into spans.
-func decodeOTLP(name string, r io.Reader, lim Limits) (*Bundle, error) {
+func decodeOTLP(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
-	or := &otlpReader{name: name, src: Intern(name), lim: lim, b: &Bundle{}, in: NewInterner(lim.MaxStringBytes)}
+	or := &otlpReader{name: name, src: ingest.Intern(name), lim: lim, b: &ingest.Bundle{}, in: ingest.NewInterner(lim.MaxStringBytes)}
 	dec := json.NewDecoder(r)
 	var err error
 	for n := 0; ; n++ {
@@ -68,19 +70,19 @@ func decodeOTLP(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			_, terr := dec.Token()
 			switch {
 			case errors.Is(terr, io.EOF) && n == 0:
-				err = ErrorAt(name, off, errors.New("empty input"))
+				err = ingest.ErrorAt(name, off, errors.New("empty input"))
 			case errors.Is(terr, io.EOF):
 			case terr != nil:
-				err = JSONError(name, terr, dec)
+				err = ingest.JSONError(name, terr, dec)
 			default:
-				err = ErrorAt(name, off, errors.New("otlp: unexpected closing delimiter at top level"))
+				err = ingest.ErrorAt(name, off, errors.New("otlp: unexpected closing delimiter at top level"))
 			}
 			break
 		}
 		start := dec.InputOffset()
 		var raw json.RawMessage
 		if derr := dec.Decode(&raw); derr != nil {
-			err = JSONErrorAt(name, derr, dec, start)
+			err = ingest.JSONErrorAt(name, derr, dec, start)
 			break
 		}
 		if err = or.document(raw, start); err != nil || or.limited {
@@ -93,12 +95,12 @@ func decodeOTLP(name string, r io.Reader, lim Limits) (*Bundle, error) {
 // document reads one top-level JSON value that starts at byte off.
 func (or *otlpReader) document(raw json.RawMessage, off int64) error {
 	if len(raw) == 0 || raw[0] != '{' {
-		return ErrorAt(or.name, off, fmt.Errorf("otlp: expected a JSON object, found %s", TruncateUTF8(string(raw), 20)))
+		return ingest.ErrorAt(or.name, off, fmt.Errorf("otlp: expected a JSON object, found %s", ingest.TruncateUTF8(string(raw), 20)))
 	}
-	if k := firstKey(raw); k == "result" || k == "error" {
+	if k := logs.FirstKey(raw); k == "result" || k == "error" {
 		var w otlpWrapper
 		if err := json.Unmarshal(raw, &w); err != nil {
-			return ErrorAt(or.name, off, fmt.Errorf("otlp api_v3 wrapper: %w", err))
+			return ingest.ErrorAt(or.name, off, fmt.Errorf("otlp api_v3 wrapper: %w", err))
 		}
 		if w.Error != nil {
 			if or.apiErrs == 0 {
@@ -111,12 +113,12 @@ func (or *otlpReader) document(raw json.RawMessage, off int64) error {
 		}
 		raw = w.Result
 	}
-	if firstKey(raw) == "resourceLogs" {
+	if logs.FirstKey(raw) == "resourceLogs" {
 		return or.otlpLogsAmongSpans(raw, off)
 	}
 	td, err := or.um.UnmarshalTraces(raw)
 	if err != nil {
-		return ErrorAt(or.name, off, fmt.Errorf("otlp: %w", err))
+		return ingest.ErrorAt(or.name, off, fmt.Errorf("otlp: %w", err))
 	}
 	if or.convert(td) > 0 {
 		or.docs++
@@ -131,8 +133,8 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
-		var res LocTags
-		var service Sym
+		var res ingest.LocTags
+		var service ingest.Sym
 		rs.Resource().Attributes().Range(func(k string, v pcommon.Value) bool {
 			if k == "service.name" {
 				service = or.in.Sym(v.AsString())
@@ -150,7 +152,7 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 					or.limited = true
 					return added
 				}
-				or.b.Spans = AppendSpan(or.b.Spans, or.span(spans.At(k), service, res))
+				or.b.Spans = ingest.AppendSpan(or.b.Spans, or.span(spans.At(k), service, res))
 				added++
 			}
 		}
@@ -160,22 +162,22 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 
 // span converts one OTLP span; span attributes override resource placement.
 // Peer is peer.service, else server.address.
-func (or *otlpReader) span(sp ptrace.Span, service Sym, res LocTags) Span {
-	s := Span{
-		TraceID:   traceIDFromBytes(sp.TraceID()),
-		SpanID:    spanIDFromBytes(sp.SpanID()),
-		ParentID:  spanIDFromBytes(sp.ParentSpanID()),
+func (or *otlpReader) span(sp ptrace.Span, service ingest.Sym, res ingest.LocTags) ingest.Span {
+	s := ingest.Span{
+		TraceID:   logs.TraceIDFromBytes(sp.TraceID()),
+		SpanID:    logs.SpanIDFromBytes(sp.SpanID()),
+		ParentID:  logs.SpanIDFromBytes(sp.ParentSpanID()),
 		Service:   service,
 		Operation: or.in.Sym(sp.Name()),
-		Start:     Time(sp.StartTimestamp()),
+		Start:     ingest.Time(sp.StartTimestamp()),
 		Duration:  time.Duration(int64(sp.EndTimestamp()) - int64(sp.StartTimestamp())),
 		Error:     sp.Status().Code() == ptrace.StatusCodeError,
 		Source:    or.src,
 	}
-	if k := sp.Kind(); k >= 0 && int(k) < len(SpanKindNames) {
-		s.Kind = SpanKind(k)
+	if k := sp.Kind(); k >= 0 && int(k) < len(ingest.SpanKindNames) {
+		s.Kind = ingest.SpanKind(k)
 	}
-	var loc LocTags
+	var loc ingest.LocTags
 	addr := ""
 	sp.Attributes().Range(func(k string, v pcommon.Value) bool {
 		switch k {
@@ -220,7 +222,7 @@ func (or *otlpReader) warnings(v pcommon.Value) {
 
 // finish mirrors the Jaeger reader: an error before any span is an error,
 // after some spans an ErrPartialInput warning.
-func (or *otlpReader) finish(err error, dec *json.Decoder, src io.Reader) (*Bundle, error) {
+func (or *otlpReader) finish(err error, dec *json.Decoder, src io.Reader) (*ingest.Bundle, error) {
 	b := or.b
 	or.finishLogs()
 	if err != nil {
@@ -228,54 +230,55 @@ func (or *otlpReader) finish(err error, dec *json.Decoder, src io.Reader) (*Bund
 			return nil, err
 		}
 		rest, _ := io.Copy(io.Discard, src)
-		total := dec.InputOffset() + BufferedLen(dec) + rest
+		total := dec.InputOffset() + ingest.BufferedLen(dec) + rest
 		lost := ""
-		var ie *InputError
+		var ie *ingest.InputError
 		if errors.As(err, &ie) && ie.Offset >= 0 && total > ie.Offset {
 			lost = fmt.Sprintf("; dropped the last %d of %d bytes", total-ie.Offset, total)
 		}
-		b.Warn(ErrPartialInput, or.name, 1, "kept %d spans of %d complete documents%s: %v", len(b.Spans), or.docs, lost, err)
+		b.Warn(ingest.ErrPartialInput, or.name, 1, "kept %d spans of %d complete documents%s: %v", len(b.Spans), or.docs, lost, err)
 	}
 	if or.srcWarn > 0 {
-		b.Warn(ErrSourceWarning, or.name, or.srcWarn, "%d Jaeger span warnings (%s); first: %q", or.srcWarn, jaegerWarningsKey, or.firstWarn)
+		b.Warn(ingest.ErrSourceWarning, or.name, or.srcWarn, "%d Jaeger span warnings (%s); first: %q", or.srcWarn, jaegerWarningsKey, or.firstWarn)
 	}
 	if or.apiErrs > 0 {
-		b.Warn(ErrSourceWarning, or.name, or.apiErrs, "Jaeger api_v3 reported %d errors; first: %s", or.apiErrs, or.firstErr)
+		b.Warn(ingest.ErrSourceWarning, or.name, or.apiErrs, "Jaeger api_v3 reported %d errors; first: %s", or.apiErrs, or.firstErr)
 	}
 	if or.in.Truncated > 0 {
-		b.Warn(ErrLimit, or.name, or.in.Truncated, "%d names longer than %d bytes truncated", or.in.Truncated, or.lim.MaxStringBytes)
+		b.Warn(ingest.ErrLimit, or.name, or.in.Truncated, "%d names longer than %d bytes truncated", or.in.Truncated, or.lim.MaxStringBytes)
 	}
 	if or.limited {
-		b.Warn(ErrLimit, or.name, 1, "stopped after %d spans (the span limit); the rest of the input was not read", len(b.Spans))
+		b.Warn(ingest.ErrLimit, or.name, 1, "stopped after %d spans (the span limit); the rest of the input was not read", len(b.Spans))
 	}
 	return b, nil
 }
 
-// firstKey returns the first key of the JSON object raw ("" when none).
-func firstKey(raw []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return ""
-	}
-	k, _ := tok.(string)
-	return k
-}
-
-// traceIDFromBytes converts a 16-byte OTLP trace ID.
-func traceIDFromBytes(b pcommon.TraceID) TraceID {
-	return TraceID{High: binary.BigEndian.Uint64(b[:8]), Low: binary.BigEndian.Uint64(b[8:])}
-}
-
-// spanIDFromBytes converts an 8-byte OTLP span ID.
-func spanIDFromBytes(b pcommon.SpanID) SpanID {
-	return SpanID(binary.BigEndian.Uint64(b[:]))
-}
-
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatOTLPJSON, Decode: decodeOTLP,
-		Sniff: []SniffRule{{Priority: PriorityOTLPJSON, Match: func(h *Head) bool { return h.JSON() && h.Has("resourceSpans") }}}})
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatOTLPJSON, Decode: decodeOTLP,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityOTLPJSON, Match: func(h *ingest.Head) bool { return h.JSON() && h.Has("resourceSpans") }}}})
+}
+
+// otlpLogsAmongSpans reads an OTLP logs document found among span
+// documents into the reader's log sink (created on first use).
+func (or *otlpReader) otlpLogsAmongSpans(raw []byte, off int64) error {
+	var um plog.JSONUnmarshaler
+	ld, err := um.UnmarshalLogs(raw)
+	if err != nil {
+		return ingest.ErrorAt(or.name, off, fmt.Errorf("otlp logs document among spans: %w", err))
+	}
+	if or.logs == nil {
+		or.logs = logs.NewLogSink(or.name, or.lim, or.b)
+	}
+	or.logDocs++
+	or.logs.OTLPLogs(ld, or.logDocs)
+	return nil
+}
+
+// finishLogs finishes the log sink of otlpLogsAmongSpans, with its warning.
+func (or *otlpReader) finishLogs() {
+	if or.logs == nil {
+		return
+	}
+	or.logs.Finish()
+	or.b.Warn(ingest.ErrSourceWarning, or.name, or.logDocs, "%d OTLP logs documents among the span documents read as logs (%d records; mixed formats in one file)", or.logDocs, len(or.b.Logs))
 }

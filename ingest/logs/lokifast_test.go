@@ -1,8 +1,9 @@
-package ingest
+package logs
 
 import (
 	"bytes"
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,10 +12,10 @@ import (
 
 // compareLokiFast decodes in with both Loki readers and reports whether the
 // fast path accepted it; when it did, the bundles must be equal.
-func compareLokiFast(t *testing.T, in []byte, lim Limits) bool {
+func compareLokiFast(t *testing.T, in []byte, lim ingest.Limits) bool {
 	t.Helper()
 	got, err := decodeLokiFast("l.json", bytes.NewReader(in), lim)
-	if errors.Is(err, ErrSlowPath) {
+	if errors.Is(err, ingest.ErrSlowPath) {
 		return false
 	}
 	if err != nil {
@@ -46,7 +47,7 @@ func TestLokiFastMatchesGeneral(t *testing.T) {
 		`{"status":"error","error":"x"}`: false,
 	}
 	for in, accept := range cases {
-		if got := compareLokiFast(t, []byte(in), Limits{}); got != accept {
+		if got := compareLokiFast(t, []byte(in), ingest.Limits{}); got != accept {
 			t.Errorf("fast path accepted=%v, want %v: %.80s", got, accept, in)
 		}
 	}
@@ -57,7 +58,7 @@ func TestLokiFastMatchesGeneral(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !compareLokiFast(t, raw, Limits{}) {
+		if !compareLokiFast(t, raw, ingest.Limits{}) {
 			t.Errorf("%s: fast path declined", f)
 		}
 	}

@@ -1,8 +1,9 @@
-package ingest
+package logs
 
 import (
 	"bytes"
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,10 +12,10 @@ import (
 
 // compareOTLPLogsFast decodes in with both OTLP log readers and reports
 // whether the fast path accepted it; when it did, the bundles must be equal.
-func compareOTLPLogsFast(t *testing.T, in []byte, lim Limits) bool {
+func compareOTLPLogsFast(t *testing.T, in []byte, lim ingest.Limits) bool {
 	t.Helper()
 	got, err := decodeOTLPLogsFast("o.json", bytes.NewReader(in), lim)
-	if errors.Is(err, ErrSlowPath) {
+	if errors.Is(err, ingest.ErrSlowPath) {
 		return false
 	}
 	if err != nil {
@@ -44,7 +45,7 @@ func TestOTLPLogsFastMatchesGeneral(t *testing.T) {
 		`{"resourceLogs":[{"scopeLogs":"no"}]}`: false,
 		``:                                      false,
 	} {
-		if got := compareOTLPLogsFast(t, []byte(in), Limits{}); got != accept {
+		if got := compareOTLPLogsFast(t, []byte(in), ingest.Limits{}); got != accept {
 			t.Errorf("fast path accepted=%v, want %v: %.60s", got, accept, in)
 		}
 	}
@@ -54,7 +55,7 @@ func TestOTLPLogsFastMatchesGeneral(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !compareOTLPLogsFast(t, raw, Limits{}) {
+		if !compareOTLPLogsFast(t, raw, ingest.Limits{}) {
 			t.Errorf("%s: fast path declined", f)
 		}
 	}

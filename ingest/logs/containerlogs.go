@@ -1,10 +1,11 @@
-package ingest
+package logs
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
 	"maps"
 	"path"
@@ -71,15 +72,15 @@ func (lr *logLineReader) next(buf *[]byte) (string, bool) {
 }
 
 // finish reports the reader's problems on the sink.
-func (lr *logLineReader) finish(s *logSink) error {
+func (lr *logLineReader) finish(s *LogSink) error {
 	if lr.long > 0 {
-		s.b.Warn(ErrLimit, s.name, lr.long, "%d log lines longer than %d bytes cut", lr.long, maxLogLine)
+		s.b.Warn(ingest.ErrLimit, s.name, lr.long, "%d log lines longer than %d bytes cut", lr.long, maxLogLine)
 	}
 	if lr.err != nil {
 		if len(s.b.Logs) == 0 {
-			return &InputError{File: s.name, Line: lr.n + 1, Offset: -1, Err: lr.err}
+			return &ingest.InputError{File: s.name, Line: lr.n + 1, Offset: -1, Err: lr.err}
 		}
-		s.b.Warn(ErrPartialInput, s.name, 1, "kept %d log records of the first %d lines: %v", len(s.b.Logs), lr.n, lr.err)
+		s.b.Warn(ingest.ErrPartialInput, s.name, 1, "kept %d log records of the first %d lines: %v", len(s.b.Logs), lr.n, lr.err)
 	}
 	return nil
 }
@@ -89,7 +90,7 @@ func (lr *logLineReader) finish(s *logSink) error {
 // ("2023-01-29 16:42:10,175"), with an optional zone (none = UTC) — that a
 // space, a tab or the end follows. It returns the time and the bytes
 // consumed with one following blank (0 when line does not start with one).
-func parseLogTime(line string) (Time, int) {
+func parseLogTime(line string) (ingest.Time, int) {
 	if len(line) < 19 || !isDigitByte(line[0]) {
 		return 0, 0
 	}
@@ -163,7 +164,7 @@ func parseLogTime(line string) (Time, int) {
 	if i < len(line) {
 		i++
 	}
-	return FromTime(t), i
+	return ingest.FromTime(t), i
 }
 
 // logYearOK reports whether t is within what Time holds (1970–2261).
@@ -173,7 +174,7 @@ func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 // criLine is one parsed CRI log line.
 type criLine struct {
-	t       Time
+	t       ingest.Time
 	stderr  bool
 	partial bool
 }
@@ -213,16 +214,16 @@ func parseCRI(line string) (criLine, string, bool) {
 }
 
 // entityFromPath places a log file by its path (see the top of this file).
-func entityFromPath(name string) LogStream {
+func entityFromPath(name string) ingest.LogStream {
 	if name == "" || name == "<stdin>" || name == "-" {
-		return LogStream{}
+		return ingest.LogStream{}
 	}
 	p := filepath.ToSlash(name)
 	if i := strings.Index(p, "/pods/"); i >= 0 {
 		parts := strings.Split(p[i+len("/pods/"):], "/")
 		if len(parts) == 3 {
 			if f := strings.Split(parts[0], "_"); len(f) == 3 && f[1] != "" {
-				return LogStream{Namespace: f[0], Pod: f[1], Container: parts[1], EntityFrom: "path"}
+				return ingest.LogStream{Namespace: f[0], Pod: f[1], Container: parts[1], EntityFrom: "path"}
 			}
 		}
 	}
@@ -236,23 +237,23 @@ func entityFromPath(name string) LogStream {
 			if strings.Contains(p, "/containers/") {
 				from = "path"
 			}
-			return LogStream{Pod: f[0], Namespace: f[1], Container: f[2][:k], EntityFrom: from}
+			return ingest.LogStream{Pod: f[0], Namespace: f[1], Container: f[2][:k], EntityFrom: from}
 		}
 		switch {
-		case WorkloadOf(f[0]) != f[0]:
-			return LogStream{Pod: f[0], Namespace: f[1], Container: f[2], EntityFrom: "file name"}
-		case WorkloadOf(f[1]) != f[1]:
-			return LogStream{Namespace: f[0], Pod: f[1], Container: f[2], EntityFrom: "file name"}
+		case ingest.WorkloadOf(f[0]) != f[0]:
+			return ingest.LogStream{Pod: f[0], Namespace: f[1], Container: f[2], EntityFrom: "file name"}
+		case ingest.WorkloadOf(f[1]) != f[1]:
+			return ingest.LogStream{Namespace: f[0], Pod: f[1], Container: f[2], EntityFrom: "file name"}
 		}
 	}
 	base = strings.TrimSuffix(base, "-json")
 	switch {
 	case base == "" || len(base) >= 32 && allHexStr(base): // a bare container ID
-		return LogStream{}
-	case WorkloadOf(base) != base:
-		return LogStream{Pod: base, EntityFrom: "file name"}
+		return ingest.LogStream{}
+	case ingest.WorkloadOf(base) != base:
+		return ingest.LogStream{Pod: base, EntityFrom: "file name"}
 	}
-	return LogStream{Service: base, EntityFrom: "file name"}
+	return ingest.LogStream{Service: base, EntityFrom: "file name"}
 }
 
 // dockerRecord is one Docker json-file line or fluent-bit record.
@@ -276,15 +277,15 @@ type fluentK8s struct {
 // containerState joins a container's partial lines (CRI "P", Docker
 // entries without a trailing newline) per output stream.
 type containerState struct {
-	s       *logSink
+	s       *LogSink
 	st      int32
 	partial [2][]byte // stdout, stderr
-	pt      [2]Time
+	pt      [2]ingest.Time
 	pline   [2]int
 }
 
 // emit feeds one physical line, joining partial ones until the final part.
-func (c *containerState) emit(t Time, lineNo int, stderr, partial bool, msg string) {
+func (c *containerState) emit(t ingest.Time, lineNo int, stderr, partial bool, msg string) {
 	k := 0
 	if stderr {
 		k = 1
@@ -324,15 +325,15 @@ func (c *containerState) flush() {
 // line in it with a CRI prefix (a CRI file tailed without its parser) is
 // read as CRI. A line that lost its opening brace is read as if it had one,
 // with a warning.
-func decodeDockerJSON(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	b := &Bundle{}
-	s := newLogSink(name, lim, b)
+func decodeDockerJSON(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	b := &ingest.Bundle{}
+	s := NewLogSink(name, lim, b)
 	pathStream := entityFromPath(name)
 	states := map[int32]*containerState{}
 	state := func(k *fluentK8s) *containerState {
 		ls := pathStream
 		if k != nil && (k.PodName != "" || k.Labels["app"] != "") {
-			ls = LogStream{Pod: k.PodName, Namespace: k.NamespaceName, Container: k.ContainerName, Node: k.Host,
+			ls = ingest.LogStream{Pod: k.PodName, Namespace: k.NamespaceName, Container: k.ContainerName, Node: k.Host,
 				Service: firstLogLabel(func(n string) string { return k.Labels[n] }, []string{"app.kubernetes.io/name", "app", "k8s-app"})}
 		}
 		st := s.stream(ls)
@@ -348,7 +349,7 @@ func decodeDockerJSON(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			s.malformed(lineNo, off, `a JSON object without a "log" field`)
 			return
 		}
-		var t Time
+		var t ingest.Time
 		switch {
 		case rec.Time != "":
 			tt, err := time.Parse(time.RFC3339Nano, rec.Time)
@@ -356,13 +357,13 @@ func decodeDockerJSON(name string, r io.Reader, lim Limits) (*Bundle, error) {
 				err = errors.New("out of range")
 			}
 			if err != nil {
-				s.malformed(lineNo, off, "bad time %q", TruncateUTF8(rec.Time, 40))
+				s.malformed(lineNo, off, "bad time %q", ingest.TruncateUTF8(rec.Time, 40))
 				return
 			}
-			t = FromTime(tt)
+			t = ingest.FromTime(tt)
 		case rec.Date != nil:
 			if d := *rec.Date; d > 0 && d < 9e9 {
-				t = Time(d * 1e9)
+				t = ingest.Time(d * 1e9)
 			}
 		}
 		c := state(rec.Kubernetes)
@@ -386,16 +387,16 @@ func decodeDockerJSON(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	if c, _ := peekNonSpace(br); c == '[' {
 		dec := json.NewDecoder(br)
 		if _, err := dec.Token(); err != nil {
-			return nil, JSONError(name, err, dec)
+			return nil, ingest.JSONError(name, err, dec)
 		}
 		for dec.More() && !s.full() {
 			off := dec.InputOffset()
 			var rec dockerRecord
 			if err := dec.Decode(&rec); err != nil {
 				if len(b.Logs) == 0 {
-					return nil, JSONErrorAt(name, err, dec, off)
+					return nil, ingest.JSONErrorAt(name, err, dec, off)
 				}
-				b.Warn(ErrPartialInput, name, 1, "kept %d log records: %v", len(b.Logs), JSONErrorAt(name, err, dec, off))
+				b.Warn(ingest.ErrPartialInput, name, 1, "kept %d log records: %v", len(b.Logs), ingest.JSONErrorAt(name, err, dec, off))
 				break
 			}
 			record(&rec, 0, off)
@@ -415,7 +416,7 @@ func decodeDockerJSON(name string, r io.Reader, lim Limits) (*Bundle, error) {
 			raw := []byte(trimmed)
 			if strings.HasPrefix(trimmed, `"log":`) {
 				raw = append([]byte{'{'}, raw...)
-				b.Warn(ErrBadValue, name, 1, "%s:%d: a JSON object without its opening brace; read as if it had one", name, lr.n)
+				b.Warn(ingest.ErrBadValue, name, 1, "%s:%d: a JSON object without its opening brace; read as if it had one", name, lr.n)
 			}
 			var rec dockerRecord
 			if err := json.Unmarshal(raw, &rec); err != nil {
@@ -431,7 +432,7 @@ func decodeDockerJSON(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	for _, k := range slices.Sorted(maps.Keys(states)) { // in stream order: deterministic
 		states[k].flush()
 	}
-	s.finish()
+	s.Finish()
 	return b, nil
 }
 
@@ -451,9 +452,9 @@ func peekNonSpace(br *bufio.Reader) (byte, error) {
 }
 
 // decodeCRI reads CRI container log lines.
-func decodeCRI(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	b := &Bundle{}
-	s := newLogSink(name, lim, b)
+func decodeCRI(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	b := &ingest.Bundle{}
+	s := NewLogSink(name, lim, b)
 	c := &containerState{s: s, st: s.stream(entityFromPath(name))}
 	lr := newLogLineReader(r)
 	var buf []byte
@@ -476,20 +477,20 @@ func decodeCRI(name string, r io.Reader, lim Limits) (*Bundle, error) {
 		return nil, err
 	}
 	c.flush()
-	s.finish()
+	s.Finish()
 	return b, nil
 }
 
 // decodeTextLog reads lines that start with a timestamp (kubectl logs
 // --timestamps, application logs). A line without one continues the record
 // before it (a stack frame) and takes its time.
-func decodeTextLog(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	b := &Bundle{}
-	s := newLogSink(name, lim, b)
+func decodeTextLog(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	b := &ingest.Bundle{}
+	s := NewLogSink(name, lim, b)
 	st := s.stream(entityFromPath(name))
 	lr := newLogLineReader(r)
 	var buf []byte
-	var last Time
+	var last ingest.Time
 	for !s.full() {
 		line, ok := lr.next(&buf)
 		if !ok {
@@ -512,31 +513,31 @@ func decodeTextLog(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	if err := lr.finish(s); err != nil {
 		return nil, err
 	}
-	s.finish()
+	s.Finish()
 	return b, nil
 }
 
 func init() {
-	RegisterFormat(FormatSpec{Format: FormatDockerJSONLog, Decode: decodeDockerJSON,
-		Sniff: []SniffRule{
-			{Priority: PriorityDockerJSON, Match: func(h *Head) bool {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatDockerJSONLog, Decode: decodeDockerJSON,
+		Sniff: []ingest.SniffRule{
+			{Priority: ingest.PriorityDockerJSON, Match: func(h *ingest.Head) bool {
 				if !h.JSON() || !h.Has("_msg") && !h.Has("_time") && !h.Has("log") {
 					return false // none of the keys appears at all (cheap)
 				}
 				k := h.TopKeys()
 				return !(k["_msg"] || k["_time"] && k["_stream"]) && k["log"] && (k["stream"] || k["time"] || k["kubernetes"] || k["date"])
 			}},
-			{Priority: PriorityDockerJSONBroken, Match: func(h *Head) bool { // a line that lost its opening brace
+			{Priority: ingest.PriorityDockerJSONBroken, Match: func(h *ingest.Head) bool { // a line that lost its opening brace
 				return !h.JSON() && bytes.HasPrefix(bytes.TrimRight(h.FirstLine(), "\r"), []byte(`"log":`))
 			}},
 		}})
-	RegisterFormat(FormatSpec{Format: FormatCRILog, Decode: decodeCRI,
-		Sniff: []SniffRule{{Priority: PriorityCRILog, Match: func(h *Head) bool {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatCRILog, Decode: decodeCRI,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityCRILog, Match: func(h *ingest.Head) bool {
 			_, _, ok := parseCRI(string(bytes.TrimRight(h.FirstLine(), "\r")))
 			return !h.JSON() && ok
 		}}}})
-	RegisterFormat(FormatSpec{Format: FormatTextLog, Decode: decodeTextLog,
-		Sniff: []SniffRule{{Priority: PriorityTextLog, Match: func(h *Head) bool { return !h.JSON() && timestampedText(h.Text) }}}})
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatTextLog, Decode: decodeTextLog,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityTextLog, Match: func(h *ingest.Head) bool { return !h.JSON() && timestampedText(h.Text) }}}})
 }
 
 // timestampedText reports whether a text head is a log whose lines start

@@ -1,7 +1,8 @@
-package ingest
+package logs
 
 import (
 	"encoding/json"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"sort"
 	"strings"
 
@@ -24,8 +25,8 @@ const maxHeaderTokens = 6
 // klog/glog's "E0129" (letter IWEF and mmdd). A bare level word counts only
 // after tokens that look like a line prefix: timestamps, numbers (PIDs) and
 // [bracketed] names. SeverityUnknown when none.
-func parseHeader(msg string) (Severity, int) {
-	sev := SeverityUnknown
+func parseHeader(msg string) (ingest.Severity, int) {
+	sev := ingest.SeverityUnknown
 	content := 0
 	prefixOnly := true // every token so far looked like a line prefix
 	klog := false
@@ -47,7 +48,7 @@ func parseHeader(msg string) (Severity, int) {
 		if k := strings.IndexByte(core, '='); k > 0 {
 			switch strings.ToLower(core[:k]) {
 			case "level", "lvl", "severity", "loglevel", "log.level":
-				if s, ok := ParseSeverity(strings.Trim(core[k+1:], `"'`)); ok && sev == SeverityUnknown {
+				if s, ok := ingest.ParseSeverity(strings.Trim(core[k+1:], `"'`)); ok && sev == ingest.SeverityUnknown {
 					sev = s
 				}
 			}
@@ -55,7 +56,7 @@ func parseHeader(msg string) (Severity, int) {
 			i = j
 			continue
 		}
-		if sev == SeverityUnknown && prefixOnly {
+		if sev == ingest.SeverityUnknown && prefixOnly {
 			word := core
 			for len(word) > 0 && word[len(word)-1] == ':' {
 				word = word[:len(word)-1]
@@ -64,7 +65,7 @@ func parseHeader(msg string) (Severity, int) {
 				word = core[:k] // "ERROR:root:message"
 			}
 			if len(word) >= 3 {
-				if s, ok := ParseSeverity(word); ok {
+				if s, ok := ingest.ParseSeverity(word); ok {
 					sev = s
 					content = j
 					if k := strings.IndexByte(core, ':'); k > 0 && k < len(core)-1 {
@@ -73,16 +74,16 @@ func parseHeader(msg string) (Severity, int) {
 					break
 				}
 			}
-			if len(core) == 5 && strings.IndexByte("IWEF", core[0]) >= 0 && IsDigits(core[1:]) { // klog
-				sev, _ = ParseSeverity(core[:1])
+			if len(core) == 5 && strings.IndexByte("IWEF", core[0]) >= 0 && ingest.IsDigits(core[1:]) { // klog
+				sev, _ = ingest.ParseSeverity(core[:1])
 				content, klog = j, true
 				i = j
 				continue
 			}
 		}
 		switch {
-		case logtemplate.IsTimestamp(core), IsDigits(core):
-			if prefixOnly && (sev == SeverityUnknown || klog) {
+		case logtemplate.IsTimestamp(core), ingest.IsDigits(core):
+			if prefixOnly && (sev == ingest.SeverityUnknown || klog) {
 				content = j
 			}
 		case len(tok) > 2 && tok[0] == '[' && tok[len(tok)-1] == ']':
@@ -114,16 +115,16 @@ func trimBrackets(tok string) string {
 // traceparent value ("traceparent: 00-<32 hex>-<16 hex>-<2 hex>", which
 // gives the span too); likewise a key containing "span" for the span ID
 // (16 hex digits). Zero IDs do not count. It looks at the first 4 KiB only.
-func findTraceContext(msg string) (TraceID, SpanID) {
+func findTraceContext(msg string) (ingest.TraceID, ingest.SpanID) {
 	if len(msg) > 4096 {
 		msg = msg[:4096]
 	}
-	var tid TraceID
-	var sid SpanID
+	var tid ingest.TraceID
+	var sid ingest.SpanID
 	// "race"/"RACE" and "pan"/"PAN" are found with strings.Index (fast);
 	// the byte before must be t/T, s/S.
 	for _, w := range [...]string{"race", "RACE"} {
-		for from := 0; tid == (TraceID{}); {
+		for from := 0; tid == (ingest.TraceID{}); {
 			k := strings.Index(msg[from:], w)
 			if k < 0 {
 				break
@@ -134,7 +135,7 @@ func findTraceContext(msg string) (TraceID, SpanID) {
 				continue
 			}
 			if v, n := hexAfterKey(msg, k+4, 32, 16); n > 0 {
-				if id, err := ParseTraceID(v); err == nil {
+				if id, err := ingest.ParseTraceID(v); err == nil {
 					tid = id
 				}
 			} else if t2, s2, ok := traceparentAfterKey(msg, k+4); ok {
@@ -154,7 +155,7 @@ func findTraceContext(msg string) (TraceID, SpanID) {
 				continue
 			}
 			if v, n := hexAfterKey(msg, k+3, 16, 16); n > 0 {
-				if id, err := ParseSpanID(v); err == nil {
+				if id, err := ingest.ParseSpanID(v); err == nil {
 					sid = id
 				}
 			}
@@ -165,7 +166,7 @@ func findTraceContext(msg string) (TraceID, SpanID) {
 
 // traceparentAfterKey reads a W3C traceparent value after a key's rest and
 // separators, as hexAfterKey does.
-func traceparentAfterKey(msg string, i int) (TraceID, SpanID, bool) {
+func traceparentAfterKey(msg string, i int) (ingest.TraceID, ingest.SpanID, bool) {
 	for k := 0; i < len(msg) && k < 12 && msg[i] != ':' && msg[i] != '=' && msg[i] != ' ' && msg[i] != '"'; k++ {
 		i++
 	}
@@ -173,26 +174,26 @@ func traceparentAfterKey(msg string, i int) (TraceID, SpanID, bool) {
 		i++
 	}
 	if i+55 > len(msg) {
-		return TraceID{}, 0, false
+		return ingest.TraceID{}, 0, false
 	}
 	p := msg[i : i+55]
 	if p[:3] != "00-" || p[35] != '-' || p[52] != '-' || !allHexStr(p[3:35]) || !allHexStr(p[36:52]) || !allHexStr(p[53:55]) ||
 		i+55 < len(msg) && isHexByte(msg[i+55]) {
-		return TraceID{}, 0, false
+		return ingest.TraceID{}, 0, false
 	}
-	tid, err1 := ParseTraceID(p[3:35])
-	sid, err2 := ParseSpanID(p[36:52])
-	if err1 != nil || err2 != nil || tid == (TraceID{}) {
-		return TraceID{}, 0, false
+	tid, err1 := ingest.ParseTraceID(p[3:35])
+	sid, err2 := ingest.ParseSpanID(p[36:52])
+	if err1 != nil || err2 != nil || tid == (ingest.TraceID{}) {
+		return ingest.TraceID{}, 0, false
 	}
 	return tid, sid, true
 }
 
-func isHexByte(c byte) bool { return HexVal[c] >= 0 }
+func isHexByte(c byte) bool { return ingest.HexVal[c] >= 0 }
 
 func allHexStr(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if HexVal[s[i]] < 0 {
+		if ingest.HexVal[s[i]] < 0 {
 			return false
 		}
 	}
@@ -248,9 +249,9 @@ func hexAfterKey(msg string, i, long, short int) (string, int) {
 // jsonFields is what a JSON-object line says about itself.
 type jsonFields struct {
 	text     string // the message, or "{key key ...}" when it has none
-	sev      Severity
-	trace    TraceID
-	span     SpanID
+	sev      ingest.Severity
+	trace    ingest.TraceID
+	span     ingest.SpanID
 	hasText  bool // text is a message field (not the key set)
 	isObject bool
 }
@@ -289,7 +290,7 @@ func jsonMessage(line string) jsonFields {
 				}
 				continue
 			case "level", "lvl", "severity", "severity_text", "levelname", "loglevel", "log.level", "@level", "level_name":
-				if sv, ok := ParseSeverity(strings.TrimSpace(str)); isStr && ok && f.sev == SeverityUnknown {
+				if sv, ok := ingest.ParseSeverity(strings.TrimSpace(str)); isStr && ok && f.sev == ingest.SeverityUnknown {
 					f.sev = sv
 				}
 				continue
@@ -298,10 +299,10 @@ func jsonMessage(line string) jsonFields {
 				continue
 			}
 			lk := strings.ToLower(k)
-			if strings.Contains(lk, "trace") && f.trace == (TraceID{}) && (len(str) == 32 || len(str) == 16) && allHexStr(str) {
-				f.trace, _ = ParseTraceID(str)
+			if strings.Contains(lk, "trace") && f.trace == (ingest.TraceID{}) && (len(str) == 32 || len(str) == 16) && allHexStr(str) {
+				f.trace, _ = ingest.ParseTraceID(str)
 			} else if strings.Contains(lk, "span") && f.span == 0 && len(str) == 16 && allHexStr(str) {
-				f.span, _ = ParseSpanID(str)
+				f.span, _ = ingest.ParseSpanID(str)
 			}
 		}
 		if !found {

@@ -1,6 +1,7 @@
-package ingest
+package logs
 
 import (
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"strings"
 	"testing"
 )
@@ -11,28 +12,28 @@ func TestVictoriaLogsAfterPrometheus(t *testing.T) {
 		`{"_time":"2026-11-30T03:12:01Z","_stream":"{app=\"cart\"}","_msg":"INFO ok"}` + "\n"
 	dir := t.TempDir()
 	p := writeTemp(t, dir, "mixed.json", prom+"\n"+vl)
-	b, err := ReadFile(p, nil, Limits{})
+	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(b.Series) != 1 || len(b.Logs) != 2 {
 		t.Errorf("%d series and %d log records, want 1 and 2", len(b.Series), len(b.Logs))
 	}
-	if !hasLogWarning(b, ErrSourceWarning, "2 VictoriaLogs records after the Prometheus response read as logs") {
+	if !hasLogWarning(b, ingest.ErrSourceWarning, "2 VictoriaLogs records after the Prometheus response read as logs") {
 		t.Errorf("no mixed-format warning: %v", b.Warnings)
 	}
 	// Anything else after the response is dropped with its size.
 	q := writeTemp(t, dir, "garbage.json", prom+"\nnot json at all\n")
-	b, err = ReadFile(q, nil, Limits{})
+	b, err = ingest.ReadFile(q, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !hasLogWarning(b, ErrPartialInput, "17 bytes after the Prometheus response dropped") {
+	if !hasLogWarning(b, ingest.ErrPartialInput, "17 bytes after the Prometheus response dropped") {
 		t.Errorf("no trailing-data warning: %v", b.Warnings)
 	}
 	// A response alone: no warning.
 	r := writeTemp(t, dir, "alone.json", prom+"\n\n")
-	if b, err = ReadFile(r, nil, Limits{}); err != nil || len(b.Warnings) != 0 {
+	if b, err = ingest.ReadFile(r, nil, ingest.Limits{}); err != nil || len(b.Warnings) != 0 {
 		t.Errorf("a lone response: %v %v", err, b.Warnings)
 	}
 }
@@ -43,14 +44,14 @@ const otlpLogDoc = `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.
 
 func TestOTLPLogsAmongSpans(t *testing.T) {
 	p := writeTemp(t, t.TempDir(), "otlp.jsonl", otlpSpanDoc+"\n"+otlpLogDoc+"\n"+otlpSpanDoc+"\n")
-	b, err := ReadFile(p, nil, Limits{})
+	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(b.Spans) != 2 || len(b.Logs) != 1 {
 		t.Errorf("%d spans and %d log records, want 2 and 1", len(b.Spans), len(b.Logs))
 	}
-	if !hasLogWarning(b, ErrSourceWarning, "1 OTLP logs documents among the span documents read as logs (1 records") {
+	if !hasLogWarning(b, ingest.ErrSourceWarning, "1 OTLP logs documents among the span documents read as logs (1 records") {
 		t.Errorf("no mixed-format warning: %v", b.Warnings)
 	}
 }
@@ -58,16 +59,16 @@ func TestOTLPLogsAmongSpans(t *testing.T) {
 func TestOTLPSpansAmongLogs(t *testing.T) {
 	// Spans within the sniffed head make it a span file (the test above);
 	// here they come after it.
-	logs := strings.Repeat(otlpLogDoc+"\n", SniffLen/len(otlpLogDoc)+1)
+	logs := strings.Repeat(otlpLogDoc+"\n", ingest.SniffLen/len(otlpLogDoc)+1)
 	p := writeTemp(t, t.TempDir(), "otlp-logs.jsonl", logs+otlpSpanDoc+"\n"+otlpLogDoc+"\n")
-	b, err := ReadFile(p, nil, Limits{})
+	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := SniffLen/len(otlpLogDoc) + 2; len(b.Logs) != want {
+	if want := ingest.SniffLen/len(otlpLogDoc) + 2; len(b.Logs) != want {
 		t.Errorf("%d log records, want %d", len(b.Logs), want)
 	}
-	if !hasLogWarning(b, ErrPartialInput, "1 OTLP span documents among the logs documents skipped") {
+	if !hasLogWarning(b, ingest.ErrPartialInput, "1 OTLP span documents among the logs documents skipped") {
 		t.Errorf("no mixed-format warning: %v", b.Warnings)
 	}
 }
@@ -77,17 +78,17 @@ func TestLokiResultsWithoutStreams(t *testing.T) {
 	body := `{"streams":[{"metric":{"streams":"a","stream":"b"},"values":[["1796008320000000000","1"]]},{"metric":{"values":"c"},"values":[]}]}`
 	for _, name := range []string{"loki.json", "loki-slow.json"} {
 		p := writeTemp(t, t.TempDir(), name, body)
-		var b *Bundle
+		var b *ingest.Bundle
 		var err error
 		if strings.Contains(name, "slow") {
-			b, err = decodeLoki(p, strings.NewReader(body), Limits{})
+			b, err = decodeLoki(p, strings.NewReader(body), ingest.Limits{})
 		} else {
-			b, err = ReadFile(p, nil, Limits{})
+			b, err = ingest.ReadFile(p, nil, ingest.Limits{})
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !hasLogWarning(b, ErrPartialInput, `2 results without "stream" labels`) {
+		if !hasLogWarning(b, ingest.ErrPartialInput, `2 results without "stream" labels`) {
 			t.Errorf("%s: no warning: %v", name, b.Warnings)
 		}
 	}
