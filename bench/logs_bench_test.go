@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -48,7 +49,7 @@ func BenchmarkLogs(b *testing.B) {
 			b.ResetTimer()
 			var n int
 			for i := 0; i < b.N; i++ {
-				bd, err := ingest.Read(files, nil, ingest.Options{})
+				bd, err := features.Read(files, nil, ingest.Options{}, features.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -68,7 +69,7 @@ func TestGenerateLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ingest.Read(files, nil, ingest.Options{})
+	b, err := features.Read(files, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

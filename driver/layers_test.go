@@ -31,16 +31,17 @@ var layers = map[string][]string{
 	"ingest/k8sevents":    {"ingest"},
 	"ingest/gpu":          {"ingest"},
 	"ingest/jaeger":       {"ingest"},
-	"ingest/logs":         {"ingest"},
+	"ingest/logs":         {"ingest", "logtemplate"}, // the shared log machinery: the Drain miner
 	"ingest/otlp":         {"ingest", "ingest/logs"}, // OTLP logs documents among span documents
 	"ingest/prometheus":   {"ingest"},
+	"features":            {"ingest", "measure"}, // between ingest and tcg: derived series, placement
 	"peers":               {"ingest", "measure"},
 	"tcg":                 {"ingest", "internal/parallel", "measure", "peers"},
 	"causal":              {"ingest", "internal/parallel", "measure", "tcg"},
 	"evidence":            {"causal", "ingest", "measure", "tcg"},
 	"scorecard":           {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
 	"compare":             {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},
-	"driver": {"causal", "compare", "evidence", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "live", "logtemplate", "measure",
+	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "live", "logtemplate", "measure",
 		"peers", "scorecard", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 

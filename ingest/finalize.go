@@ -22,7 +22,9 @@ const maxGridCells = 20_000
 //  2. spans: sorted; duplicate IDs, orphans and clock skew counted as warnings;
 //  3. the common step (median metric step unless opt.Step) and time grid;
 //  4. entities matched across sources (pod → workload, unmatched warned);
-//  5. per-service, per-pod and per-call-edge RED series derived from spans;
+//  5. the features stage, opt.Derive (package features: GPUs matched,
+//     processes placed, per-service, per-pod and per-call-edge RED series
+//     derived from spans, the operation mix);
 //  6. every series of step ≥ 1 s aligned onto the grid (gaps warned);
 //  7. the entity list.
 //
@@ -41,14 +43,9 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.chooseStep(opt.Step, onGrid)
 	b.matchEntities()
 	b.matchLogStreams()
-	b.matchGPUs()
-	b.placeProcesses()
-	// The trace series and the operation mix only read the spans: side by
-	// side on big inputs, the mix's series appended after the trace
-	// series'.
-	var mix []*Series
-	bothIf(len(b.Spans), func() { b.deriveTraceSeries(b.Parent) }, func() { mix = b.operationMixSeries() })
-	b.Series = append(b.Series, mix...)
+	if opt.Derive != nil {
+		opt.Derive(b)
+	}
 	b.deriveDefaultLogSeries()
 	b.alignSeries(opt.Limits.WithDefaults().MaxCells)
 	b.collectEntities()
@@ -106,14 +103,14 @@ func sortSeriesByKey(ss []*Series) {
 	}
 }
 
-// parallelMinSpans is the fewest spans for which Finalize splits the merge
+// ParallelMinSpans is the fewest spans for which Finalize splits the merge
 // of sorted runs, the parent links and the trace series over two goroutines
-// (a variable so tests can compare both paths).
-var parallelMinSpans = 20_000
+// (a variable so tests can compare Both paths).
+var ParallelMinSpans = 20_000
 
-// both runs first on this goroutine and second on another, and returns
-// when both are done.
-func both(first, second func()) {
+// Both runs first on this goroutine and second on another, and returns
+// when Both are done.
+func Both(first, second func()) {
 	done := make(chan struct{})
 	go func() {
 		second()
@@ -123,17 +120,17 @@ func both(first, second func()) {
 	<-done
 }
 
-// bothIf is both for a pass over n spans: below parallelMinSpans it calls
+// BothIf is Both for a pass over n spans: below ParallelMinSpans it calls
 // first and then second in the caller's goroutine (two goroutines cost more
 // than they save on small inputs). Either way the results are the same, so
 // callers write one path.
-func bothIf(n int, first, second func()) {
-	if n < parallelMinSpans {
+func BothIf(n int, first, second func()) {
+	if n < ParallelMinSpans {
 		first()
 		second()
 		return
 	}
-	both(first, second)
+	Both(first, second)
 }
 
 // seriesStep returns the median spacing of a series' points (0 when < 2).

@@ -30,7 +30,7 @@ const (
 	// reference mix: the chi-square statistic over the entity's most
 	// frequent templates (the rest pooled) as a standard normal deviate
 	// (Wilson–Hilferty), as TraceOpMix does for span operations; NaN where a
-	// step has fewer than minMixSpans records.
+	// step has fewer than MinMixSpans records.
 	LogMixShift = "log_template_mix_shift"
 	// LogMissingTemplates scores templates that fired steadily in the
 	// reference period and stop ("disappearing" log statements: an early
@@ -317,11 +317,11 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 			ref[col(i)] += float64(tpl[t][c])
 		}
 	}
-	mixShares(ref)
+	MixShares(ref)
 	v := make([]float64, n)
 	row := make([]float64, k)
 	for c := 0; c < n; c++ {
-		if all[c] < minMixSpans {
+		if all[c] < MinMixSpans {
 			v[c] = math.NaN()
 			continue
 		}
@@ -329,7 +329,7 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 		for i, t := range byCount {
 			row[col(i)] += float64(tpl[t][c])
 		}
-		v[c] = mixDeviate(row, float64(all[c]), ref)
+		v[c] = MixDeviate(row, float64(all[c]), ref)
 	}
 	return v, true
 }

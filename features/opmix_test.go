@@ -1,21 +1,23 @@
-package ingest
+package features
 
 import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // opMixBundle: service "ad" does "get" and "random" half and half for 40
 // steps of 15 s, 20 spans a step, then only "get" for the last 8 steps;
 // "solo" has one operation. Step 10 has only 3 spans.
-func opMixBundle(t *testing.T) *Bundle {
+func opMixBundle(t *testing.T) *ingest.Bundle {
 	t.Helper()
-	b := &Bundle{}
-	id := SpanID(1)
-	add := func(svc, op string, at Time) {
-		b.Spans = append(b.Spans, Span{TraceID: TraceID{Low: uint64(id)}, SpanID: id, Service: Intern(svc), Operation: Intern(op),
-			Start: at, Duration: time.Millisecond, Source: Intern("t")})
+	b := &ingest.Bundle{}
+	id := ingest.SpanID(1)
+	add := func(svc, op string, at ingest.Time) {
+		b.Spans = append(b.Spans, ingest.Span{TraceID: ingest.TraceID{Low: uint64(id)}, SpanID: id, Service: ingest.Intern(svc), Operation: ingest.Intern(op),
+			Start: at, Duration: time.Millisecond, Source: ingest.Intern("t")})
 		id++
 	}
 	for c := 0; c < 48; c++ {
@@ -24,7 +26,7 @@ func opMixBundle(t *testing.T) *Bundle {
 			n = 3
 		}
 		for k := 0; k < n; k++ {
-			at := Time(1_700_000_000e9) + Time(c)*Time(15*time.Second) + Time(k)*Time(100*time.Millisecond)
+			at := ingest.Time(1_700_000_000e9) + ingest.Time(c)*ingest.Time(15*time.Second) + ingest.Time(k)*ingest.Time(100*time.Millisecond)
 			op := "get"
 			if k%2 == 1 && c < 40 {
 				op = "random"
@@ -33,7 +35,7 @@ func opMixBundle(t *testing.T) *Bundle {
 			add("solo", "only", at)
 		}
 	}
-	if err := b.Finalize(Options{Step: 15 * time.Second}); err != nil {
+	if err := Finalize(b, ingest.Options{Step: 15 * time.Second}, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -41,9 +43,9 @@ func opMixBundle(t *testing.T) *Bundle {
 
 func TestDeriveOperationMix(t *testing.T) {
 	b := opMixBundle(t)
-	var mix *Series
+	var mix *ingest.Series
 	for _, s := range b.Series {
-		if s.Name == TraceOpMix {
+		if s.Name == ingest.TraceOpMix {
 			if s.Entity.Name != "ad" {
 				t.Fatalf("a mix series for %q, which has one operation", s.Entity.Name)
 			}
@@ -53,12 +55,12 @@ func TestDeriveOperationMix(t *testing.T) {
 	if mix == nil {
 		t.Fatal("no operation-mix series for ad")
 	}
-	if mix.Signal != SignalTraffic || mix.Stat != "mix" {
+	if mix.Signal != ingest.SignalTraffic || mix.Stat != "mix" {
 		t.Errorf("signal %v stat %q", mix.Signal, mix.Stat)
 	}
 	// Cells are (g-step, g]: find each cell by its spans' time.
 	cell := func(c int) float64 {
-		at := Time(1_700_000_000e9) + Time(c)*Time(15*time.Second) + Time(time.Second)
+		at := ingest.Time(1_700_000_000e9) + ingest.Time(c)*ingest.Time(15*time.Second) + ingest.Time(time.Second)
 		for i, g := range mix.T {
 			if g >= at {
 				return mix.V[i]

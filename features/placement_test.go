@@ -1,4 +1,4 @@
-package ingest
+package features
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // placementTrace is a Jaeger trace from two processes with PIDs: the
@@ -30,7 +32,7 @@ func nvmlRecording(host string, pids ...string) string {
 `
 }
 
-func readPlacementBundle(t *testing.T, files map[string]string) *Bundle {
+func readPlacementBundle(t *testing.T, files map[string]string) *ingest.Bundle {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files {
@@ -38,15 +40,15 @@ func readPlacementBundle(t *testing.T, files map[string]string) *Bundle {
 			t.Fatal(err)
 		}
 	}
-	b, err := Read([]string{dir}, nil, Options{})
+	b, err := Read([]string{dir}, nil, ingest.Options{}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-func warned(b *Bundle, sub string) bool {
-	return slices.ContainsFunc(b.Warnings, func(w Warning) bool { return strings.Contains(w.Message, sub) })
+func warned(b *ingest.Bundle, sub string) bool {
+	return slices.ContainsFunc(b.Warnings, func(w ingest.Warning) bool { return strings.Contains(w.Message, sub) })
 }
 
 func TestPlaceProcessesByHostAndPID(t *testing.T) {
@@ -56,14 +58,14 @@ func TestPlaceProcessesByHostAndPID(t *testing.T) {
 	if len(b.Processes) != 2 {
 		t.Fatalf("processes = %+v, want gateway and vllm", b.Processes)
 	}
-	want := []Placement{{GPU: "GPU-1111", Service: "vllm", Host: "HOST-B.example.com", PID: 4242}}
+	want := []ingest.Placement{{GPU: "GPU-1111", Service: "vllm", Host: "HOST-B.example.com", PID: 4242}}
 	if !slices.Equal(b.Placements, want) {
 		t.Fatalf("placements = %+v, want %+v", b.Placements, want)
 	}
 	if got := b.Placements[0].String(); got != "PID 4242 of vllm on HOST-B.example.com" {
 		t.Errorf("String() = %q", got)
 	}
-	if e := b.Placements[0].Entity(); e.Kind != KindService || e.Name != "vllm" {
+	if e := b.Placements[0].Entity(); e.Kind != ingest.KindService || e.Name != "vllm" {
 		t.Errorf("Entity() = %+v", e)
 	}
 }
@@ -92,7 +94,7 @@ func TestPlaceProcessesHostless(t *testing.T) {
   "p2"`, `"value":17}]},
   "p2"`, 1)
 	b = readPlacementBundle(t, map[string]string{"traces.json": one, "gpu.jsonl": nvmlRecording("box", "4242")})
-	want := []Placement{{GPU: "GPU-1111", Service: "vllm", Host: "box", PID: 4242}}
+	want := []ingest.Placement{{GPU: "GPU-1111", Service: "vllm", Host: "box", PID: 4242}}
 	if !slices.Equal(b.Placements, want) {
 		t.Fatalf("placements = %+v, want %+v", b.Placements, want)
 	}
@@ -107,11 +109,11 @@ func TestPlaceProcessesOTLPResource(t *testing.T) {
  "scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"generate",
   "kind":2,"startTimeUnixNano":"1700000000000000000","endTimeUnixNano":"1700000000800000000"}]}]}]}`
 	b := readPlacementBundle(t, map[string]string{"traces.json": otlp, "gpu.jsonl": nvmlRecording("host-b.example.com", "4242")})
-	want := []Placement{{GPU: "GPU-1111", Service: "vllm", Pod: "vllm-0", Host: "host-b", PID: 4242}}
+	want := []ingest.Placement{{GPU: "GPU-1111", Service: "vllm", Pod: "vllm-0", Host: "host-b", PID: 4242}}
 	if !slices.Equal(b.Placements, want) {
 		t.Fatalf("placements = %+v, want %+v", b.Placements, want)
 	}
-	if e := b.Placements[0].Entity(); e.Kind != KindPod || e.Name != "vllm-0" {
+	if e := b.Placements[0].Entity(); e.Kind != ingest.KindPod || e.Name != "vllm-0" {
 		t.Errorf("Entity() = %+v", e)
 	}
 }
@@ -125,7 +127,7 @@ func TestPlaceProcessesHostFromAnotherSource(t *testing.T) {
 	dcgm := `{"status":"success","data":{"resultType":"matrix","result":[
  {"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","UUID":"GPU-1111","Hostname":"host-b","gpu":"0"},"values":[[1700000000,"50"],[1700000001,"55"]]}]}}`
 	b := readPlacementBundle(t, map[string]string{"traces.json": placementTrace, "apps.csv": apps, "dcgm.json": dcgm})
-	want := []Placement{{GPU: "GPU-1111", Service: "vllm", Host: "HOST-B.example.com", PID: 4242}}
+	want := []ingest.Placement{{GPU: "GPU-1111", Service: "vllm", Host: "HOST-B.example.com", PID: 4242}}
 	if !slices.Equal(b.Placements, want) {
 		t.Fatalf("placements = %+v, want %+v (warnings %v)", b.Placements, want, b.Warnings)
 	}

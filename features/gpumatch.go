@@ -1,8 +1,10 @@
-package ingest
+package features
 
 import (
 	"regexp"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // gpuIndexName matches the names readers give a GPU without a UUID:
@@ -13,20 +15,20 @@ var gpuIndexName = regexp.MustCompile(`^(.*)/(?:gpu)?([0-9]+)$`)
 // another source gives the same (host, index) — typically DCGM's UUID,
 // Hostname and gpu labels — so one GPU is one entity across sources.
 // Ambiguous pairs (two UUIDs for one host and index) are left alone.
-func (b *Bundle) matchGPUs() {
+func matchGPUs(b *ingest.Bundle) {
 	type key struct{ host, idx string }
 	uuidOf := map[key]string{}
 	ambiguous := map[key]bool{}
 	for _, s := range b.Series {
 		e := s.Entity
-		if e.Kind != KindGPU || gpuIndexName.MatchString(e.Name) || e.Node == "" {
+		if e.Kind != ingest.KindGPU || gpuIndexName.MatchString(e.Name) || e.Node == "" {
 			continue
 		}
-		idx := FirstLabel(s.Labels, "gpu", "GPU", "gpu_index", "index", "minor_number")
+		idx := ingest.FirstLabel(s.Labels, "gpu", "GPU", "gpu_index", "index", "minor_number")
 		if idx == "" || strings.Trim(idx, "0123456789") != "" {
 			continue
 		}
-		k := key{strings.ToLower(NormalizeHost(e.Node)), idx}
+		k := key{strings.ToLower(ingest.NormalizeHost(e.Node)), idx}
 		if old, ok := uuidOf[k]; ok && old != e.Name {
 			ambiguous[k] = true
 		}
@@ -35,8 +37,8 @@ func (b *Bundle) matchGPUs() {
 	if len(uuidOf) == 0 {
 		return
 	}
-	rename := func(e *Entity) {
-		if e.Kind != KindGPU {
+	rename := func(e *ingest.Entity) {
+		if e.Kind != ingest.KindGPU {
 			return
 		}
 		m := gpuIndexName.FindStringSubmatch(e.Name)
@@ -47,7 +49,7 @@ func (b *Bundle) matchGPUs() {
 		if e.Node != "" {
 			host = e.Node
 		}
-		k := key{strings.ToLower(NormalizeHost(host)), m[2]}
+		k := key{strings.ToLower(ingest.NormalizeHost(host)), m[2]}
 		if u, ok := uuidOf[k]; ok && !ambiguous[k] {
 			e.Name, e.GPU = u, u
 		}

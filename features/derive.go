@@ -1,4 +1,4 @@
-package ingest
+package features
 
 import (
 	"cmp"
@@ -6,26 +6,9 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
-)
-
-// DerivedSource is the Source of series derived from spans.
-const DerivedSource = "derived:traces"
-
-// Names of the series derived from spans. Latencies are in seconds, rates
-// per second. Each cell g of the grid aggregates spans starting in (g-step, g],
-// matching Prometheus' "value at t covers the step before t".
-const (
-	TraceRequests   = "trace_requests_per_second"   // entry spans of a service/pod (traffic)
-	TraceErrors     = "trace_errors_per_second"     // entry spans marked error (errors)
-	TraceErrorRatio = "trace_error_ratio"           // errors / requests (errors)
-	TraceLatency    = "trace_latency_seconds"       // entry span duration; Stat p50/p90/p99/mean
-	TraceSelf       = "trace_self_seconds"          // exclusive time of the service's spans per request
-	EdgeClient      = "trace_edge_client_seconds"   // caller-side duration of calls on an edge
-	EdgeServer      = "trace_edge_server_seconds"   // callee-side duration of calls on an edge
-	EdgeGap         = "trace_edge_gap_seconds"      // client minus server: network and queueing
-	EdgeCalls       = "trace_edge_calls_per_second" // calls on an edge (traffic)
-	EdgeErrors      = "trace_edge_errors_per_second"
 )
 
 type aggKind uint8
@@ -38,7 +21,7 @@ const (
 
 type aggKey struct {
 	kind aggKind
-	a, b Sym // service | pod,service | caller,callee
+	a, b ingest.Sym // service | pod,service | caller,callee
 }
 
 type aggCell struct {
@@ -53,14 +36,14 @@ type aggCell struct {
 
 type agg struct {
 	cells []aggCell
-	node  Sym
+	node  ingest.Sym
 }
 
 // deriveTraceSeries aggregates spans into RED series per service, per pod
 // (when a service has several pods) and per call edge, on the grid.
 // parent is checkSpans' parent index of each span (-1: root or orphan).
 // Complexity O(spans · log spans) for the quantiles.
-func (b *Bundle) deriveTraceSeries(parent []int32) {
+func deriveTraceSeries(b *ingest.Bundle, parent []int32) {
 	if len(b.Spans) == 0 || len(b.Grid) == 0 {
 		return
 	}
@@ -81,14 +64,14 @@ func (b *Bundle) deriveTraceSeries(parent []int32) {
 	})
 	// Each aggregate's series depend on it alone: two halves of the keys
 	// are emitted in parallel and appended in key order.
-	emitAll := func(keys []aggKey) (out []*Series) {
+	emitAll := func(keys []aggKey) (out []*ingest.Series) {
 		for _, k := range keys {
 			out = d.emitSeries(out, k, aggs[k])
 		}
 		return out
 	}
-	var first, second []*Series
-	bothIf(len(b.Spans), func() { first = emitAll(keys[:len(keys)/2]) }, func() { second = emitAll(keys[len(keys)/2:]) })
+	var first, second []*ingest.Series
+	ingest.BothIf(len(b.Spans), func() { first = emitAll(keys[:len(keys)/2]) }, func() { second = emitAll(keys[len(keys)/2:]) })
 	b.Series = append(append(b.Series, first...), second...)
 }
 
@@ -96,21 +79,21 @@ func (b *Bundle) deriveTraceSeries(parent []int32) {
 // the grid, each span's children (all, and those in other services), the
 // pods of each service and the cells any span covers.
 type traceDeriver struct {
-	b                        *Bundle
+	b                        *ingest.Bundle
 	parent                   []int32
 	n                        int   // grid cells
 	g0, step                 int64 // the grid's start and step (ns)
 	nChildren, crossChildren []int32
 	off, kids                []int32 // span i's children are kids[off[i]:off[i+1]]
-	podsOf                   map[Sym]map[Sym]bool
+	podsOf                   map[ingest.Sym]map[ingest.Sym]bool
 	covered                  []bool // cells with a span: the others' rates are unknown (NaN), not zero
 }
 
 // newTraceDeriver indexes the spans' children, pods and covered cells.
 // O(spans).
-func newTraceDeriver(b *Bundle, parent []int32) *traceDeriver {
+func newTraceDeriver(b *ingest.Bundle, parent []int32) *traceDeriver {
 	d := &traceDeriver{b: b, parent: parent, n: len(b.Grid), g0: int64(b.Grid[0]), step: int64(b.Step)}
-	bothIf(len(b.Spans), d.indexChildren, d.indexPlaces)
+	ingest.BothIf(len(b.Spans), d.indexChildren, d.indexPlaces)
 	return d
 }
 
@@ -147,12 +130,12 @@ func (d *traceDeriver) indexChildren() {
 // span starts in. O(spans).
 func (d *traceDeriver) indexPlaces() {
 	b := d.b
-	d.podsOf = map[Sym]map[Sym]bool{}
+	d.podsOf = map[ingest.Sym]map[ingest.Sym]bool{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
 		if !s.Pod.IsEmpty() {
 			if d.podsOf[s.Service] == nil {
-				d.podsOf[s.Service] = map[Sym]bool{}
+				d.podsOf[s.Service] = map[ingest.Sym]bool{}
 			}
 			d.podsOf[s.Service][s.Pod] = true
 		}
@@ -167,7 +150,7 @@ func (d *traceDeriver) indexPlaces() {
 
 // cellOf is the grid cell of a span starting at t (cell g covers
 // (g-step, g]); -1 off the grid.
-func (d *traceDeriver) cellOf(t Time) int {
+func (d *traceDeriver) cellOf(t ingest.Time) int {
 	c := (int64(t) - d.g0 + d.step - 1) / d.step
 	if c < 0 || c >= int64(d.n) {
 		return -1
@@ -187,11 +170,11 @@ func (d *traceDeriver) accumulateAll() map[aggKey]*agg {
 		mid--
 	}
 	aggs, late := map[aggKey]*agg{}, map[aggKey]*agg{}
-	if cm <= 0 || len(spans) < parallelMinSpans {
+	if cm <= 0 || len(spans) < ingest.ParallelMinSpans {
 		d.accumulate(0, len(spans), aggs)
 		return aggs
 	}
-	both(func() { d.accumulate(0, mid, aggs) }, func() { d.accumulate(mid, len(spans), late) })
+	ingest.Both(func() { d.accumulate(0, mid, aggs) }, func() { d.accumulate(mid, len(spans), late) })
 	for k, l := range late {
 		a := aggs[k]
 		if a == nil {
@@ -272,8 +255,8 @@ func (d *traceDeriver) accumulate(lo, hi int, aggs map[aggKey]*agg) {
 			// is a client span, or an unlabelled non-entry span whose only
 			// children are in other services.
 			pp := parent[p]
-			clientSide := ps.Kind == SpanClient ||
-				(ps.Kind == SpanUnspecified && pp >= 0 && b.Spans[pp].Service == ps.Service && crossChildren[p] == nChildren[p] && nChildren[p] == 1)
+			clientSide := ps.Kind == ingest.SpanClient ||
+				(ps.Kind == ingest.SpanUnspecified && pp >= 0 && b.Spans[pp].Service == ps.Service && crossChildren[p] == nChildren[p] && nChildren[p] == 1)
 			if clientSide {
 				cd := ps.Duration.Seconds()
 				ec.clientDur = append(ec.clientDur, float32(cd))
@@ -281,7 +264,7 @@ func (d *traceDeriver) accumulate(lo, hi int, aggs map[aggKey]*agg) {
 				ec.gapN++
 			}
 		}
-		if !s.Peer.IsEmpty() && s.Peer != s.Service && nChildren[i] == 0 && (s.Kind == SpanClient || s.Kind == SpanUnspecified) {
+		if !s.Peer.IsEmpty() && s.Peer != s.Service && nChildren[i] == 0 && (s.Kind == ingest.SpanClient || s.Kind == ingest.SpanUnspecified) {
 			e := get(aggKey{kind: aggEdge, a: s.Service, b: s.Peer})
 			ec := &e.cells[c]
 			ec.n++
@@ -329,26 +312,26 @@ func (d *traceDeriver) exclusiveTime(i int, ivs [][2]int64) (float64, [][2]int64
 // (a quantile sorts its cell's durations in place after the mean has summed
 // them in arrival order), and returns it. It reads the deriver and writes
 // only a's cells, so aggregates can be emitted in parallel.
-func (d *traceDeriver) emitSeries(out []*Series, k aggKey, a *agg) []*Series {
+func (d *traceDeriver) emitSeries(out []*ingest.Series, k aggKey, a *agg) []*ingest.Series {
 	b := d.b
 	perSec := 1 / b.Step.Seconds()
-	var ent Entity
-	var labels Labels
+	var ent ingest.Entity
+	var labels ingest.Labels
 	switch k.kind {
 	case aggService:
 		a := k.a.String()
-		ent = Entity{Kind: KindService, Name: a, Service: a}
-		labels = Labels{{"service", a}}
+		ent = ingest.Entity{Kind: ingest.KindService, Name: a, Service: a}
+		labels = ingest.Labels{{Name: "service", Value: a}}
 	case aggPod:
 		pod, svc := k.a.String(), k.b.String()
-		ent = Entity{Kind: KindPod, Name: pod, Service: svc, Node: a.node.String()}
-		labels = Labels{{"pod", pod}, {"service", svc}}
+		ent = ingest.Entity{Kind: ingest.KindPod, Name: pod, Service: svc, Node: a.node.String()}
+		labels = ingest.Labels{{Name: "pod", Value: pod}, {Name: "service", Value: svc}}
 	case aggEdge:
 		caller, callee := k.a.String(), k.b.String()
-		ent = Entity{Kind: KindEdge, Name: caller + "->" + callee, Service: callee, Caller: caller, Callee: callee}
-		labels = Labels{{"callee", callee}, {"caller", caller}}
+		ent = ingest.Entity{Kind: ingest.KindEdge, Name: caller + "->" + callee, Service: callee, Caller: caller, Callee: callee}
+		labels = ingest.Labels{{Name: "callee", Value: callee}, {Name: "caller", Value: caller}}
 	}
-	emit := func(name string, sig SignalKind, stat, unit string, f func(c *aggCell) float64) {
+	emit := func(name string, sig ingest.SignalKind, stat, unit string, f func(c *aggCell) float64) {
 		v := make([]float64, d.n)
 		any := false
 		for i := range a.cells {
@@ -364,13 +347,13 @@ func (d *traceDeriver) emitSeries(out []*Series, k aggKey, a *agg) []*Series {
 		if !any {
 			return
 		}
-		ls := append(Labels{}, labels...)
+		ls := append(ingest.Labels{}, labels...)
 		if stat != "" && stat != "rate" && stat != "ratio" {
-			ls = append(ls, Label{"stat", stat})
-			SortLabels(ls)
+			ls = append(ls, ingest.Label{Name: "stat", Value: stat})
+			ingest.SortLabels(ls)
 		}
-		out = append(out, &Series{Name: name, Labels: ls, Entity: ent, Signal: sig, Stat: stat, Unit: unit,
-			Source: DerivedSource, T: b.Grid, V: v, Aligned: true})
+		out = append(out, &ingest.Series{Name: name, Labels: ls, Entity: ent, Signal: sig, Stat: stat, Unit: unit,
+			Source: ingest.DerivedSource, T: b.Grid, V: v, Aligned: true})
 	}
 	quant := func(sel func(c *aggCell) []float32, q float64) func(c *aggCell) float64 {
 		return func(c *aggCell) float64 { return quantile32(sel(c), q) }
@@ -391,20 +374,20 @@ func (d *traceDeriver) emitSeries(out []*Series, k aggKey, a *agg) []*Series {
 	durs := func(c *aggCell) []float32 { return c.durs }
 	switch k.kind {
 	case aggService, aggPod:
-		emit(TraceRequests, SignalTraffic, "rate", "1/s", func(c *aggCell) float64 { return float64(c.n) * perSec })
-		emit(TraceErrors, SignalErrors, "rate", "1/s", func(c *aggCell) float64 { return float64(c.errs) * perSec })
-		emit(TraceErrorRatio, SignalErrors, "ratio", "ratio", func(c *aggCell) float64 {
+		emit(ingest.TraceRequests, ingest.SignalTraffic, "rate", "1/s", func(c *aggCell) float64 { return float64(c.n) * perSec })
+		emit(ingest.TraceErrors, ingest.SignalErrors, "rate", "1/s", func(c *aggCell) float64 { return float64(c.errs) * perSec })
+		emit(ingest.TraceErrorRatio, ingest.SignalErrors, "ratio", "ratio", func(c *aggCell) float64 {
 			if c.n == 0 {
 				return math.NaN()
 			}
 			return float64(c.errs) / float64(c.n)
 		})
-		emit(TraceLatency, SignalLatency, "mean", "s", mean(durs))
-		emit(TraceLatency, SignalLatency, "p50", "s", quant(durs, 0.50))
-		emit(TraceLatency, SignalLatency, "p90", "s", quant(durs, 0.90))
-		emit(TraceLatency, SignalLatency, "p99", "s", quant(durs, 0.99))
+		emit(ingest.TraceLatency, ingest.SignalLatency, "mean", "s", mean(durs))
+		emit(ingest.TraceLatency, ingest.SignalLatency, "p50", "s", quant(durs, 0.50))
+		emit(ingest.TraceLatency, ingest.SignalLatency, "p90", "s", quant(durs, 0.90))
+		emit(ingest.TraceLatency, ingest.SignalLatency, "p99", "s", quant(durs, 0.99))
 		if k.kind == aggService {
-			emit(TraceSelf, SignalLatency, "self", "s", func(c *aggCell) float64 {
+			emit(ingest.TraceSelf, ingest.SignalLatency, "self", "s", func(c *aggCell) float64 {
 				if c.n == 0 {
 					return math.NaN()
 				}
@@ -414,13 +397,13 @@ func (d *traceDeriver) emitSeries(out []*Series, k aggKey, a *agg) []*Series {
 	case aggEdge:
 		client := func(c *aggCell) []float32 { return c.clientDur }
 		server := func(c *aggCell) []float32 { return c.server }
-		emit(EdgeCalls, SignalTraffic, "rate", "1/s", func(c *aggCell) float64 { return float64(c.n) * perSec })
-		emit(EdgeErrors, SignalErrors, "rate", "1/s", func(c *aggCell) float64 { return float64(c.errs) * perSec })
-		emit(EdgeClient, SignalLatency, "mean", "s", mean(client))
-		emit(EdgeClient, SignalLatency, "p90", "s", quant(client, 0.90))
-		emit(EdgeServer, SignalLatency, "mean", "s", mean(server))
-		emit(EdgeServer, SignalLatency, "p90", "s", quant(server, 0.90))
-		emit(EdgeGap, SignalLatency, "gap", "s", func(c *aggCell) float64 {
+		emit(ingest.EdgeCalls, ingest.SignalTraffic, "rate", "1/s", func(c *aggCell) float64 { return float64(c.n) * perSec })
+		emit(ingest.EdgeErrors, ingest.SignalErrors, "rate", "1/s", func(c *aggCell) float64 { return float64(c.errs) * perSec })
+		emit(ingest.EdgeClient, ingest.SignalLatency, "mean", "s", mean(client))
+		emit(ingest.EdgeClient, ingest.SignalLatency, "p90", "s", quant(client, 0.90))
+		emit(ingest.EdgeServer, ingest.SignalLatency, "mean", "s", mean(server))
+		emit(ingest.EdgeServer, ingest.SignalLatency, "p90", "s", quant(server, 0.90))
+		emit(ingest.EdgeGap, ingest.SignalLatency, "gap", "s", func(c *aggCell) float64 {
 			if c.gapN == 0 {
 				return math.NaN()
 			}

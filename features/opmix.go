@@ -1,33 +1,26 @@
-package ingest
+package features
 
 import (
 	"cmp"
 	"math"
 	"slices"
-)
 
-// TraceOpMix is the derived series of how far each step's mix of a
-// service's span operations is from the service's usual mix: a code fault
-// that returns early or throws skips some of the work (and downstream calls)
-// a request normally does, often without errors or latency to show for it.
-const TraceOpMix = "trace_operation_mix_shift"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
 
 // maxMixOps bounds the operations followed per service; rarer ones are
 // pooled (HTTP routes with IDs in them would otherwise be thousands).
 const maxMixOps = 20
 
-// minMixSpans is the fewest spans a step needs for its mix to be scored.
-const minMixSpans = 5
-
-// operationMixSeries returns one TraceOpMix series per service with at
+// operationMixSeries returns one ingest.TraceOpMix series per service with at
 // least two operations: for each grid cell, the chi-square statistic of the
 // cell's operation counts against the service's mix over all cells, as a
 // standard normal deviate (Wilson–Hilferty), so that it reads alike for
-// busy and quiet steps. NaN where a cell has fewer than minMixSpans spans.
+// busy and quiet steps. NaN where a cell has fewer than MinMixSpans spans.
 // The reference mix includes the incident, which only dilutes a shift. It
 // only reads the spans and the grid, so Finalize runs it beside
 // deriveTraceSeries. O(spans + services·cells·maxMixOps).
-func (b *Bundle) operationMixSeries() (out []*Series) {
+func operationMixSeries(b *ingest.Bundle) (out []*ingest.Series) {
 	if len(b.Spans) == 0 || len(b.Grid) == 0 {
 		return nil
 	}
@@ -35,7 +28,7 @@ func (b *Bundle) operationMixSeries() (out []*Series) {
 	g0, step := int64(b.Grid[0]), int64(b.Step)
 	// One pass over the spans: per (service, operation), its total and its
 	// count per cell.
-	type svcOp struct{ svc, op Sym }
+	type svcOp struct{ svc, op ingest.Sym }
 	type opCounts struct {
 		total int
 		cells []int32
@@ -95,7 +88,7 @@ func (b *Bundle) operationMixSeries() (out []*Series) {
 				ref[j] += float64(m.counts[c*m.k+j])
 			}
 		}
-		mixShares(ref)
+		ingest.MixShares(ref)
 		v := make([]float64, n)
 		scored := false
 		for c := 0; c < n; c++ {
@@ -104,46 +97,19 @@ func (b *Bundle) operationMixSeries() (out []*Series) {
 			for _, x := range row {
 				cellN += float64(x)
 			}
-			if cellN < minMixSpans {
+			if cellN < ingest.MinMixSpans {
 				v[c] = math.NaN()
 				continue
 			}
-			v[c] = mixDeviate(row, cellN, ref)
+			v[c] = ingest.MixDeviate(row, cellN, ref)
 			scored = true
 		}
 		if !scored {
 			continue
 		}
-		out = append(out, &Series{Name: TraceOpMix, Labels: Labels{{"service", svc}, {"stat", "mix"}},
-			Entity: Entity{Kind: KindService, Name: svc, Service: svc}, Signal: SignalTraffic, Stat: "mix", Unit: "z",
-			Source: DerivedSource, T: b.Grid, V: v, Aligned: true})
+		out = append(out, &ingest.Series{Name: ingest.TraceOpMix, Labels: ingest.Labels{{Name: "service", Value: svc}, {Name: "stat", Value: "mix"}},
+			Entity: ingest.Entity{Kind: ingest.KindService, Name: svc, Service: svc}, Signal: ingest.SignalTraffic, Stat: "mix", Unit: "z",
+			Source: ingest.DerivedSource, T: b.Grid, V: v, Aligned: true})
 	}
 	return out
-}
-
-// mixShares turns a mix's reference counts into shares, in place, with half
-// a count added to each column (no zero expectations).
-func mixShares(ref []float64) {
-	all := 0.0
-	for _, x := range ref {
-		all += x
-	}
-	for j := range ref {
-		ref[j] = (ref[j] + 0.5) / (all + 0.5*float64(len(ref)))
-	}
-}
-
-// mixDeviate is the chi-square statistic of one cell's counts row (n in
-// all) against the reference shares ref (len(ref) − 1 degrees of freedom),
-// as a standard normal deviate (Wilson–Hilferty: (X²/df)^(1/3) is about
-// normal).
-func mixDeviate[C int32 | float64](row []C, n float64, ref []float64) float64 {
-	chi := 0.0
-	for j, x := range row {
-		e := n * ref[j]
-		d := float64(x) - e
-		chi += d * d / e
-	}
-	df := float64(len(ref) - 1)
-	return (math.Cbrt(chi/df) - (1 - 2/(9*df))) / math.Sqrt(2/(9*df))
 }

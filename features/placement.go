@@ -1,12 +1,13 @@
-package ingest
+package features
 
 import (
 	"cmp"
-	"fmt"
 	"net"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // hostPID keys a process by host (normalised, lower case) and PID.
@@ -19,7 +20,7 @@ type hostPID struct {
 // without its domain ("gpu-1.dc.example.com" and "GPU-1" are one host), or
 // the whole address for an IP.
 func shortHost(h string) string {
-	h = NormalizeHost(h)
+	h = ingest.NormalizeHost(h)
 	if net.ParseIP(h) == nil {
 		if i := strings.IndexByte(h, '.'); i > 0 {
 			h = h[:i]
@@ -43,14 +44,14 @@ func shortHost(h string) string {
 // nothing. Containers see their own PID namespace, so PIDs from inside a pod
 // rarely equal the host's; a warning says so when both sides have PIDs and
 // none matched.
-func (b *Bundle) placeProcesses() {
+func placeProcesses(b *ingest.Bundle) {
 	b.PodVersions = dedupePodVersions(b.PodVersions)
 	b.Processes = dedupeProcesses(b.Processes)
 	if len(b.Processes) == 0 {
 		return
 	}
-	byKey := map[hostPID][]Process{}
-	byPID := map[uint32][]Process{}
+	byKey := map[hostPID][]ingest.Process{}
+	byPID := map[uint32][]ingest.Process{}
 	hosts := map[string]bool{}
 	for _, p := range b.Processes {
 		h := shortHost(p.Host)
@@ -64,11 +65,11 @@ func (b *Bundle) placeProcesses() {
 	// series of the same UUID carry Hostname.
 	gpuHost := map[string]string{}
 	for _, s := range b.Series {
-		if e := s.Entity; e.Kind == KindGPU && e.Node != "" && gpuHost[e.Name] == "" {
+		if e := s.Entity; e.Kind == ingest.KindGPU && e.Node != "" && gpuHost[e.Name] == "" {
 			gpuHost[e.Name] = e.Node
 		}
 	}
-	seen := map[Placement]bool{}
+	seen := map[ingest.Placement]bool{}
 	gpuPIDs, ambiguous := 0, 0
 	type gpuPID struct {
 		gpu string
@@ -76,7 +77,7 @@ func (b *Bundle) placeProcesses() {
 	}
 	counted := map[gpuPID]bool{}
 	for _, s := range b.Series {
-		if s.Entity.Kind != KindGPU {
+		if s.Entity.Kind != ingest.KindGPU {
 			continue
 		}
 		pid64, err := strconv.ParseUint(s.Labels.Get("pid"), 10, 32)
@@ -93,7 +94,7 @@ func (b *Bundle) placeProcesses() {
 			counted[k] = true
 			gpuPIDs++
 		}
-		var cands []Process
+		var cands []ingest.Process
 		if host != "" {
 			cands = byKey[hostPID{host, pid}]
 		}
@@ -112,7 +113,7 @@ func (b *Bundle) placeProcesses() {
 			ambiguous++
 			continue
 		}
-		pl := Placement{GPU: s.Entity.Name, Service: first.Service, Pod: first.Pod, Host: first.Host, PID: pid}
+		pl := ingest.Placement{GPU: s.Entity.Name, Service: first.Service, Pod: first.Pod, Host: first.Host, PID: pid}
 		if pl.Host == "" {
 			pl.Host = gpuNode
 		}
@@ -121,52 +122,38 @@ func (b *Bundle) placeProcesses() {
 			b.Placements = append(b.Placements, pl)
 		}
 	}
-	slices.SortFunc(b.Placements, func(x, y Placement) int {
+	slices.SortFunc(b.Placements, func(x, y ingest.Placement) int {
 		return cmp.Or(cmp.Compare(x.GPU, y.GPU), cmp.Compare(x.Service, y.Service), cmp.Compare(x.Pod, y.Pod),
 			cmp.Compare(x.Host, y.Host), cmp.Compare(x.PID, y.PID))
 	})
 	if ambiguous > 0 {
-		b.Warn(ErrUnmatched, "placement", ambiguous, "%d GPU process series have a PID that traces give to more than one service or pod on the host; not placed", ambiguous)
+		b.Warn(ingest.ErrUnmatched, "placement", ambiguous, "%d GPU process series have a PID that traces give to more than one service or pod on the host; not placed", ambiguous)
 	}
 	if gpuPIDs > 0 && len(b.Placements) == 0 {
-		b.Warn(ErrUnmatched, "placement", gpuPIDs, "none of the %d GPU processes matched a traced process by host and PID (processes inside containers see their own PIDs; DCGM pod labels place GPUs in Kubernetes)", gpuPIDs)
+		b.Warn(ingest.ErrUnmatched, "placement", gpuPIDs, "none of the %d GPU processes matched a traced process by host and PID (processes inside containers see their own PIDs; DCGM pod labels place GPUs in Kubernetes)", gpuPIDs)
 	}
 }
 
 // dedupeProcesses sorts processes and drops repeats (the same process seen
 // by several files), keeping the first source.
-func dedupeProcesses(ps []Process) []Process {
-	slices.SortStableFunc(ps, func(x, y Process) int {
+func dedupeProcesses(ps []ingest.Process) []ingest.Process {
+	slices.SortStableFunc(ps, func(x, y ingest.Process) int {
 		return cmp.Or(cmp.Compare(x.Host, y.Host), cmp.Compare(x.PID, y.PID), cmp.Compare(x.Service, y.Service),
 			cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Source, y.Source))
 	})
-	return slices.CompactFunc(ps, func(x, y Process) bool {
+	return slices.CompactFunc(ps, func(x, y ingest.Process) bool {
 		return x.Host == y.Host && x.PID == y.PID && x.Service == y.Service && x.Pod == y.Pod
 	})
 }
 
 // dedupePodVersions sorts the pods' versions and drops repeats (the same
 // pair seen by several files), keeping the first source.
-func dedupePodVersions(vs []PodVersion) []PodVersion {
-	slices.SortStableFunc(vs, func(x, y PodVersion) int {
+func dedupePodVersions(vs []ingest.PodVersion) []ingest.PodVersion {
+	slices.SortStableFunc(vs, func(x, y ingest.PodVersion) int {
 		return cmp.Or(cmp.Compare(x.Pod, y.Pod), cmp.Compare(x.Version, y.Version), cmp.Compare(x.Service, y.Service),
 			cmp.Compare(x.Source, y.Source))
 	})
-	return slices.CompactFunc(vs, func(x, y PodVersion) bool {
+	return slices.CompactFunc(vs, func(x, y ingest.PodVersion) bool {
 		return x.Pod == y.Pod && x.Version == y.Version && x.Service == y.Service
 	})
-}
-
-// String describes the placement for evidence, e.g. "PID 4242 of
-// vllm-0 on gpu-node-1".
-func (p Placement) String() string {
-	who := p.Service
-	if p.Pod != "" {
-		who = p.Pod
-	}
-	s := fmt.Sprintf("PID %d of %s", p.PID, who)
-	if p.Host != "" {
-		s += " on " + p.Host
-	}
-	return s
 }

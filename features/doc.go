@@ -1,0 +1,37 @@
+// Package features is the stage between ingest and tcg: what is computed
+// from the data once it is read, rather than read from it.
+//
+// # What it owns, what it must not do
+//
+// Today: matching GPU series to the pods and processes that use them
+// (gpumatch.go), placing processes on GPUs by host and PID (placement.go),
+// the per-service, per-pod and per-call-edge RED series derived from spans
+// (derive.go: caller- and callee-side latency of every edge and the gap
+// between them, exclusive "self" time) and the operation mix of each
+// service (opmix.go). The names of the series it derives are ingest's
+// vocabulary (ingest/derived.go), since every later stage reads them.
+// It must not know about graphs, ranking or reports, never reads the wall
+// clock, and names no dataset, service or fault.
+//
+// # How it runs
+//
+// Inside ingest's Finalize, as ingest.Options.Derive: after the repairs,
+// the grid step and entity matching, before the series are aligned onto the
+// grid, so that derived series are aligned like the rest. Read and Finalize
+// set the hook; everything that reads data for analysis calls
+// features.Read (driver, compare, bench, tests), so none forgets the stage.
+//
+// # Parameters
+//
+//	name               value  where       why
+//	maxMixOps          20     opmix.go    operations followed per service; rarer ones pooled (routes with IDs)
+//	ingest.MinMixSpans (core) ingest/mix.go fewest spans in a cell for its mix to count
+//	ingest.ParallelMinSpans 20,000 ingest/finalize.go fewest spans for which derive and the mix run side by side
+//
+// Options has no fields yet: its zero value is the stage's only setting.
+//
+// Still in ingest and due here (issue 29): classification (classify.go,
+// needed at read time by the Prometheus decoder), entity matching
+// (entitymatch.go), the log series and template features (logfeatures.go,
+// logpattern.go, logevidence.go).
+package features
