@@ -152,3 +152,38 @@ func TestLayers(t *testing.T) {
 		})
 	}
 }
+
+// decoderDeps are what a decoder package (a package under ingest/ other
+// than the all-formats package) may import from the module: the core, the
+// shared log machinery (records, sinks, lines: one package the log
+// decoders and the OTLP trace decoder share) and the Drain miner.
+var decoderDeps = []string{"ingest", "ingest/logs", "logtemplate"}
+
+// TestDecodersImportOnlyTheCore checks every package under ingest/ against
+// decoderDeps, whatever its line in layers says: a decoder that needs
+// another decoder's code asks the core for it (ingest.Decoder) or the code
+// moves into the core, so that a format can be read, added or removed by
+// reading only its own folder and the core.
+func TestDecodersImportOnlyTheCore(t *testing.T) {
+	n := 0
+	for pkg := range layers {
+		if !strings.HasPrefix(pkg, "ingest/") || pkg == "ingest/formats" {
+			continue
+		}
+		n++
+		for _, dep := range layers[pkg] {
+			if !slices.Contains(decoderDeps, dep) || dep == pkg {
+				t.Errorf("layers lets the decoder package %s import %s: decoders import only %v", pkg, dep, decoderDeps)
+			}
+		}
+	}
+	if n < 7 {
+		t.Errorf("%d decoder packages in layers, want the 7 families (alertmanager, gpu, jaeger, k8sevents, logs, otlp, prometheus)", n)
+	}
+	// Every decoder package is registered by ingest/formats.
+	for pkg := range layers {
+		if strings.HasPrefix(pkg, "ingest/") && pkg != "ingest/formats" && !slices.Contains(layers["ingest/formats"], pkg) {
+			t.Errorf("ingest/formats does not import the decoder package %s: its formats would not be registered", pkg)
+		}
+	}
+}
