@@ -37,7 +37,7 @@ var layers = map[string][]string{
 	"features":            {"ingest", "measure"}, // between ingest and tcg: derived series, placement
 	"peers":               {"ingest", "measure"},
 	"tcg":                 {"ingest", "internal/parallel", "measure", "peers"},
-	"causal":              {"ingest", "internal/parallel", "measure", "tcg"},
+	"causal":              {"features", "ingest", "internal/parallel", "measure", "tcg"},
 	"evidence":            {"causal", "ingest", "measure", "tcg"},
 	"scorecard":           {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
 	"compare":             {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},

@@ -7,8 +7,12 @@
 // (gpumatch.go), placing processes on GPUs by host and PID (placement.go),
 // the per-service, per-pod and per-call-edge RED series derived from spans
 // (derive.go: caller- and callee-side latency of every edge and the gap
-// between them, exclusive "self" time) and the operation mix of each
-// service (opmix.go). The names of the series it derives are ingest's
+// between them, exclusive "self" time), the operation mix of each
+// service (opmix.go), the log series per service and pod (logfeatures.go:
+// records, errors, new and missing templates, the template mix), the log
+// pattern series (logpattern.go: how the transitions between a request's
+// log events and calls depart from the baseline's) and the log evidence of
+// a ranked cause (logevidence.go). The names of the series it derives are ingest's
 // vocabulary (ingest/derived.go), since every later stage reads them.
 // It must not know about graphs, ranking or reports, never reads the wall
 // clock, and names no dataset, service or fault.
@@ -30,8 +34,11 @@
 //
 // Options has no fields yet: its zero value is the stage's only setting.
 //
+// DeriveLogSeries and DerivePatternSeries derive the log series again once
+// the incident's baseline is known (driver's analyzeIncident); LogEvidence
+// is what causal's ranking quotes of a cause's logs.
+//
 // Still in ingest and due here (issue 29): classification (classify.go,
-// needed at read time by the Prometheus decoder), entity matching
-// (entitymatch.go), the log series and template features (logfeatures.go,
-// logpattern.go, logevidence.go).
+// needed at read time by the Prometheus decoder) and entity matching
+// (entitymatch.go, which log finalization shares).
 package features

@@ -38,7 +38,10 @@ func Deriver(fo Options) func(*ingest.Bundle) {
 //  2. processes placed on GPUs by host and PID (placement.go);
 //  3. per-service, per-pod and per-call-edge RED series derived from the
 //     spans (derive.go) beside the operation mix (opmix.go), the mix's
-//     series appended after the trace series'.
+//     series appended after the trace series';
+//  4. the log series with the default reference period, the first 60% of
+//     the grid (logfeatures.go; DeriveLogSeries derives them again once the
+//     incident's baseline is known).
 //
 // The trace series and the operation mix only read the spans: side by side
 // on big inputs (ingest.BothIf).
@@ -48,4 +51,5 @@ func Derive(b *ingest.Bundle, _ Options) {
 	var mix []*ingest.Series
 	ingest.BothIf(len(b.Spans), func() { deriveTraceSeries(b, b.Parent) }, func() { mix = operationMixSeries(b) })
 	b.Series = append(b.Series, mix...)
+	deriveDefaultLogSeries(b)
 }

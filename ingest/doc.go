@@ -19,9 +19,8 @@
 // imports them all, and whoever reads data imports it. The features stage
 // (package features) runs inside Finalize through Options.Derive. Still
 // here and due to move to features (issue 29): classification
-// (classify.go, which the Prometheus decoder needs at read time), entity
-// matching (entitymatch.go) and the log series and template features
-// (logfeatures.go, logpattern.go, logevidence.go).
+// (classify.go, which the Prometheus decoder needs at read time) and entity
+// matching (entitymatch.go, which log finalization shares).
 //
 // It must not know about graphs, ranking or reports, never reads the wall
 // clock, and names no dataset, service or fault: rules are keywords and
@@ -61,9 +60,9 @@
 // context read, and their templates mined (package logtemplate, one Drain
 // miner per service, sequentially per file); Finalize merges the templates
 // of all files deterministically, sorts the records, links them to spans
-// (logfinalize.go) and derives per-service and per-pod log series
-// (logfeatures.go); DeriveLogSeries re-derives them for the incident's
-// baseline and LogEvidence summarises a cause's templates (logevidence.go).
+// (logfinalize.go); the features stage derives per-service and per-pod log
+// series (features.DeriveLogSeries re-derives them for the incident's
+// baseline and features.LogEvidence summarises a cause's templates).
 //
 // Every metric series is classified into a SignalKind (ClassifySeries) and
 // attached to the most specific Entity it describes: a GPU, a call edge, a

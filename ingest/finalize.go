@@ -24,14 +24,16 @@ const maxGridCells = 20_000
 //  4. entities matched across sources (pod → workload, unmatched warned);
 //  5. the features stage, opt.Derive (package features: GPUs matched,
 //     processes placed, per-service, per-pod and per-call-edge RED series
-//     derived from spans, the operation mix);
+//     derived from spans, the operation mix, the log series with the
+//     default reference period);
 //  6. every series of step ≥ 1 s aligned onto the grid (gaps warned);
 //  7. the entity list.
 //
 // Log records are finalized beside (logfinalize.go: templates merged across
 // files, records sorted, linked to spans; their entities matched like the
-// series'), and the log series derived with the default reference period
-// (DeriveLogSeries can derive them again for the incident's baseline).
+// series'); the features stage derives the log series with the default
+// reference period (features.DeriveLogSeries derives them again for the
+// incident's baseline).
 //
 // Finalize is idempotent only in the sense that it must be called once.
 func (b *Bundle) Finalize(opt Options) error {
@@ -46,7 +48,6 @@ func (b *Bundle) Finalize(opt Options) error {
 	if opt.Derive != nil {
 		opt.Derive(b)
 	}
-	b.deriveDefaultLogSeries()
 	b.alignSeries(opt.Limits.WithDefaults().MaxCells)
 	b.collectEntities()
 	return nil

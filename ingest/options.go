@@ -138,9 +138,9 @@ type Options struct {
 	TempDir string
 	// Derive is the features stage (package features sets it: features.Read
 	// and features.Finalize): Finalize calls it once the entities are
-	// matched, before the log series are derived and every series is
-	// aligned onto the grid, so that derived series are aligned like the
-	// rest. Nil derives nothing (GPU matching, process placement,
-	// span-derived RED series and the operation mix are all features).
+	// matched, before every series is aligned onto the grid, so that
+	// derived series are aligned like the rest. Nil derives nothing (GPU
+	// matching, process placement, span-derived RED series, the operation
+	// mix and the log series are all features).
 	Derive func(*Bundle)
 }

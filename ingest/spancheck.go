@@ -165,9 +165,9 @@ func mergeRunsInto(out []Span, runs [][]Span) {
 }
 
 // spanKey identifies a span within the bundle.
-type spanKey struct {
-	trace TraceID
-	span  SpanID
+type SpanKey struct {
+	Trace TraceID
+	Span  SpanID
 }
 
 // spanTable maps (trace, span) IDs to indexes of a span slice: open

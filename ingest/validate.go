@@ -37,13 +37,13 @@ func (b *Bundle) Validate() error {
 	}
 
 	// Spans.
-	seen := make(map[spanKey]int, len(b.Spans))
+	seen := make(map[SpanKey]int, len(b.Spans))
 	for i := range b.Spans {
 		s := &b.Spans[i]
 		if i > 0 && spanLess(s, &b.Spans[i-1]) {
 			bad("spans", "span %d (%v/%v) sorts before span %d", i, s.TraceID, s.SpanID, i-1)
 		}
-		k := spanKey{s.TraceID, s.SpanID}
+		k := SpanKey{s.TraceID, s.SpanID}
 		if j, ok := seen[k]; ok {
 			bad("spans", "span %d repeats the ID %v/%v of span %d", i, s.TraceID, s.SpanID, j)
 		} else {

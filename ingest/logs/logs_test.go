@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -304,7 +305,7 @@ func logFeatureBundle(t *testing.T) *ingest.Bundle {
 	}
 	b.Series = append(b.Series, m)
 	b.Inputs = []ingest.Input{{Path: "cart.log"}}
-	if err := b.Finalize(ingest.Options{Step: 15 * time.Second}); err != nil {
+	if err := features.Finalize(b, ingest.Options{Step: 15 * time.Second}, features.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Validate(); err != nil {
@@ -320,109 +321,6 @@ func logSeries(b *ingest.Bundle, e ingest.Entity, name string) *ingest.Series {
 		}
 	}
 	return nil
-}
-
-func TestDeriveLogSeries(t *testing.T) {
-	b := logFeatureBundle(t)
-	cart := ingest.Entity{Kind: ingest.KindService, Name: "cart"}
-	t0 := b.Logs[0].Time
-	base := t0
-	ws := t0 + ingest.Time(29*15*time.Second)
-	b.DeriveLogSeries(base, ws)
-	before := len(b.Series)
-	b.DeriveLogSeries(base, ws) // idempotent: replaces
-	if len(b.Series) != before {
-		t.Fatalf("%d series after the second call, %d after the first", len(b.Series), before)
-	}
-	cell := func(s *ingest.Series, c int) float64 { return s.V[c] }
-	get := func(name string) *ingest.Series {
-		s := logSeries(b, cart, name)
-		if s == nil {
-			t.Fatalf("no %s series for cart", name)
-		}
-		return s
-	}
-	recs, errs, nw, mix, miss := get(ingest.LogRecords), get(ingest.LogErrors), get(ingest.LogNewTemplates), get(ingest.LogMixShift), get(ingest.LogMissingTemplates)
-	if recs.Signal != ingest.SignalLogs || recs.Source != ingest.DerivedSource || !recs.Aligned {
-		t.Errorf("series %+v", recs)
-	}
-	// Cells: record times fall just after grid points, so they count at the next one.
-	cellAt := func(c int) int {
-		for i, g := range b.Grid {
-			if g > t0+ingest.Time(c)*ingest.Time(15*time.Second) {
-				return i
-			}
-		}
-		return -1
-	}
-	quiet, hit := cellAt(10), cellAt(37) // a reference cell, an incident cell
-	for _, c := range []int{quiet} {
-		if cell(errs, c) != 0 || cell(nw, c) != 0 || cell(miss, c) != 0 {
-			t.Errorf("reference cell %d: errors %v new %v missing %v, want 0", c, cell(errs, c), cell(nw, c), cell(miss, c))
-		}
-	}
-	if cell(recs, hit) != 4+1 && cell(recs, hit) != 4 {
-		t.Logf("records %v", recs.V)
-	}
-	if cell(errs, hit) != 1 || cell(nw, hit) != 2 {
-		t.Errorf("incident cell: errors %v, new %v; want 1, 2 (the error and the linked retry)", cell(errs, hit), cell(nw, hit))
-	}
-	if cell(miss, hit) < 1 { // λ = 2 for the stopped template, x = 0: 2 − ln 2 (scaled by volume)
-		t.Errorf("missing-template score %v in the incident, want about 1.3", cell(miss, hit))
-	}
-	if cell(mix, hit) <= cell(mix, quiet)+1 {
-		t.Errorf("mix shift %v in the incident, %v before: want a clear rise", cell(mix, hit), cell(mix, quiet))
-	}
-	if !math.IsNaN(recs.V[0]) || !math.IsNaN(recs.V[len(recs.V)-1]) {
-		t.Errorf("cells before the first and after the last record = %v, %v; want NaN", recs.V[0], recs.V[len(recs.V)-1])
-	}
-	// The pod has its own series; the record without a service joined the
-	// span's service through its trace link.
-	if logSeries(b, ingest.Entity{Kind: ingest.KindPod, Name: "cart-7d4b9c8f6-x2kq9"}, ingest.LogErrors) == nil {
-		t.Error("no pod series")
-	}
-	var fromTrace *ingest.LogStream
-	for i := range b.LogStreams {
-		if b.LogStreams[i].EntityFrom == "trace" {
-			fromTrace = &b.LogStreams[i]
-		}
-	}
-	if fromTrace == nil || fromTrace.Service != "cart" {
-		t.Errorf("streams %+v: want one placed by the linked span", b.LogStreams)
-	}
-}
-
-func TestLogEvidence(t *testing.T) {
-	b := logFeatureBundle(t)
-	base := b.Logs[0].Time
-	ws := base + ingest.Time(30*15*time.Second)
-	we := b.Logs[len(b.Logs)-1].Time + 1
-	ev := b.LogEvidence(ingest.Entity{Kind: ingest.KindService, Name: "cart"}, base, ws, ws, we, 5)
-	if len(ev) < 2 {
-		t.Fatalf("evidence %+v", ev)
-	}
-	first := ev[0]
-	if !first.New || first.Severity != ingest.SeverityError || !strings.HasPrefix(first.Pattern, "payment failed") || first.BaselineCount != 0 || first.WindowCount != 10 {
-		t.Errorf("first evidence %+v: want the new ERROR template", first)
-	}
-	if len(first.Traces) != 3 || first.Traces[0].Service != "cart" || first.Traces[0].Operation != "POST /pay" {
-		t.Errorf("trace links %+v: want 3 resolved to their spans", first.Traces)
-	}
-	if !strings.Contains(first.Example, "payment failed trace_id=") || first.FirstInWindow == 0 {
-		t.Errorf("example %q first %v", first.Example, first.FirstInWindow)
-	}
-	missing := false
-	for _, e := range ev {
-		if e.Missing && strings.HasPrefix(e.Pattern, "stock reserved") && e.WindowPerMin == 0 && e.BaselinePerMin > 7.5 {
-			missing = true
-		}
-	}
-	if !missing {
-		t.Errorf("evidence %+v: want the vanished template with its baseline rate (8/min)", ev)
-	}
-	if got := b.LogEvidence(ingest.Entity{Kind: ingest.KindService, Name: "nobody"}, base, ws, ws, we, 5); got != nil {
-		t.Errorf("evidence for an entity without logs: %v", got)
-	}
 }
 
 // TestLogEntityOption: Options.LogEntity names the entity of a plain log
@@ -490,5 +388,110 @@ func TestLokiBackward(t *testing.T) {
 	}
 	if got[0] != "ERROR boom\n\tat x.y(Z.java:1)" || got[0] != got[1] {
 		t.Errorf("examples %q (backward) and %q (forward): want the frame folded into the ERROR line", got[0], got[1])
+	}
+}
+
+// decoders' tests).
+
+func TestDeriveLogSeries(t *testing.T) {
+	b := logFeatureBundle(t)
+	cart := ingest.Entity{Kind: ingest.KindService, Name: "cart"}
+	t0 := b.Logs[0].Time
+	base := t0
+	ws := t0 + ingest.Time(29*15*time.Second)
+	features.DeriveLogSeries(b, base, ws)
+	before := len(b.Series)
+	features.DeriveLogSeries(b, base, ws) // idempotent: replaces
+	if len(b.Series) != before {
+		t.Fatalf("%d series after the second call, %d after the first", len(b.Series), before)
+	}
+	cell := func(s *ingest.Series, c int) float64 { return s.V[c] }
+	get := func(name string) *ingest.Series {
+		s := logSeries(b, cart, name)
+		if s == nil {
+			t.Fatalf("no %s series for cart", name)
+		}
+		return s
+	}
+	recs, errs, nw, mix, miss := get(ingest.LogRecords), get(ingest.LogErrors), get(ingest.LogNewTemplates), get(ingest.LogMixShift), get(ingest.LogMissingTemplates)
+	if recs.Signal != ingest.SignalLogs || recs.Source != ingest.DerivedSource || !recs.Aligned {
+		t.Errorf("series %+v", recs)
+	}
+	// Cells: record times fall just after grid points, so they count at the next one.
+	cellAt := func(c int) int {
+		for i, g := range b.Grid {
+			if g > t0+ingest.Time(c)*ingest.Time(15*time.Second) {
+				return i
+			}
+		}
+		return -1
+	}
+	quiet, hit := cellAt(10), cellAt(37) // a reference cell, an incident cell
+	for _, c := range []int{quiet} {
+		if cell(errs, c) != 0 || cell(nw, c) != 0 || cell(miss, c) != 0 {
+			t.Errorf("reference cell %d: errors %v new %v missing %v, want 0", c, cell(errs, c), cell(nw, c), cell(miss, c))
+		}
+	}
+	if cell(recs, hit) != 4+1 && cell(recs, hit) != 4 {
+		t.Logf("records %v", recs.V)
+	}
+	if cell(errs, hit) != 1 || cell(nw, hit) != 2 {
+		t.Errorf("incident cell: errors %v, new %v; want 1, 2 (the error and the linked retry)", cell(errs, hit), cell(nw, hit))
+	}
+	if cell(miss, hit) < 1 { // λ = 2 for the stopped template, x = 0: 2 − ln 2 (scaled by volume)
+		t.Errorf("missing-template score %v in the incident, want about 1.3", cell(miss, hit))
+	}
+	if cell(mix, hit) <= cell(mix, quiet)+1 {
+		t.Errorf("mix shift %v in the incident, %v before: want a clear rise", cell(mix, hit), cell(mix, quiet))
+	}
+	if !math.IsNaN(recs.V[0]) || !math.IsNaN(recs.V[len(recs.V)-1]) {
+		t.Errorf("cells before the first and after the last record = %v, %v; want NaN", recs.V[0], recs.V[len(recs.V)-1])
+	}
+	// The pod has its own series; the record without a service joined the
+	// span's service through its trace link.
+	if logSeries(b, ingest.Entity{Kind: ingest.KindPod, Name: "cart-7d4b9c8f6-x2kq9"}, ingest.LogErrors) == nil {
+		t.Error("no pod series")
+	}
+	var fromTrace *ingest.LogStream
+	for i := range b.LogStreams {
+		if b.LogStreams[i].EntityFrom == "trace" {
+			fromTrace = &b.LogStreams[i]
+		}
+	}
+	if fromTrace == nil || fromTrace.Service != "cart" {
+		t.Errorf("streams %+v: want one placed by the linked span", b.LogStreams)
+	}
+}
+
+func TestLogEvidence(t *testing.T) {
+	b := logFeatureBundle(t)
+	base := b.Logs[0].Time
+	ws := base + ingest.Time(30*15*time.Second)
+	we := b.Logs[len(b.Logs)-1].Time + 1
+	ev := features.LogEvidence(b, ingest.Entity{Kind: ingest.KindService, Name: "cart"}, base, ws, ws, we, 5)
+	if len(ev) < 2 {
+		t.Fatalf("evidence %+v", ev)
+	}
+	first := ev[0]
+	if !first.New || first.Severity != ingest.SeverityError || !strings.HasPrefix(first.Pattern, "payment failed") || first.BaselineCount != 0 || first.WindowCount != 10 {
+		t.Errorf("first evidence %+v: want the new ERROR template", first)
+	}
+	if len(first.Traces) != 3 || first.Traces[0].Service != "cart" || first.Traces[0].Operation != "POST /pay" {
+		t.Errorf("trace links %+v: want 3 resolved to their spans", first.Traces)
+	}
+	if !strings.Contains(first.Example, "payment failed trace_id=") || first.FirstInWindow == 0 {
+		t.Errorf("example %q first %v", first.Example, first.FirstInWindow)
+	}
+	missing := false
+	for _, e := range ev {
+		if e.Missing && strings.HasPrefix(e.Pattern, "stock reserved") && e.WindowPerMin == 0 && e.BaselinePerMin > 7.5 {
+			missing = true
+		}
+	}
+	if !missing {
+		t.Errorf("evidence %+v: want the vanished template with its baseline rate (8/min)", ev)
+	}
+	if got := features.LogEvidence(b, ingest.Entity{Kind: ingest.KindService, Name: "nobody"}, base, ws, ws, we, 5); got != nil {
+		t.Errorf("evidence for an entity without logs: %v", got)
 	}
 }

@@ -1,7 +1,8 @@
-package ingest
+package features
 
 import (
 	"cmp"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"math"
 	"slices"
 	"strings"
@@ -23,18 +24,6 @@ import (
 // callee answers included. Whether a changed reaction follows a changed
 // answer (the callee's errors or its own broken patterns) is for the graph
 // to say: a caller's pattern has its callees' as parents.
-const (
-	// LogPatternShift is, per service, how far the transitions between the
-	// events of its requests
-	// depart from the baseline's, over the trailing incident window: for
-	// each (operation, event), a G-test of the next events' counts against
-	// the baseline's (all baseline cells but the trailing window's own), the
-	// smallest p-value Bonferroni-adjusted over the owner's (operation,
-	// event) pairs, as a standard normal deviate (0 when nothing departs).
-	// NaN where no pair could be tested. Only spans in cells where logs were
-	// collected at all count.
-	LogPatternShift = "log_pattern_shift"
-)
 
 // Pattern event names: a template is "log:<index>", a call "call:<service>".
 const (
@@ -53,28 +42,9 @@ const minPatternWindow = 3
 // maxPatternZ caps the deviate of a p-value too small to represent.
 const maxPatternZ = 12
 
-// PatternShift is the evidence of one owner's most broken pattern over the
-// incident window: after event After in requests of Operation, the next
-// event used to be Expected in BaselineHits of BaselineN, and is so in
-// WindowHits of WindowN; Instead is the next event that gained most.
-type PatternShift struct {
-	Service   string // the service whose requests these are
-	Callee    string // the call after which it happens ("" for the service's own events)
-	Operation string
-	After     string // the event followed, in words: `log "…"`, "a call to X", "the request's start"
-	Expected  string
-	Instead   string
-	// BaselineHits of BaselineN transitions from After went to Expected;
-	// WindowHits of WindowN in the window.
-	BaselineHits, BaselineN, WindowHits, WindowN int
-	P                                            float64 // the G-test's p-value, Bonferroni-adjusted over the owner's pairs
-	Z                                            float64
-	Traces                                       []TraceID // window traces that broke it (up to 2)
-}
-
 // patternEvent is one event of one span.
 type patternEvent struct {
-	t    Time
+	t    ingest.Time
 	seq  int32 // a tie-break: records before calls, each in input order
 	name int32 // index into the event names
 }
@@ -88,7 +58,7 @@ type patternGroup struct {
 	from                int32
 }
 
-// DerivePatternSeries derives the LogPatternShift series of every service
+// DerivePatternSeries derives the ingest.LogPatternShift series of every service
 // whose log records join spans, with [baselineStart, windowStart) as the
 // baseline and windowEnd − windowStart as the trailing window, and the
 // evidence of each owner's most broken pattern over [windowStart,
@@ -96,15 +66,15 @@ type patternGroup struct {
 // lose the volume-based content series (LogNewTemplates,
 // LogMissingTemplates, LogMixShift): per request replaces per volume.
 // Deterministic. O(records · log spans + spans + transitions · cells / window).
-func (b *Bundle) DerivePatternSeries(baselineStart, windowStart, windowEnd Time) {
-	b.Series = slices.DeleteFunc(b.Series, func(s *Series) bool { return s.Name == LogPatternShift })
+func DerivePatternSeries(b *ingest.Bundle, baselineStart, windowStart, windowEnd ingest.Time) {
+	b.Series = slices.DeleteFunc(b.Series, func(s *ingest.Series) bool { return s.Name == ingest.LogPatternShift })
 	b.Patterns = nil
 	if len(b.Spans) == 0 || len(b.Grid) == 0 || b.Step <= 0 {
 		return
 	}
 	n := len(b.Grid)
 	g0, step := int64(b.Grid[0]), int64(b.Step)
-	cellOf := func(t Time) int {
+	cellOf := func(t ingest.Time) int {
 		c := (int64(t) - g0 + step - 1) / step
 		if c < 0 || c >= int64(n) {
 			return -1
@@ -127,13 +97,13 @@ func (b *Bundle) DerivePatternSeries(baselineStart, windowStart, windowEnd Time)
 		for i := range covered {
 			covered[i] = true
 		}
-	} else if joined[JoinSpanID]+joined[JoinTraceTime]+joined[JoinPodTime] == 0 {
+	} else if joined[ingest.JoinSpanID]+joined[ingest.JoinTraceTime]+joined[ingest.JoinPodTime] == 0 {
 		return // logs that join no request: the volume-based series stay
 	}
-	if joined[JoinPodTime] > 0 || joined[JoinNone] > 0 {
-		b.Warn(ErrUnmatched, "logs", joined[JoinPodTime]+joined[JoinNone],
+	if joined[ingest.JoinPodTime] > 0 || joined[ingest.JoinNone] > 0 {
+		b.Warn(ingest.ErrUnmatched, "logs", joined[ingest.JoinPodTime]+joined[ingest.JoinNone],
 			"log records joined to requests: %d by span ID, %d by trace and time, %d by pod and time only (weaker), %d not at all",
-			joined[JoinSpanID], joined[JoinTraceTime], joined[JoinPodTime], joined[JoinNone])
+			joined[ingest.JoinSpanID], joined[ingest.JoinTraceTime], joined[ingest.JoinPodTime], joined[ingest.JoinNone])
 	}
 	// Event names, interned.
 	names := map[string]int32{}
@@ -147,12 +117,12 @@ func (b *Bundle) DerivePatternSeries(baselineStart, windowStart, windowEnd Time)
 		return names[s]
 	}
 	start, end := intern(eventStart), intern(eventEnd)
-	logName, callName := map[int32]int32{}, map[Sym]int32{}
+	logName, callName := map[int32]int32{}, map[ingest.Sym]int32{}
 	// A request to a service is the service's topmost span of a run of
 	// its spans in a trace (its client and internal spans are part of it):
 	// its records and its calls to other services are its events, kept
 	// flat, bucketed by request (no slice per span).
-	req := b.requestSpans()
+	req := requestSpans(b)
 	off := make([]int32, len(b.Spans)+1)
 	for i := range b.Logs {
 		if si := recSpan[i]; si >= 0 {
@@ -205,7 +175,7 @@ func (b *Bundle) DerivePatternSeries(baselineStart, windowStart, windowEnd Time)
 		w1 = n - 1
 	}
 	type groupKey struct {
-		svc, op Sym
+		svc, op ingest.Sym
 		from    int32
 	}
 	groups := map[groupKey]int32{}
@@ -254,19 +224,19 @@ func (b *Bundle) DerivePatternSeries(baselineStart, windowStart, windowEnd Time)
 	}
 	pt := patternTests{b: b, n: n, groups: groupOf, names: nameOf, cells: cells, examples: examples,
 		b0: max(cellOf(baselineStart), 0), w0: w0, w1: w1}
-	pt.width = max(1, int((windowEnd-windowStart+Time(step)/2)/Time(step)))
+	pt.width = max(1, int((windowEnd-windowStart+ingest.Time(step)/2)/ingest.Time(step)))
 	pt.run()
 	// Per request replaces per volume for the services that have patterns.
-	b.Series = slices.DeleteFunc(b.Series, func(s *Series) bool {
-		return s.Source == DerivedSource && linked[s.Entity.Service] &&
-			(s.Name == LogNewTemplates || s.Name == LogMissingTemplates || s.Name == LogMixShift)
+	b.Series = slices.DeleteFunc(b.Series, func(s *ingest.Series) bool {
+		return s.Source == ingest.DerivedSource && linked[s.Entity.Service] &&
+			(s.Name == ingest.LogNewTemplates || s.Name == ingest.LogMissingTemplates || s.Name == ingest.LogMixShift)
 	})
 }
 
 // requestSpans maps every span to its request span: the topmost span of
 // the run of same-service spans it belongs to (itself for an entry span).
 // O(spans).
-func (b *Bundle) requestSpans() []int32 {
+func requestSpans(b *ingest.Bundle) []int32 {
 	req := make([]int32, len(b.Spans))
 	for i := range req {
 		req[i] = -1
@@ -308,7 +278,7 @@ func itoa(i int) string {
 
 // patternTests runs the G-tests of DerivePatternSeries.
 type patternTests struct {
-	b      *Bundle
+	b      *ingest.Bundle
 	n      int
 	groups []patternGroup
 	names  []string
@@ -435,14 +405,14 @@ func (pt *patternTests) run() {
 		if !slices.ContainsFunc(v, func(x float64) bool { return !math.IsNaN(x) }) {
 			continue
 		}
-		s := &Series{Name: LogPatternShift, Signal: SignalLogs, Stat: "pattern", Unit: "z", Source: DerivedSource,
+		s := &ingest.Series{Name: ingest.LogPatternShift, Signal: ingest.SignalLogs, Stat: "pattern", Unit: "z", Source: ingest.DerivedSource,
 			T: pt.b.Grid, V: v, Aligned: true}
 		if o.callee == "" {
-			s.Entity = Entity{Kind: KindService, Name: o.service, Service: o.service}
-			s.Labels = Labels{{"service", o.service}, {"stat", "pattern"}}
+			s.Entity = ingest.Entity{Kind: ingest.KindService, Name: o.service, Service: o.service}
+			s.Labels = ingest.Labels{{Name: "service", Value: o.service}, {Name: "stat", Value: "pattern"}}
 		} else {
-			s.Entity = Entity{Kind: KindEdge, Name: o.service + "->" + o.callee, Service: o.callee, Caller: o.service, Callee: o.callee}
-			s.Labels = Labels{{"callee", o.callee}, {"caller", o.service}, {"stat", "pattern"}}
+			s.Entity = ingest.Entity{Kind: ingest.KindEdge, Name: o.service + "->" + o.callee, Service: o.callee, Caller: o.service, Callee: o.callee}
+			s.Labels = ingest.Labels{{Name: "callee", Value: o.callee}, {Name: "caller", Value: o.service}, {Name: "stat", Value: "pattern"}}
 		}
 		pt.b.Series = append(pt.b.Series, s)
 	}
@@ -520,9 +490,9 @@ func pValueZ(p float64) float64 {
 }
 
 // evidence describes a group's test in words and counts.
-func (pt *patternTests) evidence(r patternResult, tested int, win, ref map[patternKey]int32, refTot map[int32]int32) PatternShift {
+func (pt *patternTests) evidence(r patternResult, tested int, win, ref map[patternKey]int32, refTot map[int32]int32) ingest.PatternShift {
 	g := pt.groups[r.group]
-	sh := PatternShift{Service: g.service, Callee: g.callee, Operation: g.op, After: pt.eventWords(g.from),
+	sh := ingest.PatternShift{Service: g.service, Callee: g.callee, Operation: g.op, After: pt.eventWords(g.from),
 		P: math.Min(1, r.p*float64(tested))}
 	sh.Z = pValueZ(sh.P)
 	var expected, instead int32 = -1, -1
@@ -589,7 +559,7 @@ func (pt *patternTests) eventWords(i int32) string {
 // quoteShort quotes a template pattern, cut to 120 bytes.
 func quoteShort(s string) string {
 	if len(s) > 120 {
-		s = TruncateUTF8(s, 119) + "…"
+		s = ingest.TruncateUTF8(s, 119) + "…"
 	}
 	return "\"" + s + "\""
 }

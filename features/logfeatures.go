@@ -1,50 +1,11 @@
-package ingest
+package features
 
 import (
 	"cmp"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"math"
 	"slices"
 	"time"
-)
-
-// Log series: per service and per pod that has log records, on the common
-// grid, Source DerivedSource, Signal SignalLogs. The reference period is
-// the incident's baseline, known only once the incident is placed, so
-// DeriveLogSeries takes it; Finalize derives them once with a default
-// reference (the first 60% of the grid) so that a bundle always has them.
-// Cells outside the logs' time range are NaN (no logs is not zero logs).
-const (
-	// LogRecords is records per step.
-	LogRecords = "log_records"
-	// LogErrors is error- and fatal-level records per step.
-	LogErrors = "log_errors"
-	// LogNewTemplates is records per step whose template the entity never
-	// logged in the reference period. In a reference step, "never" means in
-	// no reference step farther than about a minute from it
-	// (cross-validated novelty): judged against the reference it is part of,
-	// a reference step would count 0 by construction, and its baseline would
-	// say nothing of how often unseen templates turn up in normal operation
-	// (with a short baseline, most templates are unseen).
-	LogNewTemplates = "log_new_templates"
-	// LogMixShift is how far the step's mix of templates is from the
-	// reference mix: the chi-square statistic over the entity's most
-	// frequent templates (the rest pooled) as a standard normal deviate
-	// (Wilson–Hilferty), as TraceOpMix does for span operations; NaN where a
-	// step has fewer than MinMixSpans records.
-	LogMixShift = "log_template_mix_shift"
-	// LogMissingTemplates scores templates that fired steadily in the
-	// reference period and stop ("disappearing" log statements: an early
-	// return or an exception skips them). Counts are taken over trailing
-	// windows of about a minute (request-driven statements are sparse per
-	// step): for each template present in at least steadyShare of the
-	// reference windows in which the entity logged at all (services log in
-	// bursts), with mean window count λ there,
-	// the Poisson deficit −ln(2·P(X ≤ x)) (floored at 0: a step at about its
-	// usual count scores nothing) of the step's count x under
-	// X ~ Poisson(λ·s), summed over such templates, where s = the window's
-	// record count over the reference mean (so a quiet window is not a
-	// deficit); NaN where the entity logged nothing in the window.
-	LogMissingTemplates = "log_missing_templates"
 )
 
 // defaultReferenceShare is the share of the grid Finalize takes as the
@@ -60,19 +21,19 @@ const minSteadySteps = 3
 
 // deriveDefaultLogSeries derives the log series with the first 60% of the
 // grid as reference.
-func (b *Bundle) deriveDefaultLogSeries() {
+func deriveDefaultLogSeries(b *ingest.Bundle) {
 	if len(b.Logs) == 0 || len(b.Grid) == 0 {
 		return
 	}
 	n := len(b.Grid)
 	end := max(1, int(math.Round(float64(n)*defaultReferenceShare)))
-	refEnd := b.Grid[0] + Time(int64(end)*int64(b.Step))
-	b.DeriveLogSeries(b.Grid[0], refEnd)
+	refEnd := b.Grid[0] + ingest.Time(int64(end)*int64(b.Step))
+	DeriveLogSeries(b, b.Grid[0], refEnd)
 }
 
 // logEntityKey names an entity the log series are derived for.
 type logEntityKey struct {
-	kind EntityKind
+	kind ingest.EntityKind
 	name string
 }
 
@@ -81,14 +42,14 @@ type logEntityKey struct {
 // earlier log series are replaced. It needs a finalized bundle; without
 // grid or logs it only removes old log series. Deterministic: series are
 // added sorted by entity and name.
-func (b *Bundle) DeriveLogSeries(baselineStart, baselineEnd Time) {
-	b.Series = slices.DeleteFunc(b.Series, func(s *Series) bool { return s.Source == DerivedSource && s.Signal == SignalLogs })
+func DeriveLogSeries(b *ingest.Bundle, baselineStart, baselineEnd ingest.Time) {
+	b.Series = slices.DeleteFunc(b.Series, func(s *ingest.Series) bool { return s.Source == ingest.DerivedSource && s.Signal == ingest.SignalLogs })
 	if len(b.Logs) == 0 || len(b.Grid) == 0 {
 		return
 	}
 	n := len(b.Grid)
 	g0, step := int64(b.Grid[0]), int64(b.Step)
-	cellOf := func(t Time) int { // the grid point at or after t, as the span series do
+	cellOf := func(t ingest.Time) int { // the grid point at or after t, as the span series do
 		c := (int64(t) - g0 + step - 1) / step
 		if c < 0 || c >= int64(n) {
 			return -1
@@ -117,7 +78,7 @@ func (b *Bundle) DeriveLogSeries(baselineStart, baselineEnd Time) {
 	if lw.c1 < 0 {
 		lw.c1 = n - 1
 	}
-	streamEnts, ents := b.logEntities()
+	streamEnts, ents := logEntities(b)
 	if len(ents) == 0 {
 		return
 	}
@@ -144,7 +105,7 @@ func (b *Bundle) DeriveLogSeries(baselineStart, baselineEnd Time) {
 	}
 	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(ents[x].ID(), ents[y].ID()) })
 	for _, ei := range order {
-		b.addLogSeries(ents[ei], counts[ei], lw)
+		addLogSeries(b, ents[ei], counts[ei], lw)
 	}
 }
 
@@ -163,9 +124,9 @@ type logCounts struct {
 }
 
 // add counts record r in cell c (of n).
-func (ec *logCounts) add(r *LogRecord, c, n int) {
+func (ec *logCounts) add(r *ingest.LogRecord, c, n int) {
 	ec.all[c]++
-	if r.Severity >= SeverityError {
+	if r.Severity >= ingest.SeverityError {
 		ec.errs[c]++
 	}
 	tc := ec.tpl[r.Template]
@@ -178,12 +139,12 @@ func (ec *logCounts) add(r *LogRecord, c, n int) {
 
 // logEntities lists the entities log series are derived for (each
 // stream's service and its pod) and, per stream, their indexes (-1: none).
-func (b *Bundle) logEntities() ([][2]int, []Entity) {
+func logEntities(b *ingest.Bundle) ([][2]int, []ingest.Entity) {
 	streamEnts := make([][2]int, len(b.LogStreams))
 	index := map[logEntityKey]int{}
-	var ents []Entity
-	entity := func(e Entity) int {
-		if e.Kind == KindUnknown || e.Name == "" {
+	var ents []ingest.Entity
+	entity := func(e ingest.Entity) int {
+		if e.Kind == ingest.KindUnknown || e.Name == "" {
 			return -1
 		}
 		k := logEntityKey{e.Kind, e.Name}
@@ -198,10 +159,10 @@ func (b *Bundle) logEntities() ([][2]int, []Entity) {
 		e := b.LogStreams[i].Entity()
 		streamEnts[i] = [2]int{-1, -1}
 		switch e.Kind {
-		case KindPod:
-			streamEnts[i][0] = entity(Entity{Kind: KindService, Name: e.Service, Service: e.Service})
+		case ingest.KindPod:
+			streamEnts[i][0] = entity(ingest.Entity{Kind: ingest.KindService, Name: e.Service, Service: e.Service})
 			streamEnts[i][1] = entity(e)
-		case KindService:
+		case ingest.KindService:
 			streamEnts[i][0] = entity(e)
 		}
 	}
@@ -211,16 +172,16 @@ func (b *Bundle) logEntities() ([][2]int, []Entity) {
 // addLogSeries appends entity e's log series: records, errors and new
 // templates per cell, the template-mix shift and the missing-template
 // deficit (when they can be judged); NaN outside the records' coverage.
-func (b *Bundle) addLogSeries(e Entity, ec *logCounts, lw logWindows) {
+func addLogSeries(b *ingest.Bundle, e ingest.Entity, ec *logCounts, lw logWindows) {
 	n, r0, r1, c0, c1 := lw.n, lw.r0, lw.r1, lw.c0, lw.c1
-	labels := Labels{{"service", e.Service}}
-	if e.Kind == KindPod {
-		labels = Labels{{"pod", e.Name}, {"service", e.Service}}
+	labels := ingest.Labels{{Name: "service", Value: e.Service}}
+	if e.Kind == ingest.KindPod {
+		labels = ingest.Labels{{Name: "pod", Value: e.Name}, {Name: "service", Value: e.Service}}
 	}
 	add := func(name, stat, unit string, v []float64) {
-		ls := append(append(Labels{}, labels...), Label{"stat", stat})
-		b.Series = append(b.Series, &Series{Name: name, Labels: ls, Entity: e, Signal: SignalLogs, Stat: stat, Unit: unit,
-			Source: DerivedSource, T: b.Grid, V: v, Aligned: true})
+		ls := append(append(ingest.Labels{}, labels...), ingest.Label{Name: "stat", Value: stat})
+		b.Series = append(b.Series, &ingest.Series{Name: name, Labels: ls, Entity: e, Signal: ingest.SignalLogs, Stat: stat, Unit: unit,
+			Source: ingest.DerivedSource, T: b.Grid, V: v, Aligned: true})
 	}
 	covered := func(f func(c int) float64) []float64 {
 		v := make([]float64, n)
@@ -239,14 +200,14 @@ func (b *Bundle) addLogSeries(e Entity, ec *logCounts, lw logWindows) {
 	}
 	slices.Sort(tpls)
 	newPer := logNewPerCell(ec.tpl, tpls, r0, r1, lw.missing, n)
-	add(LogRecords, "count", "", covered(func(c int) float64 { return float64(ec.all[c]) }))
-	add(LogErrors, "count", "", covered(func(c int) float64 { return float64(ec.errs[c]) }))
-	add(LogNewTemplates, "count", "", covered(func(c int) float64 { return float64(newPer[c]) }))
+	add(ingest.LogRecords, "count", "", covered(func(c int) float64 { return float64(ec.all[c]) }))
+	add(ingest.LogErrors, "count", "", covered(func(c int) float64 { return float64(ec.errs[c]) }))
+	add(ingest.LogNewTemplates, "count", "", covered(func(c int) float64 { return float64(newPer[c]) }))
 	if v, ok := logMixShift(ec.tpl, tpls, ec.all, r0, r1, n); ok {
-		add(LogMixShift, "mix", "z", covered(func(c int) float64 { return v[c] }))
+		add(ingest.LogMixShift, "mix", "z", covered(func(c int) float64 { return v[c] }))
 	}
 	if v, ok := logMissing(ec.tpl, tpls, ec.all, r0, r1, c0, c1, lw.missing, n); ok {
-		add(LogMissingTemplates, "deficit", "nats", covered(func(c int) float64 { return v[c] }))
+		add(ingest.LogMissingTemplates, "deficit", "nats", covered(func(c int) float64 { return v[c] }))
 	}
 }
 
@@ -317,11 +278,11 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 			ref[col(i)] += float64(tpl[t][c])
 		}
 	}
-	MixShares(ref)
+	ingest.MixShares(ref)
 	v := make([]float64, n)
 	row := make([]float64, k)
 	for c := 0; c < n; c++ {
-		if all[c] < MinMixSpans {
+		if all[c] < ingest.MinMixSpans {
 			v[c] = math.NaN()
 			continue
 		}
@@ -329,7 +290,7 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 		for i, t := range byCount {
 			row[col(i)] += float64(tpl[t][c])
 		}
-		v[c] = MixDeviate(row, float64(all[c]), ref)
+		v[c] = ingest.MixDeviate(row, float64(all[c]), ref)
 	}
 	return v, true
 }

@@ -1,8 +1,9 @@
-package ingest
+package features
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"math"
 	"os"
 	"path/filepath"
@@ -58,9 +59,9 @@ func writeJaeger(t *testing.T, path string, spans []testSpan) {
 }
 
 // readPaths reads and finalizes several inputs.
-func readPaths(t *testing.T, paths ...string) *Bundle {
+func readPaths(t *testing.T, paths ...string) *ingest.Bundle {
 	t.Helper()
-	b, err := Read(paths, nil, Options{})
+	b, err := ingest.Read(paths, nil, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestLogJoinSpanID(t *testing.T) {
 	})
 	b := readPaths(t, sample, filepath.Join(dir, "traces.json"))
 	span, how := b.LogSpans()
-	if len(b.Logs) != 1 || how[0] != JoinSpanID || span[0] < 0 || b.Spans[span[0]].SpanID != 0xeee19b7ec3c1b174 {
+	if len(b.Logs) != 1 || how[0] != ingest.JoinSpanID || span[0] < 0 || b.Spans[span[0]].SpanID != 0xeee19b7ec3c1b174 {
 		t.Fatalf("join: %v %v over %d records, want the record joined by span ID", span, how, len(b.Logs))
 	}
 }
@@ -144,14 +145,14 @@ func TestLogJoinLineIDs(t *testing.T) {
 	writeJaeger(t, filepath.Join(dir, "traces.json"), spans)
 	b := readPaths(t, dir)
 	span, how := b.LogSpans()
-	got := map[LogJoin]int{}
+	got := map[ingest.LogJoin]int{}
 	for i := range b.Logs {
 		got[how[i]]++
 		if span[i] < 0 || b.Spans[span[i]].TraceID != b.Logs[i].TraceID {
 			t.Errorf("record %d joined to span %d, not of its trace", i, span[i])
 		}
 	}
-	if got[JoinSpanID] < 1 || got[JoinTraceTime] < 1 || got[JoinNone] != 0 {
+	if got[ingest.JoinSpanID] < 1 || got[ingest.JoinTraceTime] < 1 || got[ingest.JoinNone] != 0 {
 		t.Errorf("joins %v over %d lines %q, want by span ID and by trace and time", got, len(lines), lines[0][:60])
 	}
 }
@@ -174,7 +175,7 @@ func TestLogJoinPodTime(t *testing.T) {
 	})
 	b := readPaths(t, sample, filepath.Join(dir, "traces.json"))
 	span, how := b.LogSpans()
-	if how[0] != JoinPodTime || span[0] < 0 || b.Spans[span[0]].SpanID != 0xb7ad6b7169203331 {
+	if how[0] != ingest.JoinPodTime || span[0] < 0 || b.Spans[span[0]].SpanID != 0xb7ad6b7169203331 {
 		t.Fatalf("join %v %v (pod %q at %v), want the pod's span open then", span, how, pod, at)
 	}
 }
@@ -184,7 +185,7 @@ func TestLogJoinPodTime(t *testing.T) {
 // minutes, requests end after "query order": a statement no longer
 // follows its predecessor. quietTraffic halves the number of requests in
 // the window without changing what each does.
-func patternCase(t *testing.T, broken bool, quietTraffic bool) *Bundle {
+func patternCase(t *testing.T, broken bool, quietTraffic bool) *ingest.Bundle {
 	t.Helper()
 	dir := t.TempDir()
 	t0 := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
@@ -226,14 +227,14 @@ func patternCase(t *testing.T, broken bool, quietTraffic bool) *Bundle {
 		t.Fatal(err)
 	}
 	b := readPaths(t, dir)
-	b.DerivePatternSeries(FromTime(t0), FromTime(t0.Add(24*time.Minute)), FromTime(t0.Add(29*time.Minute)))
+	DerivePatternSeries(b, ingest.FromTime(t0), ingest.FromTime(t0.Add(24*time.Minute)), ingest.FromTime(t0.Add(29*time.Minute)))
 	return b
 }
 
-// patternSeries returns the LogPatternShift series of a service.
-func patternSeries(b *Bundle, svc string) *Series {
+// patternSeries returns the ingest.LogPatternShift series of a service.
+func patternSeries(b *ingest.Bundle, svc string) *ingest.Series {
 	for _, s := range b.Series {
-		if s.Name == LogPatternShift && s.Entity.Kind == KindService && s.Entity.Name == svc {
+		if s.Name == ingest.LogPatternShift && s.Entity.Kind == ingest.KindService && s.Entity.Name == svc {
 			return s
 		}
 	}
@@ -256,7 +257,7 @@ func TestPatternBreak(t *testing.T) {
 	if s.V[10] > 2 {
 		t.Errorf("pattern shift in the baseline = %.1f, want about 0", s.V[10])
 	}
-	var ev *PatternShift
+	var ev *ingest.PatternShift
 	for i := range b.Patterns {
 		if b.Patterns[i].Service == "orders" {
 			ev = &b.Patterns[i]
@@ -269,7 +270,7 @@ func TestPatternBreak(t *testing.T) {
 	// Per request replaces per volume: the service lost its missing/new
 	// template series.
 	for _, s := range b.Series {
-		if s.Entity.Service == "orders" && (s.Name == LogMissingTemplates || s.Name == LogNewTemplates || s.Name == LogMixShift) {
+		if s.Entity.Service == "orders" && (s.Name == ingest.LogMissingTemplates || s.Name == ingest.LogNewTemplates || s.Name == ingest.LogMixShift) {
 			t.Errorf("series %s kept beside the pattern series", s.Name)
 		}
 	}

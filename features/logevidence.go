@@ -1,41 +1,12 @@
-package ingest
+package features
 
 import (
 	"cmp"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"math"
 	"slices"
 	"sort"
 )
-
-// LogTraceLink is a trace a log record links to, resolved to its span's
-// service and operation when that span is in the bundle.
-type LogTraceLink struct {
-	TraceID   TraceID
-	SpanID    SpanID
-	Service   string // "" when the span is not in the bundle
-	Operation string
-}
-
-// LogTemplateEvidence is what one template of an entity says about an
-// incident: its rate in the baseline and in the window.
-type LogTemplateEvidence struct {
-	Template       int32 // index in Bundle.LogTemplates
-	Pattern        string
-	Example        string // one record's message, truncated (render it escaped)
-	Severity       Severity
-	BaselineCount  int
-	WindowCount    int
-	BaselinePerMin float64
-	WindowPerMin   float64
-	First          Time // the entity's first record of this template (over all data)
-	FirstInWindow  Time // its first record in the window (0 when none)
-	New            bool // absent from the baseline, present in the window
-	Missing        bool // present in the baseline, absent from the window
-	// Surprise is −ln of the Poisson probability of a window count at least
-	// this far from what the baseline rate predicts (the ranking key).
-	Surprise float64
-	Traces   []LogTraceLink // up to maxEvidenceTraces window records' traces, earliest first
-}
 
 // maxEvidenceTraces is how many linked traces one template's evidence lists.
 const maxEvidenceTraces = 3
@@ -49,7 +20,7 @@ const maxEvidenceTraces = 3
 // without change are left out. Trace links resolve to the span's service
 // and operation when the span is in the bundle. The bundle must be
 // finalized. O(records + spans).
-func (b *Bundle) LogEvidence(entity Entity, baselineStart, baselineEnd, windowStart, windowEnd Time, limit int) []LogTemplateEvidence {
+func LogEvidence(b *ingest.Bundle, entity ingest.Entity, baselineStart, baselineEnd, windowStart, windowEnd ingest.Time, limit int) []ingest.LogTemplateEvidence {
 	if limit <= 0 || len(b.Logs) == 0 || windowEnd <= windowStart {
 		return nil
 	}
@@ -58,11 +29,11 @@ func (b *Bundle) LogEvidence(entity Entity, baselineStart, baselineEnd, windowSt
 	for i := range b.LogStreams {
 		e := b.LogStreams[i].Entity()
 		switch entity.Kind {
-		case KindService:
+		case ingest.KindService:
 			inEntity[i] = e.Service == entity.Name
-		case KindPod:
-			inEntity[i] = e.Kind == KindPod && e.Name == entity.Name
-		case KindNode:
+		case ingest.KindPod:
+			inEntity[i] = e.Kind == ingest.KindPod && e.Name == entity.Name
+		case ingest.KindNode:
 			inEntity[i] = e.Node == entity.Name
 		}
 		found = found || inEntity[i]
@@ -72,8 +43,8 @@ func (b *Bundle) LogEvidence(entity Entity, baselineStart, baselineEnd, windowSt
 	}
 	type acc struct {
 		base, win    int
-		first, winAt Time
-		traces       []LogTraceLink
+		first, winAt ingest.Time
+		traces       []ingest.LogTraceLink
 	}
 	per := map[int32]*acc{}
 	for i := range b.Logs {
@@ -94,26 +65,26 @@ func (b *Bundle) LogEvidence(entity Entity, baselineStart, baselineEnd, windowSt
 				a.winAt = r.Time
 			}
 			a.win++
-			if r.TraceID != (TraceID{}) && len(a.traces) < maxEvidenceTraces && !hasTrace(a.traces, r.TraceID) {
-				a.traces = append(a.traces, LogTraceLink{TraceID: r.TraceID, SpanID: r.SpanID})
+			if r.TraceID != (ingest.TraceID{}) && len(a.traces) < maxEvidenceTraces && !hasTrace(a.traces, r.TraceID) {
+				a.traces = append(a.traces, ingest.LogTraceLink{TraceID: r.TraceID, SpanID: r.SpanID})
 			}
 		}
 	}
 	// Rates are over the parts of each period the logs cover.
 	lo, hi := b.Logs[0].Time, b.Logs[len(b.Logs)-1].Time+1
-	clip := func(s, e Time) float64 { return math.Max(0, min(e, hi).Sub(max(s, lo)).Minutes()) }
+	clip := func(s, e ingest.Time) float64 { return math.Max(0, min(e, hi).Sub(max(s, lo)).Minutes()) }
 	baseMin := clip(baselineStart, baselineEnd)
 	winMin := clip(windowStart, windowEnd)
 	if winMin <= 0 {
 		return nil
 	}
-	var out []LogTemplateEvidence
+	var out []ingest.LogTemplateEvidence
 	for t, a := range per {
 		if a.base == 0 && a.win == 0 {
 			continue
 		}
 		tp := &b.LogTemplates[t]
-		ev := LogTemplateEvidence{Template: t, Pattern: tp.Pattern, Example: tp.Example, Severity: tp.Severity(),
+		ev := ingest.LogTemplateEvidence{Template: t, Pattern: tp.Pattern, Example: tp.Example, Severity: tp.Severity(),
 			BaselineCount: a.base, WindowCount: a.win, First: a.first, FirstInWindow: a.winAt, Traces: a.traces,
 			WindowPerMin: float64(a.win) / winMin}
 		if baseMin > 0 {
@@ -135,33 +106,33 @@ func (b *Bundle) LogEvidence(entity Entity, baselineStart, baselineEnd, windowSt
 		}
 		out = append(out, ev)
 	}
-	slices.SortFunc(out, func(x, y LogTemplateEvidence) int {
+	slices.SortFunc(out, func(x, y ingest.LogTemplateEvidence) int {
 		return cmp.Or(cmp.Compare(evidenceClass(y), evidenceClass(x)), cmp.Compare(y.Surprise, x.Surprise), cmp.Compare(y.Severity, x.Severity),
 			cmp.Compare(x.Pattern, y.Pattern), cmp.Compare(x.Template, y.Template))
 	})
 	if len(out) > limit {
 		out = out[:limit]
 	}
-	b.resolveTraceLinks(out)
+	resolveTraceLinks(b, out)
 	return out
 }
 
 // evidenceClass orders evidence before its surprise: a new error-level
 // template first, then any new or vanished template, then a changed
 // error-level one, then the rest.
-func evidenceClass(e LogTemplateEvidence) int {
+func evidenceClass(e ingest.LogTemplateEvidence) int {
 	switch {
-	case e.New && e.Severity >= SeverityError:
+	case e.New && e.Severity >= ingest.SeverityError:
 		return 3
 	case e.New || e.Missing:
 		return 2
-	case e.Severity >= SeverityError:
+	case e.Severity >= ingest.SeverityError:
 		return 1
 	}
 	return 0
 }
 
-func hasTrace(ls []LogTraceLink, id TraceID) bool {
+func hasTrace(ls []ingest.LogTraceLink, id ingest.TraceID) bool {
 	for _, l := range ls {
 		if l.TraceID == id {
 			return true
@@ -187,14 +158,14 @@ func poissonExcess(x int, mu float64) float64 {
 
 // resolveTraceLinks fills the service and operation of each link whose span
 // (or, without a span ID, whose trace's first span) is in the bundle.
-func (b *Bundle) resolveTraceLinks(evs []LogTemplateEvidence) {
+func resolveTraceLinks(b *ingest.Bundle, evs []ingest.LogTemplateEvidence) {
 	type ref struct{ ev, link int }
-	want := map[spanKey][]ref{}
-	traces := map[TraceID][]ref{}
+	want := map[ingest.SpanKey][]ref{}
+	traces := map[ingest.TraceID][]ref{}
 	for i := range evs {
 		for j, l := range evs[i].Traces {
 			if l.SpanID != 0 {
-				k := spanKey{l.TraceID, l.SpanID}
+				k := ingest.SpanKey{Trace: l.TraceID, Span: l.SpanID}
 				want[k] = append(want[k], ref{i, j})
 			} else {
 				traces[l.TraceID] = append(traces[l.TraceID], ref{i, j})
@@ -206,12 +177,12 @@ func (b *Bundle) resolveTraceLinks(evs []LogTemplateEvidence) {
 	}
 	for i := range b.Spans {
 		s := &b.Spans[i]
-		if rs, ok := want[spanKey{s.TraceID, s.SpanID}]; ok {
+		if rs, ok := want[ingest.SpanKey{Trace: s.TraceID, Span: s.SpanID}]; ok {
 			for _, r := range rs {
 				l := &evs[r.ev].Traces[r.link]
 				l.Service, l.Operation = s.Service.String(), s.Operation.String()
 			}
-			delete(want, spanKey{s.TraceID, s.SpanID})
+			delete(want, ingest.SpanKey{Trace: s.TraceID, Span: s.SpanID})
 		}
 		if rs, ok := traces[s.TraceID]; ok { // spans are sorted: the first is the earliest
 			for _, r := range rs {
@@ -225,7 +196,7 @@ func (b *Bundle) resolveTraceLinks(evs []LogTemplateEvidence) {
 
 // LogWindow returns the index range [lo, hi) of the records with a time in
 // [start, end) (records are sorted by time after Finalize).
-func (b *Bundle) LogWindow(start, end Time) (int, int) {
+func LogWindow(b *ingest.Bundle, start, end ingest.Time) (int, int) {
 	lo := sort.Search(len(b.Logs), func(i int) bool { return b.Logs[i].Time >= start })
 	hi := sort.Search(len(b.Logs), func(i int) bool { return b.Logs[i].Time >= end })
 	return lo, hi
