@@ -29,6 +29,7 @@ func isGenerated(s string, lo, hi int, needDigit bool) bool {
 	return digit || !needDigit
 }
 
+// IsDigits reports whether s is non-empty and all ASCII digits.
 func IsDigits(s string) bool {
 	if s == "" {
 		return false
@@ -102,6 +103,8 @@ func NormalizeHost(s string) string {
 	return strings.ToLower(s)
 }
 
+// FirstNonEmpty returns the first of vs that is not blank, trimmed ("" when
+// none is).
 func FirstNonEmpty(vs ...string) string {
 	for _, v := range vs {
 		if v = strings.TrimSpace(v); v != "" {

@@ -644,6 +644,7 @@ func (s *FastScanner) Strings(dst []string) ([]string, bool) {
 // them: the general reader decides).
 type Seen uint32
 
+// First reports whether bit is seen for the first time, and marks it.
 func (m *Seen) First(bit uint) bool {
 	if *m&(1<<bit) != 0 {
 		return false

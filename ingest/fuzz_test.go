@@ -261,6 +261,10 @@ func FuzzReadFile(f *testing.F) {
 	})
 }
 
+// targetPackage names the decoder package (a folder under ingest/) of the
+// fuzz targets that live there rather than here.
+var targetPackage = map[string]string{"FuzzDecodeJaeger": "jaeger", "FuzzDecodeOTLP": "otlp", "FuzzPromQueryRange": "prometheus"}
+
 // TestWriteFuzzCorpus regenerates the sample-seeded corpus files
 // testdata/fuzz/FuzzX/sample-* (go test -run TestWriteFuzzCorpus -writecorpus).
 // Samples larger than 32 KiB are cut to their first 32 KiB: the fuzzer learns
@@ -284,6 +288,9 @@ func TestWriteFuzzCorpus(t *testing.T) {
 			data = data[:maxSeed]
 		}
 		dir := filepath.Join("testdata", "fuzz", target)
+		if pkg := targetPackage[target]; pkg != "" { // a target of a decoder package
+			dir = filepath.Join(pkg, "testdata", "fuzz", target)
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -73,6 +73,7 @@ type MinerCuts struct {
 	perService, total, leaf, tokens int
 }
 
+// Add sums one miner's cuts.
 func (c *MinerCuts) Add(s logtemplate.Stats) {
 	c.perService += s.OtherTemplates
 	c.total += s.OtherBudget

@@ -270,6 +270,7 @@ const (
 	SpanConsumer
 )
 
+// SpanKindNames are the names of the SpanKinds, in their order.
 var SpanKindNames = [...]string{"unspecified", "internal", "server", "client", "producer", "consumer"}
 
 func (k SpanKind) String() string {

@@ -68,6 +68,7 @@ func DefaultLimits() Limits {
 	}
 }
 
+// WithDefaults returns l with every zero bound set to its default.
 func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.MaxFileBytes == 0 {

@@ -85,6 +85,8 @@ const maxFoldLines = 200
 // own (with file and line); the rest are counted in one summary warning.
 const maxMalformedWarnings = 10
 
+// NewLogSink returns a sink that adds the records of the input name to b,
+// within lim.
 func NewLogSink(name string, lim ingest.Limits, b *ingest.Bundle) *LogSink {
 	lim = lim.WithDefaults()
 	return &LogSink{name: name, lim: lim, b: b, in: ingest.NewInterner(lim.MaxStringBytes), fold: true,
