@@ -31,7 +31,7 @@ func logFiles(tb testing.TB, sz LogSize) []string {
 	return files
 }
 
-// BenchmarkLogs reads and templates the generated Loki files (ingest.Read:
+// BenchmarkLogs reads and templates the generated Loki files (features.Read:
 // parse, fold, mine, merge templates across files, sort, derive the log
 // series). Target (issue 14): 1M lines (~300 MB) in ≤ 3 s and ≤ 500 MB RSS
 // on the 2-core machine: PA_BENCH_BIG=1 go test ./bench -run '^$' -bench Logs/logs-1M -benchtime 1x
