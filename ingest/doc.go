@@ -10,8 +10,9 @@
 // (options.go, guard.go), errors with positions (errors.go, position.go),
 // the format registry and the sniff order (registry.go, sniff.go), merging,
 // the repairs and grid of Finalize, and Validate; and the helpers every
-// decoder shares (the interner, the fast JSON scanner of fastscan.go,
-// placement tags in process.go, the log budget). The decoders are not here:
+// decoder shares (the interner, placement tags in process.go, the log
+// budget). The fast paths' JSON scanner is a library of its own,
+// ingest/fastjson. The decoders are not here:
 // each family is a package of its own (ingest/jaeger, ingest/otlp,
 // ingest/prometheus, ingest/logs, ingest/gpu, ingest/k8sevents,
 // ingest/alertmanager) that registers its formats from its init function

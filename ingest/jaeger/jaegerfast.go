@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/fastjson"
 )
 
 // Fast path of the Jaeger reader.
@@ -37,11 +38,11 @@ var (
 	procKeys  = []string{"serviceName", "tags"}
 
 	// The keys in the order Jaeger's encoder writes them (ObjectHinted).
-	spanHints  = ingest.HintKeys("traceID", "spanID", "flags", "operationName", "references", "startTime", "duration", "tags", "logs", "processID", "warnings")
-	traceHints = ingest.HintKeys("traceID", "spans", "processes", "warnings")
-	tagHints   = ingest.HintKeys("key", "type", "value")
-	refHints   = ingest.HintKeys("refType", "traceID", "spanID")
-	procHints  = ingest.HintKeys("serviceName", "tags")
+	spanHints  = fastjson.HintKeys("traceID", "spanID", "flags", "operationName", "references", "startTime", "duration", "tags", "logs", "processID", "warnings")
+	traceHints = fastjson.HintKeys("traceID", "spans", "processes", "warnings")
+	tagHints   = fastjson.HintKeys("key", "type", "value")
+	refHints   = fastjson.HintKeys("refType", "traceID", "spanID")
+	procHints  = fastjson.HintKeys("serviceName", "tags")
 )
 
 // decodeJaegerFast is the fast path of decodeJaeger; ErrSlowPath means
@@ -50,8 +51,8 @@ func decodeJaegerFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 	lim = lim.WithDefaults()
 	jr := &jaegerReader{name: name, file: ingest.Intern(name), src: r, lim: lim, b: &ingest.Bundle{}, in: ingest.NewInterner(lim.MaxStringBytes)}
 	jr.tr.procCache = map[string]procInfo{}
-	s := &ingest.FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
-	var sk ingest.Seen
+	s := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
+	var sk fastjson.Seen
 	ok := s.Object(func(key string) bool {
 		switch key {
 		case "data":
@@ -59,7 +60,7 @@ func decodeJaegerFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 		case "errors":
 			return sk.First(1) && s.SkipWS() == 'n' && s.Lit("null")
 		}
-		if ingest.FoldsTo(key, traceKeys...) {
+		if fastjson.FoldsTo(key, traceKeys...) {
 			return false // a bare trace object or odd case: the general reader
 		}
 		_, ok := s.Value(1)
@@ -80,9 +81,9 @@ func decodeJaegerFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 }
 
 // fastTrace reads one trace object of the data array and commits its spans.
-func (r *jaegerReader) fastTrace(s *ingest.FastScanner) bool {
+func (r *jaegerReader) fastTrace(s *fastjson.Scanner) bool {
 	r.tr.reset()
-	var sk ingest.Seen
+	var sk fastjson.Seen
 	ok := s.ObjectHinted(traceHints, func(key string) bool {
 		switch key {
 		case "traceID":
@@ -101,7 +102,7 @@ func (r *jaegerReader) fastTrace(s *ingest.FastScanner) bool {
 			r.tr.warnings, ok = s.Strings(r.tr.warnings)
 			return sk.First(3) && ok
 		}
-		if ingest.FoldsTo(key, traceKeys...) {
+		if fastjson.FoldsTo(key, traceKeys...) {
 			return false
 		}
 		_, ok := s.Value(2)
@@ -124,7 +125,7 @@ const maxProcCache = 4096
 // flushTrace never resolves it again. A process whose resolution truncates a
 // name is left to flushTrace, keeping the Interner's per-use truncation count
 // equal to the general reader's.
-func (r *jaegerReader) fastProcesses(s *ingest.FastScanner) bool {
+func (r *jaegerReader) fastProcesses(s *fastjson.Scanner) bool {
 	if r.fastProcs == nil {
 		r.fastProcs = map[string]procInfo{}
 	}
@@ -146,7 +147,7 @@ func (r *jaegerReader) fastProcesses(s *ingest.FastScanner) bool {
 			r.tr.procCache[id] = pi
 			return true
 		}
-		sub := &ingest.FastScanner{Buf: raw, EOF: true, Keep: -1, MaxDepth: s.MaxDepth - 3, MaxTok: s.MaxTok}
+		sub := &fastjson.Scanner{Buf: raw, EOF: true, Keep: -1, MaxDepth: s.MaxDepth - 3, MaxTok: s.MaxTok}
 		p, ok := fastProcess(sub)
 		if !ok || !sub.AtEnd() {
 			return false
@@ -168,9 +169,9 @@ func (r *jaegerReader) fastProcesses(s *ingest.FastScanner) bool {
 }
 
 // fastProcess reads one process object.
-func fastProcess(s *ingest.FastScanner) (jProcess, bool) {
+func fastProcess(s *fastjson.Scanner) (jProcess, bool) {
 	var p jProcess
-	var sk ingest.Seen
+	var sk fastjson.Seen
 	ok := s.ObjectHinted(procHints, func(key string) bool {
 		switch key {
 		case "serviceName":
@@ -182,7 +183,7 @@ func fastProcess(s *ingest.FastScanner) (jProcess, bool) {
 			p.Tags, ok = fastTags(s, nil)
 			return sk.First(1) && ok
 		}
-		if ingest.FoldsTo(key, procKeys...) {
+		if fastjson.FoldsTo(key, procKeys...) {
 			return false
 		}
 		_, ok := s.Value(4)
@@ -192,10 +193,10 @@ func fastProcess(s *ingest.FastScanner) (jProcess, bool) {
 }
 
 // fastTags reads an array of {key, type, value} tags into dst.
-func fastTags(s *ingest.FastScanner, dst []jTag) ([]jTag, bool) {
+func fastTags(s *fastjson.Scanner, dst []jTag) ([]jTag, bool) {
 	ok := s.Array(func() bool {
 		var t jTag
-		var sk ingest.Seen
+		var sk fastjson.Seen
 		ok := s.ObjectHinted(tagHints, func(key string) bool {
 			switch key {
 			case "key":
@@ -211,7 +212,7 @@ func fastTags(s *ingest.FastScanner, dst []jTag) ([]jTag, bool) {
 				t.Value = v
 				return sk.First(2) && ok
 			}
-			if ingest.FoldsTo(key, tagKeys...) {
+			if fastjson.FoldsTo(key, tagKeys...) {
 				return false
 			}
 			_, ok := s.Value(5)
@@ -224,11 +225,11 @@ func fastTags(s *ingest.FastScanner, dst []jTag) ([]jTag, bool) {
 }
 
 // fastSpan reads one span of a trace's "spans" array and queues it.
-func (r *jaegerReader) fastSpan(s *ingest.FastScanner) bool {
+func (r *jaegerReader) fastSpan(s *fastjson.Scanner) bool {
 	js := &r.js
 	tags, refs := js.Tags[:0], js.References[:0]
 	*js = jSpan{Tags: tags, References: refs}
-	var sk ingest.Seen
+	var sk fastjson.Seen
 	ok := s.ObjectHinted(spanHints, func(key string) bool {
 		var ok bool
 		switch key {
@@ -247,7 +248,7 @@ func (r *jaegerReader) fastSpan(s *ingest.FastScanner) bool {
 		case "references":
 			ok = s.Array(func() bool {
 				var ref jRef
-				var rk ingest.Seen
+				var rk fastjson.Seen
 				ok := s.ObjectHinted(refHints, func(key string) bool {
 					var ok bool
 					switch key {
@@ -261,7 +262,7 @@ func (r *jaegerReader) fastSpan(s *ingest.FastScanner) bool {
 						ref.SpanID, ok = s.Str()
 						return rk.First(2) && ok
 					}
-					if ingest.FoldsTo(key, refKeys...) {
+					if fastjson.FoldsTo(key, refKeys...) {
 						return false
 					}
 					_, ok = s.Value(5)
@@ -294,7 +295,7 @@ func (r *jaegerReader) fastSpan(s *ingest.FastScanner) bool {
 			js.Warnings, ok = s.Strings(nil)
 			return sk.First(9) && ok
 		}
-		if ingest.FoldsTo(key, spanKeys...) {
+		if fastjson.FoldsTo(key, spanKeys...) {
 			return false // process, spans, processes, or an odd case
 		}
 		_, ok = s.Value(3)

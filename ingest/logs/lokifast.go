@@ -1,12 +1,14 @@
 package logs
 
 import (
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/fastjson"
 )
 
 // The Loki fast path: streams responses (and push bodies) of the common
-// shape are scanned by FastScanner (jaegerfast.go) instead of encoding/json,
+// shape are scanned by fastjson.Scanner (package ingest/fastjson) instead of encoding/json,
 // which decoded every entry twice (RawMessage, then Unmarshal). Entries go
 // through the same LogSink as the general reader's, so records, templates
 // and warnings are the same. On anything else — a malformed entry, metadata
@@ -26,7 +28,7 @@ func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 	lim = lim.WithDefaults()
 	b := &ingest.Bundle{}
 	s := NewLogSink(name, lim, b)
-	sc := &ingest.FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth}
+	sc := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth}
 	var status, resultType string
 	labels := map[string]string{}
 	var entries []lokiEntry
@@ -35,7 +37,7 @@ func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 		clear(labels)
 		entries = entries[:0]
 		hasStream = false
-		var sk ingest.Seen
+		var sk fastjson.Seen
 		ok := sc.Object(func(key string) bool {
 			switch key {
 			case "stream":
@@ -55,7 +57,7 @@ func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 					return ok
 				})
 			}
-			if ingest.FoldsTo(key, lokiStreamKeys...) {
+			if fastjson.FoldsTo(key, lokiStreamKeys...) {
 				return false
 			}
 			_, ok := sc.Value(4)
@@ -72,7 +74,7 @@ func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 		return true
 	}
 	result := func() bool { return sc.Array(stream) }
-	var top ingest.Seen
+	var top fastjson.Seen
 	ok := sc.Object(func(key string) bool {
 		switch key {
 		case "status":
@@ -80,7 +82,7 @@ func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 			status = string([]byte(v))
 			return top.First(0) && ok
 		case "data":
-			var dk ingest.Seen
+			var dk fastjson.Seen
 			return top.First(1) && sc.Object(func(k string) bool {
 				switch k {
 				case "resultType":
@@ -90,7 +92,7 @@ func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 				case "result":
 					return dk.First(1) && resultType == "streams" && result()
 				}
-				if ingest.FoldsTo(k, lokiDataKeys...) {
+				if fastjson.FoldsTo(k, lokiDataKeys...) {
 					return false
 				}
 				_, ok := sc.Value(3)
@@ -100,7 +102,7 @@ func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 			resultType = "streams"
 			return top.First(2) && result()
 		}
-		if ingest.FoldsTo(key, lokiTopKeys...) {
+		if fastjson.FoldsTo(key, lokiTopKeys...) {
 			return false
 		}
 		_, ok := sc.Value(2)
@@ -114,7 +116,7 @@ func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 }
 
 // lokiFastValue reads ["ns", "line"] or ["ns", "line", {metadata}].
-func lokiFastValue(sc *ingest.FastScanner) (lokiEntry, bool) {
+func lokiFastValue(sc *fastjson.Scanner) (lokiEntry, bool) {
 	var e lokiEntry
 	n := 0
 	ok := sc.Array(func() bool {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/fastjson"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -147,7 +149,7 @@ func (s *LogSink) otlpRecord(st int32, lr plog.LogRecord, doc int) {
 }
 
 // decodeOTLPLogsFast is decodeOTLPLogs' fast path: documents are delimited
-// by brace matching (FastScanner.rawObject) and checked with json.Valid
+// by brace matching (fastjson.Scanner.RawObject) and checked with json.Valid
 // instead of being decoded into a RawMessage (two scans and a copy), then
 // handed to the same unmarshaler and sink. Anything
 // unusual — a document pdata rejects, bytes between documents that are not
@@ -159,7 +161,7 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 	s := NewLogSink(name, lim, b)
 	// A document over MaxDocumentBytes is declined (RawObject bounds what
 	// it buffers by MaxTok): the general reader words the error.
-	sc := &ingest.FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxDocumentBytes}
+	sc := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxDocumentBytes}
 	var um plog.JSONUnmarshaler
 	for n := 1; !s.full(); n++ {
 		switch sc.SkipWS() {

@@ -2,16 +2,18 @@ package prometheus
 
 import (
 	"errors"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/fastjson"
 )
 
 // The Prometheus fast path: query_range responses of the common shape
 // ({"status", "data": {"resultType": "matrix", "result": [{"metric": {...},
 // "values": [[t, "v"], ...]}]}}, plus "warnings", "errorType", "error" and
-// ignored keys) are scanned by FastScanner instead of encoding/json, which
+// ignored keys) are scanned by fastjson.Scanner instead of encoding/json, which
 // spent most of its time re-scanning each series (RawMessage, then
 // Unmarshal). Series go through the general reader's promState.add and
 // finish, so limits, classification, warnings and errors are the same. On
@@ -32,7 +34,7 @@ var (
 func decodePromFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
 	st := &promState{name: name, lim: lim, b: &ingest.Bundle{}}
-	s := &ingest.FastScanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
+	s := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
 	var pts []promPoint
 	var metric map[string]string
 	series := func() bool {
@@ -41,7 +43,7 @@ func decodePromFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 			metric = map[string]string{}
 		}
 		pts = pts[:0]
-		var sk ingest.Seen
+		var sk fastjson.Seen
 		ok := s.Object(func(key string) bool {
 			switch key {
 			case "metric":
@@ -60,7 +62,7 @@ func decodePromFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 					return ok
 				})
 			}
-			if ingest.FoldsTo(key, promSeriesKeys...) {
+			if fastjson.FoldsTo(key, promSeriesKeys...) {
 				return false // "value" (a vector) or an odd case: the general reader
 			}
 			_, ok := s.Value(4)
@@ -73,7 +75,7 @@ func decodePromFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 		s.Recycle()
 		return true
 	}
-	var top ingest.Seen
+	var top fastjson.Seen
 	ok := s.Object(func(key string) bool {
 		switch key {
 		case "status":
@@ -90,7 +92,7 @@ func decodePromFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 			st.warnings, ok = s.Strings(nil)
 			return ok
 		case "data":
-			var ds ingest.Seen
+			var ds fastjson.Seen
 			return top.First(4) && s.Object(func(key string) bool {
 				switch key {
 				case "resultType":
@@ -101,14 +103,14 @@ func decodePromFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 					// equal in every other respect too.
 					return ds.First(1) && st.resultType == "matrix" && s.SkipWS() == '[' && s.Array(series)
 				}
-				if ingest.FoldsTo(key, promDataKeys...) {
+				if fastjson.FoldsTo(key, promDataKeys...) {
 					return false
 				}
 				_, ok := s.Value(2)
 				return ok
 			})
 		}
-		if ingest.FoldsTo(key, promTopKeys...) {
+		if fastjson.FoldsTo(key, promTopKeys...) {
 			return false
 		}
 		_, ok := s.Value(1)
@@ -126,7 +128,7 @@ func decodePromFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 }
 
 // promFastString reads a string into dst as a copy.
-func promFastString(s *ingest.FastScanner, dst *string) bool {
+func promFastString(s *fastjson.Scanner, dst *string) bool {
 	v, ok := s.Str()
 	*dst = strings.Clone(v)
 	return ok
@@ -136,7 +138,7 @@ func promFastString(s *ingest.FastScanner, dst *string) bool {
 // valid until the scanner recycles its buffers; escapes are decoded, as the
 // general reader decodes them. A quoted or out-of-range timestamp, or an
 // unquoted value, is left to the general reader.
-func promFastPoint(s *ingest.FastScanner) (promPoint, bool) {
+func promFastPoint(s *fastjson.Scanner) (promPoint, bool) {
 	var p promPoint
 	if !s.Expect('[') {
 		return p, false

@@ -1,4 +1,4 @@
-package ingest
+package fastjson
 
 import (
 	"encoding/binary"
@@ -71,7 +71,7 @@ func TestRawObjectStrings(t *testing.T) {
 		obj := `{"p1":{"serviceName":"` + val.String() + `","tags":[{"key":"k","value":"` + strings.Repeat("v", n%17) + `"}]}}`
 		in := obj + `,"rest":1}`
 		for chunk := 1; chunk <= 13; chunk += 4 {
-			s := &FastScanner{R: &chunkReader{b: []byte(in), n: chunk}, Keep: -1}
+			s := &Scanner{R: &chunkReader{b: []byte(in), n: chunk}, Keep: -1}
 			raw, ok := s.RawObject()
 			if !ok || string(raw) != obj {
 				t.Fatalf("case %d chunk %d: rawObject = %q, %v; want %q", n, chunk, raw, ok, obj)

@@ -1,4 +1,4 @@
-package ingest
+package fastjson
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 // scanKeys reads one object from in with ObjectHinted(hints) and returns
 // the keys field saw, in order, the value bytes and whether it succeeded.
 func scanKeys(in string, hints keyHints) (keys, values []string, ok bool) {
-	s := &FastScanner{R: strings.NewReader(in), Keep: -1}
+	s := &Scanner{R: strings.NewReader(in), Keep: -1}
 	ok = s.ObjectHinted(hints, func(key string) bool {
 		keys = append(keys, key)
 		v, ok := s.Value(3)

@@ -1,4 +1,11 @@
-package ingest
+// Package fastjson is the hand-written JSON scanner under the fast paths of
+// the Jaeger, Prometheus and Loki decoders (ingest/jaeger/jaegerfast.go,
+// ingest/prometheus/promfast.go, ingest/logs/lokifast.go): views into
+// recycled read buffers, SWAR checks for string runs, and exact-case key
+// matching. It reports only "not applicable" (false), never a positioned
+// error: the general reader does. A library: it imports nothing of the
+// module.
+package fastjson
 
 import (
 	"encoding/binary"
@@ -9,11 +16,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 )
-
-// FastScanner is the hand-written JSON scanner under the Jaeger reader's
-// fast path (jaegerfast.go): views into recycled read buffers, SWAR checks
-// for string runs, and exact-case key matching. It reports only "not
-// applicable" (false), never a positioned error: the general reader does.
 
 // strSpecial marks the bytes that end the plain run of a JSON string: the
 // quote, the escape, control characters and non-ASCII (checked for UTF-8).
@@ -39,11 +41,17 @@ func special8(w uint64) uint64 {
 	return (w & highs) | zero(w^(ones*'"')) | zero(w^(ones*'\\')) | ((w - ones*0x20) &^ w & highs)
 }
 
+// MaxSpaceRun bounds a run of whitespace whatever the token bound says (here
+// and in ingest's token guard): no JSON writer indents by more, and
+// encoding/json rescans a run each time it reads more of it (quadratic in
+// the run's length).
+const MaxSpaceRun = 64 << 10
+
 // fastBufSize is the read size of the fast scanner.
 const fastBufSize = 1 << 20
 
-// FastScanner is a minimal JSON scanner over an io.Reader.
-type FastScanner struct {
+// Scanner is a minimal JSON scanner over an io.Reader.
+type Scanner struct {
 	R   io.Reader
 	Buf []byte // buf[pos:] is unread
 	pos int
@@ -52,7 +60,7 @@ type FastScanner struct {
 	Keep     int
 	MaxDepth int
 	// MaxTok, when > 0, bounds a string, a number and a run of whitespace
-	// as the token guard does (guard.go; whitespace also at maxSpaceRun):
+	// as the token guard does (guard.go; whitespace also at MaxSpaceRun):
 	// a longer one fails the scan, so the caller declines and the general
 	// reader, behind the guard, reports it. It lets a fast path run
 	// without the guard's second pass over every byte.
@@ -72,7 +80,7 @@ var errRetained = errors.New("jaeger fast path: a trace pins too many buffers")
 
 // Recycle makes the buffers retired so far reusable. Call it only when no
 // view into them is live (between traces).
-func (s *FastScanner) Recycle() {
+func (s *Scanner) Recycle() {
 	s.pool = append(s.pool, s.retired...)
 	s.retired = s.retired[:0]
 	s.retiredBytes = 0
@@ -80,7 +88,7 @@ func (s *FastScanner) Recycle() {
 
 // fill reads more input. Bytes from keep (or pos) on are carried into a fresh
 // buffer so that views into the old one stay valid.
-func (s *FastScanner) fill() bool {
+func (s *Scanner) fill() bool {
 	if s.EOF {
 		return false
 	}
@@ -134,8 +142,8 @@ func (s *FastScanner) fill() bool {
 
 // ws skips whitespace and returns the next byte without consuming it
 // (0 at the end of the input, or after a run of whitespace over MaxTok or
-// maxSpaceRun).
-func (s *FastScanner) SkipWS() byte {
+// MaxSpaceRun).
+func (s *Scanner) SkipWS() byte {
 	// Most calls meet a significant byte at once: no counting then.
 	if s.pos < len(s.Buf) {
 		if c := s.Buf[s.pos]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
@@ -150,7 +158,7 @@ func (s *FastScanner) SkipWS() byte {
 		}
 		run += i - s.pos
 		s.pos = i
-		if s.MaxTok > 0 && int64(run) > min(s.MaxTok, maxSpaceRun) {
+		if s.MaxTok > 0 && int64(run) > min(s.MaxTok, MaxSpaceRun) {
 			s.ReadErr = errFastToken
 			return 0
 		}
@@ -169,12 +177,12 @@ var errFastToken = errors.New("fast path: a token over the token bound")
 
 // AtEnd reports whether only whitespace is left and the input ended
 // cleanly (ws returns 0 for a NUL byte too, which is not the end).
-func (s *FastScanner) AtEnd() bool {
+func (s *Scanner) AtEnd() bool {
 	return s.SkipWS() == 0 && s.pos >= len(s.Buf) && s.ReadErr == nil
 }
 
 // Expect consumes c (after whitespace).
-func (s *FastScanner) Expect(c byte) bool {
+func (s *Scanner) Expect(c byte) bool {
 	if s.SkipWS() != c {
 		return false
 	}
@@ -184,7 +192,7 @@ func (s *FastScanner) Expect(c byte) bool {
 
 // Str reads a string and returns its contents as a view (or a decoded copy
 // when it has escapes).
-func (s *FastScanner) Str() (string, bool) {
+func (s *Scanner) Str() (string, bool) {
 	if s.SkipWS() != '"' {
 		return "", false
 	}
@@ -200,7 +208,7 @@ func (s *FastScanner) Str() (string, bool) {
 }
 
 // strKept is str with s.keep set at or before the opening quote.
-func (s *FastScanner) strKept() (string, bool) {
+func (s *Scanner) strKept() (string, bool) {
 	// Offsets relative to s.keep survive refills.
 	start, i := s.pos-s.Keep, s.pos+1-s.Keep
 	esc, high := false, false
@@ -269,7 +277,7 @@ func (s *FastScanner) strKept() (string, bool) {
 }
 
 // Int reads an integer literal (no fraction or exponent).
-func (s *FastScanner) Int() (int64, bool) {
+func (s *Scanner) Int() (int64, bool) {
 	c := s.SkipWS()
 	neg := false
 	if c == '-' {
@@ -313,7 +321,7 @@ func (s *FastScanner) Int() (int64, bool) {
 
 // Value skips one JSON value, validating it, and returns its raw bytes as a
 // view. depth is the nesting of the value's container.
-func (s *FastScanner) Value(depth int) ([]byte, bool) {
+func (s *Scanner) Value(depth int) ([]byte, bool) {
 	c := s.SkipWS()
 	owner := s.Keep < 0
 	if owner {
@@ -331,7 +339,7 @@ func (s *FastScanner) Value(depth int) ([]byte, bool) {
 	return raw, ok
 }
 
-func (s *FastScanner) skip(c byte, depth int) bool {
+func (s *Scanner) skip(c byte, depth int) bool {
 	switch {
 	case c == '"':
 		_, ok := s.Str()
@@ -387,7 +395,7 @@ func (s *FastScanner) skip(c byte, depth int) bool {
 // sub-scanner over the returned bytes does, and refuses a mis-delimited
 // invalid object). Process objects repeat in every trace of a service, so
 // this skips most of their parsing.
-func (s *FastScanner) RawObject() ([]byte, bool) {
+func (s *Scanner) RawObject() ([]byte, bool) {
 	if s.SkipWS() != '{' {
 		return nil, false
 	}
@@ -403,7 +411,7 @@ func (s *FastScanner) RawObject() ([]byte, bool) {
 			// The object is parsed again by the caller (with the token
 			// bound); here only its buffering is bounded: a process object
 			// longer than one token plus one whitespace run is declined.
-			if s.MaxTok > 0 && int64(i-start) > s.MaxTok+maxSpaceRun || !s.fill() {
+			if s.MaxTok > 0 && int64(i-start) > s.MaxTok+MaxSpaceRun || !s.fill() {
 				if owner {
 					s.Keep = -1
 				}
@@ -453,7 +461,7 @@ func (s *FastScanner) RawObject() ([]byte, bool) {
 }
 
 // Lit consumes the literal w.
-func (s *FastScanner) Lit(w string) bool {
+func (s *Scanner) Lit(w string) bool {
 	for i := 0; i < len(w); i++ {
 		if s.pos >= len(s.Buf) && !s.fill() {
 			return false
@@ -468,7 +476,7 @@ func (s *FastScanner) Lit(w string) bool {
 
 // number consumes a JSON number, checking its grammar (and its length
 // against MaxTok).
-func (s *FastScanner) number() bool {
+func (s *Scanner) number() bool {
 	n := 0 // bytes consumed
 	peek := func() byte {
 		if s.pos >= len(s.Buf) && !s.fill() {
@@ -520,7 +528,7 @@ func (s *FastScanner) number() bool {
 // Object calls field for each key of an object ('{' not yet read); field
 // must consume the value. Duplicate or case-folded known keys are refused by
 // field itself.
-func (s *FastScanner) Object(field func(key string) bool) bool {
+func (s *Scanner) Object(field func(key string) bool) bool {
 	return s.ObjectHinted(nil, field)
 }
 
@@ -543,7 +551,7 @@ func HintKeys(keys ...string) keyHints {
 // Any other key, or a hinted one spelled otherwise (escapes, a space before
 // the colon), is read as object reads it, and the hints resume after it, so
 // field sees the same keys either way; hints only save time.
-func (s *FastScanner) ObjectHinted(hints keyHints, field func(key string) bool) bool {
+func (s *Scanner) ObjectHinted(hints keyHints, field func(key string) bool) bool {
 	if !s.Expect('{') {
 		return false
 	}
@@ -587,7 +595,7 @@ func (s *FastScanner) ObjectHinted(hints keyHints, field func(key string) bool) 
 
 // hinted returns hints[i] when the buffered input at the next non-blank
 // byte starts with it, else "".
-func (s *FastScanner) hinted(hints keyHints, i int) string {
+func (s *Scanner) hinted(hints keyHints, i int) string {
 	if i >= len(hints) || s.SkipWS() != '"' {
 		return ""
 	}
@@ -600,7 +608,7 @@ func (s *FastScanner) hinted(hints keyHints, i int) string {
 
 // Array calls elem for each element of an array ('[' not yet read); null is
 // an empty array.
-func (s *FastScanner) Array(elem func() bool) bool {
+func (s *Scanner) Array(elem func() bool) bool {
 	if s.SkipWS() == 'n' {
 		return s.Lit("null")
 	}
@@ -628,7 +636,7 @@ func (s *FastScanner) Array(elem func() bool) bool {
 }
 
 // Strings reads null or an array of strings, appending copies to dst.
-func (s *FastScanner) Strings(dst []string) ([]string, bool) {
+func (s *Scanner) Strings(dst []string) ([]string, bool) {
 	ok := s.Array(func() bool {
 		v, ok := s.Str()
 		if ok {
