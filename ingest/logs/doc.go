@@ -8,7 +8,9 @@
 // mines their templates (package logtemplate, one Drain miner per service).
 // Each format registers itself with package ingest from this package's init
 // functions; import ingest/formats to have every format. It imports only the
-// core and the libraries logtemplate and ingest/fastjson. One package for now: the per-format subpackages
-// logs/{loki,otlplogs,container,victorialogs} over a shared logs package are
-// issue 29's next step.
+// core and the libraries logtemplate and ingest/fastjson.
+//
+// One package for now: per-format subpackages
+// logs/{loki,otlplogs,container,victorialogs} over a shared logs package
+// are issue 29's next step.
 package logs
