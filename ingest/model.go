@@ -147,7 +147,7 @@ const (
 	SignalNVLink
 	SignalRestarts
 	SignalChange // deployments and configuration changes (from events)
-	SignalLogs   // series derived from log records (log_* series, logfeatures.go)
+	SignalLogs   // series derived from log records (log_* series, features/logfeatures.go)
 	numSignalKinds
 )
 

@@ -129,7 +129,7 @@ func decodeNVMLRecording(name string, r io.Reader, lim ingest.Limits) (*ingest.B
 			pid := ingest.Labels{{Name: "pid", Value: strconv.FormatUint(uint64(p.PID), 10)}}
 			if p.UsedMemory == nil && p.SMUtil == nil && p.MemUtil == nil {
 				// No readings (NVML may not report them): keep the PID,
-				// which places the GPU (placement.go).
+				// which places the GPU (features/placement.go).
 				sr := ss.get("nvml_process_running", pid, e, ingest.SignalOther, "")
 				sr.T, sr.V = append(sr.T, t), append(sr.V, 1)
 				continue
