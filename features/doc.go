@@ -3,7 +3,9 @@
 //
 // # What it owns, what it must not do
 //
-// Today: matching GPU series to the pods and processes that use them
+// Today: matching entities across sources (entitymatch.go: a series,
+// event, alert or log stream naming a pod or workload belongs to its traced
+// service), matching GPU series to the pods and processes that use them
 // (gpumatch.go), placing processes on GPUs by host and PID (placement.go),
 // the per-service, per-pod and per-call-edge RED series derived from spans
 // (derive.go: caller- and callee-side latency of every edge and the gap
@@ -38,7 +40,8 @@
 // the incident's baseline is known (driver's analyzeIncident); LogEvidence
 // is what causal's ranking quotes of a cause's logs.
 //
-// Still in ingest and due here (issue 29): classification (classify.go,
-// needed at read time by the Prometheus decoder) and entity matching
-// (entitymatch.go, which log finalization shares).
+// Still in ingest (issue 29): classification (classify.go), which the
+// Prometheus decoder needs at read time: the series' entity it sets decides
+// their keys, sort order, limits and per-input counts before Finalize, so
+// moving it after reading would change outputs.
 package features

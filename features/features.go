@@ -34,18 +34,24 @@ func Deriver(fo Options) func(*ingest.Bundle) {
 }
 
 // Derive computes the features of a bundle being finalized:
-//  1. GPU series matched to the processes and pods that use them (gpumatch.go);
-//  2. processes placed on GPUs by host and PID (placement.go);
-//  3. per-service, per-pod and per-call-edge RED series derived from the
+//  1. entities matched across sources (entitymatch.go): a series, event or
+//     alert naming a pod or workload of a traced service is that service's,
+//     X-Ray component vertices merge into their service, and log streams
+//     are matched like series (unmatched ones warned);
+//  2. GPU series matched to the processes and pods that use them (gpumatch.go);
+//  3. processes placed on GPUs by host and PID (placement.go);
+//  4. per-service, per-pod and per-call-edge RED series derived from the
 //     spans (derive.go) beside the operation mix (opmix.go), the mix's
 //     series appended after the trace series';
-//  4. the log series with the default reference period, the first 60% of
+//  5. the log series with the default reference period, the first 60% of
 //     the grid (logfeatures.go; DeriveLogSeries derives them again once the
 //     incident's baseline is known).
 //
 // The trace series and the operation mix only read the spans: side by side
 // on big inputs (ingest.BothIf).
 func Derive(b *ingest.Bundle, _ Options) {
+	matchEntities(b)
+	matchLogStreams(b)
 	matchGPUs(b)
 	placeProcesses(b)
 	var mix []*ingest.Series

@@ -372,7 +372,7 @@ var edgeLabelPairs = [][2]string{
 var podLabelNames = []string{"exported_pod", "pod", "pod_name", "k8s_pod_name", "kubernetes_pod_name"}
 
 // nodeLabelNames are the labels naming a node or host (instance excluded).
-var nodeLabelNames = []string{"node", "kubernetes_node", "node_name", "k8s_node_name", "nodename", "Hostname", "hostname", "host"}
+var NodeLabelNames = []string{"node", "kubernetes_node", "node_name", "k8s_node_name", "nodename", "Hostname", "hostname", "host"}
 
 // serviceLabelNames are the labels naming a service, most explicit first.
 var serviceLabelNames = []string{"service", "service_name", "app_kubernetes_io_name", "app", "k8s_app", "destination_workload",
@@ -406,7 +406,7 @@ func podService(pod string, ls Labels) string {
 // metric (node_ or node: prefix), pod, service, node.
 func entityOf(n *nameInfo) Entity {
 	ls := n.labels
-	node := NormalizeHost(FirstLabel(ls, nodeLabelNames...))
+	node := NormalizeHost(FirstLabel(ls, NodeLabelNames...))
 	pod := FirstLabel(ls, podLabelNames...)
 	if n.gpu {
 		if p := ls.Get("pod"); pod == p && strings.Contains(WorkloadOf(p), "dcgm-exporter") {
@@ -508,7 +508,7 @@ func PodOf(s *Series) string {
 // measures: series that differ only in such labels measure the same thing
 // of different instances.
 func IdentityLabel(name string) bool {
-	if slices.Contains(podLabelNames, name) || slices.Contains(versionLabelNames, name) || slices.Contains(nodeLabelNames, name) ||
+	if slices.Contains(podLabelNames, name) || slices.Contains(versionLabelNames, name) || slices.Contains(NodeLabelNames, name) ||
 		slices.Contains(gpuLabelNames, name) {
 		return true
 	}

@@ -19,9 +19,10 @@
 // with RegisterFormat, as image/png registers with image; ingest/formats
 // imports them all, and whoever reads data imports it. The features stage
 // (package features) runs inside Finalize through Options.Derive. Still
-// here and due to move to features (issue 29): classification
-// (classify.go, which the Prometheus decoder needs at read time) and entity
-// matching (entitymatch.go, which log finalization shares).
+// here: classification (classify.go), which the Prometheus decoder needs
+// at read time (the entity it sets decides series keys, order, limits and
+// per-input counts), and the service matching log finalization shares
+// (entitymatch.go: KnownServices, MatchService, the entity list).
 //
 // It must not know about graphs, ranking or reports, never reads the wall
 // clock, and names no dataset, service or fault: rules are keywords and
@@ -48,12 +49,12 @@
 //  3. Finalize sorts and cleans series and spans (duplicate IDs, orphans,
 //     clock skew and bad values become Warnings counted per kind), chooses
 //     one step and grid (Time is nanoseconds since the epoch everywhere),
-//     matches entities across sources (a trace service "ts-order-service"
-//     and a series {pod="ts-order-service-5d8f7c9b4-x2kq9"} are one
-//     workload: WorkloadOf, matchService), runs the features stage
-//     (Options.Derive: package features derives per-service, per-pod and
-//     per-call-edge RED series from spans and places processes on GPUs),
-//     derives the log series, and aligns every series onto the grid.
+//     runs the features stage (Options.Derive: package features matches
+//     entities across sources — a trace service "ts-order-service" and a
+//     series {pod="ts-order-service-5d8f7c9b4-x2kq9"} are one workload:
+//     WorkloadOf, MatchService —, places processes on GPUs and derives
+//     per-service, per-pod and per-call-edge RED series from spans and the
+//     log series), and aligns every series onto the grid.
 //
 // Logs (the model in logs.go; the sink and the readers in package
 // ingest/logs) become compact LogRecords: each file's lines

@@ -21,13 +21,13 @@ const maxGridCells = 20_000
 //     raw counters that drop warned as counter resets;
 //  2. spans: sorted; duplicate IDs, orphans and clock skew counted as warnings;
 //  3. the common step (median metric step unless opt.Step) and time grid;
-//  4. entities matched across sources (pod → workload, unmatched warned);
-//  5. the features stage, opt.Derive (package features: GPUs matched,
+//  4. the features stage, opt.Derive (package features: entities matched
+//     across sources, pod → workload, unmatched warned; GPUs matched,
 //     processes placed, per-service, per-pod and per-call-edge RED series
 //     derived from spans, the operation mix, the log series with the
 //     default reference period);
-//  6. every series of step ≥ 1 s aligned onto the grid (gaps warned);
-//  7. the entity list.
+//  5. every series of step ≥ 1 s aligned onto the grid (gaps warned);
+//  6. the entity list.
 //
 // Log records are finalized beside (logfinalize.go: templates merged across
 // files, records sorted, linked to spans; their entities matched like the
@@ -43,8 +43,6 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.Parent = b.checkSpans()
 	b.finalizeLogs(opt)
 	b.chooseStep(opt.Step, onGrid)
-	b.matchEntities()
-	b.matchLogStreams()
 	if opt.Derive != nil {
 		opt.Derive(b)
 	}

@@ -224,26 +224,3 @@ func (b *Bundle) attachLogsToSpans() {
 		r.Stream = st
 	}
 }
-
-// matchLogStreams maps stream services onto trace services (as
-// matchEntities does for series): a stream that names only a pod takes the
-// pod's workload.
-func (b *Bundle) matchLogStreams() {
-	if len(b.LogStreams) == 0 {
-		return
-	}
-	known := b.knownServices()
-	if len(known) == 0 {
-		return
-	}
-	for i := range b.LogStreams {
-		s := &b.LogStreams[i]
-		if m := matchService(s.Service, known); m != "" {
-			s.Service = m
-		} else if s.Service == "" && s.Pod != "" {
-			if m := matchService(s.Pod, known); m != "" {
-				s.Service = m
-			}
-		}
-	}
-}

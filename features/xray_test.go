@@ -1,5 +1,6 @@
-package ingest
+package features
 
+import "github.com/pipeline-analyze/pipeline-analyze/ingest"
 import "testing"
 
 func TestComponentAliases(t *testing.T) {
@@ -21,7 +22,7 @@ func TestComponentAliases(t *testing.T) {
 			t.Errorf("%s → %q, want %q", k, got[k], v)
 		}
 	}
-	if ComponentBase("payforadoption_AWS::ECS::Container") != "payforadoption" || ComponentBase("AWS::StepFunctions::StateMachine") != "AWS::StepFunctions::StateMachine" {
-		t.Errorf("ComponentBase: %q, %q", ComponentBase("payforadoption_AWS::ECS::Container"), ComponentBase("AWS::StepFunctions::StateMachine"))
+	if ingest.ComponentBase("payforadoption_AWS::ECS::Container") != "payforadoption" || ingest.ComponentBase("AWS::StepFunctions::StateMachine") != "AWS::StepFunctions::StateMachine" {
+		t.Errorf("ComponentBase: %q, %q", ingest.ComponentBase("payforadoption_AWS::ECS::Container"), ingest.ComponentBase("AWS::StepFunctions::StateMachine"))
 	}
 }
