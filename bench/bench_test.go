@@ -11,6 +11,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/evidence"
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -48,7 +49,7 @@ type stages struct {
 }
 
 func readBundle(tb testing.TB, dir string) *ingest.Bundle {
-	b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+	b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func (st *stages) graph() (tcg.Incident, *tcg.Graph, error) {
 	if err != nil {
 		return inc, nil, err
 	}
-	st.b.DeriveLogSeries(inc.BaselineStart, inc.WindowStart)
+	features.DeriveLogSeries(st.b, inc.BaselineStart, inc.WindowStart)
 	g, err := tcg.Build(st.b, inc, tcg.Options{})
 	return inc, g, err
 }

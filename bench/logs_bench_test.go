@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -30,7 +31,7 @@ func logFiles(tb testing.TB, sz LogSize) []string {
 	return files
 }
 
-// BenchmarkLogs reads and templates the generated Loki files (ingest.Read:
+// BenchmarkLogs reads and templates the generated Loki files (features.Read:
 // parse, fold, mine, merge templates across files, sort, derive the log
 // series). Target (issue 14): 1M lines (~300 MB) in ≤ 3 s and ≤ 500 MB RSS
 // on the 2-core machine: PA_BENCH_BIG=1 go test ./bench -run '^$' -bench Logs/logs-1M -benchtime 1x
@@ -48,7 +49,7 @@ func BenchmarkLogs(b *testing.B) {
 			b.ResetTimer()
 			var n int
 			for i := 0; i < b.N; i++ {
-				bd, err := ingest.Read(files, nil, ingest.Options{})
+				bd, err := features.Read(files, nil, ingest.Options{}, features.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -68,7 +69,7 @@ func TestGenerateLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ingest.Read(files, nil, ingest.Options{})
+	b, err := features.Read(files, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -52,7 +53,7 @@ func chain(t *testing.T, faulty bool) (*ingest.Bundle, *tcg.Graph) {
 			series("mail_latency", svc("mail"), ingest.SignalLatency, 100, 0.005, 0.0005, 0, -1, rng),
 		},
 	}
-	if err := b.Finalize(ingest.Options{Step: 15 * time.Second}); err != nil {
+	if err := features.Finalize(b, ingest.Options{Step: 15 * time.Second}, features.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	at := t0.Add(84 * 15 * time.Second)
@@ -152,7 +153,7 @@ func TestSimulatedIncident(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+			b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
@@ -51,7 +52,7 @@ func spanChain(t *testing.T, slow string) (*ingest.Bundle, *tcg.Graph) {
 		add(dbc, ca, "cart", "db.query", ingest.SpanClient, feSelf/2+gap/2+cartSelf/2, dbDur+0.5)
 		add(db, dbc, "db", "query", ingest.SpanServer, feSelf/2+gap/2+cartSelf/2+0.25, dbDur)
 	}
-	if err := b.Finalize(ingest.Options{Step: 15 * time.Second}); err != nil {
+	if err := features.Finalize(b, ingest.Options{Step: 15 * time.Second}, features.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	at := t0.Add(16 * time.Minute)

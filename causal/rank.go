@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -273,7 +274,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		cd.Events = eventsFor(b, n, g)
 		if n.Signal == ingest.SignalLogs && rank < maxLogEvidence {
 			in := g.Incident
-			cd.Logs = b.LogEvidence(n.Entity, in.BaselineStart, in.WindowStart, in.WindowStart, in.WindowEnd, 3)
+			cd.Logs = features.LogEvidence(b, n.Entity, in.BaselineStart, in.WindowStart, in.WindowStart, in.WindowEnd, 3)
 		}
 		res.Candidates = append(res.Candidates, cd)
 	}

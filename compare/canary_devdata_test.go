@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -48,7 +49,7 @@ func TestCanaryDevelopmentCases(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "events.json")); err != nil {
 			continue
 		}
-		b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+		b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}

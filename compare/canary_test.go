@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -94,7 +95,7 @@ func (cs canarySystem) write(t *testing.T) string {
 
 func runCanaryOn(t *testing.T, dir string, opt CanaryOptions) *Report {
 	t.Helper()
-	b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+	b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestCanaryResourceOnlyIsMarginal(t *testing.T) {
 
 func TestCanarySelectors(t *testing.T) {
 	dir := healthySystem().write(t)
-	b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+	b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
@@ -127,7 +128,7 @@ func runDevCase(dir string, siblings []ingest.Time) devCase {
 		return dc
 	}
 	dc.fault = dc.label.Fault
-	b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+	b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		dc.err = err
 		return dc

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -21,7 +22,7 @@ func TestRolloutItems(t *testing.T) {
 		}
 		return 0.995
 	}
-	b, err := ingest.Read([]string{cs.write(t)}, nil, ingest.Options{})
+	b, err := features.Read([]string{cs.write(t)}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
@@ -44,12 +45,12 @@ func runSim(t *testing.T, fault, dir string) simResult {
 		res.err = err
 		return res
 	}
-	bi, err := ingest.Read([]string{incDir}, nil, ingest.Options{})
+	bi, err := features.Read([]string{incDir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		res.err = err
 		return res
 	}
-	bf, err := ingest.Read([]string{fixDir}, nil, ingest.Options{})
+	bf, err := features.Read([]string{fixDir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		res.err = err
 		return res

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
@@ -31,11 +32,11 @@ func TestWatch(t *testing.T) {
 	if _, err := fixtures.Write(fixDir, spec); err != nil {
 		t.Fatal(err)
 	}
-	bi, err := ingest.Read([]string{incDir}, nil, ingest.Options{})
+	bi, err := features.Read([]string{incDir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bf, err := ingest.Read([]string{fixDir}, nil, ingest.Options{})
+	bf, err := features.Read([]string{fixDir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/evidence"
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
@@ -288,8 +289,8 @@ func (r *analyzeRun) read() (*ingest.Bundle, error) {
 	t0 := time.Now()
 	files, _ := ingest.ExpandPaths(r.paths)
 	rp := r.rep.startRead(files)
-	b, err := ingest.Read(r.paths, r.env.stdin, ingest.Options{Step: r.o.af.Step, Progress: rp.callback, Limits: r.o.lim,
-		LogEntity: r.o.logEntity, TempDir: r.work})
+	b, err := features.Read(r.paths, r.env.stdin, ingest.Options{Step: r.o.af.Step, Progress: rp.callback, Limits: r.o.lim,
+		LogEntity: r.o.logEntity, TempDir: r.work}, features.Options{})
 	rp.end()
 	if err != nil {
 		return nil, r.fail("", err)

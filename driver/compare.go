@@ -11,6 +11,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
@@ -205,7 +206,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	read := func(p string) (*ingest.Bundle, error) {
 		t0 := time.Now()
-		b, err := ingest.Read([]string{p}, stdin, ingest.Options{Step: af.Step, Progress: say.detail, Limits: lim})
+		b, err := features.Read([]string{p}, stdin, ingest.Options{Step: af.Step, Progress: say.detail, Limits: lim}, features.Options{})
 		if err == nil {
 			progress("%s: %s", p, readSummary(b, time.Since(t0)))
 		}

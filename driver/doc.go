@@ -26,7 +26,7 @@
 // runAnalyze parses the flags, checks the outputs, makes one work
 // directory (removed at exit and on SIGINT/SIGTERM), opens the source
 // (newSource: localSource restores a saved bundle's manifest; liveSource
-// fetches), then runs the steps of an analyzeRun: read (ingest.Read, or the
+// fetches), then runs the steps of an analyzeRun: read (features.Read, or the
 // embedded demo), checkContext (--target, --at, --window against the data),
 // analyse (tcg.Build, causal.Analyze, evidence.Collect, scorecard.Build) and
 // report (scorecard.Render to stdout or --export). Each step that fails has

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
@@ -289,7 +290,7 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 		return fail(fmt.Errorf("label: %w", err))
 	}
 	start := time.Now()
-	b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+	b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		return fail(err)
 	}

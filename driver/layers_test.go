@@ -23,14 +23,26 @@ var layers = map[string][]string{
 	"live":              {"internal/boundedfile", "measure"},
 	"fixtures":          {},
 	"gpurecord":         {},
-	"ingest":            {"internal/parallel", "logtemplate", "measure"},
-	"peers":             {"ingest", "measure"},
-	"tcg":               {"ingest", "internal/parallel", "measure", "peers"},
-	"causal":            {"ingest", "internal/parallel", "measure", "tcg"},
-	"evidence":          {"causal", "ingest", "measure", "tcg"},
-	"scorecard":         {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
-	"compare":           {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},
-	"driver": {"causal", "compare", "evidence", "fixtures", "gpurecord", "ingest", "internal/boundedfile", "live", "logtemplate", "measure",
+	"ingest":            {"ingest/fastjson", "internal/parallel", "logtemplate", "measure"},
+	"ingest/fastjson":   {},                                                                                                                            // the fast paths' JSON scanner: a library
+	"ingest/formats":    {"ingest/alertmanager", "ingest/gpu", "ingest/jaeger", "ingest/k8sevents", "ingest/logs", "ingest/otlp", "ingest/prometheus"}, // registers every decoder package
+
+	// Decoder packages: each imports only the core (TestDecodersImportOnlyTheCore).
+	"ingest/alertmanager": {"ingest"},
+	"ingest/k8sevents":    {"ingest"},
+	"ingest/gpu":          {"ingest"},
+	"ingest/jaeger":       {"ingest", "ingest/fastjson"},
+	"ingest/logs":         {"ingest", "ingest/fastjson", "logtemplate"}, // the shared log machinery: the Drain miner
+	"ingest/otlp":         {"ingest", "ingest/logs"},                    // OTLP logs documents among span documents
+	"ingest/prometheus":   {"ingest", "ingest/fastjson"},
+	"features":            {"ingest", "measure"}, // between ingest and tcg: derived series, placement
+	"peers":               {"ingest", "measure"},
+	"tcg":                 {"ingest", "internal/parallel", "measure", "peers"},
+	"causal":              {"features", "ingest", "internal/parallel", "measure", "tcg"},
+	"evidence":            {"causal", "ingest", "measure", "tcg"},
+	"scorecard":           {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
+	"compare":             {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},
+	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "live", "logtemplate", "measure",
 		"peers", "scorecard", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 
@@ -139,5 +151,42 @@ func TestLayers(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// decoderDeps are what a decoder package (a package under ingest/ other
+// than the all-formats package and the fastjson library) may import from
+// the module: the core, the shared log machinery (records, sinks, lines:
+// one package the log decoders and the OTLP trace decoder share), and two
+// libraries that import nothing of the module: the fast paths' JSON
+// scanner and the Drain miner.
+var decoderDeps = []string{"ingest", "ingest/fastjson", "ingest/logs", "logtemplate"}
+
+// TestDecodersImportOnlyTheCore checks every package under ingest/ against
+// decoderDeps, whatever its line in layers says: a decoder that needs
+// another decoder's code asks the core for it (ingest.Decoder) or the code
+// moves into the core, so that a format can be read, added or removed by
+// reading only its own folder and the core.
+func TestDecodersImportOnlyTheCore(t *testing.T) {
+	n := 0
+	for pkg := range layers {
+		if !strings.HasPrefix(pkg, "ingest/") || pkg == "ingest/formats" || pkg == "ingest/fastjson" {
+			continue
+		}
+		n++
+		for _, dep := range layers[pkg] {
+			if !slices.Contains(decoderDeps, dep) || dep == pkg {
+				t.Errorf("layers lets the decoder package %s import %s: decoders import only %v", pkg, dep, decoderDeps)
+			}
+		}
+	}
+	if n < 7 {
+		t.Errorf("%d decoder packages in layers, want the 7 families (alertmanager, gpu, jaeger, k8sevents, logs, otlp, prometheus)", n)
+	}
+	// Every decoder package is registered by ingest/formats.
+	for pkg := range layers {
+		if strings.HasPrefix(pkg, "ingest/") && pkg != "ingest/formats" && pkg != "ingest/fastjson" && !slices.Contains(layers["ingest/formats"], pkg) {
+			t.Errorf("ingest/formats does not import the decoder package %s: its formats would not be registered", pkg)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -67,7 +68,7 @@ func TestLiveVictoriaLogs(t *testing.T) {
 
 	// The bundle holds every record of the fetched range, in several pages.
 	pages, _ := filepath.Glob(filepath.Join(bundle, "logs", "victorialogs_*.jsonl"))
-	b, err := ingest.Read([]string{filepath.Join(bundle, "logs")}, nil, ingest.Options{})
+	b, err := features.Read([]string{filepath.Join(bundle, "logs")}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

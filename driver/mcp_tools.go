@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -271,7 +272,7 @@ func (s *mcpServer) listInputs(_ context.Context, in listInput) (*listOutput, st
 	}
 	untrack := trackTemp(work)
 	defer func() { os.RemoveAll(work); untrack() }()
-	b, err := ingest.Read(paths, strings.NewReader(""), ingest.Options{Limits: s.lim, TempDir: work})
+	b, err := features.Read(paths, strings.NewReader(""), ingest.Options{Limits: s.lim, TempDir: work}, features.Options{})
 	if err != nil {
 		return nil, "", err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -44,7 +45,7 @@ func TestNextStepsOnDevelopmentCases(t *testing.T) {
 			continue
 		}
 		perSet[set]++
-		b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+		b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

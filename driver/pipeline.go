@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
@@ -36,9 +37,9 @@ func resolveIncident(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec) (tcg.
 func analyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options) (*analysis, error) {
 	// Log templates are new, missing or shifted relative to the incident's
 	// own baseline, known only now.
-	b.DeriveLogSeries(inc.BaselineStart, inc.WindowStart)
+	features.DeriveLogSeries(b, inc.BaselineStart, inc.WindowStart)
 	// What each request does, where its log records join its spans.
-	b.DerivePatternSeries(inc.BaselineStart, inc.WindowStart, inc.WindowEnd)
+	features.DerivePatternSeries(b, inc.BaselineStart, inc.WindowStart, inc.WindowEnd)
 	g, err := tcg.Build(b, inc, topt)
 	if err != nil {
 		return nil, err

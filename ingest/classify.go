@@ -64,8 +64,8 @@ func (n *nameInfo) suffix(w string) bool {
 	return len(n.toks) > 0 && n.toks[len(n.toks)-1] == w
 }
 
-// firstLabel returns the first non-empty value among the named labels.
-func firstLabel(ls Labels, names ...string) string {
+// FirstLabel returns the first non-empty value among the named labels.
+func FirstLabel(ls Labels, names ...string) string {
 	for _, n := range names {
 		if v := ls.Get(n); v != "" {
 			return v
@@ -153,7 +153,7 @@ func quantileStat(n *nameInfo) string {
 	}
 	for i := len(n.toks) - 1; i >= 0; i-- {
 		t := n.toks[i]
-		if len(t) >= 3 && len(t) <= 5 && t[0] == 'p' && isDigits(t[1:]) {
+		if len(t) >= 3 && len(t) <= 5 && t[0] == 'p' && IsDigits(t[1:]) {
 			return t
 		}
 		if t == "median" {
@@ -166,7 +166,7 @@ func quantileStat(n *nameInfo) string {
 // quantileName maps "0.99" → "p99", "0.5" → "p50", "0.999" → "p999".
 func quantileName(q string) string {
 	q = strings.TrimSpace(q)
-	if !strings.HasPrefix(q, "0.") || !isDigits(q[2:]) {
+	if !strings.HasPrefix(q, "0.") || !IsDigits(q[2:]) {
 		return ""
 	}
 	d := q[2:]
@@ -285,11 +285,11 @@ func classifyUnit(n *nameInfo, sig SignalKind, stat string) string {
 // server-side gRPC failure code.
 func errorCodeLabel(ls Labels) bool {
 	for _, name := range []string{"code", "status", "status_code", "response_code", "http_status", "http_status_code", "http_response_status_code"} {
-		if v := ls.Get(name); len(v) == 3 && v[0] == '5' && isDigits(v) || strings.EqualFold(v, "5xx") {
+		if v := ls.Get(name); len(v) == 3 && v[0] == '5' && IsDigits(v) || strings.EqualFold(v, "5xx") {
 			return true
 		}
 	}
-	switch firstLabel(ls, "grpc_code", "grpc_status", "rpc_grpc_status_code") {
+	switch FirstLabel(ls, "grpc_code", "grpc_status", "rpc_grpc_status_code") {
 	case "Unknown", "Internal", "Unavailable", "DeadlineExceeded", "DataLoss", "Unimplemented", "2", "4", "12", "13", "14", "15":
 		return true
 	}
@@ -309,12 +309,10 @@ func errorCodeLabel(ls Labels) bool {
 // ("rate1m" → "rate"), ratio words ("ratio"), mean words ("mean"), or a
 // counter's "_total" ("count"). A success ratio is SignalErrors with Stat
 // "success_ratio" (see BadDirection).
-func ClassifySeries(s *Series) { classifySeries(s) }
-
-func classifySeries(s *Series) {
+func ClassifySeries(s *Series) {
 	toks, folded := nameTokens(s.Name)
 	n := &nameInfo{toks: toks, folded: folded, labels: s.Labels}
-	n.gpu = n.tok("dcgm", "nvidia", "gpu", "nvml", "smi") || firstLabel(s.Labels, gpuLabelNames...) != ""
+	n.gpu = n.tok("dcgm", "nvidia", "gpu", "nvml", "smi") || FirstLabel(s.Labels, gpuLabelNames...) != ""
 	if s.Signal == SignalOther {
 		s.Signal = classifySignal(n)
 		if s.Signal == SignalTraffic && errorCodeLabel(s.Labels) {
@@ -374,7 +372,7 @@ var edgeLabelPairs = [][2]string{
 var podLabelNames = []string{"exported_pod", "pod", "pod_name", "k8s_pod_name", "kubernetes_pod_name"}
 
 // nodeLabelNames are the labels naming a node or host (instance excluded).
-var nodeLabelNames = []string{"node", "kubernetes_node", "node_name", "k8s_node_name", "nodename", "Hostname", "hostname", "host"}
+var NodeLabelNames = []string{"node", "kubernetes_node", "node_name", "k8s_node_name", "nodename", "Hostname", "hostname", "host"}
 
 // serviceLabelNames are the labels naming a service, most explicit first.
 var serviceLabelNames = []string{"service", "service_name", "app_kubernetes_io_name", "app", "k8s_app", "destination_workload",
@@ -408,8 +406,8 @@ func podService(pod string, ls Labels) string {
 // metric (node_ or node: prefix), pod, service, node.
 func entityOf(n *nameInfo) Entity {
 	ls := n.labels
-	node := NormalizeHost(firstLabel(ls, nodeLabelNames...))
-	pod := firstLabel(ls, podLabelNames...)
+	node := NormalizeHost(FirstLabel(ls, NodeLabelNames...))
+	pod := FirstLabel(ls, podLabelNames...)
 	if n.gpu {
 		if p := ls.Get("pod"); pod == p && strings.Contains(WorkloadOf(p), "dcgm-exporter") {
 			pod = "" // the exporter's own pod, not the GPU's workload
@@ -422,8 +420,8 @@ func entityOf(n *nameInfo) Entity {
 	instanceHost := NormalizeHost(ls.Get("instance"))
 
 	// GPU: a UUID label, or a gpu index label on a GPU metric.
-	uuid := firstLabel(ls, gpuLabelNames...)
-	idx := firstLabel(ls, "gpu", "GPU", "gpu_index", "minor_number")
+	uuid := FirstLabel(ls, gpuLabelNames...)
+	idx := FirstLabel(ls, "gpu", "GPU", "gpu_index", "minor_number")
 	if uuid != "" || idx != "" && n.gpu {
 		if node == "" {
 			node = instanceHost
@@ -433,7 +431,7 @@ func entityOf(n *nameInfo) Entity {
 			id = node + "/" + idx
 		}
 		if svc == "" {
-			if c := firstLabel(ls, "exported_container", "container"); usableWorkloadLabel(c) {
+			if c := FirstLabel(ls, "exported_container", "container"); usableWorkloadLabel(c) {
 				svc = c
 			}
 		}
@@ -493,7 +491,7 @@ var versionLabelNames = []string{"version", "app_version", "service_version", "s
 	"controller_revision_hash"}
 
 // VersionOf returns the version a series' labels give ("" when none).
-func VersionOf(ls Labels) string { return firstLabel(ls, versionLabelNames...) }
+func VersionOf(ls Labels) string { return FirstLabel(ls, versionLabelNames...) }
 
 // PodOf returns the pod a series measures: its entity's name for a pod
 // series, else a pod label (a call-edge series reported per pod, a node
@@ -502,7 +500,7 @@ func PodOf(s *Series) string {
 	if s.Entity.Kind == KindPod {
 		return s.Entity.Name
 	}
-	return firstLabel(s.Labels, podLabelNames...)
+	return FirstLabel(s.Labels, podLabelNames...)
 }
 
 // IdentityLabel reports whether a label names which instance a series is
@@ -510,7 +508,7 @@ func PodOf(s *Series) string {
 // measures: series that differ only in such labels measure the same thing
 // of different instances.
 func IdentityLabel(name string) bool {
-	if slices.Contains(podLabelNames, name) || slices.Contains(versionLabelNames, name) || slices.Contains(nodeLabelNames, name) ||
+	if slices.Contains(podLabelNames, name) || slices.Contains(versionLabelNames, name) || slices.Contains(NodeLabelNames, name) ||
 		slices.Contains(gpuLabelNames, name) {
 		return true
 	}

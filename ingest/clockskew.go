@@ -184,11 +184,11 @@ func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, sk
 	}
 	var r2 skewReport
 	half := len(roots) / 2
-	bothIf(n, func() { rep = walk(roots[:half]) }, func() { r2 = walk(roots[half:]) })
+	BothIf(n, func() { rep = walk(roots[:half]) }, func() { r2 = walk(roots[half:]) })
 	rep.refused += r2.refused
 	rep.refusedD = max(rep.refusedD, r2.refusedD)
 	var a1, a2 applied
-	bothIf(n, func() { a1 = apply(0, n/2) }, func() { a2 = apply(n/2, n) })
+	BothIf(n, func() { a1 = apply(0, n/2) }, func() { a2 = apply(n/2, n) })
 	kept := append(a1.kept, a2.kept...)
 	moved := mergeSortKeys(a1.moved, a2.moved)
 	hosts := a1.hosts

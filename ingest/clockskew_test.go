@@ -20,13 +20,13 @@ func checkParents(t *testing.T, b *Bundle) {
 	if len(b.Parent) != len(b.Spans) {
 		t.Fatalf("%d parent indexes for %d spans", len(b.Parent), len(b.Spans))
 	}
-	ids := make(map[spanKey]int32, len(b.Spans))
+	ids := make(map[SpanKey]int32, len(b.Spans))
 	for i := range b.Spans {
-		ids[spanKey{b.Spans[i].TraceID, b.Spans[i].SpanID}] = int32(i)
+		ids[SpanKey{b.Spans[i].TraceID, b.Spans[i].SpanID}] = int32(i)
 	}
 	for i, p := range b.Parent {
 		s := &b.Spans[i]
-		want, ok := ids[spanKey{s.TraceID, s.ParentID}]
+		want, ok := ids[SpanKey{s.TraceID, s.ParentID}]
 		if s.ParentID == 0 || !ok {
 			want = -1
 		}

@@ -29,7 +29,8 @@ func isGenerated(s string, lo, hi int, needDigit bool) bool {
 	return digit || !needDigit
 }
 
-func isDigits(s string) bool {
+// IsDigits reports whether s is non-empty and all ASCII digits.
+func IsDigits(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -69,7 +70,7 @@ func WorkloadOf(pod string) string {
 			return head[:j]
 		}
 		return head
-	case isDigits(last) && len(last) <= 5:
+	case IsDigits(last) && len(last) <= 5:
 		return head
 	case isGenerated(last, 8, 10, true):
 		return head
@@ -95,9 +96,20 @@ func NormalizeHost(s string) string {
 		}
 	}
 	if strings.Count(s, ":") == 1 {
-		if i := strings.LastIndexByte(s, ':'); isDigits(s[i+1:]) {
+		if i := strings.LastIndexByte(s, ':'); IsDigits(s[i+1:]) {
 			s = s[:i]
 		}
 	}
 	return strings.ToLower(s)
+}
+
+// FirstNonEmpty returns the first of vs that is not blank, trimmed ("" when
+// none is).
+func FirstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
 }

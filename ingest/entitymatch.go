@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -12,7 +11,7 @@ import (
 
 // knownServices returns the services named by traces, dependencies and
 // call-edge (service-graph) series.
-func (b *Bundle) knownServices() map[string]bool {
+func (b *Bundle) KnownServices() map[string]bool {
 	known := map[string]bool{}
 	spanServices := map[Sym]bool{}
 	for i := range b.Spans {
@@ -61,80 +60,6 @@ func MatchService(name string, known map[string]bool) string {
 		}
 	}
 	return ""
-}
-
-// matchEntities rewrites series and event services onto trace services.
-func (b *Bundle) matchEntities() {
-	known := b.knownServices()
-	if len(known) == 0 {
-		return
-	}
-	// A node label whose value is a vertex of the call graph names that
-	// service, not a host (metrics exported per call-graph vertex, as
-	// CloudWatch/X-Ray service maps do): the series is the service's, under
-	// the name exactly as the data spells it.
-	for _, s := range b.Series {
-		if s.Entity.Kind != KindNode {
-			continue
-		}
-		if v := firstLabel(s.Labels, nodeLabelNames...); v != "" && known[v] {
-			s.Entity = Entity{Kind: KindService, Name: v, Service: v}
-		}
-	}
-	// One component, several service-map vertices (X-Ray): one name.
-	b.mergeComponentVertices(known)
-	unmatched := map[string]bool{}
-	fix := func(e *Entity) {
-		if e.Service == "" {
-			return
-		}
-		m := matchService(e.Service, known)
-		if m == "" && e.Kind == KindPod {
-			m = matchService(e.Name, known)
-		}
-		if m == "" {
-			unmatched[e.Service] = true
-			return
-		}
-		if e.Kind == KindService && e.Name == e.Service {
-			e.Name = m
-		}
-		if e.Kind == KindEdge {
-			if c := matchService(e.Caller, known); c != "" {
-				e.Caller = c
-			}
-			if c := matchService(e.Callee, known); c != "" {
-				e.Callee = c
-			}
-			e.Name = e.Caller + "->" + e.Callee
-		}
-		e.Service = m
-	}
-	for _, s := range b.Series {
-		fix(&s.Entity)
-	}
-	for i := range b.Events {
-		fix(&b.Events[i].Entity)
-	}
-	for i := range b.Alerts {
-		if m := matchService(b.Alerts[i].Service, known); m != "" {
-			b.Alerts[i].Service = m
-		}
-	}
-	if len(unmatched) > 0 {
-		names := make([]string, 0, len(unmatched))
-		for n := range unmatched {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		more := ""
-		if len(names) > 8 {
-			more = fmt.Sprintf(" and %d more", len(names)-8)
-			names = names[:8]
-		}
-		b.Warn(ErrUnmatched, "metrics", len(unmatched), "%d metric/event services match no traced service: %s%s",
-			len(unmatched), strings.Join(names, ", "), more)
-	}
 }
 
 // collectEntities builds the sorted entity list, merging placement facts

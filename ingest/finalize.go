@@ -21,15 +21,19 @@ const maxGridCells = 20_000
 //     raw counters that drop warned as counter resets;
 //  2. spans: sorted; duplicate IDs, orphans and clock skew counted as warnings;
 //  3. the common step (median metric step unless opt.Step) and time grid;
-//  4. entities matched across sources (pod → workload, unmatched warned);
-//  5. per-service, per-pod and per-call-edge RED series derived from spans;
-//  6. every series of step ≥ 1 s aligned onto the grid (gaps warned);
-//  7. the entity list.
+//  4. the features stage, opt.Derive (package features: entities matched
+//     across sources, pod → workload, unmatched warned; GPUs matched,
+//     processes placed, per-service, per-pod and per-call-edge RED series
+//     derived from spans, the operation mix, the log series with the
+//     default reference period);
+//  5. every series of step ≥ 1 s aligned onto the grid (gaps warned);
+//  6. the entity list.
 //
 // Log records are finalized beside (logfinalize.go: templates merged across
 // files, records sorted, linked to spans; their entities matched like the
-// series'), and the log series derived with the default reference period
-// (DeriveLogSeries can derive them again for the incident's baseline).
+// series'); the features stage derives the log series with the default
+// reference period (features.DeriveLogSeries derives them again for the
+// incident's baseline).
 //
 // Finalize is idempotent only in the sense that it must be called once.
 func (b *Bundle) Finalize(opt Options) error {
@@ -39,18 +43,10 @@ func (b *Bundle) Finalize(opt Options) error {
 	b.Parent = b.checkSpans()
 	b.finalizeLogs(opt)
 	b.chooseStep(opt.Step, onGrid)
-	b.matchEntities()
-	b.matchLogStreams()
-	b.matchGPUs()
-	b.placeProcesses()
-	// The trace series and the operation mix only read the spans: side by
-	// side on big inputs, the mix's series appended after the trace
-	// series'.
-	var mix []*Series
-	bothIf(len(b.Spans), func() { b.deriveTraceSeries(b.Parent) }, func() { mix = b.operationMixSeries() })
-	b.Series = append(b.Series, mix...)
-	b.deriveDefaultLogSeries()
-	b.alignSeries(opt.Limits.withDefaults().MaxCells)
+	if opt.Derive != nil {
+		opt.Derive(b)
+	}
+	b.alignSeries(opt.Limits.WithDefaults().MaxCells)
 	b.collectEntities()
 	return nil
 }
@@ -106,14 +102,14 @@ func sortSeriesByKey(ss []*Series) {
 	}
 }
 
-// parallelMinSpans is the fewest spans for which Finalize splits the merge
+// ParallelMinSpans is the fewest spans for which Finalize splits the merge
 // of sorted runs, the parent links and the trace series over two goroutines
-// (a variable so tests can compare both paths).
-var parallelMinSpans = 20_000
+// (a variable so tests can compare Both paths).
+var ParallelMinSpans = 20_000
 
-// both runs first on this goroutine and second on another, and returns
-// when both are done.
-func both(first, second func()) {
+// Both runs first on this goroutine and second on another, and returns
+// when Both are done.
+func Both(first, second func()) {
 	done := make(chan struct{})
 	go func() {
 		second()
@@ -123,17 +119,17 @@ func both(first, second func()) {
 	<-done
 }
 
-// bothIf is both for a pass over n spans: below parallelMinSpans it calls
+// BothIf is Both for a pass over n spans: below ParallelMinSpans it calls
 // first and then second in the caller's goroutine (two goroutines cost more
 // than they save on small inputs). Either way the results are the same, so
 // callers write one path.
-func bothIf(n int, first, second func()) {
-	if n < parallelMinSpans {
+func BothIf(n int, first, second func()) {
+	if n < ParallelMinSpans {
 		first()
 		second()
 		return
 	}
-	both(first, second)
+	Both(first, second)
 }
 
 // seriesStep returns the median spacing of a series' points (0 when < 2).

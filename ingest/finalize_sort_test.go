@@ -79,9 +79,9 @@ func TestMergeSpanRuns(t *testing.T) {
 }
 
 func testMergeSpanRuns(t *testing.T, min int) {
-	old := parallelMinSpans
-	defer func() { parallelMinSpans = old }()
-	parallelMinSpans = min
+	old := ParallelMinSpans
+	defer func() { ParallelMinSpans = old }()
+	ParallelMinSpans = min
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, k := range []int{0, 1, 2, 3, 9} {
 		var runs [][]Span

@@ -1,4 +1,4 @@
-package ingest
+package ingest_test
 
 // Native fuzz targets, one per reader, plus FuzzReadFile over sniffing and
 // decompression. Each checks the same properties (fuzzCheck):
@@ -23,18 +23,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 var writeCorpus = flag.Bool("writecorpus", false, "rewrite the seed files of testdata/fuzz/ from ../shared/samples")
 
 // fuzzLimits keep fuzzed inputs small: every bound is hit by a few KB.
-var fuzzLimits = Limits{MaxFileBytes: 1 << 20, MaxDepth: 32, MaxStringBytes: 256, MaxSpans: 500, MaxSeries: 50, MaxPoints: 2000, MaxLogRecords: 500}
+var fuzzLimits = ingest.FuzzLimits
 
 // fuzzCheck asserts the shared properties for a reader's result.
-func fuzzCheck(t *testing.T, b *Bundle, err error) {
+func fuzzCheck(t *testing.T, b *ingest.Bundle, err error) {
 	t.Helper()
 	if err != nil {
-		var ie *InputError
+		var ie *ingest.InputError
 		if !errors.As(err, &ie) {
 			t.Fatalf("error is not an *InputError: %v", err)
 		}
@@ -62,33 +64,33 @@ func fuzzCheck(t *testing.T, b *Bundle, err error) {
 		}
 	}
 	if len(b.Inputs) == 0 {
-		b.Inputs = []Input{{Path: "fuzz"}}
+		b.Inputs = []ingest.Input{{Path: "fuzz"}}
 	}
-	if err := b.Finalize(Options{Limits: fuzzLimits}); err != nil {
+	if err := b.Finalize(ingest.Options{Limits: fuzzLimits}); err != nil {
 		t.Fatalf("Finalize: %v", err)
 	}
 	if err := b.Validate(); err != nil {
 		t.Fatalf("Validate after Finalize:\n%v", err)
 	}
-	checkParents(t, b)
+	ingest.CheckParents(t, b)
 }
 
 // fuzzDecoder is the body of the per-format targets.
-func fuzzDecoder(f *testing.F, format Format, seeds ...string) {
+func fuzzDecoder(f *testing.F, format ingest.Format, seeds ...string) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
-	dec := decoders[format].decode
+	dec := ingest.Decoder(format)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		b, err := dec("fuzz.json", bytes.NewReader(in), fuzzLimits)
 		if b != nil && err == nil {
 			// As ReadFile does: limits, then impossible times dropped (a
 			// year-24 timestamp beside a 2024 one would otherwise make
 			// Finalize build a 2000-year grid, and the fuzzer report a hang).
-			b.enforceLimits(fuzzLimits, "fuzz.json")
-			if b.records() > 0 {
-				b.checkValues("fuzz.json")
-				if b.records() == 0 {
+			ingest.EnforceLimits(b, fuzzLimits, "fuzz.json")
+			if ingest.Records(b) > 0 {
+				ingest.CheckValues(b, "fuzz.json")
+				if ingest.Records(b) == 0 {
 					return // ReadFile rejects it: no usable data
 				}
 			}
@@ -98,37 +100,37 @@ func fuzzDecoder(f *testing.F, format Format, seeds ...string) {
 }
 
 func FuzzDecodeAlertmanager(f *testing.F) {
-	fuzzDecoder(f, FormatAlertmanager,
+	fuzzDecoder(f, ingest.FormatAlertmanager,
 		`{"status":"firing","receiver":"x","alerts":[{"labels":{"alertname":"KVCacheAlmostFull","service":"vllm"},"startsAt":"2024-05-01T10:00:00Z"}]}`,
 		`[{"annotations":{},"endsAt":"2024-05-01T10:20:00.000Z","fingerprint":"a1","startsAt":"2024-05-01T10:05:00.123Z","labels":{"alertname":"X","pod":"a-6d9f8b7c5-x2kq9"}}]`)
 }
 
 func FuzzDecodeK8sEvents(f *testing.F) {
-	fuzzDecoder(f, FormatK8sEvents,
+	fuzzDecoder(f, ingest.FormatK8sEvents,
 		`{"kind":"EventList","items":[{"involvedObject":{"kind":"Pod","name":"cart-7d4b9c-abcde","namespace":"d"},"reason":"OOMKilling","lastTimestamp":"2024-05-01T10:00:00Z","count":2}]}`,
 		`[{"regarding":{"kind":"Deployment","name":"cart"},"reason":"ScalingReplicaSet","note":"x","eventTime":"2024-05-01T10:00:00.000000Z"}]`)
 }
 
 func FuzzDecodeDependencies(f *testing.F) {
-	fuzzDecoder(f, FormatJaegerDependencies,
+	fuzzDecoder(f, ingest.FormatJaegerDependencies,
 		`{"data":[{"parent":"a","child":"b","callCount":2}]}`,
 		`[{"parent":"frontend","child":"cartservice","callCount":"12"},{"parent":"a","child":"b","callCount":3.0}]`)
 }
 
 func FuzzDecodeNvidiaSmiCSV(f *testing.F) {
-	fuzzDecoder(f, FormatNvidiaSmiCSV,
+	fuzzDecoder(f, ingest.FormatNvidiaSmiCSV,
 		"timestamp, index, uuid, utilization.gpu [%], memory.used [MiB], clocks.sm [MHz]\n2024/05/01 10:00:00.000, 0, GPU-1, 87 %, 1024 MiB, 1410 MHz\n2024/05/01 10:00:01.000, 0, GPU-1, [N/A], 1024 MiB, 1410 MHz\n",
 		"index, name, power.draw [W]\n0, NVIDIA H200, 120.5 W\n")
 }
 
 func FuzzDecodeNvidiaSmiDmon(f *testing.F) {
-	fuzzDecoder(f, FormatNvidiaSmiDmon,
+	fuzzDecoder(f, ingest.FormatNvidiaSmiDmon,
 		"#Date       Time        gpu    pwr  gtemp  mtemp     sm    mem\n#YYYYMMDD   HH:MM:SS    Idx      W      C      C      %      %\n 20260703   22:10:45      0     77     28     31      0      0\n 20260703   22:10:46      0     78     28     31      1      -\n",
 		"# gpu    pwr  gtemp\n# Idx      W      C\n    0     77     28\n")
 }
 
 func FuzzDecodeNVMLRecording(f *testing.F) {
-	fuzzDecoder(f, FormatNVMLRecording,
+	fuzzDecoder(f, ingest.FormatNVMLRecording,
 		`{"pipeline_analyze_nvml":1,"host":"h1","devices":[]}`+"\n"+
 			`{"t_ns":1000000000,"gpu":0,"util_gpu_pct":50,"processes":[{"pid":7,"sm_util_pct":40}]}`+"\n"+
 			`{"t_ns":2000000000,"gpu":0,"util_gpu_pct":60,"xid":[{"t_ns":1500000000,"xid":79,"type":"xid"}]}`+"\n",
@@ -136,42 +138,42 @@ func FuzzDecodeNVMLRecording(f *testing.F) {
 }
 
 func FuzzDecodeKineto(f *testing.F) {
-	fuzzDecoder(f, FormatKineto,
+	fuzzDecoder(f, ingest.FormatKineto,
 		`{"schemaVersion":1,"distributedInfo":{"rank":0},"baseTimeNanoseconds":1700000000000000000,"traceEvents":[`+
 			`{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":5,"args":{"device":0}},`+
 			`{"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","ts":0,"dur":7,"args":{"device":0}}]}`)
 }
 
 func FuzzDecodeLoki(f *testing.F) {
-	fuzzDecoder(f, FormatLokiStreams,
+	fuzzDecoder(f, ingest.FormatLokiStreams,
 		`{"status":"success","data":{"resultType":"streams","result":[{"stream":{"service_name":"a","pod":"a-7d4b9c8f6-x2kq9"},"values":[["1700000000000000001","\tat x"],["1700000000000000000","ERROR boom trace_id=4bf92f3577b34da6a3ce929d0e0e4736",{"level":"error","span_id":"00f067aa0ba902b7"}]]}],"stats":{}}}`,
 		`{"streams":[{"stream":{"job":"ns/app"},"values":[["1","x",{"structuredMetadata":{"trace_id":"01"}}]]}]}`)
 }
 
 func FuzzDecodeOTLPLogs(f *testing.F) {
-	fuzzDecoder(f, FormatOTLPLogs,
+	fuzzDecoder(f, ingest.FormatOTLPLogs,
 		`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"s"}}]},"scopeLogs":[{"logRecords":[{"timeUnixNano":"1753292536","severityNumber":17,"body":{"stringValue":"boom"},"traceId":"5B8EFFF798038103D269B633813FC60C","spanId":""}]}]}]}`+"\n"+
 			`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"observedTimeUnixNano":"1544712660300000000","body":{"kvlistValue":{"values":[{"key":"a","value":{"intValue":"1"}}]}}}]}]}]}`)
 }
 
 func FuzzDecodeDockerJSON(f *testing.F) {
-	fuzzDecoder(f, FormatDockerJSONLog,
+	fuzzDecoder(f, ingest.FormatDockerJSONLog,
 		`{"log":"{\"level\":\"error\",\"msg\":\"x\"}\n","stream":"stderr","time":"2016-03-02T22:58:51.338462311Z"}`+"\n"+`"log":"partial","stream":"stdout","time":"2016-03-02T22:58:52Z"}`+"\n",
 		`[{"date":1597871185.9,"log":"2020-08-19T21:06:24.337Z stderr F boom\n2020-08-19T21:06:24.338Z stderr F \tat x","kubernetes":{"pod_name":"p-7d4b9c8f6-x2kq9","labels":{"app":"p"}}}]`)
 }
 
 func FuzzDecodeCRI(f *testing.F) {
-	fuzzDecoder(f, FormatCRILog,
+	fuzzDecoder(f, ingest.FormatCRILog,
 		"2026-11-30T03:12:00.1Z stdout P hel\n2026-11-30T03:12:00.2Z stdout F lo\n2026-11-30T03:12:00.3+02:00 stderr F java.lang.IllegalStateException: x\nbad\n")
 }
 
 func FuzzDecodeTextLog(f *testing.F) {
-	fuzzDecoder(f, FormatTextLog,
+	fuzzDecoder(f, ingest.FormatTextLog,
 		"2026-11-30T03:12:00.000000001Z ERROR:root:x\nTraceback (most recent call last):\n  File \"a.py\", line 1\nValueError: y\n2023-01-29 16:42:10,175 goroutine 1 [running]:\nmain.main()\n")
 }
 
 func FuzzDecodeVictoriaLogs(f *testing.F) {
-	fuzzDecoder(f, FormatVictoriaLogs,
+	fuzzDecoder(f, ingest.FormatVictoriaLogs,
 		`{"_msg":"16:43:17.120 ERROR c.s.X#37 TraceID: dc7db5cbec8d511cb7e08fd7c7b47c00","_stream":"{pod=\"a-7d4b9c8f6-x2kq9\",service_name=\"a\"}","_time":"2023-01-29T08:43:17.121704441Z","level":"ERROR","span_id":"b6ce9b3cd8b064a8"}`+"\n"+`{"_time":"bad"}`+"\n")
 }
 
@@ -224,7 +226,7 @@ func FuzzNsightSQLite(f *testing.F) {
 			}
 		}
 		db.Close()
-		b, err := decodeNsightSQLite("fuzz.sqlite", path, fuzzLimits)
+		b, err := ingest.FileDecoder(ingest.FormatNsightSQLite)("fuzz.sqlite", path, nil, fuzzLimits, true, "")
 		if err != nil {
 			return // a reader error on a well-formed database is allowed (reported, not a crash)
 		}
@@ -247,7 +249,7 @@ func FuzzReadFile(f *testing.F) {
 		if bytes.HasPrefix(in, []byte("SQLite format 3\x00")) {
 			t.Skip("SQLite files are fuzzed by FuzzNsightSQLite")
 		}
-		b, err := ReadFile("-", bytes.NewReader(in), fuzzLimits)
+		b, err := ingest.ReadFile("-", bytes.NewReader(in), fuzzLimits)
 		if err != nil {
 			fuzzCheck(t, nil, err)
 			return
@@ -259,6 +261,10 @@ func FuzzReadFile(f *testing.F) {
 	})
 }
 
+// targetPackage names the decoder package (a folder under ingest/) of the
+// fuzz targets that live there rather than here.
+var targetPackage = map[string]string{"FuzzDecodeJaeger": "jaeger", "FuzzDecodeOTLP": "otlp", "FuzzPromQueryRange": "prometheus"}
+
 // TestWriteFuzzCorpus regenerates the sample-seeded corpus files
 // testdata/fuzz/FuzzX/sample-* (go test -run TestWriteFuzzCorpus -writecorpus).
 // Samples larger than 32 KiB are cut to their first 32 KiB: the fuzzer learns
@@ -267,14 +273,14 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	if !*writeCorpus {
 		t.Skip("run with -writecorpus to regenerate")
 	}
-	sh := sharedDir(t)
-	targets := map[Format]string{
-		FormatJaegerJSON: "FuzzDecodeJaeger", FormatOTLPJSON: "FuzzDecodeOTLP", FormatPromQueryRange: "FuzzPromQueryRange",
-		FormatAlertmanager: "FuzzDecodeAlertmanager", FormatK8sEvents: "FuzzDecodeK8sEvents",
-		FormatJaegerDependencies: "FuzzDecodeDependencies", FormatNvidiaSmiCSV: "FuzzDecodeNvidiaSmiCSV",
-		FormatNvidiaSmiDmon: "FuzzDecodeNvidiaSmiDmon", FormatNVMLRecording: "FuzzDecodeNVMLRecording", FormatKineto: "FuzzDecodeKineto",
-		FormatLokiStreams: "FuzzDecodeLoki", FormatOTLPLogs: "FuzzDecodeOTLPLogs", FormatDockerJSONLog: "FuzzDecodeDockerJSON",
-		FormatCRILog: "FuzzDecodeCRI", FormatTextLog: "FuzzDecodeTextLog", FormatVictoriaLogs: "FuzzDecodeVictoriaLogs",
+	sh := ingest.SharedDir(t)
+	targets := map[ingest.Format]string{
+		ingest.FormatJaegerJSON: "FuzzDecodeJaeger", ingest.FormatOTLPJSON: "FuzzDecodeOTLP", ingest.FormatPromQueryRange: "FuzzPromQueryRange",
+		ingest.FormatAlertmanager: "FuzzDecodeAlertmanager", ingest.FormatK8sEvents: "FuzzDecodeK8sEvents",
+		ingest.FormatJaegerDependencies: "FuzzDecodeDependencies", ingest.FormatNvidiaSmiCSV: "FuzzDecodeNvidiaSmiCSV",
+		ingest.FormatNvidiaSmiDmon: "FuzzDecodeNvidiaSmiDmon", ingest.FormatNVMLRecording: "FuzzDecodeNVMLRecording", ingest.FormatKineto: "FuzzDecodeKineto",
+		ingest.FormatLokiStreams: "FuzzDecodeLoki", ingest.FormatOTLPLogs: "FuzzDecodeOTLPLogs", ingest.FormatDockerJSONLog: "FuzzDecodeDockerJSON",
+		ingest.FormatCRILog: "FuzzDecodeCRI", ingest.FormatTextLog: "FuzzDecodeTextLog", ingest.FormatVictoriaLogs: "FuzzDecodeVictoriaLogs",
 	}
 	const maxSeed = 32 << 10
 	write := func(target, name string, data []byte) {
@@ -282,6 +288,9 @@ func TestWriteFuzzCorpus(t *testing.T) {
 			data = data[:maxSeed]
 		}
 		dir := filepath.Join("testdata", "fuzz", target)
+		if pkg := targetPackage[target]; pkg != "" { // a target of a decoder package
+			dir = filepath.Join(pkg, "testdata", "fuzz", target)
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -312,17 +321,17 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		}
 		name := strings.NewReplacer("/", "_", "..", "").Replace(strings.TrimPrefix(p, filepath.Join(sh, "samples")+"/"))
 		if strings.HasSuffix(p, ".txt") { // nvidia_gpu_exporter captures: one seed per command section
-			for i, s := range smiSections(t, p) {
-				if f := Sniff([]byte(s.Body)); targets[f] != "" {
+			for i, s := range ingest.SMISections(t, p) {
+				if f := ingest.Sniff([]byte(s.Body)); targets[f] != "" {
 					write(targets[f], fmt.Sprintf("%s-%02d", name, i), []byte(s.Body))
 				}
 			}
 			continue
 		}
-		if f := Sniff(raw); targets[f] != "" {
+		if f := ingest.Sniff(raw); targets[f] != "" {
 			write(targets[f], name, raw)
 		}
-		if Sniff(raw) != FormatNsightSQLite {
+		if ingest.Sniff(raw) != ingest.FormatNsightSQLite {
 			write("FuzzReadFile", name, raw)
 		}
 	}

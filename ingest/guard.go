@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/fastjson"
 )
 
 // tokenGuard bounds what one JSON token can make a decoder buffer. Every
@@ -14,7 +16,7 @@ import (
 // decompressed stream (in ReadFile, below every reader) and fails the stream
 // with ErrLimit as soon as a string or a bare token (number, literal) is
 // longer than max bytes, or a run of whitespace outside strings longer than
-// max or maxSpaceRun.
+// max or fastjson.MaxSpaceRun.
 //
 // It decides from the content alone: it is active when the first byte that
 // is not whitespace or a byte-order mark is '{' or '[' (a JSON document or
@@ -31,11 +33,6 @@ type tokenGuard struct {
 	run   int64 // bytes of the current string, bare token or whitespace run
 	err   error
 }
-
-// maxSpaceRun bounds a run of whitespace whatever max says: no JSON writer
-// indents by more, and encoding/json rescans a run each time it reads more
-// of it (quadratic in the run's length).
-const maxSpaceRun = 64 << 10
 
 type guardMode uint8
 
@@ -110,8 +107,8 @@ func (g *tokenGuard) scan(b []byte) int {
 			break
 		}
 		g.state = gsSpace // the leading run continues into the scan below
-		if g.run+int64(i) > min(g.max, maxSpaceRun) {
-			return g.fail(int(min(g.max, maxSpaceRun)-g.run), "run of whitespace")
+		if g.run+int64(i) > min(g.max, fastjson.MaxSpaceRun) {
+			return g.fail(int(min(g.max, fastjson.MaxSpaceRun)-g.run), "run of whitespace")
 		}
 		g.run += int64(i)
 		if g.mode == guardSniff {
@@ -145,7 +142,7 @@ func (g *tokenGuard) scan(b []byte) int {
 				g.state, g.run = cl, 0
 			}
 			g.run++
-			if g.run > g.max || cl == gsSpace && g.run > maxSpaceRun {
+			if g.run > g.max || cl == gsSpace && g.run > fastjson.MaxSpaceRun {
 				what := "bare token (number or literal)"
 				if cl == gsSpace {
 					what = "run of whitespace"
@@ -198,7 +195,7 @@ func (g *tokenGuard) stringEnd(b []byte, i int) (int, bool) {
 func (g *tokenGuard) fail(i int, what string) int {
 	limit := g.max
 	if what == "run of whitespace" {
-		limit = min(g.max, maxSpaceRun)
+		limit = min(g.max, fastjson.MaxSpaceRun)
 	}
 	g.err = fmt.Errorf("%w: a JSON %s longer than %d bytes (--max-token)", ErrLimit, what, limit)
 	return i

@@ -126,7 +126,7 @@ func BenchmarkTokenGuard(b *testing.B) {
 }
 
 // TestFastPathTokenBound: on a regular file the Jaeger and Prometheus fast
-// paths run without the guard (fastScanner.maxTok bounds tokens instead);
+// paths run without the guard (fastjson.Scanner.MaxTok bounds tokens instead);
 // a string, number or whitespace run over the limit still gives the
 // guard's error, the same as the guarded read of the same bytes from a
 // stream, with allocation a small multiple of the limit.

@@ -13,31 +13,31 @@ import (
 	"unicode/utf8"
 )
 
-// maxInterned bounds the interner's table: past it, new strings are returned
+// maxInterned bounds the Interner's table: past it, new strings are returned
 // as they are (still truncated) instead of being remembered, so a file whose
 // operation names embed IDs cannot make the table grow without bound.
 const maxInterned = 1 << 20
 
-// interner deduplicates the strings spans repeat (service, operation, pod,
+// Interner deduplicates the strings spans repeat (service, operation, pod,
 // node, GPU) so that millions of spans share one copy of each, and enforces
 // Limits.MaxStringBytes on them. It is not safe for concurrent use: each
 // decoded input gets its own. Lookups are O(len(s)).
-type interner struct {
+type Interner struct {
 	m         map[string]string
 	syms      map[string]Sym // sym's cache in front of the process-wide table
 	max       int            // longest string kept in bytes; <= 0 means unlimited
-	truncated int            // strings cut to max (each occurrence counted)
+	Truncated int            // strings cut to max (each occurrence counted)
 }
 
-// newInterner returns an empty interner that truncates strings longer than
+// NewInterner returns an empty Interner that truncates strings longer than
 // max bytes (max <= 0: never).
-func newInterner(max int) *interner {
-	return &interner{m: make(map[string]string, 256), syms: make(map[string]Sym, 256), max: max}
+func NewInterner(max int) *Interner {
+	return &Interner{m: make(map[string]string, 256), syms: make(map[string]Sym, 256), max: max}
 }
 
-// sym returns the Sym of s, truncated to the limit like get. Each distinct
-// string takes the process-wide table's lock once per interner.
-func (in *interner) sym(s string) Sym {
+// Sym returns the Sym of s, truncated to the limit like get. Each distinct
+// string takes the process-wide table's lock once per Interner.
+func (in *Interner) Sym(s string) Sym {
 	v, s, ok := cached(in, in.syms, s)
 	if ok {
 		return v
@@ -49,9 +49,9 @@ func (in *interner) sym(s string) Sym {
 	return v
 }
 
-// get returns the canonical copy of s, truncated to the limit at a rune
+// Get returns the canonical copy of s, truncated to the limit at a rune
 // boundary. The returned string never aliases a decoder buffer.
-func (in *interner) get(s string) string {
+func (in *Interner) Get(s string) string {
 	v, s, ok := cached(in, in.m, s)
 	if ok {
 		return v
@@ -66,7 +66,7 @@ func (in *interner) get(s string) string {
 // cached looks s up in one of in's caches, then its cut to the limit
 // (each cut counted), so get and sym truncate alike. "" is found as the
 // zero V. On a miss, key is s as cut: what the caller interns and stores.
-func cached[V any](in *interner, m map[string]V, s string) (v V, key string, ok bool) {
+func cached[V any](in *Interner, m map[string]V, s string) (v V, key string, ok bool) {
 	if s == "" {
 		return v, s, true
 	}
@@ -74,8 +74,8 @@ func cached[V any](in *interner, m map[string]V, s string) (v V, key string, ok 
 		return v, s, true
 	}
 	if in.max > 0 && len(s) > in.max {
-		in.truncated++
-		s = truncateUTF8(s, in.max)
+		in.Truncated++
+		s = TruncateUTF8(s, in.max)
 		if v, ok = m[s]; ok {
 			return v, s, true
 		}
@@ -83,8 +83,8 @@ func cached[V any](in *interner, m map[string]V, s string) (v V, key string, ok 
 	return v, s, false
 }
 
-// truncateUTF8 cuts s to at most n bytes without splitting a rune.
-func truncateUTF8(s string, n int) string {
+// TruncateUTF8 cuts s to at most n bytes without splitting a rune.
+func TruncateUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -94,8 +94,8 @@ func truncateUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// typeErrMsg renders a type error for jsonErrorAt and the readers.
-func typeErrMsg(te *json.UnmarshalTypeError) error {
+// TypeErrMsg renders a type error for JSONErrorAt and the readers.
+func TypeErrMsg(te *json.UnmarshalTypeError) error {
 	want := te.Type.String()
 	switch te.Type.Kind() {
 	case reflect.Struct, reflect.Map:
@@ -109,8 +109,8 @@ func typeErrMsg(te *json.UnmarshalTypeError) error {
 	return fmt.Errorf("expected %s for field %q, found JSON %s", want, te.Field, te.Value)
 }
 
-// describeToken renders a JSON token for an error message.
-func describeToken(tok json.Token) string {
+// DescribeToken renders a JSON token for an error message.
+func DescribeToken(tok json.Token) string {
 	switch v := tok.(type) {
 	case nil:
 		return "null"
@@ -133,7 +133,7 @@ func parseHex64(s string) (v uint64, ok bool) {
 		return 0, false
 	}
 	for i := 0; i < len(s); i++ {
-		d := hexVal[s[i]]
+		d := HexVal[s[i]]
 		if d < 0 {
 			return 0, false
 		}
@@ -142,8 +142,8 @@ func parseHex64(s string) (v uint64, ok bool) {
 	return v, true
 }
 
-// hexVal maps a byte to its hex digit value, or -1.
-var hexVal = func() (t [256]int8) {
+// HexVal maps a byte to its hex digit value, or -1.
+var HexVal = func() (t [256]int8) {
 	for i := range t {
 		t[i] = -1
 	}
@@ -170,7 +170,7 @@ func ParseTraceID(s string) (TraceID, error) {
 		return TraceID{Low: lo}, nil
 	}
 	if s == "" || len(s) > 32 {
-		return TraceID{}, fmt.Errorf("bad trace ID %q: want 1 to 32 hex digits", truncateUTF8(s, 40))
+		return TraceID{}, fmt.Errorf("bad trace ID %q: want 1 to 32 hex digits", TruncateUTF8(s, 40))
 	}
 	var id TraceID
 	var err error
@@ -192,7 +192,7 @@ func ParseSpanID(s string) (SpanID, error) {
 		return SpanID(v), nil
 	}
 	if s == "" || len(s) > 16 {
-		return 0, fmt.Errorf("bad span ID %q: want 1 to 16 hex digits", truncateUTF8(s, 40))
+		return 0, fmt.Errorf("bad span ID %q: want 1 to 16 hex digits", TruncateUTF8(s, 40))
 	}
 	v, err := strconv.ParseUint(s, 16, 64)
 	if err != nil {
@@ -203,40 +203,8 @@ func ParseSpanID(s string) (SpanID, error) {
 
 // --- tag coercion ----------------------------------------------------------
 
-// tagString returns a tag's value as text: strings unquoted, numbers and
-// bools as written, null as "".
-func tagString(t *jTag) string {
-	v := t.Value
-	if len(v) == 0 || string(v) == "null" {
-		return ""
-	}
-	if v[0] == '"' {
-		if len(v) >= 2 && !strings.ContainsRune(string(v[1:len(v)-1]), '\\') {
-			return string(v[1 : len(v)-1])
-		}
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			return s
-		}
-		return ""
-	}
-	return string(v)
-}
-
-// tagInt coerces an int64 (or float64, or numeric string) tag.
-func tagInt(t *jTag) (int64, bool) {
-	s := strings.TrimSpace(tagString(t))
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return v, true
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return int64(f), true
-	}
-	return 0, false
-}
-
-// parseSpanKind maps span.kind tag values (and OTLP names) to a SpanKind.
-func parseSpanKind(s string) SpanKind {
+// ParseSpanKind maps span.kind tag values (and OTLP names) to a SpanKind.
+func ParseSpanKind(s string) SpanKind {
 	switch strings.TrimPrefix(strings.ToLower(s), "span_kind_") {
 	case "server":
 		return SpanServer

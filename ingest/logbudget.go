@@ -17,7 +17,7 @@ import (
 //     the rest of the input is not read;
 //   - bytes of one record's text: MaxLogRecordBytes (--max-log-record-size),
 //     a physical line at most maxLogLine; a longer record is cut;
-//   - records waiting for their continuation lines: maxPendingBytes over
+//   - records waiting for their continuation lines: MaxPendingBytes over
 //     all streams of an input; past it every pending record is finished
 //     (a stack trace split there is mined as two records);
 //   - streams of one input: MaxLogStreams (--max-log-streams); records of
@@ -35,13 +35,13 @@ import (
 // Each bound costs O(1) per line; Finalize's entity cap is one pass over
 // the records and a sort of the entities.
 
-// maxPendingBytes bounds the text of the records of one input waiting for
+// MaxPendingBytes bounds the text of the records of one input waiting for
 // continuation lines, over all its streams.
-const maxPendingBytes = 32 << 20
+const MaxPendingBytes = 32 << 20
 
-// overflowEntity marks the stream that collects the records of the streams
+// OverflowEntity marks the stream that collects the records of the streams
 // past MaxLogStreams (it names no entity; LogEntity does not apply to it).
-const overflowEntity = "overflow"
+const OverflowEntity = "overflow"
 
 func (l Limits) logDefaults(d Limits) Limits {
 	if l.MaxLogTemplates == 0 {
@@ -62,27 +62,28 @@ func (l Limits) logDefaults(d Limits) Limits {
 	return l
 }
 
-// minerParams are the miner parameters of the budgets lim (one budget b
+// MinerParams are the miner parameters of the budgets lim (one budget b
 // shared by the miners of an input, or of the merge).
-func minerParams(lim Limits, b *logtemplate.Budget) logtemplate.Params {
+func MinerParams(lim Limits, b *logtemplate.Budget) logtemplate.Params {
 	return logtemplate.Params{MaxTemplates: lim.MaxLogTemplates, Budget: b}
 }
 
-// minerCuts sums what the miners' bounds cut.
-type minerCuts struct {
+// MinerCuts sums what the miners' bounds cut.
+type MinerCuts struct {
 	perService, total, leaf, tokens int
 }
 
-func (c *minerCuts) add(s logtemplate.Stats) {
+// Add sums one miner's cuts.
+func (c *MinerCuts) Add(s logtemplate.Stats) {
 	c.perService += s.OtherTemplates
 	c.total += s.OtherBudget
 	c.leaf += s.OtherLeaf
 	c.tokens += s.LongTokens
 }
 
-// warn adds one warning per bound that cut something; what names the
+// Warn adds one warning per bound that cut something; what names the
 // things counted ("log lines", or "templates" when merging the inputs').
-func (c minerCuts) warn(b *Bundle, source, what string, lim Limits) {
+func (c MinerCuts) Warn(b *Bundle, source, what string, lim Limits) {
 	if c.perService > 0 {
 		b.Warn(ErrLimit, source, c.perService, "%d %s counted in their service's <other> template: more than %d templates in one service (--max-log-templates)", c.perService, what, lim.MaxLogTemplates)
 	}
@@ -97,8 +98,8 @@ func (c minerCuts) warn(b *Bundle, source, what string, lim Limits) {
 	}
 }
 
-// cutText returns the first n bytes of s, at a character boundary.
-func cutText(s string, n int) string {
+// CutText returns the first n bytes of s, at a character boundary.
+func CutText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -160,7 +161,7 @@ func (b *Bundle) capLogEntities(max int) {
 		ls := &b.LogStreams[i]
 		if svc != nil && ls.Service != "" && !svc[ls.Service] || pods != nil && ls.Pod != "" && !pods[ls.Pod] {
 			moved += per[i] // its records stay, unlabelled: they keep their trace links
-			ls.Service, ls.Pod, ls.Namespace, ls.Container, ls.EntityFrom = "", "", "", "", overflowEntity
+			ls.Service, ls.Pod, ls.Namespace, ls.Container, ls.EntityFrom = "", "", "", "", OverflowEntity
 		}
 	}
 	b.Warn(ErrLimit, "logs", moved, "%d log records of %d services and %d pods kept unlabelled: only the %d busiest services and pods keep log series (--max-log-entities)",

@@ -54,7 +54,7 @@ func BenchmarkLogLines(b *testing.B) {
 						buf = strconv.AppendInt(buf, int64(i%97), 10)
 						return append(buf, "ms\n"...)
 					}}
-					bd, err := decodeTextLog("app.log", g, lim)
+					bd, err := Decoder(FormatTextLog)("app.log", g, lim)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -90,7 +90,7 @@ func BenchmarkLogTemplates(b *testing.B) {
 					}
 					return append(buf, "\"}\n"...)
 				}}
-				bd, err := decodeVictoriaLogs("v.jsonl", g, Limits{})
+				bd, err := Decoder(FormatVictoriaLogs)("v.jsonl", g, Limits{})
 				if err != nil {
 					b.Fatal(err)
 				}

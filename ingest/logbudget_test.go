@@ -35,7 +35,7 @@ func TestLogStreamBudget(t *testing.T) {
 	labelled, overflow := 0, 0
 	for _, r := range b.Logs {
 		switch ls := b.LogStreams[r.Stream]; {
-		case ls.EntityFrom == overflowEntity && ls.Service == "" && ls.Pod == "":
+		case ls.EntityFrom == OverflowEntity && ls.Service == "" && ls.Pod == "":
 			overflow++
 		case ls.Service != "":
 			labelled++
@@ -176,7 +176,7 @@ func TestOTLPLogsDocumentBound(t *testing.T) {
 
 func TestLogPendingBytesBudget(t *testing.T) {
 	// 600 pods, each with one 60 KB record waiting for continuation lines:
-	// past maxPendingBytes every pending record is finished early; none
+	// past MaxPendingBytes every pending record is finished early; none
 	// is lost.
 	var sb strings.Builder
 	body := strings.Repeat("z", 60<<10)
@@ -210,12 +210,12 @@ func TestLokiStreamBound(t *testing.T) {
 	if len(small) <= 2000 {
 		t.Fatalf("the small streams hold only %d bytes", len(small))
 	}
-	b, err := decodeLoki("loki.json", strings.NewReader(small), lim)
+	b, err := Decoder(FormatLokiStreams)("loki.json", strings.NewReader(small), lim)
 	if err != nil || len(b.Logs) != 80 {
 		t.Fatalf("small streams: %v, %v records", err, b)
 	}
 	// One stream over the bound: refused, naming the flag.
-	_, err = decodeLoki("loki.json", strings.NewReader(body(stream(200))), lim)
+	_, err = Decoder(FormatLokiStreams)("loki.json", strings.NewReader(body(stream(200))), lim)
 	if err == nil || !strings.Contains(err.Error(), "Loki stream larger than 2000 bytes (--max-document-size)") || !strings.Contains(err.Error(), "loki.json") {
 		t.Errorf("err = %v, want the stream bound with the file", err)
 	}

@@ -25,7 +25,7 @@ func (b *Bundle) finalizeLogs(opt Options) {
 	if len(b.Logs) == 0 && len(b.LogStreams) == 0 {
 		return
 	}
-	lim := opt.Limits.withDefaults()
+	lim := opt.Limits.WithDefaults()
 	b.applyLogEntity(opt.LogEntity)
 	b.mergeLogTemplates(lim)
 	b.sortLogs()
@@ -91,7 +91,7 @@ func (b *Bundle) mergeLogTemplates(lim Limits) {
 		k := keys[d]
 		m := miners[k.group]
 		if m == nil {
-			m = logtemplate.New(minerParams(lim, budget))
+			m = logtemplate.New(MinerParams(lim, budget))
 			miners[k.group] = m
 			groups = append(groups, k.group)
 		}
@@ -101,11 +101,11 @@ func (b *Bundle) mergeLogTemplates(lim Limits) {
 		}
 		cluster[d] = m.AddMasked(k.pattern)
 	}
-	var cuts minerCuts
+	var cuts MinerCuts
 	for _, g := range groups {
-		cuts.add(miners[g].Stats())
+		cuts.Add(miners[g].Stats())
 	}
-	cuts.warn(b, "logs", "templates of the inputs", lim)
+	cuts.Warn(b, "logs", "templates of the inputs", lim)
 	final := make([]key, len(keys)) // distinct → its merged pattern
 	for d, k := range keys {
 		final[d] = k
@@ -222,28 +222,5 @@ func (b *Bundle) attachLogsToSpans() {
 			derived[ls] = st
 		}
 		r.Stream = st
-	}
-}
-
-// matchLogStreams maps stream services onto trace services (as
-// matchEntities does for series): a stream that names only a pod takes the
-// pod's workload.
-func (b *Bundle) matchLogStreams() {
-	if len(b.LogStreams) == 0 {
-		return
-	}
-	known := b.knownServices()
-	if len(known) == 0 {
-		return
-	}
-	for i := range b.LogStreams {
-		s := &b.LogStreams[i]
-		if m := matchService(s.Service, known); m != "" {
-			s.Service = m
-		} else if s.Service == "" && s.Pod != "" {
-			if m := matchService(s.Pod, known); m != "" {
-				s.Service = m
-			}
-		}
 	}
 }

@@ -156,11 +156,11 @@ func (t *LogTemplate) Severity() Severity {
 	return best
 }
 
-// truncateExample cuts a message to maxLogExample bytes (at a rune
+// TruncateExample cuts a message to maxLogExample bytes (at a rune
 // boundary), marking the cut with "…".
-func truncateExample(s string) string {
+func TruncateExample(s string) string {
 	if len(s) <= maxLogExample {
 		return strings.Clone(s)
 	}
-	return truncateUTF8(s, maxLogExample-len("…")) + "…"
+	return TruncateUTF8(s, maxLogExample-len("…")) + "…"
 }

@@ -7,11 +7,12 @@ package ingest
 //  1. a Format value and its name (formatNames; a built-in format adds a
 //     constant in model.go),
 //  2. a sniff rule that recognises the format from the first bytes, never
-//     the file name (a built-in format adds it to Sniff),
-//  3. a decoder: a decodeFunc that reads one input into a fresh Bundle,
+//     the file name, with its priority in the sniff order (sniff.go),
+//  3. a decoder: a DecodeFunc that reads one input into a fresh Bundle,
 //     sets Source on what it emits, classifies its series, respects the
 //     Limits, returns positioned InputErrors for broken input and records
-//     data-quality problems as warnings (the decoders table).
+//     data-quality problems as warnings (FormatSpec.Decode, registered by
+//     RegisterFormat from the decoder package's init).
 //
 // Read then does the rest for every format alike: the Input record (size,
 // hash, counts, time range), merging, Finalize (alignment, entity matching,
@@ -40,7 +41,7 @@ const kvHeader = "#kv-metrics"
 
 // decodeKV is the whole decoder of the kv-metrics format.
 func decodeKV(name string, r io.Reader, lim Limits) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	b := &Bundle{}
 	byKey := map[string]*Series{}
 	bad, dropped := 0, 0
@@ -97,25 +98,25 @@ func decodeKV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	return b, nil
 }
 
-// registerFormat adds a format to the three tables for the test's
-// duration (the test must not run in parallel with others that read).
-func registerFormat(t *testing.T, name string, sniff func(head []byte) bool, d decoder) Format {
+// registerFormat adds a format value and name and registers its decoder
+// for the test's duration (the test must not run in parallel with others
+// that read). A decoder package calls RegisterFormat from its init with a
+// built-in Format constant and a priority from the table in sniff.go.
+func registerFormat(t *testing.T, name string, sniff func(head []byte) bool, decode DecodeFunc) Format {
 	t.Helper()
 	f := Format(len(formatNames))
 	formatNames = append(formatNames, name)
-	extraFormats = append(extraFormats, extraFormat{format: f, sniff: sniff})
-	decoders[f] = d
+	RegisterFormat(FormatSpec{Format: f, Decode: decode, Sniff: []SniffRule{{Priority: 1, Match: func(h *Head) bool { return sniff(h.Raw) }}}})
 	t.Cleanup(func() {
 		formatNames = formatNames[:f]
-		extraFormats = extraFormats[:len(extraFormats)-1]
-		delete(decoders, f)
+		unregisterFormat(f)
 	})
 	return f
 }
 
 func TestMinimalDecoder(t *testing.T) {
 	kv := registerFormat(t, "kv-metrics", func(h []byte) bool { return bytes.HasPrefix(h, []byte(kvHeader+"\n")) },
-		decoder{decode: decodeKV})
+		decodeKV)
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)

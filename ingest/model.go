@@ -147,7 +147,7 @@ const (
 	SignalNVLink
 	SignalRestarts
 	SignalChange // deployments and configuration changes (from events)
-	SignalLogs   // series derived from log records (log_* series, logfeatures.go)
+	SignalLogs   // series derived from log records (log_* series, features/logfeatures.go)
 	numSignalKinds
 )
 
@@ -270,11 +270,12 @@ const (
 	SpanConsumer
 )
 
-var spanKindNames = [...]string{"unspecified", "internal", "server", "client", "producer", "consumer"}
+// SpanKindNames are the names of the SpanKinds, in their order.
+var SpanKindNames = [...]string{"unspecified", "internal", "server", "client", "producer", "consumer"}
 
 func (k SpanKind) String() string {
-	if int(k) < len(spanKindNames) {
-		return spanKindNames[k]
+	if int(k) < len(SpanKindNames) {
+		return SpanKindNames[k]
 	}
 	return fmt.Sprintf("spankind(%d)", k)
 }

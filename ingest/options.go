@@ -68,7 +68,8 @@ func DefaultLimits() Limits {
 	}
 }
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults returns l with every zero bound set to its default.
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.MaxFileBytes == 0 {
 		l.MaxFileBytes = d.MaxFileBytes
@@ -136,4 +137,11 @@ type Options struct {
 	// TempDir is where temporary copies of inputs go ("" = os.TempDir());
 	// the command points it at a per-run directory it removes on signals.
 	TempDir string
+	// Derive is the features stage (package features sets it: features.Read
+	// and features.Finalize): Finalize calls it once the entities are
+	// matched, before every series is aligned onto the grid, so that
+	// derived series are aligned like the rest. Nil derives nothing (GPU
+	// matching, process placement, span-derived RED series, the operation
+	// mix and the log series are all features).
+	Derive func(*Bundle)
 }

@@ -6,24 +6,25 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 )
 
-// tokenOffsets is the valueStart to pass to jsonErrorAt when it is not known
+// tokenOffsets is the valueStart to pass to JSONErrorAt when it is not known
 // whether err came from dec.Token (absolute offsets) or dec.Decode (offsets
 // relative to the value).
 const tokenOffsets = -1
 
-// jsonError positions an error from dec.Token, from a Decode whose value
+// JSONError positions an error from dec.Token, from a Decode whose value
 // start is unknown, or (dec nil) from json.Unmarshal of a whole input. It is
-// jsonErrorAt(name, err, dec, tokenOffsets).
-func jsonError(name string, err error, dec *json.Decoder) error {
-	return jsonErrorAt(name, err, dec, tokenOffsets)
+// JSONErrorAt(name, err, dec, tokenOffsets).
+func JSONError(name string, err error, dec *json.Decoder) error {
+	return JSONErrorAt(name, err, dec, tokenOffsets)
 }
 
-// jsonErrorAt is the one place a JSON decoding error gets its position; it
+// JSONErrorAt is the one place a JSON decoding error gets its position; it
 // returns an *InputError (err itself when it already is one) whose Offset
 // follows encoding/json ("after reading Offset bytes") and whose line and
 // column are looked up when the input is a re-readable file.
@@ -44,7 +45,7 @@ func jsonError(name string, err error, dec *json.Decoder) error {
 // A truncated input (io.ErrUnexpectedEOF, or io.EOF inside a value) is placed
 // at the end of the data, where more was expected; other read errors (such
 // as the size limit) at the byte where reading stopped.
-func jsonErrorAt(name string, err error, dec *json.Decoder, valueStart int64) error {
+func JSONErrorAt(name string, err error, dec *json.Decoder, valueStart int64) error {
 	if err == nil {
 		return nil
 	}
@@ -52,7 +53,7 @@ func jsonErrorAt(name string, err error, dec *json.Decoder, valueStart int64) er
 	if errors.As(err, &ie) {
 		return err
 	}
-	readSoFar := func() int64 { return dec.InputOffset() + bufferedLen(dec) }
+	readSoFar := func() int64 { return dec.InputOffset() + BufferedLen(dec) }
 	off := int64(-1)
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -93,7 +94,7 @@ func jsonErrorAt(name string, err error, dec *json.Decoder, valueStart int64) er
 		default:
 			off = te.Offset
 		}
-		err = typeErrMsg(te)
+		err = TypeErrMsg(te)
 	case dec != nil:
 		off = readSoFar()
 	default:
@@ -102,29 +103,29 @@ func jsonErrorAt(name string, err error, dec *json.Decoder, valueStart int64) er
 	if truncated {
 		err = errors.New("unexpected end of input (truncated JSON?)")
 	}
-	return errorAt(name, off, err)
+	return ErrorAt(name, off, err)
 }
 
-// bufferedLen is how many bytes dec holds that it has not consumed.
-func bufferedLen(dec *json.Decoder) int64 {
+// BufferedLen is how many bytes dec holds that it has not consumed.
+func BufferedLen(dec *json.Decoder) int64 {
 	n, _ := io.Copy(io.Discard, dec.Buffered())
 	return n
 }
 
-// errorAt builds an *InputError at a byte offset (line/column looked up when
+// ErrorAt builds an *InputError at a byte offset (line/column looked up when
 // the file can be re-read).
-func errorAt(name string, off int64, err error) error {
+func ErrorAt(name string, off int64, err error) error {
 	e := &InputError{File: name, Offset: off, Err: err}
 	if off >= 0 {
-		e.Line, e.Column = locate(name, off)
+		e.Line, e.Column = Locate(name, off)
 	}
 	return e
 }
 
-// locate re-reads file name (transparently gunzipped) to find the 1-based
+// Locate re-reads file name (transparently gunzipped) to find the 1-based
 // line and column of a byte offset of the decoded stream. It returns zeros
 // when the file cannot be re-read (stdin) — only used on the error path.
-func locate(name string, off int64) (line, col int) {
+func Locate(name string, off int64) (line, col int) {
 	if st, err := os.Stat(name); err != nil || !st.Mode().IsRegular() {
 		return 0, 0 // a pipe or FIFO cannot be read again (opening a FIFO would block)
 	}
@@ -157,6 +158,55 @@ func locate(name string, off int64) (line, col int) {
 		}
 		if err != nil {
 			return line, col
+		}
+	}
+}
+
+// JSONDelim reads the next token and checks it is the delimiter want.
+func JSONDelim(dec *json.Decoder, name string, want json.Delim) error {
+	off := dec.InputOffset()
+	tok, err := dec.Token()
+	if err != nil {
+		return JSONError(name, err, dec)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return ErrorAt(name, off, fmt.Errorf("expected %q, found %v", want, tok))
+	}
+	return nil
+}
+
+// JSONKey reads the next object key.
+func JSONKey(dec *json.Decoder, name string) (string, error) {
+	off := dec.InputOffset()
+	tok, err := dec.Token()
+	if err != nil {
+		return "", JSONError(name, err, dec)
+	}
+	k, ok := tok.(string)
+	if !ok {
+		return "", ErrorAt(name, off, fmt.Errorf("expected an object key, found %v", tok))
+	}
+	return k, nil
+}
+
+// JSONSkip consumes the next JSON value token by token (no buffering).
+func JSONSkip(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				depth++
+			default:
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
 		}
 	}
 }

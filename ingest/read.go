@@ -17,51 +17,6 @@ import (
 	"unsafe"
 )
 
-// decodeFunc reads one input of a known format into a fresh Bundle. name is
-// the input's display name (used in Source fields and errors). Decoders set
-// Source on everything they emit; Read fills the Input record (hash, counts,
-// time range) itself.
-type decodeFunc func(name string, r io.Reader, lim Limits) (*Bundle, error)
-
-// decoder is how one streamable format is read: decode is its reader;
-// fast, when set, is that reader's fast path, tried first on re-readable
-// files and declining with errSlowPath on anything decode must handle (a
-// differential fuzz test per fast path checks they agree).
-//
-// selfGuarded marks a fast path whose scanner bounds tokens as the token
-// guard does (fastScanner.maxTok), so the guard's pass over every byte is
-// skipped for it; one that meets a longer token declines, and the general
-// reader, behind the guard, reports it.
-type decoder struct {
-	decode      decodeFunc
-	fast        decodeFunc
-	selfGuarded bool
-}
-
-// decoders maps each streamable format to its decoder: one per format.
-// Nsight SQLite needs a real file and is handled separately. A format is
-// three entries: its Format constant and name (model.go), its rule in Sniff
-// (sniff.go) and its decoder here (see docs/architecture.md and
-// minimal_decoder_test.go).
-var decoders = map[Format]decoder{
-	FormatJaegerJSON:         {decode: decodeJaeger, fast: decodeJaegerFast, selfGuarded: true},
-	FormatOTLPJSON:           {decode: decodeOTLP},
-	FormatJaegerDependencies: {decode: decodeDependencies},
-	FormatPromQueryRange:     {decode: decodePromQueryRange, fast: decodePromFast, selfGuarded: true},
-	FormatAlertmanager:       {decode: decodeAlertmanager},
-	FormatK8sEvents:          {decode: decodeK8sEvents},
-	FormatNvidiaSmiCSV:       {decode: decodeNvidiaSmiCSV},
-	FormatNvidiaSmiDmon:      {decode: decodeNvidiaSmiDmon},
-	FormatNVMLRecording:      {decode: decodeNVMLRecording},
-	FormatKineto:             {decode: decodeKineto},
-	FormatLokiStreams:        {decode: decodeLoki, fast: decodeLokiFast},
-	FormatOTLPLogs:           {decode: decodeOTLPLogs, fast: decodeOTLPLogsFast},
-	FormatDockerJSONLog:      {decode: decodeDockerJSON},
-	FormatCRILog:             {decode: decodeCRI},
-	FormatTextLog:            {decode: decodeTextLog},
-	FormatVictoriaLogs:       {decode: decodeVictoriaLogs},
-}
-
 // ExpandPaths turns files and directories (recursed, sorted, hidden entries
 // skipped) into the list of files to read. "-" stands for stdin. It fails on
 // the first path that cannot be read; Read instead names such paths as
@@ -91,7 +46,7 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		}
 		return nil, fmt.Errorf("no readable input: %d paths skipped (first: %s: %s)", len(unread), unread[0].Path, unread[0].Error)
 	}
-	lim := opt.Limits.withDefaults()
+	lim := opt.Limits.WithDefaults()
 	streams := make([]bool, len(files))
 	for i, f := range files {
 		streams[i] = isStream(f)
@@ -374,10 +329,6 @@ func (h *hashingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// wholeDocument are the formats whose readers decode the input as one JSON
-// document (bounded by Limits.MaxDocumentBytes).
-var wholeDocument = map[Format]bool{FormatAlertmanager: true, FormatK8sEvents: true, FormatJaegerDependencies: true}
-
 // limitReader fails with ErrLimit once more than max bytes were read.
 type limitReader struct {
 	r    io.Reader
@@ -421,7 +372,7 @@ func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDi
 	stream := isStream(path)
 	hash = hash || stream
 	b, err = readFile(path, stdin, lim, !stream, hash, tempDir)
-	if errors.Is(err, errSlowPath) {
+	if errors.Is(err, ErrSlowPath) {
 		return readFile(path, stdin, lim, false, hash, tempDir)
 	}
 	return b, err
@@ -432,7 +383,7 @@ func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDi
 // bound, gunzip, sniff, dispatch, describe), each step short; split, the
 // closers and limits would be threaded through every piece.
 func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir string) (*Bundle, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	var raw io.Reader
 	name := path
 	if path == "-" {
@@ -467,15 +418,15 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 	}
 	r = &limitReader{r: r, left: lim.MaxFileBytes}
 	guard := newTokenGuard(r, lim.MaxTokenBytes)
-	pr := bufio.NewReaderSize(guard, sniffLen)
+	pr := bufio.NewReaderSize(guard, SniffLen)
 	if bom, _ := pr.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		pr.Discard(3) // a UTF-8 byte-order mark: no reader expects it
 	}
-	head, err := pr.Peek(sniffLen)
+	head, err := pr.Peek(SniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, &InputError{File: name, Offset: int64(len(head)), Err: err}
 	}
-	err = nil // io.EOF from Peek only means the input is shorter than sniffLen
+	err = nil // io.EOF from Peek only means the input is shorter than SniffLen
 	if len(bytes.TrimSpace(head)) == 0 {
 		return nil, &InputError{File: name, Offset: 0, Err: errors.New("empty input")}
 	}
@@ -497,31 +448,34 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 			in.Error = "unknown format"
 		}
 		part = &Bundle{}
-	case FormatNsightSQLite:
-		direct := path != "-" && !zipped && !isStream(path)
-		part, err = readSQLite(name, path, pr, lim, direct, tempDir)
-		if direct {
-			// SQLite reads the file itself, page by page: its size is the
-			// file's (not bounded by MaxFileBytes, which bounds streams).
-			if st, serr := os.Stat(path); serr == nil {
-				size = st.Size()
-			}
-		}
 	default:
-		d := decoders[in.Format]
-		dec := d.decode
-		if d.fast != nil && fast {
-			dec = d.fast
-			if d.selfGuarded {
+		sp := spec(in.Format)
+		if sp.DecodeFile != nil {
+			direct := path != "-" && !zipped && !isStream(path)
+			part, err = sp.DecodeFile(name, path, pr, lim, direct, tempDir)
+			if direct {
+				// Read in place (SQLite reads the file itself, page by
+				// page): its size is the file's (not bounded by
+				// MaxFileBytes, which bounds streams).
+				if st, serr := os.Stat(path); serr == nil {
+					size = st.Size()
+				}
+			}
+			break
+		}
+		dec := sp.Decode
+		if sp.Fast != nil && fast {
+			dec = sp.Fast
+			if sp.SelfGuarded {
 				guard.mode = guardOff // the fast scanner bounds tokens itself
 			}
 		}
 		var src io.Reader = pr
-		if wholeDocument[in.Format] {
+		if sp.WholeDocument {
 			src = &limitReader{r: pr, left: lim.MaxDocumentBytes, what: "JSON document (--max-document-size)"}
 		}
 		part, err = dec(name, src, lim)
-		if errors.Is(err, errSlowPath) {
+		if errors.Is(err, ErrSlowPath) {
 			return nil, err // ReadFile re-reads the file with the general reader
 		}
 		if err == nil {
@@ -556,7 +510,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 			}
 		}
 	}
-	part.countInto(&in)
+	part.CountInto(&in)
 	part.Inputs = []Input{in}
 	return part, nil
 }
@@ -573,8 +527,8 @@ func (b *Bundle) records() int {
 	return n
 }
 
-// countInto fills the counts and time range of in from the part's content.
-func (b *Bundle) countInto(in *Input) {
+// CountInto fills the counts and time range of in from the part's content.
+func (b *Bundle) CountInto(in *Input) {
 	c := &in.Counts
 	c.Spans = len(b.Spans)
 	c.Series = len(b.Series)

@@ -85,3 +85,25 @@ func TestReadOrder(t *testing.T) {
 		t.Errorf("readOrder = %v, want %v", got, want)
 	}
 }
+
+// placementTrace is a Jaeger trace from two processes with PIDs: the
+// gateway on host-a and the vLLM server on host-b, PID 4242.
+const placementTrace = `{"data":[{"traceID":"a1","spans":[
+ {"traceID":"a1","spanID":"01","operationName":"POST /v1/chat","startTime":1700000000000000,"duration":900000,"processID":"p1","references":[]},
+ {"traceID":"a1","spanID":"02","operationName":"generate","startTime":1700000000001000,"duration":800000,"processID":"p2",
+  "references":[{"refType":"CHILD_OF","traceID":"a1","spanID":"01"}]}],
+ "processes":{
+  "p1":{"serviceName":"gateway","tags":[{"key":"hostname","type":"string","value":"host-a"},{"key":"process.pid","type":"int64","value":4242}]},
+  "p2":{"serviceName":"vllm","tags":[{"key":"hostname","type":"string","value":"HOST-B.example.com"},{"key":"process.pid","type":"int64","value":4242}]}}}]}`
+
+// nvmlRecording returns a record-gpu file of host with GPU 0 used by pids.
+func nvmlRecording(host string, pids ...string) string {
+	var procs []string
+	for _, p := range pids {
+		procs = append(procs, `{"pid":`+p+`,"used_memory_bytes":1e9}`)
+	}
+	return `{"pipeline_analyze_nvml":1,"host":"` + host + `","devices":[]}
+{"t_ns":1700000000000000000,"gpu":0,"uuid":"GPU-1111","util_gpu_pct":50,"processes":[` + strings.Join(procs, ",") + `]}
+{"t_ns":1700000001000000000,"gpu":0,"uuid":"GPU-1111","util_gpu_pct":55,"processes":[` + strings.Join(procs, ",") + `]}
+`
+}

@@ -3,105 +3,107 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 )
 
-// sniffLen is how many leading bytes Sniff looks at.
-const sniffLen = 64 << 10
+// SniffLen is how many leading bytes Sniff looks at.
+const SniffLen = 64 << 10
+
+// The sniff order: every rule's priority, in the order the rules are tried
+// (ascending). One table, so that the order is the same whatever the order
+// in which the decoder packages register. A head that starts with '{' or
+// '[' (Head.JSON) is tried only against the JSON rules and one that does not
+// only against the others; rules that are more specific come first.
+const (
+	PrioritySQLite = 100 // raw head "SQLite format 3\x00": Nsight Systems export
+
+	// JSON heads.
+	PriorityVictoriaLogs     = 1010 // first record's keys: "_msg", or "_time" with "_stream"
+	PriorityDockerJSON       = 1020 // first record's keys: "log" with "stream", "time", "kubernetes" or "date"
+	PriorityNVMLRecording    = 1030
+	PriorityLokiStreams      = 1040
+	PriorityPromQueryRange   = 1050
+	PriorityAlertmanager     = 1060
+	PriorityK8sEventsV1      = 1070 // events.k8s.io/v1 ("regarding")
+	PriorityLabel            = 1080 // ground-truth label.json (core)
+	PriorityK8sEventsCore    = 1090 // core/v1 Event, EventList ("involvedObject")
+	PriorityOTLPLogs         = 1100
+	PriorityOTLPJSON         = 1110
+	PriorityJaegerJSON       = 1120
+	PriorityJaegerDeps       = 1130
+	PriorityKineto           = 1140
+	PriorityManifest         = 1150 // bundle manifest (core)
+	PriorityNvidiaSmiDmon    = 2010 // other heads: "# gpu ... Idx"
+	PriorityDockerJSONBroken = 2020 // a json-file line that lost its '{'
+	PriorityCRILog           = 2030
+	PriorityTextLog          = 2040
+	PriorityNvidiaSmiCSV     = 2050
+)
+
+// Head is the first SniffLen bytes of an input (already decompressed), as
+// the sniff rules see it.
+type Head struct {
+	Raw  []byte // as read
+	Text []byte // leading white space and a byte-order mark trimmed
+
+	keys     map[string]bool
+	keysDone bool
+}
+
+// NewHead returns the Head of raw.
+func NewHead(raw []byte) *Head {
+	h := bytes.TrimLeft(raw, " \t\r\n\ufeff")
+	h = bytes.TrimPrefix(h, []byte("\xef\xbb\xbf"))
+	return &Head{Raw: raw, Text: h}
+}
+
+// JSON reports whether the trimmed head starts a JSON object or array.
+func (h *Head) JSON() bool { return len(h.Text) > 0 && (h.Text[0] == '{' || h.Text[0] == '[') }
+
+// Has reports whether the head contains the quoted key.
+func (h *Head) Has(key string) bool { return has(h.Text, key) }
+
+// TopKeys returns the keys of the first JSON object in the head (the first
+// element of an array), as far as the head holds it; computed once.
+func (h *Head) TopKeys() map[string]bool {
+	if !h.keysDone {
+		h.keys, h.keysDone = topKeys(h.Text), true
+	}
+	return h.keys
+}
+
+// ResultType is the value of the first "resultType" key ("" when none).
+func (h *Head) ResultType() string { return resultTypeOf(h.Text) }
+
+// FirstLine is the trimmed head's first line (without its newline).
+func (h *Head) FirstLine() []byte {
+	if i := bytes.IndexByte(h.Text, '\n'); i >= 0 {
+		return h.Text[:i]
+	}
+	return h.Text
+}
 
 // Sniff guesses the format of an input from its first bytes (already
-// decompressed). It never looks at the file name.
+// decompressed): the first registered rule, in priority order, that matches.
+// It never looks at the file name.
 func Sniff(head []byte) Format {
-	for _, x := range extraFormats {
-		if x.sniff(head) {
-			return x.format
-		}
-	}
-	if bytes.HasPrefix(head, []byte("SQLite format 3\x00")) {
-		return FormatNsightSQLite
-	}
-	h := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	h = bytes.TrimPrefix(h, []byte("\xef\xbb\xbf"))
-	if len(h) == 0 {
+	h := NewHead(head)
+	if len(h.Text) == 0 {
 		return FormatUnknown
 	}
-	switch h[0] {
-	case '{', '[':
-		if f := sniffLogJSON(h); f != FormatUnknown {
-			return f
+	registryMu.RLock()
+	rules := sniffRules
+	registryMu.RUnlock()
+	for _, r := range rules {
+		if r.Match(h) {
+			return r.format
 		}
-		return sniffJSON(h)
-	case '#':
-		if bytes.Contains(h[:min(len(h), 2048)], []byte("gpu")) && bytes.Contains(h[:min(len(h), 2048)], []byte("Idx")) ||
-			bytes.HasPrefix(h, []byte("# gpu")) {
-			return FormatNvidiaSmiDmon
-		}
-	}
-	if f := sniffLogText(h); f != FormatUnknown {
-		return f
-	}
-	first := h
-	if i := bytes.IndexByte(h, '\n'); i >= 0 {
-		first = h[:i]
-	}
-	if bytes.Count(first, []byte(",")) >= 1 && (bytes.Contains(first, []byte("index")) || bytes.Contains(first, []byte("uuid")) ||
-		bytes.Contains(first, []byte("utilization.")) || bytes.Contains(first, []byte("timestamp")) || bytes.Contains(first, []byte("name"))) &&
-		!bytes.Contains(first, []byte("{")) {
-		return FormatNvidiaSmiCSV
 	}
 	return FormatUnknown
 }
-
-// extraFormat is a format added beyond the built-in constants: its value,
-// and the rule that recognises its head (specific enough to be tried
-// before the built-in rules).
-type extraFormat struct {
-	format Format
-	sniff  func(head []byte) bool
-}
-
-// extraFormats are tried first by Sniff. The built-in formats need none;
-// registerFormat (minimal_decoder_test.go) adds one through the same three
-// tables a built-in format uses: formatNames, this rule, decoders.
-var extraFormats []extraFormat
 
 // has reports whether the JSON head contains the quoted key.
 func has(h []byte, key string) bool {
 	return bytes.Contains(h, []byte(`"`+key+`"`))
-}
-
-func sniffJSON(h []byte) Format {
-	switch {
-	case has(h, "pipeline_analyze_nvml") || has(h, "nvml_version") && has(h, "samples"):
-		return FormatNVMLRecording
-	case has(h, "resultType") && resultTypeOf(h) == "streams",
-		!has(h, "resultType") && has(h, "streams") && has(h, "stream") && has(h, "values"): // Loki push body
-		return FormatLokiStreams
-	case has(h, "resultType") || (has(h, "status") && (has(h, "errorType") || has(h, "warnings")) && !has(h, "alerts")):
-		return FormatPromQueryRange
-	case has(h, "alerts") && (has(h, "startsAt") || has(h, "groupKey") || has(h, "receiver")),
-		h[0] == '[' && has(h, "startsAt") && has(h, "labels") && has(h, "fingerprint"): // Alertmanager /api/v2/alerts
-		return FormatAlertmanager
-	case has(h, "regarding") && (has(h, "note") || has(h, "reason")) && has(h, "eventTime"): // events.k8s.io/v1
-		return FormatK8sEvents
-	case has(h, "root_cause") && (has(h, "fault") || has(h, "inject_time")):
-		return FormatLabel
-	case has(h, "kind") && (bytes.Contains(h, []byte(`"EventList"`)) || bytes.Contains(h, []byte(`"Event"`))) && has(h, "involvedObject") || has(h, "involvedObject") && has(h, "reason"):
-		return FormatK8sEvents
-	case has(h, "resourceLogs") && !has(h, "resourceSpans"):
-		return FormatOTLPLogs
-	case has(h, "resourceSpans"):
-		return FormatOTLPJSON
-	case has(h, "spanID") || has(h, "traceID") && has(h, "spans"):
-		return FormatJaegerJSON
-	case has(h, "parent") && has(h, "child") && has(h, "callCount"):
-		return FormatJaegerDependencies
-	case has(h, "traceEvents") || has(h, "deviceProperties") || has(h, "schemaVersion") && has(h, "distributedInfo"):
-		return FormatKineto
-	case has(h, "pipeline_analyze_manifest"):
-		return FormatManifest
-	}
-	return FormatUnknown
 }
 
 // resultTypeOf returns the value of the first "resultType" key in the head
@@ -160,59 +162,4 @@ func topKeys(h []byte) map[string]bool {
 		}
 	}
 	return keys
-}
-
-// sniffLogJSON recognises the JSON log formats by the keys of their first
-// record: VictoriaLogs query results ("_msg", or "_time" with "_stream"),
-// and Docker json-file lines or fluent-bit records ("log" with "stream",
-// "time", "kubernetes" or "date").
-func sniffLogJSON(h []byte) Format {
-	if !has(h, "_msg") && !has(h, "_time") && !has(h, "log") {
-		return FormatUnknown // none of the keys below appears at all (cheap)
-	}
-	k := topKeys(h)
-	switch {
-	case k["_msg"] || k["_time"] && k["_stream"]:
-		return FormatVictoriaLogs
-	case k["log"] && (k["stream"] || k["time"] || k["kubernetes"] || k["date"]):
-		return FormatDockerJSONLog
-	}
-	return FormatUnknown
-}
-
-// sniffLogText recognises text logs by their first line: a CRI line
-// ("<RFC 3339> stdout|stderr P|F message"), a Docker json-file line that
-// lost its opening brace (`"log":"…`), or a line that starts with a
-// timestamp (kubectl logs --timestamps, most application logs) when at
-// least a third of the first 20 lines that are not indented do (the rest
-// may be stack traces).
-func sniffLogText(h []byte) Format {
-	lines := bytes.SplitN(h, []byte("\n"), 21)
-	if len(lines) > 20 {
-		lines = lines[:20] // the last one may be cut by the head
-	}
-	first := string(bytes.TrimRight(lines[0], "\r"))
-	if strings.HasPrefix(first, `"log":`) {
-		return FormatDockerJSONLog
-	}
-	if _, _, ok := parseCRI(first); ok {
-		return FormatCRILog
-	}
-	if _, n := parseLogTime(first); n == 0 {
-		return FormatUnknown
-	}
-	stamped, lead := 0, 0 // lines that start with a timestamp; lines not indented
-	for _, l := range lines {
-		if len(bytes.TrimSpace(l)) == 0 || l[0] == ' ' || l[0] == '\t' {
-			continue
-		}
-		lead++
-		if _, n := parseLogTime(string(l)); n > 0 {
-			stamped++
-		}
-	}
-	if 3*stamped >= lead {
-		return FormatTextLog
-	}
-	return FormatUnknown
 }

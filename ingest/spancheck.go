@@ -11,10 +11,10 @@ import (
 // orphans and parent cycles counted as warnings, parent links built with
 // an open-addressing table (checkSpans).
 
-// appendSpan appends s, doubling the slice when full: append grows big
+// AppendSpan appends s, doubling the slice when full: append grows big
 // slices by about 1.25×, which copies a file's spans (pointerful, under GC
 // write barriers) about four times while reading it.
-func appendSpan(spans []Span, s Span) []Span {
+func AppendSpan(spans []Span, s Span) []Span {
 	if n := len(spans); n == cap(spans) {
 		spans = slices.Grow(spans, max(n, 4096))
 	}
@@ -98,7 +98,7 @@ func mergeSpanRuns(dst []Span, runs [][]Span) []Span {
 	base := len(dst)
 	dst = slices.Grow(dst, n)[:base+n]
 	out := dst[base:]
-	if n < parallelMinSpans || len(runs) < 2 {
+	if n < ParallelMinSpans || len(runs) < 2 {
 		mergeRunsInto(out, runs)
 		return dst
 	}
@@ -110,7 +110,7 @@ func mergeSpanRuns(dst []Span, runs [][]Span) []Span {
 		left[r], right[r] = run[:k], run[k:]
 		cut += k
 	}
-	both(func() { mergeRunsInto(out[:cut], left) }, func() { mergeRunsInto(out[cut:], right) })
+	Both(func() { mergeRunsInto(out[:cut], left) }, func() { mergeRunsInto(out[cut:], right) })
 	return dst
 }
 
@@ -165,9 +165,9 @@ func mergeRunsInto(out []Span, runs [][]Span) {
 }
 
 // spanKey identifies a span within the bundle.
-type spanKey struct {
-	trace TraceID
-	span  SpanID
+type SpanKey struct {
+	Trace TraceID
+	Span  SpanID
 }
 
 // spanTable maps (trace, span) IDs to indexes of a span slice: open
@@ -246,7 +246,7 @@ func (t *spanTable) insert(spans []Span, idx int32) {
 // repeated IDs is the one kept, as in one sequential pass. O(n) expected.
 func indexSpans(spans []Span) (index *spanTable, dup []bool, dups int) {
 	shards := 1
-	if len(spans) >= parallelMinSpans {
+	if len(spans) >= ParallelMinSpans {
 		shards = 2
 	}
 	index = newSpanTable(len(spans), shards)
@@ -283,7 +283,7 @@ func indexSpans(spans []Span) (index *spanTable, dup []bool, dups int) {
 	}
 	var d2 []bool
 	var n2 int
-	both(func() { dup, dups = fill(0) }, func() { d2, n2 = fill(1) })
+	Both(func() { dup, dups = fill(0) }, func() { d2, n2 = fill(1) })
 	switch {
 	case dup == nil:
 		dup = d2
@@ -352,7 +352,7 @@ func (b *Bundle) checkSpans() []int32 {
 	}
 	var orphans, negative, o2, n2 int
 	n := len(b.Spans)
-	bothIf(n, func() { orphans, negative = link(0, n/2) }, func() { o2, n2 = link(n/2, n) })
+	BothIf(n, func() { orphans, negative = link(0, n/2) }, func() { o2, n2 = link(n/2, n) })
 	orphans, negative = orphans+o2, negative+n2
 	if cut := cutParentCycles(parent); len(cut) > 0 {
 		for _, i := range cut {

@@ -20,7 +20,7 @@ import (
 type Sym struct{ id uint32 }
 
 // Intern returns the Sym of s. It takes a lock: decoders go through an
-// interner, which asks once per distinct string. Safe for concurrent use.
+// Interner, which asks once per distinct string. Safe for concurrent use.
 func Intern(s string) Sym {
 	if s == "" {
 		return Sym{}

@@ -54,11 +54,11 @@ func TestSymConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			out := make([]Sym, each)
-			in := newInterner(0)
+			in := NewInterner(0)
 			for i := range out {
 				// Each worker walks the strings in its own order.
 				k := (i*(2*w+1) + w) % each
-				out[k] = in.sym(fmt.Sprintf("sym-conc-%d", k))
+				out[k] = in.Sym(fmt.Sprintf("sym-conc-%d", k))
 				if out[k].String() != fmt.Sprintf("sym-conc-%d", k) {
 					t.Errorf("worker %d: Sym %d reads %q", w, k, out[k].String())
 					return
@@ -77,18 +77,18 @@ func TestSymConcurrent(t *testing.T) {
 	}
 }
 
-// TestInternerSymTruncates checks that interner.sym cuts long names like get
+// TestInternerSymTruncates checks that Interner.sym cuts long names like get
 // and counts each cut occurrence.
 func TestInternerSymTruncates(t *testing.T) {
-	in := newInterner(4)
-	a, b := in.sym("abcdefgh"), in.sym("abcdxyz")
+	in := NewInterner(4)
+	a, b := in.Sym("abcdefgh"), in.Sym("abcdxyz")
 	if a.String() != "abcd" || a != b {
 		t.Errorf("truncated Syms %q %q, want one \"abcd\"", a.String(), b.String())
 	}
-	if in.truncated != 2 {
-		t.Errorf("truncated = %d, want 2", in.truncated)
+	if in.Truncated != 2 {
+		t.Errorf("truncated = %d, want 2", in.Truncated)
 	}
-	if s := in.sym("héé"); s.String() != "hé" { // 5 bytes: cut at the rune boundary
+	if s := in.Sym("héé"); s.String() != "hé" { // 5 bytes: cut at the rune boundary
 		t.Errorf("rune-boundary cut gave %q", s.String())
 	}
 }

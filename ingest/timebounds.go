@@ -46,23 +46,23 @@ func PlausibleTime(t Time) bool { return t > 0 && t <= maxDataTime }
 // PlausibleRange is the range PlausibleTime accepts, for messages.
 const PlausibleRange = "1970-01-01 … 2200-01-01"
 
-// outlierMinMargin is the least distance beyond the bulk of the data at
+// OutlierMinMargin is the least distance beyond the bulk of the data at
 // which a time counts as an outlier: as wide as disjointSlack, so a day of
 // quiet between a baseline and an incident never drops data.
-const outlierMinMargin = int64(disjointSlack)
+const OutlierMinMargin = int64(disjointSlack)
 
-// outlierSamples is the most times robustRange looks at: the records of a
+// OutlierSamples is the most times RobustRange looks at: the records of a
 // big bundle are sampled at an even stride (deterministic).
-const outlierSamples = 1 << 16
+const OutlierSamples = 1 << 16
 
-// robustRange returns the range outside which a time in sorted is an
+// RobustRange returns the range outside which a time in sorted is an
 // outlier: the times between the 1st and 99th percentiles are the bulk
 // (at least one time trimmed at each end once there are five), and the range
 // reaches beyond the bulk by its own length, and by at least minMargin, on
 // each side. A tail holding more than 1% of the times therefore widens the
 // bulk instead of being cut. sorted must be sorted; with fewer than three
 // times everything is kept.
-func robustRange(sorted []int64, minMargin int64) (lo, hi int64) {
+func RobustRange(sorted []int64, minMargin int64) (lo, hi int64) {
 	m := len(sorted)
 	if m < 3 {
 		return math.MinInt64, math.MaxInt64
@@ -84,7 +84,7 @@ type timeSampler struct {
 }
 
 func newTimeSampler(total int) *timeSampler {
-	stride := max(1, (total+outlierSamples-1)/outlierSamples)
+	stride := max(1, (total+OutlierSamples-1)/OutlierSamples)
 	return &timeSampler{stride: stride, ts: make([]int64, 0, total/stride+1)}
 }
 
@@ -101,11 +101,11 @@ func (s *timeSampler) add(t Time) {
 func gridSeries(s *Series) bool { return len(s.T) <= 1 || seriesStep(s) >= time.Second }
 
 // dropTimeOutliers drops the spans, points, events and log records timed
-// far outside the robust range of all of them (see robustRange), with one
+// far outside the robust range of all of them (see RobustRange), with one
 // ErrBadValue warning per kind saying what was dropped and the range kept,
 // and returns a filter for the times that may extend the common grid
 // (alerts outside the range are kept, but do not stretch the grid).
-// Cost: one pass to sample at most outlierSamples times, O(S log S) to
+// Cost: one pass to sample at most OutlierSamples times, O(S log S) to
 // sort them, one pass to filter.
 func (b *Bundle) dropTimeOutliers() func(Time) bool {
 	total := len(b.Spans) + len(b.Events) + len(b.Logs)
@@ -132,7 +132,7 @@ func (b *Bundle) dropTimeOutliers() func(Time) bool {
 		sm.add(b.Logs[i].Time)
 	}
 	slices.Sort(sm.ts)
-	lo, hi := robustRange(sm.ts, outlierMinMargin)
+	lo, hi := RobustRange(sm.ts, OutlierMinMargin)
 	in := func(t Time) bool { return int64(t) >= lo && int64(t) <= hi }
 	if lo == math.MinInt64 && hi == math.MaxInt64 {
 		return in
@@ -179,36 +179,4 @@ func (b *Bundle) dropTimeOutliers() func(Time) bool {
 			far, Time(max(lo, 0)), Time(min(hi, int64(maxDataTime))))
 	}
 	return in
-}
-
-// dropFarIntervals drops the activities and host calls of a GPU timeline
-// that start or end far outside the robust range of all their start and end
-// times (see robustRange), with an ErrBadValue warning: the timeline's step
-// and length then come from the bulk of the trace, never from one row
-// spanning centuries.
-func (tl *gpuTimeline) dropFarIntervals(b *Bundle, source string) {
-	n := len(tl.Acts) + len(tl.Stalls)
-	stride := max(1, (2*n+outlierSamples-1)/outlierSamples)
-	ts := make([]int64, 0, 2*n/stride+2)
-	i := 0
-	sample := func(s, e int64) {
-		if i%stride == 0 {
-			ts = append(ts, s, e)
-		}
-		i++
-	}
-	for _, a := range tl.Acts {
-		sample(a.Start, a.End)
-	}
-	for _, h := range tl.Stalls {
-		sample(h.Start, h.End)
-	}
-	slices.Sort(ts)
-	lo, hi := robustRange(ts, outlierMinMargin)
-	far := func(s, e int64) bool { return s < lo || e > hi }
-	tl.Acts = slices.DeleteFunc(tl.Acts, func(a gpuInterval) bool { return far(a.Start, a.End) })
-	tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h hostInterval) bool { return far(h.Start, h.End) })
-	if d := n - len(tl.Acts) - len(tl.Stalls); d > 0 {
-		b.Warn(ErrBadValue, source, d, "%d GPU activities or blocking calls start or end far outside the rest of the trace (dropped): the timeline is built from the bulk of the trace", d)
-	}
 }

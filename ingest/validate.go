@@ -37,13 +37,13 @@ func (b *Bundle) Validate() error {
 	}
 
 	// Spans.
-	seen := make(map[spanKey]int, len(b.Spans))
+	seen := make(map[SpanKey]int, len(b.Spans))
 	for i := range b.Spans {
 		s := &b.Spans[i]
 		if i > 0 && spanLess(s, &b.Spans[i-1]) {
 			bad("spans", "span %d (%v/%v) sorts before span %d", i, s.TraceID, s.SpanID, i-1)
 		}
-		k := spanKey{s.TraceID, s.SpanID}
+		k := SpanKey{s.TraceID, s.SpanID}
 		if j, ok := seen[k]; ok {
 			bad("spans", "span %d repeats the ID %v/%v of span %d", i, s.TraceID, s.SpanID, j)
 		} else {
@@ -191,7 +191,7 @@ func spanLess(x, y *Span) bool {
 // Prometheus) stop early themselves; this is the backstop for the others and
 // for the totals over all inputs. source names the input in the warning.
 func (b *Bundle) enforceLimits(lim Limits, source string) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	if n := len(b.Spans); n > lim.MaxSpans {
 		b.Spans = b.Spans[:lim.MaxSpans]
 		b.Warn(ErrLimit, source, n-lim.MaxSpans, "%d spans dropped: more than %d spans (--max-spans)", n-lim.MaxSpans, lim.MaxSpans)

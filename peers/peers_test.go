@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -74,7 +75,7 @@ func writeJSON(t *testing.T, path string, v any) {
 
 func read(t *testing.T, dir string) *ingest.Bundle {
 	t.Helper()
-	b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+	b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -27,7 +28,7 @@ func TestTailTestsWindowOutsideData(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &ingest.Bundle{Spans: []ingest.Span{{TraceID: ingest.TraceID{Low: 1}, SpanID: 1, Service: ingest.Intern("front"), Operation: ingest.Intern("GET /"),
 				Kind: ingest.SpanServer, Start: t0.Add(7 * time.Second), Duration: 20 * time.Millisecond, Source: ingest.Intern("one.json")}}}
-			if err := b.Finalize(ingest.Options{}); err != nil {
+			if err := features.Finalize(b, ingest.Options{}, features.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			at := t0.Add(tc.at)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
@@ -52,7 +53,7 @@ func peerCase(t *testing.T, kv func(pod, m int) float64, sm func(gpu, m int) flo
 	}
 	write("metrics_kv.json", kvs)
 	write("metrics_sm.json", sms)
-	b, err := ingest.Read([]string{dir}, nil, ingest.Options{})
+	b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -31,7 +32,7 @@ func gpuPIDBundle(t *testing.T, traced bool) *ingest.Bundle {
 	if traced {
 		b.Processes = []ingest.Process{{Service: "vllm", Host: "host-b", PID: 4242, Source: "traces.json"}}
 	}
-	if err := b.Finalize(ingest.Options{Step: 15 * time.Second}); err != nil {
+	if err := features.Finalize(b, ingest.Options{Step: 15 * time.Second}, features.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return b

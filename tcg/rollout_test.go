@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
@@ -89,7 +90,7 @@ func twoRollouts(t *testing.T) string {
 }
 
 func TestRolloutNodes(t *testing.T) {
-	b, err := ingest.Read([]string{twoRollouts(t)}, nil, ingest.Options{})
+	b, err := features.Read([]string{twoRollouts(t)}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

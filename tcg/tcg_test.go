@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -44,7 +45,7 @@ func chainBundle(t *testing.T) *ingest.Bundle {
 			series("frontend_cpu", svc("frontend"), ingest.SignalCPU, "", 100, 0.5, 0.02, 0, -1, rng),
 		},
 	}
-	if err := b.Finalize(ingest.Options{Step: 15 * time.Second}); err != nil {
+	if err := features.Finalize(b, ingest.Options{Step: 15 * time.Second}, features.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return b

@@ -1,0 +1,63 @@
+package fastjson
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// scanKeys reads one object from in with ObjectHinted(hints) and returns
+// the keys field saw, in order, the value bytes and whether it succeeded.
+func scanKeys(in string, hints keyHints) (keys, values []string, ok bool) {
+	s := &Scanner{R: strings.NewReader(in), Keep: -1}
+	ok = s.ObjectHinted(hints, func(key string) bool {
+		keys = append(keys, key)
+		v, ok := s.Value(3)
+		values = append(values, string(v))
+		return ok
+	})
+	return keys, values, ok
+}
+
+// TestObjectHintedSameAsObject checks that key hints change nothing but
+// speed: on objects in and out of the hinted order, with unknown keys,
+// blanks, escapes, prefixes of hinted keys and broken input, ObjectHinted
+// sees the keys and values object sees, and fails where it fails.
+func TestObjectHintedSameAsObject(t *testing.T) {
+	hints := HintKeys("a", "b", "c")
+	cases := []string{
+		`{"a":1,"b":2,"c":3}`,
+		`{"b":2,"a":1}`,
+		`{"a":1,"x":0,"c":3}`,
+		`{"c":3,"a":1,"b":2}`,
+		`{"a":1,"b":2,"c":3,"a":4}`,
+		`{ "a" : 1 , "b":2 ,"c" :"x"}`,
+		"{\n  \"a\": 1,\n  \"b\": [1, 2],\n  \"c\": {\"a\": 1}\n}",
+		`{"\u0061":1,"b":2}`,
+		`{"ab":1,"a":2}`,
+		`{"a":"b\":","b":"c"}`,
+		`{}`,
+		`{"a":1,}`,
+		`{"a":1`,
+		`{"a"`,
+		`{"a":`,
+		`{"a" 1}`,
+		`[1]`,
+	}
+	for _, in := range cases {
+		wantK, wantV, wantOK := scanKeys(in, nil)
+		gotK, gotV, gotOK := scanKeys(in, hints)
+		if gotOK != wantOK || !slices.Equal(gotK, wantK) || !slices.Equal(gotV, wantV) {
+			t.Errorf("%s: hinted keys %q values %q ok %v; object %q %q %v", in, gotK, gotV, gotOK, wantK, wantV, wantOK)
+		}
+	}
+	// A hinted key across the end of a read buffer is read the slow way.
+	for d := 0; d <= 8; d++ {
+		pad := strings.Repeat("p", fastBufSize-d-len(`{"a":"`)-len(`",`))
+		in := `{"a":"` + pad + `","b":2,"c":3}`
+		k, v, ok := scanKeys(in, hints)
+		if !ok || !slices.Equal(k, []string{"a", "b", "c"}) || v[1] != "2" || v[2] != "3" {
+			t.Errorf("key %d bytes before the buffer's end: keys %q values %q..., ok %v", d, k, v[1:], ok)
+		}
+	}
+}

@@ -1,0 +1,318 @@
+package jaeger
+
+import (
+	"errors"
+	"io"
+	"unsafe"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/fastjson"
+)
+
+// Fast path of the Jaeger reader.
+//
+// Profiles of million-span inputs show encoding/json (two scanner passes and
+// reflection per span) taking ~70% of the analysis. The fast path parses the
+// common shape — one {"data":[trace,...]} envelope per file, exact-case keys,
+// integer times — with a hand-written scanner and feeds the same convert /
+// flushTrace code as the general reader, so a successful fast parse yields
+// exactly the bundle the general reader would.
+//
+// It never reports an error itself: on anything unusual (syntax error,
+// another shape, a duplicate or case-folded key, a string time, a malformed
+// span, invalid UTF-8, a read error) it gives up with ErrSlowPath and
+// ReadFile re-reads the file with the general reader, which produces the
+// positioned errors and partial-input warnings. Inputs that are not
+// re-readable (stdin) always take the general reader.
+//
+// Strings are views into read buffers that are not written again while the
+// trace that viewed them is being read: a refill moves on to another buffer,
+// and buffers are recycled only after flushTrace, once nothing views them
+// (everything kept beyond a trace is copied by the Interner).
+
+var (
+	spanKeys  = []string{"traceID", "spanID", "parentSpanID", "operationName", "references", "startTime", "duration", "tags", "processID", "process", "warnings", "spans", "processes"}
+	traceKeys = []string{"traceID", "spans", "processes", "warnings", "data", "errors"}
+	tagKeys   = []string{"key", "type", "value"}
+	refKeys   = []string{"refType", "traceID", "spanID"}
+	procKeys  = []string{"serviceName", "tags"}
+
+	// The keys in the order Jaeger's encoder writes them (ObjectHinted).
+	spanHints  = fastjson.HintKeys("traceID", "spanID", "flags", "operationName", "references", "startTime", "duration", "tags", "logs", "processID", "warnings")
+	traceHints = fastjson.HintKeys("traceID", "spans", "processes", "warnings")
+	tagHints   = fastjson.HintKeys("key", "type", "value")
+	refHints   = fastjson.HintKeys("refType", "traceID", "spanID")
+	procHints  = fastjson.HintKeys("serviceName", "tags")
+)
+
+// decodeJaegerFast is the fast path of decodeJaeger; ErrSlowPath means
+// "re-read with the general reader".
+func decodeJaegerFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	lim = lim.WithDefaults()
+	jr := &jaegerReader{name: name, file: ingest.Intern(name), src: r, lim: lim, b: &ingest.Bundle{}, in: ingest.NewInterner(lim.MaxStringBytes)}
+	jr.tr.procCache = map[string]procInfo{}
+	s := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
+	var sk fastjson.Seen
+	ok := s.Object(func(key string) bool {
+		switch key {
+		case "data":
+			return sk.First(0) && s.Array(func() bool { return jr.fastTrace(s) }) || jr.limited
+		case "errors":
+			return sk.First(1) && s.SkipWS() == 'n' && s.Lit("null")
+		}
+		if fastjson.FoldsTo(key, traceKeys...) {
+			return false // a bare trace object or odd case: the general reader
+		}
+		_, ok := s.Value(1)
+		return ok
+	})
+	if jr.limited {
+		return jr.finish(nil)
+	}
+	if errors.Is(s.ReadErr, ingest.ErrLimit) && jr.traces == 0 {
+		// A size or token limit before any complete trace: the general
+		// reader would fail the same way after reading it all again.
+		return nil, &ingest.InputError{File: name, Offset: -1, Err: s.ReadErr}
+	}
+	if !ok || !s.AtEnd() || s.Buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
+		return nil, ingest.ErrSlowPath
+	}
+	return jr.finish(nil)
+}
+
+// fastTrace reads one trace object of the data array and commits its spans.
+func (r *jaegerReader) fastTrace(s *fastjson.Scanner) bool {
+	r.tr.reset()
+	var sk fastjson.Seen
+	ok := s.ObjectHinted(traceHints, func(key string) bool {
+		switch key {
+		case "traceID":
+			v, ok := s.Str()
+			r.tr.id = v
+			return sk.First(0) && ok
+		case "spans":
+			return sk.First(1) && s.Array(func() bool { return r.fastSpan(s) })
+		case "processes":
+			if !sk.First(2) {
+				return false
+			}
+			return r.fastProcesses(s)
+		case "warnings":
+			var ok bool
+			r.tr.warnings, ok = s.Strings(r.tr.warnings)
+			return sk.First(3) && ok
+		}
+		if fastjson.FoldsTo(key, traceKeys...) {
+			return false
+		}
+		_, ok := s.Value(2)
+		return ok
+	})
+	if !ok || r.badSpans > 0 {
+		return false
+	}
+	r.flushTrace()
+	s.Recycle()
+	return !r.limited
+}
+
+// maxProcCache bounds the cache of resolved process objects.
+const maxProcCache = 4096
+
+// fastProcesses reads a trace's "processes" object. Each process value is
+// resolved once per distinct raw text (traces of one service repeat the same
+// process objects) and its procInfo is put in the trace's procCache, so
+// flushTrace never resolves it again. A process whose resolution truncates a
+// name is left to flushTrace, keeping the Interner's per-use truncation count
+// equal to the general reader's.
+func (r *jaegerReader) fastProcesses(s *fastjson.Scanner) bool {
+	if r.fastProcs == nil {
+		r.fastProcs = map[string]procInfo{}
+	}
+	if r.fastProcSet == nil {
+		r.fastProcSet = map[string]jProcess{}
+	}
+	clear(r.fastProcSet) // the previous trace is flushed: reuse its map
+	r.tr.procs = r.fastProcSet
+	return s.Object(func(id string) bool {
+		if _, dup := r.tr.procs[id]; dup {
+			return false
+		}
+		raw, ok := s.RawObject()
+		if !ok {
+			return false
+		}
+		r.tr.procs[id] = jProcess{}
+		if pi, hit := r.fastProcs[unsafe.String(&raw[0], len(raw))]; hit {
+			r.tr.procCache[id] = pi
+			return true
+		}
+		sub := &fastjson.Scanner{Buf: raw, EOF: true, Keep: -1, MaxDepth: s.MaxDepth - 3, MaxTok: s.MaxTok}
+		p, ok := fastProcess(sub)
+		if !ok || !sub.AtEnd() {
+			return false
+		}
+		before := r.in.Truncated
+		pi := r.process(p)
+		if r.in.Truncated != before {
+			// Leave it to flushTrace, which counts truncations per use.
+			r.in.Truncated = before
+			r.tr.procs[id] = p
+			return true
+		}
+		r.tr.procCache[id] = pi
+		if len(r.fastProcs) < maxProcCache {
+			r.fastProcs[string(raw)] = pi
+		}
+		return true
+	})
+}
+
+// fastProcess reads one process object.
+func fastProcess(s *fastjson.Scanner) (jProcess, bool) {
+	var p jProcess
+	var sk fastjson.Seen
+	ok := s.ObjectHinted(procHints, func(key string) bool {
+		switch key {
+		case "serviceName":
+			v, ok := s.Str()
+			p.ServiceName = v
+			return sk.First(0) && ok
+		case "tags":
+			var ok bool
+			p.Tags, ok = fastTags(s, nil)
+			return sk.First(1) && ok
+		}
+		if fastjson.FoldsTo(key, procKeys...) {
+			return false
+		}
+		_, ok := s.Value(4)
+		return ok
+	})
+	return p, ok
+}
+
+// fastTags reads an array of {key, type, value} tags into dst.
+func fastTags(s *fastjson.Scanner, dst []jTag) ([]jTag, bool) {
+	ok := s.Array(func() bool {
+		var t jTag
+		var sk fastjson.Seen
+		ok := s.ObjectHinted(tagHints, func(key string) bool {
+			switch key {
+			case "key":
+				v, ok := s.Str()
+				t.Key = v
+				return sk.First(0) && ok
+			case "type":
+				v, ok := s.Str()
+				t.Type = v
+				return sk.First(1) && ok
+			case "value":
+				v, ok := s.Value(5)
+				t.Value = v
+				return sk.First(2) && ok
+			}
+			if fastjson.FoldsTo(key, tagKeys...) {
+				return false
+			}
+			_, ok := s.Value(5)
+			return ok
+		})
+		dst = append(dst, t)
+		return ok
+	})
+	return dst, ok
+}
+
+// fastSpan reads one span of a trace's "spans" array and queues it.
+func (r *jaegerReader) fastSpan(s *fastjson.Scanner) bool {
+	js := &r.js
+	tags, refs := js.Tags[:0], js.References[:0]
+	*js = jSpan{Tags: tags, References: refs}
+	var sk fastjson.Seen
+	ok := s.ObjectHinted(spanHints, func(key string) bool {
+		var ok bool
+		switch key {
+		case "traceID":
+			js.TraceID, ok = s.Str()
+			return sk.First(0) && ok
+		case "spanID":
+			js.SpanID, ok = s.Str()
+			return sk.First(1) && ok
+		case "parentSpanID":
+			js.ParentSpanID, ok = s.Str()
+			return sk.First(2) && ok
+		case "operationName":
+			js.OperationName, ok = s.Str()
+			return sk.First(3) && ok
+		case "references":
+			ok = s.Array(func() bool {
+				var ref jRef
+				var rk fastjson.Seen
+				ok := s.ObjectHinted(refHints, func(key string) bool {
+					var ok bool
+					switch key {
+					case "refType":
+						ref.RefType, ok = s.Str()
+						return rk.First(0) && ok
+					case "traceID":
+						ref.TraceID, ok = s.Str()
+						return rk.First(1) && ok
+					case "spanID":
+						ref.SpanID, ok = s.Str()
+						return rk.First(2) && ok
+					}
+					if fastjson.FoldsTo(key, refKeys...) {
+						return false
+					}
+					_, ok = s.Value(5)
+					return ok
+				})
+				if len(js.References) > maxSpanRefs {
+					return false // the general reader counts them in a warning
+				}
+				js.References = append(js.References, ref)
+				return ok
+			})
+			return sk.First(4) && ok
+		case "startTime":
+			var v int64
+			v, ok = s.Int()
+			js.StartTime = flexInt(v)
+			return sk.First(5) && ok
+		case "duration":
+			var v int64
+			v, ok = s.Int()
+			js.Duration = flexInt(v)
+			return sk.First(6) && ok
+		case "tags":
+			js.Tags, ok = fastTags(s, js.Tags)
+			return sk.First(7) && ok
+		case "processID":
+			js.ProcessID, ok = s.Str()
+			return sk.First(8) && ok
+		case "warnings":
+			js.Warnings, ok = s.Strings(nil)
+			return sk.First(9) && ok
+		}
+		if fastjson.FoldsTo(key, spanKeys...) {
+			return false // process, spans, processes, or an odd case
+		}
+		_, ok = s.Value(3)
+		return ok
+	})
+	if !ok {
+		return false
+	}
+	if len(r.tr.pending) >= r.lim.MaxTraceSpans {
+		// The views of a kept trace pin every buffer it was read from: a
+		// trace over the limit goes to the general reader, which copies.
+		return false
+	}
+	p, good := r.convert(js)
+	if !good {
+		return false
+	}
+	r.tr.pending = append(r.tr.pending, p)
+	return true
+}

@@ -1,0 +1,150 @@
+package jaeger
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// fastEnvelope is a small envelope in the simulator's and /api/traces' shape.
+const fastEnvelope = `{"data":[{"traceID":"00000000000000ab","spans":[
+{"traceID":"00000000000000ab","spanID":"0000000000000001","flags":1,"operationName":"GET /chat","references":[],"startTime":1700000000000000,"duration":5000,"tags":[{"key":"span.kind","type":"string","value":"server"},{"key":"http.status_code","type":"int64","value":503},{"key":"x","type":"float64","value":1.5e3}],"logs":[{"timestamp":1,"fields":[]}],"processID":"p1","warnings":null},
+{"traceID":"00000000000000ab","spanID":"0000000000000002","operationName":"call \"llm\" \u00e9","references":[{"refType":"CHILD_OF","traceID":"00000000000000ab","spanID":"0000000000000001"}],"startTime":1700000000001000,"duration":3000,"tags":[{"key":"peer.service","type":"string","value":"vllm"},{"key":"error","type":"bool","value":true},{"key":"k8s.pod.name","type":"string","value":"gw-1"}],"processID":"p2","warnings":["clock skew adjusted"]},
+{"traceID":"00000000000000ab","spanID":"0000000000000003","operationName":"orphan","references":[{"refType":"CHILD_OF","traceID":"00000000000000cd","spanID":"0000000000000009"}],"startTime":1700000000002000,"duration":1,"tags":[],"processID":"p9"}
+],"processes":{"p1":{"serviceName":"gateway","tags":[{"key":"hostname","type":"string","value":"node-a"}]},"p2":{"serviceName":"gateway","tags":[{"key":"k8s.node.name","type":"string","value":"n2"}]}},"warnings":["trace warn"]}
+],"total":0,"limit":0,"offset":0,"errors":null}
+`
+
+// TestJaegerFastMatchesGeneral checks the fast path against the general
+// reader: wherever the fast path accepts an input, the bundles are equal;
+// shapes it must hand over are handed over.
+func TestJaegerFastMatchesGeneral(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       string
+		lim      ingest.Limits
+		wantFast bool
+	}{
+		{"envelope", fastEnvelope, ingest.Limits{}, true},
+		{"span limit", fastEnvelope, ingest.Limits{MaxSpans: 2}, true},
+		{"string truncation", fastEnvelope, ingest.Limits{MaxStringBytes: 4}, true},
+		{"bare trace object", `{"traceID":"ab","spans":[{"spanID":"1","startTime":1,"duration":1,"processID":"p1"}],"processes":{"p1":{"serviceName":"s"}}}`, ingest.Limits{}, false},
+		{"bare span array", `[{"traceID":"ab","spanID":"1","startTime":1,"duration":1,"process":{"serviceName":"s"}}]`, ingest.Limits{}, false},
+		{"string start time", strings.Replace(fastEnvelope, `"startTime":1700000000000000`, `"startTime":"1700000000000000"`, 1), ingest.Limits{}, false},
+		{"float duration", strings.Replace(fastEnvelope, `"duration":5000`, `"duration":5e3`, 1), ingest.Limits{}, false},
+		{"case-folded key", strings.Replace(fastEnvelope, `"operationName":"GET /chat"`, `"OperationName":"GET /chat"`, 1), ingest.Limits{}, false},
+		{"duplicate key", strings.Replace(fastEnvelope, `"duration":5000`, `"duration":5000,"duration":6000`, 1), ingest.Limits{}, false},
+		{"embedded process", strings.Replace(fastEnvelope, `"processID":"p9"`, `"process":{"serviceName":"x"}`, 1), ingest.Limits{}, false},
+		{"bad span ID", strings.Replace(fastEnvelope, `"spanID":"0000000000000003"`, `"spanID":"zz"`, 1), ingest.Limits{}, false},
+		{"syntax error", strings.Replace(fastEnvelope, `"duration":3000,`, `"duration":3000,,`, 1), ingest.Limits{}, false},
+		{"truncated", fastEnvelope[:len(fastEnvelope)/2], ingest.Limits{}, false},
+		{"trailing value", fastEnvelope + `{"data":[]}`, ingest.Limits{}, false},
+		{"api errors", strings.Replace(fastEnvelope, `"errors":null`, `"errors":[{"code":1,"msg":"x"}]`, 1), ingest.Limits{}, false},
+		{"invalid utf-8", strings.Replace(fastEnvelope, "GET /chat", "GET \xff", 1), ingest.Limits{}, false},
+		{"deep unknown value", strings.Replace(fastEnvelope, `"flags":1`, `"flags":`+strings.Repeat("[", 300)+strings.Repeat("]", 300), 1), ingest.Limits{}, false},
+		{"leading zero", strings.Replace(fastEnvelope, `"duration":5000`, `"duration":05000`, 1), ingest.Limits{}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fast := compareFast(t, []byte(tc.in), tc.lim)
+			if fast != tc.wantFast {
+				t.Errorf("fast path taken = %v, want %v", fast, tc.wantFast)
+			}
+		})
+	}
+}
+
+// TestJaegerFastSamples runs the comparison on the shared real samples and
+// on reads through a one-byte reader (every refill boundary).
+func TestJaegerFastSamples(t *testing.T) {
+	t.Run("one-byte reads", func(t *testing.T) {
+		want, err := decodeJaeger("x", strings.NewReader(fastEnvelope), ingest.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeJaegerFast("x", iotest.OneByteReader(strings.NewReader(fastEnvelope)), ingest.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("one-byte reads differ from the general reader")
+		}
+	})
+	dir := traceSharedDir(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "samples", "jaeger*", "*.json"))
+	files = append(files, filepath.Join(dir, nezhaTraces))
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Skip(err)
+			}
+			if strings.HasSuffix(f, ".gz") {
+				zr, err := gzip.NewReader(bytes.NewReader(data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if data, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			compareFast(t, data, ingest.Limits{})
+		})
+	}
+}
+
+// compareFast decodes in with both readers and reports whether the fast path
+// accepted it; when it did, both bundles must be equal.
+func compareFast(t *testing.T, in []byte, lim ingest.Limits) bool {
+	t.Helper()
+	got, err := decodeJaegerFast("f.json", bytes.NewReader(in), lim)
+	if errors.Is(err, ingest.ErrSlowPath) {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("fast path returned an error other than ErrSlowPath: %v", err)
+	}
+	want, werr := decodeJaeger("f.json", bytes.NewReader(in), lim)
+	if werr != nil {
+		t.Fatalf("fast path accepted what the general reader rejects: %v", werr)
+	}
+	if !reflect.DeepEqual(got.Spans, want.Spans) {
+		n := min(len(got.Spans), len(want.Spans))
+		for i := 0; i < n; i++ {
+			if !reflect.DeepEqual(got.Spans[i], want.Spans[i]) {
+				t.Fatalf("span %d: fast %+v, general %+v", i, got.Spans[i], want.Spans[i])
+			}
+		}
+		t.Fatalf("spans: fast %d, general %d", len(got.Spans), len(want.Spans))
+	}
+	if !reflect.DeepEqual(got.Warnings, want.Warnings) {
+		t.Fatalf("warnings:\nfast    %v\ngeneral %v", got.Warnings, want.Warnings)
+	}
+	if !reflect.DeepEqual(got.Processes, want.Processes) {
+		t.Fatalf("processes:\nfast    %v\ngeneral %v", got.Processes, want.Processes)
+	}
+	return true
+}
+
+// FuzzJaegerFast checks that the fast path never disagrees with the general
+// reader on an input it accepts.
+func FuzzJaegerFast(f *testing.F) {
+	f.Add([]byte(fastEnvelope))
+	f.Add([]byte(`{"data":[{"traceID":"1","spans":[{"spanID":"2","startTime":3,"duration":4,"processID":"p"}],"processes":{"p":{"serviceName":"s"}}}]}`))
+	// Jaeger's own key order (ObjectHinted's hints), then the same keys
+	// reordered and respelled.
+	f.Add([]byte(`{"data":[{"traceID":"a1","spans":[{"traceID":"a1","spanID":"2","flags":1,"operationName":"op","references":[{"refType":"CHILD_OF","traceID":"a1","spanID":"3"}],"startTime":5,"duration":4,"tags":[{"key":"span.kind","type":"string","value":"client"},{"key":"peer.service","type":"string","value":"db"}],"logs":[],"processID":"p1","warnings":null}],"processes":{"p1":{"serviceName":"s","tags":[{"key":"hostname","type":"string","value":"h"}]}},"warnings":null}]}`))
+	f.Add([]byte(`{"data":[{"spans":[{"spanID":"2","traceID":"a1","operationName":"op","startTime":5,"duration":4,"tags":[{"type":"string","value":"client","key":"span.kind"},{"ke\u0079":"error","value":true}],"processID":"p1"}],"traceID":"a1","processes":{"p1":{"tags":[],"serviceName":"s"}}}]}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		compareFast(t, in, ingest.Limits{MaxSpans: 1000})
+	})
+}

@@ -1,0 +1,154 @@
+package jaeger
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// The Jaeger reader's span attributes: tags coerced by type, the
+// location tags (host, pod, container, process) that placement uses, the
+// parent chosen among references, and each trace's processes.
+
+// parent picks the first CHILD_OF reference within the same trace, else the
+// first FOLLOWS_FROM one, else parentSpanID. A span whose only references
+// point into other traces becomes a root (counted).
+func (r *jaegerReader) parent(js *jSpan, trace ingest.TraceID) ingest.SpanID {
+	var child, follows ingest.SpanID
+	cross := false
+	refs := js.References
+	if len(refs) > maxSpanRefs {
+		r.manyRefs++
+		r.mostRefs = max(r.mostRefs, len(refs))
+		refs = refs[:maxSpanRefs]
+	}
+	for _, ref := range refs {
+		// A reference that spells the span's own trace ID (the usual case)
+		// is in the trace without parsing it again.
+		if ref.TraceID != "" && ref.TraceID != js.TraceID {
+			rt, err := ingest.ParseTraceID(ref.TraceID)
+			if err != nil || rt != trace {
+				cross = true
+				continue
+			}
+		}
+		id, err := ingest.ParseSpanID(ref.SpanID)
+		if err != nil || id == 0 {
+			continue
+		}
+		switch {
+		case strings.EqualFold(ref.RefType, "FOLLOWS_FROM"):
+			if follows == 0 {
+				follows = id
+			}
+		default: // CHILD_OF, or an unknown type treated as such
+			if child == 0 {
+				child = id
+			}
+		}
+	}
+	switch {
+	case child != 0:
+		return child
+	case follows != 0:
+		return follows
+	}
+	if js.ParentSpanID != "" {
+		if id, err := ingest.ParseSpanID(js.ParentSpanID); err == nil && id != 0 {
+			return id
+		}
+	}
+	if cross {
+		r.crossTrace++
+	}
+	return 0
+}
+
+// spanTags applies the tags the reader understands: kind, error flags, peer
+// (peer.service, else server.address) and placement.
+func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags) {
+	addr := ""
+	for i := range tags {
+		t := &tags[i]
+		switch t.Key {
+		case "peer.service":
+			s.Peer = r.in.Sym(tagString(t))
+		case "server.address":
+			addr = tagString(t)
+		case "span.kind":
+			s.Kind = ingest.ParseSpanKind(tagString(t))
+		case "error":
+			if strings.EqualFold(tagString(t), "true") {
+				s.Error = true
+			}
+		case "otel.status_code":
+			if strings.EqualFold(tagString(t), "ERROR") {
+				s.Error = true
+			}
+		case "http.status_code", "http.response.status_code":
+			if v, ok := tagInt(t); ok && v >= 500 {
+				s.Error = true
+			}
+		case "rpc.grpc.status_code":
+			if v, ok := tagInt(t); ok && v != 0 {
+				s.Error = true
+			}
+		default:
+			r.locTag(t, loc)
+		}
+	}
+	if s.Peer.IsEmpty() && addr != "" {
+		s.Peer = r.in.Sym(addr)
+	}
+}
+
+// locTag records a placement tag (pod, node, hostname, GPU) into loc; the
+// first value of each field wins.
+func (r *jaegerReader) locTag(t *jTag, loc *ingest.LocTags) {
+	if dst := loc.Field(t.Key); dst != nil && dst.IsEmpty() {
+		*dst = r.in.Sym(tagString(t))
+	}
+}
+
+// process resolves a Jaeger process into a service and placement.
+func (r *jaegerReader) process(p jProcess) procInfo {
+	pi := procInfo{service: r.in.Sym(p.ServiceName)}
+	for i := range p.Tags {
+		r.locTag(&p.Tags[i], &pi.loc)
+	}
+	return pi
+}
+
+// tagString returns a tag's value as text: strings unquoted, numbers and
+// bools as written, null as "".
+func tagString(t *jTag) string {
+	v := t.Value
+	if len(v) == 0 || string(v) == "null" {
+		return ""
+	}
+	if v[0] == '"' {
+		if len(v) >= 2 && !strings.ContainsRune(string(v[1:len(v)-1]), '\\') {
+			return string(v[1 : len(v)-1])
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+		return ""
+	}
+	return string(v)
+}
+
+// tagInt coerces an int64 (or float64, or numeric string) tag.
+func tagInt(t *jTag) (int64, bool) {
+	s := strings.TrimSpace(tagString(t))
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, true
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return int64(f), true
+	}
+	return 0, false
+}

@@ -1,0 +1,566 @@
+package logs
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"io"
+	"maps"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Line-oriented log files: Docker json-file logs (and fluent-bit records
+// with a "log" field), CRI container logs, and timestamped text such as
+// `kubectl logs --timestamps` output. All are streamed line by line; a line
+// that cannot be read is a warning with file and line, and the rest is read.
+//
+// Entity of a file (the data names none): the Kubernetes log paths
+// /var/log/pods/<namespace>_<pod>_<uid>/<container>/N.log and
+// /var/log/containers/<pod>_<namespace>_<container>-<id>.log; a base name
+// of the same three-part shape "<a>_<b>_<c>" (the pod is the part with a
+// generated pod-name suffix, the other the namespace, c the container);
+// else the base name without extensions — a pod when it ends in a
+// generated pod-name suffix, a service otherwise. Options.LogEntity
+// overrides the file name (not a Kubernetes path, never labels).
+
+// maxLogLine is the longest input line read whole; the rest of a longer
+// line is skipped with a warning.
+const maxLogLine = 1 << 20
+
+// logLineReader reads lines of at most maxLogLine bytes.
+type logLineReader struct {
+	br   *bufio.Reader
+	n    int // lines read
+	long int // lines cut
+	err  error
+}
+
+func newLogLineReader(r io.Reader) *logLineReader {
+	return &logLineReader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line without its line break (a view valid until
+// the next call); ok is false at the end or on a read error (lr.err).
+func (lr *logLineReader) next(buf *[]byte) (string, bool) {
+	*buf = (*buf)[:0]
+	for {
+		frag, err := lr.br.ReadSlice('\n')
+		if len(*buf)+len(frag) <= maxLogLine {
+			*buf = append(*buf, frag...)
+		} else if len(*buf) < maxLogLine {
+			*buf = append(*buf, frag[:maxLogLine-len(*buf)]...)
+			lr.long++
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			lr.err = err
+		}
+		if len(*buf) == 0 && err != nil {
+			return "", false
+		}
+		lr.n++
+		return unsafeStr(bytes.TrimRight(*buf, "\r\n")), true
+	}
+}
+
+// finish reports the reader's problems on the sink.
+func (lr *logLineReader) finish(s *LogSink) error {
+	if lr.long > 0 {
+		s.b.Warn(ingest.ErrLimit, s.name, lr.long, "%d log lines longer than %d bytes cut", lr.long, maxLogLine)
+	}
+	if lr.err != nil {
+		if len(s.b.Logs) == 0 {
+			return &ingest.InputError{File: s.name, Line: lr.n + 1, Offset: -1, Err: lr.err}
+		}
+		s.b.Warn(ingest.ErrPartialInput, s.name, 1, "kept %d log records of the first %d lines: %v", len(s.b.Logs), lr.n, lr.err)
+	}
+	return nil
+}
+
+// parseLogTime parses a timestamp at the start of line — RFC 3339
+// ("2026-11-30T03:12:00.123456789Z"), or a date and a time joined by a space
+// ("2023-01-29 16:42:10,175"), with an optional zone (none = UTC) — that a
+// space, a tab or the end follows. It returns the time and the bytes
+// consumed with one following blank (0 when line does not start with one).
+func parseLogTime(line string) (ingest.Time, int) {
+	if len(line) < 19 || !isDigitByte(line[0]) {
+		return 0, 0
+	}
+	num := func(s string) (int, bool) {
+		v := 0
+		for i := 0; i < len(s); i++ {
+			if !isDigitByte(s[i]) {
+				return 0, false
+			}
+			v = v*10 + int(s[i]-'0')
+		}
+		return v, true
+	}
+	y, ok1 := num(line[0:4])
+	mo, ok2 := num(line[5:7])
+	d, ok3 := num(line[8:10])
+	h, ok4 := num(line[11:13])
+	mi, ok5 := num(line[14:16])
+	sec, ok6 := num(line[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || line[4] != line[7] || (line[4] != '-' && line[4] != '/') ||
+		(line[10] != 'T' && line[10] != ' ') || line[13] != ':' || line[16] != ':' ||
+		mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || y < 1970 || y > 2261 {
+		return 0, 0 // (nanoseconds since 1970 in an int64 end in 2262)
+	}
+	i := 19
+	nanos := 0
+	if i < len(line) && (line[i] == '.' || line[i] == ',') {
+		j := i + 1
+		scale := 100_000_000
+		for j < len(line) && isDigitByte(line[j]) {
+			nanos += int(line[j]-'0') * scale
+			scale /= 10
+			j++
+		}
+		if j == i+1 {
+			return 0, 0
+		}
+		i = j
+	}
+	off := 0
+	if i < len(line) {
+		switch c := line[i]; {
+		case c == 'Z' || c == 'z':
+			i++
+		case c == '+' || c == '-':
+			z := line[i+1:]
+			zh, zm, n := 0, 0, 0
+			if len(z) >= 5 && z[2] == ':' {
+				zh, _ = num(z[0:2])
+				zm, _ = num(z[3:5])
+				n = 5
+			} else if len(z) >= 4 && isDigitByte(z[0]) && isDigitByte(z[1]) && isDigitByte(z[2]) && isDigitByte(z[3]) {
+				zh, _ = num(z[0:2])
+				zm, _ = num(z[2:4])
+				n = 4
+			}
+			if n == 0 {
+				return 0, 0
+			}
+			off = (zh*60 + zm) * 60
+			if c == '-' {
+				off = -off
+			}
+			i += 1 + n
+		}
+	}
+	if i < len(line) && line[i] != ' ' && line[i] != '\t' {
+		return 0, 0
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, nanos, time.UTC).Add(-time.Duration(off) * time.Second)
+	if i < len(line) {
+		i++
+	}
+	return ingest.FromTime(t), i
+}
+
+// logYearOK reports whether t is within what Time holds (1970–2261).
+func logYearOK(t time.Time) bool { return t.Year() >= 1970 && t.Year() <= 2261 }
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// criLine is one parsed CRI log line.
+type criLine struct {
+	t       ingest.Time
+	stderr  bool
+	partial bool
+}
+
+// parseCRI parses "<RFC 3339> stdout|stderr P|F message" and returns the
+// fields and the message.
+func parseCRI(line string) (criLine, string, bool) {
+	t, n := parseLogTime(line)
+	if n == 0 || line[10] != 'T' {
+		return criLine{}, "", false
+	}
+	rest := line[n:]
+	var c criLine
+	c.t = t
+	switch {
+	case strings.HasPrefix(rest, "stdout "):
+		rest = rest[7:]
+	case strings.HasPrefix(rest, "stderr "):
+		rest, c.stderr = rest[7:], true
+	default:
+		return criLine{}, "", false
+	}
+	tag := rest
+	if i := strings.IndexByte(rest, ' '); i >= 0 {
+		tag, rest = rest[:i], rest[i+1:]
+	} else {
+		rest = ""
+	}
+	switch tag {
+	case "F":
+	case "P":
+		c.partial = true
+	default:
+		return criLine{}, "", false
+	}
+	return c, rest, true
+}
+
+// entityFromPath places a log file by its path (see the top of this file).
+func entityFromPath(name string) ingest.LogStream {
+	if name == "" || name == "<stdin>" || name == "-" {
+		return ingest.LogStream{}
+	}
+	p := filepath.ToSlash(name)
+	if i := strings.Index(p, "/pods/"); i >= 0 {
+		parts := strings.Split(p[i+len("/pods/"):], "/")
+		if len(parts) == 3 {
+			if f := strings.Split(parts[0], "_"); len(f) == 3 && f[1] != "" {
+				return ingest.LogStream{Namespace: f[0], Pod: f[1], Container: parts[1], EntityFrom: "path"}
+			}
+		}
+	}
+	base := path.Base(p)
+	for _, ext := range []string{".gz", ".log", ".txt", ".json", ".jsonl"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	if f := strings.Split(base, "_"); len(f) == 3 && f[0] != "" && f[1] != "" && f[2] != "" {
+		if k := strings.LastIndexByte(f[2], '-'); k > 0 && len(f[2])-k-1 == 64 && allHexStr(f[2][k+1:]) {
+			from := "file name"
+			if strings.Contains(p, "/containers/") {
+				from = "path"
+			}
+			return ingest.LogStream{Pod: f[0], Namespace: f[1], Container: f[2][:k], EntityFrom: from}
+		}
+		switch {
+		case ingest.WorkloadOf(f[0]) != f[0]:
+			return ingest.LogStream{Pod: f[0], Namespace: f[1], Container: f[2], EntityFrom: "file name"}
+		case ingest.WorkloadOf(f[1]) != f[1]:
+			return ingest.LogStream{Namespace: f[0], Pod: f[1], Container: f[2], EntityFrom: "file name"}
+		}
+	}
+	base = strings.TrimSuffix(base, "-json")
+	switch {
+	case base == "" || len(base) >= 32 && allHexStr(base): // a bare container ID
+		return ingest.LogStream{}
+	case ingest.WorkloadOf(base) != base:
+		return ingest.LogStream{Pod: base, EntityFrom: "file name"}
+	}
+	return ingest.LogStream{Service: base, EntityFrom: "file name"}
+}
+
+// dockerRecord is one Docker json-file line or fluent-bit record.
+type dockerRecord struct {
+	Log        *string    `json:"log"`
+	Stream     string     `json:"stream"`
+	Time       string     `json:"time"`
+	Date       *float64   `json:"date"`
+	Kubernetes *fluentK8s `json:"kubernetes"`
+}
+
+// fluentK8s is fluent-bit's kubernetes filter metadata.
+type fluentK8s struct {
+	PodName       string            `json:"pod_name"`
+	NamespaceName string            `json:"namespace_name"`
+	ContainerName string            `json:"container_name"`
+	Host          string            `json:"host"`
+	Labels        map[string]string `json:"labels"`
+}
+
+// containerState joins a container's partial lines (CRI "P", Docker
+// entries without a trailing newline) per output stream.
+type containerState struct {
+	s       *LogSink
+	st      int32
+	partial [2][]byte // stdout, stderr
+	pt      [2]ingest.Time
+	pline   [2]int
+}
+
+// emit feeds one physical line, joining partial ones until the final part.
+func (c *containerState) emit(t ingest.Time, lineNo int, stderr, partial bool, msg string) {
+	k := 0
+	if stderr {
+		k = 1
+	}
+	if partial {
+		if len(c.partial[k]) == 0 {
+			c.pt[k], c.pline[k] = t, lineNo
+		}
+		if len(c.partial[k])+len(msg) <= c.s.lim.MaxLogRecordBytes {
+			c.partial[k] = append(c.partial[k], msg...)
+		}
+		return
+	}
+	if len(c.partial[k]) > 0 {
+		c.partial[k] = append(c.partial[k], msg...)
+		c.s.line(c.st, c.pt[k], c.pline[k], unsafeStr(c.partial[k]), fields{})
+		c.partial[k] = c.partial[k][:0]
+		return
+	}
+	c.s.line(c.st, t, lineNo, msg, fields{})
+}
+
+// flush emits partial lines left at the end of the input.
+func (c *containerState) flush() {
+	for k := range c.partial {
+		if len(c.partial[k]) > 0 {
+			c.s.line(c.st, c.pt[k], c.pline[k], unsafeStr(c.partial[k]), fields{})
+			c.partial[k] = nil
+		}
+	}
+	c.s.flush(c.st) // its own stream only: one flushAll per container was quadratic in streams
+}
+
+// decodeDockerJSON reads Docker json-file lines ({"log","stream","time"})
+// or fluent-bit records (a JSON array or JSON Lines of objects with "log"
+// and "kubernetes" metadata). A "log" holding several lines is split; a
+// line in it with a CRI prefix (a CRI file tailed without its parser) is
+// read as CRI. A line that lost its opening brace is read as if it had one,
+// with a warning.
+func decodeDockerJSON(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	b := &ingest.Bundle{}
+	s := NewLogSink(name, lim, b)
+	pathStream := entityFromPath(name)
+	states := map[int32]*containerState{}
+	state := func(k *fluentK8s) *containerState {
+		ls := pathStream
+		if k != nil && (k.PodName != "" || k.Labels["app"] != "") {
+			ls = ingest.LogStream{Pod: k.PodName, Namespace: k.NamespaceName, Container: k.ContainerName, Node: k.Host,
+				Service: firstLogLabel(func(n string) string { return k.Labels[n] }, []string{"app.kubernetes.io/name", "app", "k8s-app"})}
+		}
+		st := s.stream(ls)
+		c := states[st]
+		if c == nil {
+			c = &containerState{s: s, st: st}
+			states[st] = c
+		}
+		return c
+	}
+	record := func(rec *dockerRecord, lineNo int, off int64) {
+		if rec.Log == nil {
+			s.malformed(lineNo, off, `a JSON object without a "log" field`)
+			return
+		}
+		var t ingest.Time
+		switch {
+		case rec.Time != "":
+			tt, err := time.Parse(time.RFC3339Nano, rec.Time)
+			if err == nil && !logYearOK(tt) {
+				err = errors.New("out of range")
+			}
+			if err != nil {
+				s.malformed(lineNo, off, "bad time %q", ingest.TruncateUTF8(rec.Time, 40))
+				return
+			}
+			t = ingest.FromTime(tt)
+		case rec.Date != nil:
+			if d := *rec.Date; d > 0 && d < 9e9 {
+				t = ingest.Time(d * 1e9)
+			}
+		}
+		c := state(rec.Kubernetes)
+		text := *rec.Log
+		docker := rec.Stream != "" && rec.Kubernetes == nil
+		complete := strings.HasSuffix(text, "\n")
+		text = strings.TrimSuffix(text, "\n")
+		for k, part := range strings.Split(text, "\n") {
+			if cl, msg, ok := parseCRI(part); ok {
+				c.emit(cl.t, lineNo+k, cl.stderr, cl.partial, msg)
+				continue
+			}
+			if t == 0 {
+				s.malformed(lineNo, off, "a record without a time")
+				return
+			}
+			c.emit(t, lineNo, rec.Stream == "stderr", docker && !complete, part)
+		}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if c, _ := peekNonSpace(br); c == '[' {
+		dec := json.NewDecoder(br)
+		if _, err := dec.Token(); err != nil {
+			return nil, ingest.JSONError(name, err, dec)
+		}
+		for dec.More() && !s.full() {
+			off := dec.InputOffset()
+			var rec dockerRecord
+			if err := dec.Decode(&rec); err != nil {
+				if len(b.Logs) == 0 {
+					return nil, ingest.JSONErrorAt(name, err, dec, off)
+				}
+				b.Warn(ingest.ErrPartialInput, name, 1, "kept %d log records: %v", len(b.Logs), ingest.JSONErrorAt(name, err, dec, off))
+				break
+			}
+			record(&rec, 0, off)
+		}
+	} else {
+		lr := newLogLineReader(br)
+		var buf []byte
+		for !s.full() {
+			line, ok := lr.next(&buf)
+			if !ok {
+				break
+			}
+			trimmed := strings.TrimSpace(line)
+			if trimmed == "" {
+				continue
+			}
+			raw := []byte(trimmed)
+			if strings.HasPrefix(trimmed, `"log":`) {
+				raw = append([]byte{'{'}, raw...)
+				b.Warn(ingest.ErrBadValue, name, 1, "%s:%d: a JSON object without its opening brace; read as if it had one", name, lr.n)
+			}
+			var rec dockerRecord
+			if err := json.Unmarshal(raw, &rec); err != nil {
+				s.malformed(lr.n, -1, "not a Docker json-file line: %v", err)
+				continue
+			}
+			record(&rec, lr.n, -1)
+		}
+		if err := lr.finish(s); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(states)) { // in stream order: deterministic
+		states[k].flush()
+	}
+	s.Finish()
+	return b, nil
+}
+
+// peekNonSpace returns the first byte that is not white space, unread.
+func peekNonSpace(br *bufio.Reader) (byte, error) {
+	for i := 1; ; i++ {
+		p, err := br.Peek(i)
+		if len(p) < i {
+			return 0, err
+		}
+		switch p[i-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return p[i-1], nil
+	}
+}
+
+// decodeCRI reads CRI container log lines.
+func decodeCRI(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	b := &ingest.Bundle{}
+	s := NewLogSink(name, lim, b)
+	c := &containerState{s: s, st: s.stream(entityFromPath(name))}
+	lr := newLogLineReader(r)
+	var buf []byte
+	for !s.full() {
+		line, ok := lr.next(&buf)
+		if !ok {
+			break
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		cl, msg, ok := parseCRI(line)
+		if !ok {
+			s.malformed(lr.n, -1, "not a CRI log line (<RFC 3339 time> stdout|stderr P|F message)")
+			continue
+		}
+		c.emit(cl.t, lr.n, cl.stderr, cl.partial, msg)
+	}
+	if err := lr.finish(s); err != nil {
+		return nil, err
+	}
+	c.flush()
+	s.Finish()
+	return b, nil
+}
+
+// decodeTextLog reads lines that start with a timestamp (kubectl logs
+// --timestamps, application logs). A line without one continues the record
+// before it (a stack frame) and takes its time.
+func decodeTextLog(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	b := &ingest.Bundle{}
+	s := NewLogSink(name, lim, b)
+	st := s.stream(entityFromPath(name))
+	lr := newLogLineReader(r)
+	var buf []byte
+	var last ingest.Time
+	for !s.full() {
+		line, ok := lr.next(&buf)
+		if !ok {
+			break
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		t, n := parseLogTime(line)
+		if n == 0 {
+			if last == 0 {
+				s.malformed(lr.n, -1, "a line without a timestamp before any timestamped line")
+				continue
+			}
+			t = last
+		}
+		last = t
+		s.line(st, t, lr.n, line[n:], fields{})
+	}
+	if err := lr.finish(s); err != nil {
+		return nil, err
+	}
+	s.Finish()
+	return b, nil
+}
+
+func init() {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatDockerJSONLog, Decode: decodeDockerJSON,
+		Sniff: []ingest.SniffRule{
+			{Priority: ingest.PriorityDockerJSON, Match: func(h *ingest.Head) bool {
+				if !h.JSON() || !h.Has("_msg") && !h.Has("_time") && !h.Has("log") {
+					return false // none of the keys appears at all (cheap)
+				}
+				k := h.TopKeys()
+				return !(k["_msg"] || k["_time"] && k["_stream"]) && k["log"] && (k["stream"] || k["time"] || k["kubernetes"] || k["date"])
+			}},
+			{Priority: ingest.PriorityDockerJSONBroken, Match: func(h *ingest.Head) bool { // a line that lost its opening brace
+				return !h.JSON() && bytes.HasPrefix(bytes.TrimRight(h.FirstLine(), "\r"), []byte(`"log":`))
+			}},
+		}})
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatCRILog, Decode: decodeCRI,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityCRILog, Match: func(h *ingest.Head) bool {
+			_, _, ok := parseCRI(string(bytes.TrimRight(h.FirstLine(), "\r")))
+			return !h.JSON() && ok
+		}}}})
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatTextLog, Decode: decodeTextLog,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityTextLog, Match: func(h *ingest.Head) bool { return !h.JSON() && timestampedText(h.Text) }}}})
+}
+
+// timestampedText reports whether a text head is a log whose lines start
+// with a timestamp (kubectl logs --timestamps, most application logs): its
+// first line does, and at least a third of the first 20 lines that are not
+// indented do (the rest may be stack traces).
+func timestampedText(h []byte) bool {
+	lines := bytes.SplitN(h, []byte("\n"), 21)
+	if len(lines) > 20 {
+		lines = lines[:20] // the last one may be cut by the head
+	}
+	if _, n := parseLogTime(string(bytes.TrimRight(lines[0], "\r"))); n == 0 {
+		return false
+	}
+	stamped, lead := 0, 0 // lines that start with a timestamp; lines not indented
+	for _, l := range lines {
+		if len(bytes.TrimSpace(l)) == 0 || l[0] == ' ' || l[0] == '\t' {
+			continue
+		}
+		lead++
+		if _, n := parseLogTime(string(l)); n > 0 {
+			stamped++
+		}
+	}
+	return 3*stamped >= lead
+}

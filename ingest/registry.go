@@ -1,0 +1,151 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+)
+
+// DecodeFunc reads one input of a known format into a fresh Bundle. name is
+// the input's display name (used in Source fields and errors). A decoder
+// sets Source on everything it emits; Read fills the Input record (hash,
+// counts, time range) itself.
+type DecodeFunc func(name string, r io.Reader, lim Limits) (*Bundle, error)
+
+// FileDecodeFunc reads an input that is best read in place (Nsight SQLite):
+// path is the file, direct says it may be opened directly (a regular,
+// uncompressed file), and r is the bounded, decompressed content otherwise
+// (to be spooled under tempDir).
+type FileDecodeFunc func(name, path string, r io.Reader, lim Limits, direct bool, tempDir string) (*Bundle, error)
+
+// SniffRule is one rule that recognises a format from the head of an input
+// (never the file name). Rules are tried in ascending Priority, across all
+// registered formats, whatever the order of registration; the first match
+// wins. Priorities are unique: see the table in sniff.go.
+type SniffRule struct {
+	Priority int
+	Match    func(h *Head) bool
+}
+
+// FormatSpec is what a decoder package registers for one format.
+type FormatSpec struct {
+	Format Format      // the format's constant (model.go), the name saved bundles use
+	Sniff  []SniffRule // how its inputs are recognised
+	// Decode is the general reader. Fast, when set, is its fast path, tried
+	// first on re-readable files and declining with ErrSlowPath on anything
+	// Decode must handle (a differential fuzz test per fast path checks
+	// they agree). SelfGuarded marks a fast path whose scanner bounds
+	// tokens itself, so the token guard's pass over every byte is skipped.
+	Decode      DecodeFunc
+	Fast        DecodeFunc
+	SelfGuarded bool
+	// WholeDocument marks a format read as one JSON document, bounded by
+	// Limits.MaxDocumentBytes.
+	WholeDocument bool
+	// DecodeFile replaces Decode for a format read in place (its size is
+	// the file's, not what passed through the reader).
+	DecodeFile FileDecodeFunc
+}
+
+// ErrSlowPath is what a fast path returns on input it does not handle:
+// ReadFile then reads the file again with the format's general reader.
+var ErrSlowPath = errors.New("jaeger fast path: not applicable")
+
+var (
+	registryMu sync.RWMutex
+	formats    = map[Format]*FormatSpec{}
+	sniffRules []registeredRule // sorted by priority
+)
+
+type registeredRule struct {
+	SniffRule
+	format Format
+}
+
+// RegisterFormat makes a format readable: each decoder package calls it
+// from its init function (as image/png registers with image), and the
+// package ingest/formats imports every decoder package. It panics (a
+// programmer error) on a second registration of a format or a sniff
+// priority already taken.
+func RegisterFormat(spec FormatSpec) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := formats[spec.Format]; dup {
+		panic(fmt.Sprintf("ingest: format %v registered twice", spec.Format))
+	}
+	if spec.Decode == nil && spec.DecodeFile == nil && spec.Format != FormatLabel && spec.Format != FormatManifest {
+		panic(fmt.Sprintf("ingest: format %v registered without a decoder", spec.Format))
+	}
+	rules := slices.Clone(sniffRules) // Sniff may be iterating the old slice
+	for _, r := range spec.Sniff {
+		for _, o := range rules {
+			if o.Priority == r.Priority {
+				panic(fmt.Sprintf("ingest: sniff priority %d of %v already taken by %v", r.Priority, spec.Format, o.format))
+			}
+		}
+		rules = append(rules, registeredRule{r, spec.Format})
+	}
+	slices.SortFunc(rules, func(a, b registeredRule) int { return a.Priority - b.Priority })
+	sniffRules = rules
+	s := spec
+	formats[spec.Format] = &s
+}
+
+// unregisterFormat undoes RegisterFormat (for tests that register a
+// made-up format).
+func unregisterFormat(f Format) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	delete(formats, f)
+	sniffRules = slices.DeleteFunc(slices.Clone(sniffRules), func(r registeredRule) bool { return r.format == f })
+}
+
+// spec returns the registration of f, nil when none.
+func spec(f Format) *FormatSpec {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	return formats[f]
+}
+
+// Decoder returns the general reader of a registered format (nil when f is
+// not registered): a decoder that finds another format's data inside its
+// input (VictoriaLogs lines after a Prometheus response) reads it with this.
+func Decoder(f Format) DecodeFunc {
+	if s := spec(f); s != nil {
+		return s.Decode
+	}
+	return nil
+}
+
+// FileDecoder returns the in-place reader of a registered format read as a
+// file (Nsight SQLite), nil when it has none.
+func FileDecoder(f Format) FileDecodeFunc {
+	if s := spec(f); s != nil {
+		return s.DecodeFile
+	}
+	return nil
+}
+
+// Registered returns the formats registered, in Format order.
+func Registered() []Format {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := make([]Format, 0, len(formats))
+	for f := range formats {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func init() {
+	// The two kinds of file that are recognised but never read as data.
+	RegisterFormat(FormatSpec{Format: FormatLabel, Sniff: []SniffRule{{Priority: PriorityLabel, Match: func(h *Head) bool {
+		return h.JSON() && h.Has("root_cause") && (h.Has("fault") || h.Has("inject_time"))
+	}}}})
+	RegisterFormat(FormatSpec{Format: FormatManifest, Sniff: []SniffRule{{Priority: PriorityManifest, Match: func(h *Head) bool {
+		return h.JSON() && h.Has("pipeline_analyze_manifest")
+	}}}})
+}
