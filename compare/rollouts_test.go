@@ -76,7 +76,7 @@ func TestFullRolloutItem(t *testing.T) {
 		}
 		return 0.120
 	}
-	b, err := ingest.Read([]string{cs.write(t)}, nil, ingest.Options{})
+	b, err := features.Read([]string{cs.write(t)}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
