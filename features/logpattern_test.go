@@ -308,10 +308,10 @@ func TestPatternSeriesDeterministic(t *testing.T) {
 	}
 	bs, ws, we := b.Grid[0], b.Grid[len(b.Grid)-25], b.Grid[len(b.Grid)-5]
 	derive := func() map[string][]uint64 {
-		b.DerivePatternSeries(bs, ws, we)
+		DerivePatternSeries(b, bs, ws, we)
 		out := map[string][]uint64{}
 		for _, s := range b.Series {
-			if s.Name != LogPatternShift {
+			if s.Name != ingest.LogPatternShift {
 				continue
 			}
 			bits := make([]uint64, len(s.V))
