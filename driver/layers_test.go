@@ -52,7 +52,7 @@ var layers = map[string][]string{
 // harnesses are the module's packages outside the data flow — the
 // benchmark harness and its generator, the renderers' test helpers — which
 // may import any package; no stage may import them.
-var harnesses = []string{"bench", "bench/cmd/benchgen", "scorecard/reporttest"}
+var harnesses = []string{"bench", "bench/cmd/benchgen", "scorecard/reporttest", "internal/testkit", "ingest/internal/tracetest", "ingest/internal/nsighttest"}
 
 const module = "github.com/pipeline-analyze/pipeline-analyze/"
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"math"
 	"os"
 	"path/filepath"
@@ -72,7 +73,7 @@ func readPaths(t *testing.T, paths ...string) *ingest.Bundle {
 // TestLogJoinSpanID: OTLP logs carry traceId/spanId (the
 // opentelemetry-proto example, upper-case hex as the file has it).
 func TestLogJoinSpanID(t *testing.T) {
-	sample := filepath.Join(sharedDir(t), "samples", "logs", "otlp", "logs.json")
+	sample := filepath.Join(testkit.SharedDir(t), "samples", "logs", "otlp", "logs.json")
 	dir := t.TempDir()
 	at := time.Unix(0, 1544712660300000000).UTC()
 	writeJaeger(t, filepath.Join(dir, "traces.json"), []testSpan{
@@ -89,7 +90,7 @@ func TestLogJoinSpanID(t *testing.T) {
 // SpanID: …" (TrainTicket's, as captured beside VictoriaLogs); one line's
 // span is not in the traces, so it joins by its trace and time.
 func TestLogJoinLineIDs(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(sharedDir(t), "samples", "logs", "captured", "victorialogs-v1.52.2", "loki-push.json"))
+	raw, err := os.ReadFile(filepath.Join(testkit.SharedDir(t), "samples", "logs", "captured", "victorialogs-v1.52.2", "loki-push.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestLogJoinLineIDs(t *testing.T) {
 // file, its pod in the name) names no trace: the pod's span open at the
 // record's time joins it, said to be weaker.
 func TestLogJoinPodTime(t *testing.T) {
-	sample := filepath.Join(sharedDir(t), "samples", "logs", "container", "socks_session-db-fdd649d68-cq5sp_istio-proxy.log")
+	sample := filepath.Join(testkit.SharedDir(t), "samples", "logs", "container", "socks_session-db-fdd649d68-cq5sp_istio-proxy.log")
 	probe := readPaths(t, sample)
 	if len(probe.Logs) == 0 {
 		t.Fatal("no record in the sample")

@@ -1,6 +1,8 @@
 package ingest
 
-import "testing"
+import (
+	"testing"
+)
 
 // Bridges for the external tests (package ingest_test), which read through
 // the registered decoders (ingest/formats) and so cannot live in package
@@ -18,12 +20,6 @@ func CheckValues(b *Bundle, source string) { b.checkValues(source) }
 
 // CheckParents is checkParents.
 func CheckParents(t *testing.T, b *Bundle) { checkParents(t, b) }
-
-// SharedDir is sharedDir.
-func SharedDir(t testing.TB) string { return sharedDir(t) }
-
-// SMISections is smiSections.
-var SMISections = smiSections
 
 // FuzzLimits keep fuzzed inputs small: every bound is hit by a few KB.
 var FuzzLimits = Limits{MaxFileBytes: 1 << 20, MaxDepth: 32, MaxStringBytes: 256, MaxSpans: 500, MaxSeries: 50, MaxPoints: 2000, MaxLogRecords: 500}

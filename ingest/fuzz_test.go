@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"io"
 	"os"
 	"path/filepath"
@@ -273,7 +274,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	if !*writeCorpus {
 		t.Skip("run with -writecorpus to regenerate")
 	}
-	sh := ingest.SharedDir(t)
+	sh := testkit.SharedDir(t)
 	targets := map[ingest.Format]string{
 		ingest.FormatJaegerJSON: "FuzzDecodeJaeger", ingest.FormatOTLPJSON: "FuzzDecodeOTLP", ingest.FormatPromQueryRange: "FuzzPromQueryRange",
 		ingest.FormatAlertmanager: "FuzzDecodeAlertmanager", ingest.FormatK8sEvents: "FuzzDecodeK8sEvents",
@@ -321,7 +322,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		}
 		name := strings.NewReplacer("/", "_", "..", "").Replace(strings.TrimPrefix(p, filepath.Join(sh, "samples")+"/"))
 		if strings.HasSuffix(p, ".txt") { // nvidia_gpu_exporter captures: one seed per command section
-			for i, s := range ingest.SMISections(t, p) {
+			for i, s := range testkit.SMISections(t, p) {
 				if f := ingest.Sniff([]byte(s.Body)); targets[f] != "" {
 					write(targets[f], fmt.Sprintf("%s-%02d", name, i), []byte(s.Body))
 				}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"io"
 	"os"
 	"path/filepath"
@@ -92,7 +93,7 @@ func TestTokenGuardInReadFile(t *testing.T) {
 					buf.Write(member.Bytes())
 				}
 				var err error
-				_, alloc := measureCost(func() { _, err = ReadFile("-", &buf, Limits{MaxTokenBytes: lim}) })
+				_, alloc := testkit.MeasureCost(func() { _, err = ReadFile("-", &buf, Limits{MaxTokenBytes: lim}) })
 				var ie *InputError
 				if !errors.Is(err, ErrLimit) || !errors.As(err, &ie) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("err = %v, want a one-line ErrLimit InputError", err)
@@ -153,7 +154,7 @@ func TestFastPathTokenBound(t *testing.T) {
 					t.Fatal(err)
 				}
 				var fileErr error
-				_, alloc := measureCost(func() { _, fileErr = ReadFile(path, nil, Limits{MaxTokenBytes: lim}) })
+				_, alloc := testkit.MeasureCost(func() { _, fileErr = ReadFile(path, nil, Limits{MaxTokenBytes: lim}) })
 				_, streamErr := ReadFile("-", bytes.NewReader(data), Limits{MaxTokenBytes: lim})
 				if !errors.Is(fileErr, ErrLimit) || !strings.Contains(fileErr.Error(), "--max-token") {
 					t.Fatalf("file: err = %v, want the token limit", fileErr)

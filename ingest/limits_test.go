@@ -7,11 +7,11 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -31,18 +31,6 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 		r.off = (r.off + c) % len(r.pat)
 	}
 	return n, nil
-}
-
-// measureCost runs f and returns its wall time and the bytes it allocated.
-func measureCost(f func()) (time.Duration, uint64) {
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	t0 := time.Now()
-	f()
-	d := time.Since(t0)
-	runtime.ReadMemStats(&m1)
-	return d, m1.TotalAlloc - m0.TotalAlloc
 }
 
 // TestHugeGarbageFailsFast: a 2 GB file (sparse, never committed) of
@@ -73,7 +61,7 @@ func TestHugeGarbageFailsFast(t *testing.T) {
 			}
 			var b *Bundle
 			var err error
-			d, alloc := measureCost(func() { b, err = Read([]string{path}, nil, Options{}) })
+			d, alloc := testkit.MeasureCost(func() { b, err = Read([]string{path}, nil, Options{}) })
 			if err == nil {
 				t.Fatalf("accepted 2 GB of garbage: %d spans %d series", len(b.Spans), len(b.Series))
 			}
@@ -94,7 +82,7 @@ func TestMaxFileSize(t *testing.T) {
 	head := `{"receiver":"x","status":"firing","alerts":[`
 	r := io.MultiReader(strings.NewReader(head), io.LimitReader(&repeatReader{pat: []byte(`{"labels":{"alertname":"x"}},`)}, 1<<30))
 	var err error
-	d, alloc := measureCost(func() { _, err = ReadFile("-", r, Limits{MaxFileBytes: 8 << 20}) })
+	d, alloc := testkit.MeasureCost(func() { _, err = ReadFile("-", r, Limits{MaxFileBytes: 8 << 20}) })
 	if !errors.Is(err, ErrLimit) {
 		t.Fatalf("err = %v, want ErrLimit", err)
 	}
@@ -128,7 +116,7 @@ func TestDeepNesting(t *testing.T) {
 		t.Run(h.name, func(t *testing.T) {
 			r := io.MultiReader(strings.NewReader(h.head), io.LimitReader(&repeatReader{pat: []byte("[")}, depth))
 			var err error
-			d, alloc := measureCost(func() { _, err = ReadFile("-", r, Limits{}) })
+			d, alloc := testkit.MeasureCost(func() { _, err = ReadFile("-", r, Limits{}) })
 			if err == nil {
 				t.Fatal("accepted 10M-deep nesting")
 			}

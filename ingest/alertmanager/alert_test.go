@@ -2,7 +2,7 @@ package alertmanager
 
 import (
 	"errors"
-	"os"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +11,7 @@ import (
 )
 
 func TestAlertmanagerNezha(t *testing.T) {
-	shared := sharedDir(t)
+	shared := testkit.SharedDir(t)
 	f := filepath.Join(shared, "data", "nezha-ob", "ob-20220822-035354", "alert.json")
 	b, err := ingest.ReadFile(f, nil, ingest.Limits{})
 	if err != nil {
@@ -134,15 +134,4 @@ func TestAlertRunbookURL(t *testing.T) {
 	if len(b.Alerts) != 1 || b.Alerts[0].RunbookURL != "https://runbooks.prometheus-operator.dev/runbooks/kubernetes/kubepodcrashlooping" {
 		t.Errorf("alerts %+v", b.Alerts)
 	}
-}
-
-// sharedDir is ../shared beside the repository; tests on its data skip
-// without it.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	d := filepath.Join("..", "..", "..", "shared")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
-	return d
 }

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +12,7 @@ import (
 )
 
 func TestKinetoSamples(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "samples", "hta")
+	dir := filepath.Join(testkit.SharedDir(t), "samples", "hta")
 	// Independent numbers from python's json module: kernel count, union of
 	// kernel+memcpy+memset time, union of blocking CUDA calls, distinct short
 	// kernel names (series = 5 per device + 2 per kernel, top 20).

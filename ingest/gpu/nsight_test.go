@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"math"
 	"os"
 	"path/filepath"
@@ -28,7 +29,7 @@ func sumSeries(t *testing.T, b *ingest.Bundle, name, label, value string) (float
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
 func TestNsightSQLite(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "samples", "saxpy-mpi-cuda_nsys_perlmutter0.sqlite")
+	path := filepath.Join(testkit.SharedDir(t), "samples", "saxpy-mpi-cuda_nsys_perlmutter0.sqlite")
 	before, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"math"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ import (
 )
 
 func TestNvidiaSmiCaptures(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "samples", "nvidia-smi")
+	dir := filepath.Join(testkit.SharedDir(t), "samples", "nvidia-smi")
 	const h100, h200 = "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt", "linux-x86_64__nvidia-h200__590.48.01.txt"
 	tests := []struct {
 		name         string
@@ -36,11 +37,11 @@ func TestNvidiaSmiCaptures(t *testing.T) {
 		{"h100/load/pmon", h100, "nvidia-smi pmon", 1, ingest.FormatNvidiaSmiDmon, 5, 25, true},
 		{"h100/load/dmon", h100, "nvidia-smi dmon", 1, ingest.FormatNvidiaSmiDmon, 11, 55, true},
 	}
-	cache := map[string][]smiSection{}
+	cache := map[string][]testkit.SMISection{}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if cache[tc.file] == nil {
-				cache[tc.file] = smiSections(t, filepath.Join(dir, tc.file))
+				cache[tc.file] = testkit.SMISections(t, filepath.Join(dir, tc.file))
 			}
 			var body string
 			n := 0
@@ -98,8 +99,8 @@ func findSeries(t *testing.T, b *ingest.Bundle, name, label, value string) *inge
 }
 
 func TestNvidiaSmiCaptureValues(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "samples", "nvidia-smi")
-	secs := smiSections(t, filepath.Join(dir, "linux-x86_64__nvidia-h200__590.48.01.txt"))
+	dir := filepath.Join(testkit.SharedDir(t), "samples", "nvidia-smi")
+	secs := testkit.SMISections(t, filepath.Join(dir, "linux-x86_64__nvidia-h200__590.48.01.txt"))
 	var csv, apps, pmon []string
 	for _, s := range secs {
 		switch {

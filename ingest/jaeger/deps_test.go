@@ -2,6 +2,7 @@ package jaeger
 
 import (
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func TestDependencies(t *testing.T) {
 			var err error
 			src := "deps.json"
 			if tt.file != "" {
-				src = filepath.Join(traceSharedDir(t), filepath.FromSlash(tt.file))
+				src = filepath.Join(testkit.SharedDir(t), filepath.FromSlash(tt.file))
 				b, err = ingest.ReadFile(src, nil, ingest.Limits{})
 			} else {
 				b, err = decodeDependencies(src, strings.NewReader(tt.body), ingest.Limits{})

@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/tracetest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,105 +18,28 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
-// traceSharedDir locates /work/shared relative to the package; tests skip without it.
-func traceSharedDir(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared material not available: %v", err)
-	}
-	return dir
-}
-
 // nezhaTraces is the real OnlineBoutique incident trace file used below.
 const nezhaTraces = "data/nezha-ob/ob-20220822-035354/traces.json.gz"
-
-// traceSummary is what the sample tests assert about one read input.
-type traceSummary struct {
-	format                           ingest.Format
-	spans, traces, services          int
-	errors, roots, sourceWarnings    int
-	kinds                            map[ingest.SpanKind]int // nil: not checked
-	partial, orphanWarns, limitWarns int
-}
-
-func summarize(b *ingest.Bundle) traceSummary {
-	var in ingest.Input
-	if len(b.Inputs) > 0 {
-		in = b.Inputs[0]
-	} else {
-		b.CountInto(&in)
-	}
-	s := traceSummary{format: in.Format, spans: in.Counts.Spans, traces: in.Counts.Traces, services: in.Counts.Services,
-		kinds: map[ingest.SpanKind]int{}}
-	for i := range b.Spans {
-		if b.Spans[i].Error {
-			s.errors++
-		}
-		if b.Spans[i].ParentID == 0 {
-			s.roots++
-		}
-		s.kinds[b.Spans[i].Kind]++
-	}
-	for _, w := range b.Warnings {
-		switch {
-		case errors.Is(w, ingest.ErrSourceWarning):
-			s.sourceWarnings += w.Count
-		case errors.Is(w, ingest.ErrPartialInput):
-			s.partial += w.Count
-		case errors.Is(w, ingest.ErrOrphanSpan):
-			s.orphanWarns += w.Count
-		case errors.Is(w, ingest.ErrLimit):
-			s.limitWarns += w.Count
-		}
-	}
-	return s
-}
-
-// checkSummary compares the fields of want that the table sets.
-func checkSummary(t *testing.T, got, want traceSummary) {
-	t.Helper()
-	if got.format != want.format {
-		t.Errorf("format = %v, want %v", got.format, want.format)
-	}
-	if got.spans != want.spans || got.traces != want.traces || got.services != want.services {
-		t.Errorf("spans/traces/services = %d/%d/%d, want %d/%d/%d", got.spans, got.traces, got.services, want.spans, want.traces, want.services)
-	}
-	if got.errors != want.errors || got.roots != want.roots {
-		t.Errorf("error spans/roots = %d/%d, want %d/%d", got.errors, got.roots, want.errors, want.roots)
-	}
-	if got.sourceWarnings != want.sourceWarnings || got.partial != want.partial || got.orphanWarns != want.orphanWarns {
-		t.Errorf("source/partial/orphan warnings = %d/%d/%d, want %d/%d/%d", got.sourceWarnings, got.partial, got.orphanWarns,
-			want.sourceWarnings, want.partial, want.orphanWarns)
-	}
-	if want.kinds != nil {
-		for k := ingest.SpanUnspecified; k <= ingest.SpanConsumer; k++ {
-			if got.kinds[k] != want.kinds[k] {
-				t.Errorf("kind %v: %d spans, want %d", k, got.kinds[k], want.kinds[k])
-			}
-		}
-	}
-}
 
 // TestJaegerSamples reads every real Jaeger JSON sample through ReadFile.
 // Expected counts were computed independently with python3's json module.
 func TestJaegerSamples(t *testing.T) {
-	dir := traceSharedDir(t)
+	dir := testkit.SharedDir(t)
 	tests := []struct {
 		path string
-		want traceSummary
+		want tracetest.Summary
 	}{
-		{"samples/jaeger/otlp2jaeger-out.json", traceSummary{spans: 2, traces: 1, services: 1, kinds: map[ingest.SpanKind]int{ingest.SpanServer: 2}}},
-		{"samples/jaeger/trace_success.json", traceSummary{spans: 2, traces: 1, services: 2, errors: 1, kinds: map[ingest.SpanKind]int{ingest.SpanServer: 1, ingest.SpanClient: 1}}},
-		{"samples/jaeger/ui_01.json", traceSummary{spans: 5, traces: 1, services: 2, errors: 1, roots: 2, sourceWarnings: 3}},
-		{"samples/jaeger-ui/genaiTestTrace.json", traceSummary{spans: 57, traces: 1, services: 10, errors: 1, roots: 1,
-			kinds: map[ingest.SpanKind]int{ingest.SpanServer: 30, ingest.SpanClient: 19, ingest.SpanInternal: 8}}},
-		{"samples/jaeger-ui/oltp2jaeger-multi-out.json", traceSummary{spans: 4, traces: 1, services: 1, roots: 1, kinds: map[ingest.SpanKind]int{ingest.SpanInternal: 4}}},
-		{"samples/jaeger-ui/testTraceNormal.json", traceSummary{spans: 5, traces: 1, services: 2, roots: 1,
-			kinds: map[ingest.SpanKind]int{ingest.SpanUnspecified: 2, ingest.SpanServer: 2, ingest.SpanClient: 1}}},
-		{"samples/captured/jaeger/api_search.json", traceSummary{spans: 1, traces: 1, services: 1, sourceWarnings: 1}},
-		{"samples/captured/jaeger/api_search_multi.json", traceSummary{spans: 4, traces: 1, services: 1, roots: 1}},
-		{"samples/captured/jaeger/api_trace.json", traceSummary{spans: 1, traces: 1, services: 1, sourceWarnings: 1}},
+		{"samples/jaeger/otlp2jaeger-out.json", tracetest.Summary{Spans: 2, Traces: 1, Services: 1, Kinds: map[ingest.SpanKind]int{ingest.SpanServer: 2}}},
+		{"samples/jaeger/trace_success.json", tracetest.Summary{Spans: 2, Traces: 1, Services: 2, Errors: 1, Kinds: map[ingest.SpanKind]int{ingest.SpanServer: 1, ingest.SpanClient: 1}}},
+		{"samples/jaeger/ui_01.json", tracetest.Summary{Spans: 5, Traces: 1, Services: 2, Errors: 1, Roots: 2, SourceWarnings: 3}},
+		{"samples/jaeger-ui/genaiTestTrace.json", tracetest.Summary{Spans: 57, Traces: 1, Services: 10, Errors: 1, Roots: 1,
+			Kinds: map[ingest.SpanKind]int{ingest.SpanServer: 30, ingest.SpanClient: 19, ingest.SpanInternal: 8}}},
+		{"samples/jaeger-ui/oltp2jaeger-multi-out.json", tracetest.Summary{Spans: 4, Traces: 1, Services: 1, Roots: 1, Kinds: map[ingest.SpanKind]int{ingest.SpanInternal: 4}}},
+		{"samples/jaeger-ui/testTraceNormal.json", tracetest.Summary{Spans: 5, Traces: 1, Services: 2, Roots: 1,
+			Kinds: map[ingest.SpanKind]int{ingest.SpanUnspecified: 2, ingest.SpanServer: 2, ingest.SpanClient: 1}}},
+		{"samples/captured/jaeger/api_search.json", tracetest.Summary{Spans: 1, Traces: 1, Services: 1, SourceWarnings: 1}},
+		{"samples/captured/jaeger/api_search_multi.json", tracetest.Summary{Spans: 4, Traces: 1, Services: 1, Roots: 1}},
+		{"samples/captured/jaeger/api_trace.json", tracetest.Summary{Spans: 1, Traces: 1, Services: 1, SourceWarnings: 1}},
 	}
 	for _, tc := range tests {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
@@ -122,8 +47,8 @@ func TestJaegerSamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ReadFile: %v", err)
 			}
-			tc.want.format = ingest.FormatJaegerJSON
-			checkSummary(t, summarize(b), tc.want)
+			tc.want.Format = ingest.FormatJaegerJSON
+			tracetest.Check(t, tracetest.Summarize(b), tc.want)
 			for i := range b.Spans {
 				if b.Spans[i].Source.String() != filepath.Join(dir, tc.path) {
 					t.Fatalf("span %d Source = %q", i, b.Spans[i].Source)
@@ -137,7 +62,7 @@ func TestJaegerSamples(t *testing.T) {
 // FOLLOWS_FROM and a reference into another trace next to a same-trace one,
 // per-trace process keys and the error tag.
 func TestJaegerUI01Details(t *testing.T) {
-	dir := traceSharedDir(t)
+	dir := testkit.SharedDir(t)
 	b, err := ingest.ReadFile(filepath.Join(dir, "samples/jaeger/ui_01.json"), nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -176,13 +101,13 @@ func TestJaegerUI01Details(t *testing.T) {
 // envelope, 1355 traces) and checks services, pods and nodes from the
 // process tags.
 func TestJaegerNezha(t *testing.T) {
-	dir := traceSharedDir(t)
+	dir := testkit.SharedDir(t)
 	b, err := ingest.ReadFile(filepath.Join(dir, nezhaTraces), nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSummary(t, summarize(b), traceSummary{format: ingest.FormatJaegerJSON, spans: 62065, traces: 1355, services: 10, roots: 1355,
-		kinds: map[ingest.SpanKind]int{ingest.SpanUnspecified: 62065}})
+	tracetest.Check(t, tracetest.Summarize(b), tracetest.Summary{Format: ingest.FormatJaegerJSON, Spans: 62065, Traces: 1355, Services: 10, Roots: 1355,
+		Kinds: map[ingest.SpanKind]int{ingest.SpanUnspecified: 62065}})
 	perPod := map[string]int{}
 	nodes := map[string]bool{}
 	for i := range b.Spans {
@@ -299,8 +224,8 @@ func TestJaegerShapes(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint([]ingest.SpanID{8, 9, 10, 0}) {
 				t.Errorf("parents = %v", got)
 			}
-			if s := summarize(b); s.orphanWarns != 1 {
-				t.Errorf("cross-trace warnings = %d, want 1", s.orphanWarns)
+			if s := tracetest.Summarize(b); s.OrphanWarns != 1 {
+				t.Errorf("cross-trace warnings = %d, want 1", s.OrphanWarns)
 			}
 		}},
 		{"process keys per trace", `{"data":[` +
@@ -324,8 +249,8 @@ func TestJaegerShapes(t *testing.T) {
 			}
 		}},
 		{"span limit", trace(span(""), span(""), span("")), ingest.Limits{MaxSpans: 2}, func(t *testing.T, b *ingest.Bundle) {
-			if s := summarize(b); len(b.Spans) != 2 || s.limitWarns != 1 {
-				t.Errorf("%d spans, %d limit warnings; want 2, 1", len(b.Spans), s.limitWarns)
+			if s := tracetest.Summarize(b); len(b.Spans) != 2 || s.LimitWarns != 1 {
+				t.Errorf("%d spans, %d limit warnings; want 2, 1", len(b.Spans), s.LimitWarns)
 			}
 		}},
 		{"long names truncated", trace(span(`,"operationName":"` + strings.Repeat("é", 10) + `"`)), ingest.Limits{MaxStringBytes: 5}, func(t *testing.T, b *ingest.Bundle) {
@@ -431,7 +356,7 @@ func TestJaegerMalformed(t *testing.T) {
 // TestJaegerTruncatedPartial cuts a real envelope inside its third trace:
 // the two complete traces are kept with an ErrPartialInput warning.
 func TestJaegerTruncatedPartial(t *testing.T) {
-	dir := traceSharedDir(t)
+	dir := testkit.SharedDir(t)
 	raw, err := os.ReadFile(filepath.Join(dir, "samples/captured/jaeger/api_search_multi.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -453,11 +378,11 @@ func TestJaegerTruncatedPartial(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReadFile: %v", err)
 	}
-	s := summarize(b)
+	s := tracetest.Summarize(b)
 	// 8 spans of two complete traces (the same trace ID twice); the third
 	// trace's one complete span is reported as dropped.
-	if s.spans != 8 || s.partial != 1 || len(b.Warnings) != 1 {
-		t.Fatalf("spans %d, partial %d, warnings %v", s.spans, s.partial, b.Warnings)
+	if s.Spans != 8 || s.Partial != 1 || len(b.Warnings) != 1 {
+		t.Fatalf("spans %d, partial %d, warnings %v", s.Spans, s.Partial, b.Warnings)
 	}
 	msg := b.Warnings[0].Message
 	for _, want := range []string{"kept 8 spans of 2 complete traces", "dropped 1 spans of an unfinished trace:", fmt.Sprintf("cut.json:1:%d: unexpected end of input", cut+1)} {
@@ -469,7 +394,7 @@ func TestJaegerTruncatedPartial(t *testing.T) {
 
 // TestJaegerDeterministic: two reads give identical spans in file order.
 func TestJaegerDeterministic(t *testing.T) {
-	dir := traceSharedDir(t)
+	dir := testkit.SharedDir(t)
 	path := filepath.Join(dir, "samples/jaeger-ui/genaiTestTrace.json")
 	a, err := ingest.ReadFile(path, nil, ingest.Limits{})
 	if err != nil {
@@ -494,7 +419,7 @@ func TestJaegerDeterministic(t *testing.T) {
 // readNezha returns the decompressed nezha trace file.
 func readNezha(tb testing.TB) []byte {
 	tb.Helper()
-	f, err := os.Open(filepath.Join(traceSharedDir(tb), nezhaTraces))
+	f, err := os.Open(filepath.Join(testkit.SharedDir(tb), nezhaTraces))
 	if err != nil {
 		tb.Fatal(err)
 	}

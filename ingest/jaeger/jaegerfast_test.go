@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"io"
 	"os"
 	"path/filepath"
@@ -79,7 +80,7 @@ func TestJaegerFastSamples(t *testing.T) {
 			t.Errorf("one-byte reads differ from the general reader")
 		}
 	})
-	dir := traceSharedDir(t)
+	dir := testkit.SharedDir(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "samples", "jaeger*", "*.json"))
 	files = append(files, filepath.Join(dir, nezhaTraces))
 	for _, f := range files {

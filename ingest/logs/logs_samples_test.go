@@ -3,6 +3,7 @@ package logs
 import (
 	"errors"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // finalizes it.
 func readLogSample(t *testing.T, rel string) *ingest.Bundle {
 	t.Helper()
-	p := filepath.Join(sharedDir(t), "samples", "logs", rel)
+	p := filepath.Join(testkit.SharedDir(t), "samples", "logs", rel)
 	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatalf("read %s: %v", rel, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -52,7 +53,7 @@ func TestLokiFastMatchesGeneral(t *testing.T) {
 		}
 	}
 	// The real samples take the fast path.
-	dir := filepath.Join(sharedDir(t), "samples", "logs")
+	dir := filepath.Join(testkit.SharedDir(t), "samples", "logs")
 	for _, f := range []string{"loki-netobserv/flow_records.json", "loki-netobserv/flow_records_dropped.json", "captured/victorialogs-v1.52.2/loki-push.json"} {
 		raw, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -49,7 +50,7 @@ func TestOTLPLogsFastMatchesGeneral(t *testing.T) {
 			t.Errorf("fast path accepted=%v, want %v: %.60s", got, accept, in)
 		}
 	}
-	dir := filepath.Join(sharedDir(t), "samples", "logs")
+	dir := filepath.Join(testkit.SharedDir(t), "samples", "logs")
 	for _, f := range []string{"otlp/logs.json", "otlp/events.json", "otlp/collector-sink.log", "captured/victorialogs-v1.52.2/otlp-logs.json"} {
 		raw, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/tracetest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,14 +18,14 @@ import (
 // Jaeger api_v3 {"result":...} responses) through ReadFile. Expected counts
 // were computed independently with python3's json module.
 func TestOTLPSamples(t *testing.T) {
-	dir := traceSharedDir(t)
+	dir := testkit.SharedDir(t)
 	tests := []struct {
 		path string
-		want traceSummary
+		want tracetest.Summary
 	}{
-		{"samples/jaeger/otlp2jaeger-in.json", traceSummary{spans: 2, traces: 1, services: 1, kinds: map[ingest.SpanKind]int{ingest.SpanServer: 2}}},
-		{"samples/captured/jaeger/v3_find.json", traceSummary{spans: 4, traces: 1, services: 1, roots: 1, kinds: map[ingest.SpanKind]int{ingest.SpanInternal: 4}}},
-		{"samples/captured/jaeger/v3_trace.json", traceSummary{spans: 1, traces: 1, services: 1, sourceWarnings: 1, kinds: map[ingest.SpanKind]int{ingest.SpanServer: 1}}},
+		{"samples/jaeger/otlp2jaeger-in.json", tracetest.Summary{Spans: 2, Traces: 1, Services: 1, Kinds: map[ingest.SpanKind]int{ingest.SpanServer: 2}}},
+		{"samples/captured/jaeger/v3_find.json", tracetest.Summary{Spans: 4, Traces: 1, Services: 1, Roots: 1, Kinds: map[ingest.SpanKind]int{ingest.SpanInternal: 4}}},
+		{"samples/captured/jaeger/v3_trace.json", tracetest.Summary{Spans: 1, Traces: 1, Services: 1, SourceWarnings: 1, Kinds: map[ingest.SpanKind]int{ingest.SpanServer: 1}}},
 	}
 	for _, tc := range tests {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
@@ -31,8 +33,8 @@ func TestOTLPSamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ReadFile: %v", err)
 			}
-			tc.want.format = ingest.FormatOTLPJSON
-			checkSummary(t, summarize(b), tc.want)
+			tc.want.Format = ingest.FormatOTLPJSON
+			tracetest.Check(t, tracetest.Summarize(b), tc.want)
 		})
 	}
 }
@@ -41,7 +43,7 @@ func TestOTLPSamples(t *testing.T) {
 // (Jaeger's own converter pair and the captured v1/v3 API responses) give
 // the same spans; Jaeger v1 has µs precision, so durations are compared at µs.
 func TestOTLPMatchesJaeger(t *testing.T) {
-	dir := traceSharedDir(t)
+	dir := testkit.SharedDir(t)
 	pairs := []struct{ otlp, jaeger string }{
 		{"samples/jaeger/otlp2jaeger-in.json", "samples/jaeger/otlp2jaeger-out.json"},
 		{"samples/captured/jaeger/v3_trace.json", "samples/captured/jaeger/api_trace.json"},
@@ -118,7 +120,7 @@ func TestOTLPShapes(t *testing.T) {
 				if !s.Error || s.Peer.String() != "redis" || s.GPU.String() != "GPU-9" || s.Pod.String() != "span-pod" || s.Node.String() != "n7" {
 					t.Errorf("span = %+v", s)
 				}
-				if sum := summarize(b); sum.sourceWarnings != 2 || !strings.Contains(b.Warnings[0].Message, `first: "w1"`) {
+				if sum := tracetest.Summarize(b); sum.SourceWarnings != 2 || !strings.Contains(b.Warnings[0].Message, `first: "w1"`) {
 					t.Errorf("warnings = %v", b.Warnings)
 				}
 			}},
@@ -153,8 +155,8 @@ func TestOTLPLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := summarize(b); len(b.Spans) != 3 || s.limitWarns != 1 {
-		t.Errorf("%d spans, %d limit warnings; want 3, 1", len(b.Spans), s.limitWarns)
+	if s := tracetest.Summarize(b); len(b.Spans) != 3 || s.LimitWarns != 1 {
+		t.Errorf("%d spans, %d limit warnings; want 3, 1", len(b.Spans), s.LimitWarns)
 	}
 }
 
@@ -208,9 +210,9 @@ func TestOTLPTruncatedPartial(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReadFile: %v", err)
 	}
-	s := summarize(b)
-	if s.spans != 2 || s.partial != 1 || len(b.Warnings) != 1 {
-		t.Fatalf("spans %d, partial %d, warnings %v", s.spans, s.partial, b.Warnings)
+	s := tracetest.Summarize(b)
+	if s.Spans != 2 || s.Partial != 1 || len(b.Warnings) != 1 {
+		t.Fatalf("spans %d, partial %d, warnings %v", s.Spans, s.Partial, b.Warnings)
 	}
 	want := fmt.Sprintf("kept 2 spans of 2 complete documents: %s:3:%d: unexpected end of input", path, len(doc)/2+1)
 	if !strings.Contains(b.Warnings[0].Message, want) {
