@@ -717,21 +717,17 @@ func familyName(key string) string {
 // bounded01 reports whether every value of the series lies in [0, 1] and
 // some value is above 0.5: a ratio that should stay near 1.
 func bounded01(sets ...[]*ingest.Series) bool {
-	high := false
-	for _, ss := range sets {
-		for _, s := range ss {
-			for _, v := range s.V {
-				if math.IsNaN(v) {
-					continue
+	return nearOneValues(func(yield func(float64) bool) {
+		for _, ss := range sets {
+			for _, s := range ss {
+				for _, v := range s.V {
+					if !yield(v) {
+						return
+					}
 				}
-				if v < 0 || v > 1 {
-					return false
-				}
-				high = high || v > 0.5
 			}
 		}
-	}
-	return high
+	})
 }
 
 // complement returns copies of the series with 1 − v.

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"iter"
 	"maps"
 	"math"
 	"slices"
@@ -151,14 +152,12 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	it.Baseline, hs = stats(pbase)
 	w.xs, w.ys = xs, ys
 	w.nearOne = it.Direction < 0 && nearOne(xs, ys, hs)
-	// The level is the median, also for a ratio that should stay near 1:
-	// its mean would catch a two-minute burst of failures, but a single
-	// burst in a quiet pod then regresses whenever the baseline happened
-	// to hold none (TestShortBaselineNull with bursts in 2% of minutes:
-	// 43–46 of 60 quiet pairs with 8–20 baseline minutes alarmed with the
-	// mean, none with the median).
-	levelOf := func(xs []float64) float64 { return measure.QuantileSorted(xs, 0.5) }
-	scaleOf := robustScale
+	// The level is the median (measure.QuantileSorted at 0.5), also for a
+	// ratio that should stay near 1: its mean would catch a two-minute
+	// burst of failures, but a single burst in a quiet pod then regresses
+	// whenever the baseline happened to hold none (TestShortBaselineNull
+	// with bursts in 2% of minutes: 43–46 of 60 quiet pairs with 8–20
+	// baseline minutes alarmed with the mean, none with the median).
 	// The band of a series is the range of its baseline points (1st to
 	// 99th percentile): what the signal does in normal operation. The
 	// spread of the baseline's window medians is the drift between
@@ -176,8 +175,8 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		// the level and scale being estimated from n points, and holds
 		// every baseline point.
 		n := float64(len(hs))
-		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.99) * scaleOf(hs) * math.Sqrt(1+1/n)
-		c := levelOf(hs)
+		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.99) * robustScale(hs) * math.Sqrt(1+1/n)
+		c := measure.QuantileSorted(hs, 0.5)
 		it.Band.Points = len(hs)
 		it.Band.Level = [2]float64{math.Min(hs[0], c-half), math.Max(hs[len(hs)-1], c+half)}
 		it.Band.Known = true
@@ -190,12 +189,12 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		}
 		c := slices.Clone(pbase.v[i:j])
 		slices.Sort(c)
-		meds = append(meds, levelOf(c))
+		meds = append(meds, measure.QuantileSorted(c, 0.5))
 	})
 	it.Band.Windows = len(meds)
 	if len(meds) >= r.opt.BandWindows {
 		slices.Sort(meds)
-		it.Band.Spread = scaleOf(meds)
+		it.Band.Spread = robustScale(meds)
 	}
 	switch {
 	case r.shortB != "":
@@ -219,7 +218,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	mB, mA := it.Before.Median, it.After.Median
 	var sigma, rho float64
 	if len(hs) >= 8 {
-		sigma = scaleOf(hs)
+		sigma = robustScale(hs)
 		if !g.pooled {
 			rho = lag1(pbase.v)
 		}
@@ -251,18 +250,33 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	return w
 }
 
-// nearOne reports whether sorted samples all lie in [0, 1] with some above
-// ½: a ratio that should stay near 1 (canary mode's bounded01).
+// nearOne reports whether samples all lie in [0, 1] with some above ½: a
+// ratio that should stay near 1 (canary mode's bounded01 applies the same
+// rule, nearOneValues, to series).
 func nearOne(sets ...[]float64) bool {
+	return nearOneValues(func(yield func(float64) bool) {
+		for _, xs := range sets {
+			for _, v := range xs {
+				if !yield(v) {
+					return
+				}
+			}
+		}
+	})
+}
+
+// nearOneValues is the rule of "a ratio that should stay near 1": every
+// value (NaN skipped) in [0, 1], some above ½.
+func nearOneValues(values iter.Seq[float64]) bool {
 	high := false
-	for _, xs := range sets {
-		if len(xs) == 0 {
+	for v := range values {
+		if math.IsNaN(v) {
 			continue
 		}
-		if xs[0] < 0 || xs[len(xs)-1] > 1 {
+		if v < 0 || v > 1 {
 			return false
 		}
-		high = high || xs[len(xs)-1] > 0.5
+		high = high || v > 0.5
 	}
 	return high
 }

@@ -51,7 +51,7 @@ type FormatSpec struct {
 
 // ErrSlowPath is what a fast path returns on input it does not handle:
 // ReadFile then reads the file again with the format's general reader.
-var ErrSlowPath = errors.New("jaeger fast path: not applicable")
+var ErrSlowPath = errors.New("fast path: not applicable")
 
 var (
 	registryMu sync.RWMutex
