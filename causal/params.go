@@ -118,9 +118,9 @@ func levelTerm(sig ingest.SignalKind, facet string) string {
 func DefaultParams() Params {
 	return Params{
 		Mechanism:       DefaultMechanismParams(),
-		Weights:         map[string]float64{TermTargetShare: 1.13, TermOwn: 0.80, TermDownstream: 1.21, TermLevelTraffic: -0.94, TermLevelErrors: 0.98},
+		Weights:         map[string]float64{TermTargetShare: 1.16, TermOwn: 0.84, TermDownstream: 1.24, TermLevelTraffic: -0.50, TermLevelErrors: 0.89},
 		NoneScore:       0.85,
-		Calibration:     Calibration{Slope: 0.70, Intercept: 0.62},
+		Calibration:     Calibration{Slope: 1.02, Intercept: 0.46},
 		MinConfidence:   0.35,
 		MinTargetShare:  0.2,
 		MinVerdictShare: 0.05,

@@ -241,3 +241,79 @@ func tailShift(base, win []float64, q, alpha float64) *TailShift {
 	t.Shifted = t.Exceed > t.Bound
 	return t
 }
+
+// recurrenceCap caps an anomaly's score by how often the series' own
+// baseline already reached the episode's level. A baseline sample that
+// deviates at least share·Score in the bad direction is a recurrence of the
+// episode; when the baseline holds k of them in n samples, the episode's
+// evidence is the count m of window samples (from onset) at that level
+// against the k/n rate the baseline shows — the Poisson tail P(X ≥ m) as a
+// standard deviate — not the size of the spikes in robust σ, which a
+// flat baseline with routine spikes (a 12-second timeout four times an
+// hour) turns into 100 σ. An episode beyond everything the baseline did
+// (k = 0) keeps its score; the cap only lowers it, and the node stays
+// anomalous (its onset still holds).
+func recurrenceCap(an Anomaly, values []float64, b0, b1, w0, w1, dir, hold int, share float64) Anomaly {
+	if !an.Anomalous || an.Score <= 0 || an.Scale <= 0 || share <= 0 {
+		return an
+	}
+	level := share * an.Score
+	dev := func(x float64) float64 {
+		d := (x - an.Baseline) / an.Scale
+		switch {
+		case dir > 0:
+			return d
+		case dir < 0:
+			return -d
+		}
+		return math.Abs(d)
+	}
+	count := func(from, to int) (hits, seen int) {
+		for i := from; i < to && i < len(values); i++ {
+			if math.IsNaN(values[i]) {
+				continue
+			}
+			seen++
+			if dev(values[i]) >= level {
+				hits++
+			}
+		}
+		return hits, seen
+	}
+	k, n := count(b0, b1)
+	if k == 0 || n == 0 {
+		return an
+	}
+	from := w0
+	if an.OnsetIdx >= 0 {
+		from = an.OnsetIdx
+	}
+	m, w := count(from, w1)
+	// Held samples fill hold cells each: count samples, not cells (the
+	// baseline's rate k/n is the same either way).
+	h := float64(max(hold, 1))
+	lambda := float64(w) / h * float64(k) / float64(n)
+	if z := normalUpperQuantile(poissonUpper(float64(m)/h, lambda)); z < an.Score {
+		an.Score = math.Max(z, 0)
+	}
+	return an
+}
+
+// poissonUpper is P(X ≥ m) for X ~ Poisson(lambda), m rounded up.
+func poissonUpper(m, lambda float64) float64 {
+	mi := int(math.Ceil(m - 1e-9))
+	if mi <= 0 {
+		return 1
+	}
+	term, cdf := math.Exp(-lambda), 0.0
+	for i := 0; i < mi; i++ {
+		cdf += term
+		term *= lambda / float64(i+1)
+	}
+	return math.Max(1-cdf, 1e-300)
+}
+
+// normalUpperQuantile is z with P(Z ≥ z) = p for a standard normal Z.
+func normalUpperQuantile(p float64) float64 {
+	return -math.Sqrt2 * math.Erfinv(2*p-1)
+}

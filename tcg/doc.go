@@ -22,6 +22,10 @@
 // reads as 100 robust σ), in its bad direction (a clock drop is the
 // anomaly). Onset is the first window cell from which the deviation holds;
 // the incident value is the median of the anomalous episode from onset.
+// A series whose baseline already reached half the episode's deviation
+// (Options.RecurrenceShare) is scored by how often it does so in the
+// window against its baseline's rate, a Poisson tail as a standard deviate
+// (recurrenceCap): routine spikes of a flat series are not 100 σ.
 // Where spans exist, the tail of a service's latency is also tested
 // distribution-free with the DKW bound.
 //

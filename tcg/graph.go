@@ -292,6 +292,9 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 			} else if floor := naturalScale(s, an.Baseline, b.Step); an.Scale < floor && an.Scale > 0 {
 				an = detectAtHeld(s.V, an.Baseline, floor, g.W0, g.W1, dir, opt.Threshold, g.Grid, hold)
 			}
+			if s.Name != ingest.LogPatternShift {
+				an = recurrenceCap(an, s.V, g.B0, g.B1, g.W0, g.W1, dir, hold, opt.RecurrenceShare)
+			}
 			if an.Scale == 0 && an.OnsetIdx < 0 && an.Score == 0 {
 				continue
 			}

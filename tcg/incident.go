@@ -49,6 +49,13 @@ type Options struct {
 	// ChangeHold is how long a deployment or configuration change counts
 	// as recent on its service's change node (default 10m).
 	ChangeHold time.Duration
+	// RecurrenceShare is the share of an episode's deviation a baseline
+	// sample must reach to count as the episode recurring: a series whose
+	// baseline already spiked that far is scored by how often it does so in
+	// the window against its baseline's rate (recurrenceCap). Default
+	// DefaultRecurrenceShare; negative turns the cap off. Chosen
+	// leave-one-set-out over the development sets (docs/accuracy.md).
+	RecurrenceShare float64
 	// Peers are the version model's constants (rollout contrasts).
 	Peers peers.Params
 }
@@ -58,6 +65,8 @@ const (
 	DefaultThreshold     = 3               // Options.Threshold
 	DefaultMinConfidence = 0.75            // Options.MinConfidence
 	DefaultWindow        = 5 * time.Minute // IncidentSpec.Window
+	// DefaultRecurrenceShare is Options.RecurrenceShare's default.
+	DefaultRecurrenceShare = 0.5
 )
 
 func (o Options) withDefaults(step time.Duration) Options {
@@ -72,6 +81,9 @@ func (o Options) withDefaults(step time.Duration) Options {
 	}
 	if o.Alpha <= 0 {
 		o.Alpha = 0.05
+	}
+	if o.RecurrenceShare == 0 {
+		o.RecurrenceShare = DefaultRecurrenceShare
 	}
 	if o.MaxLagged <= 0 {
 		o.MaxLagged = 60
