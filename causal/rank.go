@@ -343,7 +343,37 @@ func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT f
 		}
 		return g.Nodes[cands[x].node].ID < g.Nodes[cands[y].node].ID
 	})
-	return ancestorsFirst(g, sp, cands, p.AncestorMargin)
+	return contentNotFirst(g, ancestorsFirst(g, sp, cands, p.AncestorMargin), p.MinVerdictShare)
+}
+
+// isContent reports whether a node measures what a component's requests
+// do — its log content, operation mix or their patterns — rather than how
+// much or how fast it works.
+func isContent(n *tcg.Node) bool {
+	return n.Facet == "mix" || n.Signal == ingest.SignalLogs && n.Facet != "records"
+}
+
+// contentNotFirst keeps a content signal that explains under minShare of
+// the target's deviation from ranking first: what a component logs or
+// which operations it runs changes with what its callers and callees do,
+// so without a share of the target to show for it, it is at least as
+// likely an effect as the cause. The first candidate that is not such a
+// signal moves to the front; the rest keep their order. When every
+// candidate is one, the order stands.
+func contentNotFirst(g *tcg.Graph, cands []scored, minShare float64) []scored {
+	weak := func(c scored) bool { return isContent(g.Nodes[c.node]) && c.terms[TermTargetShare] < minShare }
+	if len(cands) == 0 || !weak(cands[0]) {
+		return cands
+	}
+	for j := 1; j < len(cands); j++ {
+		if !weak(cands[j]) {
+			c := cands[j]
+			copy(cands[1:j+1], cands[:j])
+			cands[0] = c
+			return cands
+		}
+	}
+	return cands
 }
 
 // decide sets the verdict: confident when the top cause's probability

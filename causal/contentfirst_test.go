@@ -1,0 +1,54 @@
+package causal
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+)
+
+func TestContentNotFirst(t *testing.T) {
+	g := &tcg.Graph{Nodes: []*tcg.Node{
+		{ID: "service/a:logs/pattern", Signal: ingest.SignalLogs, Facet: "pattern"},
+		{ID: "service/b:traffic/mix", Signal: ingest.SignalTraffic, Facet: "mix"},
+		{ID: "service/c:latency", Signal: ingest.SignalLatency},
+		{ID: "service/d:logs/records", Signal: ingest.SignalLogs, Facet: "records"},
+	}}
+	mk := func(shares ...float64) []scored {
+		var cs []scored
+		for i, s := range shares {
+			cs = append(cs, scored{node: i, terms: map[string]float64{TermTargetShare: s}, score: float64(10 - i)})
+		}
+		return cs
+	}
+	order := func(cs []scored) []int {
+		var o []int
+		for _, c := range cs {
+			o = append(o, c.node)
+		}
+		return o
+	}
+	for _, c := range []struct {
+		name   string
+		shares []float64
+		want   []int
+	}{
+		{"content explaining nothing yields to the first other cause", []float64{0, 0.01, 0, 0}, []int{2, 0, 1, 3}},
+		{"content with a share of the target keeps its place", []float64{0.3, 0, 0, 0}, []int{0, 1, 2, 3}},
+	} {
+		if got := order(contentNotFirst(g, mk(c.shares...), 0.05)); !slices.Equal(got, c.want) {
+			t.Errorf("%s: order %v, want %v", c.name, got, c.want)
+		}
+	}
+	// Log volume (records) counts as traffic, not content: it may lead.
+	cs := []scored{{node: 3, terms: map[string]float64{}}, {node: 2, terms: map[string]float64{}}}
+	if got := order(contentNotFirst(g, cs, 0.05)); !slices.Equal(got, []int{3, 2}) {
+		t.Errorf("log volume first: order %v, want [3 2]", got)
+	}
+	// Only content signals: the order stands.
+	cs = mk(0, 0)
+	if got := order(contentNotFirst(g, cs, 0.05)); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("only content: order %v, want [0 1]", got)
+	}
+}
