@@ -41,8 +41,16 @@ func TestContentNotFirst(t *testing.T) {
 			t.Errorf("%s: order %v, want %v", c.name, got, c.want)
 		}
 	}
+	// The content signals passed score below the cause that took the
+	// first place, so that the services' probabilities follow the order.
+	cs := contentNotFirst(g, mk(0, 0.01, 0, 0), 0.05)
+	for _, c := range cs[1:3] {
+		if c.score >= cs[0].score {
+			t.Errorf("%s scores %v, not below the first's %v", g.Nodes[c.node].ID, c.score, cs[0].score)
+		}
+	}
 	// Log volume (records) counts as traffic, not content: it may lead.
-	cs := []scored{{node: 3, terms: map[string]float64{}}, {node: 2, terms: map[string]float64{}}}
+	cs = []scored{{node: 3, terms: map[string]float64{}}, {node: 2, terms: map[string]float64{}}}
 	if got := order(contentNotFirst(g, cs, 0.05)); !slices.Equal(got, []int{3, 2}) {
 		t.Errorf("log volume first: order %v, want [3 2]", got)
 	}

@@ -69,6 +69,12 @@ func bestPerService(w map[string]float64, sc []Scored) (map[string]float64, map[
 // service and the probability of none.
 func ServiceProbabilities(w map[string]float64, none float64, sc []Scored) (map[string]float64, float64) {
 	best, _ := bestPerService(w, sc)
+	return serviceSoftmax(best, none)
+}
+
+// serviceSoftmax is the softmax over the services' best scores and none
+// (ServiceProbabilities' model, for scores already computed).
+func serviceSoftmax(best map[string]float64, none float64) (map[string]float64, float64) {
 	names := make([]string, 0, len(best))
 	for k := range best {
 		names = append(names, k)

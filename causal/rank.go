@@ -223,7 +223,16 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		services[k] = candidateService(g, sp, fl, c.node)
 		res.Scored = append(res.Scored, Scored{Node: c.node, NodeID: g.Nodes[c.node].ID, Service: services[k], Terms: c.terms})
 	}
-	prob, _ := ServiceProbabilities(p.Weights, p.NoneScore, res.Scored)
+	// The services' probabilities follow the final order: a content signal
+	// that yielded the first place (contentNotFirst) scores below the one
+	// that took it; every other candidate's score is the model's.
+	best := map[string]float64{}
+	for k, c := range cands {
+		if old, ok := best[services[k]]; !ok || c.score > old {
+			best[services[k]] = c.score
+		}
+	}
+	prob, _ := serviceSoftmax(best, p.NoneScore)
 	p.Calibration.Calibrate(prob)
 	if opt.Explain != nil {
 		explainTCG(opt.Explain, g, sp, cands, services, p, aT, ev)
@@ -358,8 +367,10 @@ func isContent(n *tcg.Node) bool {
 // which operations it runs changes with what its callers and callees do,
 // so without a share of the target to show for it, it is at least as
 // likely an effect as the cause. The first candidate that is not such a
-// signal moves to the front; the rest keep their order. When every
-// candidate is one, the order stands.
+// signal moves to the front, and the content signals it passed score just
+// below it (so that the services' probabilities follow the order); the
+// rest keep their order and scores. When every candidate is one, the
+// order stands.
 func contentNotFirst(g *tcg.Graph, cands []scored, minShare float64) []scored {
 	weak := func(c scored) bool { return isContent(g.Nodes[c.node]) && c.terms[TermTargetShare] < minShare }
 	if len(cands) == 0 || !weak(cands[0]) {
@@ -370,6 +381,9 @@ func contentNotFirst(g *tcg.Graph, cands []scored, minShare float64) []scored {
 			c := cands[j]
 			copy(cands[1:j+1], cands[:j])
 			cands[0] = c
+			for k := 1; k <= j; k++ {
+				cands[k].score = math.Min(cands[k].score, math.Nextafter(c.score, math.Inf(-1)))
+			}
 			return cands
 		}
 	}
