@@ -192,7 +192,12 @@
 // the cells and is a material change (MinRatio, as above; for a ratio that
 // should stay near 1, such as a success ratio, on its shortfall from 1).
 // A rollout's availability (canary pods reporting over pods asked for) is
-// one more metric. Node series copied per pod are left out: they measure
+// one more metric; a release none of whose asked-for pods reports in any
+// cell past the version model's grace is judged from its two cells
+// (peers.Params.MinCells), as one asked for at the start of a 5-minute
+// AFTER window leaves no more (three changerca-dev releases that never came
+// up went unnamed before/after without it; canary mode's results did not
+// change). Node series copied per pod are left out: they measure
 // where a pod runs, not what it is. The score is 100 × the mean over the
 // signals of the share of decided metrics not worse; a worse critical
 // metric (errors, latency, restarts, availability) fails the workload
