@@ -75,7 +75,16 @@
 //   - for an error ratio and a traffic rate, the same range of the ratio or
 //     the rate;
 //   - for a metric series, the 1st–99th percentile of its baseline points
-//     (at least 12 points); with 6 to 11 points (a run that starts minutes
+//     (at least 12 points) — for judging a regression, without the points
+//     of a disturbed stretch of the baseline (quietBaseline: baseline
+//     windows whose median lies as far from the others' as a regression
+//     must move, MinShift robust σ of the window medians and a material
+//     change, forming one episode and fewer than half the windows: an
+//     earlier incident, whose level would otherwise widen the band to
+//     it; a level the baseline visits twice or more is a mode the band
+//     keeps), with a warning (disturbed_baseline); to say BEFORE was
+//     broken or a series without a bad direction changed, from every
+//     point; with 6 to 11 points (a run that starts minutes
 //     before its change) the 98% Student-t prediction interval of one more
 //     point, level ± t(0.99, n−1)·s·√(1+1/n), widened to hold every
 //     baseline point: the band's own uncertainty widens it instead of

@@ -589,6 +589,17 @@ func (r *run) footnotes(target *itemWork) []Footnote {
 		addF("before", "short_baseline", fmt.Sprintf("BEFORE's baseline (%s) holds %d of the %d windows of %s a band needs: nothing can be called fixed, and regressions rest on the two windows alone",
 			fmtDur(r.before.Start.Sub(r.baseStart)), n, r.opt.BandWindows, fmtDur(r.window)))
 	}
+	var disturbed []string
+	for _, w := range r.work {
+		if w.disturbed && w.short == "" {
+			disturbed = append(disturbed, w.item.ID)
+		}
+	}
+	if n := len(disturbed); n > 0 {
+		msg := fmt.Sprintf("BEFORE's baseline holds disturbances of its own: %s had baseline windows whose level lay as far from the others as a regression must move (an earlier incident?), e.g. %s; their bands leave those windows out when judging a regression (not when judging a fix)",
+			itoa(n)+" series", disturbed[0])
+		addF("before", "disturbed_baseline", msg)
+	}
 	if t := r.opt.Target.Service; t != "" {
 		for _, w := range r.work {
 			it := &w.item
