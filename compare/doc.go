@@ -136,8 +136,12 @@
 // BEFORE side's top causes gets the verdict of the item of its component and
 // signal that moved most. Regressions elsewhere are listed one per entity
 // (its worst item), regressed rollouts first (a change that went bad in
-// the window is what to undo), then ranked by Effect (|Cliff's δ|: how
-// separated the two sides are), then by the log ratio of what moved.
+// the window is what to undo), then those no other regression explains
+// (an effect does not outrank its cause: a service's latency or errors
+// come after the same signal's regression in a service it calls, directly
+// or through others, along the spans' call edges, unless that one calls
+// it back), each group ranked by Effect (|Cliff's δ|: how separated the
+// two sides are), then by the log ratio of what moved.
 //
 // A rollout inside AFTER's window (rollouts.go, package peers' version
 // model) is an item of kind rollout: its new pods against its old pods in

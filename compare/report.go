@@ -96,6 +96,7 @@ func (r *run) report() *Report {
 	}
 	byEffect(regs)
 	byEffect(imps)
+	regs = r.causesFirst(regs)
 	// A rollout that regressed comes first: a change that went bad in the
 	// window is what to undo, whatever moved most downstream of it.
 	sort.SliceStable(regs, func(i, j int) bool {
@@ -133,6 +134,70 @@ func (r *run) report() *Report {
 	rep.Warnings = r.footnotes(target)
 	r.inputs(rep)
 	return rep
+}
+
+// causesFirst puts the regressions that no other regression explains
+// first, each group in its order: an effect does not outrank its cause
+// (the ranking's principle). A regression of service S is explained by a
+// regression of a service that S calls, directly or through others (the
+// call edges of the spans), when that service does not also call S: a
+// callee's slowness or failures show up in its callers, not the other way.
+// An edge's items belong to its callee (a delay on a call is on the way to
+// it). Without spans the order is unchanged.
+func (r *run) causesFirst(regs []*itemWork) []*itemWork {
+	if len(r.calls) == 0 || len(regs) < 2 {
+		return regs
+	}
+	reach := map[string]map[string]bool{}
+	below := func(s string) map[string]bool {
+		if m, ok := reach[s]; ok {
+			return m
+		}
+		m := map[string]bool{}
+		queue := []string{s}
+		for len(queue) > 0 {
+			cur := queue[0]
+			queue = queue[1:]
+			for nxt := range r.calls[cur] {
+				if !m[nxt] {
+					m[nxt] = true
+					queue = append(queue, nxt)
+				}
+			}
+		}
+		reach[s] = m
+		return m
+	}
+	svcs := map[string]map[string]bool{} // signal → services with a regression of it
+	for _, w := range regs {
+		if w.item.Service != "" {
+			if svcs[w.item.Signal] == nil {
+				svcs[w.item.Signal] = map[string]bool{}
+			}
+			svcs[w.item.Signal][w.item.Service] = true
+		}
+	}
+	var first, later []*itemWork
+	for _, w := range regs {
+		s := w.item.Service
+		explained := false
+		if w.item.Signal != "latency" && w.item.Signal != "errors" {
+			first = append(first, w)
+			continue
+		}
+		for v := range svcs[w.item.Signal] {
+			if v != s && s != "" && below(s)[v] && !below(v)[s] {
+				explained = true
+				break
+			}
+		}
+		if explained {
+			later = append(later, w)
+		} else {
+			first = append(first, w)
+		}
+	}
+	return append(first, later...)
 }
 
 // perEntity keeps the first (largest) item of each entity of a sorted

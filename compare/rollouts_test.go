@@ -137,3 +137,29 @@ func TestTargetMeasuredByItsCalls(t *testing.T) {
 		t.Errorf("regressions %+v (%d), want the call to cart alone", rep.Regressions, rep.Verdict.Regressions)
 	}
 }
+
+// TestCausesFirst: among regressions, a service's latency or errors that a
+// regression of the same signal in a service it calls explains comes after
+// it (an effect does not outrank its cause), each group in its order;
+// other signals and services on a call cycle keep their place.
+func TestCausesFirst(t *testing.T) {
+	r := &run{calls: map[string]map[string]bool{
+		"gateway": {"cart": true}, "cart": {"db": true, "cache": true}, "cache": {"cart": true},
+	}}
+	w := func(svc, sig string) *itemWork {
+		return &itemWork{item: Item{ID: svc + ":" + sig, Service: svc, Signal: sig}}
+	}
+	regs := []*itemWork{w("gateway", "latency"), w("cart", "latency"), w("gateway", "cpu"), w("db", "latency"),
+		w("cart", "errors"), w("cache", "latency"), w("gateway", "errors")}
+	var got []string
+	for _, x := range r.causesFirst(regs) {
+		got = append(got, x.item.ID)
+	}
+	// gateway's and cart's latency are explained by db's (below both);
+	// cache's by db's too (cache calls cart, which calls db); gateway's
+	// errors by cart's; cart's errors by none; cpu is not propagated.
+	want := []string{"gateway:cpu", "db:latency", "cart:errors", "gateway:latency", "cart:latency", "cache:latency", "gateway:errors"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
