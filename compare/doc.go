@@ -138,9 +138,10 @@
 // (its worst item), regressed rollouts first (a change that went bad in
 // the window is what to undo), then those no other regression explains
 // (an effect does not outrank its cause: a service's latency or errors
-// come after the same signal's regression in a service it calls, directly
-// or through others, along the spans' call edges, unless that one calls
-// it back), each group ranked by Effect (|Cliff's δ|: how separated the
+// come after the same signal's regression, at least as large — within a
+// material change, MinRatio — in a service it calls, directly or through
+// others, along the spans' call edges, unless that one calls it back),
+// each group ranked by Effect (|Cliff's δ|: how separated the
 // two sides are), then by the log ratio of what moved.
 //
 // A rollout inside AFTER's window (rollouts.go, package peers' version

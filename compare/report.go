@@ -138,11 +138,14 @@ func (r *run) report() *Report {
 
 // causesFirst puts the regressions that no other regression explains
 // first, each group in its order: an effect does not outrank its cause
-// (the ranking's principle). A regression of service S is explained by a
-// regression of a service that S calls, directly or through others (the
-// call edges of the spans), when that service does not also call S: a
-// callee's slowness or failures show up in its callers, not the other way.
-// An edge's items belong to its callee (a delay on a call is on the way to
+// (the ranking's principle). A regression of service S's latency or errors
+// is explained by a regression of the same signal of a service that S
+// calls, directly or through others (the call edges of the spans), when
+// that service does not also call S and got worse by as much (S's increase
+// at most a material change, MinRatio, beyond its largest, in the same
+// unit): a callee's slowness or failures show up in its callers, not the
+// other way, and a callee 5 ms slower explains no caller 5 s slower. An
+// edge's items belong to its callee (a delay on a call is on the way to
 // it). Without spans the order is unchanged.
 func (r *run) causesFirst(regs []*itemWork) []*itemWork {
 	if len(r.calls) == 0 || len(regs) < 2 {
@@ -168,27 +171,31 @@ func (r *run) causesFirst(regs []*itemWork) []*itemWork {
 		reach[s] = m
 		return m
 	}
-	svcs := map[string]map[string]bool{} // signal → services with a regression of it
+	// How much each service's signal got worse: the largest increase of
+	// its regressed items of it, in the item's unit (increase in the bad
+	// direction: seconds of latency, a share of requests failing).
+	type key struct{ svc, sig, unit string }
+	most := map[key]float64{}
 	for _, w := range regs {
-		if w.item.Service != "" {
-			if svcs[w.item.Signal] == nil {
-				svcs[w.item.Signal] = map[string]bool{}
+		if d := worsening(&w.item); w.item.Service != "" && d == d {
+			k := key{w.item.Service, w.item.Signal, w.item.Unit}
+			if v, ok := most[k]; !ok || d > v {
+				most[k] = d
 			}
-			svcs[w.item.Signal][w.item.Service] = true
 		}
 	}
 	var first, later []*itemWork
 	for _, w := range regs {
-		s := w.item.Service
+		it := &w.item
+		d := worsening(it)
 		explained := false
-		if w.item.Signal != "latency" && w.item.Signal != "errors" {
-			first = append(first, w)
-			continue
-		}
-		for v := range svcs[w.item.Signal] {
-			if v != s && s != "" && below(s)[v] && !below(v)[s] {
-				explained = true
-				break
+		if (it.Signal == "latency" || it.Signal == "errors") && it.Service != "" && d == d {
+			for k, v := range most {
+				if k.sig == it.Signal && k.unit == it.Unit && k.svc != it.Service && below(it.Service)[k.svc] && !below(k.svc)[it.Service] &&
+					d <= (1+r.opt.MinRatio)*v {
+					explained = true
+					break
+				}
 			}
 		}
 		if explained {
@@ -198,6 +205,25 @@ func (r *run) causesFirst(regs []*itemWork) []*itemWork {
 		}
 	}
 	return append(first, later...)
+}
+
+// worsening is how much an item got worse, in its unit: a
+// distribution's shown quantile, a series' median or an error ratio, the
+// increase in the bad direction; NaN when unknown.
+func worsening(it *Item) float64 {
+	switch it.Kind {
+	case KindDistribution:
+		if qc, ok := shownQuantile(it); ok {
+			return qc.Diff
+		}
+	case KindProportion:
+		return it.After.Ratio - it.Before.Ratio
+	case KindSeries:
+		if it.Direction != 0 {
+			return float64(it.Direction) * (it.After.Median - it.Before.Median)
+		}
+	}
+	return math.NaN()
 }
 
 // perEntity keeps the first (largest) item of each entity of a sorted
