@@ -302,12 +302,13 @@ func nearOneValues(values iter.Seq[float64]) bool {
 // farther from the median of the windows' medians than a regression must
 // move — MinShift robust σ of those medians (at least 1% of their level)
 // and a material change (MinRatio/(1+MinRatio) of the larger level, or of
-// the larger shortfall from 1 for a ratio that should stay near 1) — and
-// fewer than half the windows are: a baseline that is mostly disturbed is
-// what normal is. A series that alternates between modes throughout its
-// baseline has widely spread window medians and loses nothing; a series
-// with one earlier incident in its baseline loses that incident's windows,
-// whose points would otherwise widen its band to the incident's level.
+// the larger shortfall from 1 for a ratio that should stay near 1). They
+// are left out only when they form one episode (a run of consecutive
+// windows) and fewer than half the windows: a baseline that is mostly
+// disturbed is what normal is, and a level it visits twice or more is a
+// mode (a cron job's), which the band must hold (TestDisturbedBaseline). A
+// series with one earlier incident in its baseline loses that incident's
+// windows, whose points would otherwise widen its band to its level.
 func (r *run) quietBaseline(p points, nearOne bool) []float64 {
 	type win struct {
 		i, j int
