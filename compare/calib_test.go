@@ -145,3 +145,108 @@ func TestShortBaselineDetects(t *testing.T) {
 		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// cpuBundle is a quiet system at a 60 s step, as nullSeriesBundle (pods'
+// CPU, AR(1) with ρ 0.5), over minutes minutes, whose first pod's CPU is
+// multiplied by mul(minute).
+func cpuBundle(tb testing.TB, seed uint64, pods, minutes int, mul func(m int) float64) *ingest.Bundle {
+	tb.Helper()
+	r := rand.New(rand.NewPCG(seed, 13))
+	b := &ingest.Bundle{}
+	for p := range pods {
+		pod := fmt.Sprintf("svc%02d-5d8f7c9b4-x%03d", p%10, p)
+		s := &ingest.Series{Name: "container_cpu_usage_seconds_rate", Unit: "cores", Source: "metrics.json",
+			Labels: ingest.Labels{{Name: "container", Value: fmt.Sprintf("svc%02d", p%10)}, {Name: "pod", Value: pod}}}
+		level, x := 0.3+0.1*r.Float64(), r.NormFloat64()
+		for m := range minutes {
+			x = 0.5*x + math.Sqrt(0.75)*r.NormFloat64()
+			v := level + 0.02*x
+			if p == 0 {
+				v *= mul(m)
+			}
+			s.T, s.V = append(s.T, t0.Add(time.Duration(m)*time.Minute)), append(s.V, v)
+		}
+		ingest.ClassifySeries(s)
+		b.Series = append(b.Series, s)
+	}
+	b.Inputs = []ingest.Input{{Path: "cpu/metrics.json", Format: ingest.FormatPromQueryRange}}
+	if err := b.Finalize(ingest.Options{Step: time.Minute}); err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// TestDisturbedBaseline: a baseline that holds an earlier incident of its
+// own (the first pod's CPU doubled for 7 of its 60 minutes) would put the
+// band's 99th percentile at the incident's level and hide the same
+// regression in AFTER; its disturbed windows are left out of the band for
+// regressions (quietBaseline), and the report says so. A series that
+// alternates between two levels throughout its baseline loses nothing (its
+// high level in AFTER is no regression), and quiet data with a long
+// baseline stays quiet (at most 1 pair in 20 with any change).
+func TestDisturbedBaseline(t *testing.T) {
+	run := func(b *ingest.Bundle, at int) *Report {
+		t.Helper()
+		mid := t0.Add(time.Duration(at) * time.Minute)
+		rep, err := Run(Side{Bundle: b, Start: mid.Add(-5 * time.Minute), End: mid}, Side{Bundle: b, Start: mid, End: mid.Add(5 * time.Minute)}, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	const id = `series/pod/svc00-5d8f7c9b4-x000:cpu container_cpu_usage_seconds_rate{container="svc00",pod="svc00-5d8f7c9b4-x000"}`
+	verdict := func(rep *Report) (Verdict, Item) {
+		for _, it := range rep.Items {
+			if it.ID == id {
+				return it.Verdict, it
+			}
+		}
+		t.Fatalf("no item %s", id)
+		return "", Item{}
+	}
+	episode := func(m int) float64 {
+		if m >= 20 && m < 27 || m >= 65 {
+			return 2
+		}
+		return 1
+	}
+	rep := run(cpuBundle(t, 1, 10, 70, episode), 65)
+	v, it := verdict(rep)
+	warned := false
+	for _, f := range rep.Warnings {
+		warned = warned || f.Kind == "disturbed_baseline"
+	}
+	if v != Regressed || !warned {
+		t.Errorf("CPU doubled again after an earlier episode: %s (%s, band %v), disturbed_baseline warned %v; want regressed, warned", v, it.Reason, it.Band.Level, warned)
+	}
+
+	modes := func(m int) float64 { // 5 minutes high in every 15, AFTER high
+		if m%15 >= 10 || m >= 65 {
+			return 2
+		}
+		return 1
+	}
+	if v, it := verdict(run(cpuBundle(t, 1, 10, 70, modes), 65)); v == Regressed {
+		t.Errorf("a series alternating between two levels throughout its baseline, AFTER at the high one: %s (%s, band %v); want no regression", v, it.Reason, it.Band.Level)
+	}
+
+	if testing.Short() {
+		return
+	}
+	const runs = 60
+	alarms := 0
+	for seed := range uint64(runs) {
+		rep := run(nullSeriesBundle(t, seed+100, 40, 70, 0.02), 65)
+		for _, it := range rep.Items {
+			if it.Verdict != Unchanged && it.Verdict != Insufficient {
+				alarms++
+				t.Logf("seed %d: %s %s: %s (%s)", seed+100, it.Verdict, it.ID, changeText(&it), it.Reason)
+				break
+			}
+		}
+	}
+	t.Logf("60-minute baselines: %d of %d quiet pairs with a change", alarms, runs)
+	if alarms*20 > runs {
+		t.Errorf("%d of %d quiet pairs with a 60-minute baseline reported a change; at most 1 in 20 allowed", alarms, runs)
+	}
+}

@@ -498,12 +498,35 @@ func judgeMetric(f peers.Family, mem, base []*ingest.Series, c peers.Cells, opt 
 
 // judgeAvailability compares the share of the canary's asked-for pods that
 // report with the baseline's (1 by construction), on the scale of a ratio
-// that normally stays at 1.
+// that normally stays at 1. Like every metric it needs MinCells cells, with
+// one exception: a release none of whose asked-for pods reports in any
+// cell past ReadyGrace is judged from the version model's cells
+// (peers.Params.MinCells). That is no noisy measurement but a release that
+// never came up, and one asked for at the start of a 5-minute window (a
+// rollout item of before/after mode) leaves only two cells past the grace
+// in it: with three needed it could never be judged there. A release
+// whose pods report in some of few cells stays undecided (a scrape gap at
+// the edge of the data is no outage).
 func judgeAvailability(av []float64, c peers.Cells, opt CanaryOptions) Metric {
 	mt := Metric{Name: availabilityName, Signal: "availability", Critical: true, Direction: -1, Unit: "ratio"}
 	ct := peers.AvailabilityContrast(av, c)
-	decideMetric(&mt, ct, -1, c, opt)
+	ao := opt
+	if n := opt.Peers.WithDefaults().MinCells; ct.Cells < opt.MinCells && ct.Cells >= n && neverUp(av, c) {
+		ao.MinCells = n
+	}
+	decideMetric(&mt, ct, -1, c, ao)
 	return mt
+}
+
+// neverUp reports whether no asked-for pod reports in any judged cell of
+// the window (availability 0 wherever it is known).
+func neverUp(av []float64, c peers.Cells) bool {
+	for t := c.W0; t < c.W1 && t < len(av); t++ {
+		if !math.IsNaN(av[t]) && av[t] > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // decideMetric sets a metric's numbers and result from its contrast.

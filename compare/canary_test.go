@@ -13,6 +13,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/peers"
 )
 
 // canarySystem describes two services, cart and pay, each with three v1
@@ -313,4 +314,34 @@ func canaryGoldenReport(tb testing.TB) *Report {
 	rep := runCanaryOn(t, cs.write(t), CanaryOptions{Canary: "version=v2", Version: "test", Args: []string{"--canary", "version=v2", "DATA"}})
 	rep.Inputs, rep.Manifest.Inputs, rep.Before.Paths, rep.After.Paths = nil, nil, nil, nil
 	return rep
+}
+
+// TestAvailabilityNeverUp: a release none of whose asked-for pods reports
+// in the two cells past the grace that a 5-minute window leaves is judged
+// (low, bad) from the version model's two cells; with a pod reporting in
+// one of them, or in both, two cells stay too few (a scrape gap at the
+// edge of the data is no outage), and three or more cells are judged as
+// any metric is.
+func TestAvailabilityNeverUp(t *testing.T) {
+	opt := DefaultCanaryOptions().withDefaults()
+	n := math.NaN()
+	c := peers.Cells{B0: 0, B1: 10, W0: 10, W1: 15}
+	win := func(w ...float64) []float64 { return append([]float64{n, n, n, n, n, n, n, n, n, n}, w...) }
+	for _, tc := range []struct {
+		name string
+		av   []float64
+		want string
+		bad  bool
+	}{
+		{"never up, two cells", win(n, n, n, 0, 0), MetricLow, true},
+		{"up in one of two cells", win(n, n, n, 1, 0), MetricInsufficient, false},
+		{"up in both of two cells", win(n, n, n, 1, 1), MetricInsufficient, false},
+		{"never up, one cell", win(n, n, n, n, 0), MetricInsufficient, false},
+		{"up, three cells", win(n, n, 1, 1, 1), MetricPass, false},
+	} {
+		mt := judgeAvailability(tc.av, c, opt)
+		if mt.Result != tc.want || mt.Bad != tc.bad {
+			t.Errorf("%s: %s (bad %v, %s), want %s (bad %v)", tc.name, mt.Result, mt.Bad, mt.Reason, tc.want, tc.bad)
+		}
+	}
 }

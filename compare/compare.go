@@ -139,6 +139,7 @@ type run struct {
 	window         time.Duration // BEFORE's window length (the band's window)
 	shortB, shortA string        // why a side is too short ("" when it is not)
 	depth          map[string]int
+	calls          map[string]map[string]bool // caller → callees seen in the spans of either side (callDepths)
 	work           []*itemWork
 	tests          int // p-values in the Benjamini–Hochberg family
 	warnings       []Footnote
@@ -235,6 +236,7 @@ func callDepths(bs []*ingest.Bundle, target string, r *run) map[string]int {
 			}
 		}
 	}
+	r.calls = adj
 	if target == "" {
 		best := -1
 		for _, svc := range slices.Sorted(maps.Keys(roots)) {

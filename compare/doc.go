@@ -75,7 +75,16 @@
 //   - for an error ratio and a traffic rate, the same range of the ratio or
 //     the rate;
 //   - for a metric series, the 1st–99th percentile of its baseline points
-//     (at least 12 points); with 6 to 11 points (a run that starts minutes
+//     (at least 12 points) — for judging a regression, without the points
+//     of a disturbed stretch of the baseline (quietBaseline: baseline
+//     windows whose median lies as far from the others' as a regression
+//     must move, MinShift robust σ of the window medians and a material
+//     change, forming one episode and fewer than half the windows: an
+//     earlier incident, whose level would otherwise widen the band to
+//     it; a level the baseline visits twice or more is a mode the band
+//     keeps), with a warning (disturbed_baseline); to say BEFORE was
+//     broken or a series without a bad direction changed, from every
+//     point; with 6 to 11 points (a run that starts minutes
 //     before its change) the 98% Student-t prediction interval of one more
 //     point, level ± t(0.99, n−1)·s·√(1+1/n), widened to hold every
 //     baseline point: the band's own uncertainty widens it instead of
@@ -127,8 +136,13 @@
 // BEFORE side's top causes gets the verdict of the item of its component and
 // signal that moved most. Regressions elsewhere are listed one per entity
 // (its worst item), regressed rollouts first (a change that went bad in
-// the window is what to undo), then ranked by Effect (|Cliff's δ|: how
-// separated the two sides are), then by the log ratio of what moved.
+// the window is what to undo), then those no other regression explains
+// (an effect does not outrank its cause: a service's latency or errors
+// come after the same signal's regression, at least as large — within a
+// material change, MinRatio — in a service it calls, directly or through
+// others, along the spans' call edges, unless that one calls it back),
+// each group ranked by Effect (|Cliff's δ|: how separated the
+// two sides are), then by the log ratio of what moved.
 //
 // A rollout inside AFTER's window (rollouts.go, package peers' version
 // model) is an item of kind rollout: its new pods against its old pods in
@@ -192,7 +206,12 @@
 // the cells and is a material change (MinRatio, as above; for a ratio that
 // should stay near 1, such as a success ratio, on its shortfall from 1).
 // A rollout's availability (canary pods reporting over pods asked for) is
-// one more metric. Node series copied per pod are left out: they measure
+// one more metric; a release none of whose asked-for pods reports in any
+// cell past the version model's grace is judged from its two cells
+// (peers.Params.MinCells), as one asked for at the start of a 5-minute
+// AFTER window leaves no more (three changerca-dev releases that never came
+// up went unnamed before/after without it; canary mode's results did not
+// change). Node series copied per pod are left out: they measure
 // where a pod runs, not what it is. The score is 100 × the mean over the
 // signals of the share of decided metrics not worse; a worse critical
 // metric (errors, latency, restarts, availability) fails the workload

@@ -25,8 +25,16 @@ type itemWork struct {
 	// down, every point in [0, 1], some above ½): its material change is
 	// measured on the shortfall from 1.
 	nearOne bool
-	signal  ingest.SignalKind
-	stat    string // a series' aggregation ("p99", "mean", ...), to pick the target's series
+	// disturbed marks a series whose baseline holds points beyond
+	// MinShift robust σ of its level: its band stops there.
+	disturbed bool
+	// fullLevel is a series' band from every baseline point, disturbed
+	// windows included (Band.Level without them): the band that BEFORE
+	// must leave to have been broken, and a series without a bad
+	// direction to have changed.
+	fullLevel [2]float64
+	signal    ingest.SignalKind
+	stat      string // a series' aggregation ("p99", "mean", ...), to pick the target's series
 }
 
 // quantiles are the quantiles reported and tested for distributions.

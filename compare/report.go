@@ -96,6 +96,7 @@ func (r *run) report() *Report {
 	}
 	byEffect(regs)
 	byEffect(imps)
+	regs = r.causesFirst(regs)
 	// A rollout that regressed comes first: a change that went bad in the
 	// window is what to undo, whatever moved most downstream of it.
 	sort.SliceStable(regs, func(i, j int) bool {
@@ -133,6 +134,96 @@ func (r *run) report() *Report {
 	rep.Warnings = r.footnotes(target)
 	r.inputs(rep)
 	return rep
+}
+
+// causesFirst puts the regressions that no other regression explains
+// first, each group in its order: an effect does not outrank its cause
+// (the ranking's principle). A regression of service S's latency or errors
+// is explained by a regression of the same signal of a service that S
+// calls, directly or through others (the call edges of the spans), when
+// that service does not also call S and got worse by as much (S's increase
+// at most a material change, MinRatio, beyond its largest, in the same
+// unit): a callee's slowness or failures show up in its callers, not the
+// other way, and a callee 5 ms slower explains no caller 5 s slower. An
+// edge's items belong to its callee (a delay on a call is on the way to
+// it). Without spans the order is unchanged.
+func (r *run) causesFirst(regs []*itemWork) []*itemWork {
+	if len(r.calls) == 0 || len(regs) < 2 {
+		return regs
+	}
+	reach := map[string]map[string]bool{}
+	below := func(s string) map[string]bool {
+		if m, ok := reach[s]; ok {
+			return m
+		}
+		m := map[string]bool{}
+		queue := []string{s}
+		for len(queue) > 0 {
+			cur := queue[0]
+			queue = queue[1:]
+			for nxt := range r.calls[cur] {
+				if !m[nxt] {
+					m[nxt] = true
+					queue = append(queue, nxt)
+				}
+			}
+		}
+		reach[s] = m
+		return m
+	}
+	// How much each service's signal got worse: the largest increase of
+	// its regressed items of it, in the item's unit (increase in the bad
+	// direction: seconds of latency, a share of requests failing).
+	type key struct{ svc, sig, unit string }
+	most := map[key]float64{}
+	for _, w := range regs {
+		if d := worsening(&w.item); w.item.Service != "" && d == d {
+			k := key{w.item.Service, w.item.Signal, w.item.Unit}
+			if v, ok := most[k]; !ok || d > v {
+				most[k] = d
+			}
+		}
+	}
+	var first, later []*itemWork
+	for _, w := range regs {
+		it := &w.item
+		d := worsening(it)
+		explained := false
+		if (it.Signal == "latency" || it.Signal == "errors") && it.Service != "" && d == d {
+			for k, v := range most {
+				if k.sig == it.Signal && k.unit == it.Unit && k.svc != it.Service && below(it.Service)[k.svc] && !below(k.svc)[it.Service] &&
+					d <= (1+r.opt.MinRatio)*v {
+					explained = true
+					break
+				}
+			}
+		}
+		if explained {
+			later = append(later, w)
+		} else {
+			first = append(first, w)
+		}
+	}
+	return append(first, later...)
+}
+
+// worsening is how much an item got worse, in its unit: a
+// distribution's shown quantile, a series' median or an error ratio, the
+// increase in the bad direction; NaN when unknown.
+func worsening(it *Item) float64 {
+	switch it.Kind {
+	case KindDistribution:
+		if qc, ok := shownQuantile(it); ok {
+			return qc.Diff
+		}
+	case KindProportion:
+		return it.After.Ratio - it.Before.Ratio
+	case KindSeries:
+		if it.Direction != 0 {
+			return float64(it.Direction) * (it.After.Median - it.Before.Median)
+		}
+	}
+	return math.NaN()
 }
 
 // perEntity keeps the first (largest) item of each entity of a sorted
@@ -588,6 +679,17 @@ func (r *run) footnotes(target *itemWork) []Footnote {
 	} else if n := r.bandCount(); n < r.opt.BandWindows {
 		addF("before", "short_baseline", fmt.Sprintf("BEFORE's baseline (%s) holds %d of the %d windows of %s a band needs: nothing can be called fixed, and regressions rest on the two windows alone",
 			fmtDur(r.before.Start.Sub(r.baseStart)), n, r.opt.BandWindows, fmtDur(r.window)))
+	}
+	var disturbed []string
+	for _, w := range r.work {
+		if w.disturbed && w.short == "" {
+			disturbed = append(disturbed, w.item.ID)
+		}
+	}
+	if n := len(disturbed); n > 0 {
+		msg := fmt.Sprintf("BEFORE's baseline holds disturbances of its own: %s had baseline windows whose level lay as far from the others as a regression must move (an earlier incident?), e.g. %s; their bands leave those windows out when judging a regression (not when judging a fix)",
+			itoa(n)+" series", disturbed[0])
+		addF("before", "disturbed_baseline", msg)
 	}
 	if t := r.opt.Target.Service; t != "" {
 		for _, w := range r.work {

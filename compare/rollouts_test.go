@@ -137,3 +137,34 @@ func TestTargetMeasuredByItsCalls(t *testing.T) {
 		t.Errorf("regressions %+v (%d), want the call to cart alone", rep.Regressions, rep.Verdict.Regressions)
 	}
 }
+
+// TestCausesFirst: among regressions, a service's latency or errors that a
+// regression of the same signal in a service it calls explains comes after
+// it (an effect does not outrank its cause), each group in its order; a
+// callee that got worse by much less explains nothing, and other signals
+// and services on a call cycle keep their place.
+func TestCausesFirst(t *testing.T) {
+	r := &run{opt: DefaultOptions(), calls: map[string]map[string]bool{
+		"gateway": {"cart": true, "auth": true}, "cart": {"db": true, "cache": true}, "cache": {"cart": true}, "auth": {"db": true},
+	}}
+	// w is a regressed series of svc's sig that rose by d (in seconds or
+	// a share of requests failing).
+	w := func(svc, sig string, d float64) *itemWork {
+		return &itemWork{item: Item{ID: svc + ":" + sig, Service: svc, Signal: sig, Kind: KindSeries, Direction: +1, Unit: "s",
+			Before: Stats{Median: 1}, After: Stats{Median: 1 + d}}}
+	}
+	regs := []*itemWork{w("gateway", "latency", 1.1), w("cart", "latency", 1), w("gateway", "cpu", 1), w("db", "latency", 1),
+		w("cart", "errors", 0.2), w("cache", "latency", 0.5), w("gateway", "errors", 0.2), w("auth", "latency", 30)}
+	var got []string
+	for _, x := range r.causesFirst(regs) {
+		got = append(got, x.item.ID)
+	}
+	// gateway's and cart's latency are explained by db's (below both, as
+	// large); cache's by db's too (cache calls cart, which calls db);
+	// gateway's errors by cart's; auth's 30 s not by db's 1 s; cart's
+	// errors by none; cpu is not propagated.
+	want := []string{"gateway:cpu", "db:latency", "cart:errors", "auth:latency", "gateway:latency", "cart:latency", "cache:latency", "gateway:errors"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}

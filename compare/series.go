@@ -120,6 +120,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		Service: m.service, Signal: m.signal.String(), Facet: m.facet, Series: m.name, Query: m.query, Unit: m.unit,
 		Depth: r.depthOf(m.service), Direction: m.dir, Effect: nan(), LogRatio: nan(), Test: nanTest("robust-shift"), Band: nanBand()}}
 	it := &w.item
+	w.fullLevel = it.Band.Level
 	var pb, pa, pbase points
 	if len(g.b) > 0 {
 		pb = merged(g.b)
@@ -162,11 +163,22 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	// 99th percentile): what the signal does in normal operation. The
 	// spread of the baseline's window medians is the drift between
 	// windows that the test must allow for.
+	// The band is what normal looks like: a baseline that holds a
+	// disturbance of its own (an earlier incident) is read without it.
+	// Only a regression is judged against the quiet band: to say that
+	// BEFORE was broken (fixed, improved) or that a series without a bad
+	// direction changed, AFTER or BEFORE must lie beyond everything the
+	// baseline did (fullLevel), disturbances included.
+	bandPts := hs
+	if quiet := r.quietBaseline(pbase, w.nearOne); len(quiet) >= bandMinPoints && len(quiet) < len(hs) {
+		bandPts, w.disturbed = quiet, true
+	}
 	switch {
 	case len(hs) >= bandMinPoints:
-		it.Band.Points = len(hs)
-		it.Band.Level = [2]float64{measure.QuantileSorted(hs, 0.01), measure.QuantileSorted(hs, 0.99)}
+		it.Band.Points = len(bandPts)
+		it.Band.Level = [2]float64{measure.QuantileSorted(bandPts, 0.01), measure.QuantileSorted(bandPts, 0.99)}
 		it.Band.Known = true
+		w.fullLevel = [2]float64{measure.QuantileSorted(hs, 0.01), measure.QuantileSorted(hs, 0.99)}
 	case len(hs) >= shortBandPoints:
 		// A short baseline (a run that starts minutes before its change)
 		// still says what normal looks like, with more uncertainty: its
@@ -180,6 +192,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		it.Band.Points = len(hs)
 		it.Band.Level = [2]float64{math.Min(hs[0], c-half), math.Max(hs[len(hs)-1], c+half)}
 		it.Band.Known = true
+		w.fullLevel = it.Band.Level
 	}
 	var meds []float64
 	r.bandWindows(func(lo, hi ingest.Time) {
@@ -279,4 +292,86 @@ func nearOneValues(values iter.Seq[float64]) bool {
 		high = high || v > 0.5
 	}
 	return high
+}
+
+// quietBaseline returns the sorted baseline points of a series outside its
+// disturbed baseline windows, nil when none is disturbed (or the baseline
+// has too few windows to tell). The baseline windows are the band's
+// (bandWindows: the compared window's length, stepping by half of it, at
+// least MinPoints points each); one is disturbed when its median lies
+// farther from the median of the windows' medians than a regression must
+// move — MinShift robust σ of those medians (at least 1% of their level)
+// and a material change (MinRatio/(1+MinRatio) of the larger level, or of
+// the larger shortfall from 1 for a ratio that should stay near 1). They
+// are left out only when they form one episode (a run of consecutive
+// windows) and fewer than half the windows: a baseline that is mostly
+// disturbed is what normal is, and a level it visits twice or more is a
+// mode (a cron job's), which the band must hold (TestDisturbedBaseline). A
+// series with one earlier incident in its baseline loses that incident's
+// windows, whose points would otherwise widen its band to its level.
+func (r *run) quietBaseline(p points, nearOne bool) []float64 {
+	type win struct {
+		i, j int
+		med  float64
+		bad  bool
+	}
+	var wins []win
+	r.bandWindows(func(lo, hi ingest.Time) {
+		i, j := between(p.t, lo, hi)
+		if j-i < r.opt.MinPoints {
+			return
+		}
+		c := slices.Clone(p.v[i:j])
+		slices.Sort(c)
+		wins = append(wins, win{i: i, j: j, med: measure.QuantileSorted(c, 0.5)})
+	})
+	if len(wins) < r.opt.BandWindows {
+		return nil
+	}
+	meds := make([]float64, len(wins))
+	for k, x := range wins {
+		meds[k] = x.med
+	}
+	slices.Sort(meds)
+	cm := measure.QuantileSorted(meds, 0.5)
+	sm := math.Max(robustScale(meds), 0.01*math.Abs(cm))
+	material := r.opt.MinRatio / (1 + r.opt.MinRatio)
+	drop := make([]bool, len(p.v))
+	bad := 0
+	for wi, x := range wins {
+		a, b := x.med, cm
+		if nearOne {
+			a, b = 1-a, 1-b
+		}
+		big := math.Max(math.Abs(a), math.Abs(b))
+		if math.Abs(x.med-cm) <= r.opt.MinShift*sm || big == 0 || math.Abs(a-b) < material*big {
+			continue
+		}
+		bad++
+		wins[wi].bad = true
+		for k := x.i; k < x.j; k++ {
+			drop[k] = true
+		}
+	}
+	if bad == 0 || 2*bad >= len(wins) {
+		return nil
+	}
+	// Episodes: runs of consecutive disturbed windows.
+	episodes := 0
+	for k := range wins {
+		if wins[k].bad && (k == 0 || !wins[k-1].bad) {
+			episodes++
+		}
+	}
+	if episodes > 1 {
+		return nil
+	}
+	var out []float64
+	for k, v := range p.v {
+		if !drop[k] {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

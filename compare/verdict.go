@@ -183,12 +183,12 @@ func (r *run) decideSeries(w *itemWork) {
 		return
 	}
 	if t.Q < o.Alpha && math.Abs(t.Shift) >= o.MinShift {
-		band := it.Band.Level
+		band, full := it.Band.Level, w.fullLevel
 		up := t.Shift > 0
 		mv := move{stat: "level", size: logRatio(math.Abs(it.After.Median), math.Abs(it.Before.Median))}
 		switch it.Direction {
 		case 0:
-			in := it.Band.Known && band[0] == band[0] && it.After.Median >= band[0] && it.After.Median <= band[1]
+			in := it.Band.Known && full[0] == full[0] && it.After.Median >= full[0] && it.After.Median <= full[1]
 			it.LogRatio = mv.size
 			if in {
 				it.Verdict, it.Reason = Unchanged, "level moved "+shiftText(t.Shift)+" but within the baseline band"
@@ -211,7 +211,7 @@ func (r *run) decideSeries(w *itemWork) {
 		return
 	}
 	r.settle(w, moves, func() (bool, bool) {
-		band := it.Band.Level
+		band := w.fullLevel
 		if !it.Band.Known || band[0] != band[0] {
 			return false, false
 		}
