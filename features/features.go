@@ -19,11 +19,11 @@ func Read(paths []string, stdin io.Reader, opt ingest.Options, fo Options) (*ing
 	return ingest.Read(paths, stdin, opt)
 }
 
-// Finalize is b.Finalize with the features stage (for bundles built in
+// Finalize is ingest.Finalize with the features stage (for bundles built in
 // memory: the simulator's, the tests').
 func Finalize(b *ingest.Bundle, opt ingest.Options, fo Options) error {
 	opt.Derive = Deriver(fo)
-	return b.Finalize(opt)
+	return ingest.Finalize(b, opt)
 }
 
 // Deriver returns the features stage as ingest.Options.Derive: Finalize

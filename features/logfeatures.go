@@ -278,11 +278,11 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 			ref[col(i)] += float64(tpl[t][c])
 		}
 	}
-	ingest.MixShares(ref)
+	mixShares(ref)
 	v := make([]float64, n)
 	row := make([]float64, k)
 	for c := 0; c < n; c++ {
-		if all[c] < ingest.MinMixSpans {
+		if all[c] < minMixSpans {
 			v[c] = math.NaN()
 			continue
 		}
@@ -290,7 +290,7 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 		for i, t := range byCount {
 			row[col(i)] += float64(tpl[t][c])
 		}
-		v[c] = ingest.MixDeviate(row, float64(all[c]), ref)
+		v[c] = mixDeviate(row, float64(all[c]), ref)
 	}
 	return v, true
 }

@@ -16,7 +16,7 @@ const maxMixOps = 20
 // least two operations: for each grid cell, the chi-square statistic of the
 // cell's operation counts against the service's mix over all cells, as a
 // standard normal deviate (Wilson–Hilferty), so that it reads alike for
-// busy and quiet steps. NaN where a cell has fewer than MinMixSpans spans.
+// busy and quiet steps. NaN where a cell has fewer than minMixSpans spans.
 // The reference mix includes the incident, which only dilutes a shift. It
 // only reads the spans and the grid, so Finalize runs it beside
 // deriveTraceSeries. O(spans + services·cells·maxMixOps).
@@ -88,7 +88,7 @@ func operationMixSeries(b *ingest.Bundle) (out []*ingest.Series) {
 				ref[j] += float64(m.counts[c*m.k+j])
 			}
 		}
-		ingest.MixShares(ref)
+		mixShares(ref)
 		v := make([]float64, n)
 		scored := false
 		for c := 0; c < n; c++ {
@@ -97,11 +97,11 @@ func operationMixSeries(b *ingest.Bundle) (out []*ingest.Series) {
 			for _, x := range row {
 				cellN += float64(x)
 			}
-			if cellN < ingest.MinMixSpans {
+			if cellN < minMixSpans {
 				v[c] = math.NaN()
 				continue
 			}
-			v[c] = ingest.MixDeviate(row, cellN, ref)
+			v[c] = mixDeviate(row, cellN, ref)
 			scored = true
 		}
 		if !scored {

@@ -10,13 +10,13 @@ import (
 // cycle.
 
 // EnforceLimits is b.enforceLimits.
-func EnforceLimits(b *Bundle, lim Limits, source string) { b.enforceLimits(lim, source) }
+func EnforceLimits(b *Bundle, lim Limits, source string) { enforceLimits(b, lim, source) }
 
 // Records is b.records.
-func Records(b *Bundle) int { return b.records() }
+func Records(b *Bundle) int { return records(b) }
 
 // CheckValues is b.checkValues.
-func CheckValues(b *Bundle, source string) { b.checkValues(source) }
+func CheckValues(b *Bundle, source string) { checkValues(b, source) }
 
 // CheckParents is checkParents.
 func CheckParents(t *testing.T, b *Bundle) { checkParents(t, b) }

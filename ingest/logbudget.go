@@ -113,7 +113,7 @@ func CutText(s string, n int) string {
 // busiest pods (ties by name); the others' streams lose their labels (their
 // records are kept, with their trace links), with a warning: every service
 // and pod with records costs a few series over the whole grid.
-func (b *Bundle) capLogEntities(max int) {
+func capLogEntities(b *Bundle, max int) {
 	if max <= 0 || len(b.LogStreams) <= max {
 		return // fewer streams than the bound: fewer entities too
 	}

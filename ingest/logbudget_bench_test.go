@@ -58,7 +58,7 @@ func BenchmarkLogLines(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					bd.finalizeLogs(Options{Limits: lim})
+					finalizeLogs(bd, Options{Limits: lim})
 					b.ReportMetric(float64(len(bd.Logs)), "records")
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/line")
@@ -94,7 +94,7 @@ func BenchmarkLogTemplates(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				bd.finalizeLogs(Options{})
+				finalizeLogs(bd, Options{})
 				b.ReportMetric(float64(len(bd.LogTemplates)), "templates")
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/line")

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/model"
 	"github.com/pipeline-analyze/pipeline-analyze/logtemplate"
 )
 
@@ -21,20 +22,20 @@ import (
 //     span of the bundle moves to a stream of that span's service.
 
 // finalizeLogs runs steps 1–4; the spans must be sorted and deduplicated.
-func (b *Bundle) finalizeLogs(opt Options) {
+func finalizeLogs(b *Bundle, opt Options) {
 	if len(b.Logs) == 0 && len(b.LogStreams) == 0 {
 		return
 	}
 	lim := opt.Limits.WithDefaults()
-	b.applyLogEntity(opt.LogEntity)
-	b.mergeLogTemplates(lim)
-	b.sortLogs()
-	b.attachLogsToSpans()
-	b.capLogEntities(lim.MaxLogEntities)
+	applyLogEntity(b, opt.LogEntity)
+	mergeLogTemplates(b, lim)
+	sortLogs(b)
+	attachLogsToSpans(b)
+	capLogEntities(b, lim.MaxLogEntities)
 }
 
 // applyLogEntity gives the streams without labels the entity of the flag.
-func (b *Bundle) applyLogEntity(name string) {
+func applyLogEntity(b *Bundle, name string) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return
@@ -59,7 +60,7 @@ func (b *Bundle) applyLogEntity(name string) {
 }
 
 // mergeLogTemplates is step 2, within the template budgets of lim.
-func (b *Bundle) mergeLogTemplates(lim Limits) {
+func mergeLogTemplates(b *Bundle, lim Limits) {
 	type key struct{ group, pattern string }
 	distinct := map[key]int{}
 	var keys []key
@@ -170,7 +171,7 @@ func earlierExample(t, o *LogTemplate) bool {
 
 // sortLogs sorts the records by time, ties in input order, in place: a
 // copy of 10M records would be another 480 MB.
-func (b *Bundle) sortLogs() {
+func sortLogs(b *Bundle) {
 	byTime := func(x, y LogRecord) int { return cmp.Compare(x.Time, y.Time) }
 	if !slices.IsSortedFunc(b.Logs, byTime) {
 		slices.SortStableFunc(b.Logs, byTime)
@@ -178,7 +179,7 @@ func (b *Bundle) sortLogs() {
 }
 
 // attachLogsToSpans is step 4.
-func (b *Bundle) attachLogsToSpans() {
+func attachLogsToSpans(b *Bundle) {
 	if len(b.Spans) == 0 {
 		return
 	}
@@ -193,10 +194,10 @@ func (b *Bundle) attachLogsToSpans() {
 	if !need {
 		return
 	}
-	index := newSpanTable(len(b.Spans), 1)
+	index := model.NewSpanTable(len(b.Spans), 1)
 	for i := range b.Spans {
-		if index.lookup(b.Spans, b.Spans[i].TraceID, b.Spans[i].SpanID) < 0 {
-			index.insert(b.Spans, int32(i))
+		if index.Lookup(b.Spans, b.Spans[i].TraceID, b.Spans[i].SpanID) < 0 {
+			index.Insert(b.Spans, int32(i))
 		}
 	}
 	derived := map[LogStream]int32{}
@@ -206,7 +207,7 @@ func (b *Bundle) attachLogsToSpans() {
 		if r.SpanID == 0 || ls.Service != "" || ls.Pod != "" {
 			continue
 		}
-		si := index.lookup(b.Spans, r.TraceID, r.SpanID)
+		si := index.Lookup(b.Spans, r.TraceID, r.SpanID)
 		if si < 0 || b.Spans[si].Service.IsEmpty() {
 			continue
 		}

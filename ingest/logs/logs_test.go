@@ -117,7 +117,7 @@ func TestLogFolding(t *testing.T) {
 	if b.Inputs[0].Format != ingest.FormatTextLog {
 		t.Fatalf("format %v", b.Inputs[0].Format)
 	}
-	if err := b.Finalize(ingest.Options{}); err != nil {
+	if err := ingest.Finalize(b, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(b.Logs) != 5 {
@@ -184,7 +184,7 @@ func TestMalformedLogLines(t *testing.T) {
 	if !hasLogWarning(b, ingest.ErrBadValue, "0.log:3: not a CRI log line") {
 		t.Errorf("warnings %v: want file:3", b.Warnings)
 	}
-	b.Finalize(ingest.Options{})
+	ingest.Finalize(b, ingest.Options{})
 	joined := false
 	for _, tp := range b.LogTemplates {
 		joined = joined || tp.Example == "hello world"

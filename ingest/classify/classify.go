@@ -1,8 +1,10 @@
-package ingest
+package classify
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/model"
 )
 
 // nameTokens lowercases a metric name and splits it into words at every
@@ -32,7 +34,7 @@ func nameTokens(name string) (toks []string, folded string) {
 type nameInfo struct {
 	toks   []string
 	folded string // "_a_b_c_": separators folded, wrapped in "_"
-	labels Labels
+	labels model.Labels
 	gpu    bool // GPU context: DCGM/nvidia-smi name or GPU labels
 }
 
@@ -65,7 +67,7 @@ func (n *nameInfo) suffix(w string) bool {
 }
 
 // FirstLabel returns the first non-empty value among the named labels.
-func FirstLabel(ls Labels, names ...string) string {
+func FirstLabel(ls model.Labels, names ...string) string {
 	for _, n := range names {
 		if v := ls.Get(n); v != "" {
 			return v
@@ -78,7 +80,7 @@ var gpuLabelNames = []string{"UUID", "uuid", "gpu_uuid", "GPU_UUID"}
 
 // signalRule is one name rule of classifySignal; the first that matches wins.
 type signalRule struct {
-	kind SignalKind
+	kind model.SignalKind
 	tok  []string // any whole token
 	sub  []string // any folded substring
 	gpu  bool     // rule applies only in GPU context
@@ -88,40 +90,40 @@ type signalRule struct {
 // cpu/memory words, vLLM cache and token latencies before queue and latency,
 // errors before latency and traffic.
 var signalRules = []signalRule{
-	{kind: SignalGPUThrottle, sub: []string{"throttle_reason", "clocks_event_reason", "clock_event_reason", "clocks_throttle"}},
-	{kind: SignalXID, tok: []string{"xid", "ecc"}, sub: []string{"retired_pages", "row_remap"}},
-	{kind: SignalOther, tok: []string{"pcie"}},
-	{kind: SignalGPUClock, sub: []string{"_sm_clock_", "_mem_clock_", "_clocks_sm_", "_clocks_mem_", "_clocks_gr_", "_clocks_current_", "_clocks_video_"}},
-	{kind: SignalGPUClock, tok: []string{"clock", "clocks"}, gpu: true},
-	{kind: SignalTemperature, tok: []string{"temp", "temperature", "celsius"}},
-	{kind: SignalPower, tok: []string{"power", "energy", "watts"}},
-	{kind: SignalNVLink, tok: []string{"nvlink"}},
-	{kind: SignalGPUMemory, sub: []string{"_fb_used", "_fb_free", "_fb_total", "_fb_reserved"}},
-	{kind: SignalGPUMemory, sub: []string{"_memory_used", "_memory_free", "_memory_total", "_memory_reserved"}, gpu: true},
-	{kind: SignalGPUMemBW, sub: []string{"mem_copy_util", "dram_active", "utilization_memory"}},
-	{kind: SignalGPUUtil, sub: []string{"gpu_util", "gr_engine_active", "sm_active", "sm_occupancy", "utilization_gpu", "tensor_active", "_fp16_active", "_fp32_active", "_fp64_active", "_enc_util", "_dec_util"}},
-	{kind: SignalKVCache, sub: []string{"cache_usage_perc", "kv_cache", "kvcache", "num_preemption", "preemptions", "prefix_cache"}},
-	{kind: SignalLatency, sub: []string{"time_to_first_token", "time_per_output_token", "inter_token_latency", "e2e_request_latency",
+	{kind: model.SignalGPUThrottle, sub: []string{"throttle_reason", "clocks_event_reason", "clock_event_reason", "clocks_throttle"}},
+	{kind: model.SignalXID, tok: []string{"xid", "ecc"}, sub: []string{"retired_pages", "row_remap"}},
+	{kind: model.SignalOther, tok: []string{"pcie"}},
+	{kind: model.SignalGPUClock, sub: []string{"_sm_clock_", "_mem_clock_", "_clocks_sm_", "_clocks_mem_", "_clocks_gr_", "_clocks_current_", "_clocks_video_"}},
+	{kind: model.SignalGPUClock, tok: []string{"clock", "clocks"}, gpu: true},
+	{kind: model.SignalTemperature, tok: []string{"temp", "temperature", "celsius"}},
+	{kind: model.SignalPower, tok: []string{"power", "energy", "watts"}},
+	{kind: model.SignalNVLink, tok: []string{"nvlink"}},
+	{kind: model.SignalGPUMemory, sub: []string{"_fb_used", "_fb_free", "_fb_total", "_fb_reserved"}},
+	{kind: model.SignalGPUMemory, sub: []string{"_memory_used", "_memory_free", "_memory_total", "_memory_reserved"}, gpu: true},
+	{kind: model.SignalGPUMemBW, sub: []string{"mem_copy_util", "dram_active", "utilization_memory"}},
+	{kind: model.SignalGPUUtil, sub: []string{"gpu_util", "gr_engine_active", "sm_active", "sm_occupancy", "utilization_gpu", "tensor_active", "_fp16_active", "_fp32_active", "_fp64_active", "_enc_util", "_dec_util"}},
+	{kind: model.SignalKVCache, sub: []string{"cache_usage_perc", "kv_cache", "kvcache", "num_preemption", "preemptions", "prefix_cache"}},
+	{kind: model.SignalLatency, sub: []string{"time_to_first_token", "time_per_output_token", "inter_token_latency", "e2e_request_latency",
 		"request_prefill_time", "request_decode_time", "request_inference_time"}, tok: []string{"ttft", "tpot", "itl"}},
-	{kind: SignalQueue, sub: []string{"num_requests_waiting", "num_requests_running", "num_requests_swapped", "queue_time", "in_flight", "inflight"},
+	{kind: model.SignalQueue, sub: []string{"num_requests_waiting", "num_requests_running", "num_requests_swapped", "queue_time", "in_flight", "inflight"},
 		tok: []string{"queue", "queued", "pending", "waiting", "backlog"}},
-	{kind: SignalRestarts, sub: []string{"restart"}},
-	{kind: SignalCPUThrottle, sub: []string{"throttled", "throttling"}},
-	{kind: SignalCPU, tok: []string{"cpu"}},
-	{kind: SignalMemory, tok: []string{"memory", "mem", "rss", "heap", "oom"}, sub: []string{"working_set", "memavailable", "memfree"}},
-	{kind: SignalDiskIO, tok: []string{"fs", "disk", "io", "iops", "filesystem", "blkio"}},
-	{kind: SignalNetwork, tok: []string{"network", "net", "receive", "transmit", "rx", "tx", "packets", "tcp"}},
-	{kind: SignalTraffic, sub: []string{"_success_total_", "_success_count_"}},
-	{kind: SignalErrors, tok: []string{"error", "errors", "failed", "failure", "failures", "fail", "exception", "exceptions", "5xx", "success", "availability", "apdex"}},
-	{kind: SignalLatency, tok: []string{"duration", "latency", "latencies", "elapsed"}, sub: []string{"response_time", "request_time", "_rt_"}},
+	{kind: model.SignalRestarts, sub: []string{"restart"}},
+	{kind: model.SignalCPUThrottle, sub: []string{"throttled", "throttling"}},
+	{kind: model.SignalCPU, tok: []string{"cpu"}},
+	{kind: model.SignalMemory, tok: []string{"memory", "mem", "rss", "heap", "oom"}, sub: []string{"working_set", "memavailable", "memfree"}},
+	{kind: model.SignalDiskIO, tok: []string{"fs", "disk", "io", "iops", "filesystem", "blkio"}},
+	{kind: model.SignalNetwork, tok: []string{"network", "net", "receive", "transmit", "rx", "tx", "packets", "tcp"}},
+	{kind: model.SignalTraffic, sub: []string{"_success_total_", "_success_count_"}},
+	{kind: model.SignalErrors, tok: []string{"error", "errors", "failed", "failure", "failures", "fail", "exception", "exceptions", "5xx", "success", "availability", "apdex"}},
+	{kind: model.SignalLatency, tok: []string{"duration", "latency", "latencies", "elapsed"}, sub: []string{"response_time", "request_time", "_rt_"}},
 	// Traffic must stay last: classifySignal checks seconds-valued
 	// histograms just before it.
-	{kind: SignalTraffic, tok: []string{"requests", "request", "calls", "rps", "qps", "throughput", "hits", "tokens", "reqs", "handled"}},
+	{kind: model.SignalTraffic, tok: []string{"requests", "request", "calls", "rps", "qps", "throughput", "hits", "tokens", "reqs", "handled"}},
 }
 
 // classifySignal picks the signal kind of a tokenised name (rules above,
 // then the "_seconds" histogram/summary fallback).
-func classifySignal(n *nameInfo) SignalKind {
+func classifySignal(n *nameInfo) model.SignalKind {
 	for i, r := range signalRules {
 		if r.gpu && !n.gpu {
 			continue
@@ -129,13 +131,13 @@ func classifySignal(n *nameInfo) SignalKind {
 		if i == len(signalRules)-1 && secondsHistogram(n) {
 			// Before the generic traffic words: a seconds-valued histogram
 			// or summary ("..._request_server_seconds_bucket") is a latency.
-			return SignalLatency
+			return model.SignalLatency
 		}
 		if n.tok(r.tok...) || n.sub(r.sub...) {
 			return r.kind
 		}
 	}
-	return SignalOther
+	return model.SignalOther
 }
 
 // secondsHistogram reports a time-valued histogram, summary or quantile.
@@ -153,7 +155,7 @@ func quantileStat(n *nameInfo) string {
 	}
 	for i := len(n.toks) - 1; i >= 0; i-- {
 		t := n.toks[i]
-		if len(t) >= 3 && len(t) <= 5 && t[0] == 'p' && IsDigits(t[1:]) {
+		if len(t) >= 3 && len(t) <= 5 && t[0] == 'p' && model.IsDigits(t[1:]) {
 			return t
 		}
 		if t == "median" {
@@ -166,7 +168,7 @@ func quantileStat(n *nameInfo) string {
 // quantileName maps "0.99" → "p99", "0.5" → "p50", "0.999" → "p999".
 func quantileName(q string) string {
 	q = strings.TrimSpace(q)
-	if !strings.HasPrefix(q, "0.") || !IsDigits(q[2:]) {
+	if !strings.HasPrefix(q, "0.") || !model.IsDigits(q[2:]) {
 		return ""
 	}
 	d := q[2:]
@@ -186,11 +188,11 @@ func isRateToken(t string) bool {
 }
 
 // classifyStat picks the aggregation of a series.
-func classifyStat(n *nameInfo, sig SignalKind) string {
+func classifyStat(n *nameInfo, sig model.SignalKind) string {
 	if q := quantileStat(n); q != "" {
 		return q
 	}
-	if sig == SignalErrors && n.tok("success") && !n.suffix("total") && !n.suffix("count") {
+	if sig == model.SignalErrors && n.tok("success") && !n.suffix("total") && !n.suffix("count") {
 		return "success_ratio"
 	}
 	switch {
@@ -222,28 +224,28 @@ func classifyStat(n *nameInfo, sig SignalKind) string {
 }
 
 // classifyUnit picks the unit of a series from its signal, stat and name.
-func classifyUnit(n *nameInfo, sig SignalKind, stat string) string {
+func classifyUnit(n *nameInfo, sig model.SignalKind, stat string) string {
 	switch sig {
-	case SignalTemperature:
+	case model.SignalTemperature:
 		return "C"
-	case SignalPower:
+	case model.SignalPower:
 		if n.tok("energy") {
 			return "mJ"
 		}
 		return "W"
-	case SignalGPUClock:
+	case model.SignalGPUClock:
 		return "MHz"
-	case SignalGPUMemory:
+	case model.SignalGPUMemory:
 		if n.tok("bytes") {
 			return "bytes"
 		}
 		return "MiB"
-	case SignalGPUUtil, SignalGPUMemBW:
+	case model.SignalGPUUtil, model.SignalGPUMemBW:
 		if n.tok("prof") || n.tok("ratio") {
 			return "ratio"
 		}
 		return "%"
-	case SignalKVCache:
+	case model.SignalKVCache:
 		if n.sub("usage_perc", "usage") {
 			return "ratio" // vLLM reports the cache usage as a 0..1 fraction despite "perc"
 		}
@@ -273,7 +275,7 @@ func classifyUnit(n *nameInfo, sig SignalKind, stat string) string {
 	switch {
 	case base == "bytes":
 		return "bytes/s"
-	case sig == SignalCPU && (base == "s" || base == ""):
+	case sig == model.SignalCPU && (base == "s" || base == ""):
 		return "cores"
 	case base == "":
 		return "1/s"
@@ -283,9 +285,9 @@ func classifyUnit(n *nameInfo, sig SignalKind, stat string) string {
 
 // errorCodeLabel reports whether a request counter carries an HTTP 5xx or a
 // server-side gRPC failure code.
-func errorCodeLabel(ls Labels) bool {
+func errorCodeLabel(ls model.Labels) bool {
 	for _, name := range []string{"code", "status", "status_code", "response_code", "http_status", "http_status_code", "http_response_status_code"} {
-		if v := ls.Get(name); len(v) == 3 && v[0] == '5' && IsDigits(v) || strings.EqualFold(v, "5xx") {
+		if v := ls.Get(name); len(v) == 3 && v[0] == '5' && model.IsDigits(v) || strings.EqualFold(v, "5xx") {
 			return true
 		}
 	}
@@ -296,7 +298,7 @@ func errorCodeLabel(ls Labels) bool {
 	return false
 }
 
-// ClassifySeries sets s.Signal, s.Stat, s.Unit and s.Entity from the series
+// Series sets s.Signal, s.Stat, s.Unit and s.Entity from the series
 // name and labels. Fields a reader already set (non-zero) are kept, so a
 // reader that knows better can pre-fill them, and calling it twice is a
 // no-op. It never fails: unknown series get SignalOther and are kept.
@@ -309,14 +311,14 @@ func errorCodeLabel(ls Labels) bool {
 // ("rate1m" → "rate"), ratio words ("ratio"), mean words ("mean"), or a
 // counter's "_total" ("count"). A success ratio is SignalErrors with Stat
 // "success_ratio" (see BadDirection).
-func ClassifySeries(s *Series) {
+func Series(s *model.Series) {
 	toks, folded := nameTokens(s.Name)
 	n := &nameInfo{toks: toks, folded: folded, labels: s.Labels}
 	n.gpu = n.tok("dcgm", "nvidia", "gpu", "nvml", "smi") || FirstLabel(s.Labels, gpuLabelNames...) != ""
-	if s.Signal == SignalOther {
+	if s.Signal == model.SignalOther {
 		s.Signal = classifySignal(n)
-		if s.Signal == SignalTraffic && errorCodeLabel(s.Labels) {
-			s.Signal = SignalErrors
+		if s.Signal == model.SignalTraffic && errorCodeLabel(s.Labels) {
+			s.Signal = model.SignalErrors
 		}
 	}
 	if s.Stat == "" {
@@ -325,7 +327,7 @@ func ClassifySeries(s *Series) {
 	if s.Unit == "" {
 		s.Unit = classifyUnit(n, s.Signal, s.Stat)
 	}
-	if s.Entity.Kind == KindUnknown && s.Entity.Name == "" {
+	if s.Entity.Kind == model.KindUnknown && s.Entity.Name == "" {
 		s.Entity = entityOf(n)
 	}
 }
@@ -334,21 +336,21 @@ func ClassifySeries(s *Series) {
 // when a rise is bad (latency, errors, saturation, temperature, XID counts),
 // -1 when a fall is bad (success ratios, GPU SM/memory clocks, free or
 // available memory, "up"), 0 when unknown or both (traffic, other).
-func BadDirection(s *Series) int {
+func BadDirection(s *model.Series) int {
 	toks, folded := nameTokens(s.Name)
 	n := &nameInfo{toks: toks, folded: folded, labels: s.Labels}
-	if s.Stat == "success_ratio" || s.Name == "up" || n.tok("success", "availability", "apdex") && s.Signal != SignalTraffic {
+	if s.Stat == "success_ratio" || s.Name == "up" || n.tok("success", "availability", "apdex") && s.Signal != model.SignalTraffic {
 		return -1
 	}
 	switch s.Signal {
-	case SignalGPUClock:
+	case model.SignalGPUClock:
 		return -1
-	case SignalMemory, SignalGPUMemory:
+	case model.SignalMemory, model.SignalGPUMemory:
 		if n.tok("free", "available", "memavailable", "memfree") {
 			return -1
 		}
 		return +1
-	case SignalTraffic, SignalOther, SignalNVLink:
+	case model.SignalTraffic, model.SignalOther, model.SignalNVLink:
 		return 0
 	}
 	return +1
@@ -390,8 +392,8 @@ func usableWorkloadLabel(v string) bool {
 
 // podService is the workload a pod belongs to: WorkloadOf(pod) when the pod
 // name looks generated, else an app or container label, else the pod name.
-func podService(pod string, ls Labels) string {
-	if w := WorkloadOf(pod); w != pod {
+func podService(pod string, ls model.Labels) string {
+	if w := model.WorkloadOf(pod); w != pod {
 		return w
 	}
 	for _, name := range []string{"app_kubernetes_io_name", "app", "exported_container", "container"} {
@@ -404,12 +406,12 @@ func podService(pod string, ls Labels) string {
 
 // entityOf places a series, most specific entity first: GPU, edge, node
 // metric (node_ or node: prefix), pod, service, node.
-func entityOf(n *nameInfo) Entity {
+func entityOf(n *nameInfo) model.Entity {
 	ls := n.labels
-	node := NormalizeHost(FirstLabel(ls, NodeLabelNames...))
+	node := model.NormalizeHost(FirstLabel(ls, NodeLabelNames...))
 	pod := FirstLabel(ls, podLabelNames...)
 	if n.gpu {
-		if p := ls.Get("pod"); pod == p && strings.Contains(WorkloadOf(p), "dcgm-exporter") {
+		if p := ls.Get("pod"); pod == p && strings.Contains(model.WorkloadOf(p), "dcgm-exporter") {
 			pod = "" // the exporter's own pod, not the GPU's workload
 		}
 	}
@@ -417,7 +419,7 @@ func entityOf(n *nameInfo) Entity {
 	if pod != "" {
 		svc = podService(pod, ls)
 	}
-	instanceHost := NormalizeHost(ls.Get("instance"))
+	instanceHost := model.NormalizeHost(ls.Get("instance"))
 
 	// GPU: a UUID label, or a gpu index label on a GPU metric.
 	uuid := FirstLabel(ls, gpuLabelNames...)
@@ -435,7 +437,7 @@ func entityOf(n *nameInfo) Entity {
 				svc = c
 			}
 		}
-		return Entity{Kind: KindGPU, Name: id, GPU: id, Node: node, Service: svc}
+		return model.Entity{Kind: model.KindGPU, Name: id, GPU: id, Node: node, Service: svc}
 	}
 
 	for _, p := range edgeLabelPairs {
@@ -444,7 +446,7 @@ func entityOf(n *nameInfo) Entity {
 			if p[1] == "destination_service_name" {
 				callee, _, _ = strings.Cut(callee, ".")
 			}
-			return Entity{Kind: KindEdge, Name: caller + "->" + callee, Caller: caller, Callee: callee, Service: callee}
+			return model.Entity{Kind: model.KindEdge, Name: caller + "->" + callee, Caller: caller, Callee: callee, Service: callee}
 		}
 	}
 
@@ -455,7 +457,7 @@ func entityOf(n *nameInfo) Entity {
 			host = instanceHost
 		}
 		if host != "" {
-			return Entity{Kind: KindNode, Name: host, Node: host, Service: svc}
+			return model.Entity{Kind: model.KindNode, Name: host, Node: host, Service: svc}
 		}
 	}
 
@@ -463,12 +465,12 @@ func entityOf(n *nameInfo) Entity {
 		if node == "" && len(n.toks) > 0 && n.toks[0] == "container" {
 			node = instanceHost // cAdvisor is scraped from the node's kubelet
 		}
-		return Entity{Kind: KindPod, Name: pod, Service: svc, Node: node}
+		return model.Entity{Kind: model.KindPod, Name: pod, Service: svc, Node: node}
 	}
 
 	for _, name := range serviceLabelNames {
 		if v := ls.Get(name); usableWorkloadLabel(v) {
-			return Entity{Kind: KindService, Name: v, Service: v, Node: node}
+			return model.Entity{Kind: model.KindService, Name: v, Service: v, Node: node}
 		}
 	}
 
@@ -476,9 +478,9 @@ func entityOf(n *nameInfo) Entity {
 		node = instanceHost
 	}
 	if node != "" {
-		return Entity{Kind: KindNode, Name: node, Node: node}
+		return model.Entity{Kind: model.KindNode, Name: node, Node: node}
 	}
-	return Entity{}
+	return model.Entity{}
 }
 
 // versionLabelNames are the labels naming the version of the code a pod
@@ -491,13 +493,13 @@ var versionLabelNames = []string{"version", "app_version", "service_version", "s
 	"controller_revision_hash"}
 
 // VersionOf returns the version a series' labels give ("" when none).
-func VersionOf(ls Labels) string { return FirstLabel(ls, versionLabelNames...) }
+func VersionOf(ls model.Labels) string { return FirstLabel(ls, versionLabelNames...) }
 
 // PodOf returns the pod a series measures: its entity's name for a pod
 // series, else a pod label (a call-edge series reported per pod, a node
 // series copied per pod); "" when none.
-func PodOf(s *Series) string {
-	if s.Entity.Kind == KindPod {
+func PodOf(s *model.Series) string {
+	if s.Entity.Kind == model.KindPod {
 		return s.Entity.Name
 	}
 	return FirstLabel(s.Labels, podLabelNames...)
@@ -522,7 +524,7 @@ func IdentityLabel(name string) bool {
 
 // ServiceLabel returns the service a series' labels name, most explicit
 // label first ("" when none does).
-func ServiceLabel(ls Labels) string {
+func ServiceLabel(ls model.Labels) string {
 	for _, name := range serviceLabelNames {
 		if v := ls.Get(name); usableWorkloadLabel(v) {
 			return v

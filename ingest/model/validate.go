@@ -1,4 +1,4 @@
-package ingest
+package model
 
 import (
 	"errors"
@@ -184,37 +184,4 @@ func spanLess(x, y *Span) bool {
 		return x.TraceID.Low < y.TraceID.Low
 	}
 	return x.SpanID < y.SpanID
-}
-
-// enforceLimits trims what a reader produced to lim (spans, series, points),
-// with one ErrLimit warning per bound hit. Readers that stream (Jaeger, OTLP,
-// Prometheus) stop early themselves; this is the backstop for the others and
-// for the totals over all inputs. source names the input in the warning.
-func (b *Bundle) enforceLimits(lim Limits, source string) {
-	lim = lim.WithDefaults()
-	if n := len(b.Spans); n > lim.MaxSpans {
-		b.Spans = b.Spans[:lim.MaxSpans]
-		b.Warn(ErrLimit, source, n-lim.MaxSpans, "%d spans dropped: more than %d spans (--max-spans)", n-lim.MaxSpans, lim.MaxSpans)
-	}
-	if n := len(b.Series); n > lim.MaxSeries {
-		b.Series = b.Series[:lim.MaxSeries]
-		b.Warn(ErrLimit, source, n-lim.MaxSeries, "%d series dropped: more than %d series (--max-series)", n-lim.MaxSeries, lim.MaxSeries)
-	}
-	if n := len(b.Logs); n > lim.MaxLogRecords {
-		b.Logs = b.Logs[:lim.MaxLogRecords]
-		b.Warn(ErrLimit, source, n-lim.MaxLogRecords, "%d log records dropped: more than %d log records", n-lim.MaxLogRecords, lim.MaxLogRecords)
-	}
-	points := 0
-	for i, s := range b.Series {
-		if s == nil {
-			continue
-		}
-		if points+len(s.T) > lim.MaxPoints {
-			dropped := len(b.Series) - i
-			b.Series = b.Series[:i]
-			b.Warn(ErrLimit, source, dropped, "%d series dropped: more than %d points in all (--max-points)", dropped, lim.MaxPoints)
-			break
-		}
-		points += len(s.T)
-	}
 }

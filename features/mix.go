@@ -1,16 +1,16 @@
-package ingest
+package features
 
 import "math"
 
 // The operation mix's shares and deviation, shared by the features stage
 // (the operation-mix series) and the log series (the template mix).
 
-// MinMixSpans is the fewest spans a step needs for its mix to be scored.
-const MinMixSpans = 5
+// minMixSpans is the fewest spans a step needs for its mix to be scored.
+const minMixSpans = 5
 
-// MixShares turns a mix's reference counts into shares, in place, with half
+// mixShares turns a mix's reference counts into shares, in place, with half
 // a count added to each column (no zero expectations).
-func MixShares(ref []float64) {
+func mixShares(ref []float64) {
 	all := 0.0
 	for _, x := range ref {
 		all += x
@@ -20,11 +20,11 @@ func MixShares(ref []float64) {
 	}
 }
 
-// MixDeviate is the chi-square statistic of one cell's counts row (n in
+// mixDeviate is the chi-square statistic of one cell's counts row (n in
 // all) against the reference shares ref (len(ref) − 1 degrees of freedom),
 // as a standard normal deviate (Wilson–Hilferty: (X²/df)^(1/3) is about
 // normal).
-func MixDeviate[C int32 | float64](row []C, n float64, ref []float64) float64 {
+func mixDeviate[C int32 | float64](row []C, n float64, ref []float64) float64 {
 	chi := 0.0
 	for j, x := range row {
 		e := n * ref[j]

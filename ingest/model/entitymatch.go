@@ -1,4 +1,4 @@
-package ingest
+package model
 
 import (
 	"sort"
@@ -62,9 +62,10 @@ func MatchService(name string, known map[string]bool) string {
 	return ""
 }
 
-// collectEntities builds the sorted entity list, merging placement facts
-// (node, GPU, service) seen for the same entity in different sources.
-func (b *Bundle) collectEntities() {
+// CollectEntities builds the sorted entity list, merging placement facts
+// (node, GPU, service) seen for the same entity in different sources: the
+// last step of ingest.Finalize.
+func (b *Bundle) CollectEntities() {
 	m := map[string]*Entity{}
 	add := func(e Entity) {
 		if e.Kind == KindUnknown || e.Name == "" {

@@ -1,4 +1,4 @@
-package ingest
+package model
 
 import (
 	"cmp"
@@ -47,10 +47,10 @@ func (b *Bundle) LogSpans() ([]int32, []LogJoin) {
 	if len(b.Spans) == 0 || len(b.Logs) == 0 {
 		return span, how
 	}
-	index := newSpanTable(len(b.Spans), 1)
+	index := NewSpanTable(len(b.Spans), 1)
 	for i := range b.Spans {
-		if index.lookup(b.Spans, b.Spans[i].TraceID, b.Spans[i].SpanID) < 0 {
-			index.insert(b.Spans, int32(i))
+		if index.Lookup(b.Spans, b.Spans[i].TraceID, b.Spans[i].SpanID) < 0 {
+			index.Insert(b.Spans, int32(i))
 		}
 	}
 	// Spans by trace and service, and by pod (else service), each sorted
@@ -87,7 +87,7 @@ func (b *Bundle) LogSpans() ([]int32, []LogJoin) {
 	for i := range b.Logs {
 		r := &b.Logs[i]
 		if r.TraceID != (TraceID{}) && r.SpanID != 0 {
-			if si := index.lookup(b.Spans, r.TraceID, r.SpanID); si >= 0 {
+			if si := index.Lookup(b.Spans, r.TraceID, r.SpanID); si >= 0 {
 				span[i], how[i] = si, JoinSpanID
 				continue
 			}

@@ -1,4 +1,4 @@
-package ingest
+package model
 
 // The vocabulary of the series the features stage derives (package
 // features): their names and Source, read by every later stage. The

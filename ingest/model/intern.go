@@ -1,13 +1,11 @@
-package ingest
+package model
 
 // Helpers shared by the trace readers (jaeger.go, otlp.go): string
 // interning, span/trace ID parsing and
 // Jaeger tag coercion.
 
 import (
-	"encoding/json"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -92,38 +90,6 @@ func TruncateUTF8(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// TypeErrMsg renders a type error for JSONErrorAt and the readers.
-func TypeErrMsg(te *json.UnmarshalTypeError) error {
-	want := te.Type.String()
-	switch te.Type.Kind() {
-	case reflect.Struct, reflect.Map:
-		want = "a JSON object"
-	case reflect.Slice:
-		want = "a JSON array"
-	}
-	if te.Field == "" {
-		return fmt.Errorf("expected %s, found JSON %s", want, te.Value)
-	}
-	return fmt.Errorf("expected %s for field %q, found JSON %s", want, te.Field, te.Value)
-}
-
-// DescribeToken renders a JSON token for an error message.
-func DescribeToken(tok json.Token) string {
-	switch v := tok.(type) {
-	case nil:
-		return "null"
-	case json.Delim:
-		return strconv.Quote(v.String())
-	case string:
-		if len(v) > 40 {
-			v = v[:40] + "..."
-		}
-		return "string " + strconv.Quote(v)
-	default:
-		return fmt.Sprintf("%T %v", v, v)
-	}
 }
 
 // parseHex64 parses 1 to 16 hex digits; ok is false for anything else
