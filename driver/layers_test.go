@@ -34,8 +34,8 @@ var layers = map[string][]string{
 	"ingest/k8sevents":    {"ingest"},
 	"ingest/gpu":          {"ingest"},
 	"ingest/jaeger":       {"ingest", "ingest/fastjson"},
-	"ingest/logs":         {"ingest", "ingest/fastjson", "logtemplate"}, // the shared log machinery: the Drain miner
-	"ingest/otlp":         {"ingest", "ingest/logs"},                    // OTLP logs documents among span documents
+	"ingest/logs":         {"ingest", "ingest/fastjson", "ingest/model", "logtemplate"}, // the shared log machinery (sink, lines, the log step of Finalize): the Drain miner
+	"ingest/otlp":         {"ingest", "ingest/logs"},                                    // OTLP logs documents among span documents
 	"ingest/prometheus":   {"ingest", "ingest/classify", "ingest/fastjson"},
 	"features":            {"ingest", "measure"}, // between ingest and tcg: derived series, placement
 	"peers":               {"ingest", "measure"},

@@ -178,3 +178,23 @@ func enforceLimits(b *Bundle, lim Limits, source string) {
 		points += len(s.T)
 	}
 }
+
+// logDefaults fills the log budgets of l that are zero from d.
+func (l Limits) logDefaults(d Limits) Limits {
+	if l.MaxLogTemplates == 0 {
+		l.MaxLogTemplates = d.MaxLogTemplates
+	}
+	if l.MaxLogTemplatesTotal == 0 {
+		l.MaxLogTemplatesTotal = d.MaxLogTemplatesTotal
+	}
+	if l.MaxLogStreams == 0 {
+		l.MaxLogStreams = d.MaxLogStreams
+	}
+	if l.MaxLogEntities == 0 {
+		l.MaxLogEntities = d.MaxLogEntities
+	}
+	if l.MaxLogRecordBytes == 0 {
+		l.MaxLogRecordBytes = d.MaxLogRecordBytes
+	}
+	return l
+}

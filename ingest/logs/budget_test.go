@@ -1,9 +1,11 @@
-package ingest
+package logs
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // vlogsLines is a VictoriaLogs export of n lines, line i on stream
@@ -16,9 +18,9 @@ func vlogsLines(n int, stream func(int) string, msg func(int) string) string {
 	return sb.String()
 }
 
-func readLimited(t *testing.T, path string, lim Limits) *Bundle {
+func readLimited(t *testing.T, path string, lim ingest.Limits) *ingest.Bundle {
 	t.Helper()
-	b, err := Read([]string{path}, nil, Options{Limits: lim})
+	b, err := ingest.Read([]string{path}, nil, ingest.Options{Limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func readLimited(t *testing.T, path string, lim Limits) *Bundle {
 func TestLogStreamBudget(t *testing.T) {
 	p := writeTemp(t, t.TempDir(), "v.jsonl", vlogsLines(50, func(i int) string { return fmt.Sprintf(`app=\"svc-%d\"`, i%10) },
 		func(i int) string { return "request done" }))
-	b := readLimited(t, p, Limits{MaxLogStreams: 4})
+	b := readLimited(t, p, ingest.Limits{MaxLogStreams: 4})
 	if len(b.Logs) != 50 {
 		t.Fatalf("%d records, want all 50 (the overflow stream keeps them)", len(b.Logs))
 	}
@@ -44,7 +46,7 @@ func TestLogStreamBudget(t *testing.T) {
 	if labelled != 20 || overflow != 30 {
 		t.Errorf("%d labelled and %d overflow records, want 20 and 30", labelled, overflow)
 	}
-	if !hasLogWarning(b, ErrLimit, "30 log lines of streams past the first 4 kept in one unlabelled stream (--max-log-streams)") {
+	if !hasLogWarning(b, ingest.ErrLimit, "30 log lines of streams past the first 4 kept in one unlabelled stream (--max-log-streams)") {
 		t.Errorf("no stream budget warning: %v", b.Warnings)
 	}
 }
@@ -52,7 +54,7 @@ func TestLogStreamBudget(t *testing.T) {
 func TestLogRecordBytesBudget(t *testing.T) {
 	long := "2026-11-30T03:12:00Z ERROR " + strings.Repeat("é", 3000) + "\n"
 	p := writeTemp(t, t.TempDir(), "app.log", long+"2026-11-30T03:12:01Z INFO short\n")
-	b := readLimited(t, p, Limits{MaxLogRecordBytes: 1001})
+	b := readLimited(t, p, ingest.Limits{MaxLogRecordBytes: 1001})
 	if len(b.Logs) != 2 {
 		t.Fatalf("%d records, want 2", len(b.Logs))
 	}
@@ -61,7 +63,7 @@ func TestLogRecordBytesBudget(t *testing.T) {
 			t.Errorf("the cut split a character")
 		}
 	}
-	if !hasLogWarning(b, ErrLimit, "1 log records longer than 1001 bytes cut (--max-log-record-size)") {
+	if !hasLogWarning(b, ingest.ErrLimit, "1 log records longer than 1001 bytes cut (--max-log-record-size)") {
 		t.Errorf("no record size warning: %v", b.Warnings)
 	}
 }
@@ -72,7 +74,7 @@ func TestLogTemplateBudgets(t *testing.T) {
 	dir := t.TempDir()
 	p := writeTemp(t, dir, "v.jsonl", vlogsLines(60, func(i int) string { return fmt.Sprintf(`app=\"svc-%d\"`, i%3) }, distinct))
 
-	b := readLimited(t, p, Limits{MaxLogTemplates: 5})
+	b := readLimited(t, p, ingest.Limits{MaxLogTemplates: 5})
 	other := 0
 	for _, tp := range b.LogTemplates {
 		if tp.Pattern == "<other>" {
@@ -82,11 +84,11 @@ func TestLogTemplateBudgets(t *testing.T) {
 	if len(b.LogTemplates) != 3*6 || other != 45 {
 		t.Errorf("%d templates, %d lines in <other>; want 5 and <other> per service, 45 lines", len(b.LogTemplates), other)
 	}
-	if !hasLogWarning(b, ErrLimit, "45 log lines counted in their service's <other> template: more than 5 templates in one service (--max-log-templates)") {
+	if !hasLogWarning(b, ingest.ErrLimit, "45 log lines counted in their service's <other> template: more than 5 templates in one service (--max-log-templates)") {
 		t.Errorf("no per-service warning: %v", b.Warnings)
 	}
 
-	b = readLimited(t, p, Limits{MaxLogTemplatesTotal: 7})
+	b = readLimited(t, p, ingest.Limits{MaxLogTemplatesTotal: 7})
 	n := 0
 	for _, tp := range b.LogTemplates {
 		if tp.Pattern != "<other>" {
@@ -96,13 +98,13 @@ func TestLogTemplateBudgets(t *testing.T) {
 	if n != 7 {
 		t.Errorf("%d templates, want 7", n)
 	}
-	if !hasLogWarning(b, ErrLimit, "53 log lines counted in their service's <other> template: more than 7 templates in all (--max-log-templates-total)") {
+	if !hasLogWarning(b, ingest.ErrLimit, "53 log lines counted in their service's <other> template: more than 7 templates in all (--max-log-templates-total)") {
 		t.Errorf("no total warning: %v", b.Warnings)
 	}
 
 	// Two inputs of 7 templates each stay within 7 once merged.
 	q := writeTemp(t, dir, "w.jsonl", vlogsLines(60, func(i int) string { return `app=\"svc-0\"` }, func(i int) string { return distinct(i + 100) }))
-	b, err := Read([]string{p, q}, nil, Options{Limits: Limits{MaxLogTemplatesTotal: 7}})
+	b, err := ingest.Read([]string{p, q}, nil, ingest.Options{Limits: ingest.Limits{MaxLogTemplatesTotal: 7}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +114,7 @@ func TestLogTemplateBudgets(t *testing.T) {
 			n++
 		}
 	}
-	if n != 7 || !hasLogWarning(b, ErrLimit, "templates of the inputs counted in their service's <other> template") {
+	if n != 7 || !hasLogWarning(b, ingest.ErrLimit, "templates of the inputs counted in their service's <other> template") {
 		t.Errorf("%d templates after merging, want 7 and a warning: %v", n, b.Warnings)
 	}
 }
@@ -129,7 +131,7 @@ func TestLogEntityBudget(t *testing.T) {
 		return fmt.Sprintf(`app=\"svc-%d\"`, i-58)
 	}
 	p := writeTemp(t, t.TempDir(), "v.jsonl", vlogsLines(70, stream, func(int) string { return "ok" }))
-	b := readLimited(t, p, Limits{MaxLogEntities: 2})
+	b := readLimited(t, p, ingest.Limits{MaxLogEntities: 2})
 	if len(b.Logs) != 70 {
 		t.Fatalf("%d records, want 70 (unlabelled, not dropped)", len(b.Logs))
 	}
@@ -140,11 +142,11 @@ func TestLogEntityBudget(t *testing.T) {
 	if len(services) != 3 || services["svc-0"] != 40 || services["svc-1"] != 20 || services[""] != 10 {
 		t.Errorf("records per service %v, want svc-0 40, svc-1 20 and 10 unlabelled", services)
 	}
-	if !hasLogWarning(b, ErrLimit, "10 log records of 10 services and 0 pods kept unlabelled") {
+	if !hasLogWarning(b, ingest.ErrLimit, "10 log records of 10 services and 0 pods kept unlabelled") {
 		t.Errorf("no entity warning: %v", b.Warnings)
 	}
 	for _, s := range b.Series {
-		if s.Signal == SignalLogs && s.Entity.Service != "svc-0" && s.Entity.Service != "svc-1" {
+		if s.Signal == ingest.SignalLogs && s.Entity.Service != "svc-0" && s.Entity.Service != "svc-1" {
 			t.Errorf("a log series of %v", s.Entity)
 		}
 	}
@@ -158,18 +160,18 @@ func TestOTLPLogsDocumentBound(t *testing.T) {
 	// A small document, then one over the bound: the first is kept, the
 	// second named.
 	p := writeTemp(t, dir, "otlp-logs.jsonl", rec(1)+"\n"+rec(40)+"\n")
-	b := readLimited(t, p, Limits{MaxDocumentBytes: 2000})
-	if len(b.Logs) != 1 || !hasLogWarning(b, ErrPartialInput, "--max-document-size") {
+	b := readLimited(t, p, ingest.Limits{MaxDocumentBytes: 2000})
+	if len(b.Logs) != 1 || !hasLogWarning(b, ingest.ErrPartialInput, "--max-document-size") {
 		t.Errorf("%d records, warnings %v; want 1 and the document bound named", len(b.Logs), b.Warnings)
 	}
 	// One document over the bound: the input is refused, with the flag.
 	q := writeTemp(t, dir, "big-otlp-logs.json", rec(40))
-	_, err := ReadFile(q, nil, Limits{MaxDocumentBytes: 2000})
+	_, err := ingest.ReadFile(q, nil, ingest.Limits{MaxDocumentBytes: 2000})
 	if err == nil || !strings.Contains(err.Error(), "--max-document-size") {
 		t.Errorf("err = %v, want the document bound", err)
 	}
 	// Within the bound: read.
-	if b := readLimited(t, q, Limits{MaxDocumentBytes: 1 << 20}); len(b.Logs) != 1 {
+	if b := readLimited(t, q, ingest.Limits{MaxDocumentBytes: 1 << 20}); len(b.Logs) != 1 {
 		t.Errorf("%d records within the bound", len(b.Logs))
 	}
 }
@@ -184,11 +186,11 @@ func TestLogPendingBytesBudget(t *testing.T) {
 		fmt.Fprintf(&sb, `{"log":"ERROR %s\n","stream":"stdout","time":"2026-11-30T03:12:%02dZ","kubernetes":{"pod_name":"cart-%d","container_name":"cart"}}`+"\n", body, i%60, i)
 	}
 	p := writeTemp(t, t.TempDir(), "fluent.jsonl", sb.String())
-	b := readLimited(t, p, Limits{MaxLogEntities: 1000})
+	b := readLimited(t, p, ingest.Limits{MaxLogEntities: 1000})
 	if len(b.Logs) != 600 {
 		t.Errorf("%d records, want 600", len(b.Logs))
 	}
-	if !hasLogWarning(b, ErrLimit, "MiB of log records waiting for continuation lines: finished early 1 times") {
+	if !hasLogWarning(b, ingest.ErrLimit, "MiB of log records waiting for continuation lines: finished early 1 times") {
 		t.Errorf("no pending-bytes warning: %v", b.Warnings)
 	}
 }
@@ -204,18 +206,18 @@ func TestLokiStreamBound(t *testing.T) {
 	body := func(streams ...string) string {
 		return `{"status":"success","data":{"resultType":"streams","result":[` + strings.Join(streams, ",") + `]}}`
 	}
-	lim := Limits{MaxDocumentBytes: 2000}
+	lim := ingest.Limits{MaxDocumentBytes: 2000}
 	// Many small streams: more than the bound in all, each within it.
 	small := body(stream(10), stream(10), stream(10), stream(10), stream(10), stream(10), stream(10), stream(10))
 	if len(small) <= 2000 {
 		t.Fatalf("the small streams hold only %d bytes", len(small))
 	}
-	b, err := Decoder(FormatLokiStreams)("loki.json", strings.NewReader(small), lim)
+	b, err := ingest.Decoder(ingest.FormatLokiStreams)("loki.json", strings.NewReader(small), lim)
 	if err != nil || len(b.Logs) != 80 {
 		t.Fatalf("small streams: %v, %v records", err, b)
 	}
 	// One stream over the bound: refused, naming the flag.
-	_, err = Decoder(FormatLokiStreams)("loki.json", strings.NewReader(body(stream(200))), lim)
+	_, err = ingest.Decoder(ingest.FormatLokiStreams)("loki.json", strings.NewReader(body(stream(200))), lim)
 	if err == nil || !strings.Contains(err.Error(), "Loki stream larger than 2000 bytes (--max-document-size)") || !strings.Contains(err.Error(), "loki.json") {
 		t.Errorf("err = %v, want the stream bound with the file", err)
 	}

@@ -1,10 +1,11 @@
-package ingest
+package logs
 
 import (
 	"cmp"
 	"slices"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest/model"
 	"github.com/pipeline-analyze/pipeline-analyze/logtemplate"
 )
@@ -21,8 +22,11 @@ import (
 //  4. a record whose stream names no service but whose (trace, span) is a
 //     span of the bundle moves to a stream of that span's service.
 
-// finalizeLogs runs steps 1–4; the spans must be sorted and deduplicated.
-func finalizeLogs(b *Bundle, opt Options) {
+func init() { ingest.RegisterLogFinalizer(finalizeLogs) }
+
+// finalizeLogs runs steps 1–4 (ingest.Finalize calls it: registered from
+// init); the spans must be sorted and deduplicated.
+func finalizeLogs(b *ingest.Bundle, opt ingest.Options) {
 	if len(b.Logs) == 0 && len(b.LogStreams) == 0 {
 		return
 	}
@@ -35,18 +39,18 @@ func finalizeLogs(b *Bundle, opt Options) {
 }
 
 // applyLogEntity gives the streams without labels the entity of the flag.
-func applyLogEntity(b *Bundle, name string) {
+func applyLogEntity(b *ingest.Bundle, name string) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return
 	}
-	var ls LogStream
+	var ls ingest.LogStream
 	switch {
 	case strings.HasPrefix(name, "pod/"):
 		ls.Pod = name[len("pod/"):]
 	case strings.HasPrefix(name, "service/"):
 		ls.Service = name[len("service/"):]
-	case WorkloadOf(name) != name:
+	case ingest.WorkloadOf(name) != name:
 		ls.Pod = name
 	default:
 		ls.Service = name
@@ -60,7 +64,7 @@ func applyLogEntity(b *Bundle, name string) {
 }
 
 // mergeLogTemplates is step 2, within the template budgets of lim.
-func mergeLogTemplates(b *Bundle, lim Limits) {
+func mergeLogTemplates(b *ingest.Bundle, lim ingest.Limits) {
 	type key struct{ group, pattern string }
 	distinct := map[key]int{}
 	var keys []key
@@ -116,7 +120,7 @@ func mergeLogTemplates(b *Bundle, lim Limits) {
 	}
 	// Merge by final pattern; aggregate.
 	merged := map[key]int{}
-	var out []LogTemplate
+	var out []ingest.LogTemplate
 	remap := make([]int32, len(b.LogTemplates))
 	for i := range b.LogTemplates {
 		t := &b.LogTemplates[i]
@@ -125,7 +129,7 @@ func mergeLogTemplates(b *Bundle, lim Limits) {
 		if !ok {
 			j = len(out)
 			merged[k] = j
-			out = append(out, LogTemplate{Group: k.group, Pattern: k.pattern, First: t.First, Example: t.Example,
+			out = append(out, ingest.LogTemplate{Group: k.group, Pattern: k.pattern, First: t.First, Example: t.Example,
 				ExampleSource: t.ExampleSource, ExampleLine: t.ExampleLine})
 		}
 		o := &out[j]
@@ -146,7 +150,7 @@ func mergeLogTemplates(b *Bundle, lim Limits) {
 		return cmp.Or(strings.Compare(out[x].Group, out[y].Group), strings.Compare(out[x].Pattern, out[y].Pattern))
 	})
 	pos := make([]int32, len(out))
-	sorted := make([]LogTemplate, len(out))
+	sorted := make([]ingest.LogTemplate, len(out))
 	for newID, old := range ids {
 		pos[old] = int32(newID)
 		sorted[newID] = out[old]
@@ -161,7 +165,7 @@ func mergeLogTemplates(b *Bundle, lim Limits) {
 // earlierExample reports whether t's example should replace o's: the
 // earlier record, ties broken by source, line and text (never by file
 // order).
-func earlierExample(t, o *LogTemplate) bool {
+func earlierExample(t, o *ingest.LogTemplate) bool {
 	if t.First != o.First {
 		return t.First < o.First
 	}
@@ -171,15 +175,15 @@ func earlierExample(t, o *LogTemplate) bool {
 
 // sortLogs sorts the records by time, ties in input order, in place: a
 // copy of 10M records would be another 480 MB.
-func sortLogs(b *Bundle) {
-	byTime := func(x, y LogRecord) int { return cmp.Compare(x.Time, y.Time) }
+func sortLogs(b *ingest.Bundle) {
+	byTime := func(x, y ingest.LogRecord) int { return cmp.Compare(x.Time, y.Time) }
 	if !slices.IsSortedFunc(b.Logs, byTime) {
 		slices.SortStableFunc(b.Logs, byTime)
 	}
 }
 
 // attachLogsToSpans is step 4.
-func attachLogsToSpans(b *Bundle) {
+func attachLogsToSpans(b *ingest.Bundle) {
 	if len(b.Spans) == 0 {
 		return
 	}
@@ -200,7 +204,7 @@ func attachLogsToSpans(b *Bundle) {
 			index.Insert(b.Spans, int32(i))
 		}
 	}
-	derived := map[LogStream]int32{}
+	derived := map[ingest.LogStream]int32{}
 	for i := range b.Logs {
 		r := &b.Logs[i]
 		ls := b.LogStreams[r.Stream]

@@ -1,4 +1,4 @@
-package ingest
+package logs
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/logtemplate"
 )
 
@@ -43,28 +44,9 @@ const MaxPendingBytes = 32 << 20
 // past MaxLogStreams (it names no entity; LogEntity does not apply to it).
 const OverflowEntity = "overflow"
 
-func (l Limits) logDefaults(d Limits) Limits {
-	if l.MaxLogTemplates == 0 {
-		l.MaxLogTemplates = d.MaxLogTemplates
-	}
-	if l.MaxLogTemplatesTotal == 0 {
-		l.MaxLogTemplatesTotal = d.MaxLogTemplatesTotal
-	}
-	if l.MaxLogStreams == 0 {
-		l.MaxLogStreams = d.MaxLogStreams
-	}
-	if l.MaxLogEntities == 0 {
-		l.MaxLogEntities = d.MaxLogEntities
-	}
-	if l.MaxLogRecordBytes == 0 {
-		l.MaxLogRecordBytes = d.MaxLogRecordBytes
-	}
-	return l
-}
-
 // MinerParams are the miner parameters of the budgets lim (one budget b
 // shared by the miners of an input, or of the merge).
-func MinerParams(lim Limits, b *logtemplate.Budget) logtemplate.Params {
+func MinerParams(lim ingest.Limits, b *logtemplate.Budget) logtemplate.Params {
 	return logtemplate.Params{MaxTemplates: lim.MaxLogTemplates, Budget: b}
 }
 
@@ -83,18 +65,18 @@ func (c *MinerCuts) Add(s logtemplate.Stats) {
 
 // Warn adds one warning per bound that cut something; what names the
 // things counted ("log lines", or "templates" when merging the inputs').
-func (c MinerCuts) Warn(b *Bundle, source, what string, lim Limits) {
+func (c MinerCuts) Warn(b *ingest.Bundle, source, what string, lim ingest.Limits) {
 	if c.perService > 0 {
-		b.Warn(ErrLimit, source, c.perService, "%d %s counted in their service's <other> template: more than %d templates in one service (--max-log-templates)", c.perService, what, lim.MaxLogTemplates)
+		b.Warn(ingest.ErrLimit, source, c.perService, "%d %s counted in their service's <other> template: more than %d templates in one service (--max-log-templates)", c.perService, what, lim.MaxLogTemplates)
 	}
 	if c.total > 0 {
-		b.Warn(ErrLimit, source, c.total, "%d %s counted in their service's <other> template: more than %d templates in all (--max-log-templates-total)", c.total, what, lim.MaxLogTemplatesTotal)
+		b.Warn(ingest.ErrLimit, source, c.total, "%d %s counted in their service's <other> template: more than %d templates in all (--max-log-templates-total)", c.total, what, lim.MaxLogTemplatesTotal)
 	}
 	if c.leaf > 0 {
-		b.Warn(ErrLimit, source, c.leaf, "%d %s counted in their service's <other> template: more than %d templates of the same length and first word", c.leaf, what, logtemplate.DefaultParams().MaxLeafTemplates)
+		b.Warn(ingest.ErrLimit, source, c.leaf, "%d %s counted in their service's <other> template: more than %d templates of the same length and first word", c.leaf, what, logtemplate.DefaultParams().MaxLeafTemplates)
 	}
 	if c.tokens > 0 {
-		b.Warn(ErrLimit, source, c.tokens, "%d words of %s longer than %d bytes mined by their start", c.tokens, what, logtemplate.DefaultParams().MaxTokenBytes)
+		b.Warn(ingest.ErrLimit, source, c.tokens, "%d words of %s longer than %d bytes mined by their start", c.tokens, what, logtemplate.DefaultParams().MaxTokenBytes)
 	}
 }
 
@@ -113,7 +95,7 @@ func CutText(s string, n int) string {
 // busiest pods (ties by name); the others' streams lose their labels (their
 // records are kept, with their trace links), with a warning: every service
 // and pod with records costs a few series over the whole grid.
-func capLogEntities(b *Bundle, max int) {
+func capLogEntities(b *ingest.Bundle, max int) {
 	if max <= 0 || len(b.LogStreams) <= max {
 		return // fewer streams than the bound: fewer entities too
 	}
@@ -125,7 +107,7 @@ func capLogEntities(b *Bundle, max int) {
 	for i := range b.Logs {
 		per[b.Logs[i].Stream]++
 	}
-	count := func(name func(ls *LogStream) string) (keep map[string]bool, cut int) {
+	count := func(name func(ls *ingest.LogStream) string) (keep map[string]bool, cut int) {
 		idx := map[string]int{}
 		var ents []ent
 		for i := range b.LogStreams {
@@ -151,8 +133,8 @@ func capLogEntities(b *Bundle, max int) {
 		}
 		return keep, len(ents) - max
 	}
-	svc, cutSvc := count(func(ls *LogStream) string { return ls.Service })
-	pods, cutPods := count(func(ls *LogStream) string { return ls.Pod })
+	svc, cutSvc := count(func(ls *ingest.LogStream) string { return ls.Service })
+	pods, cutPods := count(func(ls *ingest.LogStream) string { return ls.Pod })
 	if svc == nil && pods == nil {
 		return
 	}
@@ -164,6 +146,6 @@ func capLogEntities(b *Bundle, max int) {
 			ls.Service, ls.Pod, ls.Namespace, ls.Container, ls.EntityFrom = "", "", "", "", OverflowEntity
 		}
 	}
-	b.Warn(ErrLimit, "logs", moved, "%d log records of %d services and %d pods kept unlabelled: only the %d busiest services and pods keep log series (--max-log-entities)",
+	b.Warn(ingest.ErrLimit, "logs", moved, "%d log records of %d services and %d pods kept unlabelled: only the %d busiest services and pods keep log series (--max-log-entities)",
 		moved, cutSvc, cutPods, max)
 }

@@ -1,4 +1,4 @@
-package ingest
+package logs
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // lineGen is an io.Reader of n generated lines (line(i, buf) appends line
@@ -40,7 +42,7 @@ func BenchmarkLogLines(b *testing.B) {
 	for _, n := range []int{1_000_000, 10_000_000} {
 		for _, raised := range []bool{false, true} {
 			name := fmt.Sprintf("lines=%dM/budget=default", n/1_000_000)
-			lim := Limits{}
+			lim := ingest.Limits{}
 			if raised {
 				name = fmt.Sprintf("lines=%dM/budget=raised", n/1_000_000)
 				lim.MaxLogRecords = n
@@ -54,11 +56,11 @@ func BenchmarkLogLines(b *testing.B) {
 						buf = strconv.AppendInt(buf, int64(i%97), 10)
 						return append(buf, "ms\n"...)
 					}}
-					bd, err := Decoder(FormatTextLog)("app.log", g, lim)
+					bd, err := ingest.Decoder(ingest.FormatTextLog)("app.log", g, lim)
 					if err != nil {
 						b.Fatal(err)
 					}
-					finalizeLogs(bd, Options{Limits: lim})
+					finalizeLogs(bd, ingest.Options{Limits: lim})
 					b.ReportMetric(float64(len(bd.Logs)), "records")
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/line")
@@ -90,11 +92,11 @@ func BenchmarkLogTemplates(b *testing.B) {
 					}
 					return append(buf, "\"}\n"...)
 				}}
-				bd, err := Decoder(FormatVictoriaLogs)("v.jsonl", g, Limits{})
+				bd, err := ingest.Decoder(ingest.FormatVictoriaLogs)("v.jsonl", g, ingest.Limits{})
 				if err != nil {
 					b.Fatal(err)
 				}
-				finalizeLogs(bd, Options{})
+				finalizeLogs(bd, ingest.Options{})
 				b.ReportMetric(float64(len(bd.LogTemplates)), "templates")
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/line")
