@@ -136,7 +136,7 @@ func TestClockSkewAdjust(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &Bundle{Spans: tc.spans, Inputs: []Input{{Path: "t.json"}}}
-			if err := Finalize(b, Options{}); err != nil {
+			if err := Finalize(b, Options{NoFeatures: true}); err != nil {
 				t.Fatal(err)
 			}
 			if err := b.Validate(); err != nil {
@@ -187,7 +187,7 @@ func TestClockSkewSortAndParents(t *testing.T) {
 		)
 	}
 	b := &Bundle{Spans: spans, Inputs: []Input{{Path: "t.json"}}}
-	if err := Finalize(b, Options{}); err != nil {
+	if err := Finalize(b, Options{NoFeatures: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Validate(); err != nil {

@@ -27,16 +27,22 @@ const maxGridCells = 20_000
 //     derived from spans, the operation mix, the log series with the
 //     default reference period);
 //  5. every series of step ≥ 1 s aligned onto the grid (gaps warned);
-//  6. the entity list.
+//  6. the entity list (Bundle.CollectEntities).
 //
-// Log records are finalized beside (logfinalize.go: templates merged across
+// Log records are finalized beside (the log step package ingest/logs
+// registers, RegisterLogFinalizer: templates merged across
 // files, records sorted, linked to spans; their entities matched like the
 // series'); the features stage derives the log series with the default
 // reference period (features.DeriveLogSeries derives them again for the
 // incident's baseline).
 //
-// Finalize is idempotent only in the sense that it must be called once.
+// Finalize is idempotent only in the sense that it must be called once. It
+// returns ErrNoFeatures, doing nothing, when opt neither sets Derive nor
+// says NoFeatures.
 func Finalize(b *Bundle, opt Options) error {
+	if err := opt.checkFeatures(); err != nil {
+		return err
+	}
 	cleanSeries(b)
 	onGrid := dropTimeOutliers(b)
 	checkCounterResets(b)

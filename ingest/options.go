@@ -1,6 +1,9 @@
 package ingest
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // Limits bound what hostile or runaway input can make the readers allocate.
 // A zero field means "use the default".
@@ -119,7 +122,11 @@ func (l Limits) WithDefaults() Limits {
 	return l.logDefaults(d)
 }
 
-// Options configure reading and alignment. The zero value is usable.
+// Options configure reading and alignment. The zero value reads with the
+// default limits and step, but Read and Finalize also need to be told about
+// the features stage: either Derive (features.Read and features.Finalize set
+// it) or NoFeatures, else they fail with ErrNoFeatures, so that no reader
+// skips the stage without saying so.
 type Options struct {
 	Limits Limits
 	// Step is the common step series are aligned to and span RED series are
@@ -144,6 +151,24 @@ type Options struct {
 	// matching, process placement, span-derived RED series, the operation
 	// mix and the log series are all features).
 	Derive func(*Bundle)
+	// NoFeatures says that the bundle is read without the features stage on
+	// purpose (the core's and the decoders' own tests, a program that needs
+	// only what the inputs say). With Derive nil and NoFeatures false, Read
+	// and Finalize return ErrNoFeatures and do nothing.
+	NoFeatures bool
+}
+
+// ErrNoFeatures is what Read and Finalize return when Options say neither
+// how to run the features stage (Derive) nor that it is skipped on purpose
+// (NoFeatures).
+var ErrNoFeatures = errors.New("ingest: Options.Derive is nil and Options.NoFeatures is not set: read through features.Read or features.Finalize, or set NoFeatures to skip the features stage on purpose")
+
+// checkFeatures is the ErrNoFeatures check of Read and Finalize.
+func (opt Options) checkFeatures() error {
+	if opt.Derive == nil && !opt.NoFeatures {
+		return ErrNoFeatures
+	}
+	return nil
 }
 
 // enforceLimits trims what a reader produced to lim (spans, series, points),

@@ -36,6 +36,9 @@ func ExpandPaths(paths []string) ([]string, error) {
 // range is disjoint from all the others (see disjointInputs). Read fails
 // only when nothing at all could be read, returning the first error.
 func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
+	if err := opt.checkFeatures(); err != nil {
+		return nil, err
+	}
 	files, unread := expandPaths(paths)
 	if len(files) == 0 {
 		switch len(unread) {

@@ -20,7 +20,7 @@ func vlogsLines(n int, stream func(int) string, msg func(int) string) string {
 
 func readLimited(t *testing.T, path string, lim ingest.Limits) *ingest.Bundle {
 	t.Helper()
-	b, err := ingest.Read([]string{path}, nil, ingest.Options{Limits: lim})
+	b, err := ingest.Read([]string{path}, nil, ingest.Options{Limits: lim, NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestLogTemplateBudgets(t *testing.T) {
 
 	// Two inputs of 7 templates each stay within 7 once merged.
 	q := writeTemp(t, dir, "w.jsonl", vlogsLines(60, func(i int) string { return `app=\"svc-0\"` }, func(i int) string { return distinct(i + 100) }))
-	b, err := ingest.Read([]string{p, q}, nil, ingest.Options{Limits: ingest.Limits{MaxLogTemplatesTotal: 7}})
+	b, err := ingest.Read([]string{p, q}, nil, ingest.Options{Limits: ingest.Limits{MaxLogTemplatesTotal: 7}, NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
