@@ -6,11 +6,6 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
-// Options configure the features stage. The zero value is the default (and
-// today the only setting): the stage's parameters are the constants of the
-// table in doc.go, each with the reason for its value.
-type Options struct{}
-
 // Read reads the inputs as ingest.Read does, with the features stage run
 // inside Finalize: what every caller that analyses data uses, so that none
 // forgets the features.
@@ -49,13 +44,14 @@ func Deriver(fo Options) func(*ingest.Bundle) {
 //
 // The trace series and the operation mix only read the spans: side by side
 // on big inputs (ingest.BothIf).
-func Derive(b *ingest.Bundle, _ Options) {
+func Derive(b *ingest.Bundle, fo Options) {
+	fo = fo.withDefaults()
 	matchEntities(b)
 	matchLogStreams(b)
 	matchGPUs(b)
 	placeProcesses(b)
 	var mix []*ingest.Series
-	ingest.BothIf(len(b.Spans), func() { deriveTraceSeries(b, b.Parent) }, func() { mix = operationMixSeries(b) })
+	ingest.BothIf(len(b.Spans), func() { deriveTraceSeries(b, b.Parent) }, func() { mix = operationMixSeries(b, fo) })
 	b.Series = append(b.Series, mix...)
-	deriveDefaultLogSeries(b)
+	deriveDefaultLogSeries(b, fo)
 }

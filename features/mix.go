@@ -5,9 +5,6 @@ import "math"
 // The operation mix's shares and deviation, shared by the features stage
 // (the operation-mix series) and the log series (the template mix).
 
-// minMixSpans is the fewest spans a step needs for its mix to be scored.
-const minMixSpans = 5
-
 // mixShares turns a mix's reference counts into shares, in place, with half
 // a count added to each column (no zero expectations).
 func mixShares(ref []float64) {

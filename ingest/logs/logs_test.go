@@ -399,9 +399,9 @@ func TestDeriveLogSeries(t *testing.T) {
 	t0 := b.Logs[0].Time
 	base := t0
 	ws := t0 + ingest.Time(29*15*time.Second)
-	features.DeriveLogSeries(b, base, ws)
+	features.DeriveLogSeries(b, base, ws, features.Options{})
 	before := len(b.Series)
-	features.DeriveLogSeries(b, base, ws) // idempotent: replaces
+	features.DeriveLogSeries(b, base, ws, features.Options{}) // idempotent: replaces
 	if len(b.Series) != before {
 		t.Fatalf("%d series after the second call, %d after the first", len(b.Series), before)
 	}
