@@ -191,6 +191,13 @@ func TestDecodersImportOnlyTheCore(t *testing.T) {
 	if n < 7 {
 		t.Errorf("%d decoder packages in layers, want the 7 families (alertmanager, gpu, jaeger, k8sevents, logs, otlp, prometheus)", n)
 	}
+	// The model imports nothing of the module, classification only the
+	// model: a decoder that imports them imports no more than the core.
+	for pkg, want := range map[string][]string{"ingest/model": {}, "ingest/classify": {"ingest/model"}} {
+		if got, ok := layers[pkg]; !ok || !slices.Equal(got, want) {
+			t.Errorf("layers[%s] = %v, want %v", pkg, got, want)
+		}
+	}
 	// Every decoder package is registered by ingest/formats.
 	for pkg := range layers {
 		if strings.HasPrefix(pkg, "ingest/") && !slices.Contains(coreLibraries, pkg) && !slices.Contains(layers["ingest/formats"], pkg) {

@@ -40,7 +40,7 @@ type Limits struct {
 	QueryTimeout time.Duration
 	// StallTimeout is the longest wait for the next byte of a pipe or FIFO.
 	StallTimeout time.Duration
-	// Log budgets (logbudget.go): templates mined per service of one input
+	// Log budgets (ingest/logs/budget.go): templates mined per service of one input
 	// and per input in all (also over all inputs once merged), streams kept
 	// of one input, services and pods with log series over all inputs, and
 	// bytes kept of one log record's text. What they cut is warned.

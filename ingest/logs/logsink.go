@@ -35,7 +35,7 @@ type LogSink struct {
 	secScale int // times that were seconds, ms or µs in a nanosecond field
 
 	budget     *logtemplate.Budget // templates of all the input's miners
-	overflow   int32               // the overflow stream (logbudget.go), -1 until needed
+	overflow   int32               // the overflow stream (budget.go), -1 until needed
 	overRecs   int                 // lines of the streams past MaxLogStreams
 	spanDocs   int                 // OTLP span documents among logs documents (skipped)
 	bound      *docBound           // the Loki reader's bound on one stream object (nil elsewhere)
