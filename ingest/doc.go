@@ -22,8 +22,10 @@
 //     unit and entity from its name and labels (ClassifySeries here). The
 //     Prometheus decoder calls it at read time: the entity it sets decides
 //     the series' keys, order, limits and per-input counts.
-//   - the decoders: one package per family (ingest/jaeger, ingest/otlp,
-//     ingest/prometheus, ingest/logs, ingest/gpu, ingest/k8sevents,
+//   - the decoders: one package per format or family (ingest/jaeger,
+//     ingest/otlp, ingest/prometheus, ingest/logs, ingest/gpu/nvidiasmi,
+//     ingest/gpu/nvml, ingest/gpu/nsight and ingest/gpu/kineto over the GPU
+//     family's shared package ingest/gpu, ingest/k8sevents,
 //     ingest/alertmanager) that registers its formats from its init function
 //     with RegisterFormat, as image/png registers with image; ingest/formats
 //     imports them all, and whoever reads data imports it. ingest/logs also

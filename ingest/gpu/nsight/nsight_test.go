@@ -1,9 +1,8 @@
-package gpu
+package nsight
 
 import (
 	"errors"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,21 +11,6 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
-
-// sumSeries returns the sum of the non-NaN values of the named series.
-func sumSeries(t *testing.T, b *ingest.Bundle, name, label, value string) (float64, *ingest.Series) {
-	t.Helper()
-	s := findSeries(t, b, name, label, value)
-	sum := 0.0
-	for _, v := range s.V {
-		if !math.IsNaN(v) {
-			sum += v
-		}
-	}
-	return sum, s
-}
-
-func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
 func TestNsightSQLite(t *testing.T) {
 	path := filepath.Join(testkit.SharedDir(t), "samples", "saxpy-mpi-cuda_nsys_perlmutter0.sqlite")
@@ -98,42 +82,6 @@ func TestNsightSQLiteMalformed(t *testing.T) {
 			var ie *ingest.InputError
 			if !errors.As(err, &ie) || ie.File != p {
 				t.Fatalf("err = %v, want *InputError on %s", err, p)
-			}
-		})
-	}
-}
-
-func TestTimelineStep(t *testing.T) {
-	tests := []struct {
-		name string
-		span time.Duration
-		want time.Duration
-	}{
-		{"default", 10 * time.Second, 100 * time.Millisecond},
-		{"short nsys", 1097528087, 20 * time.Millisecond},
-		{"very short", 176352, 2 * time.Microsecond},
-		{"long", time.Hour, 10 * time.Second},
-		{"empty", 0, 100 * time.Millisecond},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := timelineStep(int64(tc.span)); got != tc.want {
-				t.Errorf("timelineStep(%v) = %v, want %v", tc.span, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestShortKernelName(t *testing.T) {
-	tests := []struct{ name, in, want string }{
-		{"plain", "saxpy", "saxpy"},
-		{"void template", "void at::native::(anonymous namespace)::CatArrayBatchedCopy_aligned16_contig<at::native::OpaqueType<4u>, unsigned int>(int)", "at::native::CatArrayBatchedCopy_aligned16_contig"},
-		{"signature", "saxpy(double *, double *, double *, double, int)", "saxpy"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := shortKernelName(tc.in); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package gpu
+package nvidiasmi
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/gpu"
 )
 
 // This file reads the two text outputs of nvidia-smi:
@@ -28,72 +29,11 @@ import (
 // smiTimeLayouts are the timestamp layouts nvidia-smi prints in CSV output.
 var smiTimeLayouts = []string{"2006/01/02 15:04:05.000", "2006/01/02 15:04:05", "2006-01-02 15:04:05.000", "2006-01-02 15:04:05"}
 
-// gpuEntity builds the GPU entity of a sample: named by its UUID when known,
-// else "host/gpuN" (host "localhost" when the host is unknown too).
-func gpuEntity(uuid, host, index string) ingest.Entity {
-	name := uuid
-	if name == "" {
-		h := host
-		if h == "" {
-			h = "localhost"
-		}
-		if index == "" {
-			index = "0"
-		}
-		name = h + "/gpu" + index
-	}
-	return ingest.Entity{Kind: ingest.KindGPU, Name: name, GPU: name, Node: host}
-}
-
-// seriesSet collects series in order of first appearance, keyed by name+labels.
-type seriesSet struct {
-	source string
-	order  []*ingest.Series
-	byKey  map[string]*ingest.Series
-}
-
-func newSeriesSet(source string) *seriesSet {
-	return &seriesSet{source: source, byKey: map[string]*ingest.Series{}}
-}
-
-// get returns the series name+labels, creating it with the given metadata.
-//
-// Every series carries a "gpu" label with its entity's name, so that series of
-// different GPUs from one file have distinct keys.
-func (ss *seriesSet) get(name string, labels ingest.Labels, e ingest.Entity, sig ingest.SignalKind, unit string) *ingest.Series {
-	if labels.Get("gpu") == "" {
-		labels = append(labels, ingest.Label{Name: "gpu", Value: e.Name})
-	}
-	ingest.SortLabels(labels)
-	k := name + labels.String()
-	if s, ok := ss.byKey[k]; ok {
-		return s
-	}
-	s := &ingest.Series{Name: name, Labels: labels, Entity: e, Signal: sig, Unit: unit, Source: ss.source}
-	ss.byKey[k] = s
-	ss.order = append(ss.order, s)
-	return s
-}
-
 // smiCellKey names the series a CSV cell goes to: its row's identity (the
 // GPU entity and the row's labels) and its column.
 type smiCellKey struct {
 	row string
 	col int
-}
-
-// nonEmpty returns the series that hold at least one non-NaN value.
-func (ss *seriesSet) nonEmpty() []*ingest.Series {
-	var out []*ingest.Series
-	for _, s := range ss.order {
-		for _, v := range s.V {
-			if !math.IsNaN(v) {
-				out = append(out, s)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // metricName turns an nvidia-smi field name into a metric-name fragment.
@@ -275,7 +215,7 @@ func (lr *lineReader) scan() (string, bool) {
 func decodeNvidiaSmiCSV(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	b := &ingest.Bundle{}
 	lr := newLineReader(r)
-	ss := newSeriesSet(name)
+	ss := gpu.NewSeriesSet(name)
 	var cols []smiColumn
 	var header string
 	tsCol, uuidCol, idxCol, busCol, pidCol, procCol, hostCol := -1, -1, -1, -1, -1, -1, -1
@@ -380,7 +320,7 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 		if idx == "" {
 			idx = cell(busCol)
 		}
-		e := gpuEntity(cell(uuidCol), cell(hostCol), idx)
+		e := gpu.Entity(cell(uuidCol), cell(hostCol), idx)
 		var labels ingest.Labels
 		if pid := cell(pidCol); pid != "" {
 			labels = append(labels, ingest.Label{Name: "pid", Value: pid})
@@ -411,7 +351,7 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 			ck := smiCellKey{rowKey, i}
 			s := bySeriesCell[ck] // ss.get, memoised per row identity and column
 			if s == nil {
-				s = ss.get("nvidia_smi_"+metricName(c.field), append(ingest.Labels(nil), labels...), e, smiSignal(c.field), unit)
+				s = ss.Get("nvidia_smi_"+metricName(c.field), append(ingest.Labels(nil), labels...), e, smiSignal(c.field), unit)
 				bySeriesCell[ck] = s
 			}
 			st := t
@@ -437,7 +377,7 @@ func decodeNvidiaSmiCSV(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 		b.Warn(ingest.ErrSourceWarning, name, failures, "nvidia-smi reported %d failed reads (first: %s)", failures, firstFailure)
 	}
 	_ = badCells
-	b.Series = ss.nonEmpty()
+	b.Series = ss.NonEmpty()
 	return b, nil
 }
 
@@ -459,7 +399,7 @@ type dmonColumn struct{ field, unit string }
 func decodeNvidiaSmiDmon(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	b := &ingest.Bundle{}
 	lr := newLineReader(r)
-	ss := newSeriesSet(name)
+	ss := gpu.NewSeriesSet(name)
 	var cols []dmonColumn
 	pmon := false
 	dateCol, timeCol, gpuCol, pidCol, typeCol, cmdCol := -1, -1, -1, -1, -1, -1
@@ -535,7 +475,7 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim ingest.Limits) (*ingest.B
 			badRows++
 			continue
 		}
-		gpu := f[gpuCol]
+		idx := f[gpuCol]
 		var labels ingest.Labels
 		if pmon {
 			if pidCol < 0 || f[pidCol] == "-" {
@@ -561,15 +501,15 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim ingest.Limits) (*ingest.B
 			}
 			t = ingest.FromTime(tt)
 		} else {
-			k := gpu + labels.String()
+			k := idx + labels.String()
 			t = ingest.Time(int64(relative[k]) * int64(time.Second))
 			relative[k]++
 		}
-		e := gpuEntity("", "", gpu)
+		e := gpu.Entity("", "", idx)
 		prefix := "nvidia_smi_dmon_"
 		if pmon {
 			prefix = "nvidia_smi_pmon_"
-			s := ss.get(prefix+"process", append(ingest.Labels(nil), labels...), e, ingest.SignalOther, "")
+			s := ss.Get(prefix+"process", append(ingest.Labels(nil), labels...), e, ingest.SignalOther, "")
 			s.T, s.V = append(s.T, t), append(s.V, 1)
 		}
 		for i, c := range cols {
@@ -581,7 +521,7 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim ingest.Limits) (*ingest.B
 				v = math.NaN()
 			}
 			unit, scale := smiUnitScale(c.unit)
-			s := ss.get(prefix+metricName(c.field), append(ingest.Labels(nil), labels...), e, smiSignal(c.field), unit)
+			s := ss.Get(prefix+metricName(c.field), append(ingest.Labels(nil), labels...), e, smiSignal(c.field), unit)
 			s.T, s.V = append(s.T, t), append(s.V, v*scale)
 		}
 	}
@@ -594,7 +534,7 @@ func decodeNvidiaSmiDmon(name string, r io.Reader, lim ingest.Limits) (*ingest.B
 	if badRows > 0 {
 		b.Warn(ingest.ErrBadValue, name, badRows, "%d rows with a column count other than the header's %d skipped", badRows, len(cols))
 	}
-	b.Series = ss.nonEmpty()
+	b.Series = ss.NonEmpty()
 	return b, nil
 }
 

@@ -1,4 +1,4 @@
-package gpu
+package nvml
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/gpu"
 )
 
 // nvmlHeader is the first line of a record-gpu recording (see
@@ -98,7 +99,7 @@ func decodeNVMLRecording(name string, r io.Reader, lim ingest.Limits) (*ingest.B
 	if *h.Version != 1 {
 		b.Warn(ingest.ErrPartialInput, name, 1, "recording format version %d is newer than 1: unknown fields ignored", *h.Version)
 	}
-	ss := newSeriesSet(name)
+	ss := gpu.NewSeriesSet(name)
 	lines := 0
 	for {
 		off := dec.InputOffset()
@@ -115,13 +116,13 @@ func decodeNVMLRecording(name string, r io.Reader, lim ingest.Limits) (*ingest.B
 			return nil, ingest.ErrorAt(name, off, errors.New("nvml recording: sample without t_ns"))
 		}
 		t := ingest.Time(*s.TimeNs)
-		e := gpuEntity(s.UUID, h.Host, strconv.Itoa(s.GPU))
+		e := gpu.Entity(s.UUID, h.Host, strconv.Itoa(s.GPU))
 		if s.UUID != "" {
 			e.Node = h.Host
 		}
 		for _, f := range nvmlFields {
 			if v := f.get(&s); v != nil {
-				sr := ss.get(f.name, nil, e, f.signal, f.unit)
+				sr := ss.Get(f.name, nil, e, f.signal, f.unit)
 				sr.T, sr.V = append(sr.T, t), append(sr.V, *v)
 			}
 		}
@@ -130,7 +131,7 @@ func decodeNVMLRecording(name string, r io.Reader, lim ingest.Limits) (*ingest.B
 			if p.UsedMemory == nil && p.SMUtil == nil && p.MemUtil == nil {
 				// No readings (NVML may not report them): keep the PID,
 				// which places the GPU (features/placement.go).
-				sr := ss.get("nvml_process_running", pid, e, ingest.SignalOther, "")
+				sr := ss.Get("nvml_process_running", pid, e, ingest.SignalOther, "")
 				sr.T, sr.V = append(sr.T, t), append(sr.V, 1)
 				continue
 			}
@@ -145,7 +146,7 @@ func decodeNVMLRecording(name string, r io.Reader, lim ingest.Limits) (*ingest.B
 				{"nvml_process_mem_utilization_percent", ingest.SignalGPUMemBW, "%", p.MemUtil},
 			} {
 				if f.v != nil {
-					sr := ss.get(f.name, append(ingest.Labels(nil), pid...), e, f.signal, f.unit)
+					sr := ss.Get(f.name, append(ingest.Labels(nil), pid...), e, f.signal, f.unit)
 					sr.T, sr.V = append(sr.T, t), append(sr.V, *f.v)
 				}
 			}
@@ -157,14 +158,14 @@ func decodeNVMLRecording(name string, r io.Reader, lim ingest.Limits) (*ingest.B
 			}
 			b.Events = append(b.Events, ingest.Event{Time: ingest.Time(x.TimeNs), Entity: e, Kind: ingest.EventXID, Reason: reason,
 				Message: fmt.Sprintf("%s %d on %s", reason, x.XID, e.Name), Count: 1, Source: name})
-			sr := ss.get("nvml_xid_events", nil, e, ingest.SignalXID, "")
+			sr := ss.Get("nvml_xid_events", nil, e, ingest.SignalXID, "")
 			sr.T, sr.V = append(sr.T, ingest.Time(x.TimeNs)), append(sr.V, float64(x.XID))
 		}
 	}
 	if lines == 0 {
 		b.Warn(ingest.ErrPartialInput, name, 1, "recording has a header but no samples")
 	}
-	b.Series = ss.nonEmpty()
+	b.Series = ss.NonEmpty()
 	return b, nil
 }
 

@@ -1,4 +1,4 @@
-package gpu
+package nvidiasmi
 
 import (
 	"errors"
@@ -84,18 +84,6 @@ func TestNvidiaSmiCaptures(t *testing.T) {
 			}
 		})
 	}
-}
-
-// find returns the series with the given name and label value (pid) or fails.
-func findSeries(t *testing.T, b *ingest.Bundle, name, label, value string) *ingest.Series {
-	t.Helper()
-	for _, s := range b.Series {
-		if s.Name == name && (label == "" || s.Labels.Get(label) == value) {
-			return s
-		}
-	}
-	t.Fatalf("no series %s{%s=%q} among %d", name, label, value, len(b.Series))
-	return nil
 }
 
 func TestNvidiaSmiCaptureValues(t *testing.T) {

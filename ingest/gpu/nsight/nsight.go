@@ -1,4 +1,4 @@
-package gpu
+package nsight
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/gpu"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 )
 
@@ -66,7 +66,7 @@ func strCol(c string, max int) string {
 }
 
 // decodeNsightSQLite reads an Nsight Systems SQLite export, opened read-only,
-// into per-GPU timeline series (see gpuTimeline.derive) with prefix "nsys".
+// into per-GPU timeline series (see Timeline.derive) with prefix "nsys".
 // Tables and columns are looked up by name; missing ones are tolerated.
 // Activity rows beyond lim.MaxSpans are not read (with a warning).
 // Its length is one pass over the tables in schema order (open, probe
@@ -130,7 +130,7 @@ func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, e
 		}
 		defer n.strStmt.Close()
 	}
-	tl := &gpuTimeline{Prefix: "nsys"}
+	tl := &gpu.Timeline{Prefix: "nsys"}
 	if n.has("TARGET_INFO_SESSION_START_TIME", "utcEpochNs") {
 		var base sql.NullInt64
 		_ = db.QueryRowContext(ctx, `SELECT `+numCol("utcEpochNs")+` FROM TARGET_INFO_SESSION_START_TIME LIMIT 1`).Scan(&base)
@@ -162,18 +162,18 @@ func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, e
 			r.Close()
 		}
 	}
-	tl.Entity = func(dev int) ingest.Entity { return gpuEntity(uuids[dev], host, strconv.Itoa(dev)) }
+	tl.Entity = func(dev int) ingest.Entity { return gpu.Entity(uuids[dev], host, strconv.Itoa(dev)) }
 	rows := 0 // activity rows read, against lim.MaxSpans
 	capped := false
 	for _, t := range []struct {
 		table string
-		kind  gpuActKind
-	}{{"CUPTI_ACTIVITY_KIND_KERNEL", actKernel}, {"CUPTI_ACTIVITY_KIND_MEMCPY", actMemcpy}, {"CUPTI_ACTIVITY_KIND_MEMSET", actMemset}} {
+		kind  gpu.ActKind
+	}{{"CUPTI_ACTIVITY_KIND_KERNEL", gpu.ActKernel}, {"CUPTI_ACTIVITY_KIND_MEMCPY", gpu.ActMemcpy}, {"CUPTI_ACTIVITY_KIND_MEMSET", gpu.ActMemset}} {
 		if !n.has(t.table, "start", "end", "deviceId") {
 			continue
 		}
 		nameCol := "NULL"
-		if t.kind == actKernel {
+		if t.kind == gpu.ActKernel {
 			for _, c := range []string{"shortName", "demangledName", "name"} {
 				if n.has(t.table, c) {
 					nameCol = strCol(c, n.maxStr)
@@ -184,13 +184,13 @@ func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, e
 		left := lim.MaxSpans - rows
 		q := fmt.Sprintf(`SELECT %s, %s, %s, %s FROM %s LIMIT %d`, numCol("start"), numCol("end"), numCol("deviceId"), nameCol, t.table, left+1)
 		more, err := n.scanIntervals(q, left, &rows, func(s, e int64, dev int, nm any) error {
-			a := gpuInterval{Dev: dev, Start: s, End: e, Kind: t.kind}
-			if t.kind == actKernel {
+			a := gpu.Interval{Dev: dev, Start: s, End: e, Kind: t.kind}
+			if t.kind == gpu.ActKernel {
 				str, err := n.str(nm)
 				if err != nil {
 					return err
 				}
-				a.Name = shortKernelName(str)
+				a.Name = gpu.ShortKernelName(str)
 			}
 			tl.Acts = append(tl.Acts, a)
 			return nil
@@ -223,14 +223,14 @@ func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, e
 		q := fmt.Sprintf(`SELECT %s, %s, 0, %s FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT %d`, numCol("start"), numCol("end"), strCol(col, n.maxStr), left+1)
 		more, err := n.scanIntervals(q, left, &rows, func(s, e int64, _ int, nm any) error {
 			str, err := n.str(nm)
-			if err != nil || !isSyncCall(str) {
+			if err != nil || !gpu.IsSyncCall(str) {
 				return err
 			}
 			if dev < 0 {
 				unplaced++
 				return nil
 			}
-			tl.Stalls = append(tl.Stalls, hostInterval{Dev: dev, Start: s, End: e})
+			tl.Stalls = append(tl.Stalls, gpu.HostInterval{Dev: dev, Start: s, End: e})
 			return nil
 		})
 		if err != nil {
@@ -244,7 +244,7 @@ func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, e
 	if capped {
 		b.Warn(ingest.ErrLimit, name, 1, "stopped after %d activity rows (--max-spans); the rest of the export was not read", lim.MaxSpans)
 	}
-	tl.derive(b, name, lim)
+	tl.Derive(b, name, lim)
 	return b, nil
 }
 
@@ -363,4 +363,9 @@ func sqliteDeclaredSize(h []byte) int64 {
 		return 0
 	}
 	return page * pages
+}
+
+func init() {
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatNsightSQLite, DecodeFile: readSQLite,
+		Sniff: []ingest.SniffRule{{Priority: ingest.PrioritySQLite, Match: func(h *ingest.Head) bool { return bytes.HasPrefix(h.Raw, []byte("SQLite format 3\x00")) }}}})
 }

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"bytes"
 	"math"
 	"slices"
 	"sort"
@@ -12,41 +11,41 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
-// This file reads Nsight Systems SQLite exports (`nsys export --type sqlite`)
-// and holds the GPU-timeline derivation shared with the Kineto reader: GPU
-// activity intervals (kernels, memcpy, memset) and host-side sync calls are
-// bucketed per device into series.
+// The GPU-timeline derivation the Nsight and Kineto readers share
+// (ingest/gpu/nsight, ingest/gpu/kineto): GPU activity intervals (kernels,
+// memcpy, memset) and host-side sync calls are bucketed per device into
+// series.
 
-// gpuActKind is the kind of a GPU activity interval.
-type gpuActKind uint8
+// ActKind is the kind of a GPU activity interval.
+type ActKind uint8
 
 const (
-	actKernel gpuActKind = iota
-	actMemcpy
-	actMemset
+	ActKernel ActKind = iota
+	ActMemcpy
+	ActMemset
 )
 
-// gpuInterval is one GPU activity: [Start, End) in nanoseconds on the
+// Interval is one GPU activity: [Start, End) in nanoseconds on the
 // trace's own clock (absolute once the base is added).
-type gpuInterval struct {
+type Interval struct {
 	Dev        int
 	Start, End int64
-	Kind       gpuActKind
+	Kind       ActKind
 	Name       string // short kernel name (kernels only)
 }
 
-// hostInterval is one host-side blocking CUDA call; Dev is -1 when the call
+// HostInterval is one host-side blocking CUDA call; Dev is -1 when the call
 // cannot be placed on a device.
-type hostInterval struct {
+type HostInterval struct {
 	Dev        int
 	Start, End int64
 }
 
-// gpuTimeline is what a GPU trace reader collected before derivation.
-type gpuTimeline struct {
+// Timeline is what a GPU trace reader collected before derivation.
+type Timeline struct {
 	Prefix string // series name prefix: "nsys" or "kineto"
-	Acts   []gpuInterval
-	Stalls []hostInterval
+	Acts   []Interval
+	Stalls []HostInterval
 	Base   int64 // added to every timestamp to get Unix ns
 	Entity func(dev int) ingest.Entity
 }
@@ -91,9 +90,9 @@ func timelineStep(span int64) time.Duration {
 	return time.Duration(steps[len(steps)-1])
 }
 
-// shortKernelName reduces a demangled kernel name to something readable:
+// ShortKernelName reduces a demangled kernel name to something readable:
 // "void at::native::(anonymous namespace)::foo<float, 4>(...)" → "at::native::foo".
-func shortKernelName(n string) string {
+func ShortKernelName(n string) string {
 	n = strings.TrimSpace(strings.TrimPrefix(n, "void "))
 	n = strings.ReplaceAll(n, "(anonymous namespace)::", "")
 	if i := strings.IndexAny(n, "<("); i > 0 {
@@ -140,7 +139,7 @@ func union(iv [][2]int64) [][2]int64 {
 	return out
 }
 
-// derive turns the timeline into series on a common bucket grid. Per device:
+// Derive turns the timeline into series on a common bucket grid. Per device:
 // <p>_gpu_busy_ratio (union of kernel+memcpy+memset time / bucket),
 // <p>_kernel_count (kernels starting in the bucket), <p>_kernel_mean_duration_seconds,
 // <p>_launch_gap_seconds (mean idle time before each kernel since the end of
@@ -154,7 +153,7 @@ func union(iv [][2]int64) [][2]int64 {
 // series for all); the rest are dropped with an ErrLimit warning.
 // Its length is the fixed list of series it emits, each a few lines over
 // the same buckets; split, each piece would take the whole bucket state.
-func (tl *gpuTimeline) derive(b *ingest.Bundle, source string, lim ingest.Limits) {
+func (tl *Timeline) Derive(b *ingest.Bundle, source string, lim ingest.Limits) {
 	lim = lim.WithDefaults()
 	// Intervals whose Unix time (t+Base) is negative or overflows, or that
 	// end before they start, would overflow the bucket arithmetic below
@@ -167,8 +166,8 @@ func (tl *gpuTimeline) derive(b *ingest.Bundle, source string, lim ingest.Limits
 	}
 	okTime := func(s, e int64) bool { return e >= s && absOK(s) && absOK(e) }
 	bad := len(tl.Acts) + len(tl.Stalls)
-	tl.Acts = slices.DeleteFunc(tl.Acts, func(a gpuInterval) bool { return !okTime(a.Start, a.End) })
-	tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h hostInterval) bool { return !okTime(h.Start, h.End) })
+	tl.Acts = slices.DeleteFunc(tl.Acts, func(a Interval) bool { return !okTime(a.Start, a.End) })
+	tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h HostInterval) bool { return !okTime(h.Start, h.End) })
 	if bad -= len(tl.Acts) + len(tl.Stalls); bad > 0 {
 		b.Warn(ingest.ErrBadValue, source, bad, "%d GPU activities have a time before 1970, beyond 2262 or an end before their start (dropped)", bad)
 	}
@@ -216,10 +215,10 @@ func (tl *gpuTimeline) derive(b *ingest.Bundle, source string, lim ingest.Limits
 			keep[d] = true
 		}
 		devs = devs[:budget]
-		tl.Acts = slices.DeleteFunc(tl.Acts, func(a gpuInterval) bool { return !keep[a.Dev] })
-		tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h hostInterval) bool { return !keep[h.Dev] })
+		tl.Acts = slices.DeleteFunc(tl.Acts, func(a Interval) bool { return !keep[a.Dev] })
+		tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h HostInterval) bool { return !keep[h.Dev] })
 	}
-	byDev := map[int][]gpuInterval{}
+	byDev := map[int][]Interval{}
 	for _, a := range tl.Acts {
 		a.Start += tl.Base
 		a.End += tl.Base
@@ -240,10 +239,10 @@ func (tl *gpuTimeline) derive(b *ingest.Bundle, source string, lim ingest.Limits
 		durSum := make([]float64, n)
 		gapSum := make([]float64, n)
 		gapN := make([]float64, n)
-		var kernels []gpuInterval
+		var kernels []Interval
 		for _, a := range acts {
 			iv = append(iv, [2]int64{a.Start, a.End})
-			if a.Kind == actKernel {
+			if a.Kind == ActKernel {
 				kernels = append(kernels, a)
 			}
 		}
@@ -315,7 +314,7 @@ func (tl *gpuTimeline) derive(b *ingest.Bundle, source string, lim ingest.Limits
 }
 
 // deriveKernels emits the per-kernel series of the top kernels by total time.
-func (tl *gpuTimeline) deriveKernels(b *ingest.Bundle, source string, t0, step int64,
+func (tl *Timeline) deriveKernels(b *ingest.Bundle, source string, t0, step int64,
 	mk func(string, ingest.Entity, int, ingest.SignalKind, string, string, ...ingest.Label) *ingest.Series) {
 	type kkey struct {
 		dev  int
@@ -328,7 +327,7 @@ func (tl *gpuTimeline) deriveKernels(b *ingest.Bundle, source string, t0, step i
 	}
 	stats := map[kkey]*kstat{}
 	for _, a := range tl.Acts {
-		if a.Kind != actKernel {
+		if a.Kind != ActKernel {
 			continue
 		}
 		k := kkey{a.Dev, a.Name}
@@ -366,7 +365,7 @@ func (tl *gpuTimeline) deriveKernels(b *ingest.Bundle, source string, t0, step i
 	}
 	for _, a := range tl.Acts {
 		ac := accs[kkey{a.Dev, a.Name}]
-		if a.Kind != actKernel || ac == nil {
+		if a.Kind != ActKernel || ac == nil {
 			continue
 		}
 		bs := t0 + (a.Start+tl.Base-t0)/step*step
@@ -391,9 +390,9 @@ func (tl *gpuTimeline) deriveKernels(b *ingest.Bundle, source string, t0, step i
 	}
 }
 
-// isSyncCall reports whether a CUDA runtime/driver API name blocks the host
+// IsSyncCall reports whether a CUDA runtime/driver API name blocks the host
 // until the GPU catches up (synchronize calls, synchronous memcpy/memset).
-func isSyncCall(name string) bool {
+func IsSyncCall(name string) bool {
 	if i := strings.Index(name, "_v"); i > 0 {
 		name = name[:i]
 	}
@@ -408,17 +407,12 @@ func isSyncCall(name string) bool {
 	return false
 }
 
-func init() {
-	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatNsightSQLite, DecodeFile: readSQLite,
-		Sniff: []ingest.SniffRule{{Priority: ingest.PrioritySQLite, Match: func(h *ingest.Head) bool { return bytes.HasPrefix(h.Raw, []byte("SQLite format 3\x00")) }}}})
-}
-
 // dropFarIntervals drops the activities and host calls of a GPU timeline
 // that start or end far outside the robust range of all their start and end
 // times (see RobustRange), with an ErrBadValue warning: the timeline's step
 // and length then come from the bulk of the trace, never from one row
 // spanning centuries.
-func (tl *gpuTimeline) dropFarIntervals(b *ingest.Bundle, source string) {
+func (tl *Timeline) dropFarIntervals(b *ingest.Bundle, source string) {
 	n := len(tl.Acts) + len(tl.Stalls)
 	stride := max(1, (2*n+ingest.OutlierSamples-1)/ingest.OutlierSamples)
 	ts := make([]int64, 0, 2*n/stride+2)
@@ -438,8 +432,8 @@ func (tl *gpuTimeline) dropFarIntervals(b *ingest.Bundle, source string) {
 	slices.Sort(ts)
 	lo, hi := ingest.RobustRange(ts, ingest.OutlierMinMargin)
 	far := func(s, e int64) bool { return s < lo || e > hi }
-	tl.Acts = slices.DeleteFunc(tl.Acts, func(a gpuInterval) bool { return far(a.Start, a.End) })
-	tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h hostInterval) bool { return far(h.Start, h.End) })
+	tl.Acts = slices.DeleteFunc(tl.Acts, func(a Interval) bool { return far(a.Start, a.End) })
+	tl.Stalls = slices.DeleteFunc(tl.Stalls, func(h HostInterval) bool { return far(h.Start, h.End) })
 	if d := n - len(tl.Acts) - len(tl.Stalls); d > 0 {
 		b.Warn(ingest.ErrBadValue, source, d, "%d GPU activities or blocking calls start or end far outside the rest of the trace (dropped): the timeline is built from the bulk of the trace", d)
 	}

@@ -1,4 +1,4 @@
-package gpu
+package kineto
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/gpu"
 )
 
 // kinetoEvent is the part of a Chrome-trace event the reader uses. ts and dur
@@ -39,7 +40,7 @@ const minEpochNs = 1e18
 // "traceEvents" one event at a time. GPU activity ("kernel", "gpu_memcpy",
 // "gpu_memset" complete events with args.device) and blocking CUDA runtime
 // calls (cudaDeviceSynchronize, cudaStreamSynchronize, synchronous memcpy...)
-// become the per-GPU timeline series of gpuTimeline.derive with prefix
+// become the per-GPU timeline series of Timeline.derive with prefix
 // "kineto". Times are ts (µs) plus "baseTimeNanoseconds" when present; a
 // trace whose times are neither absolute nor based is kept relative with a
 // warning. GPUs are named "<host>/gpuN" (host from "host_name", else
@@ -57,7 +58,7 @@ func decodeKineto(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, 
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, ingest.ErrorAt(name, 0, errors.New("kineto: expected a JSON object"))
 	}
-	var acts []gpuInterval
+	var acts []gpu.Interval
 	type hostCall struct {
 		dev        int
 		start, end int64
@@ -112,17 +113,17 @@ func decodeKineto(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, 
 						skipped++
 						continue
 					}
-					acts = append(acts, gpuInterval{Dev: *ev.Args.Device, Start: s, End: e, Kind: actKernel, Name: shortKernelName(ev.Name)})
+					acts = append(acts, gpu.Interval{Dev: *ev.Args.Device, Start: s, End: e, Kind: gpu.ActKernel, Name: gpu.ShortKernelName(ev.Name)})
 				case "gpu_memcpy", "Memcpy":
 					if ev.Args.Device != nil {
-						acts = append(acts, gpuInterval{Dev: *ev.Args.Device, Start: s, End: e, Kind: actMemcpy})
+						acts = append(acts, gpu.Interval{Dev: *ev.Args.Device, Start: s, End: e, Kind: gpu.ActMemcpy})
 					}
 				case "gpu_memset", "Memset":
 					if ev.Args.Device != nil {
-						acts = append(acts, gpuInterval{Dev: *ev.Args.Device, Start: s, End: e, Kind: actMemset})
+						acts = append(acts, gpu.Interval{Dev: *ev.Args.Device, Start: s, End: e, Kind: gpu.ActMemset})
 					}
 				case "cuda_runtime", "cuda_driver", "Runtime":
-					if isSyncCall(ev.Name) {
+					if gpu.IsSyncCall(ev.Name) {
 						d := -1
 						if ev.Args.Device != nil {
 							d = *ev.Args.Device
@@ -182,8 +183,8 @@ func decodeKineto(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, 
 	if host == "" && rank >= 0 {
 		host = "rank" + strconv.Itoa(rank)
 	}
-	tl := &gpuTimeline{Prefix: "kineto", Acts: acts, Base: base,
-		Entity: func(dev int) ingest.Entity { return gpuEntity("", host, strconv.Itoa(dev)) }}
+	tl := &gpu.Timeline{Prefix: "kineto", Acts: acts, Base: base,
+		Entity: func(dev int) ingest.Entity { return gpu.Entity("", host, strconv.Itoa(dev)) }}
 	if len(acts) > 0 && base == 0 && acts[0].Start < minEpochNs {
 		b.Warn(ingest.ErrPartialInput, name, 1, "no baseTimeNanoseconds and timestamps are not Unix times: the trace is kept on its relative clock")
 	}
@@ -207,12 +208,12 @@ func decodeKineto(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, 
 			unplaced++
 			continue
 		}
-		tl.Stalls = append(tl.Stalls, hostInterval{Dev: d, Start: c.start, End: c.end})
+		tl.Stalls = append(tl.Stalls, gpu.HostInterval{Dev: d, Start: c.start, End: c.end})
 	}
 	if unplaced > 0 {
 		b.Warn(ingest.ErrUnmatched, name, unplaced, "%d blocking CUDA calls not attributed: the trace has %d GPUs and the calls name none", unplaced, len(devs))
 	}
-	tl.derive(b, name, lim)
+	tl.Derive(b, name, lim)
 	return b, nil
 }
 
