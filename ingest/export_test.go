@@ -9,13 +9,13 @@ import (
 // ingest: an internal test importing a decoder package would be an import
 // cycle.
 
-// EnforceLimits is b.enforceLimits.
+// EnforceLimits is enforceLimits.
 func EnforceLimits(b *Bundle, lim Limits, source string) { enforceLimits(b, lim, source) }
 
-// Records is b.records.
+// Records is records.
 func Records(b *Bundle) int { return records(b) }
 
-// CheckValues is b.checkValues.
+// CheckValues is checkValues.
 func CheckValues(b *Bundle, source string) { checkValues(b, source) }
 
 // CheckParents is checkParents.

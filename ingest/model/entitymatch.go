@@ -5,11 +5,12 @@ import (
 	"strings"
 )
 
-// Finalize's entity pass: trace services and series labels matched into
-// one entity model (matchEntities), and the bundle's entity list
-// (collectEntities).
+// The entity model's matching: the services a bundle knows (KnownServices),
+// a name from another source mapped onto one of them (MatchService; the
+// features stage's matchEntities uses both), and the bundle's entity list
+// (CollectEntities, the last step of ingest.Finalize).
 
-// knownServices returns the services named by traces, dependencies and
+// KnownServices returns the services named by traces, dependencies and
 // call-edge (service-graph) series.
 func (b *Bundle) KnownServices() map[string]bool {
 	known := map[string]bool{}
