@@ -82,7 +82,7 @@ func (st *stages) graph() (tcg.Incident, *tcg.Graph, error) {
 	if err != nil {
 		return inc, nil, err
 	}
-	features.DeriveLogSeries(st.b, inc.BaselineStart, inc.WindowStart)
+	features.DeriveLogSeries(st.b, inc.BaselineStart, inc.WindowStart, features.Options{})
 	g, err := tcg.Build(st.b, inc, tcg.Options{})
 	return inc, g, err
 }

@@ -68,7 +68,7 @@ func seriesBundle(tb testing.TB, seed uint64, pods int, minutes, faultAt int, bu
 		}
 	}
 	b.Inputs = []ingest.Input{{Path: "null/metrics.json", Format: ingest.FormatPromQueryRange}}
-	if err := b.Finalize(ingest.Options{Step: time.Minute}); err != nil {
+	if err := ingest.Finalize(b, ingest.Options{Step: time.Minute, NoFeatures: true}); err != nil {
 		tb.Fatal(err)
 	}
 	return b

@@ -120,7 +120,7 @@ func TestTargetMeasuredByItsCalls(t *testing.T) {
 		ingest.ClassifySeries(s)
 		b.Series = append(b.Series, s)
 	}
-	if err := b.Finalize(ingest.Options{Step: time.Minute}); err != nil {
+	if err := ingest.Finalize(b, ingest.Options{Step: time.Minute, NoFeatures: true}); err != nil {
 		t.Fatal(err)
 	}
 	opt := DefaultOptions()

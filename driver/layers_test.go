@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -23,25 +24,32 @@ var layers = map[string][]string{
 	"live":              {"internal/boundedfile", "measure"},
 	"fixtures":          {},
 	"gpurecord":         {},
-	"ingest":            {"ingest/fastjson", "internal/parallel", "logtemplate", "measure"},
-	"ingest/fastjson":   {},                                                                                                                            // the fast paths' JSON scanner: a library
-	"ingest/formats":    {"ingest/alertmanager", "ingest/gpu", "ingest/jaeger", "ingest/k8sevents", "ingest/logs", "ingest/otlp", "ingest/prometheus"}, // registers every decoder package
+	"ingest":            {"ingest/classify", "ingest/fastjson", "ingest/model", "internal/parallel", "logtemplate", "measure"},
+	"ingest/model":      {},               // the data model: Bundle, Span, Series, Entity, Sym, Time, logs, warnings
+	"ingest/classify":   {"ingest/model"}, // a series' signal, statistic, unit and entity from its name and labels
+	"ingest/fastjson":   {},               // the fast paths' JSON scanner: a library
+	"ingest/formats": {"ingest/alertmanager", "ingest/gpu/kineto", "ingest/gpu/nsight", "ingest/gpu/nvidiasmi", "ingest/gpu/nvml", "ingest/jaeger",
+		"ingest/k8sevents", "ingest/logs", "ingest/otlp", "ingest/prometheus"}, // registers every decoder package
 
 	// Decoder packages: each imports only the core (TestDecodersImportOnlyTheCore).
-	"ingest/alertmanager": {"ingest"},
-	"ingest/k8sevents":    {"ingest"},
-	"ingest/gpu":          {"ingest"},
-	"ingest/jaeger":       {"ingest", "ingest/fastjson"},
-	"ingest/logs":         {"ingest", "ingest/fastjson", "logtemplate"}, // the shared log machinery: the Drain miner
-	"ingest/otlp":         {"ingest", "ingest/logs"},                    // OTLP logs documents among span documents
-	"ingest/prometheus":   {"ingest", "ingest/fastjson"},
-	"features":            {"ingest", "measure"}, // between ingest and tcg: derived series, placement
-	"peers":               {"ingest", "measure"},
-	"tcg":                 {"ingest", "internal/parallel", "measure", "peers"},
-	"causal":              {"features", "ingest", "internal/parallel", "measure", "tcg"},
-	"evidence":            {"causal", "ingest", "measure", "tcg"},
-	"scorecard":           {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
-	"compare":             {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},
+	"ingest/alertmanager":  {"ingest"},
+	"ingest/k8sevents":     {"ingest"},
+	"ingest/gpu":           {"ingest"}, // the GPU family's shared code: the GPU entity, series sets, the timeline Nsight and Kineto share
+	"ingest/gpu/kineto":    {"ingest", "ingest/gpu"},
+	"ingest/gpu/nsight":    {"ingest", "ingest/gpu"},
+	"ingest/gpu/nvidiasmi": {"ingest", "ingest/gpu"},
+	"ingest/gpu/nvml":      {"ingest", "ingest/gpu"},
+	"ingest/jaeger":        {"ingest", "ingest/fastjson"},
+	"ingest/logs":          {"ingest", "ingest/fastjson", "ingest/model", "logtemplate"}, // the shared log machinery (sink, lines, the log step of Finalize): the Drain miner
+	"ingest/otlp":          {"ingest", "ingest/logs"},                                    // OTLP logs documents among span documents
+	"ingest/prometheus":    {"ingest", "ingest/classify", "ingest/fastjson"},
+	"features":             {"ingest", "measure"}, // between ingest and tcg: derived series, placement
+	"peers":                {"ingest", "measure"},
+	"tcg":                  {"ingest", "internal/parallel", "measure", "peers"},
+	"causal":               {"features", "ingest", "internal/parallel", "measure", "tcg"},
+	"evidence":             {"causal", "ingest", "measure", "tcg"},
+	"scorecard":            {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
+	"compare":              {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},
 	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "live", "logtemplate", "measure",
 		"peers", "scorecard", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
@@ -155,12 +163,20 @@ func TestLayers(t *testing.T) {
 }
 
 // decoderDeps are what a decoder package (a package under ingest/ other
-// than the all-formats package and the fastjson library) may import from
-// the module: the core, the shared log machinery (records, sinks, lines:
-// one package the log decoders and the OTLP trace decoder share), and two
+// than the core libraries) may import from the module: the core, the model
+// and classification, the shared log machinery (records, sinks, lines: one
+// package the log decoders and the OTLP trace decoder share), and two
 // libraries that import nothing of the module: the fast paths' JSON
-// scanner and the Drain miner.
-var decoderDeps = []string{"ingest", "ingest/fastjson", "ingest/logs", "logtemplate"}
+// scanner and the Drain miner. A format's package inside a family
+// (ingest/gpu/nsight) may also import its family's package (ingest/gpu),
+// which holds what the family's formats share.
+var decoderDeps = []string{"ingest", "ingest/classify", "ingest/fastjson", "ingest/logs", "ingest/model", "logtemplate"}
+
+// coreLibraries are the packages under ingest/ that are not decoders: the
+// all-formats package, and libraries of the core that import nothing of
+// the module but the model (TestDecodersImportOnlyTheCore checks them
+// against layers only).
+var coreLibraries = []string{"ingest/formats", "ingest/fastjson", "ingest/model", "ingest/classify"}
 
 // TestDecodersImportOnlyTheCore checks every package under ingest/ against
 // decoderDeps, whatever its line in layers says: a decoder that needs
@@ -170,23 +186,43 @@ var decoderDeps = []string{"ingest", "ingest/fastjson", "ingest/logs", "logtempl
 func TestDecodersImportOnlyTheCore(t *testing.T) {
 	n := 0
 	for pkg := range layers {
-		if !strings.HasPrefix(pkg, "ingest/") || pkg == "ingest/formats" || pkg == "ingest/fastjson" {
+		if !strings.HasPrefix(pkg, "ingest/") || slices.Contains(coreLibraries, pkg) {
 			continue
 		}
 		n++
+		family := path.Dir(pkg) // ingest/gpu for ingest/gpu/nsight
 		for _, dep := range layers[pkg] {
-			if !slices.Contains(decoderDeps, dep) || dep == pkg {
+			if !slices.Contains(decoderDeps, dep) && (family == "ingest" || dep != family) || dep == pkg {
 				t.Errorf("layers lets the decoder package %s import %s: decoders import only %v", pkg, dep, decoderDeps)
 			}
 		}
 	}
-	if n < 7 {
-		t.Errorf("%d decoder packages in layers, want the 7 families (alertmanager, gpu, jaeger, k8sevents, logs, otlp, prometheus)", n)
+	if n < 11 {
+		t.Errorf("%d decoder packages in layers, want at least the 11 (alertmanager, gpu and its 4 formats, jaeger, k8sevents, logs, otlp, prometheus)", n)
 	}
-	// Every decoder package is registered by ingest/formats.
+	// The model imports nothing of the module, classification only the
+	// model: a decoder that imports them imports no more than the core.
+	for pkg, want := range map[string][]string{"ingest/model": {}, "ingest/classify": {"ingest/model"}} {
+		if got, ok := layers[pkg]; !ok || !slices.Equal(got, want) {
+			t.Errorf("layers[%s] = %v, want %v", pkg, got, want)
+		}
+	}
+	// Every decoder package is registered by ingest/formats, but for a
+	// family's shared package (one that packages below it import).
 	for pkg := range layers {
-		if strings.HasPrefix(pkg, "ingest/") && pkg != "ingest/formats" && pkg != "ingest/fastjson" && !slices.Contains(layers["ingest/formats"], pkg) {
+		if strings.HasPrefix(pkg, "ingest/") && !slices.Contains(coreLibraries, pkg) && !isFamily(pkg) && !slices.Contains(layers["ingest/formats"], pkg) {
 			t.Errorf("ingest/formats does not import the decoder package %s: its formats would not be registered", pkg)
 		}
 	}
+}
+
+// isFamily reports whether pkg is a family's shared package: a package of
+// layers lies below it and imports it.
+func isFamily(pkg string) bool {
+	for p, deps := range layers {
+		if strings.HasPrefix(p, pkg+"/") && slices.Contains(deps, pkg) {
+			return true
+		}
+	}
+	return false
 }

@@ -25,7 +25,7 @@ func registerLimitFlags(fs *pflag.FlagSet, l *ingest.Limits) {
 	fs.Int64Var(&l.MaxTempBytes, "max-temp-size", d.MaxTempBytes, "largest temporary copy of a compressed or piped SQLite export, in bytes")
 	fs.DurationVar(&l.QueryTimeout, "query-timeout", d.QueryTimeout, "longest time the queries of one SQLite input may run")
 	fs.DurationVar(&l.StallTimeout, "stall-timeout", d.StallTimeout, "longest wait for the next byte of a pipe or FIFO input")
-	// The log budgets (ingest/logbudget.go): what they cut is kept out with
+	// The log budgets (ingest/logs/budget.go): what they cut is kept out with
 	// a warning naming the flag.
 	fs.IntVar(&l.MaxLogRecords, "max-log-records-per-input", d.MaxLogRecords, "log records kept of one input")
 	fs.IntVar(&l.MaxLogRecordBytes, "max-log-record-size", d.MaxLogRecordBytes, "bytes kept of one log record's text (with its folded lines)")

@@ -37,9 +37,9 @@ func resolveIncident(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec) (tcg.
 func analyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options) (*analysis, error) {
 	// Log templates are new, missing or shifted relative to the incident's
 	// own baseline, known only now.
-	features.DeriveLogSeries(b, inc.BaselineStart, inc.WindowStart)
+	features.DeriveLogSeries(b, inc.BaselineStart, inc.WindowStart, features.Options{})
 	// What each request does, where its log records join its spans.
-	features.DerivePatternSeries(b, inc.BaselineStart, inc.WindowStart, inc.WindowEnd)
+	features.DerivePatternSeries(b, inc.BaselineStart, inc.WindowStart, inc.WindowEnd, features.Options{})
 	g, err := tcg.Build(b, inc, topt)
 	if err != nil {
 		return nil, err

@@ -14,8 +14,10 @@
 // records, errors, new and missing templates, the template mix), the log
 // pattern series (logpattern.go: how the transitions between a request's
 // log events and calls depart from the baseline's) and the log evidence of
-// a ranked cause (logevidence.go). The names of the series it derives are ingest's
-// vocabulary (ingest/derived.go), since every later stage reads them.
+// a ranked cause (logevidence.go); the mix statistics the operation and
+// template mixes share are in mix.go. The names of the series it derives
+// are the model's vocabulary (ingest/model/derived.go, ingest.TraceLatency
+// and the rest), since every later stage reads them.
 // It must not know about graphs, ranking or reports, never reads the wall
 // clock, and names no dataset, service or fault.
 //
@@ -29,19 +31,35 @@
 //
 // # Parameters
 //
-//	name               value  where       why
-//	maxMixOps          20     opmix.go    operations followed per service; rarer ones pooled (routes with IDs)
-//	ingest.MinMixSpans (core) ingest/mix.go fewest spans in a cell for its mix to count
-//	ingest.ParallelMinSpans 20,000 ingest/finalize.go fewest spans for which derive and the mix run side by side
+// Options holds the stage's parameters; a zero field takes its default
+// (DefaultOptions), so Options{} is today's behaviour. Every caller in the
+// module passes Options{} (driver, compare, bench, tests).
 //
-// Options has no fields yet: its zero value is the stage's only setting.
+//	field               default  where           why
+//	MaxMixOps           20       opmix.go        operations followed per service; rarer ones pooled (routes with IDs)
+//	MinMixSpans         5        opmix.go, logfeatures.go  fewest spans (records) in a step for its operation (template) mix to be scored
+//	MaxMixTemplates     20       logfeatures.go  templates followed per entity in the template mix; rarer ones pooled
+//	ReferenceShare      0.6      logfeatures.go  share of the grid Finalize's log series take as reference, before the incident is known
+//	SteadyShare         0.5      logfeatures.go  least share of reference steps a template appears in to be steady (log_missing_templates)
+//	MinSteadySteps      3        logfeatures.go  fewest reference steps for steadiness to be judged
+//	MinPatternBaseline  5        logpattern.go   fewest baseline transitions from an (operation, event) pair for it to be tested
+//	MinPatternWindow    3        logpattern.go   fewest window transitions from a pair for it to be tested
+//
+// Fixed, not options: maxPatternZ (12, the deviate of a p-value too small to
+// represent), maxEvidenceTraces (3, traces quoted per template in
+// LogEvidence), ingest.ParallelMinSpans (20,000, in the core: the fewest
+// spans for which derive and the mix run side by side).
 //
 // DeriveLogSeries and DerivePatternSeries derive the log series again once
-// the incident's baseline is known (driver's analyzeIncident); LogEvidence
-// is what causal's ranking quotes of a cause's logs.
+// the incident's baseline is known (driver's analyzeIncident), with the
+// same Options; LogEvidence is what causal's ranking quotes of a cause's
+// logs.
 //
-// Still in ingest (issue 29): classification (classify.go), which the
-// Prometheus decoder needs at read time: the series' entity it sets decides
-// their keys, sort order, limits and per-input counts before Finalize, so
-// moving it after reading would change outputs.
+// Not here: classification (package ingest/classify), which the Prometheus
+// decoder calls at read time: the series' entity it sets decides their
+// keys, sort order, limits and per-input counts before Finalize, so moving
+// it after reading would change outputs. The entity list and the service
+// matching every stage shares (Bundle.CollectEntities, KnownServices,
+// MatchService, WorkloadOf) are the model's (ingest/model), since Finalize
+// builds the list whether or not the stage runs.
 package features

@@ -6,11 +6,6 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
-// Options configure the features stage. The zero value is the default (and
-// today the only setting): the stage's parameters are the constants of the
-// table in doc.go, each with the reason for its value.
-type Options struct{}
-
 // Read reads the inputs as ingest.Read does, with the features stage run
 // inside Finalize: what every caller that analyses data uses, so that none
 // forgets the features.
@@ -19,11 +14,11 @@ func Read(paths []string, stdin io.Reader, opt ingest.Options, fo Options) (*ing
 	return ingest.Read(paths, stdin, opt)
 }
 
-// Finalize is b.Finalize with the features stage (for bundles built in
+// Finalize is ingest.Finalize with the features stage (for bundles built in
 // memory: the simulator's, the tests').
 func Finalize(b *ingest.Bundle, opt ingest.Options, fo Options) error {
 	opt.Derive = Deriver(fo)
-	return b.Finalize(opt)
+	return ingest.Finalize(b, opt)
 }
 
 // Deriver returns the features stage as ingest.Options.Derive: Finalize
@@ -49,13 +44,14 @@ func Deriver(fo Options) func(*ingest.Bundle) {
 //
 // The trace series and the operation mix only read the spans: side by side
 // on big inputs (ingest.BothIf).
-func Derive(b *ingest.Bundle, _ Options) {
+func Derive(b *ingest.Bundle, fo Options) {
+	fo = fo.withDefaults()
 	matchEntities(b)
 	matchLogStreams(b)
 	matchGPUs(b)
 	placeProcesses(b)
 	var mix []*ingest.Series
-	ingest.BothIf(len(b.Spans), func() { deriveTraceSeries(b, b.Parent) }, func() { mix = operationMixSeries(b) })
+	ingest.BothIf(len(b.Spans), func() { deriveTraceSeries(b, b.Parent) }, func() { mix = operationMixSeries(b, fo) })
 	b.Series = append(b.Series, mix...)
-	deriveDefaultLogSeries(b)
+	deriveDefaultLogSeries(b, fo)
 }

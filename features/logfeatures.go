@@ -8,27 +8,16 @@ import (
 	"time"
 )
 
-// defaultReferenceShare is the share of the grid Finalize takes as the
-// reference period before the incident is known.
-const defaultReferenceShare = 0.6
-
-// steadyShare is the least share of reference steps a template must appear
-// in to be "steady" (LogMissingTemplates).
-const steadyShare = 0.5
-
-// minSteadySteps is the fewest reference steps for steadiness to be judged.
-const minSteadySteps = 3
-
-// deriveDefaultLogSeries derives the log series with the first 60% of the
-// grid as reference.
-func deriveDefaultLogSeries(b *ingest.Bundle) {
+// deriveDefaultLogSeries derives the log series with the first
+// fo.ReferenceShare of the grid (60%) as reference; fo has its defaults.
+func deriveDefaultLogSeries(b *ingest.Bundle, fo Options) {
 	if len(b.Logs) == 0 || len(b.Grid) == 0 {
 		return
 	}
 	n := len(b.Grid)
-	end := max(1, int(math.Round(float64(n)*defaultReferenceShare)))
+	end := max(1, int(math.Round(float64(n)*fo.ReferenceShare)))
 	refEnd := b.Grid[0] + ingest.Time(int64(end)*int64(b.Step))
-	DeriveLogSeries(b, b.Grid[0], refEnd)
+	DeriveLogSeries(b, b.Grid[0], refEnd, fo)
 }
 
 // logEntityKey names an entity the log series are derived for.
@@ -41,8 +30,9 @@ type logEntityKey struct {
 // log records, taking [baselineStart, baselineEnd) as the reference period;
 // earlier log series are replaced. It needs a finalized bundle; without
 // grid or logs it only removes old log series. Deterministic: series are
-// added sorted by entity and name.
-func DeriveLogSeries(b *ingest.Bundle, baselineStart, baselineEnd ingest.Time) {
+// added sorted by entity and name. fo's zero fields take their defaults.
+func DeriveLogSeries(b *ingest.Bundle, baselineStart, baselineEnd ingest.Time, fo Options) {
+	fo = fo.withDefaults()
 	b.Series = slices.DeleteFunc(b.Series, func(s *ingest.Series) bool { return s.Source == ingest.DerivedSource && s.Signal == ingest.SignalLogs })
 	if len(b.Logs) == 0 || len(b.Grid) == 0 {
 		return
@@ -56,7 +46,7 @@ func DeriveLogSeries(b *ingest.Bundle, baselineStart, baselineEnd ingest.Time) {
 		}
 		return int(c)
 	}
-	lw := logWindows{n: n}
+	lw := logWindows{n: n, fo: fo}
 	// The missing-template score counts over trailing windows of about a
 	// minute.
 	lw.missing = max(1, int((time.Minute+b.Step/2)/b.Step))
@@ -114,6 +104,7 @@ func DeriveLogSeries(b *ingest.Bundle, baselineStart, baselineEnd ingest.Time) {
 // missing-template window in cells.
 type logWindows struct {
 	n, r0, r1, c0, c1, missing int
+	fo                         Options // with its defaults
 }
 
 // logCounts are one entity's log counts per cell (all, errors) and per
@@ -203,10 +194,10 @@ func addLogSeries(b *ingest.Bundle, e ingest.Entity, ec *logCounts, lw logWindow
 	add(ingest.LogRecords, "count", "", covered(func(c int) float64 { return float64(ec.all[c]) }))
 	add(ingest.LogErrors, "count", "", covered(func(c int) float64 { return float64(ec.errs[c]) }))
 	add(ingest.LogNewTemplates, "count", "", covered(func(c int) float64 { return float64(newPer[c]) }))
-	if v, ok := logMixShift(ec.tpl, tpls, ec.all, r0, r1, n); ok {
+	if v, ok := logMixShift(ec.tpl, tpls, ec.all, r0, r1, n, lw.fo); ok {
 		add(ingest.LogMixShift, "mix", "z", covered(func(c int) float64 { return v[c] }))
 	}
-	if v, ok := logMissing(ec.tpl, tpls, ec.all, r0, r1, c0, c1, lw.missing, n); ok {
+	if v, ok := logMissing(ec.tpl, tpls, ec.all, r0, r1, c0, c1, lw.missing, n, lw.fo); ok {
 		add(ingest.LogMissingTemplates, "deficit", "nats", covered(func(c int) float64 { return v[c] }))
 	}
 }
@@ -247,13 +238,10 @@ func logNewPerCell(tpl map[int32][]int32, tpls []int32, r0, r1, h, n int) []int3
 	return newPer
 }
 
-// maxMixTemplates bounds the templates followed per entity in the mix
-// shift; rarer ones are pooled.
-const maxMixTemplates = 20
-
 // logMixShift computes LogMixShift for one entity; ok is false when the
-// entity has fewer than two templates.
-func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int) ([]float64, bool) {
+// entity has fewer than two templates. It follows fo.MaxMixTemplates
+// templates; rarer ones are pooled.
+func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int, fo Options) ([]float64, bool) {
 	if len(tpls) < 2 {
 		return nil, false
 	}
@@ -270,7 +258,7 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 		tot[t] = total(t)
 	}
 	slices.SortFunc(byCount, func(x, y int32) int { return cmp.Or(cmp.Compare(tot[y], tot[x]), cmp.Compare(x, y)) })
-	k := min(len(byCount), maxMixTemplates)
+	k := min(len(byCount), fo.MaxMixTemplates)
 	col := func(i int) int { return min(i, k-1) }
 	ref := make([]float64, k)
 	for i, t := range byCount {
@@ -278,11 +266,11 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 			ref[col(i)] += float64(tpl[t][c])
 		}
 	}
-	ingest.MixShares(ref)
+	mixShares(ref)
 	v := make([]float64, n)
 	row := make([]float64, k)
 	for c := 0; c < n; c++ {
-		if all[c] < ingest.MinMixSpans {
+		if int(all[c]) < fo.MinMixSpans {
 			v[c] = math.NaN()
 			continue
 		}
@@ -290,7 +278,7 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 		for i, t := range byCount {
 			row[col(i)] += float64(tpl[t][c])
 		}
-		v[c] = ingest.MixDeviate(row, float64(all[c]), ref)
+		v[c] = mixDeviate(row, float64(all[c]), ref)
 	}
 	return v, true
 }
@@ -299,13 +287,13 @@ func logMixShift(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, n int
 // windows of w steps (counts of request-driven log statements are sparse
 // per step; a window of about a minute gathers enough to tell "stopped" from
 // "quiet"); ok is false when the reference period holds fewer than
-// minSteadySteps windows or no template is steady in it. The reference is
+// MinSteadySteps windows or no template is steady in it. The reference is
 // clipped to the cells the logs cover, [c0, c1].
-func logMissing(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, c0, c1, w, n int) ([]float64, bool) {
+func logMissing(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, c0, c1, w, n int, fo Options) ([]float64, bool) {
 	r0 = max(r0, c0+w-1) // the first full window inside the logs
 	r1 = min(r1, c1+1)
 	steps := r1 - r0
-	if steps < minSteadySteps {
+	if steps < fo.MinSteadySteps {
 		return nil, false
 	}
 	// win(x, c): the count in the w steps ending at c.
@@ -327,7 +315,7 @@ func logMissing(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, c0, c1
 			refMean += float64(x)
 		}
 	}
-	if len(active) < minSteadySteps {
+	if len(active) < fo.MinSteadySteps {
 		return nil, false
 	}
 	refMean /= float64(len(active))
@@ -344,7 +332,7 @@ func logMissing(tpl map[int32][]int32, tpls []int32, all []int32, r0, r1, c0, c1
 				sum += x
 			}
 		}
-		if float64(present) >= steadyShare*float64(len(active)) {
+		if float64(present) >= fo.SteadyShare*float64(len(active)) {
 			st = append(st, steady{t, float64(sum) / float64(len(active))})
 		}
 	}

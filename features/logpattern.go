@@ -31,14 +31,6 @@ const (
 	eventEnd   = "end"
 )
 
-// minPatternBaseline is the fewest baseline transitions from an
-// (operation, event) pair for it to be tested.
-const minPatternBaseline = 5
-
-// minPatternWindow is the fewest window transitions from a pair for it to
-// be tested.
-const minPatternWindow = 3
-
 // maxPatternZ caps the deviate of a p-value too small to represent.
 const maxPatternZ = 12
 
@@ -66,7 +58,9 @@ type patternGroup struct {
 // lose the volume-based content series (LogNewTemplates,
 // LogMissingTemplates, LogMixShift): per request replaces per volume.
 // Deterministic. O(records · log spans + spans + transitions · cells / window).
-func DerivePatternSeries(b *ingest.Bundle, baselineStart, windowStart, windowEnd ingest.Time) {
+// fo's zero fields take their defaults.
+func DerivePatternSeries(b *ingest.Bundle, baselineStart, windowStart, windowEnd ingest.Time, fo Options) {
+	fo = fo.withDefaults()
 	b.Series = slices.DeleteFunc(b.Series, func(s *ingest.Series) bool { return s.Name == ingest.LogPatternShift })
 	b.Patterns = nil
 	if len(b.Spans) == 0 || len(b.Grid) == 0 || b.Step <= 0 {
@@ -222,7 +216,7 @@ func DerivePatternSeries(b *ingest.Bundle, baselineStart, windowStart, windowEnd
 	if len(linked) == 0 {
 		return
 	}
-	pt := patternTests{b: b, n: n, groups: groupOf, names: nameOf, cells: cells, examples: examples,
+	pt := patternTests{b: b, fo: fo, n: n, groups: groupOf, names: nameOf, cells: cells, examples: examples,
 		b0: max(cellOf(baselineStart), 0), w0: w0, w1: w1}
 	pt.width = max(1, int((windowEnd-windowStart+ingest.Time(step)/2)/ingest.Time(step)))
 	pt.run()
@@ -279,6 +273,7 @@ func itoa(i int) string {
 // patternTests runs the G-tests of DerivePatternSeries.
 type patternTests struct {
 	b      *ingest.Bundle
+	fo     Options // with its defaults
 	n      int
 	groups []patternGroup
 	names  []string
@@ -453,7 +448,7 @@ func (pt *patternTests) testAll(win, ref map[patternKey]int32, refTot map[int32]
 		// its order (output is deterministic).
 		slices.SortFunc(byGroup[g], func(x, y gn) int { return cmp.Compare(x.next, y.next) })
 		bt, wt := float64(refTot[g]), float64(winTot[g])
-		if bt < minPatternBaseline || wt < minPatternWindow {
+		if bt < float64(pt.fo.MinPatternBaseline) || wt < float64(pt.fo.MinPatternWindow) {
 			continue
 		}
 		stat, df := 0.0, -1

@@ -63,7 +63,7 @@ func writeJaeger(t *testing.T, path string, spans []testSpan) {
 // readPaths reads and finalizes several inputs.
 func readPaths(t *testing.T, paths ...string) *ingest.Bundle {
 	t.Helper()
-	b, err := ingest.Read(paths, nil, ingest.Options{})
+	b, err := ingest.Read(paths, nil, ingest.Options{NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func patternCase(t *testing.T, broken bool, quietTraffic bool) *ingest.Bundle {
 		t.Fatal(err)
 	}
 	b := readPaths(t, dir)
-	DerivePatternSeries(b, ingest.FromTime(t0), ingest.FromTime(t0.Add(24*time.Minute)), ingest.FromTime(t0.Add(29*time.Minute)))
+	DerivePatternSeries(b, ingest.FromTime(t0), ingest.FromTime(t0.Add(24*time.Minute)), ingest.FromTime(t0.Add(29*time.Minute)), Options{})
 	return b
 }
 
@@ -309,7 +309,7 @@ func TestPatternSeriesDeterministic(t *testing.T) {
 	}
 	bs, ws, we := b.Grid[0], b.Grid[len(b.Grid)-25], b.Grid[len(b.Grid)-5]
 	derive := func() map[string][]uint64 {
-		DerivePatternSeries(b, bs, ws, we)
+		DerivePatternSeries(b, bs, ws, we, Options{})
 		out := map[string][]uint64{}
 		for _, s := range b.Series {
 			if s.Name != ingest.LogPatternShift {

@@ -8,19 +8,18 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
-// maxMixOps bounds the operations followed per service; rarer ones are
+// Options.MaxMixOps bounds the operations followed per service; rarer ones are
 // pooled (HTTP routes with IDs in them would otherwise be thousands).
-const maxMixOps = 20
 
 // operationMixSeries returns one ingest.TraceOpMix series per service with at
 // least two operations: for each grid cell, the chi-square statistic of the
 // cell's operation counts against the service's mix over all cells, as a
 // standard normal deviate (Wilson–Hilferty), so that it reads alike for
-// busy and quiet steps. NaN where a cell has fewer than MinMixSpans spans.
+// busy and quiet steps. NaN where a cell has fewer than Options.MinMixSpans spans.
 // The reference mix includes the incident, which only dilutes a shift. It
 // only reads the spans and the grid, so Finalize runs it beside
-// deriveTraceSeries. O(spans + services·cells·maxMixOps).
-func operationMixSeries(b *ingest.Bundle) (out []*ingest.Series) {
+// deriveTraceSeries. O(spans + services·cells·MaxMixOps).
+func operationMixSeries(b *ingest.Bundle, fo Options) (out []*ingest.Series) {
 	if len(b.Spans) == 0 || len(b.Grid) == 0 {
 		return nil
 	}
@@ -65,7 +64,7 @@ func operationMixSeries(b *ingest.Bundle) (out []*ingest.Series) {
 		slices.SortFunc(ops, func(x, y svcOp) int {
 			return cmp.Or(cmp.Compare(per[y].total, per[x].total), cmp.Compare(x.op.String(), y.op.String()))
 		})
-		m := &mix{k: min(len(ops), maxMixOps)}
+		m := &mix{k: min(len(ops), fo.MaxMixOps)}
 		m.counts = make([]int32, n*m.k)
 		for i, o := range ops {
 			col := min(i, m.k-1)
@@ -88,7 +87,7 @@ func operationMixSeries(b *ingest.Bundle) (out []*ingest.Series) {
 				ref[j] += float64(m.counts[c*m.k+j])
 			}
 		}
-		ingest.MixShares(ref)
+		mixShares(ref)
 		v := make([]float64, n)
 		scored := false
 		for c := 0; c < n; c++ {
@@ -97,11 +96,11 @@ func operationMixSeries(b *ingest.Bundle) (out []*ingest.Series) {
 			for _, x := range row {
 				cellN += float64(x)
 			}
-			if cellN < ingest.MinMixSpans {
+			if cellN < float64(fo.MinMixSpans) {
 				v[c] = math.NaN()
 				continue
 			}
-			v[c] = ingest.MixDeviate(row, cellN, ref)
+			v[c] = mixDeviate(row, cellN, ref)
 			scored = true
 		}
 		if !scored {

@@ -84,3 +84,34 @@ func TestDeriveOperationMix(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsSetTheParameters: the zero Options are DefaultOptions, and a
+// field changes what the stage derives (MinMixSpans above every step's
+// spans leaves no operation mix scored).
+func TestOptionsSetTheParameters(t *testing.T) {
+	if got, want := (Options{}).withDefaults(), DefaultOptions(); got != want {
+		t.Fatalf("zero Options = %+v, want the defaults %+v", got, want)
+	}
+	if d := DefaultOptions(); d.MaxMixOps != 20 || d.MinMixSpans != 5 || d.MaxMixTemplates != 20 || d.ReferenceShare != 0.6 ||
+		d.SteadyShare != 0.5 || d.MinSteadySteps != 3 || d.MinPatternBaseline != 5 || d.MinPatternWindow != 3 {
+		t.Errorf("DefaultOptions = %+v, not the table of doc.go", d)
+	}
+	b := opMixBundle(t)
+	raw := &ingest.Bundle{Spans: b.Spans[:0:0]}
+	for i := range b.Spans {
+		raw.Spans = append(raw.Spans, b.Spans[i])
+	}
+	if err := Finalize(raw, ingest.Options{Step: 15 * time.Second}, Options{MinMixSpans: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range raw.Series {
+		if s.Name != ingest.TraceOpMix {
+			continue
+		}
+		for i, v := range s.V {
+			if !math.IsNaN(v) {
+				t.Fatalf("MinMixSpans 1000: mix cell %d = %v, want NaN (no step has 1000 spans)", i, v)
+			}
+		}
+	}
+}

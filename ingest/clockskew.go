@@ -90,7 +90,7 @@ type skewReport struct {
 // When something moved, the spans are re-sorted and the returned parent
 // indexes refer to the new order; otherwise parent is returned unchanged.
 // O(n) for the walk plus O(k log k + n) for the re-sort of the k moved spans.
-func (b *Bundle) adjustClockSkew(parent []int32, tol time.Duration) ([]int32, skewReport) {
+func adjustClockSkew(b *Bundle, parent []int32, tol time.Duration) ([]int32, skewReport) {
 	var rep skewReport
 	n := len(b.Spans)
 	if n == 0 {

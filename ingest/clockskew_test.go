@@ -22,11 +22,11 @@ func checkParents(t *testing.T, b *Bundle) {
 	}
 	ids := make(map[SpanKey]int32, len(b.Spans))
 	for i := range b.Spans {
-		ids[SpanKey{b.Spans[i].TraceID, b.Spans[i].SpanID}] = int32(i)
+		ids[SpanKey{Trace: b.Spans[i].TraceID, Span: b.Spans[i].SpanID}] = int32(i)
 	}
 	for i, p := range b.Parent {
 		s := &b.Spans[i]
-		want, ok := ids[SpanKey{s.TraceID, s.ParentID}]
+		want, ok := ids[SpanKey{Trace: s.TraceID, Span: s.ParentID}]
 		if s.ParentID == 0 || !ok {
 			want = -1
 		}
@@ -136,7 +136,7 @@ func TestClockSkewAdjust(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &Bundle{Spans: tc.spans, Inputs: []Input{{Path: "t.json"}}}
-			if err := b.Finalize(Options{}); err != nil {
+			if err := Finalize(b, Options{NoFeatures: true}); err != nil {
 				t.Fatal(err)
 			}
 			if err := b.Validate(); err != nil {
@@ -187,7 +187,7 @@ func TestClockSkewSortAndParents(t *testing.T) {
 		)
 	}
 	b := &Bundle{Spans: spans, Inputs: []Input{{Path: "t.json"}}}
-	if err := b.Finalize(Options{}); err != nil {
+	if err := Finalize(b, Options{NoFeatures: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Validate(); err != nil {
@@ -242,7 +242,7 @@ func BenchmarkCheckSpansClockSkew(b *testing.B) {
 			bd := &Bundle{}
 			for b.Loop() {
 				bd.Spans, bd.Warnings = slices.Clone(spans), nil
-				bd.checkSpans()
+				checkSpans(bd)
 			}
 		})
 	}

@@ -38,7 +38,7 @@ func counterResets(s *Series) int {
 // (isRawCounter) that drop. The values are kept as read: a reset is a fact
 // about the process (it restarted), not bad data, and rate-like signals are
 // the analysis's business. Must run after cleanSeries (points sorted). O(points).
-func (b *Bundle) checkCounterResets() {
+func checkCounterResets(b *Bundle) {
 	type perFile struct {
 		resets, series int
 		example        string

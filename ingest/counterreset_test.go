@@ -48,8 +48,8 @@ func TestCounterResets(t *testing.T) {
 			for i, s := range tc.series {
 				before[i] = slices.Clone(s.V)
 			}
-			b.cleanSeries()
-			b.checkCounterResets()
+			cleanSeries(b)
+			checkCounterResets(b)
 			var got []string
 			for _, w := range b.Warnings {
 				if errors.Is(w, ErrCounterReset) {

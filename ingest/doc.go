@@ -1,28 +1,39 @@
 // Package ingest reads what an on-call engineer has — traces, metrics, GPU
-// data, change events and the alert — and turns it into one aligned,
+// data, logs, change events and the alert — and turns it into one aligned,
 // validated *Bundle that the analysis stages can trust.
 //
 // # What it owns, what it must not do
 //
-// It is the core of reading: the data model (model.go, one clock
-// ingest.Time, one entity model; derived.go names the series the features
-// stage derives), paths and reading (paths.go, read.go), limits and guards
-// (options.go, guard.go), errors with positions (errors.go, position.go),
-// the format registry and the sniff order (registry.go, sniff.go), merging,
-// the repairs and grid of Finalize, and Validate; and the helpers every
-// decoder shares (the interner, placement tags in process.go, the log
-// budget). The fast paths' JSON scanner is a library of its own,
-// ingest/fastjson. The decoders are not here:
-// each family is a package of its own (ingest/jaeger, ingest/otlp,
-// ingest/prometheus, ingest/logs, ingest/gpu, ingest/k8sevents,
-// ingest/alertmanager) that registers its formats from its init function
-// with RegisterFormat, as image/png registers with image; ingest/formats
-// imports them all, and whoever reads data imports it. The features stage
-// (package features) runs inside Finalize through Options.Derive. Still
-// here: classification (classify.go), which the Prometheus decoder needs
-// at read time (the entity it sets decides series keys, order, limits and
-// per-input counts), and the service matching log finalization shares
-// (entitymatch.go: KnownServices, MatchService, the entity list).
+// It is the core of reading: paths and reading (paths.go, read.go), limits
+// and guards (options.go, guard.go), errors with positions (errors.go,
+// position.go), the format registry and the sniff order (registry.go,
+// sniff.go), merging, Finalize's repairs and grid (finalize.go,
+// spancheck.go, clockskew.go, counterreset.go, timebounds.go, sanity.go),
+// and the helpers the span decoders share (placement tags and processes,
+// process.go). Around it, each in a package of its own:
+//
+//   - ingest/model, the data model: the Bundle, spans, series, entities,
+//     Syms and the interner, the one clock (Time, ns), log records, warnings,
+//     the names of the series the features stage derives, and what a bundle
+//     can say of itself (Validate, LogSpans, KnownServices, CountInto,
+//     CollectEntities). Every name of it is also a name of ingest, as an
+//     alias (model.go): ingest.Bundle is model.Bundle.
+//   - ingest/classify, classification: a series' signal kind, statistic,
+//     unit and entity from its name and labels (ClassifySeries here). The
+//     Prometheus decoder calls it at read time: the entity it sets decides
+//     the series' keys, order, limits and per-input counts.
+//   - the decoders: one package per format or family (ingest/jaeger,
+//     ingest/otlp, ingest/prometheus, ingest/logs, ingest/gpu/nvidiasmi,
+//     ingest/gpu/nvml, ingest/gpu/nsight and ingest/gpu/kineto over the GPU
+//     family's shared package ingest/gpu, ingest/k8sevents,
+//     ingest/alertmanager) that registers its formats from its init function
+//     with RegisterFormat, as image/png registers with image; ingest/formats
+//     imports them all, and whoever reads data imports it. ingest/logs also
+//     registers Finalize's log step (RegisterLogFinalizer) and holds the log
+//     budgets. The fast paths' JSON scanner is a library, ingest/fastjson.
+//   - the features stage (package features) runs inside Finalize through
+//     Options.Derive; a reader that skips it says so (Options.NoFeatures),
+//     else Read and Finalize fail with ErrNoFeatures.
 //
 // It must not know about graphs, ranking or reports, never reads the wall
 // clock, and names no dataset, service or fault: rules are keywords and
@@ -46,25 +57,27 @@
 //     ErrPartialInput warning; an unreadable file is skipped, reported as a
 //     skipped Input, and the rest is still read. Inputs whose data is far in
 //     time from all the others are left out and named (disjointInputs).
-//  3. Finalize sorts and cleans series and spans (duplicate IDs, orphans,
-//     clock skew and bad values become Warnings counted per kind), chooses
-//     one step and grid (Time is nanoseconds since the epoch everywhere),
-//     runs the features stage (Options.Derive: package features matches
-//     entities across sources — a trace service "ts-order-service" and a
-//     series {pod="ts-order-service-5d8f7c9b4-x2kq9"} are one workload:
-//     WorkloadOf, MatchService —, places processes on GPUs and derives
-//     per-service, per-pod and per-call-edge RED series from spans and the
-//     log series), and aligns every series onto the grid.
+//  3. Finalize(b, opt) sorts and cleans series and spans (duplicate IDs,
+//     orphans, clock skew and bad values become Warnings counted per kind),
+//     runs the log step (ingest/logs), chooses one step and grid (Time is
+//     nanoseconds since the epoch everywhere), runs the features stage
+//     (Options.Derive: package features matches entities across sources —
+//     a trace service "ts-order-service" and a series
+//     {pod="ts-order-service-5d8f7c9b4-x2kq9"} are one workload: WorkloadOf,
+//     MatchService —, places processes on GPUs and derives per-service,
+//     per-pod and per-call-edge RED series from spans and the log series),
+//     aligns every series onto the grid and builds the entity list.
 //
-// Logs (the model in logs.go; the sink and the readers in package
-// ingest/logs) become compact LogRecords: each file's lines
-// are folded into multi-line records per stream, their level and trace
-// context read, and their templates mined (package logtemplate, one Drain
-// miner per service, sequentially per file); Finalize merges the templates
-// of all files deterministically, sorts the records, links them to spans
-// (logfinalize.go); the features stage derives per-service and per-pod log
-// series (features.DeriveLogSeries re-derives them for the incident's
-// baseline and features.LogEvidence summarises a cause's templates).
+// Logs (the model in ingest/model/logs.go; the sink, the readers and the
+// log step in package ingest/logs) become compact LogRecords: each file's
+// lines are folded into multi-line records per stream, their level and
+// trace context read, and their templates mined (package logtemplate, one
+// Drain miner per service, sequentially per file); Finalize's log step
+// merges the templates of all files deterministically, sorts the records
+// and links them to spans; the features stage derives per-service and
+// per-pod log series (features.DeriveLogSeries re-derives them for the
+// incident's baseline and features.LogEvidence summarises a cause's
+// templates).
 //
 // Every metric series is classified into a SignalKind (ClassifySeries) and
 // attached to the most specific Entity it describes: a GPU, a call edge, a

@@ -9,14 +9,14 @@ import (
 // ingest: an internal test importing a decoder package would be an import
 // cycle.
 
-// EnforceLimits is b.enforceLimits.
-func EnforceLimits(b *Bundle, lim Limits, source string) { b.enforceLimits(lim, source) }
+// EnforceLimits is enforceLimits.
+func EnforceLimits(b *Bundle, lim Limits, source string) { enforceLimits(b, lim, source) }
 
-// Records is b.records.
-func Records(b *Bundle) int { return b.records() }
+// Records is records.
+func Records(b *Bundle) int { return records(b) }
 
-// CheckValues is b.checkValues.
-func CheckValues(b *Bundle, source string) { b.checkValues(source) }
+// CheckValues is checkValues.
+func CheckValues(b *Bundle, source string) { checkValues(b, source) }
 
 // CheckParents is checkParents.
 func CheckParents(t *testing.T, b *Bundle) { checkParents(t, b) }

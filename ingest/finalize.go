@@ -27,33 +27,39 @@ const maxGridCells = 20_000
 //     derived from spans, the operation mix, the log series with the
 //     default reference period);
 //  5. every series of step ≥ 1 s aligned onto the grid (gaps warned);
-//  6. the entity list.
+//  6. the entity list (Bundle.CollectEntities).
 //
-// Log records are finalized beside (logfinalize.go: templates merged across
+// Log records are finalized beside (the log step package ingest/logs
+// registers, RegisterLogFinalizer: templates merged across
 // files, records sorted, linked to spans; their entities matched like the
 // series'); the features stage derives the log series with the default
 // reference period (features.DeriveLogSeries derives them again for the
 // incident's baseline).
 //
-// Finalize is idempotent only in the sense that it must be called once.
-func (b *Bundle) Finalize(opt Options) error {
-	b.cleanSeries()
-	onGrid := b.dropTimeOutliers()
-	b.checkCounterResets()
-	b.Parent = b.checkSpans()
-	b.finalizeLogs(opt)
-	b.chooseStep(opt.Step, onGrid)
+// Finalize is idempotent only in the sense that it must be called once. It
+// returns ErrNoFeatures, doing nothing, when opt neither sets Derive nor
+// says NoFeatures.
+func Finalize(b *Bundle, opt Options) error {
+	if err := opt.checkFeatures(); err != nil {
+		return err
+	}
+	cleanSeries(b)
+	onGrid := dropTimeOutliers(b)
+	checkCounterResets(b)
+	b.Parent = checkSpans(b)
+	finalizeLogs(b, opt)
+	chooseStep(b, opt.Step, onGrid)
 	if opt.Derive != nil {
 		opt.Derive(b)
 	}
-	b.alignSeries(opt.Limits.WithDefaults().MaxCells)
-	b.collectEntities()
+	alignSeries(b, opt.Limits.WithDefaults().MaxCells)
+	b.CollectEntities()
 	return nil
 }
 
 // cleanSeries sorts every series' points by time, drops duplicate
 // timestamps (keeping the last) and turns ±Inf into NaN.
-func (b *Bundle) cleanSeries() {
+func cleanSeries(b *Bundle) {
 	for _, s := range b.Series {
 		if !sort.SliceIsSorted(s.T, func(i, j int) bool { return s.T[i] < s.T[j] }) {
 			idx := make([]int, len(s.T))
@@ -158,7 +164,7 @@ func seriesStep(s *Series) time.Duration {
 
 // chooseStep sets Step, Start, End and Grid; times onGrid rejects (far
 // outside the data's robust range, see dropTimeOutliers) do not extend it.
-func (b *Bundle) chooseStep(step time.Duration, onGrid func(Time) bool) {
+func chooseStep(b *Bundle, step time.Duration, onGrid func(Time) bool) {
 	var steps []int64
 	var start, end Time
 	extend := func(t Time) {
@@ -242,7 +248,7 @@ func (b *Bundle) chooseStep(step time.Duration, onGrid func(Time) bool) {
 // every series would need more, the series with the fewest points (ties:
 // the last by key) are dropped first, with an ErrLimit warning, so that a
 // flood of one-point series cannot push out a real case beside it.
-func (b *Bundle) alignSeries(maxCells int) {
+func alignSeries(b *Bundle, maxCells int) {
 	if len(b.Grid) == 0 {
 		return
 	}

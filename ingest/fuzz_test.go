@@ -67,7 +67,7 @@ func fuzzCheck(t *testing.T, b *ingest.Bundle, err error) {
 	if len(b.Inputs) == 0 {
 		b.Inputs = []ingest.Input{{Path: "fuzz"}}
 	}
-	if err := b.Finalize(ingest.Options{Limits: fuzzLimits}); err != nil {
+	if err := ingest.Finalize(b, ingest.Options{Limits: fuzzLimits, NoFeatures: true}); err != nil {
 		t.Fatalf("Finalize: %v", err)
 	}
 	if err := b.Validate(); err != nil {

@@ -4,8 +4,9 @@ package ingest
 // made-up text format and registered through the same three tables the
 // built-in formats use (docs/architecture.md, "Add a format"):
 //
-//  1. a Format value and its name (formatNames; a built-in format adds a
-//     constant in model.go),
+//  1. a Format value and its name (a built-in format adds a constant and
+//     its name in ingest/model/model.go, formatNames; this test takes the
+//     first value past them, whose name is "format(N)"),
 //  2. a sniff rule that recognises the format from the first bytes, never
 //     the file name, with its priority in the sniff order (sniff.go),
 //  3. a decoder: a DecodeFunc that reads one input into a fresh Bundle,
@@ -98,24 +99,22 @@ func decodeKV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 	return b, nil
 }
 
-// registerFormat adds a format value and name and registers its decoder
-// for the test's duration (the test must not run in parallel with others
+// registerFormat takes the first Format value past the built-in ones and
+// registers its decoder for the test's duration (the test must not run in parallel with others
 // that read). A decoder package calls RegisterFormat from its init with a
 // built-in Format constant and a priority from the table in sniff.go.
-func registerFormat(t *testing.T, name string, sniff func(head []byte) bool, decode DecodeFunc) Format {
+func registerFormat(t *testing.T, sniff func(head []byte) bool, decode DecodeFunc) Format {
 	t.Helper()
-	f := Format(len(formatNames))
-	formatNames = append(formatNames, name)
+	f := FormatVictoriaLogs + 1
 	RegisterFormat(FormatSpec{Format: f, Decode: decode, Sniff: []SniffRule{{Priority: 1, Match: func(h *Head) bool { return sniff(h.Raw) }}}})
 	t.Cleanup(func() {
-		formatNames = formatNames[:f]
 		unregisterFormat(f)
 	})
 	return f
 }
 
 func TestMinimalDecoder(t *testing.T) {
-	kv := registerFormat(t, "kv-metrics", func(h []byte) bool { return bytes.HasPrefix(h, []byte(kvHeader+"\n")) },
+	kv := registerFormat(t, func(h []byte) bool { return bytes.HasPrefix(h, []byte(kvHeader+"\n")) },
 		decodeKV)
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -138,15 +137,15 @@ func TestMinimalDecoder(t *testing.T) {
 	good := write("a.kv", sb.String())
 
 	t.Run("sniffed by content", func(t *testing.T) {
-		if got := Sniff([]byte(sb.String())); got != kv || got.String() != "kv-metrics" {
-			t.Fatalf("Sniff = %v, want kv-metrics", got)
+		if got := Sniff([]byte(sb.String())); got != kv {
+			t.Fatalf("Sniff = %v, want the kv-metrics format %v", got, kv)
 		}
 		if got := Sniff([]byte(`{"status":"success","data":{"resultType":"matrix","result":[]}}`)); got != FormatPromQueryRange {
 			t.Errorf("a Prometheus file now sniffs as %v", got)
 		}
 	})
 	t.Run("read like any format", func(t *testing.T) {
-		b, err := Read([]string{good}, nil, Options{})
+		b, err := Read([]string{good}, nil, Options{NoFeatures: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +183,7 @@ func TestMinimalDecoder(t *testing.T) {
 	})
 	t.Run("positioned errors", func(t *testing.T) {
 		broken := write("b.kv", kvHeader+"\n1796000000 x checkout 1\n1796000015 x checkout\n")
-		_, err := Read([]string{broken}, nil, Options{})
+		_, err := Read([]string{broken}, nil, Options{NoFeatures: true})
 		var ie *InputError
 		if !errors.As(err, &ie) || ie.File != broken || ie.Line != 3 {
 			t.Fatalf("err = %v, want an InputError at %s line 3", err, broken)

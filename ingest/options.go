@@ -1,6 +1,9 @@
 package ingest
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // Limits bound what hostile or runaway input can make the readers allocate.
 // A zero field means "use the default".
@@ -37,7 +40,7 @@ type Limits struct {
 	QueryTimeout time.Duration
 	// StallTimeout is the longest wait for the next byte of a pipe or FIFO.
 	StallTimeout time.Duration
-	// Log budgets (logbudget.go): templates mined per service of one input
+	// Log budgets (ingest/logs/budget.go): templates mined per service of one input
 	// and per input in all (also over all inputs once merged), streams kept
 	// of one input, services and pods with log series over all inputs, and
 	// bytes kept of one log record's text. What they cut is warned.
@@ -119,7 +122,11 @@ func (l Limits) WithDefaults() Limits {
 	return l.logDefaults(d)
 }
 
-// Options configure reading and alignment. The zero value is usable.
+// Options configure reading and alignment. The zero value reads with the
+// default limits and step, but Read and Finalize also need to be told about
+// the features stage: either Derive (features.Read and features.Finalize set
+// it) or NoFeatures, else they fail with ErrNoFeatures, so that no reader
+// skips the stage without saying so.
 type Options struct {
 	Limits Limits
 	// Step is the common step series are aligned to and span RED series are
@@ -144,4 +151,75 @@ type Options struct {
 	// matching, process placement, span-derived RED series, the operation
 	// mix and the log series are all features).
 	Derive func(*Bundle)
+	// NoFeatures says that the bundle is read without the features stage on
+	// purpose (the core's and the decoders' own tests, a program that needs
+	// only what the inputs say). With Derive nil and NoFeatures false, Read
+	// and Finalize return ErrNoFeatures and do nothing.
+	NoFeatures bool
+}
+
+// ErrNoFeatures is what Read and Finalize return when Options say neither
+// how to run the features stage (Derive) nor that it is skipped on purpose
+// (NoFeatures).
+var ErrNoFeatures = errors.New("ingest: Options.Derive is nil and Options.NoFeatures is not set: read through features.Read or features.Finalize, or set NoFeatures to skip the features stage on purpose")
+
+// checkFeatures is the ErrNoFeatures check of Read and Finalize.
+func (opt Options) checkFeatures() error {
+	if opt.Derive == nil && !opt.NoFeatures {
+		return ErrNoFeatures
+	}
+	return nil
+}
+
+// enforceLimits trims what a reader produced to lim (spans, series, points),
+// with one ErrLimit warning per bound hit. Readers that stream (Jaeger, OTLP,
+// Prometheus) stop early themselves; this is the backstop for the others and
+// for the totals over all inputs. source names the input in the warning.
+func enforceLimits(b *Bundle, lim Limits, source string) {
+	lim = lim.WithDefaults()
+	if n := len(b.Spans); n > lim.MaxSpans {
+		b.Spans = b.Spans[:lim.MaxSpans]
+		b.Warn(ErrLimit, source, n-lim.MaxSpans, "%d spans dropped: more than %d spans (--max-spans)", n-lim.MaxSpans, lim.MaxSpans)
+	}
+	if n := len(b.Series); n > lim.MaxSeries {
+		b.Series = b.Series[:lim.MaxSeries]
+		b.Warn(ErrLimit, source, n-lim.MaxSeries, "%d series dropped: more than %d series (--max-series)", n-lim.MaxSeries, lim.MaxSeries)
+	}
+	if n := len(b.Logs); n > lim.MaxLogRecords {
+		b.Logs = b.Logs[:lim.MaxLogRecords]
+		b.Warn(ErrLimit, source, n-lim.MaxLogRecords, "%d log records dropped: more than %d log records", n-lim.MaxLogRecords, lim.MaxLogRecords)
+	}
+	points := 0
+	for i, s := range b.Series {
+		if s == nil {
+			continue
+		}
+		if points+len(s.T) > lim.MaxPoints {
+			dropped := len(b.Series) - i
+			b.Series = b.Series[:i]
+			b.Warn(ErrLimit, source, dropped, "%d series dropped: more than %d points in all (--max-points)", dropped, lim.MaxPoints)
+			break
+		}
+		points += len(s.T)
+	}
+}
+
+// logDefaults fills the log budgets of l that are zero from d.
+func (l Limits) logDefaults(d Limits) Limits {
+	if l.MaxLogTemplates == 0 {
+		l.MaxLogTemplates = d.MaxLogTemplates
+	}
+	if l.MaxLogTemplatesTotal == 0 {
+		l.MaxLogTemplatesTotal = d.MaxLogTemplatesTotal
+	}
+	if l.MaxLogStreams == 0 {
+		l.MaxLogStreams = d.MaxLogStreams
+	}
+	if l.MaxLogEntities == 0 {
+		l.MaxLogEntities = d.MaxLogEntities
+	}
+	if l.MaxLogRecordBytes == 0 {
+		l.MaxLogRecordBytes = d.MaxLogRecordBytes
+	}
+	return l
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -208,5 +210,37 @@ func JSONSkip(dec *json.Decoder) error {
 		if depth == 0 {
 			return nil
 		}
+	}
+}
+
+// TypeErrMsg renders a type error for JSONErrorAt and the readers.
+func TypeErrMsg(te *json.UnmarshalTypeError) error {
+	want := te.Type.String()
+	switch te.Type.Kind() {
+	case reflect.Struct, reflect.Map:
+		want = "a JSON object"
+	case reflect.Slice:
+		want = "a JSON array"
+	}
+	if te.Field == "" {
+		return fmt.Errorf("expected %s, found JSON %s", want, te.Value)
+	}
+	return fmt.Errorf("expected %s for field %q, found JSON %s", want, te.Field, te.Value)
+}
+
+// DescribeToken renders a JSON token for an error message.
+func DescribeToken(tok json.Token) string {
+	switch v := tok.(type) {
+	case nil:
+		return "null"
+	case json.Delim:
+		return strconv.Quote(v.String())
+	case string:
+		if len(v) > 40 {
+			v = v[:40] + "..."
+		}
+		return "string " + strconv.Quote(v)
+	default:
+		return fmt.Sprintf("%T %v", v, v)
 	}
 }

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -123,18 +122,4 @@ func (ps *ProcessSet) addVersion(b *Bundle, v PodVersion) {
 		ps.versions[v] = true
 		b.PodVersions = append(b.PodVersions, v)
 	}
-}
-
-// String describes the placement for evidence, e.g. "PID 4242 of
-// vllm-0 on gpu-node-1".
-func (p Placement) String() string {
-	who := p.Service
-	if p.Pod != "" {
-		who = p.Pod
-	}
-	s := fmt.Sprintf("PID %d of %s", p.PID, who)
-	if p.Host != "" {
-		s += " on " + p.Host
-	}
-	return s
 }

@@ -36,6 +36,9 @@ func ExpandPaths(paths []string) ([]string, error) {
 // range is disjoint from all the others (see disjointInputs). Read fails
 // only when nothing at all could be read, returning the first error.
 func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
+	if err := opt.checkFeatures(); err != nil {
+		return nil, err
+	}
 	files, unread := expandPaths(paths)
 	if len(files) == 0 {
 		switch len(unread) {
@@ -71,7 +74,7 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		}
 		return nil, fmt.Errorf("no readable input: none of the %d files is in a known format (first: %s)", len(b.Inputs), b.Inputs[0].Path)
 	}
-	b.enforceLimits(lim, "inputs")
+	enforceLimits(b, lim, "inputs")
 	// Regular files were parsed without hashing; hash them now, beside
 	// Finalize (whose span passes are split over two goroutines only in
 	// part, so a core is often free).
@@ -83,7 +86,7 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		}
 	}
 	go func() { hashed <- hashFiles(files, toHash) }()
-	err := b.Finalize(opt)
+	err := Finalize(b, opt)
 	for _, h := range <-hashed {
 		in := &b.Inputs[h.input]
 		switch {
@@ -487,10 +490,10 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		in.SHA256 = ""
 		return &Bundle{Inputs: []Input{in}}, err
 	}
-	part.enforceLimits(lim, name)
-	if had := part.records(); had > 0 {
-		part.checkValues(name)
-		if part.records() == 0 { // every record had an impossible time
+	enforceLimits(part, lim, name)
+	if had := records(part); had > 0 {
+		checkValues(part, name)
+		if records(part) == 0 { // every record had an impossible time
 			msg := "no usable data"
 			if len(part.Warnings) > 0 {
 				msg += ": " + part.Warnings[len(part.Warnings)-1].Message
@@ -517,7 +520,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 
 // records counts what a reader produced: spans, points, events, alerts,
 // dependencies and log records.
-func (b *Bundle) records() int {
+func records(b *Bundle) int {
 	n := len(b.Spans) + len(b.Events) + len(b.Alerts) + len(b.Deps) + len(b.Logs)
 	for _, s := range b.Series {
 		if s != nil {
@@ -525,65 +528,4 @@ func (b *Bundle) records() int {
 		}
 	}
 	return n
-}
-
-// CountInto fills the counts and time range of in from the part's content.
-func (b *Bundle) CountInto(in *Input) {
-	c := &in.Counts
-	c.Spans = len(b.Spans)
-	c.Series = len(b.Series)
-	c.Events = len(b.Events)
-	c.Alerts = len(b.Alerts)
-	c.Dependencies = len(b.Deps)
-	traces := map[TraceID]struct{}{}
-	services := map[string]struct{}{}
-	span := func(t Time) {
-		if t == 0 {
-			return
-		}
-		if in.Start == 0 || t < in.Start {
-			in.Start = t
-		}
-		if t > in.End {
-			in.End = t
-		}
-	}
-	spanServices := map[Sym]struct{}{}
-	for i := range b.Spans {
-		s := &b.Spans[i]
-		traces[s.TraceID] = struct{}{}
-		spanServices[s.Service] = struct{}{}
-		span(s.Start)
-		span(s.End())
-	}
-	for s := range spanServices {
-		services[s.String()] = struct{}{}
-	}
-	for _, s := range b.Series {
-		c.Points += len(s.T)
-		if len(s.T) > 0 {
-			span(s.T[0])
-			span(s.T[len(s.T)-1])
-		}
-		if s.Entity.Service != "" {
-			services[s.Entity.Service] = struct{}{}
-		}
-	}
-	for _, e := range b.Events {
-		span(e.Time)
-	}
-	for _, a := range b.Alerts {
-		span(a.StartsAt)
-	}
-	c.Logs = len(b.Logs)
-	for i := range b.Logs {
-		span(b.Logs[i].Time)
-	}
-	for i := range b.LogStreams {
-		if e := b.LogStreams[i].Entity(); e.Service != "" {
-			services[e.Service] = struct{}{}
-		}
-	}
-	c.Traces = len(traces)
-	c.Services = len(services)
 }

@@ -36,7 +36,7 @@ func TestReadHashesInputs(t *testing.T) {
 		}
 	}
 	stdin := []byte(nvmlRecording("host-c", "1"))
-	b, err := Read([]string{dir, "-"}, bytes.NewReader(stdin), Options{})
+	b, err := Read([]string{dir, "-"}, bytes.NewReader(stdin), Options{NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,3 +149,32 @@ func init() {
 		return h.JSON() && h.Has("pipeline_analyze_manifest")
 	}}}})
 }
+
+// logFinalizer is Finalize's log step, registered by package ingest/logs
+// (the log machinery lives with the log decoders): the templates of all
+// inputs merged, the records sorted, linked to spans, their entities
+// capped. Set once, from an init function, before any Read.
+var logFinalizer func(b *Bundle, opt Options)
+
+// RegisterLogFinalizer sets Finalize's log step; package ingest/logs calls
+// it from its init function. It panics (a programmer error) on a second
+// registration.
+func RegisterLogFinalizer(f func(b *Bundle, opt Options)) {
+	if logFinalizer != nil {
+		panic("ingest: RegisterLogFinalizer called twice")
+	}
+	logFinalizer = f
+}
+
+// finalizeLogs runs the registered log step on a bundle with log records.
+// It panics (a programmer error) when there are records and no step: a
+// program that reads logs imports ingest/logs (ingest/formats does).
+func finalizeLogs(b *Bundle, opt Options) {
+	if len(b.Logs) == 0 && len(b.LogStreams) == 0 {
+		return
+	}
+	if logFinalizer == nil {
+		panic("ingest: a bundle with log records, and no log step registered: import ingest/logs (ingest/formats imports it)")
+	}
+	logFinalizer(b, opt)
+}

@@ -29,7 +29,7 @@ func validTime(t Time) bool { return t >= 0 && t <= maxDataTime }
 // that end after 2200 or overflow (set to 0); spans that name themselves
 // as their parent (made roots); alerts with an impossible start (start
 // unknown).
-func (b *Bundle) checkValues(source string) {
+func checkValues(b *Bundle, source string) {
 	badStart, badDur, self := 0, 0, 0
 	w := 0
 	for i := range b.Spans {

@@ -42,7 +42,7 @@ func TestImpossibleValues(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "t.json"), []byte(spans), 0o644)
 	os.WriteFile(filepath.Join(dir, "m.json"), []byte(prom), 0o644)
-	b, err := Read([]string{dir}, nil, Options{})
+	b, err := Read([]string{dir}, nil, Options{NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestParentCycles(t *testing.T) {
 	)
 	path := filepath.Join(t.TempDir(), "t.json")
 	os.WriteFile(path, []byte(spans), 0o644)
-	b, err := Read([]string{path}, nil, Options{})
+	b, err := Read([]string{path}, nil, Options{NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestManyReferencesAndHugeTrace(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "refs.json"), []byte(jaegerTrace(jaegerSpan("1", "", "p1", t0, 100), many)), 0o644)
 	os.WriteFile(filepath.Join(dir, "big.json"), []byte(jaegerTrace(big...)), 0o644)
-	b, err := Read([]string{dir}, nil, Options{Limits: Limits{MaxTraceSpans: 100}})
+	b, err := Read([]string{dir}, nil, Options{Limits: Limits{MaxTraceSpans: 100}, NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestDisjointInputs(t *testing.T) {
 	write("b-2022.json", t2022+3600e6, 50)
 	write("c-2022-next-day.json", t2022+day/2, 5) // within a day: kept
 	write("z-2017.json", t2017, 50)
-	b, err := Read([]string{dir}, nil, Options{})
+	b, err := Read([]string{dir}, nil, Options{NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestExpandPathsHostile(t *testing.T) {
 	// A FIFO nobody writes to reads as empty at once; the good file beside
 	// the bad paths is analysed.
 	start := time.Now()
-	b, err := Read([]string{fifo, filepath.Join(dir, "nope"), linked}, nil, Options{})
+	b, err := Read([]string{fifo, filepath.Join(dir, "nope"), linked}, nil, Options{NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestExpandPathsHostile(t *testing.T) {
 	if len(b.Spans) != 1 {
 		t.Errorf("%d spans", len(b.Spans))
 	}
-	if _, err := Read([]string{"/dev/zero"}, nil, Options{}); err == nil || !strings.Contains(err.Error(), "character device") {
+	if _, err := Read([]string{"/dev/zero"}, nil, Options{NoFeatures: true}); err == nil || !strings.Contains(err.Error(), "character device") {
 		t.Errorf("/dev/zero: %v", err)
 	}
 }
@@ -251,7 +251,7 @@ func TestFIFOStall(t *testing.T) {
 		w.Close()
 	}()
 	start := time.Now()
-	_, err := Read([]string{fifo}, nil, Options{Limits: Limits{StallTimeout: 300 * time.Millisecond}})
+	_, err := Read([]string{fifo}, nil, Options{Limits: Limits{StallTimeout: 300 * time.Millisecond}, NoFeatures: true})
 	if err == nil || !strings.Contains(err.Error(), "--stall-timeout") {
 		t.Fatalf("err = %v", err)
 	}
@@ -277,7 +277,7 @@ func TestProcessSubstitution(t *testing.T) {
 		w.Write([]byte(jaegerTrace(jaegerSpan("1", "", "p1", 1700000000000000, 100), jaegerSpan("2", "1", "p2", 1700000000000010, 50))))
 		w.Close()
 	}()
-	b, err := Read([]string{path}, nil, Options{})
+	b, err := Read([]string{path}, nil, Options{NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestSQLiteReadInPlace(t *testing.T) {
 			}
 			in = b.Inputs[0]
 		default:
-			b, err := Read([]string{path}, nil, Options{Limits: Limits{MaxFileBytes: 70_000}, TempDir: t.TempDir()})
+			b, err := Read([]string{path}, nil, Options{Limits: Limits{MaxFileBytes: 70_000}, TempDir: t.TempDir(), NoFeatures: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -325,5 +325,24 @@ func TestSQLiteReadInPlace(t *testing.T) {
 		if in.Skipped || in.Size != st.Size() || in.SHA256 != sum || in.Counts.Series == 0 {
 			t.Errorf("%s: %+v, want size %d sha %s", read, in, st.Size(), sum)
 		}
+	}
+}
+
+// TestReadNeedsFeaturesOrOptOut: Read and Finalize fail with ErrNoFeatures
+// when Options neither run the features stage nor skip it on purpose.
+func TestReadNeedsFeaturesOrOptOut(t *testing.T) {
+	if _, err := Read([]string{t.TempDir()}, nil, Options{}); !errors.Is(err, ErrNoFeatures) {
+		t.Errorf("Read with zero Options: %v, want ErrNoFeatures", err)
+	}
+	b := &Bundle{}
+	if err := Finalize(b, Options{}); !errors.Is(err, ErrNoFeatures) {
+		t.Errorf("Finalize with zero Options: %v, want ErrNoFeatures", err)
+	}
+	if err := Finalize(b, Options{NoFeatures: true}); err != nil {
+		t.Errorf("Finalize with NoFeatures: %v", err)
+	}
+	derived := false
+	if err := Finalize(&Bundle{}, Options{Derive: func(*Bundle) { derived = true }}); err != nil || !derived {
+		t.Errorf("Finalize with Derive: %v, derived %v", err, derived)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/model"
 )
 
 // Finalize's span pass: spans merged from sorted runs, duplicate IDs,
@@ -164,115 +166,32 @@ func mergeRunsInto(out []Span, runs [][]Span) {
 	}
 }
 
-// spanKey identifies a span within the bundle.
-type SpanKey struct {
-	Trace TraceID
-	Span  SpanID
-}
-
-// spanTable maps (trace, span) IDs to indexes of a span slice: open
-// addressing with linear probing over a power-of-two table at most half full.
-// It stores only int32 indexes (the keys are read back from the spans), so
-// it costs 8 bytes per span and about a third of a Go map's time.
-//
-// The table is cut into shards (a power of two, chosen by the hash's top
-// bits; probing wraps inside a shard), so that one goroutine per shard can
-// fill it (indexSpans): every copy of a key lands in the same shard.
-type spanTable struct {
-	slots []int32 // index+1; 0 = empty
-	mask  uint64  // of a slot within its shard
-	bits  uint    // log2 of a shard's size
-	shift uint    // 64 - log2(shards); 64 for one shard (h>>64 is 0)
-}
-
-// newSpanTable returns a table for n spans in shards shards (a power of
-// two).
-func newSpanTable(n, shards int) *spanTable {
-	size := 16
-	for size < 2*n {
-		size <<= 1
-	}
-	per := max(size/shards, 16)
-	bits, shift := uint(0), uint(64)
-	for 1<<bits < per {
-		bits++
-	}
-	for k := shards; k > 1; k >>= 1 {
-		shift--
-	}
-	return &spanTable{slots: make([]int32, per*shards), mask: uint64(per - 1), bits: bits, shift: shift}
-}
-
-// home returns the shard of (tr, id) and the slot its probe starts at.
-func (t *spanTable) home(tr TraceID, id SpanID) (shard, slot uint64) {
-	h := (tr.Low ^ tr.High*0x9e3779b97f4a7c15) * 0xff51afd7ed558ccd
-	h ^= uint64(id) * 0xc4ceb9fe1a85ec53
-	h ^= h >> 29
-	shard = h >> t.shift
-	return shard, shard<<t.bits | h&t.mask
-}
-
-// next is the slot after i in i's shard.
-func (t *spanTable) next(i uint64) uint64 { return i&^t.mask | (i+1)&t.mask }
-
-// lookup returns the index of the span with these IDs, or -1.
-func (t *spanTable) lookup(spans []Span, tr TraceID, id SpanID) int32 {
-	_, i := t.home(tr, id)
-	for ; ; i = t.next(i) {
-		v := t.slots[i]
-		if v == 0 {
-			return -1
-		}
-		if s := &spans[v-1]; s.SpanID == id && s.TraceID == tr {
-			return v - 1
-		}
-	}
-}
-
-// insert adds spans[idx], which must not be present yet.
-func (t *spanTable) insert(spans []Span, idx int32) {
-	s := &spans[idx]
-	_, i := t.home(s.TraceID, s.SpanID)
-	for t.slots[i] != 0 {
-		i = t.next(i)
-	}
-	t.slots[i] = idx + 1
-}
-
 // indexSpans returns the table of spans' IDs and which spans repeat the IDs
 // of an earlier one (dup[i], nil when none does; those are not in the
 // table). On big inputs two goroutines fill one shard each, both walking
 // all spans in order and taking the keys of their shard, so the first of
 // repeated IDs is the one kept, as in one sequential pass. O(n) expected.
-func indexSpans(spans []Span) (index *spanTable, dup []bool, dups int) {
+func indexSpans(spans []Span) (index *model.SpanTable, dup []bool, dups int) {
 	shards := 1
 	if len(spans) >= ParallelMinSpans {
 		shards = 2
 	}
-	index = newSpanTable(len(spans), shards)
+	index = model.NewSpanTable(len(spans), shards)
 	// fill inserts the spans of one shard; its repeats go to its own dup
 	// slice, made on the first.
 	fill := func(shard uint64) (dup []bool, dups int) {
 		for i := range spans {
 			s := &spans[i]
-			sh, j := index.home(s.TraceID, s.SpanID)
+			sh, j := index.Home(s.TraceID, s.SpanID)
 			if sh != shard {
 				continue
 			}
-			for ; ; j = index.next(j) {
-				v := index.slots[j]
-				if v == 0 {
-					index.slots[j] = int32(i) + 1
-					break
+			if !index.AddFrom(spans, int32(i), j) {
+				if dup == nil {
+					dup = make([]bool, len(spans))
 				}
-				if o := &spans[v-1]; o.SpanID == s.SpanID && o.TraceID == s.TraceID {
-					if dup == nil {
-						dup = make([]bool, len(spans))
-					}
-					dup[i] = true
-					dups++
-					break
-				}
+				dup[i] = true
+				dups++
 			}
 		}
 		return dup, dups
@@ -301,7 +220,7 @@ func indexSpans(spans []Span) (index *spanTable, dup []bool, dups int) {
 // returns each span's parent index in b.Spans (-1 for roots and orphans),
 // which deriveTraceSeries reuses. O(n log n) for the sort, O(n) expected for
 // the rest (plus O(k log k) to re-sort k skew-adjusted spans).
-func (b *Bundle) checkSpans() []int32 {
+func checkSpans(b *Bundle) []int32 {
 	if len(b.Spans) == 0 {
 		return nil
 	}
@@ -341,7 +260,7 @@ func (b *Bundle) checkSpans() []int32 {
 			if s.ParentID == 0 {
 				continue
 			}
-			pi := index.lookup(b.Spans, s.TraceID, s.ParentID)
+			pi := index.Lookup(b.Spans, s.TraceID, s.ParentID)
 			if pi < 0 {
 				orphans++
 				continue
@@ -362,7 +281,7 @@ func (b *Bundle) checkSpans() []int32 {
 	}
 	// Clock skew: children on another host outside their parent are moved
 	// (with their subtrees) into it; this re-sorts b.Spans and remaps parent.
-	parent, rep := b.adjustClockSkew(parent, tol)
+	parent, rep := adjustClockSkew(b, parent, tol)
 	for i, pi := range parent {
 		if pi < 0 {
 			continue

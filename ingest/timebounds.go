@@ -12,32 +12,6 @@ import (
 // can neither stretch the common grid over decades nor make a GPU timeline
 // allocate buckets for the whole int64 range.
 
-// SatAdd returns a+b, saturated at the extremes of int64 instead of
-// wrapping around.
-func SatAdd(a, b int64) int64 {
-	s := a + b
-	switch {
-	case b > 0 && s < a:
-		return math.MaxInt64
-	case b < 0 && s > a:
-		return math.MinInt64
-	}
-	return s
-}
-
-// SatSub returns a-b, saturated at the extremes of int64 instead of
-// wrapping around.
-func SatSub(a, b int64) int64 {
-	s := a - b
-	switch {
-	case b < 0 && s < a:
-		return math.MaxInt64
-	case b > 0 && s > a:
-		return math.MinInt64
-	}
-	return s
-}
-
 // PlausibleTime reports whether t is a time some incident data can have:
 // from 1970 up to 2200 (the range checkValues keeps). Times a user types
 // (--at, --before-at) are checked against it.
@@ -107,7 +81,7 @@ func gridSeries(s *Series) bool { return len(s.T) <= 1 || seriesStep(s) >= time.
 // (alerts outside the range are kept, but do not stretch the grid).
 // Cost: one pass to sample at most OutlierSamples times, O(S log S) to
 // sort them, one pass to filter.
-func (b *Bundle) dropTimeOutliers() func(Time) bool {
+func dropTimeOutliers(b *Bundle) func(Time) bool {
 	total := len(b.Spans) + len(b.Events) + len(b.Logs)
 	for _, s := range b.Series {
 		if gridSeries(s) {

@@ -102,7 +102,7 @@ func TestStrayLogTimeDoesNotStretchGrid(t *testing.T) {
 		b.Logs = []LogRecord{{Time: t0.Add(time.Minute)}, {Time: stray}}
 		b.LogStreams = []LogStream{{}}
 		b.LogTemplates = []LogTemplate{{}}
-		if err := b.Finalize(Options{}); err != nil {
+		if err := Finalize(b, Options{NoFeatures: true}); err != nil {
 			t.Fatal(err)
 		}
 		if b.Step != 15*time.Second || len(b.Grid) != 240 || len(b.Logs) != 1 {
@@ -152,7 +152,7 @@ func BenchmarkDropTimeOutliers(b *testing.B) {
 		b.StopTimer()
 		bd.Spans, bd.Logs, bd.Warnings = append(bd.Spans[:0], spans...), append(bd.Logs[:0], logs...), bd.Warnings[:0]
 		b.StartTimer()
-		bd.dropTimeOutliers()
+		dropTimeOutliers(bd)
 		if len(bd.Spans) != len(spans)-1 || len(bd.Logs) != len(logs)-1 {
 			b.Fatalf("%d spans, %d logs kept", len(bd.Spans), len(bd.Logs))
 		}

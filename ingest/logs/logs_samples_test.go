@@ -18,7 +18,7 @@ func readLogSample(t *testing.T, rel string) *ingest.Bundle {
 	if err != nil {
 		t.Fatalf("read %s: %v", rel, err)
 	}
-	if err := b.Finalize(ingest.Options{}); err != nil {
+	if err := ingest.Finalize(b, ingest.Options{NoFeatures: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Validate(); err != nil {

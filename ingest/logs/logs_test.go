@@ -117,7 +117,7 @@ func TestLogFolding(t *testing.T) {
 	if b.Inputs[0].Format != ingest.FormatTextLog {
 		t.Fatalf("format %v", b.Inputs[0].Format)
 	}
-	if err := b.Finalize(ingest.Options{}); err != nil {
+	if err := ingest.Finalize(b, ingest.Options{NoFeatures: true}); err != nil {
 		t.Fatal(err)
 	}
 	if len(b.Logs) != 5 {
@@ -184,7 +184,7 @@ func TestMalformedLogLines(t *testing.T) {
 	if !hasLogWarning(b, ingest.ErrBadValue, "0.log:3: not a CRI log line") {
 		t.Errorf("warnings %v: want file:3", b.Warnings)
 	}
-	b.Finalize(ingest.Options{})
+	ingest.Finalize(b, ingest.Options{NoFeatures: true})
 	joined := false
 	for _, tp := range b.LogTemplates {
 		joined = joined || tp.Example == "hello world"
@@ -238,7 +238,7 @@ func TestLogTemplatesDeterministic(t *testing.T) {
 	pa := writeTemp(t, dir, "a/checkout.log", a.String())
 	pc := writeTemp(t, dir, "c/checkout.log", c.String())
 	read := func(paths ...string) *ingest.Bundle {
-		b, err := ingest.Read(paths, nil, ingest.Options{})
+		b, err := ingest.Read(paths, nil, ingest.Options{NoFeatures: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +338,7 @@ func TestLogEntityOption(t *testing.T) {
 		{"checkout-7d4b9c8f6-x2kq9", ingest.LogStream{Pod: "checkout-7d4b9c8f6-x2kq9", EntityFrom: "flag"}},
 		{"checkout", ingest.LogStream{Service: "checkout", EntityFrom: "flag"}},
 	} {
-		b, err := ingest.Read([]string{plain, labelled}, nil, ingest.Options{LogEntity: tc.entity})
+		b, err := ingest.Read([]string{plain, labelled}, nil, ingest.Options{LogEntity: tc.entity, NoFeatures: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -377,7 +377,7 @@ func TestLokiBackward(t *testing.T) {
 	var got [2]string
 	for k, rev := range []bool{true, false} {
 		p := writeTemp(t, dir, fmt.Sprintf("l%d.json", k), body(rev))
-		b, err := ingest.Read([]string{p}, nil, ingest.Options{})
+		b, err := ingest.Read([]string{p}, nil, ingest.Options{NoFeatures: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -399,9 +399,9 @@ func TestDeriveLogSeries(t *testing.T) {
 	t0 := b.Logs[0].Time
 	base := t0
 	ws := t0 + ingest.Time(29*15*time.Second)
-	features.DeriveLogSeries(b, base, ws)
+	features.DeriveLogSeries(b, base, ws, features.Options{})
 	before := len(b.Series)
-	features.DeriveLogSeries(b, base, ws) // idempotent: replaces
+	features.DeriveLogSeries(b, base, ws, features.Options{}) // idempotent: replaces
 	if len(b.Series) != before {
 		t.Fatalf("%d series after the second call, %d after the first", len(b.Series), before)
 	}

@@ -35,7 +35,7 @@ type LogSink struct {
 	secScale int // times that were seconds, ms or µs in a nanosecond field
 
 	budget     *logtemplate.Budget // templates of all the input's miners
-	overflow   int32               // the overflow stream (logbudget.go), -1 until needed
+	overflow   int32               // the overflow stream (budget.go), -1 until needed
 	overRecs   int                 // lines of the streams past MaxLogStreams
 	spanDocs   int                 // OTLP span documents among logs documents (skipped)
 	bound      *docBound           // the Loki reader's bound on one stream object (nil elsewhere)
@@ -108,7 +108,7 @@ func (s *LogSink) stream(ls ingest.LogStream) int32 {
 	if len(s.streams) >= s.lim.MaxLogStreams {
 		if s.overflow < 0 {
 			s.overflow = int32(len(s.b.LogStreams))
-			s.b.LogStreams = append(s.b.LogStreams, ingest.LogStream{Source: s.name, EntityFrom: ingest.OverflowEntity})
+			s.b.LogStreams = append(s.b.LogStreams, ingest.LogStream{Source: s.name, EntityFrom: OverflowEntity})
 			s.pending = append(s.pending, pendingRecord{})
 		}
 		return s.overflow
@@ -196,7 +196,7 @@ func (s *LogSink) line(st int32, t ingest.Time, lineNo int, msg string, f fields
 	}
 	s.flush(st)
 	if len(msg) > maxBytes {
-		msg = ingest.CutText(msg, maxBytes)
+		msg = CutText(msg, maxBytes)
 		s.longRec++
 	}
 	*p = pendingRecord{active: true, st: st, t: t, line: int32(min(lineNo, 1<<31-1)), sev: f.sev, trace: f.trace, span: f.span,
@@ -205,7 +205,7 @@ func (s *LogSink) line(st int32, t ingest.Time, lineNo int, msg string, f fields
 	s.pendBytes += len(msg)
 	if !s.fold {
 		s.flush(st)
-	} else if s.pendBytes > ingest.MaxPendingBytes {
+	} else if s.pendBytes > MaxPendingBytes {
 		s.pressure++
 		s.flushAll()
 		for i := range s.pending { // their buffers go too
@@ -271,7 +271,7 @@ func (s *LogSink) flush(st int32) {
 	group := ls.Service
 	m := s.miners[group]
 	if m == nil {
-		m = logtemplate.New(ingest.MinerParams(s.lim, s.budget))
+		m = logtemplate.New(MinerParams(s.lim, s.budget))
 		s.miners[group] = m
 	}
 	mid := minedID{group, m.Add(unsafeStr(s.content))}
@@ -307,7 +307,7 @@ func (s *LogSink) Finish() {
 		s.b.LogTemplates[ti].Pattern = s.miners[mid.group].Template(mid.id).Pattern
 	}
 	b := s.b
-	var cuts ingest.MinerCuts
+	var cuts MinerCuts
 	for _, g := range slices.Sorted(maps.Keys(s.miners)) {
 		cuts.Add(s.miners[g].Stats())
 	}
@@ -325,7 +325,7 @@ func (s *LogSink) Finish() {
 		b.Warn(ingest.ErrLimit, s.name, s.longRec, "%d log records longer than %d bytes cut (--max-log-record-size)", s.longRec, s.lim.MaxLogRecordBytes)
 	}
 	if s.pressure > 0 {
-		b.Warn(ingest.ErrLimit, s.name, s.pressure, "more than %d MiB of log records waiting for continuation lines: finished early %d times (a stack trace may be split)", ingest.MaxPendingBytes>>20, s.pressure)
+		b.Warn(ingest.ErrLimit, s.name, s.pressure, "more than %d MiB of log records waiting for continuation lines: finished early %d times (a stack trace may be split)", MaxPendingBytes>>20, s.pressure)
 	}
 	if s.bad > s.warned {
 		b.Warn(ingest.ErrBadValue, s.name, s.bad-s.warned, "%d more malformed log lines skipped (%d in all; the first %d are listed)", s.bad-s.warned, s.bad, s.warned)

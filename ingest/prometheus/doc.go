@@ -1,6 +1,6 @@
 // Package prometheus decodes Prometheus query_range and query responses
 // (format "prometheus-query-range"; LogQL metric results too) into
-// classified ingest.Series (ingest.ClassifySeries). Its fast path
+// classified ingest.Series (package ingest/classify, classify.Series). Its fast path
 // (promfast.go) reads regular files with the fast JSON scanner (package
 // ingest/fastjson) and declines with ingest.ErrSlowPath on anything the
 // general reader must handle. VictoriaLogs lines appended after a response

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/classify"
 	"io"
 	"math"
 	"path"
@@ -113,7 +114,7 @@ type promState struct {
 // fails with "prometheus error (<errorType>): <error>"; "status":"warning"
 // or a "warnings" list keeps the data and adds an ErrSourceWarning. Series
 // and points beyond lim.MaxSeries / lim.MaxPoints are dropped with an
-// ErrLimit warning. Every series is classified (ClassifySeries).
+// ErrLimit warning. Every series is classified (classify.Series).
 func decodePromQueryRange(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
 	st := &promState{name: name, lim: lim, b: &ingest.Bundle{}}
@@ -319,7 +320,7 @@ func (st *promState) add(metric map[string]string, pts []promPoint) {
 		s.V[i] = v
 	}
 	st.points += len(pts)
-	ingest.ClassifySeries(s)
+	classify.Series(s)
 	st.b.Series = append(st.b.Series, s)
 }
 

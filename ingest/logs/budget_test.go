@@ -1,0 +1,224 @@
+package logs
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// vlogsLines is a VictoriaLogs export of n lines, line i on stream
+// stream(i) with text msg(i), one second apart.
+func vlogsLines(n int, stream func(int) string, msg func(int) string) string {
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&sb, `{"_time":"2026-11-30T03:%02d:%02dZ","_stream":"{%s}","_msg":%q}`+"\n", i/60%60, i%60, stream(i), msg(i))
+	}
+	return sb.String()
+}
+
+func readLimited(t *testing.T, path string, lim ingest.Limits) *ingest.Bundle {
+	t.Helper()
+	b, err := ingest.Read([]string{path}, nil, ingest.Options{Limits: lim, NoFeatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestLogStreamBudget(t *testing.T) {
+	p := writeTemp(t, t.TempDir(), "v.jsonl", vlogsLines(50, func(i int) string { return fmt.Sprintf(`app=\"svc-%d\"`, i%10) },
+		func(i int) string { return "request done" }))
+	b := readLimited(t, p, ingest.Limits{MaxLogStreams: 4})
+	if len(b.Logs) != 50 {
+		t.Fatalf("%d records, want all 50 (the overflow stream keeps them)", len(b.Logs))
+	}
+	labelled, overflow := 0, 0
+	for _, r := range b.Logs {
+		switch ls := b.LogStreams[r.Stream]; {
+		case ls.EntityFrom == OverflowEntity && ls.Service == "" && ls.Pod == "":
+			overflow++
+		case ls.Service != "":
+			labelled++
+		}
+	}
+	if labelled != 20 || overflow != 30 {
+		t.Errorf("%d labelled and %d overflow records, want 20 and 30", labelled, overflow)
+	}
+	if !hasLogWarning(b, ingest.ErrLimit, "30 log lines of streams past the first 4 kept in one unlabelled stream (--max-log-streams)") {
+		t.Errorf("no stream budget warning: %v", b.Warnings)
+	}
+}
+
+func TestLogRecordBytesBudget(t *testing.T) {
+	long := "2026-11-30T03:12:00Z ERROR " + strings.Repeat("é", 3000) + "\n"
+	p := writeTemp(t, t.TempDir(), "app.log", long+"2026-11-30T03:12:01Z INFO short\n")
+	b := readLimited(t, p, ingest.Limits{MaxLogRecordBytes: 1001})
+	if len(b.Logs) != 2 {
+		t.Fatalf("%d records, want 2", len(b.Logs))
+	}
+	for _, tp := range b.LogTemplates {
+		if strings.ContainsRune(tp.Example, '\uFFFD') {
+			t.Errorf("the cut split a character")
+		}
+	}
+	if !hasLogWarning(b, ingest.ErrLimit, "1 log records longer than 1001 bytes cut (--max-log-record-size)") {
+		t.Errorf("no record size warning: %v", b.Warnings)
+	}
+}
+
+func TestLogTemplateBudgets(t *testing.T) {
+	// Every line its own template: a distinct first word per line.
+	distinct := func(i int) string { return fmt.Sprintf("op%d happened here", i) }
+	dir := t.TempDir()
+	p := writeTemp(t, dir, "v.jsonl", vlogsLines(60, func(i int) string { return fmt.Sprintf(`app=\"svc-%d\"`, i%3) }, distinct))
+
+	b := readLimited(t, p, ingest.Limits{MaxLogTemplates: 5})
+	other := 0
+	for _, tp := range b.LogTemplates {
+		if tp.Pattern == "<other>" {
+			other += tp.Count
+		}
+	}
+	if len(b.LogTemplates) != 3*6 || other != 45 {
+		t.Errorf("%d templates, %d lines in <other>; want 5 and <other> per service, 45 lines", len(b.LogTemplates), other)
+	}
+	if !hasLogWarning(b, ingest.ErrLimit, "45 log lines counted in their service's <other> template: more than 5 templates in one service (--max-log-templates)") {
+		t.Errorf("no per-service warning: %v", b.Warnings)
+	}
+
+	b = readLimited(t, p, ingest.Limits{MaxLogTemplatesTotal: 7})
+	n := 0
+	for _, tp := range b.LogTemplates {
+		if tp.Pattern != "<other>" {
+			n++
+		}
+	}
+	if n != 7 {
+		t.Errorf("%d templates, want 7", n)
+	}
+	if !hasLogWarning(b, ingest.ErrLimit, "53 log lines counted in their service's <other> template: more than 7 templates in all (--max-log-templates-total)") {
+		t.Errorf("no total warning: %v", b.Warnings)
+	}
+
+	// Two inputs of 7 templates each stay within 7 once merged.
+	q := writeTemp(t, dir, "w.jsonl", vlogsLines(60, func(i int) string { return `app=\"svc-0\"` }, func(i int) string { return distinct(i + 100) }))
+	b, err := ingest.Read([]string{p, q}, nil, ingest.Options{Limits: ingest.Limits{MaxLogTemplatesTotal: 7}, NoFeatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = 0
+	for _, tp := range b.LogTemplates {
+		if tp.Pattern != "<other>" {
+			n++
+		}
+	}
+	if n != 7 || !hasLogWarning(b, ingest.ErrLimit, "templates of the inputs counted in their service's <other> template") {
+		t.Errorf("%d templates after merging, want 7 and a warning: %v", n, b.Warnings)
+	}
+}
+
+func TestLogEntityBudget(t *testing.T) {
+	// svc-0 has 40 records, svc-1 20, svc-2..svc-11 one each.
+	stream := func(i int) string {
+		switch {
+		case i < 40:
+			return `app=\"svc-0\"`
+		case i < 60:
+			return `app=\"svc-1\"`
+		}
+		return fmt.Sprintf(`app=\"svc-%d\"`, i-58)
+	}
+	p := writeTemp(t, t.TempDir(), "v.jsonl", vlogsLines(70, stream, func(int) string { return "ok" }))
+	b := readLimited(t, p, ingest.Limits{MaxLogEntities: 2})
+	if len(b.Logs) != 70 {
+		t.Fatalf("%d records, want 70 (unlabelled, not dropped)", len(b.Logs))
+	}
+	services := map[string]int{}
+	for _, r := range b.Logs {
+		services[b.LogStreams[r.Stream].Service]++
+	}
+	if len(services) != 3 || services["svc-0"] != 40 || services["svc-1"] != 20 || services[""] != 10 {
+		t.Errorf("records per service %v, want svc-0 40, svc-1 20 and 10 unlabelled", services)
+	}
+	if !hasLogWarning(b, ingest.ErrLimit, "10 log records of 10 services and 0 pods kept unlabelled") {
+		t.Errorf("no entity warning: %v", b.Warnings)
+	}
+	for _, s := range b.Series {
+		if s.Signal == ingest.SignalLogs && s.Entity.Service != "svc-0" && s.Entity.Service != "svc-1" {
+			t.Errorf("a log series of %v", s.Entity)
+		}
+	}
+}
+
+func TestOTLPLogsDocumentBound(t *testing.T) {
+	rec := func(i int) string {
+		return fmt.Sprintf(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"cart"}}]},"scopeLogs":[{"logRecords":[{"timeUnixNano":"17960083%02d000000000","body":{"stringValue":"%s"}}]}]}]}`, i, strings.Repeat("x", 100*i))
+	}
+	dir := t.TempDir()
+	// A small document, then one over the bound: the first is kept, the
+	// second named.
+	p := writeTemp(t, dir, "otlp-logs.jsonl", rec(1)+"\n"+rec(40)+"\n")
+	b := readLimited(t, p, ingest.Limits{MaxDocumentBytes: 2000})
+	if len(b.Logs) != 1 || !hasLogWarning(b, ingest.ErrPartialInput, "--max-document-size") {
+		t.Errorf("%d records, warnings %v; want 1 and the document bound named", len(b.Logs), b.Warnings)
+	}
+	// One document over the bound: the input is refused, with the flag.
+	q := writeTemp(t, dir, "big-otlp-logs.json", rec(40))
+	_, err := ingest.ReadFile(q, nil, ingest.Limits{MaxDocumentBytes: 2000})
+	if err == nil || !strings.Contains(err.Error(), "--max-document-size") {
+		t.Errorf("err = %v, want the document bound", err)
+	}
+	// Within the bound: read.
+	if b := readLimited(t, q, ingest.Limits{MaxDocumentBytes: 1 << 20}); len(b.Logs) != 1 {
+		t.Errorf("%d records within the bound", len(b.Logs))
+	}
+}
+
+func TestLogPendingBytesBudget(t *testing.T) {
+	// 600 pods, each with one 60 KB record waiting for continuation lines:
+	// past MaxPendingBytes every pending record is finished early; none
+	// is lost.
+	var sb strings.Builder
+	body := strings.Repeat("z", 60<<10)
+	for i := 0; i < 600; i++ {
+		fmt.Fprintf(&sb, `{"log":"ERROR %s\n","stream":"stdout","time":"2026-11-30T03:12:%02dZ","kubernetes":{"pod_name":"cart-%d","container_name":"cart"}}`+"\n", body, i%60, i)
+	}
+	p := writeTemp(t, t.TempDir(), "fluent.jsonl", sb.String())
+	b := readLimited(t, p, ingest.Limits{MaxLogEntities: 1000})
+	if len(b.Logs) != 600 {
+		t.Errorf("%d records, want 600", len(b.Logs))
+	}
+	if !hasLogWarning(b, ingest.ErrLimit, "MiB of log records waiting for continuation lines: finished early 1 times") {
+		t.Errorf("no pending-bytes warning: %v", b.Warnings)
+	}
+}
+
+func TestLokiStreamBound(t *testing.T) {
+	stream := func(n int) string {
+		var vals []string
+		for i := 0; i < n; i++ {
+			vals = append(vals, fmt.Sprintf(`["17960083%02d000000000","INFO line %d"]`, i%100, i))
+		}
+		return `{"stream":{"service_name":"cart"},"values":[` + strings.Join(vals, ",") + `]}`
+	}
+	body := func(streams ...string) string {
+		return `{"status":"success","data":{"resultType":"streams","result":[` + strings.Join(streams, ",") + `]}}`
+	}
+	lim := ingest.Limits{MaxDocumentBytes: 2000}
+	// Many small streams: more than the bound in all, each within it.
+	small := body(stream(10), stream(10), stream(10), stream(10), stream(10), stream(10), stream(10), stream(10))
+	if len(small) <= 2000 {
+		t.Fatalf("the small streams hold only %d bytes", len(small))
+	}
+	b, err := ingest.Decoder(ingest.FormatLokiStreams)("loki.json", strings.NewReader(small), lim)
+	if err != nil || len(b.Logs) != 80 {
+		t.Fatalf("small streams: %v, %v records", err, b)
+	}
+	// One stream over the bound: refused, naming the flag.
+	_, err = ingest.Decoder(ingest.FormatLokiStreams)("loki.json", strings.NewReader(body(stream(200))), lim)
+	if err == nil || !strings.Contains(err.Error(), "Loki stream larger than 2000 bytes (--max-document-size)") || !strings.Contains(err.Error(), "loki.json") {
+		t.Errorf("err = %v, want the stream bound with the file", err)
+	}
+}
