@@ -170,7 +170,7 @@ func cpuBundle(tb testing.TB, seed uint64, pods, minutes int, mul func(m int) fl
 		b.Series = append(b.Series, s)
 	}
 	b.Inputs = []ingest.Input{{Path: "cpu/metrics.json", Format: ingest.FormatPromQueryRange}}
-	if err := b.Finalize(ingest.Options{Step: time.Minute}); err != nil {
+	if err := ingest.Finalize(b, ingest.Options{Step: time.Minute, NoFeatures: true}); err != nil {
 		tb.Fatal(err)
 	}
 	return b
