@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
 // defaultStep is the grid step when no metric series suggests one.
@@ -114,16 +116,9 @@ func sortSeriesByKey(ss []*Series) {
 var ParallelMinSpans = 20_000
 
 // Both runs first on this goroutine and second on another, and returns
-// when Both are done.
-func Both(first, second func()) {
-	done := make(chan struct{})
-	go func() {
-		second()
-		close(done)
-	}()
-	first()
-	<-done
-}
+// when Both are done; a panic in second reaches the caller's goroutine as a
+// *parallel.Panic (internal/parallel.Both), where a reader's recover sees it.
+func Both(first, second func()) { parallel.Both(first, second) }
 
 // BothIf is Both for a pass over n spans: below ParallelMinSpans it calls
 // first and then second in the caller's goroutine (two goroutines cost more

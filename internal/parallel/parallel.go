@@ -91,3 +91,28 @@ func (p *Panic) Unwrap() error {
 	}
 	return nil
 }
+
+// Both runs first in the caller's goroutine and second in another, and
+// returns when both are done. A panic in second reaches the caller as a
+// *Panic, after first has returned (a panic in first is the caller's own,
+// raised once second is done).
+func Both(first, second func()) {
+	var panicked *Panic
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if v := recover(); v != nil {
+				panicked = &Panic{Value: v, Stack: debug.Stack()}
+			}
+		}()
+		second()
+	}()
+	func() {
+		defer func() { <-done }()
+		first()
+	}()
+	if panicked != nil {
+		panic(panicked)
+	}
+}

@@ -65,3 +65,25 @@ func TestForPanicReachesCaller(t *testing.T) {
 		t.Errorf("panic value %v, error %q, stack %d bytes: want the original value and the worker's stack", p.Value, p.Error(), len(p.Stack))
 	}
 }
+
+func TestBothReachesCaller(t *testing.T) {
+	ran := false
+	defer func() {
+		p, ok := recover().(*Panic)
+		if !ok || p.Value != "second" {
+			t.Fatalf("recovered %v, want a *Panic carrying \"second\"", p)
+		}
+		if !ran {
+			t.Error("first did not run to its end")
+		}
+	}()
+	Both(func() { ran = true }, func() { panic("second") })
+}
+
+func TestBothRunsBoth(t *testing.T) {
+	var a, b bool
+	Both(func() { a = true }, func() { b = true })
+	if !a || !b {
+		t.Errorf("first ran %v, second ran %v", a, b)
+	}
+}
