@@ -108,7 +108,10 @@ type devCase struct {
 // as eval's component match counts it: the entity itself (case-folded, as
 // some exporters lower-case names); a series labelled with it; an edge
 // into the labelled workload (network faults show on the caller's side);
-// for an edge component "a->b", a series of a labelled with b.
+// for an edge component "a->b", a series of a labelled with b; for a
+// rollout item, its new ReplicaSet ("currencyservice-v2-6654769d56") when
+// the label names the Deployment it belongs to ("currencyservice-v2"), as
+// eval names a rollout by its new version's workload.
 func hits(it Item, lb devLabel) (svc, comp bool) {
 	c, s := strings.ToLower(lb.RootCause.Component), strings.ToLower(lb.RootCause.Service)
 	name := strings.ToLower(it.Entity[strings.IndexByte(it.Entity, '/')+1:])
@@ -118,7 +121,8 @@ func hits(it Item, lb devLabel) (svc, comp bool) {
 	caller, callee, isEdge := strings.Cut(c, "->")
 	comp = name == c || (c != "" && strings.Contains(series, `"`+c+`"`)) || (c == s && svc) ||
 		(it.EntityKind == "edge" && strings.HasSuffix(name, "->"+s) && ingest.WorkloadOf(lb.RootCause.Component) == lb.RootCause.Service) ||
-		(isEdge && (name == c || name == caller && strings.Contains(series, `"`+callee+`"`)))
+		(isEdge && (name == c || name == caller && strings.Contains(series, `"`+callee+`"`))) ||
+		(it.Kind == KindRollout && strings.EqualFold(it.Service, s) && c != "" && ingest.WorkloadOf(name) == c)
 	return svc, comp
 }
 
@@ -479,4 +483,29 @@ func devLabels(t *testing.T) []string {
 	}
 	sort.Strings(labels)
 	return labels
+}
+
+// TestHitsRollout: a rollout item names its new ReplicaSet; a label naming
+// the Deployment (changerca-dev: "currencyservice-v2") is hit by it, and
+// not by another service's rollout or by a ReplicaSet of another
+// Deployment of the same service.
+func TestHitsRollout(t *testing.T) {
+	var lb devLabel
+	lb.RootCause.Service, lb.RootCause.Component = "currencyservice", "currencyservice-v2"
+	it := func(svc, rs string) Item {
+		return Item{ID: "rollout/" + rs, Kind: KindRollout, Entity: "workload/" + rs, EntityKind: "workload", Service: svc}
+	}
+	for _, c := range []struct {
+		item      Item
+		svc, comp bool
+	}{
+		{it("currencyservice", "currencyservice-v2-6654769d56"), true, true},
+		{it("currencyservice", "currencyservice-v1-59dcc9f97"), true, false},
+		{it("adservice", "adservice-v2-6654769d56"), false, false},
+		{Item{ID: "series/pod/currencyservice-v2-6654769d56-2j545:memory", Kind: KindSeries, Entity: "pod/currencyservice-v2-6654769d56-2j545", EntityKind: "pod", Service: "currencyservice"}, true, false},
+	} {
+		if s, k := hits(c.item, lb); s != c.svc || k != c.comp {
+			t.Errorf("%s: hits %v/%v, want %v/%v", c.item.ID, s, k, c.svc, c.comp)
+		}
+	}
 }
