@@ -79,9 +79,10 @@
 //     of a disturbed stretch of the baseline (quietBaseline: baseline
 //     windows whose median lies as far from the others' as a regression
 //     must move, MinShift robust σ of the window medians and a material
-//     change, forming one episode and fewer than half the windows: an
-//     earlier incident, whose level would otherwise widen the band to
-//     it; a level the baseline visits twice or more is a mode the band
+//     change, fewer than half the windows, in an episode whose level no
+//     other episode shares: an earlier incident, whose level would
+//     otherwise widen the band to it; a level the baseline visits twice
+//     or more — equal within a material change — is a mode the band
 //     keeps), with a warning (disturbed_baseline); to say BEFORE was
 //     broken or a series without a bad direction changed, from every
 //     point; with 6 to 11 points (a run that starts minutes
