@@ -102,6 +102,11 @@ type devCase struct {
 	nullTarget Verdict
 	nullRegs   []string // items that regressed
 	nullOther  []string // items improved, fixed or changed
+	// nullDisturbed: the null comparison warned disturbed_baseline (some
+	// series' band left out disturbed baseline windows: quietBaseline),
+	// for nullDisturbedN of its nullSeries decided series.
+	nullDisturbed              bool
+	nullDisturbedN, nullSeries int
 }
 
 // hits reports whether an item names the labelled service and component,
@@ -204,6 +209,17 @@ func runDevCase(dir string, siblings []ingest.Time) devCase {
 		return dc
 	}
 	dc.nullTarget = null.Verdict.Verdict
+	for _, f := range null.Warnings {
+		if f.Kind == "disturbed_baseline" {
+			dc.nullDisturbed = true
+			_, _ = fmt.Sscanf(f.Message[strings.Index(f.Message, ": ")+2:], "%d series", &dc.nullDisturbedN)
+		}
+	}
+	for _, it := range null.Items {
+		if it.Kind == KindSeries && it.Verdict != Insufficient {
+			dc.nullSeries++
+		}
+	}
 	for _, it := range null.Items {
 		switch it.Verdict {
 		case Regressed:
@@ -382,10 +398,10 @@ func devTable(cases []devCase) string {
 	}
 	slices.Sort(names)
 	fmt.Fprintf(&sb, "%-14s %3s | %-44s | %-44s\n", "set", "n", "pre-onset window vs incident window", "two clean pre-onset windows")
-	fmt.Fprintf(&sb, "%-14s %3s | %8s %8s %8s %8s %6s | %4s %6s %6s %6s %6s %6s\n", "", "", "target", "named", "svc@5", "comp@5", "insuf", "run", "n/a", "unch", "insuf", "known", "false")
+	fmt.Fprintf(&sb, "%-14s %3s | %8s %8s %8s %8s %6s | %4s %6s %6s %6s %6s %6s %6s\n", "", "", "target", "named", "svc@5", "comp@5", "insuf", "run", "n/a", "unch", "insuf", "known", "false", "disturb")
 	for _, s := range names {
 		cs := sets[s]
-		var reg, named, svc5, comp5, insuf, run, na, unch, ninsuf, known, fp int
+		var reg, named, svc5, comp5, insuf, run, na, unch, ninsuf, known, fp, dist int
 		for _, c := range cs {
 			if (c.incVerdict == Regressed || c.incRegs > 0) && c.svcRank > 0 {
 				named++ // a regressed gate naming the root-cause service among the regressions
@@ -410,6 +426,9 @@ func devTable(cases []devCase) string {
 				if len(c.unexpected()) > 0 {
 					fp++
 				}
+				if c.nullDisturbed {
+					dist++
+				}
 				if len(knownEvents[c.name]) > 0 {
 					known++
 				}
@@ -422,7 +441,7 @@ func devTable(cases []devCase) string {
 			}
 		}
 		n := len(cs)
-		fmt.Fprintf(&sb, "%-14s %3d | %3d/%-4d %3d/%-4d %3d/%-4d %3d/%-4d %6d | %4d %6d %6d %6d %6d %6d\n", s, n, reg, n, named, n, svc5, n, comp5, n, insuf, run, na, unch, ninsuf, known, fp)
+		fmt.Fprintf(&sb, "%-14s %3d | %3d/%-4d %3d/%-4d %3d/%-4d %3d/%-4d %6d | %4d %6d %6d %6d %6d %6d %6d\n", s, n, reg, n, named, n, svc5, n, comp5, n, insuf, run, na, unch, ninsuf, known, fp, dist)
 	}
 	// Incident pairs whose pre-onset window is clean (preOnsetDirty): the
 	// question the issue asks, as a pre-onset window that is itself an
@@ -455,6 +474,9 @@ func devTable(cases []devCase) string {
 		null := c.nullNA
 		if null == "" {
 			null = fmt.Sprintf("target %s, %d regressions, %d other changes", c.nullTarget, len(c.nullRegs), len(c.nullOther))
+			if c.nullDisturbed {
+				null += fmt.Sprintf(", disturbed_baseline (%d of %d series)", c.nullDisturbedN, c.nullSeries)
+			}
 		}
 		if c.err != nil {
 			null = "error: " + c.err.Error()
