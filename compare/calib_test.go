@@ -182,7 +182,9 @@ func cpuBundle(tb testing.TB, seed uint64, pods, minutes int, mul func(m int) fl
 // regression in AFTER; its disturbed windows are left out of the band for
 // regressions (quietBaseline), and the report says so. A series that
 // alternates between two levels throughout its baseline loses nothing (its
-// high level in AFTER is no regression), and quiet data with a long
+// high level in AFTER is no regression), nor does one that visited a level
+// twice; two earlier episodes at different levels are both left out; and
+// quiet data with a long
 // baseline stays quiet (at most 1 pair in 20 with any change).
 func TestDisturbedBaseline(t *testing.T) {
 	run := func(b *ingest.Bundle, at int) *Report {
@@ -228,6 +230,34 @@ func TestDisturbedBaseline(t *testing.T) {
 	}
 	if v, it := verdict(run(cpuBundle(t, 1, 10, 70, modes), 65)); v == Regressed {
 		t.Errorf("a series alternating between two levels throughout its baseline, AFTER at the high one: %s (%s, band %v); want no regression", v, it.Reason, it.Band.Level)
+	}
+
+	// Two earlier incidents at different levels (×3 and ×1.7) are no mode:
+	// both are left out, and ×2.2 in AFTER regresses (nezha-ob's
+	// ob-20220822-065256: three earlier injections at 0.17, 5.9 and 0.37 s
+	// in its baseline). Twice the same level (×2) is a mode the band keeps.
+	twoIncidents := func(m int) float64 {
+		switch {
+		case m >= 15 && m < 21:
+			return 3
+		case m >= 35 && m < 41:
+			return 1.7
+		case m >= 65:
+			return 2.2
+		}
+		return 1
+	}
+	if v, it := verdict(run(cpuBundle(t, 1, 10, 70, twoIncidents), 65)); v != Regressed {
+		t.Errorf("two earlier episodes at different levels, AFTER at a third: %s (%s, band %v); want regressed", v, it.Reason, it.Band.Level)
+	}
+	twice := func(m int) float64 {
+		if m >= 15 && m < 21 || m >= 35 && m < 41 || m >= 65 {
+			return 2
+		}
+		return 1
+	}
+	if v, it := verdict(run(cpuBundle(t, 1, 10, 70, twice), 65)); v == Regressed {
+		t.Errorf("a level the baseline visited twice, AFTER at it: %s (%s, band %v); want no regression", v, it.Reason, it.Band.Level)
 	}
 
 	if testing.Short() {

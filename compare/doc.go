@@ -79,9 +79,10 @@
 //     of a disturbed stretch of the baseline (quietBaseline: baseline
 //     windows whose median lies as far from the others' as a regression
 //     must move, MinShift robust σ of the window medians and a material
-//     change, forming one episode and fewer than half the windows: an
-//     earlier incident, whose level would otherwise widen the band to
-//     it; a level the baseline visits twice or more is a mode the band
+//     change, fewer than half the windows, in an episode whose level no
+//     other episode shares: an earlier incident, whose level would
+//     otherwise widen the band to it; a level the baseline visits twice
+//     or more — equal within a material change — is a mode the band
 //     keeps), with a warning (disturbed_baseline); to say BEFORE was
 //     broken or a series without a bad direction changed, from every
 //     point; with 6 to 11 points (a run that starts minutes
@@ -125,6 +126,22 @@
 // MinSamples spans (MinCells time cells) or MinPoints points per side, or a
 // series without a band (its normal variation is unknown). Never a guess.
 //
+// A latency distribution with fewer spans or cells than that is still
+// tested, on its time cells (fewSpans): the exact Mann–Whitney test of
+// the cells' medians (a cell's spans are not independent; the cells are
+// the units), in the same Benjamini–Hochberg family, whose power depends
+// on the counts — 10 cells against 12, every one slower, is p ≈ 3·10⁻⁶,
+// while 3 cells against 20 can never go below 1.1·10⁻³. A change is
+// called when it is significant, |δ| ≥ MinDelta and the median moved by a
+// material change (MinRatio), against the band of the baseline windows
+// with at least as many spans as the smaller side; otherwise the item
+// stays insufficient data (few spans cannot say unchanged). With about 20
+// spans a window (TestFewSpans) a 50× slower service regresses in 20 of
+// 20 synthetic runs, 1.15× in none, and no quiet pair changes;
+// tt-20230130-122929's call into the delayed service, 19 spans at 4 ms
+// against 25 at 1.0 s, regresses (q 2·10⁻⁴) instead of being
+// insufficient data.
+//
 // The incident target (Options.Target: from --target, the BEFORE side's
 // alert, else the busiest entry service) is measured by its span-level item
 // and the series of its service and signal (its stat when it has one) —
@@ -140,7 +157,9 @@
 // (an effect does not outrank its cause: a service's latency or errors
 // come after the same signal's regression, at least as large — within a
 // material change, MinRatio — in a service it calls, directly or through
-// others, along the spans' call edges, unless that one calls it back),
+// others, along the spans' call edges, unless that one calls it back;
+// its log regressions after a latency or errors regression of any such
+// service, as callers log their callees' failures),
 // each group ranked by Effect (|Cliff's δ|: how separated the
 // two sides are), then by the log ratio of what moved.
 //

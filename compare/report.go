@@ -144,7 +144,11 @@ func (r *run) report() *Report {
 // that service does not also call S and got worse by as much (S's increase
 // at most a material change, MinRatio, beyond its largest, in the same
 // unit): a callee's slowness or failures show up in its callers, not the
-// other way, and a callee 5 ms slower explains no caller 5 s slower. An
+// other way, and a callee 5 ms slower explains no caller 5 s slower. A
+// service's log regression (new templates, error records) is explained by
+// a latency or errors regression of any service it calls the same way,
+// whatever its size: callers log their callees' failures (TrainTicket's
+// Tomcat "threw exception … with root cause" lines). An
 // edge's items belong to its callee (a delay on a call is on the way to
 // it). Without spans the order is unchanged.
 func (r *run) causesFirst(regs []*itemWork) []*itemWork {
@@ -193,6 +197,14 @@ func (r *run) causesFirst(regs []*itemWork) []*itemWork {
 			for k, v := range most {
 				if k.sig == it.Signal && k.unit == it.Unit && k.svc != it.Service && below(it.Service)[k.svc] && !below(k.svc)[it.Service] &&
 					d <= (1+r.opt.MinRatio)*v {
+					explained = true
+					break
+				}
+			}
+		}
+		if it.Signal == "logs" && it.Service != "" {
+			for k := range most {
+				if (k.sig == "latency" || k.sig == "errors") && k.svc != it.Service && below(it.Service)[k.svc] && !below(k.svc)[it.Service] {
 					explained = true
 					break
 				}

@@ -154,7 +154,8 @@ func TestCausesFirst(t *testing.T) {
 			Before: Stats{Median: 1}, After: Stats{Median: 1 + d}}}
 	}
 	regs := []*itemWork{w("gateway", "latency", 1.1), w("cart", "latency", 1), w("gateway", "cpu", 1), w("db", "latency", 1),
-		w("cart", "errors", 0.2), w("cache", "latency", 0.5), w("gateway", "errors", 0.2), w("auth", "latency", 30)}
+		w("cart", "errors", 0.2), w("cache", "latency", 0.5), w("gateway", "errors", 0.2), w("auth", "latency", 30),
+		w("gateway", "logs", 50), w("db", "logs", 50)}
 	var got []string
 	for _, x := range r.causesFirst(regs) {
 		got = append(got, x.item.ID)
@@ -162,8 +163,10 @@ func TestCausesFirst(t *testing.T) {
 	// gateway's and cart's latency are explained by db's (below both, as
 	// large); cache's by db's too (cache calls cart, which calls db);
 	// gateway's errors by cart's; auth's 30 s not by db's 1 s; cart's
-	// errors by none; cpu is not propagated.
-	want := []string{"gateway:cpu", "db:latency", "cart:errors", "auth:latency", "gateway:latency", "cart:latency", "cache:latency", "gateway:errors"}
+	// errors by none; cpu is not propagated; gateway's new log records by
+	// the latency or errors of any service it calls (callers log their
+	// callees' failures), db's by none (it calls nobody).
+	want := []string{"gateway:cpu", "db:latency", "cart:errors", "auth:latency", "db:logs", "gateway:latency", "cart:latency", "cache:latency", "gateway:errors", "gateway:logs"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("order %v, want %v", got, want)
 	}

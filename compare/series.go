@@ -303,12 +303,17 @@ func nearOneValues(values iter.Seq[float64]) bool {
 // move — MinShift robust σ of those medians (at least 1% of their level)
 // and a material change (MinRatio/(1+MinRatio) of the larger level, or of
 // the larger shortfall from 1 for a ratio that should stay near 1). They
-// are left out only when they form one episode (a run of consecutive
-// windows) and fewer than half the windows: a baseline that is mostly
-// disturbed is what normal is, and a level it visits twice or more is a
-// mode (a cron job's), which the band must hold (TestDisturbedBaseline). A
-// series with one earlier incident in its baseline loses that incident's
-// windows, whose points would otherwise widen its band to its level.
+// are left out only when they are fewer than half the windows (a baseline
+// that is mostly disturbed is what normal is), and only those of an
+// episode (a run of consecutive disturbed windows) whose level no other
+// episode shares: a level the baseline visits twice or more — each
+// episode's point farthest from the windows' level, equal within a
+// material change — is a mode (a cron job's), which the band must hold
+// (TestDisturbedBaseline). A series with earlier incidents in its
+// baseline, each at its own level, loses their windows, whose points
+// would otherwise widen its band to their level (nezha-ob's
+// ob-20220822-065256: three earlier injections at 0.17, 5.9 and 0.37 s
+// held frontend→recommendationservice's 15 ms → 750 ms within the band).
 func (r *run) quietBaseline(p points, nearOne bool) []float64 {
 	type win struct {
 		i, j int
@@ -356,14 +361,54 @@ func (r *run) quietBaseline(p points, nearOne bool) []float64 {
 	if bad == 0 || 2*bad >= len(wins) {
 		return nil
 	}
-	// Episodes: runs of consecutive disturbed windows.
-	episodes := 0
+	// Episodes: runs of consecutive disturbed windows, each with its level
+	// (the median of its points). An episode whose level another episode
+	// shares (within a material change) is a mode the series returns to:
+	// its windows stay in the band.
+	type episode struct {
+		lo, hi int     // point index range
+		level  float64 // its point farthest from the windows' level
+	}
+	var eps []episode
 	for k := range wins {
-		if wins[k].bad && (k == 0 || !wins[k-1].bad) {
-			episodes++
+		if !wins[k].bad {
+			continue
+		}
+		if k > 0 && wins[k-1].bad {
+			eps[len(eps)-1].hi = max(eps[len(eps)-1].hi, wins[k].j)
+			continue
+		}
+		eps = append(eps, episode{lo: wins[k].i, hi: wins[k].j, level: cm})
+	}
+	for e := range eps {
+		for _, v := range p.v[eps[e].lo:eps[e].hi] {
+			if math.Abs(v-cm) > math.Abs(eps[e].level-cm) {
+				eps[e].level = v
+			}
 		}
 	}
-	if episodes > 1 {
+	same := func(a, b float64) bool {
+		if nearOne {
+			a, b = 1-a, 1-b
+		}
+		big := math.Max(math.Abs(a), math.Abs(b))
+		return big == 0 || math.Abs(a-b) < material*big
+	}
+	dropped := false
+	for e := range eps {
+		mode := false
+		for f := range eps {
+			mode = mode || f != e && same(eps[e].level, eps[f].level)
+		}
+		if mode {
+			for k := eps[e].lo; k < eps[e].hi; k++ {
+				drop[k] = false
+			}
+		} else {
+			dropped = true
+		}
+	}
+	if !dropped {
 		return nil
 	}
 	var out []float64

@@ -421,3 +421,48 @@ func lag1(xs []float64) float64 {
 	}
 	return num / den
 }
+
+// exactMannWhitney is the two-sided p-value of the Mann–Whitney test of y
+// against x (both sorted) from the exact null distribution of U without
+// ties (the coefficients of the Gaussian binomial [n+m choose n]_q), for
+// the small samples it is used on; a tie counts ½ and is rounded towards
+// the centre (conservative). NaN when a side is empty. O(n²·m).
+func exactMannWhitney(x, y []float64) float64 {
+	n, m := len(x), len(y)
+	if n == 0 || m == 0 {
+		return math.NaN()
+	}
+	if n > m {
+		n, m = m, n
+	}
+	mw := mannWhitney(x, y, 1, nil)
+	u := mw.U // pairs with y above x, ties ½
+	// c[k]: arrangements with U = k, by ∏_{i=1..n} (1 − q^{m+i}) / (1 − q^i).
+	deg := n * m
+	c := make([]float64, deg+1)
+	c[0] = 1
+	for i := 1; i <= n; i++ {
+		for k := deg; k >= m+i; k-- {
+			c[k] -= c[k-m-i]
+		}
+		for k := i; k <= deg; k++ {
+			c[k] += c[k-i]
+		}
+	}
+	total := 0.0
+	for _, v := range c {
+		total += v
+	}
+	mid := float64(deg) / 2
+	var tail float64
+	if u >= mid {
+		for k := int(math.Floor(u)); k <= deg; k++ {
+			tail += c[k]
+		}
+	} else {
+		for k := 0; k <= int(math.Ceil(u)); k++ {
+			tail += c[k]
+		}
+	}
+	return math.Min(1, 2*tail/total)
+}

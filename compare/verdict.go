@@ -25,6 +25,10 @@ func (r *run) decide(w *itemWork) {
 	switch it.Kind {
 	case KindDistribution:
 		r.decideDist(w)
+		if w.few != "" && it.Verdict != Regressed && it.Verdict != Improved && it.Verdict != Fixed {
+			// Few spans (fewSpans): no change found is no evidence of none.
+			it.Verdict, it.Reason = Insufficient, w.few
+		}
 	case KindProportion:
 		r.decideProp(w)
 	case KindRate:
@@ -76,10 +80,12 @@ func relChange(it *Item, qc QuantileChange) float64 {
 func (r *run) decideDist(w *itemWork) {
 	it, t, o := &w.item, &w.item.Test, r.opt
 	var moves []move
-	if t.Q < o.Alpha && math.Abs(t.CliffDelta) >= o.MinDelta {
+	down := o.MinRatio / (1 + o.MinRatio) // the decrease matching a 1+MinRatio increase
+	// Few spans (fewSpans): the median must also move by a material change.
+	material := w.few == "" || it.Before.P50 > 0 && (it.After.P50/it.Before.P50-1 >= o.MinRatio || 1-it.After.P50/it.Before.P50 >= down)
+	if t.Q < o.Alpha && math.Abs(t.CliffDelta) >= o.MinDelta && material {
 		moves = append(moves, move{stat: "location", worse: t.CliffDelta > 0, size: logRatio(it.After.P50, it.Before.P50)})
 	}
-	down := o.MinRatio / (1 + o.MinRatio) // the decrease matching a 1+MinRatio increase
 	for _, qc := range t.Quantiles {
 		if !qc.Usable || !(t.KSQ < o.Alpha) {
 			continue
