@@ -130,9 +130,15 @@ func TestProbabilitiesSumToOne(t *testing.T) {
 
 func TestCalibration(t *testing.T) {
 	id := Calibration{Slope: 1}
-	for _, p := range []float64{0, 0.1, 0.5, 0.9, 1} {
+	for _, p := range []float64{0, 0.1, 0.5, 0.9} {
 		if got := id.Apply(p); math.Abs(got-p) > 1e-12 {
 			t.Errorf("identity calibration of %v = %v", p, got)
+		}
+	}
+	// No calibrated probability claims certainty.
+	for _, p := range []float64{0.995, 0.9999, 1} {
+		if got := id.Apply(p); got != MaxCalibrated {
+			t.Errorf("calibration of %v = %v, want the ceiling %v", p, got, MaxCalibrated)
 		}
 	}
 	// A model that says 0.6 when it is right nine times in ten is made
