@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
 )
 
 // Hostile and extreme GPU inputs (moved from the core's sanity and time-bound tests).
@@ -35,7 +36,7 @@ func TestGPUDeviceAndCellLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b.Series) > 1000 || !strings.Contains(warningsOf(b, ingest.ErrLimit), "GPUs dropped") {
+	if len(b.Series) > 1000 || !strings.Contains(bundletest.WarningsOf(b, ingest.ErrLimit), "GPUs dropped") {
 		t.Errorf("%d series; warnings %v", len(b.Series), b.Warnings)
 	}
 	if alloc > 400<<20 {
@@ -59,7 +60,7 @@ func TestGPUDeviceAndCellLimits(t *testing.T) {
 	for _, s := range fb.Series {
 		kept = kept || s.Name == "real"
 	}
-	if len(fb.Series) > 100 || !kept || !strings.Contains(warningsOf(fb, ingest.ErrLimit), "--max-cells") {
+	if len(fb.Series) > 100 || !kept || !strings.Contains(bundletest.WarningsOf(fb, ingest.ErrLimit), "--max-cells") {
 		t.Errorf("%d series kept (real: %v); warnings %v", len(fb.Series), kept, fb.Warnings)
 	}
 }
@@ -77,10 +78,10 @@ func TestKinetoExtremeEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(warningsOf(b, ingest.ErrBadValue), "far outside the rest of the trace") {
+	if !strings.Contains(bundletest.WarningsOf(b, ingest.ErrBadValue), "far outside the rest of the trace") {
 		t.Errorf("no warning: %v", b.Warnings)
 	}
-	busy := findSeries(t, b, "kineto_gpu_busy_ratio", "", "")
+	busy := bundletest.FindSeries(t, b, "kineto_gpu_busy_ratio", "", "")
 	if n := len(busy.T); n < 50 || n > 500 || busy.T[1].Sub(busy.T[0]) > 100*time.Millisecond {
 		t.Errorf("%d buckets of %v", n, busy.T[1].Sub(busy.T[0]))
 	}

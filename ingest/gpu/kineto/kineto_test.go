@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
 )
 
 func TestKinetoSamples(t *testing.T) {
@@ -38,17 +39,17 @@ func TestKinetoSamples(t *testing.T) {
 			if in := b.Inputs[0]; in.Format != ingest.FormatKineto || in.Counts.Series != tc.series || len(b.Warnings) != 0 {
 				t.Fatalf("input %+v warnings %v", in, b.Warnings)
 			}
-			busySum, busy := sumSeries(t, b, "kineto_gpu_busy_ratio", "", "")
+			busySum, busy := bundletest.SumSeries(t, b, "kineto_gpu_busy_ratio", "", "")
 			if len(busy.T) != tc.buckets || busy.T[1]-busy.T[0] != ingest.Time(tc.step) || busy.T[0] != tc.first || busy.Entity.Name != tc.gpu {
 				t.Errorf("busy grid: %d buckets from %v step %v on %q", len(busy.T), busy.T[0], busy.T[1].Sub(busy.T[0]), busy.Entity.Name)
 			}
-			if !near(busySum*float64(tc.step), tc.busyNs) {
+			if !bundletest.Near(busySum*float64(tc.step), tc.busyNs) {
 				t.Errorf("busy time = %.1f ns, want %.0f", busySum*float64(tc.step), tc.busyNs)
 			}
-			if k, _ := sumSeries(t, b, "kineto_kernel_count", "", ""); k != tc.kernels {
+			if k, _ := bundletest.SumSeries(t, b, "kineto_kernel_count", "", ""); k != tc.kernels {
 				t.Errorf("kernels = %v, want %v", k, tc.kernels)
 			}
-			if st, _ := sumSeries(t, b, "kineto_host_sync_stall_ratio", "", ""); !near(st*float64(tc.step), tc.stallNs) {
+			if st, _ := bundletest.SumSeries(t, b, "kineto_host_sync_stall_ratio", "", ""); !bundletest.Near(st*float64(tc.step), tc.stallNs) {
 				t.Errorf("stall = %.1f ns, want %.0f", st*float64(tc.step), tc.stallNs)
 			}
 		})
@@ -75,11 +76,11 @@ func TestKinetoInline(t *testing.T) {
 	if len(b.Series) != 5+2 {
 		t.Errorf("series = %d, want 7", len(b.Series))
 	}
-	gap, _ := sumSeries(t, b, "kineto_launch_gap_seconds", "", "")
-	if !near(gap, 5e-6) {
+	gap, _ := bundletest.SumSeries(t, b, "kineto_launch_gap_seconds", "", "")
+	if !bundletest.Near(gap, 5e-6) {
 		t.Errorf("gap = %v, want 5µs", gap)
 	}
-	if s := findSeries(t, b, "kineto_gpu_busy_ratio", "", ""); s.Labels.Get("device") != "1" || s.Entity.Name != "localhost/gpu1" {
+	if s := bundletest.FindSeries(t, b, "kineto_gpu_busy_ratio", "", ""); s.Labels.Get("device") != "1" || s.Entity.Name != "localhost/gpu1" {
 		t.Errorf("busy labels %v entity %q", s.Labels, s.Entity.Name)
 	}
 }

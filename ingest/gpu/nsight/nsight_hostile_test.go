@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
 )
 
 // Hostile and extreme GPU inputs (moved from the core's sanity and time-bound tests).
@@ -44,10 +45,10 @@ func TestNsightHostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(warningsOf(b, ingest.ErrBadValue), "CUPTI_ACTIVITY_KIND_KERNEL: a view") {
+	if !strings.Contains(bundletest.WarningsOf(b, ingest.ErrBadValue), "CUPTI_ACTIVITY_KIND_KERNEL: a view") {
 		t.Errorf("the view is not named: %v", b.Warnings)
 	}
-	if !strings.Contains(warningsOf(b, ingest.ErrLimit), "stopped after 500 activity rows") {
+	if !strings.Contains(bundletest.WarningsOf(b, ingest.ErrLimit), "stopped after 500 activity rows") {
 		t.Errorf("no row-limit warning: %v", b.Warnings)
 	}
 	if d > 10*time.Second || alloc > 40<<20 {
@@ -70,10 +71,10 @@ func TestNsightExtremeTimelines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(warningsOf(b, ingest.ErrBadValue), "far outside the rest of the trace") {
+			if !strings.Contains(bundletest.WarningsOf(b, ingest.ErrBadValue), "far outside the rest of the trace") {
 				t.Errorf("no warning: %v", b.Warnings)
 			}
-			busy := findSeries(t, b, "nsys_gpu_busy_ratio", "", "")
+			busy := bundletest.FindSeries(t, b, "nsys_gpu_busy_ratio", "", "")
 			if n := len(busy.T); n < 50 || n > 500 || busy.T[1]-busy.T[0] != ingest.Time(20*time.Millisecond) {
 				t.Errorf("%d buckets of %v", n, busy.T[1].Sub(busy.T[0]))
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
 )
 
 func TestNsightSQLite(t *testing.T) {
@@ -43,8 +44,8 @@ func TestNsightSQLite(t *testing.T) {
 		{"nsys_kernel_launches", "kernel", "saxpy", 5, ingest.SignalOther},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sum, s := sumSeries(t, b, tc.name, tc.label, tc.value)
-			if !near(sum, tc.sum) || s.Signal != tc.signal {
+			sum, s := bundletest.SumSeries(t, b, tc.name, tc.label, tc.value)
+			if !bundletest.Near(sum, tc.sum) || s.Signal != tc.signal {
 				t.Errorf("sum = %.9f, want %.9f; signal %v", sum, tc.sum, s.Signal)
 			}
 			if s.Entity.Name != uuid || s.Entity.Node != "nid001608" || s.Entity.Kind != ingest.KindGPU || s.Labels.Get("device") != "0" {
@@ -52,7 +53,7 @@ func TestNsightSQLite(t *testing.T) {
 			}
 		})
 	}
-	busy := findSeries(t, b, "nsys_gpu_busy_ratio", "", "")
+	busy := bundletest.FindSeries(t, b, "nsys_gpu_busy_ratio", "", "")
 	// session start 1687813257637297504 + first memcpy 887857742, floored to 20 ms
 	if want := ingest.Time(1687813258520000000); busy.T[0] != want || busy.T[1]-busy.T[0] != ingest.Time(step) {
 		t.Errorf("first bucket %v (+%v), want %v", busy.T[0], busy.T[1].Sub(busy.T[0]), want)

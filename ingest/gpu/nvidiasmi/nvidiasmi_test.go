@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
 )
 
 func TestNvidiaSmiCaptures(t *testing.T) {
@@ -122,7 +123,7 @@ func TestNvidiaSmiCaptureValues(t *testing.T) {
 		{"nvidia_smi_pstate", 0, "", ingest.SignalOther},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := findSeries(t, b, tc.name, "", "")
+			s := bundletest.FindSeries(t, b, tc.name, "", "")
 			if len(s.T) != 1 || s.T[0] != wantT || s.V[0] != tc.v || s.Unit != tc.unit || s.Signal != tc.signal || s.Entity.Name != uuid {
 				t.Errorf("got T=%v V=%v unit=%q signal=%v entity=%q", s.T, s.V, s.Unit, s.Signal, s.Entity.Name)
 			}
@@ -133,7 +134,7 @@ func TestNvidiaSmiCaptureValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := findSeries(t, b, "nvidia_smi_used_gpu_memory", "pid", "10309")
+		s := bundletest.FindSeries(t, b, "nvidia_smi_used_gpu_memory", "pid", "10309")
 		if len(s.V) != 1 || s.V[0] != 28234<<20 || s.Labels.Get("process") != "./gpu_burn" || s.Signal != ingest.SignalGPUMemory {
 			t.Errorf("pid 10309: %v %v", s.V, s.Labels)
 		}
@@ -152,7 +153,7 @@ func TestNvidiaSmiCaptureValues(t *testing.T) {
 		if got := strings.Join(pids, ","); got != "10291/memhog,10293/memhog,10309/gpu_burn" {
 			t.Errorf("pids = %s", got)
 		}
-		sm := findSeries(t, b, "nvidia_smi_pmon_sm", "pid", "10309")
+		sm := bundletest.FindSeries(t, b, "nvidia_smi_pmon_sm", "pid", "10309")
 		if len(sm.V) != 5 || sm.V[3] != 79 || sm.Entity.Name != "localhost/gpu0" {
 			t.Errorf("pmon sm = %v %q", sm.V, sm.Entity.Name)
 		}
@@ -204,7 +205,7 @@ func TestNvidiaSmiCSVVariants(t *testing.T) {
 			if len(b.Series) != tc.series || pts != tc.points {
 				t.Errorf("series, points = %d, %d; want %d, %d", len(b.Series), pts, tc.series, tc.points)
 			}
-			s := findSeries(t, b, tc.first, "", "")
+			s := bundletest.FindSeries(t, b, tc.first, "", "")
 			if !sameFloats(s.V, tc.firstV) {
 				t.Errorf("%s = %v, want %v", tc.first, s.V, tc.firstV)
 			}
@@ -251,7 +252,7 @@ func TestNvidiaSmiDmonVariants(t *testing.T) {
 	if len(b.Series) != 12 {
 		t.Fatalf("series = %d, want 12", len(b.Series))
 	}
-	s := findSeries(t, b, "nvidia_smi_dmon_pwr", "", "")
+	s := bundletest.FindSeries(t, b, "nvidia_smi_dmon_pwr", "", "")
 	want := []ingest.Time{ingest.FromTime(time.Date(2026, 7, 3, 22, 10, 45, 0, time.UTC)), ingest.FromTime(time.Date(2026, 7, 3, 22, 10, 46, 0, time.UTC))}
 	if s.Entity.Name != "localhost/gpu0" || len(s.T) != 2 || s.T[0] != want[0] || s.T[1] != want[1] || s.V[1] != 78 || s.Unit != "W" || s.Signal != ingest.SignalPower {
 		t.Errorf("pwr = %+v", s)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
 )
 
 func TestNVMLRecordingInline(t *testing.T) {
@@ -20,11 +21,11 @@ func TestNVMLRecordingInline(t *testing.T) {
 	if len(b.Series) != 3 || len(b.Events) != 1 || len(b.Warnings) != 0 {
 		t.Fatalf("series %d events %d warnings %v", len(b.Series), len(b.Events), b.Warnings)
 	}
-	u := findSeries(t, b, "nvml_gpu_utilization_percent", "", "")
+	u := bundletest.FindSeries(t, b, "nvml_gpu_utilization_percent", "", "")
 	if u.Entity.Name != "h1/gpu0" || u.Entity.Node != "h1" || len(u.V) != 2 || u.V[1] != 60 || u.T[1] != 2e9 {
 		t.Errorf("util = %+v", u)
 	}
-	if p := findSeries(t, b, "nvml_process_sm_utilization_percent", "pid", "7"); p.V[0] != 40 || p.Signal != ingest.SignalGPUUtil {
+	if p := bundletest.FindSeries(t, b, "nvml_process_sm_utilization_percent", "pid", "7"); p.V[0] != 40 || p.Signal != ingest.SignalGPUUtil {
 		t.Errorf("process = %+v", p)
 	}
 	if e := b.Events[0]; e.Kind != ingest.EventXID || e.Time != 1500000000 || e.Message != "XID 79 on h1/gpu0" {
@@ -64,7 +65,7 @@ func TestNVMLRecordingProcessWithoutReadings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := findSeries(t, b, "nvml_process_running", "pid", "31"); len(p.V) != 1 || p.V[0] != 1 || p.Entity.Name != "h1/gpu0" {
+	if p := bundletest.FindSeries(t, b, "nvml_process_running", "pid", "31"); len(p.V) != 1 || p.V[0] != 1 || p.Entity.Name != "h1/gpu0" {
 		t.Errorf("process = %+v", p)
 	}
 }
