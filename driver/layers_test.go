@@ -29,27 +29,32 @@ var layers = map[string][]string{
 	"ingest/classify":   {"ingest/model"}, // a series' signal, statistic, unit and entity from its name and labels
 	"ingest/fastjson":   {},               // the fast paths' JSON scanner: a library
 	"ingest/formats": {"ingest/alertmanager", "ingest/gpu/kineto", "ingest/gpu/nsight", "ingest/gpu/nvidiasmi", "ingest/gpu/nvml", "ingest/jaeger",
-		"ingest/k8sevents", "ingest/logs", "ingest/otlp", "ingest/prometheus"}, // registers every decoder package
+		"ingest/k8sevents", "ingest/logs", "ingest/logs/container", "ingest/logs/loki", "ingest/logs/otlplogs", "ingest/logs/victorialogs",
+		"ingest/otlp", "ingest/prometheus"}, // registers every decoder package (and the log step of Finalize)
 
 	// Decoder packages: each imports only the core (TestDecodersImportOnlyTheCore).
-	"ingest/alertmanager":  {"ingest"},
-	"ingest/k8sevents":     {"ingest"},
-	"ingest/gpu":           {"ingest"}, // the GPU family's shared code: the GPU entity, series sets, the timeline Nsight and Kineto share
-	"ingest/gpu/kineto":    {"ingest", "ingest/gpu"},
-	"ingest/gpu/nsight":    {"ingest", "ingest/gpu"},
-	"ingest/gpu/nvidiasmi": {"ingest", "ingest/gpu"},
-	"ingest/gpu/nvml":      {"ingest", "ingest/gpu"},
-	"ingest/jaeger":        {"ingest", "ingest/fastjson"},
-	"ingest/logs":          {"ingest", "ingest/fastjson", "ingest/model", "logtemplate"}, // the shared log machinery (sink, lines, the log step of Finalize): the Drain miner
-	"ingest/otlp":          {"ingest", "ingest/logs"},                                    // OTLP logs documents among span documents
-	"ingest/prometheus":    {"ingest", "ingest/classify", "ingest/fastjson"},
-	"features":             {"ingest", "measure"}, // between ingest and tcg: derived series, placement
-	"peers":                {"ingest", "measure"},
-	"tcg":                  {"ingest", "internal/parallel", "measure", "peers"},
-	"causal":               {"features", "ingest", "internal/parallel", "measure", "tcg"},
-	"evidence":             {"causal", "ingest", "measure", "tcg"},
-	"scorecard":            {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
-	"compare":              {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},
+	"ingest/alertmanager":      {"ingest"},
+	"ingest/k8sevents":         {"ingest"},
+	"ingest/gpu":               {"ingest"}, // the GPU family's shared code: the GPU entity, series sets, the timeline Nsight and Kineto share
+	"ingest/gpu/kineto":        {"ingest", "ingest/gpu"},
+	"ingest/gpu/nsight":        {"ingest", "ingest/gpu"},
+	"ingest/gpu/nvidiasmi":     {"ingest", "ingest/gpu"},
+	"ingest/gpu/nvml":          {"ingest", "ingest/gpu"},
+	"ingest/jaeger":            {"ingest", "ingest/fastjson"},
+	"ingest/logs":              {"ingest", "ingest/model", "logtemplate"}, // the log family's shared code (sink, lines, labels, OTLP records, the log step of Finalize): the Drain miner
+	"ingest/logs/container":    {"ingest", "ingest/logs"},
+	"ingest/logs/loki":         {"ingest", "ingest/fastjson", "ingest/logs"},
+	"ingest/logs/otlplogs":     {"ingest", "ingest/fastjson", "ingest/logs"},
+	"ingest/logs/victorialogs": {"ingest", "ingest/logs"},
+	"ingest/otlp":              {"ingest", "ingest/logs"}, // OTLP logs documents among span documents
+	"ingest/prometheus":        {"ingest", "ingest/classify", "ingest/fastjson"},
+	"features":                 {"ingest", "measure"}, // between ingest and tcg: derived series, placement
+	"peers":                    {"ingest", "measure"},
+	"tcg":                      {"ingest", "internal/parallel", "measure", "peers"},
+	"causal":                   {"features", "ingest", "internal/parallel", "measure", "tcg"},
+	"evidence":                 {"causal", "ingest", "measure", "tcg"},
+	"scorecard":                {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
+	"compare":                  {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},
 	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "live", "logtemplate", "measure",
 		"peers", "scorecard", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
@@ -168,8 +173,9 @@ func TestLayers(t *testing.T) {
 // package the log decoders and the OTLP trace decoder share), and two
 // libraries that import nothing of the module: the fast paths' JSON
 // scanner and the Drain miner. A format's package inside a family
-// (ingest/gpu/nsight) may also import its family's package (ingest/gpu),
-// which holds what the family's formats share.
+// (ingest/gpu/nsight, ingest/logs/loki) may also import its family's
+// package (ingest/gpu, ingest/logs), which holds what the family's formats
+// share.
 var decoderDeps = []string{"ingest", "ingest/classify", "ingest/fastjson", "ingest/logs", "ingest/model", "logtemplate"}
 
 // coreLibraries are the packages under ingest/ that are not decoders: the
@@ -197,8 +203,8 @@ func TestDecodersImportOnlyTheCore(t *testing.T) {
 			}
 		}
 	}
-	if n < 11 {
-		t.Errorf("%d decoder packages in layers, want at least the 11 (alertmanager, gpu and its 4 formats, jaeger, k8sevents, logs, otlp, prometheus)", n)
+	if n < 15 {
+		t.Errorf("%d decoder packages in layers, want at least the 15 (alertmanager, gpu and its 4 formats, jaeger, k8sevents, logs and its 4 formats, otlp, prometheus)", n)
 	}
 	// The model imports nothing of the module, classification only the
 	// model: a decoder that imports them imports no more than the core.

@@ -23,14 +23,17 @@
 //     Prometheus decoder calls it at read time: the entity it sets decides
 //     the series' keys, order, limits and per-input counts.
 //   - the decoders: one package per format or family (ingest/jaeger,
-//     ingest/otlp, ingest/prometheus, ingest/logs, ingest/gpu/nvidiasmi,
+//     ingest/otlp, ingest/prometheus, ingest/logs/loki, ingest/logs/otlplogs,
+//     ingest/logs/container and ingest/logs/victorialogs over the log
+//     family's shared package ingest/logs, ingest/gpu/nvidiasmi,
 //     ingest/gpu/nvml, ingest/gpu/nsight and ingest/gpu/kineto over the GPU
 //     family's shared package ingest/gpu, ingest/k8sevents,
 //     ingest/alertmanager) that registers its formats from its init function
 //     with RegisterFormat, as image/png registers with image; ingest/formats
-//     imports them all, and whoever reads data imports it. ingest/logs also
-//     registers Finalize's log step (RegisterLogFinalizer) and holds the log
-//     budgets. The fast paths' JSON scanner is a library, ingest/fastjson.
+//     imports them all, and whoever reads data imports it. ingest/logs
+//     registers no format: it holds the log sink the log readers (and the
+//     OTLP trace decoder) feed and the log budgets, and registers Finalize's
+//     log step (RegisterLogFinalizer). The fast paths' JSON scanner is a library, ingest/fastjson.
 //   - the features stage (package features) runs inside Finalize through
 //     Options.Derive; a reader that skips it says so (Options.NoFeatures),
 //     else Read and Finalize fail with ErrNoFeatures.
@@ -68,13 +71,13 @@
 //     per-pod and per-call-edge RED series from spans and the log series),
 //     aligns every series onto the grid and builds the entity list.
 //
-// Logs (the model in ingest/model/logs.go; the sink, the readers and the
-// log step in package ingest/logs) become compact LogRecords: each file's
-// lines are folded into multi-line records per stream, their level and
-// trace context read, and their templates mined (package logtemplate, one
-// Drain miner per service, sequentially per file); Finalize's log step
-// merges the templates of all files deterministically, sorts the records
-// and links them to spans; the features stage derives per-service and
+// Logs (the model in ingest/model/logs.go; the sink and the log step in
+// package ingest/logs, one reader per package below it) become compact
+// LogRecords: each file's lines are folded into multi-line records per
+// stream, their level and trace context read, and their templates mined
+// (package logtemplate, one Drain miner per service, sequentially per
+// file); Finalize's log step merges the templates of all files
+// deterministically, sorts the records and links them to spans; the features stage derives per-service and
 // per-pod log series (features.DeriveLogSeries re-derives them for the
 // incident's baseline and features.LogEvidence summarises a cause's
 // templates).

@@ -1,6 +1,6 @@
 // Package fastjson is the hand-written JSON scanner under the fast paths of
 // the Jaeger, Prometheus and Loki decoders (ingest/jaeger/jaegerfast.go,
-// ingest/prometheus/promfast.go, ingest/logs/lokifast.go): views into
+// ingest/prometheus/promfast.go, ingest/logs/loki/lokifast.go): views into
 // recycled read buffers, SWAR checks for string runs, and exact-case key
 // matching. It reports only "not applicable" (false), never a positioned
 // error: the general reader does. A library: it imports nothing of the

@@ -19,6 +19,10 @@ import (
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/jaeger"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/k8sevents"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/logs"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/logs/container"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/logs/loki"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/logs/otlplogs"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/logs/victorialogs"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/otlp"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/prometheus"
 )

@@ -17,7 +17,7 @@ import (
 //   - records of one input: MaxLogRecords (--max-log-records-per-input);
 //     the rest of the input is not read;
 //   - bytes of one record's text: MaxLogRecordBytes (--max-log-record-size),
-//     a physical line at most maxLogLine; a longer record is cut;
+//     a physical line at most MaxLineBytes; a longer record is cut;
 //   - records waiting for their continuation lines: MaxPendingBytes over
 //     all streams of an input; past it every pending record is finished
 //     (a stack trace split there is mined as two records);

@@ -152,30 +152,6 @@ func TestLogEntityBudget(t *testing.T) {
 	}
 }
 
-func TestOTLPLogsDocumentBound(t *testing.T) {
-	rec := func(i int) string {
-		return fmt.Sprintf(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"cart"}}]},"scopeLogs":[{"logRecords":[{"timeUnixNano":"17960083%02d000000000","body":{"stringValue":"%s"}}]}]}]}`, i, strings.Repeat("x", 100*i))
-	}
-	dir := t.TempDir()
-	// A small document, then one over the bound: the first is kept, the
-	// second named.
-	p := writeTemp(t, dir, "otlp-logs.jsonl", rec(1)+"\n"+rec(40)+"\n")
-	b := readLimited(t, p, ingest.Limits{MaxDocumentBytes: 2000})
-	if len(b.Logs) != 1 || !hasLogWarning(b, ingest.ErrPartialInput, "--max-document-size") {
-		t.Errorf("%d records, warnings %v; want 1 and the document bound named", len(b.Logs), b.Warnings)
-	}
-	// One document over the bound: the input is refused, with the flag.
-	q := writeTemp(t, dir, "big-otlp-logs.json", rec(40))
-	_, err := ingest.ReadFile(q, nil, ingest.Limits{MaxDocumentBytes: 2000})
-	if err == nil || !strings.Contains(err.Error(), "--max-document-size") {
-		t.Errorf("err = %v, want the document bound", err)
-	}
-	// Within the bound: read.
-	if b := readLimited(t, q, ingest.Limits{MaxDocumentBytes: 1 << 20}); len(b.Logs) != 1 {
-		t.Errorf("%d records within the bound", len(b.Logs))
-	}
-}
-
 func TestLogPendingBytesBudget(t *testing.T) {
 	// 600 pods, each with one 60 KB record waiting for continuation lines:
 	// past MaxPendingBytes every pending record is finished early; none
@@ -192,33 +168,5 @@ func TestLogPendingBytesBudget(t *testing.T) {
 	}
 	if !hasLogWarning(b, ingest.ErrLimit, "MiB of log records waiting for continuation lines: finished early 1 times") {
 		t.Errorf("no pending-bytes warning: %v", b.Warnings)
-	}
-}
-
-func TestLokiStreamBound(t *testing.T) {
-	stream := func(n int) string {
-		var vals []string
-		for i := 0; i < n; i++ {
-			vals = append(vals, fmt.Sprintf(`["17960083%02d000000000","INFO line %d"]`, i%100, i))
-		}
-		return `{"stream":{"service_name":"cart"},"values":[` + strings.Join(vals, ",") + `]}`
-	}
-	body := func(streams ...string) string {
-		return `{"status":"success","data":{"resultType":"streams","result":[` + strings.Join(streams, ",") + `]}}`
-	}
-	lim := ingest.Limits{MaxDocumentBytes: 2000}
-	// Many small streams: more than the bound in all, each within it.
-	small := body(stream(10), stream(10), stream(10), stream(10), stream(10), stream(10), stream(10), stream(10))
-	if len(small) <= 2000 {
-		t.Fatalf("the small streams hold only %d bytes", len(small))
-	}
-	b, err := ingest.Decoder(ingest.FormatLokiStreams)("loki.json", strings.NewReader(small), lim)
-	if err != nil || len(b.Logs) != 80 {
-		t.Fatalf("small streams: %v, %v records", err, b)
-	}
-	// One stream over the bound: refused, naming the flag.
-	_, err = ingest.Decoder(ingest.FormatLokiStreams)("loki.json", strings.NewReader(body(stream(200))), lim)
-	if err == nil || !strings.Contains(err.Error(), "Loki stream larger than 2000 bytes (--max-document-size)") || !strings.Contains(err.Error(), "loki.json") {
-		t.Errorf("err = %v, want the stream bound with the file", err)
 	}
 }

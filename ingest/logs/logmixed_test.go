@@ -2,7 +2,6 @@ package logs
 
 import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"strings"
 	"testing"
 )
 
@@ -53,43 +52,5 @@ func TestOTLPLogsAmongSpans(t *testing.T) {
 	}
 	if !hasLogWarning(b, ingest.ErrSourceWarning, "1 OTLP logs documents among the span documents read as logs (1 records") {
 		t.Errorf("no mixed-format warning: %v", b.Warnings)
-	}
-}
-
-func TestOTLPSpansAmongLogs(t *testing.T) {
-	// Spans within the sniffed head make it a span file (the test above);
-	// here they come after it.
-	logs := strings.Repeat(otlpLogDoc+"\n", ingest.SniffLen/len(otlpLogDoc)+1)
-	p := writeTemp(t, t.TempDir(), "otlp-logs.jsonl", logs+otlpSpanDoc+"\n"+otlpLogDoc+"\n")
-	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := ingest.SniffLen/len(otlpLogDoc) + 2; len(b.Logs) != want {
-		t.Errorf("%d log records, want %d", len(b.Logs), want)
-	}
-	if !hasLogWarning(b, ingest.ErrPartialInput, "1 OTLP span documents among the logs documents skipped") {
-		t.Errorf("no mixed-format warning: %v", b.Warnings)
-	}
-}
-
-func TestLokiResultsWithoutStreams(t *testing.T) {
-	// A Prometheus matrix under a Loki push body's key: "metric", not "stream".
-	body := `{"streams":[{"metric":{"streams":"a","stream":"b"},"values":[["1796008320000000000","1"]]},{"metric":{"values":"c"},"values":[]}]}`
-	for _, name := range []string{"loki.json", "loki-slow.json"} {
-		p := writeTemp(t, t.TempDir(), name, body)
-		var b *ingest.Bundle
-		var err error
-		if strings.Contains(name, "slow") {
-			b, err = decodeLoki(p, strings.NewReader(body), ingest.Limits{})
-		} else {
-			b, err = ingest.ReadFile(p, nil, ingest.Limits{})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !hasLogWarning(b, ingest.ErrPartialInput, `2 results without "stream" labels`) {
-			t.Errorf("%s: no warning: %v", name, b.Warnings)
-		}
 	}
 }

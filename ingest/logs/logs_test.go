@@ -57,25 +57,6 @@ func TestFindTraceContext(t *testing.T) {
 	}
 }
 
-func TestEntityFromPath(t *testing.T) {
-	for _, tc := range []struct {
-		path string
-		want ingest.LogStream
-	}{
-		{"/var/log/pods/shop_cart-7d4b9c8f6-x2kq9_0f1e2d3c/cart/0.log", ingest.LogStream{Namespace: "shop", Pod: "cart-7d4b9c8f6-x2kq9", Container: "cart", EntityFrom: "path"}},
-		{"/var/log/containers/cart-7d4b9c8f6-x2kq9_shop_cart-" + strings.Repeat("ab", 32) + ".log", ingest.LogStream{Pod: "cart-7d4b9c8f6-x2kq9", Namespace: "shop", Container: "cart", EntityFrom: "path"}},
-		{"logs/shop_cart-7d4b9c8f6-x2kq9_istio-proxy.log", ingest.LogStream{Namespace: "shop", Pod: "cart-7d4b9c8f6-x2kq9", Container: "istio-proxy", EntityFrom: "file name"}},
-		{"incident/cart-7d4b9c8f6-x2kq9.log.gz", ingest.LogStream{Pod: "cart-7d4b9c8f6-x2kq9", EntityFrom: "file name"}},
-		{"incident/checkout.log", ingest.LogStream{Service: "checkout", EntityFrom: "file name"}},
-		{"/var/lib/docker/containers/x/" + strings.Repeat("ab", 32) + "-json.log", ingest.LogStream{}},
-		{"<stdin>", ingest.LogStream{}},
-	} {
-		if got := entityFromPath(tc.path); got != tc.want {
-			t.Errorf("entityFromPath(%q) = %+v, want %+v", tc.path, got, tc.want)
-		}
-	}
-}
-
 // writeTemp writes content to dir/name and returns the path.
 func writeTemp(t *testing.T, dir, name, content string) string {
 	t.Helper()
@@ -276,24 +257,24 @@ func logFeatureBundle(t *testing.T) *ingest.Bundle {
 	t.Helper()
 	b := &ingest.Bundle{}
 	s := NewLogSink("cart.log", ingest.Limits{}, b)
-	st := s.stream(ingest.LogStream{Service: "cart", Pod: "cart-7d4b9c8f6-x2kq9"})
-	orphan := s.stream(ingest.LogStream{})
+	st := s.Stream(ingest.LogStream{Service: "cart", Pod: "cart-7d4b9c8f6-x2kq9"})
+	orphan := s.Stream(ingest.LogStream{})
 	t0 := ingest.Time(1_700_000_100e9)
 	step := ingest.Time(15 * time.Second)
 	for c := 0; c < 40; c++ {
 		at := t0 + ingest.Time(c)*step
 		for k := 0; k < 3; k++ {
-			s.line(st, at+ingest.Time(k), 0, fmt.Sprintf("INFO order %d accepted", c*10+k), fields{})
+			s.Line(st, at+ingest.Time(k), 0, fmt.Sprintf("INFO order %d accepted", c*10+k), Fields{})
 		}
 		if c < 30 {
-			s.line(st, at+4, 0, fmt.Sprintf("INFO stock reserved for order %d", c), fields{})
-			s.line(st, at+5, 0, fmt.Sprintf("INFO stock reserved for order %d", c+1), fields{})
+			s.Line(st, at+4, 0, fmt.Sprintf("INFO stock reserved for order %d", c), Fields{})
+			s.Line(st, at+5, 0, fmt.Sprintf("INFO stock reserved for order %d", c+1), Fields{})
 		} else {
 			tid := ingest.TraceID{Low: uint64(c)}
-			s.line(st, at+6, 0, fmt.Sprintf("ERROR payment failed trace_id=%s span_id=%016x", tid, c), fields{})
+			s.Line(st, at+6, 0, fmt.Sprintf("ERROR payment failed trace_id=%s span_id=%016x", tid, c), Fields{})
 			b.Spans = append(b.Spans, ingest.Span{TraceID: tid, SpanID: ingest.SpanID(c), Service: ingest.Intern("cart"), Operation: ingest.Intern("POST /pay"), Start: at, Duration: time.Millisecond, Source: ingest.Intern("t")})
 			// A record of a stream without a service, linked to a span.
-			s.line(orphan, at+7, 0, fmt.Sprintf("WARN retry trace_id=%s span_id=%016x", tid, c), fields{})
+			s.Line(orphan, at+7, 0, fmt.Sprintf("WARN retry trace_id=%s span_id=%016x", tid, c), Fields{})
 		}
 	}
 	s.Finish()
@@ -356,42 +337,6 @@ func TestLogEntityOption(t *testing.T) {
 		}
 	}
 }
-
-// TestLokiBackward: a stream returned newest first (Loki's default
-// direction) is read oldest first, so its stack trace folds into the line
-// before it; forward gives the same records.
-func TestLokiBackward(t *testing.T) {
-	dir := t.TempDir()
-	entries := [][2]string{{"1700000000000000000", "INFO ok"}, {"1700000000000000001", "ERROR boom"}, {"1700000000000000002", "\tat x.y(Z.java:1)"}}
-	body := func(rev bool) string {
-		var vals []string
-		for i := range entries {
-			e := entries[i]
-			if rev {
-				e = entries[len(entries)-1-i]
-			}
-			vals = append(vals, fmt.Sprintf("[%q,%q]", e[0], e[1]))
-		}
-		return `{"status":"success","data":{"resultType":"streams","result":[{"stream":{"app":"a"},"values":[` + strings.Join(vals, ",") + `]}]}}`
-	}
-	var got [2]string
-	for k, rev := range []bool{true, false} {
-		p := writeTemp(t, dir, fmt.Sprintf("l%d.json", k), body(rev))
-		b, err := ingest.Read([]string{p}, nil, ingest.Options{NoFeatures: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(b.Logs) != 2 || b.Logs[1].Severity != ingest.SeverityError {
-			t.Fatalf("backward=%v: %d records %+v, want INFO and a folded ERROR", rev, len(b.Logs), b.Logs)
-		}
-		got[k] = b.LogTemplates[b.Logs[1].Template].Example
-	}
-	if got[0] != "ERROR boom\n\tat x.y(Z.java:1)" || got[0] != got[1] {
-		t.Errorf("examples %q (backward) and %q (forward): want the frame folded into the ERROR line", got[0], got[1])
-	}
-}
-
-// decoders' tests).
 
 func TestDeriveLogSeries(t *testing.T) {
 	b := logFeatureBundle(t)

@@ -34,15 +34,29 @@ type LogSink struct {
 	blank    int // empty lines skipped
 	secScale int // times that were seconds, ms or µs in a nanosecond field
 
-	budget     *logtemplate.Budget // templates of all the input's miners
-	overflow   int32               // the overflow stream (budget.go), -1 until needed
-	overRecs   int                 // lines of the streams past MaxLogStreams
-	spanDocs   int                 // OTLP span documents among logs documents (skipped)
-	bound      *docBound           // the Loki reader's bound on one stream object (nil elsewhere)
-	notStreams int                 // Loki results without "stream" labels
-	longRec    int                 // records cut to MaxLogRecordBytes
-	pendBytes  int                 // text of the pending records
-	pressure   int                 // times maxPendingBytes finished every pending record
+	budget    *logtemplate.Budget // templates of all the input's miners
+	overflow  int32               // the overflow stream (budget.go), -1 until needed
+	overRecs  int                 // lines of the streams past MaxLogStreams
+	longRec   int                 // records cut to MaxLogRecordBytes
+	pendBytes int                 // text of the pending records
+	pressure  int                 // times maxPendingBytes finished every pending record
+	counted   []countedCondition  // the readers' own conditions (Count), in the order first counted
+}
+
+// A Condition is a problem of one format that its reader counts on the
+// sink (Count) and that Finish states in one summary warning, such as the
+// Loki results without "stream" labels or the OTLP span documents among
+// logs documents. A reader declares each of its conditions once, as a
+// package variable: the sink tells conditions apart by their address.
+type Condition struct {
+	Err  error                       // the warning's kind (ingest.ErrPartialInput, ...)
+	Text func(n, records int) string // the warning's text for n occurrences, records the log records read in all
+}
+
+// countedCondition is a condition with its count.
+type countedCondition struct {
+	c *Condition
+	n int
 }
 
 // minedID names a template of one miner.
@@ -94,9 +108,34 @@ func NewLogSink(name string, lim ingest.Limits, b *ingest.Bundle) *LogSink {
 		budget: logtemplate.NewBudget(lim.MaxLogTemplatesTotal), overflow: -1}
 }
 
-// stream returns the index of the stream with these names (interned,
-// deduplicated), creating it.
-func (s *LogSink) stream(ls ingest.LogStream) int32 {
+// Name is the input the sink reads (the source of its records and
+// warnings).
+func (s *LogSink) Name() string { return s.name }
+
+// Limits are the sink's limits, with their defaults.
+func (s *LogSink) Limits() ingest.Limits { return s.lim }
+
+// NoFold makes the sink keep each line as a record of its own, never
+// folding continuation lines into the record before them: for sources that
+// store records whole. Call it before the first Line.
+func (s *LogSink) NoFold() { s.fold = false }
+
+// Count counts n occurrences of the reader's condition c; Finish adds one
+// warning per condition counted, in the order they were first counted.
+func (s *LogSink) Count(c *Condition, n int) {
+	for i := range s.counted {
+		if s.counted[i].c == c {
+			s.counted[i].n += n
+			return
+		}
+	}
+	s.counted = append(s.counted, countedCondition{c, n})
+}
+
+// Stream returns the index of the stream with these names (interned,
+// deduplicated), creating it; past Limits.MaxLogStreams it is the one
+// overflow stream.
+func (s *LogSink) Stream(ls ingest.LogStream) int32 {
 	ls.Service, ls.Pod, ls.Namespace = s.in.Get(ls.Service), s.in.Get(ls.Pod), s.in.Get(ls.Namespace)
 	ls.Node, ls.Container, ls.Source = s.in.Get(ingest.NormalizeHost(ls.Node)), s.in.Get(ls.Container), s.name
 	if ls.EntityFrom == "" && (ls.Service != "" || ls.Pod != "") {
@@ -120,12 +159,15 @@ func (s *LogSink) stream(ls ingest.LogStream) int32 {
 	return id
 }
 
-// full reports whether the record limit stops the reading.
-func (s *LogSink) full() bool { return s.limited }
+// Full reports whether the record limit stops the reading: a reader stops
+// feeding lines once it does.
+func (s *LogSink) Full() bool { return s.limited }
 
-// malformed records a line that could not be read (file and line, or
-// byte offset when line is 0).
-func (s *LogSink) malformed(line int, off int64, format string, args ...any) {
+// Malformed records a line that could not be read (file and line, or
+// byte offset off when line is 0, neither when both are unknown: line 0,
+// off -1), with a warning of its own for the first ones and in a count
+// after them.
+func (s *LogSink) Malformed(line int, off int64, format string, args ...any) {
 	s.bad++
 	if s.warned >= maxMalformedWarnings {
 		return
@@ -145,19 +187,20 @@ func (s *LogSink) malformed(line int, off int64, format string, args ...any) {
 	s.b.Warn(ingest.ErrBadValue, s.name, 1, "%s: %s (skipped)", where, fmt.Sprintf(format, args...))
 }
 
-// fields are what a source's structure says about a record (they win over
-// what the text says).
-type fields struct {
-	sev   ingest.Severity
-	trace ingest.TraceID
-	span  ingest.SpanID
+// Fields are what a source's structure says about a record (they win over
+// what the text says); zero values say nothing.
+type Fields struct {
+	Severity ingest.Severity
+	Trace    ingest.TraceID
+	Span     ingest.SpanID
 }
 
-// line feeds one line (or one source record) of stream st. A line that
-// continues the stream's pending record (a stack frame, "Caused by: ...")
-// is folded into it; otherwise the pending record is finished and this
-// line starts the next one.
-func (s *LogSink) line(st int32, t ingest.Time, lineNo int, msg string, f fields) {
+// Line feeds one line (or one source record) of stream st (an index from
+// Stream), at time t, line lineNo of the input (0 when it has none); msg is
+// copied. A line that continues the stream's pending record (a stack frame,
+// "Caused by: ...") is folded into it; otherwise the pending record is
+// finished and this line starts the next one.
+func (s *LogSink) Line(st int32, t ingest.Time, lineNo int, msg string, f Fields) {
 	if s.limited {
 		return
 	}
@@ -169,7 +212,7 @@ func (s *LogSink) line(st int32, t ingest.Time, lineNo int, msg string, f fields
 		return
 	}
 	if t <= 0 {
-		s.malformed(lineNo, -1, "a log time before 1970")
+		s.Malformed(lineNo, -1, "a log time before 1970")
 		return
 	}
 	if st == s.overflow {
@@ -194,17 +237,17 @@ func (s *LogSink) line(st int32, t ingest.Time, lineNo int, msg string, f fields
 		}
 		return
 	}
-	s.flush(st)
+	s.Flush(st)
 	if len(msg) > maxBytes {
 		msg = CutText(msg, maxBytes)
 		s.longRec++
 	}
-	*p = pendingRecord{active: true, st: st, t: t, line: int32(min(lineNo, 1<<31-1)), sev: f.sev, trace: f.trace, span: f.span,
+	*p = pendingRecord{active: true, st: st, t: t, line: int32(min(lineNo, 1<<31-1)), sev: f.Severity, trace: f.Trace, span: f.Span,
 		msg: append(p.msg[:0], msg...), lines: 1}
 	p.mode = p.startMode(msg)
 	s.pendBytes += len(msg)
 	if !s.fold {
-		s.flush(st)
+		s.Flush(st)
 	} else if s.pendBytes > MaxPendingBytes {
 		s.pressure++
 		s.flushAll()
@@ -214,8 +257,9 @@ func (s *LogSink) line(st int32, t ingest.Time, lineNo int, msg string, f fields
 	}
 }
 
-// flush finishes stream st's pending record, if any.
-func (s *LogSink) flush(st int32) {
+// Flush finishes stream st's pending record, if any: a reader calls it at
+// the end of a stream's lines.
+func (s *LogSink) Flush(st int32) {
 	p := &s.pending[st]
 	if !p.active {
 		return
@@ -295,12 +339,12 @@ func (s *LogSink) flush(st int32) {
 // flushAll finishes every stream's pending record.
 func (s *LogSink) flushAll() {
 	for i := range s.pending {
-		s.flush(int32(i))
+		s.Flush(int32(i))
 	}
 }
 
-// finish flushes, sets every template's final pattern and adds the
-// summary warnings.
+// Finish flushes, sets every template's final pattern and adds the
+// summary warnings; a reader calls it once, after its last line.
 func (s *LogSink) Finish() {
 	s.flushAll()
 	for mid, ti := range s.local {
@@ -312,11 +356,10 @@ func (s *LogSink) Finish() {
 		cuts.Add(s.miners[g].Stats())
 	}
 	cuts.Warn(b, s.name, "log lines", s.lim)
-	if s.spanDocs > 0 {
-		b.Warn(ingest.ErrPartialInput, s.name, s.spanDocs, "%d OTLP span documents among the logs documents skipped (mixed formats in one file: give the spans in a file of their own)", s.spanDocs)
-	}
-	if s.notStreams > 0 {
-		b.Warn(ingest.ErrPartialInput, s.name, s.notStreams, "%d results without \"stream\" labels (not Loki log streams: a Prometheus result?); %d log records read in all", s.notStreams, len(b.Logs))
+	for _, c := range s.counted {
+		if c.n > 0 {
+			b.Warn(c.c.Err, s.name, c.n, "%s", c.c.Text(c.n, len(b.Logs)))
+		}
 	}
 	if s.overRecs > 0 {
 		b.Warn(ingest.ErrLimit, s.name, s.overRecs, "%d log lines of streams past the first %d kept in one unlabelled stream (--max-log-streams)", s.overRecs, s.lim.MaxLogStreams)

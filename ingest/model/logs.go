@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Logs: the compact model every log reader fills (loki.go, otlplogs.go,
-// containerlogs.go, vlogs.go). A record keeps what evidence needs — time,
+// Logs: the compact model every log reader fills (ingest/logs/loki,
+// otlplogs, container, victorialogs). A record keeps what evidence needs — time,
 // stream (entity), severity, trace link, template, position — never its
 // text: each template keeps one example line instead.
 

@@ -1,10 +1,11 @@
-package logs
+package loki
 
 import (
 	"io"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest/fastjson"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/logs"
 )
 
 // The Loki fast path: streams responses (and push bodies) of the common
@@ -27,7 +28,7 @@ var (
 func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
 	b := &ingest.Bundle{}
-	s := NewLogSink(name, lim, b)
+	s := logs.NewLogSink(name, lim, b)
 	sc := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth}
 	var status, resultType string
 	labels := map[string]string{}
@@ -63,13 +64,13 @@ func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 			_, ok := sc.Value(4)
 			return ok
 		})
-		if !ok || s.full() {
+		if !ok || s.Full() {
 			return ok
 		}
 		if !hasStream {
-			s.notStreams++
+			s.Count(notStreams, 1)
 		}
-		s.lokiFeed(labels, entries)
+		lokiFeed(s, labels, entries)
 		sc.Recycle()
 		return true
 	}
@@ -108,7 +109,7 @@ func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 		_, ok := sc.Value(2)
 		return ok
 	})
-	if !ok || !sc.AtEnd() || status != "success" && status != "" || resultType != "streams" || s.full() {
+	if !ok || !sc.AtEnd() || status != "success" && status != "" || resultType != "streams" || s.Full() {
 		return nil, ingest.ErrSlowPath
 	}
 	s.Finish()
@@ -165,8 +166,8 @@ func lokiFastValue(sc *fastjson.Scanner) (lokiEntry, bool) {
 }
 
 // lokiFeed feeds one stream's entries, oldest first (as lokiStream does).
-func (s *LogSink) lokiFeed(labels map[string]string, entries []lokiEntry) {
+func lokiFeed(s *logs.LogSink, labels map[string]string, entries []lokiEntry) {
 	get := func(k string) string { return labels[k] }
-	st := s.stream(streamFromLabels(get))
-	s.lokiEntries(st, labelSeverity(get), entries)
+	st := s.Stream(logs.StreamFromLabels(get))
+	lokiEntries(s, st, logs.LabelSeverity(get), entries)
 }

@@ -1,11 +1,10 @@
-package logs
+package container
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
 	"maps"
 	"path"
@@ -13,6 +12,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/logs"
 )
 
 // Line-oriented log files: Docker json-file logs (and fluent-bit records
@@ -28,62 +31,6 @@ import (
 // else the base name without extensions — a pod when it ends in a
 // generated pod-name suffix, a service otherwise. Options.LogEntity
 // overrides the file name (not a Kubernetes path, never labels).
-
-// maxLogLine is the longest input line read whole; the rest of a longer
-// line is skipped with a warning.
-const maxLogLine = 1 << 20
-
-// logLineReader reads lines of at most maxLogLine bytes.
-type logLineReader struct {
-	br   *bufio.Reader
-	n    int // lines read
-	long int // lines cut
-	err  error
-}
-
-func newLogLineReader(r io.Reader) *logLineReader {
-	return &logLineReader{br: bufio.NewReaderSize(r, 64<<10)}
-}
-
-// next returns the next line without its line break (a view valid until
-// the next call); ok is false at the end or on a read error (lr.err).
-func (lr *logLineReader) next(buf *[]byte) (string, bool) {
-	*buf = (*buf)[:0]
-	for {
-		frag, err := lr.br.ReadSlice('\n')
-		if len(*buf)+len(frag) <= maxLogLine {
-			*buf = append(*buf, frag...)
-		} else if len(*buf) < maxLogLine {
-			*buf = append(*buf, frag[:maxLogLine-len(*buf)]...)
-			lr.long++
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			lr.err = err
-		}
-		if len(*buf) == 0 && err != nil {
-			return "", false
-		}
-		lr.n++
-		return unsafeStr(bytes.TrimRight(*buf, "\r\n")), true
-	}
-}
-
-// finish reports the reader's problems on the sink.
-func (lr *logLineReader) finish(s *LogSink) error {
-	if lr.long > 0 {
-		s.b.Warn(ingest.ErrLimit, s.name, lr.long, "%d log lines longer than %d bytes cut", lr.long, maxLogLine)
-	}
-	if lr.err != nil {
-		if len(s.b.Logs) == 0 {
-			return &ingest.InputError{File: s.name, Line: lr.n + 1, Offset: -1, Err: lr.err}
-		}
-		s.b.Warn(ingest.ErrPartialInput, s.name, 1, "kept %d log records of the first %d lines: %v", len(s.b.Logs), lr.n, lr.err)
-	}
-	return nil
-}
 
 // parseLogTime parses a timestamp at the start of line — RFC 3339
 // ("2026-11-30T03:12:00.123456789Z"), or a date and a time joined by a space
@@ -167,9 +114,6 @@ func parseLogTime(line string) (ingest.Time, int) {
 	return ingest.FromTime(t), i
 }
 
-// logYearOK reports whether t is within what Time holds (1970–2261).
-func logYearOK(t time.Time) bool { return t.Year() >= 1970 && t.Year() <= 2261 }
-
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 // criLine is one parsed CRI log line.
@@ -232,7 +176,7 @@ func entityFromPath(name string) ingest.LogStream {
 		base = strings.TrimSuffix(base, ext)
 	}
 	if f := strings.Split(base, "_"); len(f) == 3 && f[0] != "" && f[1] != "" && f[2] != "" {
-		if k := strings.LastIndexByte(f[2], '-'); k > 0 && len(f[2])-k-1 == 64 && allHexStr(f[2][k+1:]) {
+		if k := strings.LastIndexByte(f[2], '-'); k > 0 && len(f[2])-k-1 == 64 && allHex(f[2][k+1:]) {
 			from := "file name"
 			if strings.Contains(p, "/containers/") {
 				from = "path"
@@ -248,7 +192,7 @@ func entityFromPath(name string) ingest.LogStream {
 	}
 	base = strings.TrimSuffix(base, "-json")
 	switch {
-	case base == "" || len(base) >= 32 && allHexStr(base): // a bare container ID
+	case base == "" || len(base) >= 32 && allHex(base): // a bare container ID
 		return ingest.LogStream{}
 	case ingest.WorkloadOf(base) != base:
 		return ingest.LogStream{Pod: base, EntityFrom: "file name"}
@@ -277,7 +221,7 @@ type fluentK8s struct {
 // containerState joins a container's partial lines (CRI "P", Docker
 // entries without a trailing newline) per output stream.
 type containerState struct {
-	s       *LogSink
+	s       *logs.LogSink
 	st      int32
 	partial [2][]byte // stdout, stderr
 	pt      [2]ingest.Time
@@ -294,29 +238,29 @@ func (c *containerState) emit(t ingest.Time, lineNo int, stderr, partial bool, m
 		if len(c.partial[k]) == 0 {
 			c.pt[k], c.pline[k] = t, lineNo
 		}
-		if len(c.partial[k])+len(msg) <= c.s.lim.MaxLogRecordBytes {
+		if len(c.partial[k])+len(msg) <= c.s.Limits().MaxLogRecordBytes {
 			c.partial[k] = append(c.partial[k], msg...)
 		}
 		return
 	}
 	if len(c.partial[k]) > 0 {
 		c.partial[k] = append(c.partial[k], msg...)
-		c.s.line(c.st, c.pt[k], c.pline[k], unsafeStr(c.partial[k]), fields{})
+		c.s.Line(c.st, c.pt[k], c.pline[k], unsafeStr(c.partial[k]), logs.Fields{})
 		c.partial[k] = c.partial[k][:0]
 		return
 	}
-	c.s.line(c.st, t, lineNo, msg, fields{})
+	c.s.Line(c.st, t, lineNo, msg, logs.Fields{})
 }
 
 // flush emits partial lines left at the end of the input.
 func (c *containerState) flush() {
 	for k := range c.partial {
 		if len(c.partial[k]) > 0 {
-			c.s.line(c.st, c.pt[k], c.pline[k], unsafeStr(c.partial[k]), fields{})
+			c.s.Line(c.st, c.pt[k], c.pline[k], unsafeStr(c.partial[k]), logs.Fields{})
 			c.partial[k] = nil
 		}
 	}
-	c.s.flush(c.st) // its own stream only: one flushAll per container was quadratic in streams
+	c.s.Flush(c.st) // its own stream only: one flushAll per container was quadratic in streams
 }
 
 // decodeDockerJSON reads Docker json-file lines ({"log","stream","time"})
@@ -327,16 +271,16 @@ func (c *containerState) flush() {
 // with a warning.
 func decodeDockerJSON(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	b := &ingest.Bundle{}
-	s := NewLogSink(name, lim, b)
+	s := logs.NewLogSink(name, lim, b)
 	pathStream := entityFromPath(name)
 	states := map[int32]*containerState{}
 	state := func(k *fluentK8s) *containerState {
 		ls := pathStream
 		if k != nil && (k.PodName != "" || k.Labels["app"] != "") {
 			ls = ingest.LogStream{Pod: k.PodName, Namespace: k.NamespaceName, Container: k.ContainerName, Node: k.Host,
-				Service: firstLogLabel(func(n string) string { return k.Labels[n] }, []string{"app.kubernetes.io/name", "app", "k8s-app"})}
+				Service: logs.FirstLabel(func(n string) string { return k.Labels[n] }, []string{"app.kubernetes.io/name", "app", "k8s-app"})}
 		}
-		st := s.stream(ls)
+		st := s.Stream(ls)
 		c := states[st]
 		if c == nil {
 			c = &containerState{s: s, st: st}
@@ -346,18 +290,18 @@ func decodeDockerJSON(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 	}
 	record := func(rec *dockerRecord, lineNo int, off int64) {
 		if rec.Log == nil {
-			s.malformed(lineNo, off, `a JSON object without a "log" field`)
+			s.Malformed(lineNo, off, `a JSON object without a "log" field`)
 			return
 		}
 		var t ingest.Time
 		switch {
 		case rec.Time != "":
 			tt, err := time.Parse(time.RFC3339Nano, rec.Time)
-			if err == nil && !logYearOK(tt) {
+			if err == nil && !logs.YearOK(tt) {
 				err = errors.New("out of range")
 			}
 			if err != nil {
-				s.malformed(lineNo, off, "bad time %q", ingest.TruncateUTF8(rec.Time, 40))
+				s.Malformed(lineNo, off, "bad time %q", ingest.TruncateUTF8(rec.Time, 40))
 				return
 			}
 			t = ingest.FromTime(tt)
@@ -377,7 +321,7 @@ func decodeDockerJSON(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 				continue
 			}
 			if t == 0 {
-				s.malformed(lineNo, off, "a record without a time")
+				s.Malformed(lineNo, off, "a record without a time")
 				return
 			}
 			c.emit(t, lineNo, rec.Stream == "stderr", docker && !complete, part)
@@ -389,7 +333,7 @@ func decodeDockerJSON(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 		if _, err := dec.Token(); err != nil {
 			return nil, ingest.JSONError(name, err, dec)
 		}
-		for dec.More() && !s.full() {
+		for dec.More() && !s.Full() {
 			off := dec.InputOffset()
 			var rec dockerRecord
 			if err := dec.Decode(&rec); err != nil {
@@ -402,10 +346,10 @@ func decodeDockerJSON(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 			record(&rec, 0, off)
 		}
 	} else {
-		lr := newLogLineReader(br)
+		lr := logs.NewLineReader(br)
 		var buf []byte
-		for !s.full() {
-			line, ok := lr.next(&buf)
+		for !s.Full() {
+			line, ok := lr.Next(&buf)
 			if !ok {
 				break
 			}
@@ -416,16 +360,16 @@ func decodeDockerJSON(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 			raw := []byte(trimmed)
 			if strings.HasPrefix(trimmed, `"log":`) {
 				raw = append([]byte{'{'}, raw...)
-				b.Warn(ingest.ErrBadValue, name, 1, "%s:%d: a JSON object without its opening brace; read as if it had one", name, lr.n)
+				b.Warn(ingest.ErrBadValue, name, 1, "%s:%d: a JSON object without its opening brace; read as if it had one", name, lr.N())
 			}
 			var rec dockerRecord
 			if err := json.Unmarshal(raw, &rec); err != nil {
-				s.malformed(lr.n, -1, "not a Docker json-file line: %v", err)
+				s.Malformed(lr.N(), -1, "not a Docker json-file line: %v", err)
 				continue
 			}
-			record(&rec, lr.n, -1)
+			record(&rec, lr.N(), -1)
 		}
-		if err := lr.finish(s); err != nil {
+		if err := lr.Finish(s); err != nil {
 			return nil, err
 		}
 	}
@@ -454,12 +398,12 @@ func peekNonSpace(br *bufio.Reader) (byte, error) {
 // decodeCRI reads CRI container log lines.
 func decodeCRI(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	b := &ingest.Bundle{}
-	s := NewLogSink(name, lim, b)
-	c := &containerState{s: s, st: s.stream(entityFromPath(name))}
-	lr := newLogLineReader(r)
+	s := logs.NewLogSink(name, lim, b)
+	c := &containerState{s: s, st: s.Stream(entityFromPath(name))}
+	lr := logs.NewLineReader(r)
 	var buf []byte
-	for !s.full() {
-		line, ok := lr.next(&buf)
+	for !s.Full() {
+		line, ok := lr.Next(&buf)
 		if !ok {
 			break
 		}
@@ -468,12 +412,12 @@ func decodeCRI(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, err
 		}
 		cl, msg, ok := parseCRI(line)
 		if !ok {
-			s.malformed(lr.n, -1, "not a CRI log line (<RFC 3339 time> stdout|stderr P|F message)")
+			s.Malformed(lr.N(), -1, "not a CRI log line (<RFC 3339 time> stdout|stderr P|F message)")
 			continue
 		}
-		c.emit(cl.t, lr.n, cl.stderr, cl.partial, msg)
+		c.emit(cl.t, lr.N(), cl.stderr, cl.partial, msg)
 	}
-	if err := lr.finish(s); err != nil {
+	if err := lr.Finish(s); err != nil {
 		return nil, err
 	}
 	c.flush()
@@ -486,13 +430,13 @@ func decodeCRI(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, err
 // before it (a stack frame) and takes its time.
 func decodeTextLog(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	b := &ingest.Bundle{}
-	s := NewLogSink(name, lim, b)
-	st := s.stream(entityFromPath(name))
-	lr := newLogLineReader(r)
+	s := logs.NewLogSink(name, lim, b)
+	st := s.Stream(entityFromPath(name))
+	lr := logs.NewLineReader(r)
 	var buf []byte
 	var last ingest.Time
-	for !s.full() {
-		line, ok := lr.next(&buf)
+	for !s.Full() {
+		line, ok := lr.Next(&buf)
 		if !ok {
 			break
 		}
@@ -502,15 +446,15 @@ func decodeTextLog(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle,
 		t, n := parseLogTime(line)
 		if n == 0 {
 			if last == 0 {
-				s.malformed(lr.n, -1, "a line without a timestamp before any timestamped line")
+				s.Malformed(lr.N(), -1, "a line without a timestamp before any timestamped line")
 				continue
 			}
 			t = last
 		}
 		last = t
-		s.line(st, t, lr.n, line[n:], fields{})
+		s.Line(st, t, lr.N(), line[n:], logs.Fields{})
 	}
-	if err := lr.finish(s); err != nil {
+	if err := lr.Finish(s); err != nil {
 		return nil, err
 	}
 	s.Finish()
@@ -563,4 +507,22 @@ func timestampedText(h []byte) bool {
 		}
 	}
 	return 3*stamped >= lead
+}
+
+// allHex reports whether s is a non-empty string of hexadecimal digits.
+func allHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if ingest.HexVal[s[i]] < 0 {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+// unsafeStr views b as a string; b must not change while the view is used.
+func unsafeStr(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

@@ -1,12 +1,14 @@
-package logs
+package victorialogs
 
 import (
 	"encoding/json"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/logs"
 )
 
 // VictoriaLogs /select/logsql/query responses: JSON Lines, one record per
@@ -23,12 +25,12 @@ import (
 // decodeVictoriaLogs reads VictoriaLogs query JSON Lines.
 func decodeVictoriaLogs(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	b := &ingest.Bundle{}
-	s := NewLogSink(name, lim, b)
-	s.fold = false
-	lr := newLogLineReader(r)
+	s := logs.NewLogSink(name, lim, b)
+	s.NoFold()
+	lr := logs.NewLineReader(r)
 	var buf []byte
-	for !s.full() {
-		line, ok := lr.next(&buf)
+	for !s.Full() {
+		line, ok := lr.Next(&buf)
 		if !ok {
 			break
 		}
@@ -37,7 +39,7 @@ func decodeVictoriaLogs(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 		}
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			s.malformed(lr.n, -1, "not a JSON object: %v", err)
+			s.Malformed(lr.N(), -1, "not a JSON object: %v", err)
 			continue
 		}
 		str := func(k string) string {
@@ -51,8 +53,8 @@ func decodeVictoriaLogs(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 		}
 		ts := str("_time")
 		tt, err := time.Parse(time.RFC3339Nano, ts)
-		if err != nil || !logYearOK(tt) {
-			s.malformed(lr.n, -1, "bad _time %q", ingest.TruncateUTF8(ts, 40))
+		if err != nil || !logs.YearOK(tt) {
+			s.Malformed(lr.N(), -1, "bad _time %q", ingest.TruncateUTF8(ts, 40))
 			continue
 		}
 		labels := parseStreamLabels(str("_stream"))
@@ -62,12 +64,12 @@ func decodeVictoriaLogs(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 			}
 			return str(k)
 		}
-		st := s.stream(streamFromLabels(get))
-		f := fields{sev: labelSeverity(get)}
-		metaFields(&f, str)
-		s.line(st, ingest.FromTime(tt), lr.n, str("_msg"), f)
+		st := s.Stream(logs.StreamFromLabels(get))
+		f := logs.Fields{Severity: logs.LabelSeverity(get)}
+		logs.MetaFields(&f, str)
+		s.Line(st, ingest.FromTime(tt), lr.N(), str("_msg"), f)
 	}
-	if err := lr.finish(s); err != nil {
+	if err := lr.Finish(s); err != nil {
 		return nil, err
 	}
 	s.Finish()

@@ -1,13 +1,14 @@
-package logs
+package loki
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"io"
 	"strconv"
-	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/logs"
 )
 
 // Grafana Loki query responses (/loki/api/v1/query_range and /query) with
@@ -39,16 +40,15 @@ type lokiStreamJSON struct {
 func decodeLoki(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
 	b := &ingest.Bundle{}
-	s := NewLogSink(name, lim, b)
+	s := logs.NewLogSink(name, lim, b)
 	// Each stream object is decoded whole: one is bounded like a document
 	// (the fast path streams its values and needs no bound).
-	s.bound = &docBound{r: r, max: lim.MaxDocumentBytes, what: "Loki stream"}
-	dec := json.NewDecoder(s.bound)
+	lr := &lokiReader{s: s, b: b, bound: &logs.DocBound{R: r, Max: lim.MaxDocumentBytes, What: "Loki stream"}}
+	dec := json.NewDecoder(lr.bound)
 	if err := ingest.JSONDelim(dec, name, '{'); err != nil {
 		return nil, err
 	}
 	var status, errMsg, resultType string
-	streams := 0
 	for dec.More() {
 		key, err := ingest.JSONKey(dec, name)
 		if err != nil {
@@ -60,21 +60,21 @@ func decodeLoki(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, er
 		case "error":
 			err = dec.Decode(&errMsg)
 		case "data":
-			err = lokiData(dec, s, &resultType, &streams)
+			err = lr.data(dec, &resultType)
 		case "streams": // a push request (promtail, Alloy): the streams without the envelope
 			resultType = "streams"
-			err = lokiResult(dec, s, &streams)
+			err = lr.result(dec)
 		default:
 			err = ingest.JSONSkip(dec)
 		}
 		if err != nil {
 			return nil, ingest.JSONError(name, err, dec)
 		}
-		if s.full() {
+		if s.Full() {
 			break
 		}
 	}
-	if !s.full() {
+	if !s.Full() {
 		if _, err := dec.Token(); err != nil {
 			return nil, ingest.JSONError(name, err, dec)
 		}
@@ -91,13 +91,23 @@ func decodeLoki(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, er
 	return b, nil
 }
 
-// lokiData walks the "data" object, streaming "result".
-func lokiData(dec *json.Decoder, s *LogSink, resultType *string, streams *int) error {
-	if err := ingest.JSONDelim(dec, s.name, '{'); err != nil {
+// lokiReader is the general reader's state: the sink, the bundle it fills,
+// the bound on one stream object and the stream objects read.
+type lokiReader struct {
+	s       *logs.LogSink
+	b       *ingest.Bundle
+	bound   *logs.DocBound
+	streams int
+}
+
+// data walks the "data" object, streaming "result".
+func (lr *lokiReader) data(dec *json.Decoder, resultType *string) error {
+	s := lr.s
+	if err := ingest.JSONDelim(dec, s.Name(), '{'); err != nil {
 		return err
 	}
 	for dec.More() {
-		key, err := ingest.JSONKey(dec, s.name)
+		key, err := ingest.JSONKey(dec, s.Name())
 		if err != nil {
 			return err
 		}
@@ -105,14 +115,14 @@ func lokiData(dec *json.Decoder, s *LogSink, resultType *string, streams *int) e
 		case "resultType":
 			err = dec.Decode(resultType)
 		case "result":
-			err = lokiResult(dec, s, streams)
+			err = lr.result(dec)
 		default:
 			err = ingest.JSONSkip(dec)
 		}
 		if err != nil {
 			return err
 		}
-		if s.full() {
+		if s.Full() {
 			return nil
 		}
 	}
@@ -120,8 +130,9 @@ func lokiData(dec *json.Decoder, s *LogSink, resultType *string, streams *int) e
 	return err
 }
 
-// lokiResult streams the result array, one stream object at a time.
-func lokiResult(dec *json.Decoder, s *LogSink, streams *int) error {
+// result streams the result array, one stream object at a time.
+func (lr *lokiReader) result(dec *json.Decoder) error {
+	s := lr.s
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -130,27 +141,25 @@ func lokiResult(dec *json.Decoder, s *LogSink, streams *int) error {
 		return nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return ingest.ErrorAt(s.name, dec.InputOffset(), fmt.Errorf("loki: result is %v, want an array", tok))
+		return ingest.ErrorAt(s.Name(), dec.InputOffset(), fmt.Errorf("loki: result is %v, want an array", tok))
 	}
 	for dec.More() {
 		off := dec.InputOffset()
-		if s.bound != nil {
-			s.bound.start = off
-		}
+		lr.bound.Start = off
 		var ls lokiStreamJSON
 		if err := dec.Decode(&ls); err != nil {
 			if errors.Is(err, ingest.ErrLimit) {
-				return ingest.ErrorAt(s.name, off, err)
+				return ingest.ErrorAt(s.Name(), off, err)
 			}
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
-				return ingest.ErrorAt(s.name, off+te.Offset, fmt.Errorf("loki stream: %w", ingest.TypeErrMsg(te)))
+				return ingest.ErrorAt(s.Name(), off+te.Offset, fmt.Errorf("loki stream: %w", ingest.TypeErrMsg(te)))
 			}
 			return err
 		}
-		*streams++
-		s.lokiStream(ls, off)
-		if s.full() {
+		lr.streams++
+		lr.stream(ls, off)
+		if s.Full() {
 			return nil
 		}
 	}
@@ -166,42 +175,48 @@ type lokiEntry struct {
 	meta map[string]string
 }
 
+// notStreams counts the results without "stream" labels (ingest/logs/logmixed.go).
+var notStreams = &logs.Condition{Err: ingest.ErrPartialInput, Text: func(n, records int) string {
+	return fmt.Sprintf("%d results without \"stream\" labels (not Loki log streams: a Prometheus result?); %d log records read in all", n, records)
+}}
+
 // lokiStream feeds one stream's entries, oldest first.
-func (s *LogSink) lokiStream(js lokiStreamJSON, off int64) {
+func (lr *lokiReader) stream(js lokiStreamJSON, off int64) {
+	s := lr.s
 	if js.Stream == nil {
-		s.notStreams++ // logmixed.go
+		s.Count(notStreams, 1)
 	}
 	get := func(k string) string { return js.Stream[k] }
-	st := s.stream(streamFromLabels(get))
-	sev := labelSeverity(get)
+	st := s.Stream(logs.StreamFromLabels(get))
+	sev := logs.LabelSeverity(get)
 	entries := make([]lokiEntry, 0, len(js.Values))
 	for i, raw := range js.Values {
 		e, err := parseLokiEntry(raw)
 		if err != nil {
-			s.malformed(0, off, "stream %d, entry %d: %v", len(s.b.LogStreams), i, err)
+			s.Malformed(0, off, "stream %d, entry %d: %v", len(lr.b.LogStreams), i, err)
 			continue
 		}
 		entries = append(entries, e)
 	}
-	s.lokiEntries(st, sev, entries)
+	lokiEntries(s, st, sev, entries)
 }
 
 // lokiEntries feeds the entries of stream st, oldest first, each with the
 // stream's severity unless its metadata gives its own.
-func (s *LogSink) lokiEntries(st int32, sev ingest.Severity, entries []lokiEntry) {
+func lokiEntries(s *logs.LogSink, st int32, sev ingest.Severity, entries []lokiEntry) {
 	backward := len(entries) > 1 && entries[0].t > entries[len(entries)-1].t
 	for k := range entries {
 		e := &entries[k]
 		if backward {
 			e = &entries[len(entries)-1-k]
 		}
-		f := fields{sev: sev}
+		f := logs.Fields{Severity: sev}
 		if e.meta != nil {
-			metaFields(&f, func(k string) string { return e.meta[k] })
+			logs.MetaFields(&f, func(k string) string { return e.meta[k] })
 		}
-		s.line(st, e.t, 0, e.line, f)
+		s.Line(st, e.t, 0, e.line, f)
 	}
-	s.flush(st)
+	s.Flush(st)
 }
 
 // parseLokiEntry parses ["ns", "line"] or ["ns", "line", {metadata}].
@@ -246,69 +261,6 @@ func parseLokiEntry(raw json.RawMessage) (lokiEntry, error) {
 		}
 	}
 	return e, nil
-}
-
-// Label names that place a log stream, in order of preference. Loki and
-// promtail/Alloy write underscores; OTLP-derived labels keep dots.
-var (
-	serviceLabels   = []string{"service_name", "service.name", "service", "app_kubernetes_io_name", "app.kubernetes.io/name", "app", "k8s_deployment_name", "k8s.deployment.name", "k8s_app"}
-	podLabels       = []string{"pod", "pod_name", "k8s_pod_name", "k8s.pod.name"}
-	namespaceLabels = []string{"namespace", "namespace_name", "k8s_namespace_name", "k8s.namespace.name"}
-	nodeLabels      = []string{"node", "node_name", "k8s_node_name", "k8s.node.name", "host", "hostname", "host.name", "nodename"}
-	containerLabels = []string{"container", "container_name", "k8s_container_name", "k8s.container.name"}
-	levelLabels     = []string{"level", "detected_level", "severity", "severity_text", "lvl", "loglevel"}
-)
-
-func firstLogLabel(get func(string) string, names []string) string {
-	for _, n := range names {
-		if v := strings.TrimSpace(get(n)); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// streamFromLabels places a stream by its labels: the service from
-// serviceLabels, else (with no pod either) the last path segment of "job"
-// (promtail's "namespace/app"); pod, namespace, node and container from
-// their labels.
-func streamFromLabels(get func(string) string) ingest.LogStream {
-	ls := ingest.LogStream{
-		Service:   firstLogLabel(get, serviceLabels),
-		Pod:       firstLogLabel(get, podLabels),
-		Namespace: firstLogLabel(get, namespaceLabels),
-		Node:      firstLogLabel(get, nodeLabels),
-		Container: firstLogLabel(get, containerLabels),
-	}
-	if ls.Service == "" && ls.Pod == "" {
-		if job := get("job"); job != "" {
-			ls.Service = job[strings.LastIndexByte(job, '/')+1:]
-		}
-	}
-	return ls
-}
-
-// labelSeverity is the severity a stream's labels give all its records.
-func labelSeverity(get func(string) string) ingest.Severity {
-	sev, _ := ingest.ParseSeverity(firstLogLabel(get, levelLabels))
-	return sev
-}
-
-// metaFields fills f from per-record metadata: level, trace and span IDs.
-func metaFields(f *fields, get func(string) string) {
-	if s, ok := ingest.ParseSeverity(firstLogLabel(get, levelLabels)); ok {
-		f.sev = s
-	}
-	if v := firstLogLabel(get, []string{"trace_id", "traceid", "traceId", "traceID", "trace.id"}); v != "" {
-		if id, err := ingest.ParseTraceID(v); err == nil && id != (ingest.TraceID{}) {
-			f.trace = id
-		}
-	}
-	if v := firstLogLabel(get, []string{"span_id", "spanid", "spanId", "spanID", "span.id"}); v != "" {
-		if id, err := ingest.ParseSpanID(v); err == nil {
-			f.span = id
-		}
-	}
 }
 
 func init() {
