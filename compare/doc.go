@@ -30,7 +30,13 @@
 // edge), matched across the sides by name and labels, not by file. The
 // span-derived RED series are left out (the span-level items carry them in
 // full) and so is the operation-mix shift (it is measured against its own
-// bundle's usual mix). Each mined log template of a service (matched by
+// bundle's usual mix). The derived log counts (records, error records,
+// records of new templates per step) leave out the steps in which the log
+// source holds no record of any service: a gap in collection, such as a
+// sparsely logged baseline, is no log, not zero logs (without this,
+// tt-20230130-122929's twenty services, logged in 3 of BEFORE's 20 steps
+// and in every step of AFTER, regressed from 0 records and outranked the
+// delayed call). Each mined log template of a service (matched by
 // the service and the template's pattern) is a rate item, tested like
 // traffic over the seconds that held any log record; one whose records are
 // mostly warn, error or fatal level has a bad direction, up (logs.go). A

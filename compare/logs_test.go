@@ -2,9 +2,11 @@ package compare
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -104,5 +106,45 @@ func TestLogTemplates(t *testing.T) {
 	e = templateItems(run(b, fixed, 23, 28, 25, 30))[errTpl]
 	if e.Verdict != Fixed && e.Verdict != Improved {
 		t.Errorf("after the fix, the error template: %s: %s", e.Verdict, e.Reason)
+	}
+}
+
+// TestLogCollectionGaps: a log source that collected one 15 s step of the
+// baseline, one in eight of BEFORE and every step of AFTER (a sparsely
+// logged baseline, as Nezha's) counts 0 records per step in the gaps. The derived log counts leave
+// those steps out, so the steady service's record count is not a
+// regression; its templates (rates over the seconds that held any record)
+// are unchanged too.
+func TestLogCollectionGaps(t *testing.T) {
+	b := defaultSynth().build(t)
+	withLogs(b, 5, 30, -1, 0)
+	b.Logs = slices.DeleteFunc(b.Logs, func(r ingest.LogRecord) bool {
+		off := time.Duration(r.Time - at(0))
+		switch {
+		case r.Time < at(15): // the baseline: one step
+			return off < 5*time.Minute || off >= 5*time.Minute+15*time.Second
+		case r.Time < at(20): // BEFORE: one step in eight
+			return off%(2*time.Minute) >= 15*time.Second
+		}
+		return false
+	})
+	features.DeriveLogSeries(b, b.Grid[0], at(15), features.Options{})
+	counts := 0
+	for _, s := range b.Series {
+		if s.Name == ingest.LogRecords {
+			counts++
+		}
+	}
+	if counts == 0 {
+		t.Fatal("no derived log_records series")
+	}
+	rep, err := Run(Side{Bundle: b, Start: at(15), End: at(20), ChosenBy: "test"}, Side{Bundle: b, Start: at(20), End: at(25), ChosenBy: "test"}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range rep.Items {
+		if it.Signal == "logs" && it.Verdict != Unchanged && it.Verdict != Insufficient {
+			t.Errorf("%s: %s: %s", it.ID, it.Verdict, it.Reason)
+		}
 	}
 }

@@ -125,6 +125,10 @@ type bundleIndex struct {
 	crossChildren []int32
 	podsOf        map[string]map[string]bool // service → pods with spans
 	opsOf         map[string]map[string]bool // service → operations of entry spans
+	// logSteps are the grid points whose step holds a log record of any
+	// stream (the step a record counts in, as the derived log series count
+	// it); nil without logs or grid.
+	logSteps map[ingest.Time]bool
 }
 
 func newBundleIndex(b *ingest.Bundle) *bundleIndex {
@@ -144,6 +148,15 @@ func newBundleIndex(b *ingest.Bundle) *bundleIndex {
 		}
 		if p < 0 || b.Spans[p].Service != s.Service {
 			add(ix.opsOf, s.Service.String(), s.Operation.String())
+		}
+	}
+	if len(b.Logs) > 0 && len(b.Grid) > 0 && b.Step > 0 {
+		g0, step := int64(b.Grid[0]), int64(b.Step)
+		ix.logSteps = map[ingest.Time]bool{}
+		for i := range b.Logs {
+			if c := (int64(b.Logs[i].Time) - g0 + step - 1) / step; c >= 0 {
+				ix.logSteps[ingest.Time(g0+c*step)] = true
+			}
 		}
 	}
 	return ix
@@ -174,6 +187,11 @@ var replacedBySpans = map[string]bool{
 	// latency and traffic items carry the same information.
 	ingest.TraceOpMix: true,
 }
+
+// logCounts are the derived log series that count records per step, 0 in
+// a step without any (the others are NaN where their entity logged
+// nothing in their window: the missing-template deficit, the mix shift).
+var logCounts = map[string]bool{ingest.LogRecords: true, ingest.LogErrors: true, ingest.LogNewTemplates: true}
 
 // extract reads the spans starting in [start, end) and the series points
 // in it. O(spans in range + series · log points).
@@ -287,8 +305,17 @@ func (ix *bundleIndex) extract(start, end ingest.Time, cell time.Duration) *side
 		}
 		i0 := sort.Search(len(s.T), func(i int) bool { return s.T[i] >= start })
 		i1 := sort.Search(len(s.T), func(i int) bool { return s.T[i] >= end })
+		// A derived log count counts 0 in a step where the log source
+		// holds no record at all, of any service: a gap in collection (a
+		// sparsely logged baseline), not a quiet service. Such steps are
+		// left out, as the log-template items count only the seconds that
+		// held any record.
+		logGaps := s.Source == ingest.DerivedSource && logCounts[s.Name] && ix.logSteps != nil
 		var pt points
 		for i := i0; i < i1; i++ {
+			if logGaps && !ix.logSteps[s.T[i]] {
+				continue
+			}
 			if v := s.V[i]; v == v {
 				pt.v = append(pt.v, v)
 				pt.t = append(pt.t, s.T[i])
