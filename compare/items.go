@@ -3,12 +3,11 @@ package compare
 import (
 	"maps"
 	"math"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
 
@@ -85,35 +84,24 @@ func (r *run) buildItems() {
 	// items are computed in parallel and collected in ID order.
 	keys := slices.Sorted(maps.Keys(ids))
 	jobs := make([][]*itemWork, len(keys))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				id := keys[k]
-				m, ok := r.bd.setMeta[id]
-				if !ok {
-					m = r.ad.setMeta[id]
-				}
-				if m.pod != "" && !r.bothSides(m.pod) {
-					continue
-				}
-				b, a, base := r.bd.sets[id], r.ad.sets[id], r.base.sets[id]
-				out := []*itemWork{r.distItem(m, b, a, base)}
-				if m.facet == "" || m.facet == "server" || m.clientOnly {
-					out = append(out, r.propItem(m, b, a, base), r.rateItem(m, b, a, base))
-				}
-				jobs[k] = out
-			}
-		}()
-	}
-	for k := range keys {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
+	// A panic in one item reaches this goroutine (parallel.For), where the
+	// caller's recover (MCP's per call) sees it.
+	parallel.For(len(keys), 1, func(k int) {
+		id := keys[k]
+		m, ok := r.bd.setMeta[id]
+		if !ok {
+			m = r.ad.setMeta[id]
+		}
+		if m.pod != "" && !r.bothSides(m.pod) {
+			return
+		}
+		b, a, base := r.bd.sets[id], r.ad.sets[id], r.base.sets[id]
+		out := []*itemWork{r.distItem(m, b, a, base)}
+		if m.facet == "" || m.facet == "server" || m.clientOnly {
+			out = append(out, r.propItem(m, b, a, base), r.rateItem(m, b, a, base))
+		}
+		jobs[k] = out
+	})
 	for _, out := range jobs {
 		r.work = append(r.work, out...)
 	}

@@ -54,7 +54,7 @@ var layers = map[string][]string{
 	"causal":                   {"features", "ingest", "internal/parallel", "measure", "tcg"},
 	"evidence":                 {"causal", "ingest", "measure", "tcg"},
 	"scorecard":                {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
-	"compare":                  {"causal", "ingest", "internal/boundedfile", "measure", "peers", "scorecard", "tcg"},
+	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "measure", "peers", "scorecard", "tcg"},
 	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "live", "logtemplate", "measure",
 		"peers", "scorecard", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
