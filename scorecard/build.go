@@ -326,6 +326,11 @@ func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce
 	s := n.Series[n.Rep]
 	if ev, ok := contrastEvidence(g, n); ok {
 		cs.Evidence = append(cs.Evidence, ev)
+	} else if r := n.Recurrence; r != nil {
+		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: shortKey(s), Baseline: n.Baseline,
+			Incident: n.Incident, Unit: s.Unit, At: n.Onset,
+			Text: fmt.Sprintf("%s reached %s or more in %d of %d window samples, as it did in %d of %d baseline samples: %.1f σ as a rate (a %.0f robust σ spike that recurs)",
+				n.Label(), formatValue(r.Level, s.Unit), r.WindowHits, r.WindowN, r.BaselineHits, r.BaselineN, r.Score, r.Raw)})
 	} else {
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: shortKey(s), Baseline: n.Baseline,
 			Incident: n.Incident, Unit: s.Unit, At: n.Onset,

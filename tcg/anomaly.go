@@ -26,6 +26,21 @@ type Anomaly struct {
 	// Tail is the distribution-free tail-shift test on span samples, when
 	// the node has them.
 	Tail *TailShift
+	// Recurrence is set when the series' baseline already reached the
+	// episode's level and Score was capped by its rate (recurrenceCap).
+	Recurrence *Recurrence
+}
+
+// Recurrence says how often a series reached an episode's level: Level
+// (in the series' unit) in BaselineHits of BaselineN baseline samples and
+// in WindowHits of WindowN window samples from onset; Score is that rate's
+// Poisson tail as a standard deviate, and Raw the spike's size in robust σ
+// it replaced.
+type Recurrence struct {
+	Level                   float64
+	BaselineHits, BaselineN int
+	WindowHits, WindowN     int
+	Score, Raw              float64
 }
 
 // TailShift is a DKW test of a latency tail: with N baseline samples, the
@@ -291,9 +306,16 @@ func recurrenceCap(an Anomaly, values []float64, b0, b1, w0, w1, dir, hold int, 
 	m, w := count(from, w1)
 	// Held samples fill hold cells each: count samples, not cells (the
 	// baseline's rate k/n is the same either way).
-	h := float64(max(hold, 1))
+	hold = max(hold, 1)
+	h := float64(hold)
 	lambda := float64(w) / h * float64(k) / float64(n)
 	if z := normalUpperQuantile(poissonUpper(float64(m)/h, lambda)); z < an.Score {
+		lv := an.Baseline + level*an.Scale
+		if dir < 0 {
+			lv = an.Baseline - level*an.Scale
+		}
+		an.Recurrence = &Recurrence{Level: lv, BaselineHits: (k + hold - 1) / hold, BaselineN: (n + hold - 1) / hold,
+			WindowHits: (m + hold - 1) / hold, WindowN: (w + hold - 1) / hold, Score: math.Max(z, 0), Raw: an.Score}
 		an.Score = math.Max(z, 0)
 	}
 	return an

@@ -32,6 +32,11 @@ func TestRecurrenceCapRoutineSpike(t *testing.T) {
 	if capped.Score > 3 {
 		t.Errorf("a spike at the baseline's rate scores %.1f, want ≤ 3 (raw %.1f)", capped.Score, raw.Score)
 	}
+	// The evidence says how often: 4 spikes in 60 baseline samples, 1 of
+	// the window's samples from onset.
+	if r := capped.Recurrence; r == nil || r.BaselineHits != 4 || r.BaselineN != 60 || r.WindowHits != 1 || r.Raw != raw.Score || r.Score != capped.Score {
+		t.Errorf("recurrence %+v, want 4 of 60 baseline samples, 1 in the window, raw %.1f", r, raw.Score)
+	}
 	// Four spikes in five samples against one in fifteen: far above the
 	// baseline's rate, so still strong evidence, but not 100 σ.
 	v = spiky([]float64{13, 12.5, 14, 0.03, 13})
@@ -47,8 +52,8 @@ func TestRecurrenceCapKeepsNewLevels(t *testing.T) {
 	v := spiky([]float64{60, 61, 59, 62, 60})
 	raw := detect(v, 0, 60, 60, 65, 1, 3, nil)
 	capped := recurrenceCap(raw, v, 0, 60, 60, 65, 1, 1, DefaultRecurrenceShare)
-	if capped.Score != raw.Score {
-		t.Errorf("a level never seen in the baseline: score %.1f → %.1f, want unchanged", raw.Score, capped.Score)
+	if capped.Score != raw.Score || capped.Recurrence != nil {
+		t.Errorf("a level never seen in the baseline: score %.1f → %.1f (recurrence %+v), want unchanged", raw.Score, capped.Score, capped.Recurrence)
 	}
 	// The cap off (share ≤ 0) changes nothing.
 	v = spiky([]float64{0.03, 0.04, 0.03, 0.05, 13})

@@ -67,7 +67,12 @@ func (g *Graph) runStateMachine(opt Options) {
 	}
 	for _, i := range events {
 		n := g.Nodes[i]
-		set(n, Triggered, n.Onset, -1, fmt.Sprintf("%s deviates %.1f robust σ from baseline", n.Label(), n.Score))
+		why := fmt.Sprintf("%s deviates %.1f robust σ from baseline", n.Label(), n.Score)
+		if r := n.Recurrence; r != nil {
+			why = fmt.Sprintf("%s spikes more often than in its baseline (%d of %d samples, %d of %d before): %.1f σ as a rate",
+				n.Label(), r.WindowHits, r.WindowN, r.BaselineHits, r.BaselineN, n.Score)
+		}
+		set(n, Triggered, n.Onset, -1, why)
 		// Does this anomaly follow an already-anomalous upstream node?
 		for _, ei := range g.in[i] {
 			e := g.Edges[ei]
