@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
 )
 
 // vlogsLines is a VictoriaLogs export of n lines, line i on stream
@@ -18,19 +19,10 @@ func vlogsLines(n int, stream func(int) string, msg func(int) string) string {
 	return sb.String()
 }
 
-func readLimited(t *testing.T, path string, lim ingest.Limits) *ingest.Bundle {
-	t.Helper()
-	b, err := ingest.Read([]string{path}, nil, ingest.Options{Limits: lim, NoFeatures: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestLogStreamBudget(t *testing.T) {
-	p := writeTemp(t, t.TempDir(), "v.jsonl", vlogsLines(50, func(i int) string { return fmt.Sprintf(`app=\"svc-%d\"`, i%10) },
+	p := bundletest.WriteTemp(t, t.TempDir(), "v.jsonl", vlogsLines(50, func(i int) string { return fmt.Sprintf(`app=\"svc-%d\"`, i%10) },
 		func(i int) string { return "request done" }))
-	b := readLimited(t, p, ingest.Limits{MaxLogStreams: 4})
+	b := bundletest.ReadLimited(t, p, ingest.Limits{MaxLogStreams: 4})
 	if len(b.Logs) != 50 {
 		t.Fatalf("%d records, want all 50 (the overflow stream keeps them)", len(b.Logs))
 	}
@@ -46,15 +38,15 @@ func TestLogStreamBudget(t *testing.T) {
 	if labelled != 20 || overflow != 30 {
 		t.Errorf("%d labelled and %d overflow records, want 20 and 30", labelled, overflow)
 	}
-	if !hasLogWarning(b, ingest.ErrLimit, "30 log lines of streams past the first 4 kept in one unlabelled stream (--max-log-streams)") {
+	if !bundletest.HasWarning(b, ingest.ErrLimit, "30 log lines of streams past the first 4 kept in one unlabelled stream (--max-log-streams)") {
 		t.Errorf("no stream budget warning: %v", b.Warnings)
 	}
 }
 
 func TestLogRecordBytesBudget(t *testing.T) {
 	long := "2026-11-30T03:12:00Z ERROR " + strings.Repeat("é", 3000) + "\n"
-	p := writeTemp(t, t.TempDir(), "app.log", long+"2026-11-30T03:12:01Z INFO short\n")
-	b := readLimited(t, p, ingest.Limits{MaxLogRecordBytes: 1001})
+	p := bundletest.WriteTemp(t, t.TempDir(), "app.log", long+"2026-11-30T03:12:01Z INFO short\n")
+	b := bundletest.ReadLimited(t, p, ingest.Limits{MaxLogRecordBytes: 1001})
 	if len(b.Logs) != 2 {
 		t.Fatalf("%d records, want 2", len(b.Logs))
 	}
@@ -63,7 +55,7 @@ func TestLogRecordBytesBudget(t *testing.T) {
 			t.Errorf("the cut split a character")
 		}
 	}
-	if !hasLogWarning(b, ingest.ErrLimit, "1 log records longer than 1001 bytes cut (--max-log-record-size)") {
+	if !bundletest.HasWarning(b, ingest.ErrLimit, "1 log records longer than 1001 bytes cut (--max-log-record-size)") {
 		t.Errorf("no record size warning: %v", b.Warnings)
 	}
 }
@@ -72,9 +64,9 @@ func TestLogTemplateBudgets(t *testing.T) {
 	// Every line its own template: a distinct first word per line.
 	distinct := func(i int) string { return fmt.Sprintf("op%d happened here", i) }
 	dir := t.TempDir()
-	p := writeTemp(t, dir, "v.jsonl", vlogsLines(60, func(i int) string { return fmt.Sprintf(`app=\"svc-%d\"`, i%3) }, distinct))
+	p := bundletest.WriteTemp(t, dir, "v.jsonl", vlogsLines(60, func(i int) string { return fmt.Sprintf(`app=\"svc-%d\"`, i%3) }, distinct))
 
-	b := readLimited(t, p, ingest.Limits{MaxLogTemplates: 5})
+	b := bundletest.ReadLimited(t, p, ingest.Limits{MaxLogTemplates: 5})
 	other := 0
 	for _, tp := range b.LogTemplates {
 		if tp.Pattern == "<other>" {
@@ -84,11 +76,11 @@ func TestLogTemplateBudgets(t *testing.T) {
 	if len(b.LogTemplates) != 3*6 || other != 45 {
 		t.Errorf("%d templates, %d lines in <other>; want 5 and <other> per service, 45 lines", len(b.LogTemplates), other)
 	}
-	if !hasLogWarning(b, ingest.ErrLimit, "45 log lines counted in their service's <other> template: more than 5 templates in one service (--max-log-templates)") {
+	if !bundletest.HasWarning(b, ingest.ErrLimit, "45 log lines counted in their service's <other> template: more than 5 templates in one service (--max-log-templates)") {
 		t.Errorf("no per-service warning: %v", b.Warnings)
 	}
 
-	b = readLimited(t, p, ingest.Limits{MaxLogTemplatesTotal: 7})
+	b = bundletest.ReadLimited(t, p, ingest.Limits{MaxLogTemplatesTotal: 7})
 	n := 0
 	for _, tp := range b.LogTemplates {
 		if tp.Pattern != "<other>" {
@@ -98,12 +90,12 @@ func TestLogTemplateBudgets(t *testing.T) {
 	if n != 7 {
 		t.Errorf("%d templates, want 7", n)
 	}
-	if !hasLogWarning(b, ingest.ErrLimit, "53 log lines counted in their service's <other> template: more than 7 templates in all (--max-log-templates-total)") {
+	if !bundletest.HasWarning(b, ingest.ErrLimit, "53 log lines counted in their service's <other> template: more than 7 templates in all (--max-log-templates-total)") {
 		t.Errorf("no total warning: %v", b.Warnings)
 	}
 
 	// Two inputs of 7 templates each stay within 7 once merged.
-	q := writeTemp(t, dir, "w.jsonl", vlogsLines(60, func(i int) string { return `app=\"svc-0\"` }, func(i int) string { return distinct(i + 100) }))
+	q := bundletest.WriteTemp(t, dir, "w.jsonl", vlogsLines(60, func(i int) string { return `app=\"svc-0\"` }, func(i int) string { return distinct(i + 100) }))
 	b, err := ingest.Read([]string{p, q}, nil, ingest.Options{Limits: ingest.Limits{MaxLogTemplatesTotal: 7}, NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +106,7 @@ func TestLogTemplateBudgets(t *testing.T) {
 			n++
 		}
 	}
-	if n != 7 || !hasLogWarning(b, ingest.ErrLimit, "templates of the inputs counted in their service's <other> template") {
+	if n != 7 || !bundletest.HasWarning(b, ingest.ErrLimit, "templates of the inputs counted in their service's <other> template") {
 		t.Errorf("%d templates after merging, want 7 and a warning: %v", n, b.Warnings)
 	}
 }
@@ -130,8 +122,8 @@ func TestLogEntityBudget(t *testing.T) {
 		}
 		return fmt.Sprintf(`app=\"svc-%d\"`, i-58)
 	}
-	p := writeTemp(t, t.TempDir(), "v.jsonl", vlogsLines(70, stream, func(int) string { return "ok" }))
-	b := readLimited(t, p, ingest.Limits{MaxLogEntities: 2})
+	p := bundletest.WriteTemp(t, t.TempDir(), "v.jsonl", vlogsLines(70, stream, func(int) string { return "ok" }))
+	b := bundletest.ReadLimited(t, p, ingest.Limits{MaxLogEntities: 2})
 	if len(b.Logs) != 70 {
 		t.Fatalf("%d records, want 70 (unlabelled, not dropped)", len(b.Logs))
 	}
@@ -142,7 +134,7 @@ func TestLogEntityBudget(t *testing.T) {
 	if len(services) != 3 || services["svc-0"] != 40 || services["svc-1"] != 20 || services[""] != 10 {
 		t.Errorf("records per service %v, want svc-0 40, svc-1 20 and 10 unlabelled", services)
 	}
-	if !hasLogWarning(b, ingest.ErrLimit, "10 log records of 10 services and 0 pods kept unlabelled") {
+	if !bundletest.HasWarning(b, ingest.ErrLimit, "10 log records of 10 services and 0 pods kept unlabelled") {
 		t.Errorf("no entity warning: %v", b.Warnings)
 	}
 	for _, s := range b.Series {
@@ -161,12 +153,12 @@ func TestLogPendingBytesBudget(t *testing.T) {
 	for i := 0; i < 600; i++ {
 		fmt.Fprintf(&sb, `{"log":"ERROR %s\n","stream":"stdout","time":"2026-11-30T03:12:%02dZ","kubernetes":{"pod_name":"cart-%d","container_name":"cart"}}`+"\n", body, i%60, i)
 	}
-	p := writeTemp(t, t.TempDir(), "fluent.jsonl", sb.String())
-	b := readLimited(t, p, ingest.Limits{MaxLogEntities: 1000})
+	p := bundletest.WriteTemp(t, t.TempDir(), "fluent.jsonl", sb.String())
+	b := bundletest.ReadLimited(t, p, ingest.Limits{MaxLogEntities: 1000})
 	if len(b.Logs) != 600 {
 		t.Errorf("%d records, want 600", len(b.Logs))
 	}
-	if !hasLogWarning(b, ingest.ErrLimit, "MiB of log records waiting for continuation lines: finished early 1 times") {
+	if !bundletest.HasWarning(b, ingest.ErrLimit, "MiB of log records waiting for continuation lines: finished early 1 times") {
 		t.Errorf("no pending-bytes warning: %v", b.Warnings)
 	}
 }

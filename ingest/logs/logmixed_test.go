@@ -1,8 +1,10 @@
 package logs
 
 import (
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
 )
 
 func TestVictoriaLogsAfterPrometheus(t *testing.T) {
@@ -10,7 +12,7 @@ func TestVictoriaLogsAfterPrometheus(t *testing.T) {
 	vl := `{"_time":"2026-11-30T03:12:00Z","_stream":"{app=\"cart\"}","_msg":"ERROR boom"}` + "\n" +
 		`{"_time":"2026-11-30T03:12:01Z","_stream":"{app=\"cart\"}","_msg":"INFO ok"}` + "\n"
 	dir := t.TempDir()
-	p := writeTemp(t, dir, "mixed.json", prom+"\n"+vl)
+	p := bundletest.WriteTemp(t, dir, "mixed.json", prom+"\n"+vl)
 	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -18,20 +20,20 @@ func TestVictoriaLogsAfterPrometheus(t *testing.T) {
 	if len(b.Series) != 1 || len(b.Logs) != 2 {
 		t.Errorf("%d series and %d log records, want 1 and 2", len(b.Series), len(b.Logs))
 	}
-	if !hasLogWarning(b, ingest.ErrSourceWarning, "2 VictoriaLogs records after the Prometheus response read as logs") {
+	if !bundletest.HasWarning(b, ingest.ErrSourceWarning, "2 VictoriaLogs records after the Prometheus response read as logs") {
 		t.Errorf("no mixed-format warning: %v", b.Warnings)
 	}
 	// Anything else after the response is dropped with its size.
-	q := writeTemp(t, dir, "garbage.json", prom+"\nnot json at all\n")
+	q := bundletest.WriteTemp(t, dir, "garbage.json", prom+"\nnot json at all\n")
 	b, err = ingest.ReadFile(q, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !hasLogWarning(b, ingest.ErrPartialInput, "17 bytes after the Prometheus response dropped") {
+	if !bundletest.HasWarning(b, ingest.ErrPartialInput, "17 bytes after the Prometheus response dropped") {
 		t.Errorf("no trailing-data warning: %v", b.Warnings)
 	}
 	// A response alone: no warning.
-	r := writeTemp(t, dir, "alone.json", prom+"\n\n")
+	r := bundletest.WriteTemp(t, dir, "alone.json", prom+"\n\n")
 	if b, err = ingest.ReadFile(r, nil, ingest.Limits{}); err != nil || len(b.Warnings) != 0 {
 		t.Errorf("a lone response: %v %v", err, b.Warnings)
 	}
@@ -42,7 +44,7 @@ const otlpSpanDoc = `{"resourceSpans":[{"resource":{"attributes":[{"key":"servic
 const otlpLogDoc = `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"cart"}}]},"scopeLogs":[{"logRecords":[{"timeUnixNano":"1796008320050000000","body":{"stringValue":"ERROR boom"}}]}]}]}`
 
 func TestOTLPLogsAmongSpans(t *testing.T) {
-	p := writeTemp(t, t.TempDir(), "otlp.jsonl", otlpSpanDoc+"\n"+otlpLogDoc+"\n"+otlpSpanDoc+"\n")
+	p := bundletest.WriteTemp(t, t.TempDir(), "otlp.jsonl", otlpSpanDoc+"\n"+otlpLogDoc+"\n"+otlpSpanDoc+"\n")
 	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +52,7 @@ func TestOTLPLogsAmongSpans(t *testing.T) {
 	if len(b.Spans) != 2 || len(b.Logs) != 1 {
 		t.Errorf("%d spans and %d log records, want 2 and 1", len(b.Spans), len(b.Logs))
 	}
-	if !hasLogWarning(b, ingest.ErrSourceWarning, "1 OTLP logs documents among the span documents read as logs (1 records") {
+	if !bundletest.HasWarning(b, ingest.ErrSourceWarning, "1 OTLP logs documents among the span documents read as logs (1 records") {
 		t.Errorf("no mixed-format warning: %v", b.Warnings)
 	}
 }

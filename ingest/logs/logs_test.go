@@ -3,14 +3,13 @@ package logs
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
 )
 
 func TestParseHeader(t *testing.T) {
@@ -57,19 +56,6 @@ func TestFindTraceContext(t *testing.T) {
 	}
 }
 
-// writeTemp writes content to dir/name and returns the path.
-func writeTemp(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestLogFolding(t *testing.T) {
 	const ts = "2026-11-30T03:12:00.000000001Z "
 	text := ts + "ERROR request failed\n" +
@@ -90,7 +76,7 @@ func TestLogFolding(t *testing.T) {
 		"created by main.start\n" +
 		ts + "INFO done\n"
 	dir := t.TempDir()
-	p := writeTemp(t, dir, "checkout.log", text)
+	p := bundletest.WriteTemp(t, dir, "checkout.log", text)
 	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +112,7 @@ func TestLogFolding(t *testing.T) {
 	for i := 0; i < maxFoldLines+50; i++ {
 		fmt.Fprintf(&sb, "\tat frame%d(X.java:%d)\n", i, i)
 	}
-	p2 := writeTemp(t, dir, "deep.log", sb.String())
+	p2 := bundletest.WriteTemp(t, dir, "deep.log", sb.String())
 	b2, err := ingest.ReadFile(p2, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -134,18 +120,9 @@ func TestLogFolding(t *testing.T) {
 	if len(b2.Logs) != 1 || strings.Count(b2.LogTemplates[0].Example, "\n") > maxFoldLines {
 		t.Errorf("%d records", len(b2.Logs))
 	}
-	if !hasLogWarning(b2, ingest.ErrLimit, "cut to 200 lines") {
+	if !bundletest.HasWarning(b2, ingest.ErrLimit, "cut to 200 lines") {
 		t.Errorf("no fold-bound warning: %v", b2.Warnings)
 	}
-}
-
-func hasLogWarning(b *ingest.Bundle, kind error, substr string) bool {
-	for _, w := range b.Warnings {
-		if w.Kind == kind && strings.Contains(w.Message, substr) {
-			return true
-		}
-	}
-	return false
 }
 
 func TestMalformedLogLines(t *testing.T) {
@@ -154,7 +131,7 @@ func TestMalformedLogLines(t *testing.T) {
 		"2026-11-30T03:12:00.2Z stdout F world\n" +
 		"garbage here\n" +
 		"2026-11-30T03:12:00.3Z stderr F ERROR boom\n"
-	p := writeTemp(t, dir, "var/log/pods/shop_cart-7d4b9c8f6-x2kq9_uid/cart/0.log", cri)
+	p := bundletest.WriteTemp(t, dir, "var/log/pods/shop_cart-7d4b9c8f6-x2kq9_uid/cart/0.log", cri)
 	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +139,7 @@ func TestMalformedLogLines(t *testing.T) {
 	if b.Inputs[0].Format != ingest.FormatCRILog || len(b.Logs) != 2 {
 		t.Fatalf("format %v, %d records; want CRI, 2 (P+F joined, one bad line skipped)", b.Inputs[0].Format, len(b.Logs))
 	}
-	if !hasLogWarning(b, ingest.ErrBadValue, "0.log:3: not a CRI log line") {
+	if !bundletest.HasWarning(b, ingest.ErrBadValue, "0.log:3: not a CRI log line") {
 		t.Errorf("warnings %v: want file:3", b.Warnings)
 	}
 	ingest.Finalize(b, ingest.Options{NoFeatures: true})
@@ -179,13 +156,13 @@ func TestMalformedLogLines(t *testing.T) {
 	// Loki: a bad entry is a warning with the stream's position.
 	loki := `{"status":"success","data":{"resultType":"streams","result":[` + "\n" +
 		`{"stream":{"app":"a"},"values":[["1700000000000000000","ok"],["bad","x"],["1700000000000000001"]]}]}}`
-	p2 := writeTemp(t, dir, "loki.json", loki)
+	p2 := bundletest.WriteTemp(t, dir, "loki.json", loki)
 	b2, err := ingest.ReadFile(p2, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b2.Logs) != 1 || !hasLogWarning(b2, ingest.ErrBadValue, "loki.json:2:1: stream 1, entry 1: bad timestamp") ||
-		!hasLogWarning(b2, ingest.ErrBadValue, "entry 2: 1 elements") {
+	if len(b2.Logs) != 1 || !bundletest.HasWarning(b2, ingest.ErrBadValue, "loki.json:2:1: stream 1, entry 1: bad timestamp") ||
+		!bundletest.HasWarning(b2, ingest.ErrBadValue, "entry 2: 1 elements") {
 		t.Errorf("%d records, warnings %v", len(b2.Logs), b2.Warnings)
 	}
 	// Many bad lines: ten warnings and a summary.
@@ -194,12 +171,12 @@ func TestMalformedLogLines(t *testing.T) {
 	for i := 0; i < 25; i++ {
 		sb.WriteString("bad\n")
 	}
-	p3 := writeTemp(t, dir, "many.log", sb.String())
+	p3 := bundletest.WriteTemp(t, dir, "many.log", sb.String())
 	b3, err := ingest.ReadFile(p3, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b3.Warnings) != maxMalformedWarnings+1 || !hasLogWarning(b3, ingest.ErrBadValue, "15 more malformed log lines") {
+	if len(b3.Warnings) != maxMalformedWarnings+1 || !bundletest.HasWarning(b3, ingest.ErrBadValue, "15 more malformed log lines") {
 		t.Errorf("%d warnings: %v", len(b3.Warnings), b3.Warnings)
 	}
 }
@@ -216,8 +193,8 @@ func TestLogTemplatesDeterministic(t *testing.T) {
 			fmt.Fprintf(&c, "2026-11-30T03:13:%02d.500Z INFO user zed logged in from 10.0.1.%d\n", i, i)
 		}
 	}
-	pa := writeTemp(t, dir, "a/checkout.log", a.String())
-	pc := writeTemp(t, dir, "c/checkout.log", c.String())
+	pa := bundletest.WriteTemp(t, dir, "a/checkout.log", a.String())
+	pc := bundletest.WriteTemp(t, dir, "c/checkout.log", c.String())
 	read := func(paths ...string) *ingest.Bundle {
 		b, err := ingest.Read(paths, nil, ingest.Options{NoFeatures: true})
 		if err != nil {
@@ -308,8 +285,8 @@ func logSeries(b *ingest.Bundle, e ingest.Entity, name string) *ingest.Series {
 // file (over its file-name rule), never of streams whose data names one.
 func TestLogEntityOption(t *testing.T) {
 	dir := t.TempDir()
-	plain := writeTemp(t, dir, "out.log", "2026-11-30T03:12:00.000000001Z ERROR boom\n")
-	labelled := writeTemp(t, dir, "loki.json", `{"status":"success","data":{"resultType":"streams","result":[{"stream":{"service_name":"cart"},"values":[["1796008320000000000","INFO ok"]]}]}}`)
+	plain := bundletest.WriteTemp(t, dir, "out.log", "2026-11-30T03:12:00.000000001Z ERROR boom\n")
+	labelled := bundletest.WriteTemp(t, dir, "loki.json", `{"status":"success","data":{"resultType":"streams","result":[{"stream":{"service_name":"cart"},"values":[["1796008320000000000","INFO ok"]]}]}}`)
 	for _, tc := range []struct {
 		entity string
 		want   ingest.LogStream

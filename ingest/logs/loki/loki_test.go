@@ -2,36 +2,12 @@ package loki
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
 )
-
-// writeTemp writes content to dir/name and returns the path.
-func writeTemp(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func hasLogWarning(b *ingest.Bundle, kind error, substr string) bool {
-	for _, w := range b.Warnings {
-		if w.Kind == kind && strings.Contains(w.Message, substr) {
-			return true
-		}
-	}
-	return false
-}
-
-// fuzzLimits keep fuzzed inputs small: every bound is hit by a few KB (as
-// the core's fuzz targets do).
-var fuzzLimits = ingest.Limits{MaxFileBytes: 1 << 20, MaxDepth: 32, MaxStringBytes: 256, MaxSpans: 500, MaxSeries: 50, MaxPoints: 2000, MaxLogRecords: 500}
 
 func TestLokiStreamBound(t *testing.T) {
 	stream := func(n int) string {
@@ -64,7 +40,7 @@ func TestLokiResultsWithoutStreams(t *testing.T) {
 	// A Prometheus matrix under a Loki push body's key: "metric", not "stream".
 	body := `{"streams":[{"metric":{"streams":"a","stream":"b"},"values":[["1796008320000000000","1"]]},{"metric":{"values":"c"},"values":[]}]}`
 	for _, name := range []string{"loki.json", "loki-slow.json"} {
-		p := writeTemp(t, t.TempDir(), name, body)
+		p := bundletest.WriteTemp(t, t.TempDir(), name, body)
 		var b *ingest.Bundle
 		var err error
 		if strings.Contains(name, "slow") {
@@ -75,7 +51,7 @@ func TestLokiResultsWithoutStreams(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !hasLogWarning(b, ingest.ErrPartialInput, `2 results without "stream" labels`) {
+		if !bundletest.HasWarning(b, ingest.ErrPartialInput, `2 results without "stream" labels`) {
 			t.Errorf("%s: no warning: %v", name, b.Warnings)
 		}
 	}
@@ -100,7 +76,7 @@ func TestLokiBackward(t *testing.T) {
 	}
 	var got [2]string
 	for k, rev := range []bool{true, false} {
-		p := writeTemp(t, dir, fmt.Sprintf("l%d.json", k), body(rev))
+		p := bundletest.WriteTemp(t, dir, fmt.Sprintf("l%d.json", k), body(rev))
 		b, err := ingest.Read([]string{p}, nil, ingest.Options{NoFeatures: true})
 		if err != nil {
 			t.Fatal(err)

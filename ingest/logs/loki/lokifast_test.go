@@ -1,42 +1,14 @@
 package loki
 
 import (
-	"bytes"
-	"errors"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
-)
 
-// compareLokiFast decodes in with both Loki readers and reports whether the
-// fast path accepted it; when it did, the bundles must be equal.
-func compareLokiFast(t *testing.T, in []byte, lim ingest.Limits) bool {
-	t.Helper()
-	got, err := decodeLokiFast("l.json", bytes.NewReader(in), lim)
-	if errors.Is(err, ingest.ErrSlowPath) {
-		return false
-	}
-	if err != nil {
-		t.Fatalf("fast path returned an error other than ErrSlowPath: %v", err)
-	}
-	want, werr := decodeLoki("l.json", bytes.NewReader(in), lim)
-	if werr != nil {
-		t.Fatalf("fast path accepted what the general reader rejects: %v", werr)
-	}
-	for _, c := range []struct {
-		name string
-		a, b any
-	}{{"records", got.Logs, want.Logs}, {"streams", got.LogStreams, want.LogStreams},
-		{"templates", got.LogTemplates, want.LogTemplates}, {"warnings", got.Warnings, want.Warnings}} {
-		if !reflect.DeepEqual(c.a, c.b) {
-			t.Fatalf("%s differ:\nfast    %+v\ngeneral %+v", c.name, c.a, c.b)
-		}
-	}
-	return true
-}
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
+)
 
 func TestLokiFastMatchesGeneral(t *testing.T) {
 	cases := map[string]bool{ // input → fast path expected to accept
@@ -68,6 +40,13 @@ func TestLokiFastMatchesGeneral(t *testing.T) {
 func FuzzLokiFast(f *testing.F) {
 	f.Add([]byte(`{"status":"success","data":{"resultType":"streams","result":[{"stream":{"service_name":"s"},"values":[["1700000000000000001","a\nb"],["1700000000000000000","x",{"level":"error"}]]}]}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		compareLokiFast(t, in, fuzzLimits)
+		compareLokiFast(t, in, bundletest.FuzzLimits)
 	})
+}
+
+// compareLokiFast decodes in with both Loki readers and reports whether the
+// fast path accepted it; when it did, the bundles must be equal.
+func compareLokiFast(t *testing.T, in []byte, lim ingest.Limits) bool {
+	t.Helper()
+	return bundletest.CompareLogFastPath(t, decodeLokiFast, decodeLoki, "l.json", in, lim)
 }

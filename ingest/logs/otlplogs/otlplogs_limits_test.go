@@ -2,45 +2,12 @@ package otlplogs
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
 )
-
-// writeTemp writes content to dir/name and returns the path.
-func writeTemp(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func hasLogWarning(b *ingest.Bundle, kind error, substr string) bool {
-	for _, w := range b.Warnings {
-		if w.Kind == kind && strings.Contains(w.Message, substr) {
-			return true
-		}
-	}
-	return false
-}
-
-// fuzzLimits keep fuzzed inputs small: every bound is hit by a few KB (as
-// the core's fuzz targets do).
-var fuzzLimits = ingest.Limits{MaxFileBytes: 1 << 20, MaxDepth: 32, MaxStringBytes: 256, MaxSpans: 500, MaxSeries: 50, MaxPoints: 2000, MaxLogRecords: 500}
-
-func readLimited(t *testing.T, path string, lim ingest.Limits) *ingest.Bundle {
-	t.Helper()
-	b, err := ingest.Read([]string{path}, nil, ingest.Options{Limits: lim, NoFeatures: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func TestOTLPLogsDocumentBound(t *testing.T) {
 	rec := func(i int) string {
@@ -49,19 +16,19 @@ func TestOTLPLogsDocumentBound(t *testing.T) {
 	dir := t.TempDir()
 	// A small document, then one over the bound: the first is kept, the
 	// second named.
-	p := writeTemp(t, dir, "otlp-logs.jsonl", rec(1)+"\n"+rec(40)+"\n")
-	b := readLimited(t, p, ingest.Limits{MaxDocumentBytes: 2000})
-	if len(b.Logs) != 1 || !hasLogWarning(b, ingest.ErrPartialInput, "--max-document-size") {
+	p := bundletest.WriteTemp(t, dir, "otlp-logs.jsonl", rec(1)+"\n"+rec(40)+"\n")
+	b := bundletest.ReadLimited(t, p, ingest.Limits{MaxDocumentBytes: 2000})
+	if len(b.Logs) != 1 || !bundletest.HasWarning(b, ingest.ErrPartialInput, "--max-document-size") {
 		t.Errorf("%d records, warnings %v; want 1 and the document bound named", len(b.Logs), b.Warnings)
 	}
 	// One document over the bound: the input is refused, with the flag.
-	q := writeTemp(t, dir, "big-otlp-logs.json", rec(40))
+	q := bundletest.WriteTemp(t, dir, "big-otlp-logs.json", rec(40))
 	_, err := ingest.ReadFile(q, nil, ingest.Limits{MaxDocumentBytes: 2000})
 	if err == nil || !strings.Contains(err.Error(), "--max-document-size") {
 		t.Errorf("err = %v, want the document bound", err)
 	}
 	// Within the bound: read.
-	if b := readLimited(t, q, ingest.Limits{MaxDocumentBytes: 1 << 20}); len(b.Logs) != 1 {
+	if b := bundletest.ReadLimited(t, q, ingest.Limits{MaxDocumentBytes: 1 << 20}); len(b.Logs) != 1 {
 		t.Errorf("%d records within the bound", len(b.Logs))
 	}
 }
@@ -74,7 +41,7 @@ func TestOTLPSpansAmongLogs(t *testing.T) {
 	// Spans within the sniffed head make it a span file (the test above);
 	// here they come after it.
 	logs := strings.Repeat(otlpLogDoc+"\n", ingest.SniffLen/len(otlpLogDoc)+1)
-	p := writeTemp(t, t.TempDir(), "otlp-logs.jsonl", logs+otlpSpanDoc+"\n"+otlpLogDoc+"\n")
+	p := bundletest.WriteTemp(t, t.TempDir(), "otlp-logs.jsonl", logs+otlpSpanDoc+"\n"+otlpLogDoc+"\n")
 	b, err := ingest.ReadFile(p, nil, ingest.Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +49,7 @@ func TestOTLPSpansAmongLogs(t *testing.T) {
 	if want := ingest.SniffLen/len(otlpLogDoc) + 2; len(b.Logs) != want {
 		t.Errorf("%d log records, want %d", len(b.Logs), want)
 	}
-	if !hasLogWarning(b, ingest.ErrPartialInput, "1 OTLP span documents among the logs documents skipped") {
+	if !bundletest.HasWarning(b, ingest.ErrPartialInput, "1 OTLP span documents among the logs documents skipped") {
 		t.Errorf("no mixed-format warning: %v", b.Warnings)
 	}
 }

@@ -1,42 +1,14 @@
 package otlplogs
 
 import (
-	"bytes"
-	"errors"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
-)
 
-// compareOTLPLogsFast decodes in with both OTLP log readers and reports
-// whether the fast path accepted it; when it did, the bundles must be equal.
-func compareOTLPLogsFast(t *testing.T, in []byte, lim ingest.Limits) bool {
-	t.Helper()
-	got, err := decodeOTLPLogsFast("o.json", bytes.NewReader(in), lim)
-	if errors.Is(err, ingest.ErrSlowPath) {
-		return false
-	}
-	if err != nil {
-		t.Fatalf("fast path returned an error other than ErrSlowPath: %v", err)
-	}
-	want, werr := decodeOTLPLogs("o.json", bytes.NewReader(in), lim)
-	if werr != nil {
-		t.Fatalf("fast path accepted what the general reader rejects: %v", werr)
-	}
-	for _, c := range []struct {
-		name string
-		a, b any
-	}{{"records", got.Logs, want.Logs}, {"streams", got.LogStreams, want.LogStreams},
-		{"templates", got.LogTemplates, want.LogTemplates}, {"warnings", got.Warnings, want.Warnings}} {
-		if !reflect.DeepEqual(c.a, c.b) {
-			t.Fatalf("%s differ:\nfast    %+v\ngeneral %+v", c.name, c.a, c.b)
-		}
-	}
-	return true
-}
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/internal/bundletest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
+)
 
 func TestOTLPLogsFastMatchesGeneral(t *testing.T) {
 	for in, accept := range map[string]bool{
@@ -65,6 +37,13 @@ func TestOTLPLogsFastMatchesGeneral(t *testing.T) {
 func FuzzOTLPLogsFast(f *testing.F) {
 	f.Add([]byte(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"s"}}]},"scopeLogs":[{"logRecords":[{"timeUnixNano":"1","severityNumber":17,"body":{"stringValue":"boom"},"traceId":"5B8EFFF798038103D269B633813FC60C"}]}]}]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		compareOTLPLogsFast(t, in, fuzzLimits)
+		compareOTLPLogsFast(t, in, bundletest.FuzzLimits)
 	})
+}
+
+// compareOTLPLogsFast decodes in with both OTLP log readers and reports
+// whether the fast path accepted it; when it did, the bundles must be equal.
+func compareOTLPLogsFast(t *testing.T, in []byte, lim ingest.Limits) bool {
+	t.Helper()
+	return bundletest.CompareLogFastPath(t, decodeOTLPLogsFast, decodeOTLPLogs, "o.json", in, lim)
 }
