@@ -244,3 +244,22 @@ func DescribeToken(tok json.Token) string {
 		return fmt.Sprintf("%T %v", v, v)
 	}
 }
+
+// EndOfDocuments is what a stream of JSON documents says once dec has no
+// more values at top level, n documents in: nil at a clean end after at
+// least one, else an *InputError at the offset — an empty input, malformed
+// JSON, or a stray closing '}' / ']' (which Token reports), named for
+// format ("otlp", "otlp logs").
+func EndOfDocuments(name, format string, dec *json.Decoder, n int) error {
+	off := dec.InputOffset()
+	_, terr := dec.Token()
+	switch {
+	case errors.Is(terr, io.EOF) && n == 0:
+		return ErrorAt(name, off, errors.New("empty input"))
+	case errors.Is(terr, io.EOF):
+		return nil
+	case terr != nil:
+		return JSONError(name, terr, dec)
+	}
+	return ErrorAt(name, off, fmt.Errorf("%s: unexpected closing delimiter at top level", format))
+}

@@ -65,18 +65,7 @@ func decodeOTLP(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, er
 	var err error
 	for n := 0; ; n++ {
 		if !dec.More() {
-			// EOF, or a stray '}' / ']' that Token reports.
-			off := dec.InputOffset()
-			_, terr := dec.Token()
-			switch {
-			case errors.Is(terr, io.EOF) && n == 0:
-				err = ingest.ErrorAt(name, off, errors.New("empty input"))
-			case errors.Is(terr, io.EOF):
-			case terr != nil:
-				err = ingest.JSONError(name, terr, dec)
-			default:
-				err = ingest.ErrorAt(name, off, errors.New("otlp: unexpected closing delimiter at top level"))
-			}
+			err = ingest.EndOfDocuments(name, "otlp", dec, n)
 			break
 		}
 		start := dec.InputOffset()

@@ -36,17 +36,7 @@ func decodeOTLPLogs(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 	var err error
 	for n := 0; !s.Full(); n++ {
 		if !dec.More() {
-			off := dec.InputOffset()
-			_, terr := dec.Token()
-			switch {
-			case errors.Is(terr, io.EOF) && n == 0:
-				err = ingest.ErrorAt(name, off, errors.New("empty input"))
-			case errors.Is(terr, io.EOF):
-			case terr != nil:
-				err = ingest.JSONError(name, terr, dec)
-			default:
-				err = ingest.ErrorAt(name, off, errors.New("otlp logs: unexpected closing delimiter at top level"))
-			}
+			err = ingest.EndOfDocuments(name, "otlp logs", dec, n)
 			break
 		}
 		start := dec.InputOffset()
