@@ -6,6 +6,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Anomaly is a node's verdict on the incident window against its baseline.
@@ -149,16 +150,7 @@ func detectAt(values []float64, med, scale float64, w0, w1, dir int, threshold f
 func detectAtHeld(values []float64, med, scale float64, w0, w1, dir int, threshold float64, grid []ingest.Time, hold int) Anomaly {
 	hold = max(hold, 1)
 	a := Anomaly{OnsetIdx: -1, Baseline: med, Scale: scale}
-	z := func(x float64) float64 {
-		d := (x - med) / scale
-		switch {
-		case dir > 0:
-			return d
-		case dir < 0:
-			return -d
-		}
-		return math.Abs(d)
-	}
+	z := func(x float64) float64 { return badDeviation(x, med, scale, dir) }
 	// Onset: the first cell of the window from which the deviation holds
 	// (two of the next three cells beyond threshold, or the window's last
 	// cells beyond it).
@@ -237,6 +229,19 @@ func detectAtHeld(values []float64, med, scale float64, w0, w1, dir int, thresho
 	return a
 }
 
+// badDeviation is x's deviation from med in units of scale, toward the bad
+// direction (dir +1: up is bad, −1: down, 0: either way).
+func badDeviation(x, med, scale float64, dir int) float64 {
+	d := (x - med) / scale
+	switch {
+	case dir > 0:
+		return d
+	case dir < 0:
+		return -d
+	}
+	return math.Abs(d)
+}
+
 // tailShift runs the DKW test on baseline and window samples of durations.
 func tailShift(base, win []float64, q, alpha float64) *TailShift {
 	if len(base) < 10 || len(win) < 5 {
@@ -273,16 +278,7 @@ func recurrenceCap(an Anomaly, values []float64, b0, b1, w0, w1, dir, hold int, 
 		return an
 	}
 	level := share * an.Score
-	dev := func(x float64) float64 {
-		d := (x - an.Baseline) / an.Scale
-		switch {
-		case dir > 0:
-			return d
-		case dir < 0:
-			return -d
-		}
-		return math.Abs(d)
-	}
+	dev := func(x float64) float64 { return badDeviation(x, an.Baseline, an.Scale, dir) }
 	count := func(from, to int) (hits, seen int) {
 		for i := from; i < to && i < len(values); i++ {
 			if math.IsNaN(values[i]) {
@@ -323,16 +319,11 @@ func recurrenceCap(an Anomaly, values []float64, b0, b1, w0, w1, dir, hold int, 
 
 // poissonUpper is P(X ≥ m) for X ~ Poisson(lambda), m rounded up.
 func poissonUpper(m, lambda float64) float64 {
-	mi := int(math.Ceil(m - 1e-9))
+	mi := math.Ceil(m - 1e-9)
 	if mi <= 0 {
 		return 1
 	}
-	term, cdf := math.Exp(-lambda), 0.0
-	for i := 0; i < mi; i++ {
-		cdf += term
-		term *= lambda / float64(i+1)
-	}
-	return math.Max(1-cdf, 1e-300)
+	return math.Max(1-distuv.Poisson{Lambda: lambda}.CDF(mi-1), 1e-300)
 }
 
 // normalUpperQuantile is z with P(Z ≥ z) = p for a standard normal Z.
