@@ -3,7 +3,6 @@ package causal
 import (
 	"math"
 
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -85,13 +84,6 @@ func ancestorsFirst(g *tcg.Graph, sp *anomalySpace, cands []scored, margin float
 	return out
 }
 
-// isContent reports whether a node measures what a component's requests
-// do — its log content, operation mix or their patterns — rather than how
-// much or how fast it works.
-func isContent(n *tcg.Node) bool {
-	return n.Facet == "mix" || n.Signal == ingest.SignalLogs && n.Facet != "records"
-}
-
 // contentNotFirst keeps a content signal that explains under minShare of
 // the target's deviation from ranking first: what a component logs or
 // which operations it runs changes with what its callers and callees do,
@@ -102,7 +94,10 @@ func isContent(n *tcg.Node) bool {
 // rest keep their order and scores. When every candidate is one, the
 // order stands.
 func contentNotFirst(g *tcg.Graph, cands []scored, minShare float64) []scored {
-	weak := func(c scored) bool { return isContent(g.Nodes[c.node]) && c.terms[TermTargetShare] < minShare }
+	weak := func(c scored) bool {
+		n := g.Nodes[c.node]
+		return contentSignal(n.Signal, string(n.Facet)) && c.terms[TermTargetShare] < minShare
+	}
 	if len(cands) == 0 || !weak(cands[0]) {
 		return cands
 	}

@@ -91,10 +91,17 @@ func Terms() []string {
 		TermLevelTraffic, TermLevelErrors}
 }
 
+// contentSignal reports whether a signal measures what a component's
+// requests do — its log content, operation mix or their patterns — rather
+// than how much or how fast it works (log volume counts as traffic).
+func contentSignal(sig ingest.SignalKind, facet string) bool {
+	return facet == "mix" || sig == ingest.SignalLogs && facet != "records"
+}
+
 // levelTerm names the level term of a node's signal ("" for the others).
 func levelTerm(sig ingest.SignalKind, facet string) string {
 	switch {
-	case facet == "mix" || sig == ingest.SignalLogs && facet != "records":
+	case contentSignal(sig, facet):
 		// What a component's requests do (their mix of operations, their
 		// log statements, the patterns of both) gets no prior: with a
 		// mechanism of its own (callers' requests, callees' failures) it
