@@ -14,7 +14,8 @@ func TestContentNotFirst(t *testing.T) {
 		{ID: "service/b:traffic/mix", Signal: ingest.SignalTraffic, Facet: "mix"},
 		{ID: "service/c:latency", Signal: ingest.SignalLatency},
 		{ID: "service/d:logs/records", Signal: ingest.SignalLogs, Facet: "records"},
-	}}
+		{ID: "service/t:latency", Signal: ingest.SignalLatency, Anomaly: tcg.Anomaly{Score: 8, Anomalous: true}},
+	}, Target: 4, Threshold: 3}
 	mk := func(shares ...float64) []scored {
 		var cs []scored
 		for i, s := range shares {
@@ -58,5 +59,17 @@ func TestContentNotFirst(t *testing.T) {
 	cs = mk(0, 0)
 	if got := order(contentNotFirst(g, cs, 0.05)); !slices.Equal(got, []int{0, 1}) {
 		t.Errorf("only content: order %v, want [0 1]", got)
+	}
+	// A target that did not move (its deviation under the detection
+	// threshold): no candidate explains a share of noise, so "0%" is no
+	// evidence against content, and the order of the scores stands.
+	g.Nodes[4].Score = 1.2
+	if got := order(contentNotFirst(g, mk(0, 0.01, 0, 0), 0.05)); !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Errorf("target within noise: order %v, want [0 1 2 3]", got)
+	}
+	g.Nodes[4].Score = 8
+	g.Target = -1 // no target: nothing to explain either
+	if got := order(contentNotFirst(g, mk(0, 0.01, 0, 0), 0.05)); !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Errorf("no target: order %v, want [0 1 2 3]", got)
 	}
 }

@@ -93,12 +93,18 @@ func ancestorsFirst(g *tcg.Graph, sp *anomalySpace, cands []scored, margin float
 // below it (so that the services' probabilities follow the order); the
 // rest keep their order and scores. When every candidate is one, the
 // order stands.
+//
+// The rule needs a deviation to explain: when the target's own deviation
+// is under the detection threshold (a code fault that changes what
+// requests do, not how long they take), every candidate explains "0%" of
+// noise, and holding content back would be a prior on the kind of signal
+// rather than evidence — the order of the scores stands.
 func contentNotFirst(g *tcg.Graph, cands []scored, minShare float64) []scored {
 	weak := func(c scored) bool {
 		n := g.Nodes[c.node]
 		return contentSignal(n.Signal, string(n.Facet)) && c.terms[TermTargetShare] < minShare
 	}
-	if len(cands) == 0 || !weak(cands[0]) {
+	if len(cands) == 0 || !weak(cands[0]) || !targetMoved(g) {
 		return cands
 	}
 	for j := 1; j < len(cands); j++ {
@@ -113,4 +119,17 @@ func contentNotFirst(g *tcg.Graph, cands []scored, minShare float64) []scored {
 		}
 	}
 	return cands
+}
+
+// targetMoved reports whether the target's deviation in the window reaches
+// the graph's detection threshold (a graph without a target has none).
+func targetMoved(g *tcg.Graph) bool {
+	if g.Target < 0 {
+		return false
+	}
+	th := g.Threshold
+	if th <= 0 {
+		th = tcg.DefaultThreshold
+	}
+	return g.Nodes[g.Target].Score >= th
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -161,35 +162,46 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	if copt.Ablate, err = causal.ParseAblate(*ablate); err != nil {
 		return usageErrorFor(stderr, "eval", fmt.Errorf("--ablate: %w", err))
 	}
-	results := make([][]caseResult, len(cases))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < max(1, *jobs); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = evalCaseSafe(cases[i], ms, spec, at, topt, copt, *dump != "")
-				for k := range results[i] {
-					results[i][k].Set = setOf(cases[i], fs.Args())
+	// run evaluates the cases (indices into cases) with the methods ms and
+	// the causal options co, *jobs at a time.
+	run := func(idx []int, ms []string, co causal.Options, progress bool) [][]caseResult {
+		results := make([][]caseResult, len(idx))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		var mu sync.Mutex
+		done := 0
+		for w := 0; w < max(1, *jobs); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range next {
+					i := idx[k]
+					results[k] = evalCaseSafe(cases[i], ms, spec, at, topt, co, *dump != "" && progress)
+					for j := range results[k] {
+						results[k][j].Set = setOf(cases[i], fs.Args())
+					}
+					mu.Lock()
+					done++
+					if !*quiet && progress {
+						r := results[k][0]
+						fmt.Fprintf(stderr, "[%d/%d] %s %s: truth %s, top %v (%.2fs)\n", done, len(idx), r.Case, r.Fault, r.Truth, first(r.Services, 3), r.Seconds)
+					}
+					mu.Unlock()
 				}
-				mu.Lock()
-				done++
-				if !*quiet {
-					r := results[i][0]
-					fmt.Fprintf(stderr, "[%d/%d] %s %s: truth %s, top %v (%.2fs)\n", done, len(cases), r.Case, r.Fault, r.Truth, first(r.Services, 3), r.Seconds)
-				}
-				mu.Unlock()
-			}
-		}()
+			}()
+		}
+		for k := range idx {
+			next <- k
+		}
+		close(next)
+		wg.Wait()
+		return results
 	}
-	for i := range cases {
-		next <- i
+	all := make([]int, len(cases))
+	for i := range all {
+		all[i] = i
 	}
-	close(next)
-	wg.Wait()
+	results := run(all, ms, copt, true)
 	var flat []caseResult
 	for _, r := range results {
 		flat = append(flat, r...)
@@ -221,7 +233,30 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	}
 	printEval(stdout, flat, sum, ms)
 	if *fit || *loo {
-		printFit(stdout, trainingCases(flat), copt.Ablate, *loo)
+		var rerun heldOutRun
+		if *loo && slices.Contains(ms, "tcg") {
+			rerun = func(set string, weights map[string]float64, none float64) []caseResult {
+				var idx []int
+				for i, c := range cases {
+					if setOf(c, fs.Args()) == set {
+						idx = append(idx, i)
+					}
+				}
+				p := causal.DefaultParams()
+				if copt.Params != nil {
+					p = *copt.Params
+				}
+				p.Weights, p.NoneScore = weights, none
+				co := copt
+				co.Method, co.Params = "tcg", &p
+				var out []caseResult
+				for _, r := range run(idx, []string{"tcg"}, co, false) {
+					out = append(out, r...)
+				}
+				return out
+			}
+		}
+		printFit(stdout, trainingCases(flat), copt.Ablate, *loo, rerun)
 	}
 	return 0
 }

@@ -96,8 +96,11 @@ type Graph struct {
 	// the p90 latency the alert named).
 	TargetSeries *ingest.Series
 	Incident     Incident
-	Grid         []ingest.Time
-	Step         time.Duration
+	// Threshold is the robust z from which a deviation counts as anomalous
+	// (Options.Threshold).
+	Threshold float64
+	Grid      []ingest.Time
+	Step      time.Duration
 	// Cell ranges on the grid: baseline [B0,B1), incident window [W0,W1).
 	B0, B1, W0, W1 int
 	Warnings       []string
@@ -184,7 +187,7 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	if len(b.Grid) == 0 {
 		return nil, fmt.Errorf("tcg: the inputs hold no time series or spans to analyse")
 	}
-	g := &Graph{Incident: inc, Grid: b.Grid, Step: b.Step, Target: -1, byID: map[string]int{}}
+	g := &Graph{Incident: inc, Threshold: opt.Threshold, Grid: b.Grid, Step: b.Step, Target: -1, byID: map[string]int{}}
 	g.cells(inc)
 	if g.B1-g.B0 < 2 {
 		g.Warnings = append(g.Warnings, fmt.Sprintf("baseline has %d steps before the incident window (%v); results are weak", g.B1-g.B0, inc.WindowStart))
