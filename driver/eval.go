@@ -110,7 +110,7 @@ func newEvalFlags() (*pflag.FlagSet, *evalOpts) {
 	fs.IntVar(&o.jobs, "jobs", 2, "cases analysed in parallel")
 	fs.StringVar(&o.dump, "dump-evidence", "", "write every case's node evidence as JSON lines to FILE (for development)")
 	fs.BoolVar(&o.fit, "fit", false, "fit the default method's score weights on the cases and print them")
-	fs.BoolVar(&o.loo, "leave-one-out", false, "with --fit: per set (each DIR), weights fitted on the other sets, scored on it")
+	fs.BoolVar(&o.loo, "leave-one-out", false, "with --fit: per set (each DIR), weights fitted on the other sets, scored on it by the score alone and as the method ranks (its order rules included)")
 	fs.StringVar(&o.ablate, "ablate", "", "turn these score `TERMS` off (comma-separated: "+strings.Join(causal.Terms(), ", ")+")")
 	_ = fs.MarkHidden("dump-evidence")
 	setGroup(fs, groupAnalysis, "methods", "jobs", "fit", "leave-one-out", "ablate")
