@@ -2,6 +2,7 @@ package causal
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -71,5 +72,31 @@ func TestContentNotFirst(t *testing.T) {
 	g.Target = -1 // no target: nothing to explain either
 	if got := order(contentNotFirst(g, mk(0, 0.01, 0, 0), 0.05)); !slices.Equal(got, []int{0, 1, 2, 3}) {
 		t.Errorf("no target: order %v, want [0 1 2 3]", got)
+	}
+}
+
+// TestDecideTargetBarelyMoved: a target flagged anomalous whose episode is
+// within its baseline's noise (a recurring spike read as a rate, under the
+// threshold) gets no verdict, however probable the top cause; the same
+// top cause stands when the target moved.
+func TestDecideTargetBarelyMoved(t *testing.T) {
+	g := &tcg.Graph{Nodes: []*tcg.Node{
+		{ID: "service/gw:latency", Entity: ingest.Entity{Kind: ingest.KindService, Name: "gw", Service: "gw"}, Signal: ingest.SignalLatency,
+			Anomaly: tcg.Anomaly{Score: 0.8, Anomalous: true}},
+		{ID: "service/db:latency", Signal: ingest.SignalLatency},
+	}, Target: 0, Threshold: 3}
+	p := DefaultParams()
+	verdict := func() Result {
+		res := Result{Candidates: []Candidate{{Node: 1, Confidence: 0.9, Intervention: Intervention{ExplainedShare: 0.6}}}}
+		decide(&res, g, 1, p)
+		return res
+	}
+	res := verdict()
+	if res.Confident || !strings.Contains(res.Abstention, "barely moved") {
+		t.Errorf("target at 0.8 σ: confident %v, abstention %q; want no verdict, saying the target barely moved", res.Confident, res.Abstention)
+	}
+	g.Nodes[0].Score = 8
+	if res := verdict(); !res.Confident || res.Abstention != "" {
+		t.Errorf("target at 8 σ: confident %v, abstention %q; want the verdict", res.Confident, res.Abstention)
 	}
 }

@@ -1,14 +1,20 @@
 package causal
 
 import (
+	"cmp"
 	"math"
+	"slices"
+	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
-// The two rules that order the scored candidates after the scores:
-// within a service, an anomalous ancestor first (ancestorsFirst); across
-// services, no content signal that explains nothing first (contentNotFirst).
+// The rules that order the scored candidates after the scores: within a
+// service, an anomalous ancestor first (ancestorsFirst); across services,
+// no content signal that explains nothing first (contentNotFirst), and,
+// when the target barely moved, the service whose requests broke first
+// (requestBreakFirst).
 
 // ancestorsFirst puts, within each service, an anomalous ancestor of the
 // service's best candidate first when it scores within margin of it: of
@@ -127,9 +133,84 @@ func targetMoved(g *tcg.Graph) bool {
 	if g.Target < 0 {
 		return false
 	}
-	th := g.Threshold
-	if th <= 0 {
-		th = tcg.DefaultThreshold
+	return g.Nodes[g.Target].Score >= threshold(g)
+}
+
+// threshold is the graph's detection threshold (tcg's default for a graph
+// built without one).
+func threshold(g *tcg.Graph) float64 {
+	if g.Threshold > 0 {
+		return g.Threshold
 	}
-	return g.Nodes[g.Target].Score >= th
+	return tcg.DefaultThreshold
+}
+
+// RequestBreaks returns the services whose requests broke: each one's own
+// most significant per-request pattern (not one after a call) whose
+// p-value, adjusted over every service tested (Bonferroni), is under
+// level and whose share of requests taking the expected step moved by at
+// least share. The most significant first (ties: the larger move, then
+// the service). Deterministic.
+func RequestBreaks(ps []ingest.PatternShift, level, share float64) []ingest.PatternShift {
+	k := 0
+	for _, p := range ps {
+		if p.Callee == "" {
+			k++
+		}
+	}
+	var out []ingest.PatternShift
+	for _, p := range ps {
+		if p.Callee == "" && p.P*float64(k) < level && p.ShareChange() >= share {
+			out = append(out, p)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b ingest.PatternShift) int {
+		if c := cmp.Compare(a.P, b.P); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.ShareChange(), a.ShareChange()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Service, b.Service)
+	})
+	return out
+}
+
+// requestBreakFirst puts first, when the target barely moved (under the
+// detection threshold: no candidate explains a share of noise, and the
+// scores compare deviations of unlike series), the service whose requests
+// broke (RequestBreaks): a code fault changes what requests do — a
+// statement that stops following its predecessor, a call no longer made —
+// in most of the requests that reach it, whether or not they got slower,
+// and a test on those requests is the strongest evidence such an incident
+// leaves. The service's pattern candidate (else its best candidate) moves
+// to the front, the candidates it passed score just below it. With a
+// target that moved, the order stands: the mechanisms decide.
+func requestBreakFirst(g *tcg.Graph, cands []scored, breaks []ingest.PatternShift) []scored {
+	if len(cands) == 0 || len(breaks) == 0 || targetMoved(g) {
+		return cands
+	}
+	svc := breaks[0].Service
+	pick := -1
+	for j, c := range cands {
+		n := g.Nodes[c.node]
+		if n.Entity.Kind == ingest.KindService && n.Entity.Name == svc && n.Facet == tcg.FacetPattern {
+			pick = j
+			break
+		}
+		if pick < 0 && n.Entity.Service == svc {
+			pick = j
+		}
+	}
+	if pick <= 0 {
+		return cands
+	}
+	c := cands[pick]
+	c.score = math.Max(c.score, cands[0].score)
+	copy(cands[1:pick+1], cands[:pick])
+	cands[0] = c
+	for k := 1; k <= pick; k++ {
+		cands[k].score = math.Min(cands[k].score, math.Nextafter(c.score, math.Inf(-1)))
+	}
+	return cands
 }

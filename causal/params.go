@@ -48,6 +48,12 @@ type Params struct {
 	// ReachWeight is TermReach's weight: large, so that candidates with a
 	// path to the target's service come first (see TermReach).
 	ReachWeight float64
+	// BreakLevel and BreakShare say when a service's requests broke (see
+	// requestBreakFirst): its most significant per-request pattern test's
+	// p-value, adjusted over every service tested, is under BreakLevel,
+	// and the share of its requests that take the broken step moved by at
+	// least BreakShare (the majority of them do something else now).
+	BreakLevel, BreakShare float64
 	// PrecedenceOwn bounds the own change of a node whose anomalous parent
 	// moved first (or with it), as a share of its anomaly, when no exact
 	// composition measured it (see newAnomalySpace).
@@ -133,6 +139,8 @@ func DefaultParams() Params {
 		MinVerdictShare: 0.05,
 		MinOwnShare:     0.5,
 		PrecedenceOwn:   0.5,
+		BreakLevel:      1e-3,
+		BreakShare:      0.5,
 		ReachWeight:     20,
 		AncestorMargin:  2,
 	}
@@ -188,7 +196,8 @@ func (p Params) withAblation(terms []string) Params {
 // Set overrides one parameter by name (for eval experiments): a score
 // term's weight by its name (Terms), or none_score, min_confidence,
 // min_verdict_share, min_target_share, min_own_share, precedence_own,
-// reach_weight, ancestor_margin, ridge, huber, min_residual_scale.
+// reach_weight, ancestor_margin, break_level, break_share, ridge, huber,
+// min_residual_scale.
 func (p *Params) Set(name string, v float64) error {
 	for _, t := range Terms() {
 		if t == name {
@@ -205,6 +214,7 @@ func (p *Params) Set(name string, v float64) error {
 		"none_score": &p.NoneScore, "min_confidence": &p.MinConfidence, "min_verdict_share": &p.MinVerdictShare,
 		"min_target_share": &p.MinTargetShare, "min_own_share": &p.MinOwnShare, "precedence_own": &p.PrecedenceOwn,
 		"reach_weight": &p.ReachWeight, "ancestor_margin": &p.AncestorMargin, "ridge": &p.Mechanism.Ridge,
+		"break_level": &p.BreakLevel, "break_share": &p.BreakShare,
 		"huber": &p.Mechanism.Huber, "min_residual_scale": &p.Mechanism.MinResidualScale,
 	}
 	f, ok := fields[name]

@@ -135,7 +135,12 @@ type Result struct {
 	// Unexplained is the share of the target's deviation that no candidate's
 	// intervention removes.
 	Unexplained float64
-	Confident   bool
+	// RequestBreaks are the services whose requests broke (RequestBreaks
+	// under Params.BreakLevel and BreakShare), the most significant first:
+	// when the target barely moved, the first of them ranks first
+	// (requestBreakFirst). The default method only.
+	RequestBreaks []ingest.PatternShift
+	Confident     bool
 	// Abstention says why the verdict is not confident ("" when it is).
 	Abstention string
 	// Scored holds every candidate of the default method with its score
@@ -215,6 +220,10 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		tflow, aT = fl[g.Target], sp.a[g.Target]
 	}
 	cands := scoreCandidates(g, sp, tflow, aT, p)
+	if b != nil {
+		res.RequestBreaks = RequestBreaks(b.Patterns, p.BreakLevel, p.BreakShare)
+		cands = requestBreakFirst(g, cands, res.RequestBreaks)
+	}
 	res.Total = len(cands)
 	// Probabilities: a softmax over the services' best scores and "none
 	// of them" (NoneScore), the model Fit fits (ServiceProbabilities).
@@ -373,6 +382,16 @@ func decide(res *Result, g *tcg.Graph, aT float64, p Params) {
 		res.Abstention = fmt.Sprintf("the target %s is not anomalous in the window", g.Nodes[g.Target].Label())
 	} else if len(res.Candidates) == 0 {
 		res.Abstention = "no anomalous signal was found besides the target"
+	} else if g.Target >= 0 && !targetMoved(g) {
+		// Anomalous, but its episode is within what its baseline does (a
+		// spike that recurs, a deviation under the threshold): a share of
+		// it is a share of noise, so no verdict stands on one.
+		res.Confident = false
+		res.Abstention = fmt.Sprintf("the target %s barely moved in the window (%.1f σ, under the detection threshold %g): no cause can explain a share of it",
+			g.Nodes[g.Target].Label(), g.Nodes[g.Target].Score, threshold(g))
+		if len(res.RequestBreaks) > 0 {
+			res.Abstention += "; first: the service whose requests broke, " + res.RequestBreaks[0].Service
+		}
 	} else if !res.Confident && res.Abstention == "" {
 		res.Abstention = fmt.Sprintf("the top cause's probability %.2f is below %.2f", res.Candidates[0].Confidence, p.MinConfidence)
 	}

@@ -34,6 +34,9 @@ type BuildOptions struct {
 	Links StepLinks
 }
 
+// maxRequestBreaks is how many services whose requests broke a card lists.
+const maxRequestBreaks = 3
+
 // Build fills the Card from the graph, the ranked result and the evidence
 // gathered for it (evidence.Collect); it never reads the raw bundle. It is
 // a pure function of its inputs.
@@ -70,6 +73,17 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 	}
 	c.Pruned = Pruned{Shown: len(shown), Total: r.Total, Dropped: r.Dropped + len(r.Candidates) - len(shown), MinScore: r.MinScore}
 	c.Verdict = verdict(g, r, c)
+	for i := range r.RequestBreaks[:min(maxRequestBreaks, len(r.RequestBreaks))] {
+		p := &r.RequestBreaks[i]
+		rc := RequestBreak{Service: p.Service, Evidence: patternEvidence(p)}
+		for k, cand := range shown {
+			if cand.Service == p.Service {
+				rc.CauseRank = k + 1
+				break
+			}
+		}
+		c.RequestBreaks = append(c.RequestBreaks, rc)
+	}
 	for i, cand := range shown {
 		var ce evidence.Cause
 		if i < len(ev.Causes) {

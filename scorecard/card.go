@@ -65,16 +65,21 @@ const (
 // slices are in display order (renderers never re-sort them except heatmap
 // rows, which are stably ordered by depth).
 type Card struct {
-	SchemaVersion string    `json:"schema_version"` // SchemaVersion
-	Tool          Tool      `json:"tool"`
-	Method        string    `json:"method"` // MethodTCG, MethodBARO or MethodNSigma
-	Demo          string    `json:"demo"`   // non-empty when run on the embedded demo: says so and how to run on your data
-	Incident      Incident  `json:"incident"`
-	Verdict       Verdict   `json:"verdict"`
-	Causes        []Cause   `json:"causes"`      // rank order
-	Unexplained   float64   `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
-	Pruned        Pruned    `json:"pruned"`
-	Heatmaps      []Heatmap `json:"heatmaps"` // at most one per top cause, top-3
+	SchemaVersion string   `json:"schema_version"` // SchemaVersion
+	Tool          Tool     `json:"tool"`
+	Method        string   `json:"method"` // MethodTCG, MethodBARO or MethodNSigma
+	Demo          string   `json:"demo"`   // non-empty when run on the embedded demo: says so and how to run on your data
+	Incident      Incident `json:"incident"`
+	Verdict       Verdict  `json:"verdict"`
+	Causes        []Cause  `json:"causes"`      // rank order
+	Unexplained   float64  `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
+	Pruned        Pruned   `json:"pruned"`
+	// RequestBreaks are the services whose requests broke (most of them
+	// stopped doing what they did: a per-request pattern test), the most
+	// significant first, at most three; when the target barely moved the
+	// first of them is the first cause.
+	RequestBreaks []RequestBreak `json:"request_breaks"`
+	Heatmaps      []Heatmap      `json:"heatmaps"` // at most one per top cause, top-3
 	// Overview is every service (rows ordered by call depth from the entry
 	// services) × the same time slices as Heatmaps; no rows when there is
 	// nothing to show.
@@ -174,6 +179,16 @@ type Evidence struct {
 	Unit     string      `json:"unit"`
 	TraceIDs []string    `json:"trace_ids"`
 	At       ingest.Time `json:"at"`
+}
+
+// RequestBreak is one service's most broken per-request pattern (an
+// EvidencePattern).
+type RequestBreak struct {
+	Service  string   `json:"service"`
+	Evidence Evidence `json:"evidence"`
+	// CauseRank is the rank of the first shown cause of the service (0
+	// when no shown cause is of it).
+	CauseRank int `json:"cause_rank"`
 }
 
 // PathStep is one hop of a propagation path. Lag is the delay of the edge

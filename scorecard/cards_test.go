@@ -106,6 +106,9 @@ func confidentCard() *Card {
 		},
 		Unexplained: 0.12,
 		Pruned:      Pruned{Shown: 3, Total: 143, Dropped: 140, MinScore: 0.05},
+		RequestBreaks: []RequestBreak{{Service: "tokenizer", CauseRank: 3, Evidence: Evidence{Kind: EvidencePattern,
+			Text:     `in requests of /v1/tokenize to tokenizer, after log "load vocab <*>" came log "vocab ready" in 240 of 241 in the baseline and in 28 of 212 in the window; instead: the request's end (p = 3e-41 over the service's patterns)`,
+			Baseline: 240.0 / 241, Incident: 28.0 / 212, Unit: "ratio", TraceIDs: []string{"4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"}}}},
 		Heatmaps: []Heatmap{
 			{CauseRank: 1, Title: "gpu/GPU-5a1c9e2f gpu_mem_bw and dependants", Rows: rowsGPU, Start: at(5 * time.Minute), Slice: 30 * time.Second,
 				Cells: heatCells(4, 30, 7, map[[2]int]bool{{3, 12}: true, {3, 13}: true}), Onset: at(8*time.Minute + 30*time.Second), Alert: at(10 * time.Minute)},
@@ -210,6 +213,9 @@ func hostileCard() *Card {
 		c.Heatmaps[i].Rows[0].Label = hostile
 	}
 	c.Overview.Rows[1].Label = hostile
+	c.RequestBreaks[0].Service = hostile
+	c.RequestBreaks[0].Evidence.Text = hostile
+	c.RequestBreaks[0].Evidence.TraceIDs = []string{hostile}
 	c.Warnings[0].Message = hostile
 	c.Inputs[0].Path = hostile
 	c.Inventory.Entities[0].Name = hostile

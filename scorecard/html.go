@@ -24,26 +24,29 @@ var htmlTemplate = template.Must(template.New("card").Parse(htmlSource))
 // htmlData is the template's view of a Card: the Card itself plus every
 // derived string and the geometry of the SVG figures, computed in Go.
 type htmlData struct {
-	CSS          template.CSS
-	Card         *Card
-	ToolLine     string
-	TargetText   string
-	VerdictText  string
-	At           string
-	Alert        string
-	Window       string
-	Baseline     string
-	Unexplained  string
-	Pruned       string
-	Causes       []htmlCause
-	Graph        htmlGraph
-	Heatmaps     []htmlHeat
-	Footnotes    []htmlFootnote
-	Inputs       []htmlInput
-	ShowManifest bool
-	Command      string
-	Comparison   bool // a comparison method: no confidence, counterfactual or state columns
-	HeatLegend   string
+	CSS         template.CSS
+	Card        *Card
+	ToolLine    string
+	TargetText  string
+	VerdictText string
+	At          string
+	Alert       string
+	Window      string
+	Baseline    string
+	Unexplained string
+	Pruned      string
+	Causes      []htmlCause
+	// RequestBreaks: each service's most broken request pattern.
+	RequestBreaks []htmlRequestBreak
+	RequestNote   string
+	Graph         htmlGraph
+	Heatmaps      []htmlHeat
+	Footnotes     []htmlFootnote
+	Inputs        []htmlInput
+	ShowManifest  bool
+	Command       string
+	Comparison    bool // a comparison method: no confidence, counterfactual or state columns
+	HeatLegend    string
 }
 
 type htmlCause struct {
@@ -75,6 +78,12 @@ type htmlDim struct {
 type htmlEvidence struct {
 	Text     string
 	TraceIDs []htmlTrace
+}
+
+// htmlRequestBreak is a request change of the card, its strings ready.
+type htmlRequestBreak struct {
+	Service, Rank string
+	Evidence      htmlEvidence
 }
 
 // htmlTrace is a trace ID and, with RenderOptions.TraceURL, its Jaeger UI
@@ -163,6 +172,15 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 		}
 		d.Causes = append(d.Causes, hc)
 	}
+	for _, rc := range c.RequestBreaks {
+		ids := make([]htmlTrace, len(rc.Evidence.TraceIDs))
+		for i, id := range rc.Evidence.TraceIDs {
+			ids[i] = htmlTrace{ID: id, URL: opt.traceLink(id)}
+		}
+		d.RequestBreaks = append(d.RequestBreaks, htmlRequestBreak{Service: rc.Service, Rank: causeRankText(rc.CauseRank),
+			Evidence: htmlEvidence{Text: rc.Evidence.Text, TraceIDs: ids}})
+	}
+	d.RequestNote = strings.ToUpper(requestBreaksNote[:1]) + requestBreaksNote[1:] + "."
 	maps := cardHeatmaps(c)
 	labelW := heatLabelWidth(maps)
 	for _, h := range maps {

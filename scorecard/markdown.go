@@ -198,6 +198,18 @@ func (m *mdWriter) causes(c *Card) {
 	} else {
 		m.p("Unexplained: %s of the target's deviation. %s.", fmtShare(c.Unexplained), md(prunedText(c.Pruned)))
 	}
+	if len(c.RequestBreaks) > 0 {
+		m.p("")
+		m.p("### Requests that broke")
+		m.p("")
+		m.p("%s.", md(strings.ToUpper(requestBreaksNote[:1])+requestBreaksNote[1:]))
+		for _, rc := range c.RequestBreaks {
+			m.p("- **%s** (%s): %s", md(rc.Service), md(causeRankText(rc.CauseRank)), md(rc.Evidence.Text))
+			if len(rc.Evidence.TraceIDs) > 0 {
+				m.p("  traces: %s", m.traceRefs(rc.Evidence.TraceIDs))
+			}
+		}
+	}
 }
 
 func (m *mdWriter) cause(cs Cause) {

@@ -166,6 +166,37 @@ func (t *textWriter) causes(c *Card) {
 		t.line(fmt.Sprintf("  unexplained: %s of the target's deviation", fmtShare(c.Unexplained)))
 	}
 	t.para("  ", "  ", prunedText(c.Pruned), "")
+	t.requestBreaks(c)
+}
+
+// requestChanges lists the services whose requests changed what they do,
+// apart from the ranking.
+func (t *textWriter) requestBreaks(c *Card) {
+	if len(c.RequestBreaks) == 0 {
+		return
+	}
+	t.section("Requests that broke")
+	t.para("  ", "  ", requestBreaksNote, ansiDim)
+	for _, rc := range c.RequestBreaks {
+		t.para("  • ", "    ", sanitize(rc.Service)+" ("+causeRankText(rc.CauseRank)+"): "+sanitize(rc.Evidence.Text), "")
+		if len(rc.Evidence.TraceIDs) > 0 {
+			t.para("    traces ", "           ", sanitize(strings.Join(rc.Evidence.TraceIDs, ", ")), ansiDim)
+		}
+	}
+}
+
+// requestBreaksNote says what the request breaks are.
+const requestBreaksNote = "services whose requests mostly stopped doing what they did (a test of each request's " +
+	"sequence of log lines and calls against the baseline's), the most significant first; when the target " +
+	"barely moved, the first of them ranks first"
+
+// causeRankText is where a request change's service stands among the
+// shown causes.
+func causeRankText(rank int) string {
+	if rank <= 0 {
+		return "not among the causes shown"
+	}
+	return fmt.Sprintf("cause #%d", rank)
 }
 
 func (t *textWriter) cause(cs Cause) {

@@ -274,31 +274,8 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 		n.Series = ss
 		best, bestScore, bestAn := -1, math.Inf(-1), Anomaly{}
 		for i, s := range ss {
-			dir := ingest.BadDirection(s)
-			if s.Signal == ingest.SignalTraffic || s.Name == ingest.LogRecords {
-				dir = 1 // a surge can cause an incident; a drop is an effect
-			}
-			hold := 1
-			if s.Every > 0 && b.Step > 0 {
-				hold = max(1, int(s.Every/b.Step))
-			}
-			an := detectHeld(s.V, g.B0, g.B1, g.W0, g.W1, dir, opt.Threshold, g.Grid, hold)
-			if s.Name == ingest.LogPatternShift {
-				// A test of the window against the whole baseline, in
-				// standard deviates: 0 and 1 are its location and scale.
-				an = detectAtHeld(s.V, 0, 1, g.W0, g.W1, dir, opt.Threshold, g.Grid, hold)
-				// Its last window cell tests the whole window: the
-				// strongest evidence the test gives.
-				if last := s.V[min(g.W1, len(s.V))-1]; an.Anomalous && last > an.Score {
-					an.Score, an.Incident = last, last
-				}
-			} else if floor := naturalScale(s, an.Baseline, b.Step); an.Scale < floor && an.Scale > 0 {
-				an = detectAtHeld(s.V, an.Baseline, floor, g.W0, g.W1, dir, opt.Threshold, g.Grid, hold)
-			}
-			if s.Name != ingest.LogPatternShift {
-				an = recurrenceCap(an, s.V, g.B0, g.B1, g.W0, g.W1, dir, hold, opt.RecurrenceShare)
-			}
-			if an.Scale == 0 && an.OnsetIdx < 0 && an.Score == 0 {
+			an, dir, ok := seriesAnomaly(s, b.Step, g.Grid, opt, g.B0, g.B1, g.W0, g.W1)
+			if !ok {
 				continue
 			}
 			sc := an.Score
@@ -330,6 +307,40 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	g.depths()
 	g.runStateMachine(opt)
 	return g, nil
+}
+
+// seriesAnomaly is the anomaly of one series of a node with baseline
+// cells [b0,b1) and window cells [w0,w1), and the direction that is bad
+// for it; ok is false when the series has nothing to judge.
+func seriesAnomaly(s *ingest.Series, step time.Duration, grid []ingest.Time, opt Options, b0, b1, w0, w1 int) (an Anomaly, dir int, ok bool) {
+	dir = ingest.BadDirection(s)
+	if s.Signal == ingest.SignalTraffic || s.Name == ingest.LogRecords {
+		dir = 1 // a surge can cause an incident; a drop is an effect
+	}
+	hold := 1
+	if s.Every > 0 && step > 0 {
+		hold = max(1, int(s.Every/step))
+	}
+	an = detectHeld(s.V, b0, b1, w0, w1, dir, opt.Threshold, grid, hold)
+	if s.Name == ingest.LogPatternShift {
+		// A test of the window against the whole baseline, in
+		// standard deviates: 0 and 1 are its location and scale.
+		an = detectAtHeld(s.V, 0, 1, w0, w1, dir, opt.Threshold, grid, hold)
+		// Its last window cell tests the whole window: the
+		// strongest evidence the test gives.
+		if last := s.V[min(w1, len(s.V))-1]; an.Anomalous && last > an.Score {
+			an.Score, an.Incident = last, last
+		}
+	} else if floor := naturalScale(s, an.Baseline, step); an.Scale < floor && an.Scale > 0 {
+		an = detectAtHeld(s.V, an.Baseline, floor, w0, w1, dir, opt.Threshold, grid, hold)
+	}
+	if s.Name != ingest.LogPatternShift {
+		an = recurrenceCap(an, s.V, b0, b1, w0, w1, dir, hold, opt.RecurrenceShare)
+	}
+	if an.Scale == 0 && an.OnsetIdx < 0 && an.Score == 0 {
+		return an, dir, false
+	}
+	return an, dir, true
 }
 
 // naturalScale is the least scale a series can have by what it measures,

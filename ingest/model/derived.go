@@ -1,5 +1,7 @@
 package model
 
+import "math"
+
 // The vocabulary of the series the features stage derives (package
 // features): their names and Source, read by every later stage. The
 // derivation itself is package features'.
@@ -86,6 +88,17 @@ type PatternShift struct {
 	P                                            float64 // the G-test's p-value, Bonferroni-adjusted over the owner's pairs
 	Z                                            float64
 	Traces                                       []TraceID // window traces that broke it (up to 2)
+}
+
+// ShareChange is how far the share of the requests that followed After
+// with Expected moved between the baseline and the window (0..1; NaN
+// without requests in either): 1 when every request did it before and
+// none does now.
+func (p *PatternShift) ShareChange() float64 {
+	if p.BaselineN <= 0 || p.WindowN <= 0 {
+		return math.NaN()
+	}
+	return math.Abs(float64(p.WindowHits)/float64(p.WindowN) - float64(p.BaselineHits)/float64(p.BaselineN))
 }
 
 // LogTraceLink is a trace a log record links to, resolved to its span's

@@ -1,0 +1,88 @@
+package causal
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/tcg"
+)
+
+func TestRequestBreaks(t *testing.T) {
+	ps := []ingest.PatternShift{
+		// broke: 240/241 → 28/212, significant over the 4 services tested
+		{Service: "orders", P: 1e-20, BaselineHits: 240, BaselineN: 241, WindowHits: 28, WindowN: 212},
+		// significant but a shift, not a break: 29% → 35% of requests
+		{Service: "frontend", P: 1e-30, BaselineHits: 960, BaselineN: 3302, WindowHits: 1072, WindowN: 3103},
+		// broke, but p 3e-4 × 4 services is not under 1e-3
+		{Service: "seats", P: 3e-4, BaselineHits: 50, BaselineN: 50, WindowHits: 5, WindowN: 40},
+		// broke and significant, less so than orders
+		{Service: "basic", P: 1e-8, BaselineHits: 104, BaselineN: 106, WindowHits: 0, WindowN: 34},
+		// a pattern after a call (an edge's owner) is not a service's own
+		{Service: "gateway", Callee: "orders", P: 1e-40, BaselineHits: 100, BaselineN: 100, WindowHits: 0, WindowN: 100},
+	}
+	var got []string
+	for _, p := range RequestBreaks(ps, 1e-3, 0.5) {
+		got = append(got, p.Service)
+	}
+	if want := []string{"orders", "basic"}; !slices.Equal(got, want) {
+		t.Errorf("breaks %v, want %v", got, want)
+	}
+	if n := len(RequestBreaks(ps, 1e-3, 0.05)); n != 3 {
+		t.Errorf("with a 5%% move counting as a break: %d services, want 3 (frontend too)", n)
+	}
+	if n := len(RequestBreaks(nil, 1e-3, 0.5)); n != 0 {
+		t.Errorf("no patterns: %d breaks", n)
+	}
+}
+
+func TestRequestBreakFirst(t *testing.T) {
+	g := &tcg.Graph{Nodes: []*tcg.Node{
+		{ID: "service/gw:latency", Signal: ingest.SignalLatency, Anomaly: tcg.Anomaly{Score: 1.2, Anomalous: true}},
+		{ID: "edge/a->b:latency/gap", Entity: ingest.Entity{Kind: ingest.KindEdge, Name: "a->b", Service: "b"}, Signal: ingest.SignalLatency, Facet: "gap"},
+		{ID: "service/c:cpu", Entity: ingest.Entity{Kind: ingest.KindService, Name: "c", Service: "c"}, Signal: ingest.SignalCPU},
+		{ID: "service/orders:latency", Entity: ingest.Entity{Kind: ingest.KindService, Name: "orders", Service: "orders"}, Signal: ingest.SignalLatency},
+		{ID: "service/orders:logs/pattern", Entity: ingest.Entity{Kind: ingest.KindService, Name: "orders", Service: "orders"}, Signal: ingest.SignalLogs, Facet: "pattern"},
+	}, Target: 0, Threshold: 3}
+	mk := func() []scored {
+		var cs []scored
+		for i := 1; i < len(g.Nodes); i++ {
+			cs = append(cs, scored{node: i, terms: map[string]float64{}, score: float64(30 - i)})
+		}
+		return cs
+	}
+	order := func(cs []scored) []int {
+		var o []int
+		for _, c := range cs {
+			o = append(o, c.node)
+		}
+		return o
+	}
+	breaks := []ingest.PatternShift{{Service: "orders"}}
+	// The target barely moved: the broken service's pattern goes first,
+	// the candidates it passed score below it.
+	cs := requestBreakFirst(g, mk(), breaks)
+	if got := order(cs); !slices.Equal(got, []int{4, 1, 2, 3}) {
+		t.Errorf("barely moved: order %v, want [4 1 2 3]", got)
+	}
+	for _, c := range cs[1:] {
+		if c.score >= cs[0].score {
+			t.Errorf("%s scores %v, not below the first's %v", g.Nodes[c.node].ID, c.score, cs[0].score)
+		}
+	}
+	// Without a pattern candidate, the service's best candidate goes.
+	noPattern := mk()[:3]
+	if got := order(requestBreakFirst(g, noPattern, breaks)); !slices.Equal(got, []int{3, 1, 2}) {
+		t.Errorf("no pattern candidate: order %v, want [3 1 2]", got)
+	}
+	// A target that moved: the mechanisms decide, the order stands.
+	g.Nodes[0].Score = 9
+	if got := order(requestBreakFirst(g, mk(), breaks)); !slices.Equal(got, []int{1, 2, 3, 4}) {
+		t.Errorf("target moved: order %v, want [1 2 3 4]", got)
+	}
+	// No break: the order stands.
+	g.Nodes[0].Score = 1.2
+	if got := order(requestBreakFirst(g, mk(), nil)); !slices.Equal(got, []int{1, 2, 3, 4}) {
+		t.Errorf("no break: order %v, want [1 2 3 4]", got)
+	}
+}
