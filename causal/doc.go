@@ -65,7 +65,14 @@
 //
 // Within the top service, an anomalous ancestor of its best candidate that
 // scores within AncestorMargin comes first (a GPU before the pod errors it
-// causes); ties go to the component with more anomalous signals. A
+// causes); ties go to the component with more anomalous signals. Across
+// services (order.go): a content signal that explains under
+// MinVerdictShare of a target that moved never comes first; and when the
+// target barely moved (under the detection threshold, so that no
+// candidate explains a share of it), the service whose requests broke
+// (RequestBreaks: its per-request pattern test under BreakLevel over the
+// services tested, with the share of its requests taking the step moved
+// by BreakShare) comes first, and the verdict abstains. A
 // candidate counts for its entity's service; a node (host) or an unplaced
 // GPU counts for the hosted service its change reaches most, and lists the
 // services it hosts.
