@@ -31,6 +31,20 @@ func TestRequestBreaks(t *testing.T) {
 	if n := len(RequestBreaks(ps, 1e-3, 0.05)); n != 3 {
 		t.Errorf("with a 5%% move counting as a break: %d services, want 3 (frontend too)", n)
 	}
+	// A caller's break that begins at the answer of a call to a service
+	// whose requests broke too is explained by it: the callee comes first,
+	// however much more traffic (a smaller p) the caller has.
+	chain := []ingest.PatternShift{
+		{Service: "frontend", AfterCall: "checkout", P: 1e-30, BaselineHits: 40, BaselineN: 40, WindowHits: 6, WindowN: 22},
+		{Service: "checkout", AfterCall: "payment", P: 1e-10, BaselineHits: 40, BaselineN: 40, WindowHits: 6, WindowN: 22},
+	}
+	got = nil
+	for _, p := range RequestBreaks(chain, 1e-3, 0.5) {
+		got = append(got, p.Service)
+	}
+	if want := []string{"checkout", "frontend"}; !slices.Equal(got, want) {
+		t.Errorf("caller and callee broke: %v, want %v", got, want)
+	}
 	if n := len(RequestBreaks(nil, 1e-3, 0.5)); n != 0 {
 		t.Errorf("no patterns: %d breaks", n)
 	}

@@ -150,7 +150,11 @@ func threshold(g *tcg.Graph) float64 {
 // p-value, adjusted over every service tested (Bonferroni), is under
 // level and whose share of requests taking the expected step moved by at
 // least share. The most significant first (ties: the larger move, then
-// the service). Deterministic.
+// the service), except that a break that begins at the answer of a call
+// to a service whose requests broke too comes after every break that
+// does not: the caller's changed step is explained by its callee's break
+// (the callee is the first service along the trace whose pattern broke).
+// Deterministic.
 func RequestBreaks(ps []ingest.PatternShift, level, share float64) []ingest.PatternShift {
 	k := 0
 	for _, p := range ps {
@@ -172,6 +176,22 @@ func RequestBreaks(ps []ingest.PatternShift, level, share float64) []ingest.Patt
 			return c
 		}
 		return strings.Compare(a.Service, b.Service)
+	})
+	broke := map[string]bool{}
+	for _, p := range out {
+		broke[p.Service] = true
+	}
+	explained := func(p ingest.PatternShift) bool {
+		return p.AfterCall != "" && p.AfterCall != p.Service && broke[p.AfterCall]
+	}
+	slices.SortStableFunc(out, func(a, b ingest.PatternShift) int {
+		switch ea, eb := explained(a), explained(b); {
+		case ea == eb:
+			return 0
+		case eb:
+			return -1
+		}
+		return 1
 	})
 	return out
 }

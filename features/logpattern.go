@@ -493,6 +493,9 @@ func (pt *patternTests) evidence(r patternResult, tested int, win, ref map[patte
 	g := pt.groups[r.group]
 	sh := ingest.PatternShift{Service: g.service, Callee: g.callee, Operation: g.op, After: pt.eventWords(g.from),
 		P: math.Min(1, r.p*float64(tested))}
+	if name := pt.names[g.from]; strings.HasPrefix(name, "call:") {
+		sh.AfterCall = name[len("call:"):]
+	}
 	sh.Z = pValueZ(sh.P)
 	var expected, instead int32 = -1, -1
 	bestRef, bestGain := int32(-1), -1.0

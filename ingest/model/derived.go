@@ -80,6 +80,9 @@ type PatternShift struct {
 	Callee    string // the call after which it happens ("" for the service's own events)
 	Operation string
 	After     string // the event followed, in words: `log "…"`, "a call to X", "the request's start"
+	// AfterCall is X when the event followed is a call to service X (the
+	// step begins at X's answer), "" otherwise.
+	AfterCall string
 	Expected  string
 	Instead   string
 	// BaselineHits of BaselineN transitions from After went to Expected;
