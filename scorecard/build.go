@@ -348,7 +348,7 @@ func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce
 	} else {
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: shortKey(s), Baseline: n.Baseline,
 			Incident: n.Incident, Unit: s.Unit, At: n.Onset,
-			Text: fmt.Sprintf("%s deviates %.1f robust σ from its baseline", n.Label(), n.Score)})
+			Text: n.Label() + " " + n.DeviationWords()})
 	}
 	if ce.Pattern != nil {
 		cs.Evidence = append(cs.Evidence, patternEvidence(ce.Pattern))

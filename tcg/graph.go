@@ -78,6 +78,18 @@ type Node struct {
 // Values returns the representative series' values on the grid.
 func (n *Node) Values() []float64 { return n.Series[n.Rep].V }
 
+// DeviationWords says how far the node's anomaly is from its baseline:
+// "deviates 7.2 robust σ from its baseline", or, for a per-request pattern
+// test (its score is the test's standard deviate, not a distance in robust
+// σ), "is a 7.7 σ change of its requests' patterns (a test against the
+// baseline's)".
+func (n *Node) DeviationWords() string {
+	if len(n.Series) > 0 && n.Rep >= 0 && n.Rep < len(n.Series) && n.Series[n.Rep].Name == ingest.LogPatternShift {
+		return fmt.Sprintf("is a %.1f σ change of its requests' patterns (a test against the baseline's)", n.Score)
+	}
+	return fmt.Sprintf("deviates %.1f robust σ from its baseline", n.Score)
+}
+
 // Label is a short human name: "service/frontend latency (self)".
 func (n *Node) Label() string {
 	s := n.Entity.ID() + " " + n.Signal.String()

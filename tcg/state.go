@@ -67,7 +67,7 @@ func (g *Graph) runStateMachine(opt Options) {
 	}
 	for _, i := range events {
 		n := g.Nodes[i]
-		why := fmt.Sprintf("%s deviates %.1f robust σ from baseline", n.Label(), n.Score)
+		why := n.Label() + " " + n.DeviationWords()
 		if r := n.Recurrence; r != nil {
 			why = fmt.Sprintf("%s spikes more often than in its baseline (%d of %d samples, %d of %d before): %.1f σ as a rate",
 				n.Label(), r.WindowHits, r.WindowN, r.BaselineHits, r.BaselineN, n.Score)
