@@ -21,11 +21,7 @@ func TestRequestBreaks(t *testing.T) {
 		// a pattern after a call (an edge's owner) is not a service's own
 		{Service: "gateway", Callee: "orders", P: 1e-40, BaselineHits: 100, BaselineN: 100, WindowHits: 0, WindowN: 100},
 	}
-	var got []string
-	for _, p := range RequestBreaks(ps, 1e-3, 0.5) {
-		got = append(got, p.Service)
-	}
-	if want := []string{"orders", "basic"}; !slices.Equal(got, want) {
+	if got, want := breakServices(RequestBreaks(ps, 1e-3, 0.5)), []string{"orders", "basic"}; !slices.Equal(got, want) {
 		t.Errorf("breaks %v, want %v", got, want)
 	}
 	if n := len(RequestBreaks(ps, 1e-3, 0.05)); n != 3 {
@@ -38,11 +34,7 @@ func TestRequestBreaks(t *testing.T) {
 		{Service: "frontend", AfterCall: "checkout", P: 1e-30, BaselineHits: 40, BaselineN: 40, WindowHits: 6, WindowN: 22},
 		{Service: "checkout", AfterCall: "payment", P: 1e-10, BaselineHits: 40, BaselineN: 40, WindowHits: 6, WindowN: 22},
 	}
-	got = nil
-	for _, p := range RequestBreaks(chain, 1e-3, 0.5) {
-		got = append(got, p.Service)
-	}
-	if want := []string{"checkout", "frontend"}; !slices.Equal(got, want) {
+	if got, want := breakServices(RequestBreaks(chain, 1e-3, 0.5)), []string{"checkout", "frontend"}; !slices.Equal(got, want) {
 		t.Errorf("caller and callee broke: %v, want %v", got, want)
 	}
 	if n := len(RequestBreaks(nil, 1e-3, 0.5)); n != 0 {
@@ -65,13 +57,7 @@ func TestRequestBreakFirst(t *testing.T) {
 		}
 		return cs
 	}
-	order := func(cs []scored) []int {
-		var o []int
-		for _, c := range cs {
-			o = append(o, c.node)
-		}
-		return o
-	}
+	order := candidateNodes
 	breaks := []ingest.PatternShift{{Service: "orders"}}
 	// The target barely moved: the broken service's pattern goes first,
 	// the candidates it passed score below it.
@@ -99,4 +85,22 @@ func TestRequestBreakFirst(t *testing.T) {
 	if got := order(requestBreakFirst(g, mk(), nil)); !slices.Equal(got, []int{1, 2, 3, 4}) {
 		t.Errorf("no break: order %v, want [1 2 3 4]", got)
 	}
+}
+
+// breakServices lists the breaks' services in order.
+func breakServices(ps []ingest.PatternShift) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Service)
+	}
+	return out
+}
+
+// candidateNodes lists the candidates' nodes in order.
+func candidateNodes(cs []scored) []int {
+	var o []int
+	for _, c := range cs {
+		o = append(o, c.node)
+	}
+	return o
 }

@@ -24,13 +24,7 @@ func TestContentNotFirst(t *testing.T) {
 		}
 		return cs
 	}
-	order := func(cs []scored) []int {
-		var o []int
-		for _, c := range cs {
-			o = append(o, c.node)
-		}
-		return o
-	}
+	order := candidateNodes
 	for _, c := range []struct {
 		name   string
 		shares []float64
