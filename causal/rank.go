@@ -78,7 +78,7 @@ type Intervention struct {
 	Baseline       float64 // target's baseline median
 	Observed       float64 // target's observed median in the window
 	Counterfactual float64 // predicted target had the candidate stayed at baseline
-	ExplainedShare float64 // share of the target's deviation that disappears, 0..1
+	ExplainedShare float64 // share of the target's deviation that disappears, 0..1 (NaN when the target barely moved)
 	Interval       [2]float64
 }
 
@@ -133,7 +133,8 @@ type Result struct {
 	Dropped    int         // pruned below MinScore or beyond MaxCauses
 	MinScore   float64
 	// Unexplained is the share of the target's deviation that no candidate's
-	// intervention removes.
+	// intervention removes (NaN when the target barely moved: there is no
+	// deviation to share out, and candidates' ExplainedShare is NaN too).
 	Unexplained float64
 	// RequestBreaks are the services whose requests broke (RequestBreaks
 	// under Params.BreakLevel and BreakShare), the most significant first:
@@ -278,6 +279,10 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 			cd.Component, cd.ComponentKind = pod, ingest.KindPod // the most specific entity
 		}
 		cd.Intervention = counterfactual(g, tLabel, tUnit, tBase, tObs, aT, share)
+		if g.Target >= 0 && !targetMoved(g) {
+			// A share of a deviation within noise is no share: not "0%".
+			cd.Intervention.ExplainedShare = math.NaN()
+		}
 		firstOfComponent := !confirmedComp[n.Entity.ID()]
 		confirmedComp[n.Entity.ID()] = true
 		cd.State, cd.Transitions = candidateState(g, sp, i, cd.Intervention.ExplainedShare, firstOfComponent && cd.Confidence >= p.MinConfidence, p)
@@ -296,9 +301,12 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		}
 		res.Candidates = append(res.Candidates, cd)
 	}
-	if aT > 0 {
+	switch {
+	case g.Target >= 0 && !targetMoved(g):
+		res.Unexplained = math.NaN() // nothing to explain (see above)
+	case aT > 0:
 		res.Unexplained = tflow[g.Target] / aT
-	} else {
+	default:
 		res.Unexplained = 1
 	}
 	decide(res, g, aT, p)

@@ -1,0 +1,68 @@
+package driver
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRequestBreakWhenTargetBarelyMoved runs the binary on a TrainTicket
+// development case whose alerted latency barely moved while a service's
+// requests broke (a code fault): the verdict abstains and says so, the
+// first cause is the first service whose requests broke, and no cause
+// claims a share of the (absent) deviation — not even "0%".
+func TestRequestBreakWhenTargetBarelyMoved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("development data test skipped in -short mode")
+	}
+	dir := filepath.Join("..", "..", "shared", "data", "nezha-tt-dev", "tt-20230129-101248")
+	if _, err := os.Stat(filepath.Join(dir, "label.json")); err != nil {
+		t.Skip("development case not present")
+	}
+	r := runCmd(nil, "-q", "-o", "json", dir)
+	if r.code != 0 {
+		t.Fatalf("%v", r)
+	}
+	var card struct {
+		Verdict struct {
+			Confident bool   `json:"confident"`
+			Text      string `json:"text"`
+		} `json:"verdict"`
+		Causes []struct {
+			Service      string `json:"service"`
+			Intervention struct {
+				ExplainedShare *float64 `json:"explained_share"`
+			} `json:"intervention"`
+		} `json:"causes"`
+		Unexplained   *float64 `json:"unexplained"`
+		RequestBreaks []struct {
+			Service   string `json:"service"`
+			CauseRank int    `json:"cause_rank"`
+		} `json:"request_breaks"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &card); err != nil {
+		t.Fatal(err)
+	}
+	if card.Verdict.Confident || !strings.Contains(card.Verdict.Text, "barely moved") {
+		t.Errorf("verdict %q (confident %v): want an abstention saying the target barely moved", card.Verdict.Text, card.Verdict.Confident)
+	}
+	if len(card.RequestBreaks) == 0 || len(card.Causes) == 0 {
+		t.Fatalf("no request break or no cause: %+v", card)
+	}
+	if b := card.RequestBreaks[0]; b.CauseRank != 1 || card.Causes[0].Service != b.Service {
+		t.Errorf("first break %s (cause #%d), first cause %s: want the break first", b.Service, b.CauseRank, card.Causes[0].Service)
+	}
+	if !strings.Contains(card.Verdict.Text, card.RequestBreaks[0].Service) {
+		t.Errorf("verdict %q does not name the service whose requests broke", card.Verdict.Text)
+	}
+	for i, c := range card.Causes {
+		if c.Intervention.ExplainedShare != nil {
+			t.Errorf("cause #%d claims %v of a deviation within noise", i+1, *c.Intervention.ExplainedShare)
+		}
+	}
+	if card.Unexplained != nil {
+		t.Errorf("unexplained %v of a deviation within noise", *card.Unexplained)
+	}
+}
