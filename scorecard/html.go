@@ -114,7 +114,7 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 		At:          fmtTime(in.At),
 		Window:      fmtRange(in.WindowStart, in.WindowEnd),
 		Baseline:    fmtRange(in.BaselineStart, in.BaselineEnd),
-		Unexplained: fmtShare(c.Unexplained),
+		Unexplained: unexplainedText(c.Unexplained),
 		Pruned:      prunedText(c.Pruned),
 		Graph:       newHTMLGraph(c.Causes, 3),
 		Command:     commandLine(c.Manifest),

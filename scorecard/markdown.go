@@ -196,7 +196,7 @@ func (m *mdWriter) causes(c *Card) {
 	if isComparison(c) {
 		m.p("%s.", md(prunedText(c.Pruned)))
 	} else {
-		m.p("Unexplained: %s of the target's deviation. %s.", fmtShare(c.Unexplained), md(prunedText(c.Pruned)))
+		m.p("Unexplained: %s. %s.", md(unexplainedText(c.Unexplained)), md(prunedText(c.Pruned)))
 	}
 	if len(c.RequestBreaks) > 0 {
 		m.p("")

@@ -3,6 +3,7 @@ package scorecard
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -163,7 +164,7 @@ func (t *textWriter) causes(c *Card) {
 		})
 	}
 	if !t.comparison {
-		t.line(fmt.Sprintf("  unexplained: %s of the target's deviation", fmtShare(c.Unexplained)))
+		t.line("  unexplained: " + unexplainedText(c.Unexplained))
 	}
 	t.para("  ", "  ", prunedText(c.Pruned), "")
 	t.requestBreaks(c)
@@ -669,4 +670,13 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// unexplainedText is the unexplained share in words ("12% of the target's
+// deviation"); NaN when the target barely moved and nothing is a share.
+func unexplainedText(u float64) string {
+	if math.IsNaN(u) {
+		return "~ (the target barely moved: no deviation to share out)"
+	}
+	return fmtShare(u) + " of the target's deviation"
 }
