@@ -387,7 +387,7 @@ func decide(res *Result, g *tcg.Graph, aT float64, p Params) {
 	if g.Target >= 0 && !g.Nodes[g.Target].Anomalous {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the target %s is not anomalous in the window", g.Nodes[g.Target].Label()))
 		res.Confident = false
-		res.Abstention = fmt.Sprintf("the target %s is not anomalous in the window", g.Nodes[g.Target].Label())
+		res.Abstention = fmt.Sprintf("the target %s is not anomalous in the window", g.Nodes[g.Target].Label()) + firstBreak(res)
 	} else if len(res.Candidates) == 0 {
 		res.Abstention = "no anomalous signal was found besides the target"
 	} else if g.Target >= 0 && !targetMoved(g) {
@@ -396,13 +396,19 @@ func decide(res *Result, g *tcg.Graph, aT float64, p Params) {
 		// it is a share of noise, so no verdict stands on one.
 		res.Confident = false
 		res.Abstention = fmt.Sprintf("the target %s barely moved in the window (%.1f σ, under the detection threshold %g): no cause can explain a share of it",
-			g.Nodes[g.Target].Label(), g.Nodes[g.Target].Score, threshold(g))
-		if len(res.RequestBreaks) > 0 {
-			res.Abstention += "; first: the service whose requests broke, " + res.RequestBreaks[0].Service
-		}
+			g.Nodes[g.Target].Label(), g.Nodes[g.Target].Score, threshold(g)) + firstBreak(res)
 	} else if !res.Confident && res.Abstention == "" {
 		res.Abstention = fmt.Sprintf("the top cause's probability %.2f is below %.2f", res.Candidates[0].Confidence, p.MinConfidence)
 	}
+}
+
+// firstBreak names, for an abstention over a target that did not move,
+// the service whose requests broke that ranks first ("" when none broke).
+func firstBreak(res *Result) string {
+	if len(res.RequestBreaks) == 0 {
+		return ""
+	}
+	return "; first: the service whose requests broke, " + res.RequestBreaks[0].Service
 }
 
 // maxLogEvidence bounds how many of the ranked candidates carry log

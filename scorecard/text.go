@@ -170,8 +170,7 @@ func (t *textWriter) causes(c *Card) {
 	t.requestBreaks(c)
 }
 
-// requestChanges lists the services whose requests changed what they do,
-// apart from the ranking.
+// requestBreaks lists the services whose requests broke.
 func (t *textWriter) requestBreaks(c *Card) {
 	if len(c.RequestBreaks) == 0 {
 		return
@@ -191,7 +190,7 @@ const requestBreaksNote = "services whose requests mostly stopped doing what the
 	"sequence of log lines and calls against the baseline's), the most significant first; when the target " +
 	"barely moved, the first of them ranks first"
 
-// causeRankText is where a request change's service stands among the
+// causeRankText is where a request break's service stands among the
 // shown causes.
 func causeRankText(rank int) string {
 	if rank <= 0 {
