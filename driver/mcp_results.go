@@ -107,6 +107,7 @@ type analyzeOutput struct {
 	WindowEnd      string         `json:"window_end"`
 	Causes         []causeSummary `json:"causes" jsonschema:"ranked causes (summary: the top ones); explain_cause gives one in depth"`
 	CausesShown    int            `json:"causes_shown"`
+	RequestBreaks  []string       `json:"request_breaks,omitempty" jsonschema:"services whose requests broke (most of them stopped doing what they did), the most significant first: SERVICE: the step that broke"`
 	Warnings       []string       `json:"warnings,omitempty" jsonschema:"data-quality warnings (summary: the first ones)"`
 	WarningsTotal  int            `json:"warnings_total"`
 	Inputs         int            `json:"inputs"`
@@ -129,6 +130,9 @@ func analyzeResult(c *scorecard.Card, full bool) (*analyzeOutput, error) {
 		out.Causes = append(out.Causes, causeSummary{Rank: cause.Rank, Service: cause.Service, Component: cause.Component,
 			ComponentKind: cause.ComponentKind, Signal: cause.Signal, Confidence: num(cause.Confidence), Severity: cause.Severity,
 			State: cause.State, ExplainedShare: num(cause.Intervention.ExplainedShare), NextSteps: steps(cause.NextSteps)})
+	}
+	for _, rb := range c.RequestBreaks {
+		out.RequestBreaks = append(out.RequestBreaks, rb.Service+": "+rb.Evidence.Text)
 	}
 	for _, w := range firstN(c.Warnings, mcpWarnings, full) {
 		out.Warnings = append(out.Warnings, warningLine(w.Source, w.Message))
