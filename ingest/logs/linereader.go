@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -54,6 +55,24 @@ func (lr *LineReader) Next(buf *[]byte) (string, bool) {
 		lr.n++
 		return unsafeStr(bytes.TrimRight(*buf, "\r\n")), true
 	}
+}
+
+// Each calls fn with every line that is not blank, until the input ends
+// or the sink is full, then reports the reader's problems (Finish). The
+// line is a view valid during the call; N is its number.
+func (lr *LineReader) Each(s *LogSink, fn func(line string)) error {
+	var buf []byte
+	for !s.Full() {
+		line, ok := lr.Next(&buf)
+		if !ok {
+			break
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		fn(line)
+	}
+	return lr.Finish(s)
 }
 
 // N is the number of lines read: the 1-based number of the line Next

@@ -347,16 +347,8 @@ func decodeDockerJSON(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 		}
 	} else {
 		lr := logs.NewLineReader(br)
-		var buf []byte
-		for !s.Full() {
-			line, ok := lr.Next(&buf)
-			if !ok {
-				break
-			}
+		if err := lr.Each(s, func(line string) {
 			trimmed := strings.TrimSpace(line)
-			if trimmed == "" {
-				continue
-			}
 			raw := []byte(trimmed)
 			if strings.HasPrefix(trimmed, `"log":`) {
 				raw = append([]byte{'{'}, raw...)
@@ -365,11 +357,10 @@ func decodeDockerJSON(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 			var rec dockerRecord
 			if err := json.Unmarshal(raw, &rec); err != nil {
 				s.Malformed(lr.N(), -1, "not a Docker json-file line: %v", err)
-				continue
+				return
 			}
 			record(&rec, lr.N(), -1)
-		}
-		if err := lr.Finish(s); err != nil {
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -401,23 +392,14 @@ func decodeCRI(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, err
 	s := logs.NewLogSink(name, lim, b)
 	c := &containerState{s: s, st: s.Stream(entityFromPath(name))}
 	lr := logs.NewLineReader(r)
-	var buf []byte
-	for !s.Full() {
-		line, ok := lr.Next(&buf)
-		if !ok {
-			break
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
+	if err := lr.Each(s, func(line string) {
 		cl, msg, ok := parseCRI(line)
 		if !ok {
 			s.Malformed(lr.N(), -1, "not a CRI log line (<RFC 3339 time> stdout|stderr P|F message)")
-			continue
+			return
 		}
 		c.emit(cl.t, lr.N(), cl.stderr, cl.partial, msg)
-	}
-	if err := lr.Finish(s); err != nil {
+	}); err != nil {
 		return nil, err
 	}
 	c.flush()
@@ -433,28 +415,19 @@ func decodeTextLog(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle,
 	s := logs.NewLogSink(name, lim, b)
 	st := s.Stream(entityFromPath(name))
 	lr := logs.NewLineReader(r)
-	var buf []byte
 	var last ingest.Time
-	for !s.Full() {
-		line, ok := lr.Next(&buf)
-		if !ok {
-			break
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
+	if err := lr.Each(s, func(line string) {
 		t, n := parseLogTime(line)
 		if n == 0 {
 			if last == 0 {
 				s.Malformed(lr.N(), -1, "a line without a timestamp before any timestamped line")
-				continue
+				return
 			}
 			t = last
 		}
 		last = t
 		s.Line(st, t, lr.N(), line[n:], logs.Fields{})
-	}
-	if err := lr.Finish(s); err != nil {
+	}); err != nil {
 		return nil, err
 	}
 	s.Finish()

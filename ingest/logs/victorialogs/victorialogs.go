@@ -28,19 +28,11 @@ func decodeVictoriaLogs(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 	s := logs.NewLogSink(name, lim, b)
 	s.NoFold()
 	lr := logs.NewLineReader(r)
-	var buf []byte
-	for !s.Full() {
-		line, ok := lr.Next(&buf)
-		if !ok {
-			break
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
+	if err := lr.Each(s, func(line string) {
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			s.Malformed(lr.N(), -1, "not a JSON object: %v", err)
-			continue
+			return
 		}
 		str := func(k string) string {
 			switch v := rec[k].(type) {
@@ -55,7 +47,7 @@ func decodeVictoriaLogs(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 		tt, err := time.Parse(time.RFC3339Nano, ts)
 		if err != nil || !logs.YearOK(tt) {
 			s.Malformed(lr.N(), -1, "bad _time %q", ingest.TruncateUTF8(ts, 40))
-			continue
+			return
 		}
 		labels := parseStreamLabels(str("_stream"))
 		get := func(k string) string {
@@ -68,8 +60,7 @@ func decodeVictoriaLogs(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 		f := logs.Fields{Severity: logs.LabelSeverity(get)}
 		logs.MetaFields(&f, str)
 		s.Line(st, ingest.FromTime(tt), lr.N(), str("_msg"), f)
-	}
-	if err := lr.Finish(s); err != nil {
+	}); err != nil {
 		return nil, err
 	}
 	s.Finish()
