@@ -115,13 +115,7 @@ func contentNotFirst(g *tcg.Graph, cands []scored, minShare float64) []scored {
 	}
 	for j := 1; j < len(cands); j++ {
 		if !weak(cands[j]) {
-			c := cands[j]
-			copy(cands[1:j+1], cands[:j])
-			cands[0] = c
-			for k := 1; k <= j; k++ {
-				cands[k].score = math.Min(cands[k].score, math.Nextafter(c.score, math.Inf(-1)))
-			}
-			return cands
+			return toFront(cands, j)
 		}
 	}
 	return cands
@@ -225,11 +219,18 @@ func requestBreakFirst(g *tcg.Graph, cands []scored, breaks []ingest.PatternShif
 	if pick <= 0 {
 		return cands
 	}
-	c := cands[pick]
-	c.score = math.Max(c.score, cands[0].score)
-	copy(cands[1:pick+1], cands[:pick])
+	cands[pick].score = math.Max(cands[pick].score, cands[0].score)
+	return toFront(cands, pick)
+}
+
+// toFront moves cands[j] to the front, in place; the candidates it passed
+// keep their order and score just below it (so that the services'
+// probabilities follow the order).
+func toFront(cands []scored, j int) []scored {
+	c := cands[j]
+	copy(cands[1:j+1], cands[:j])
 	cands[0] = c
-	for k := 1; k <= pick; k++ {
+	for k := 1; k <= j; k++ {
 		cands[k].score = math.Min(cands[k].score, math.Nextafter(c.score, math.Inf(-1)))
 	}
 	return cands

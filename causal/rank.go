@@ -262,6 +262,8 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 			tBase, tObs = tn.Baseline, tn.Incident
 		}
 	}
+	// A target within noise: no cause takes a share of it (not "0%").
+	stillTarget := g.Target >= 0 && !targetMoved(g)
 	confirmedComp := map[string]bool{}
 	for rank, c := range cands {
 		i := c.node
@@ -279,8 +281,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 			cd.Component, cd.ComponentKind = pod, ingest.KindPod // the most specific entity
 		}
 		cd.Intervention = counterfactual(g, tLabel, tUnit, tBase, tObs, aT, share)
-		if g.Target >= 0 && !targetMoved(g) {
-			// A share of a deviation within noise is no share: not "0%".
+		if stillTarget {
 			cd.Intervention.ExplainedShare = math.NaN()
 		}
 		firstOfComponent := !confirmedComp[n.Entity.ID()]
@@ -302,8 +303,8 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		res.Candidates = append(res.Candidates, cd)
 	}
 	switch {
-	case g.Target >= 0 && !targetMoved(g):
-		res.Unexplained = math.NaN() // nothing to explain (see above)
+	case stillTarget:
+		res.Unexplained = math.NaN()
 	case aT > 0:
 		res.Unexplained = tflow[g.Target] / aT
 	default:
