@@ -180,7 +180,7 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 		d.RequestBreaks = append(d.RequestBreaks, htmlRequestBreak{Service: rc.Service, Rank: causeRankText(rc.CauseRank),
 			Evidence: htmlEvidence{Text: rc.Evidence.Text, TraceIDs: ids}})
 	}
-	d.RequestNote = strings.ToUpper(requestBreaksNote[:1]) + requestBreaksNote[1:] + "."
+	d.RequestNote = requestBreaksSentence()
 	maps := cardHeatmaps(c)
 	labelW := heatLabelWidth(maps)
 	for _, h := range maps {

@@ -202,7 +202,7 @@ func (m *mdWriter) causes(c *Card) {
 		m.p("")
 		m.p("### Requests that broke")
 		m.p("")
-		m.p("%s.", md(strings.ToUpper(requestBreaksNote[:1])+requestBreaksNote[1:]))
+		m.p("%s", md(requestBreaksSentence()))
 		for _, rc := range c.RequestBreaks {
 			m.p("- **%s** (%s): %s", md(rc.Service), md(causeRankText(rc.CauseRank)), md(rc.Evidence.Text))
 			if len(rc.Evidence.TraceIDs) > 0 {

@@ -185,10 +185,16 @@ func (t *textWriter) requestBreaks(c *Card) {
 	}
 }
 
-// requestBreaksNote says what the request breaks are.
+// requestBreaksNote says what the request breaks are (a phrase; the
+// Markdown and HTML print it as a sentence, requestBreaksSentence).
 const requestBreaksNote = "services whose requests mostly stopped doing what they did (a test of each request's " +
 	"sequence of log lines and calls against the baseline's), the most significant first; when the target " +
 	"barely moved, the first of them ranks first"
+
+// requestBreaksSentence is requestBreaksNote as a sentence.
+func requestBreaksSentence() string {
+	return strings.ToUpper(requestBreaksNote[:1]) + requestBreaksNote[1:] + "."
+}
 
 // causeRankText is where a request break's service stands among the
 // shown causes.
