@@ -61,7 +61,7 @@ func TestRequestBreakFirst(t *testing.T) {
 	breaks := []ingest.PatternShift{{Service: "orders"}}
 	// The target barely moved: the broken service's pattern goes first,
 	// the candidates it passed score below it.
-	cs := requestBreakFirst(g, mk(), breaks)
+	cs := requestBreakFirst(g, mk(), breaks, 0.05)
 	if got := order(cs); !slices.Equal(got, []int{4, 1, 2, 3}) {
 		t.Errorf("barely moved: order %v, want [4 1 2 3]", got)
 	}
@@ -72,17 +72,29 @@ func TestRequestBreakFirst(t *testing.T) {
 	}
 	// Without a pattern candidate, the service's best candidate goes.
 	noPattern := mk()[:3]
-	if got := order(requestBreakFirst(g, noPattern, breaks)); !slices.Equal(got, []int{3, 1, 2}) {
+	if got := order(requestBreakFirst(g, noPattern, breaks, 0.05)); !slices.Equal(got, []int{3, 1, 2}) {
 		t.Errorf("no pattern candidate: order %v, want [3 1 2]", got)
 	}
-	// A target that moved: the mechanisms decide, the order stands.
+	// A target that moved and a first candidate that explains a share of
+	// it: the mechanisms decide, the order stands.
 	g.Nodes[0].Score = 9
-	if got := order(requestBreakFirst(g, mk(), breaks)); !slices.Equal(got, []int{1, 2, 3, 4}) {
-		t.Errorf("target moved: order %v, want [1 2 3 4]", got)
+	explaining := mk()
+	explaining[0].terms[TermTargetShare] = 0.3
+	if got := order(requestBreakFirst(g, explaining, breaks, 0.05)); !slices.Equal(got, []int{1, 2, 3, 4}) {
+		t.Errorf("target moved, first explains 30%%: order %v, want [1 2 3 4]", got)
+	}
+	// A target that moved but a first candidate that explains under the
+	// least share (here 2%; the others none): nothing ties a candidate to
+	// the target, the broken service goes first.
+	weak := mk()
+	weak[0].terms[TermTargetShare] = 0.02
+	weak[1].terms[TermTargetShare] = 0.4 // only the first one's share counts
+	if got := order(requestBreakFirst(g, weak, breaks, 0.05)); !slices.Equal(got, []int{4, 1, 2, 3}) {
+		t.Errorf("target moved, first explains 2%%: order %v, want [4 1 2 3]", got)
 	}
 	// No break: the order stands.
 	g.Nodes[0].Score = 1.2
-	if got := order(requestBreakFirst(g, mk(), nil)); !slices.Equal(got, []int{1, 2, 3, 4}) {
+	if got := order(requestBreakFirst(g, mk(), nil, 0.05)); !slices.Equal(got, []int{1, 2, 3, 4}) {
 		t.Errorf("no break: order %v, want [1 2 3 4]", got)
 	}
 }

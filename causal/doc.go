@@ -67,9 +67,10 @@
 // scores within AncestorMargin comes first (a GPU before the pod errors it
 // causes); ties go to the component with more anomalous signals. Across
 // services (order.go): a content signal that explains under
-// MinVerdictShare of a target that moved never comes first; and when the
-// target barely moved (under the detection threshold, so that no
-// candidate explains a share of it), the service whose requests broke
+// MinVerdictShare of a target that moved never comes first; and when no
+// candidate explains a share of the target (it barely moved, under the
+// detection threshold, or the first candidate explains under
+// MinVerdictShare of its deviation), the service whose requests broke
 // (RequestBreaks: its per-request pattern test under BreakLevel over the
 // services tested, with the share of its requests taking the step moved
 // by BreakShare) comes first, and the verdict abstains. A

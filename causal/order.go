@@ -13,8 +13,8 @@ import (
 // The rules that order the scored candidates after the scores: within a
 // service, an anomalous ancestor first (ancestorsFirst); across services,
 // no content signal that explains nothing first (contentNotFirst), and,
-// when the target barely moved, the service whose requests broke first
-// (requestBreakFirst).
+// when no candidate explains a share of the target, the service whose
+// requests broke first (requestBreakFirst).
 
 // ancestorsFirst puts, within each service, an anomalous ancestor of the
 // service's best candidate first when it scores within margin of it: of
@@ -190,18 +190,23 @@ func RequestBreaks(ps []ingest.PatternShift, level, share float64) []ingest.Patt
 	return out
 }
 
-// requestBreakFirst puts first, when the target barely moved (under the
-// detection threshold: no candidate explains a share of noise, and the
-// scores compare deviations of unlike series), the service whose requests
-// broke (RequestBreaks): a code fault changes what requests do — a
-// statement that stops following its predecessor, a call no longer made —
-// in most of the requests that reach it, whether or not they got slower,
-// and a test on those requests is the strongest evidence such an incident
-// leaves. The service's pattern candidate (else its best candidate) moves
-// to the front, the candidates it passed score just below it. With a
-// target that moved, the order stands: the mechanisms decide.
-func requestBreakFirst(g *tcg.Graph, cands []scored, breaks []ingest.PatternShift) []scored {
-	if len(cands) == 0 || len(breaks) == 0 || targetMoved(g) {
+// requestBreakFirst puts first, when no candidate explains a share of the
+// target, the service whose requests broke (RequestBreaks): a code fault
+// changes what requests do — a statement that stops following its
+// predecessor, a call no longer made — in most of the requests that reach
+// it, whether or not they got slower, and a test on those requests is the
+// strongest evidence such an incident leaves. No candidate explains a
+// share when the target barely moved (under the detection threshold: no
+// share of noise, and the scores compare deviations of unlike series), or
+// when even the first candidate's intervention removes under minShare of
+// its deviation: then the scores rank anomalies that no mechanism ties to
+// the target, and the content rule (contentNotFirst) has no cause that
+// explains the target to protect. The service's pattern candidate (else its
+// best candidate) moves to the front, the candidates it passed score just
+// below it. When the first candidate explains a share of a target that
+// moved, the order stands: the mechanisms decide.
+func requestBreakFirst(g *tcg.Graph, cands []scored, breaks []ingest.PatternShift, minShare float64) []scored {
+	if len(cands) == 0 || len(breaks) == 0 || targetMoved(g) && !(cands[0].terms[TermTargetShare] < minShare) {
 		return cands
 	}
 	svc := breaks[0].Service

@@ -138,8 +138,8 @@ type Result struct {
 	Unexplained float64
 	// RequestBreaks are the services whose requests broke (RequestBreaks
 	// under Params.BreakLevel and BreakShare), the most significant first:
-	// when the target barely moved, the first of them ranks first
-	// (requestBreakFirst). The default method only.
+	// when no candidate explains a share of the target, the first of them
+	// ranks first (requestBreakFirst). The default method only.
 	RequestBreaks []ingest.PatternShift
 	Confident     bool
 	// Abstention says why the verdict is not confident ("" when it is).
@@ -223,7 +223,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	cands := scoreCandidates(g, sp, tflow, aT, p)
 	if b != nil {
 		res.RequestBreaks = RequestBreaks(b.Patterns, p.BreakLevel, p.BreakShare)
-		cands = requestBreakFirst(g, cands, res.RequestBreaks)
+		cands = requestBreakFirst(g, cands, res.RequestBreaks, p.MinVerdictShare)
 	}
 	res.Total = len(cands)
 	// Probabilities: a softmax over the services' best scores and "none

@@ -76,8 +76,9 @@ type Card struct {
 	Pruned        Pruned   `json:"pruned"`
 	// RequestBreaks are the services whose requests broke (most of them
 	// stopped doing what they did: a per-request pattern test), the most
-	// significant first, at most three; when the target barely moved the
-	// first of them is the first cause.
+	// significant first, at most three; when no cause explains a share of
+	// the target's deviation (it barely moved, or the first cause explains
+	// under 5% of it) the first of them is the first cause.
 	RequestBreaks []RequestBreak `json:"request_breaks"`
 	Heatmaps      []Heatmap      `json:"heatmaps"` // at most one per top cause, top-3
 	// Overview is every service (rows ordered by call depth from the entry

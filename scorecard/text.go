@@ -188,8 +188,9 @@ func (t *textWriter) requestBreaks(c *Card) {
 // requestBreaksNote says what the request breaks are (a phrase; the
 // Markdown and HTML print it as a sentence, requestBreaksSentence).
 const requestBreaksNote = "services whose requests mostly stopped doing what they did (a test of each request's " +
-	"sequence of log lines and calls against the baseline's), the most significant first; when the target " +
-	"barely moved, the first of them ranks first"
+	"sequence of log lines and calls against the baseline's), the most significant first; when no cause " +
+	"explains a share of the target's deviation (it barely moved, or the first cause explains under 5%), " +
+	"the first of them ranks first"
 
 // requestBreaksSentence is requestBreaksNote as a sentence.
 func requestBreaksSentence() string {
