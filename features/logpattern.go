@@ -18,7 +18,10 @@ import (
 // breaks such a pattern — a statement that no longer follows its
 // predecessor, an exception template right after a call, a call no longer
 // made — in the requests that reach it, whatever their number: a service
-// whose traffic fell does not "miss" anything.
+// whose traffic fell does not "miss" anything. The opposite change is no
+// break: requests that stopped logging an error line where the baseline
+// (holding an earlier incident) logged it, and went back to a step they
+// knew, recovered (recovery).
 //
 // Every transition of a request is the service's: what it does after a
 // callee answers included. Whether a changed reaction follows a changed
@@ -281,6 +284,9 @@ type patternTests struct {
 	// (group, next event); examples are window requests of each.
 	cells    []map[patternKey]int32
 	examples map[patternKey][]int32
+	// isError[i] says whether event i is a log line whose template's
+	// severity is error or above (recovery).
+	isError []bool
 	// b0 is the baseline's first cell, w0 and w1 the window's first and
 	// last, width the trailing window in cells.
 	b0, w0, w1, width int
@@ -292,6 +298,11 @@ type patternOwner struct{ service, callee string }
 
 func (pt *patternTests) run() {
 	n := pt.n
+	pt.isError = make([]bool, len(pt.names))
+	for i := range pt.names {
+		t := pt.template(int32(i))
+		pt.isError[i] = t != nil && t.Severity() >= ingest.SeverityError
+	}
 	type gn = patternKey
 	cells := pt.cells
 	base := map[gn]int32{}
@@ -467,13 +478,35 @@ func (pt *patternTests) testAll(win, ref map[patternKey]int32, refTot map[int32]
 				stat += 2 * o2 * math.Log(o2/e2)
 			}
 		}
-		if df < 1 {
-			out = append(out, patternResult{group: g, p: 1}) // one outcome, the same on both sides
+		if df < 1 || pt.recovery(byGroup[g], win, ref, wt, bt) {
+			// one outcome, the same on both sides; or requests that
+			// stopped failing: no break
+			out = append(out, patternResult{group: g, p: 1})
 			continue
 		}
 		out = append(out, patternResult{group: g, p: distuv.ChiSquared{K: float64(df)}.Survival(math.Max(stat, 0))})
 	}
 	return out
+}
+
+// recovery reports whether a group's change is a recovery rather than a
+// break: requests that stopped failing. Some error line's share fell, no
+// error line's share rose, and every step whose share rose was already
+// taken in the reference (the requests went back to a step they knew). An
+// earlier incident in the baseline, over by the window, is not a fault of
+// the window.
+func (pt *patternTests) recovery(keys []patternKey, win, ref map[patternKey]int32, wt, bt float64) bool {
+	fell := false
+	for _, k := range keys {
+		d := float64(win[k])/wt - float64(ref[k])/bt
+		switch {
+		case d < 0 && pt.isError[k.next]:
+			fell = true
+		case d > 0 && (pt.isError[k.next] || ref[k] == 0):
+			return false
+		}
+	}
+	return fell
 }
 
 // pValueZ turns a (Bonferroni-adjusted) p-value into a one-sided standard
@@ -547,15 +580,27 @@ func (pt *patternTests) eventWords(i int32) string {
 	case strings.HasPrefix(name, "call:"):
 		return "a call to " + name[len("call:"):]
 	case strings.HasPrefix(name, "log:"):
-		k := 0
-		for _, c := range name[len("log:"):] {
-			k = k*10 + int(c-'0')
-		}
-		if k < len(pt.b.LogTemplates) {
-			return "log " + quoteShort(pt.b.LogTemplates[k].Pattern)
+		if t := pt.template(i); t != nil {
+			return "log " + quoteShort(t.Pattern)
 		}
 	}
 	return name
+}
+
+// template is the log template of a log event (nil for other events).
+func (pt *patternTests) template(i int32) *ingest.LogTemplate {
+	name, ok := strings.CutPrefix(pt.names[i], "log:")
+	if !ok {
+		return nil
+	}
+	k := 0
+	for _, c := range name {
+		k = k*10 + int(c-'0')
+	}
+	if k >= len(pt.b.LogTemplates) {
+		return nil
+	}
+	return &pt.b.LogTemplates[k]
 }
 
 // quoteShort quotes a template pattern, cut to 120 bytes.

@@ -189,6 +189,18 @@ func TestLogJoinPodTime(t *testing.T) {
 // the window without changing what each does.
 func patternCase(t *testing.T, broken bool, quietTraffic bool) *ingest.Bundle {
 	t.Helper()
+	return patternCaseLines(t, quietTraffic, func(m int) string {
+		if broken && m >= 24 {
+			return ""
+		}
+		return "INFO o.s.OrderServiceImpl#34 %s [getOrderById][order found]"
+	})
+}
+
+// patternCaseLines is patternCase with the second line of minute m's
+// requests given by second (a format with the IDs' %s; "" for none).
+func patternCaseLines(t *testing.T, quietTraffic bool, second func(m int) string) *ingest.Bundle {
+	t.Helper()
 	dir := t.TempDir()
 	t0 := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
 	var spans []testSpan
@@ -212,8 +224,8 @@ func patternCase(t *testing.T, broken bool, quietTraffic bool) *ingest.Bundle {
 				testSpan{trace: tr, span: db, parent: sp, service: "db", op: "SELECT", start: start.Add(10 * time.Millisecond), dur: 20 * time.Millisecond})
 			ids := fmt.Sprintf("TraceID: %s SpanID: %s", tr, sp)
 			recs = append(recs, rec{start.Add(5 * time.Millisecond), "INFO o.s.OrderServiceImpl#31 " + ids + " [getOrderById][query order]"})
-			if !broken || m < 24 {
-				recs = append(recs, rec{start.Add(40 * time.Millisecond), "INFO o.s.OrderServiceImpl#34 " + ids + " [getOrderById][order found]"})
+			if f := second(m); f != "" {
+				recs = append(recs, rec{start.Add(40 * time.Millisecond), fmt.Sprintf(f, ids)})
 			}
 		}
 	}
@@ -275,6 +287,52 @@ func TestPatternBreak(t *testing.T) {
 		if s.Entity.Service == "orders" && (s.Name == ingest.LogMissingTemplates || s.Name == ingest.LogNewTemplates || s.Name == ingest.LogMixShift) {
 			t.Errorf("series %s kept beside the pattern series", s.Name)
 		}
+	}
+}
+
+// TestPatternRecovery: requests that stopped failing are no break. The
+// baseline's first twelve minutes hold an earlier incident (an error line
+// where "order found" belongs); by the window the requests do what they
+// did before it. The mirror image — the error line appears in the window —
+// is a break.
+func TestPatternRecovery(t *testing.T) {
+	const found = "INFO o.s.OrderServiceImpl#34 %s [getOrderById][order found]"
+	const failed = "ERROR o.s.OrderServiceImpl#37 %s [getOrderById][order lookup failed]"
+	maxZ := func(b *ingest.Bundle) float64 {
+		s := patternSeries(b, "orders")
+		if s == nil {
+			t.Fatal("no pattern series for orders")
+		}
+		z := 0.0
+		for c := 24 * 4; c < len(s.V); c++ { // the window's cells (15 s steps)
+			if !math.IsNaN(s.V[c]) {
+				z = math.Max(z, s.V[c])
+			}
+		}
+		return z
+	}
+	recovered := patternCaseLines(t, false, func(m int) string {
+		if m < 12 {
+			return failed
+		}
+		return found
+	})
+	if z := maxZ(recovered); z > 2 {
+		t.Errorf("recovery: pattern shift %.1f in the window, want about 0 (requests stopped failing)", z)
+	}
+	for _, p := range recovered.Patterns {
+		if p.Service == "orders" {
+			t.Errorf("recovery reported as a change: %+v", p)
+		}
+	}
+	failing := patternCaseLines(t, false, func(m int) string {
+		if m >= 24 {
+			return failed
+		}
+		return found
+	})
+	if z := maxZ(failing); z < 5 {
+		t.Errorf("new error line: pattern shift %.1f in the window, want a clear break (≥ 5)", z)
 	}
 }
 

@@ -142,7 +142,9 @@ const (
 	// each (operation, event), a G-test of the next events' counts against
 	// the baseline's (all baseline cells but the trailing window's own), the
 	// smallest p-value Bonferroni-adjusted over the owner's (operation,
-	// event) pairs, as a standard normal deviate (0 when nothing departs).
+	// event) pairs, as a standard normal deviate (0 when nothing departs;
+	// a pair whose requests stopped logging an error line and went back to
+	// a step the baseline knew recovered, and departs in nothing).
 	// NaN where no pair could be tested. Only spans in cells where logs were
 	// collected at all count.
 	LogPatternShift = "log_pattern_shift"
