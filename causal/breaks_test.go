@@ -37,6 +37,21 @@ func TestRequestBreaks(t *testing.T) {
 	if got, want := breakServices(RequestBreaks(chain, 1e-3, 0.5)), []string{"checkout", "frontend"}; !slices.Equal(got, want) {
 		t.Errorf("caller and callee broke: %v, want %v", got, want)
 	}
+	// Every service tested counts in the correction, those whose requests
+	// did nothing new too: 2e-4 × 4 is under 1e-3, 2e-4 × 6 is not.
+	quiet := []ingest.PatternShift{
+		{Service: "seats", P: 2e-4, BaselineHits: 50, BaselineN: 50, WindowHits: 5, WindowN: 40},
+		{Service: "a", P: 0.2, BaselineHits: 50, BaselineN: 50, WindowHits: 40, WindowN: 40},
+		{Service: "b", P: 1, BaselineHits: 50, BaselineN: 50, WindowHits: 40, WindowN: 40},
+		{Service: "c", P: 1, BaselineHits: 50, BaselineN: 50, WindowHits: 40, WindowN: 40},
+	}
+	if n := len(RequestBreaks(quiet, 1e-3, 0.5)); n != 1 {
+		t.Errorf("one break among four services tested: %d breaks", n)
+	}
+	quiet = append(quiet, quiet[3], quiet[3])
+	if n := len(RequestBreaks(quiet, 1e-3, 0.5)); n != 0 {
+		t.Errorf("p 2e-4 among six services tested: %d breaks, want none", n)
+	}
 	if n := len(RequestBreaks(nil, 1e-3, 0.5)); n != 0 {
 		t.Errorf("no patterns: %d breaks", n)
 	}

@@ -104,7 +104,7 @@ func Collect(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt Options) *Set
 			c.SlowTraces = SlowTraces(b, n, g.Incident, opt.SlowTraces)
 			if n.Facet == tcg.FacetPattern {
 				for i := range b.Patterns {
-					if p := &b.Patterns[i]; p.Service == n.Entity.Service && p.Callee == "" {
+					if p := &b.Patterns[i]; p.Service == n.Entity.Service && p.Callee == "" && p.Z > 0 {
 						c.Pattern = p
 					}
 				}

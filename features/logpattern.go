@@ -57,7 +57,7 @@ type patternGroup struct {
 // whose log records join spans, with [baselineStart, windowStart) as the
 // baseline and windowEnd − windowStart as the trailing window, and the
 // evidence of each owner's most broken pattern over [windowStart,
-// windowEnd) in Patterns. Services (and pods) that have pattern series
+// windowEnd) in Patterns (every owner tested, Z 0 where nothing departs). Services (and pods) that have pattern series
 // lose the volume-based content series (LogNewTemplates,
 // LogMissingTemplates, LogMixShift): per request replaces per volume.
 // Deterministic. O(records · log spans + spans + transitions · cells / window).
@@ -401,9 +401,10 @@ func (pt *patternTests) run() {
 			if !ok {
 				continue
 			}
-			if sh := pt.evidence(r, tested[o], win, base, baseTot); sh.Z > 0 {
-				pt.b.Patterns = append(pt.b.Patterns, sh)
-			}
+			// Every owner tested, whether or not it departs: a
+			// correction over the owners (causal.RequestBreaks) counts
+			// them all.
+			pt.b.Patterns = append(pt.b.Patterns, pt.evidence(r, tested[o], win, base, baseTot))
 		}
 	}
 	for _, o := range ownerKeys {

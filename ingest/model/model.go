@@ -458,7 +458,10 @@ type Bundle struct {
 	// tags, OTLP resource attributes), deduplicated and sorted by Finalize.
 	Processes []Process
 	// Patterns are, after DerivePatternSeries, each service's (and call
-	// edge's) most broken per-request pattern over the incident window.
+	// edge's) most broken per-request pattern over the incident window:
+	// one for every owner whose requests could be tested, Z 0 (P 1) where
+	// nothing departs, so that a correction over the owners counts them
+	// all.
 	Patterns []PatternShift
 	// PodVersions are the versions trace sources say pods run (OTLP's
 	// service.version resource attribute, a Jaeger process tag of that
