@@ -162,15 +162,6 @@ func RequestBreaks(ps []ingest.PatternShift, level, share float64) []ingest.Patt
 			out = append(out, p)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b ingest.PatternShift) int {
-		if c := cmp.Compare(a.P, b.P); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.ShareChange(), a.ShareChange()); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Service, b.Service)
-	})
 	broke := map[string]bool{}
 	for _, p := range out {
 		broke[p.Service] = true
@@ -179,13 +170,13 @@ func RequestBreaks(ps []ingest.PatternShift, level, share float64) []ingest.Patt
 		return p.AfterCall != "" && p.AfterCall != p.Service && broke[p.AfterCall]
 	}
 	slices.SortStableFunc(out, func(a, b ingest.PatternShift) int {
-		switch ea, eb := explained(a), explained(b); {
-		case ea == eb:
-			return 0
-		case eb:
-			return -1
+		if ea, eb := explained(a), explained(b); ea != eb {
+			if eb {
+				return -1
+			}
+			return 1
 		}
-		return 1
+		return cmp.Or(cmp.Compare(a.P, b.P), cmp.Compare(b.ShareChange(), a.ShareChange()), strings.Compare(a.Service, b.Service))
 	})
 	return out
 }

@@ -57,9 +57,10 @@ type patternGroup struct {
 // whose log records join spans, with [baselineStart, windowStart) as the
 // baseline and windowEnd − windowStart as the trailing window, and the
 // evidence of each owner's most broken pattern over [windowStart,
-// windowEnd) in Patterns (every owner tested, Z 0 where nothing departs). Services (and pods) that have pattern series
-// lose the volume-based content series (LogNewTemplates,
-// LogMissingTemplates, LogMixShift): per request replaces per volume.
+// windowEnd) in Patterns (every owner tested, Z 0 where nothing departs).
+// Services (and pods) that have pattern series lose the volume-based
+// content series (LogNewTemplates, LogMissingTemplates, LogMixShift): per
+// request replaces per volume.
 // Deterministic. O(records · log spans + spans + transitions · cells / window).
 // fo's zero fields take their defaults.
 func DerivePatternSeries(b *ingest.Bundle, baselineStart, windowStart, windowEnd ingest.Time, fo Options) {
@@ -527,8 +528,8 @@ func (pt *patternTests) evidence(r patternResult, tested int, win, ref map[patte
 	g := pt.groups[r.group]
 	sh := ingest.PatternShift{Service: g.service, Callee: g.callee, Operation: g.op, After: pt.eventWords(g.from),
 		P: math.Min(1, r.p*float64(tested))}
-	if name := pt.names[g.from]; strings.HasPrefix(name, "call:") {
-		sh.AfterCall = name[len("call:"):]
+	if callee, ok := strings.CutPrefix(pt.names[g.from], "call:"); ok {
+		sh.AfterCall = callee
 	}
 	sh.Z = pValueZ(sh.P)
 	var expected, instead int32 = -1, -1
