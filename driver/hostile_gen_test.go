@@ -565,7 +565,7 @@ func hostileCases() []hostileCase {
 
 	// Paths.
 	cs = append(cs,
-		hostileCase{name: "FIFO nobody writes to", file: "fifo.json", reject: true, want: "FIFO",
+		hostileCase{name: "FIFO nobody writes to", file: "fifo.json", reject: true, want: "FIFO", flags: []string{"--stall-timeout", "1s"},
 			write: func(g *hostileGen, p string) error { return syscall.Mkfifo(p, 0o644) }},
 		hostileCase{name: "symlink to /dev/zero", file: "zero.json", reject: true, want: "character device",
 			write: func(g *hostileGen, p string) error { return os.Symlink("/dev/zero", p) }},

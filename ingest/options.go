@@ -38,7 +38,8 @@ type Limits struct {
 	MaxTempBytes int64
 	// QueryTimeout interrupts the queries of an SQLite input that run longer.
 	QueryTimeout time.Duration
-	// StallTimeout is the longest wait for the next byte of a pipe or FIFO.
+	// StallTimeout is the longest wait for the next byte of a pipe or FIFO,
+	// and for a FIFO's first writer.
 	StallTimeout time.Duration
 	// Log budgets (ingest/logs/budget.go): templates mined per service of one input
 	// and per input in all (also over all inputs once merged), streams kept

@@ -155,8 +155,9 @@ func isStream(path string) bool {
 }
 
 // openInput opens a path for reading: a regular file as it is, a pipe or a
-// FIFO without blocking on open (a FIFO nobody writes to reads as empty)
-// and with a stall timeout on every read; anything else is refused.
+// FIFO without blocking on open and with a stall timeout on every read (a
+// FIFO waits that long for its first writer, so a reader started before
+// the writer does not read it as empty); anything else is refused.
 func openInput(path string, lim Limits) (io.ReadCloser, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -174,25 +175,50 @@ func openInput(path string, lim Limits) (io.ReadCloser, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %w", err)
 		}
-		return &stallReader{f: f, d: lim.StallTimeout}, nil
+		return &stallReader{f: f, d: lim.StallTimeout, fifo: true}, nil
 	default:
 		return nil, &InputError{File: path, Offset: -1, Err: errors.New(notReadable(m))}
 	}
 }
 
-// stallReader fails a pipe that sends nothing for d.
+// writerPoll is how often a FIFO opened before its writer is read again.
+const writerPoll = 20 * time.Millisecond
+
+// stallReader fails a pipe that sends nothing for d. A FIFO opened without
+// blocking reads as at its end until a writer opens it; until its first
+// byte, such an end is a writer not there yet, waited for up to d.
 type stallReader struct {
-	f *os.File
-	d time.Duration
+	f    *os.File
+	d    time.Duration
+	fifo bool  // a named pipe: an end before the first byte may be no writer yet
+	seen bool  // a byte was read: an end is the end
+	err  error // the stall, returned again at once to every later read
 }
 
 func (s *stallReader) Read(p []byte) (int, error) {
-	_ = s.f.SetReadDeadline(time.Now().Add(s.d)) // fails only where the pipe cannot be polled: then reads block
-	n, err := s.f.Read(p)
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		err = fmt.Errorf("%w: no data for %v from the pipe (--stall-timeout)", ErrLimit, s.d)
+	if s.err != nil {
+		return 0, s.err
 	}
-	return n, err
+	deadline := time.Now().Add(s.d)
+	for {
+		_ = s.f.SetReadDeadline(deadline) // fails only where the pipe cannot be polled: then reads block
+		n, err := s.f.Read(p)
+		if n > 0 {
+			s.seen = true
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			s.err = fmt.Errorf("%w: no data for %v from the pipe (--stall-timeout)", ErrLimit, s.d)
+			return n, s.err
+		}
+		if n > 0 || err != io.EOF || !s.fifo || s.seen || len(p) == 0 {
+			return n, err
+		}
+		if !time.Now().Before(deadline) {
+			s.err = fmt.Errorf("%w: nothing written to the FIFO for %v (--stall-timeout)", ErrLimit, s.d)
+			return 0, s.err
+		}
+		time.Sleep(writerPoll)
+	}
 }
 
 func (s *stallReader) Close() error { return s.f.Close() }

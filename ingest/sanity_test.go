@@ -214,10 +214,10 @@ func TestExpandPathsHostile(t *testing.T) {
 			t.Errorf("%s: %q, want %q", name, why[name], want)
 		}
 	}
-	// A FIFO nobody writes to reads as empty at once; the good file beside
-	// the bad paths is analysed.
+	// A FIFO nobody writes to fails at the stall timeout; the good file
+	// beside the bad paths is analysed.
 	start := time.Now()
-	b, err := Read([]string{fifo, filepath.Join(dir, "nope"), linked}, nil, Options{NoFeatures: true})
+	b, err := Read([]string{fifo, filepath.Join(dir, "nope"), linked}, nil, Options{Limits: Limits{StallTimeout: 200 * time.Millisecond}, NoFeatures: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,6 +226,15 @@ func TestExpandPathsHostile(t *testing.T) {
 	}
 	if len(b.Spans) != 1 {
 		t.Errorf("%d spans", len(b.Spans))
+	}
+	found := false
+	for _, in := range b.Inputs {
+		if in.Path == fifo {
+			found = in.Skipped && strings.Contains(in.Error, "--stall-timeout")
+		}
+	}
+	if !found {
+		t.Errorf("FIFO nobody writes to: not a skipped input at the stall timeout: %+v", b.Inputs)
 	}
 	if _, err := Read([]string{"/dev/zero"}, nil, Options{NoFeatures: true}); err == nil || !strings.Contains(err.Error(), "character device") {
 		t.Errorf("/dev/zero: %v", err)
@@ -257,6 +266,31 @@ func TestFIFOStall(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %v", d)
+	}
+}
+
+// TestFIFOWriterLate: a FIFO read before its writer opens it waits for the
+// writer (it does not read as empty), and its end after the data is the end.
+func TestFIFOWriterLate(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond) // the reader is waiting by now
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		w.Write([]byte(jaegerTrace(jaegerSpan("1", "", "p1", 1700000000000000, 100), jaegerSpan("2", "1", "p2", 1700000000000010, 50))))
+		w.Close()
+	}()
+	b, err := Read([]string{fifo}, nil, Options{Limits: Limits{StallTimeout: 20 * time.Second}, NoFeatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Spans) != 2 {
+		t.Errorf("%d spans, warnings %v", len(b.Spans), b.Warnings)
 	}
 }
 
