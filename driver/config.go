@@ -137,6 +137,7 @@ type analysisFlags struct {
 	At            string        `flag:"at"`
 	Window        time.Duration `flag:"window"`
 	Baseline      time.Duration `flag:"baseline"`
+	OnsetLookback time.Duration `flag:"onset-lookback"`
 	Target        string        `flag:"target"`
 	Step          time.Duration `flag:"step"`
 	Method        string        `flag:"method"`
@@ -155,6 +156,7 @@ func defaultAnalysisFlags() analysisFlags {
 	w := causal.DefaultWeights()
 	return analysisFlags{
 		Window:        tcg.DefaultWindow,
+		OnsetLookback: tcg.DefaultOnsetLookback,
 		Method:        causal.Methods()[0],
 		Weights:       fmt.Sprintf("%.2f,%.2f,%.2f,%.2f", w.LatencySurge, w.ErrorPropagation, w.ResourceSaturation, w.ConfigDrift),
 		Threshold:     tcg.DefaultThreshold,
@@ -167,8 +169,9 @@ func defaultAnalysisFlags() analysisFlags {
 // the value's placeholder.
 var analysisHelp = map[string]string{
 	"at":              "incident time, `TIME`: RFC3339, a unix epoch (s, ms, µs or ns), or now-15m (now = end of data); default: the firing alert's startsAt",
-	"window":          "length of the incident window, centred on --at",
+	"window":          "length of the incident window, centred on --at (its start may move back to the target's onset: --onset-lookback)",
 	"baseline":        "length of the baseline before the window (0 = all data before it)",
+	"onset-lookback":  "how far the window's start may move back to the target's onset when the target was already off at its start (an alert fires after its rule held a while); 0: the window stays centred on --at",
 	"target":          "the symptom to explain, `SERVICE[:SIGNAL[:STAT]]`, e.g. api-gateway:latency:p99 (default: from the alert, else the entry service's latency)",
 	"step":            "common time step (default: the metrics' median step, or 15s)",
 	"method":          "ranking `METHOD`: tcg, or a comparison baseline: " + strings.Join(causal.Methods()[1:], ", "),
@@ -222,6 +225,9 @@ func (a *analysisFlags) options() (stageOptions, error) {
 	if a.Window <= 0 {
 		return usage("--window must be positive")
 	}
+	if a.OnsetLookback < 0 {
+		return usage("--onset-lookback must not be negative (0 keeps the window centred on --at)")
+	}
 	if !slices.Contains(causal.Methods(), a.Method) {
 		return usage("--method %q: want one of %s", a.Method, strings.Join(causal.Methods(), ", "))
 	}
@@ -229,7 +235,10 @@ func (a *analysisFlags) options() (stageOptions, error) {
 	if so.at.present {
 		so.spec.AtSource = so.at.source()
 	}
-	so.graph = tcg.Options{Threshold: a.Threshold, LagWindow: a.LagWindow, MinConfidence: a.MinEdgeConf}
+	so.graph = tcg.Options{Threshold: a.Threshold, LagWindow: a.LagWindow, MinConfidence: a.MinEdgeConf, OnsetLookback: a.OnsetLookback}
+	if a.OnsetLookback == 0 {
+		so.graph.OnsetLookback = -1 // off
+	}
 	so.causal = causal.Options{Method: a.Method, Weights: w, MinConfidence: a.MinConfidence}
 	if len(a.Params) > 0 {
 		p := causal.DefaultParams()

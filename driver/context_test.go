@@ -88,7 +88,9 @@ func TestWrongContextRefused(t *testing.T) {
 func TestWindowAdjustedSaysSo(t *testing.T) {
 	inc := smallCase(t)
 	at := time.Date(2026, 11, 30, 2, 12, 0, 0, time.UTC)
-	r := runCmd(nil, "-o", "json", "--window", "10s", "--at", strconv.FormatInt(at.UnixMilli(), 10), inc)
+	// --onset-lookback 0: the window stays centred (the case's target is
+	// already off at its start; TestWindowReachesBackToOnset tests that).
+	r := runCmd(nil, "-o", "json", "--window", "10s", "--onset-lookback", "0", "--at", strconv.FormatInt(at.UnixMilli(), 10), inc)
 	if r.code != 0 {
 		t.Fatalf("%v", r)
 	}

@@ -103,6 +103,7 @@ type analyzeOutput struct {
 	TargetChosenBy string         `json:"target_chosen_by"`
 	At             string         `json:"at"`
 	AtChosenBy     string         `json:"at_chosen_by"`
+	WindowChosenBy string         `json:"window_chosen_by,omitempty" jsonschema:"why the window is not centred on at: it reaches back to the target's onset"`
 	WindowStart    string         `json:"window_start"`
 	WindowEnd      string         `json:"window_end"`
 	Causes         []causeSummary `json:"causes" jsonschema:"ranked causes (summary: the top ones); explain_cause gives one in depth"`
@@ -122,7 +123,7 @@ func analyzeResult(c *scorecard.Card, full bool) (*analyzeOutput, error) {
 	out := &analyzeOutput{
 		Verdict: c.Verdict.Text, Confident: c.Verdict.Confident, Counterfactual: c.Verdict.Counterfactual, WouldDecide: c.Verdict.WouldDecide,
 		Target: strings.Join([]string{t.Service, t.Signal, t.Stat}, ":"), TargetChosenBy: c.Incident.TargetChosenBy,
-		At: instant(c.Incident.At), AtChosenBy: c.Incident.AtChosenBy,
+		At: instant(c.Incident.At), AtChosenBy: c.Incident.AtChosenBy, WindowChosenBy: c.Incident.WindowChosenBy,
 		WindowStart: instant(c.Incident.WindowStart), WindowEnd: instant(c.Incident.WindowEnd),
 		Causes: []causeSummary{}, CausesShown: len(c.Causes), WarningsTotal: len(c.Warnings), Inputs: len(c.Inputs),
 	}

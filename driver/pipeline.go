@@ -44,6 +44,16 @@ func analyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt 
 	if err != nil {
 		return nil, err
 	}
+	// A target already off at the window's start: the window reaches back
+	// to its onset, and everything that depends on the window is redone.
+	if ext, ok := tcg.ExtendToOnset(g, topt); ok {
+		inc = ext
+		features.DeriveLogSeries(b, inc.BaselineStart, inc.WindowStart, features.Options{})
+		features.DerivePatternSeries(b, inc.BaselineStart, inc.WindowStart, inc.WindowEnd, features.Options{})
+		if g, err = tcg.Build(b, inc, topt); err != nil {
+			return nil, err
+		}
+	}
 	res, err := causal.Analyze(g, b, copt)
 	if err != nil {
 		return nil, err

@@ -193,6 +193,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"flag without value", []string{nothing, "--window"}, "--window"},
 		{"bad window", []string{"--window", "5 minutes", nothing}, "--window"},
 		{"negative window", []string{"--window", "-5m", nothing}, "--window must be positive"},
+		{"negative onset lookback", []string{"--onset-lookback", "-1m", nothing}, "--onset-lookback must not be negative"},
 		{"bad at", []string{"--at", "yesterday", nothing}, `--at "yesterday"`},
 		{"bad at relative", []string{"--at", "now*2", nothing}, `--at "now*2"`},
 		{"bad target signal", []string{"--target", "api:vibes", nothing}, `unknown signal "vibes"`},

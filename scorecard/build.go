@@ -58,7 +58,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 	c.Incident = Incident{
 		Target: Target{Service: inc.Target.Service, Signal: inc.Target.Signal.String(), Stat: inc.Target.Stat},
 		At:     inc.At, WindowStart: inc.WindowStart, WindowEnd: inc.WindowEnd, BaselineStart: inc.BaselineStart,
-		BaselineEnd: inc.WindowStart, TargetChosenBy: inc.TargetChosenBy, AtChosenBy: inc.AtChosenBy,
+		BaselineEnd: inc.WindowStart, TargetChosenBy: inc.TargetChosenBy, AtChosenBy: inc.AtChosenBy, WindowChosenBy: inc.WindowChosenBy,
 	}
 	if g.Target >= 0 {
 		c.Incident.Target.Component = g.Nodes[g.Target].Entity.ID()

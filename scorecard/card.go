@@ -116,6 +116,9 @@ type Incident struct {
 	BaselineEnd    ingest.Time `json:"baseline_end"`
 	TargetChosenBy string      `json:"target_chosen_by"` // e.g. "alert HighRequestLatency in alert.json"
 	AtChosenBy     string      `json:"at_chosen_by"`     // e.g. "--at flag", "largest anomaly"
+	// WindowChosenBy says why the window is not centred on At: it reaches
+	// back to the target's onset ("" when it is centred).
+	WindowChosenBy string      `json:"window_chosen_by"`
 	AlertName      string      `json:"alert_name"`
 	AlertAt        ingest.Time `json:"alert_at"`
 	RunbookURL     string      `json:"runbook_url"` // the alert's runbook_url annotation ("" when none)

@@ -163,6 +163,7 @@ func abstainCard() *Card {
 			At:     at(12 * time.Minute), WindowStart: at(10 * time.Minute), WindowEnd: at(15 * time.Minute),
 			BaselineStart: at(2 * time.Minute), BaselineEnd: at(10 * time.Minute),
 			TargetChosenBy: "--target flag", AtChosenBy: "--at flag",
+			WindowChosenBy: "reaches back 30s, to a sample before the target's onset: it was 4.1 σ off at 2025-03-01T12:10:15Z and stayed off into the window centred on the incident time",
 		},
 		Verdict: Verdict{Confident: false, Text: "no confident root cause",
 			Counterfactual: "no single candidate explains more than 20% of the error-ratio deviation"},

@@ -112,7 +112,7 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 		TargetText:  targetText(in.Target),
 		VerdictText: sanitize(c.Verdict.Text),
 		At:          fmtTime(in.At),
-		Window:      fmtRange(in.WindowStart, in.WindowEnd),
+		Window:      windowText(in),
 		Baseline:    fmtRange(in.BaselineStart, in.BaselineEnd),
 		Unexplained: unexplainedText(c.Unexplained),
 		Pruned:      prunedText(c.Pruned),
@@ -537,4 +537,14 @@ func safeURL(u string) string {
 		return u
 	}
 	return ""
+}
+
+// windowText is the incident window's range, with why it is not centred on
+// the incident time when it is not.
+func windowText(in Incident) string {
+	w := fmtRange(in.WindowStart, in.WindowEnd)
+	if in.WindowChosenBy != "" {
+		w += " (" + in.WindowChosenBy + ")"
+	}
+	return w
 }

@@ -160,6 +160,9 @@ func (m *mdWriter) header(c *Card) {
 		}
 	}
 	m.p("- **Window:** %s; **baseline:** %s", fmtRange(in.WindowStart, in.WindowEnd), fmtRange(in.BaselineStart, in.BaselineEnd))
+	if in.WindowChosenBy != "" {
+		m.p("  (the window %s)", md(in.WindowChosenBy))
+	}
 	m.p("- **Tool:** %s", md(toolLine(c)))
 	if c.Sampling != "" {
 		m.p("- **Sampling:** %s", md(c.Sampling))

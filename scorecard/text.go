@@ -99,6 +99,9 @@ func (t *textWriter) header(c *Card) {
 		}
 	}
 	t.kv("window", fmtRange(in.WindowStart, in.WindowEnd))
+	if in.WindowChosenBy != "" {
+		t.kv("", sanitize(in.WindowChosenBy))
+	}
 	t.kv("baseline", fmtRange(in.BaselineStart, in.BaselineEnd))
 	if c.Sampling != "" {
 		t.kv("sampling", sanitize(c.Sampling))

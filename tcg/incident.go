@@ -36,6 +36,9 @@ type Incident struct {
 	BaselineStart  ingest.Time
 	TargetChosenBy string
 	AtChosenBy     string
+	// WindowChosenBy says why the window is not centred on At ("" when it
+	// is): it reaches back to the target's onset (ExtendToOnset).
+	WindowChosenBy string
 	Alert          *ingest.Alert
 }
 
@@ -58,6 +61,10 @@ type Options struct {
 	RecurrenceShare float64
 	// Peers are the version model's constants (rollout contrasts).
 	Peers peers.Params
+	// OnsetLookback is the farthest the incident window's start moves back
+	// to the target's onset (ExtendToOnset); default DefaultOnsetLookback,
+	// negative: the window stays centred on the incident time.
+	OnsetLookback time.Duration
 }
 
 // Defaults that the command line shows.
@@ -92,6 +99,9 @@ func (o Options) withDefaults(step time.Duration) Options {
 		o.ChangeHold = 10 * time.Minute
 	}
 	o.Peers = o.Peers.WithDefaults()
+	if o.OnsetLookback == 0 {
+		o.OnsetLookback = DefaultOnsetLookback
+	}
 	return o
 }
 
