@@ -57,6 +57,29 @@ func TestRequestBreakWhenNothingExplainsTarget(t *testing.T) {
 		t.Skip("development data test skipped in -short mode")
 	}
 	dir := filepath.Join("..", "..", "shared", "data", "nezha-tt-dev", "tt-20230129-085206")
+	truth := labelledService(t, dir)
+	card := runBreakCase(t, dir)
+	if len(card.RequestBreaks) == 0 || len(card.Causes) < 2 {
+		t.Fatalf("no request break or too few causes: %+v", card)
+	}
+	if b := card.RequestBreaks[0]; b.Service != truth || b.CauseRank != 1 || card.Causes[0].Service != b.Service {
+		t.Errorf("first break %s (cause #%d), first cause %s: want the labelled %s's break first",
+			b.Service, b.CauseRank, card.Causes[0].Service, truth)
+	}
+	if card.Verdict.Confident {
+		t.Errorf("verdict %q is confident: nothing explains the target", card.Verdict.Text)
+	}
+	for i, c := range card.Causes[:2] {
+		if sh := c.Intervention.ExplainedShare; sh == nil || *sh >= 0.05 {
+			t.Errorf("cause #%d explained share %v: want a reported share under 5%%", i+1, sh)
+		}
+	}
+}
+
+// labelledService is the root-cause service of a development case's
+// label.json; the test is skipped when the case is not present.
+func labelledService(t *testing.T, dir string) string {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "label.json"))
 	if err != nil {
 		t.Skip("development case not present")
@@ -67,22 +90,7 @@ func TestRequestBreakWhenNothingExplainsTarget(t *testing.T) {
 	if err := json.Unmarshal(raw, &label); err != nil {
 		t.Fatal(err)
 	}
-	card := runBreakCase(t, dir)
-	if len(card.RequestBreaks) == 0 || len(card.Causes) < 2 {
-		t.Fatalf("no request break or too few causes: %+v", card)
-	}
-	if b := card.RequestBreaks[0]; b.Service != label.RootCause.Service || b.CauseRank != 1 || card.Causes[0].Service != b.Service {
-		t.Errorf("first break %s (cause #%d), first cause %s: want the labelled %s's break first",
-			b.Service, b.CauseRank, card.Causes[0].Service, label.RootCause.Service)
-	}
-	if card.Verdict.Confident {
-		t.Errorf("verdict %q is confident: nothing explains the target", card.Verdict.Text)
-	}
-	for i, c := range card.Causes[:2] {
-		if sh := c.Intervention.ExplainedShare; sh == nil || *sh >= 0.05 {
-			t.Errorf("cause #%d explained share %v: want a reported share under 5%%", i+1, sh)
-		}
-	}
+	return label.RootCause.Service
 }
 
 // breakCard is what the request-break tests read of a JSON scorecard.
