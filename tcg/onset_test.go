@@ -52,7 +52,8 @@ func TestExtendToOnset(t *testing.T) {
 		{"onset 8 cells before the window", 82, nil, 0, 81},
 		{"onset inside the window", 95, nil, 0, -1},
 		{"one cell back at baseline is tolerated", 82, []int{86}, 0, 81},
-		{"two cells back at baseline end the deviation", 82, []int{85, 86}, 0, 86},
+		{"two cells back at baseline end the deviation", 82, []int{84, 85}, 0, 85},
+		{"a deviation under MinOnsetReach before the window", 88, nil, 0, -1},
 		{"lookback 1m bounds it", 82, nil, time.Minute, 86},
 		{"off", 82, nil, -1, -1},
 	} {
