@@ -15,6 +15,7 @@ data=../shared/data
 sets=(nezha-ob nezha-tt-dev petshop-train changerca-dev llm-dev)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g} -Wno-deprecated-declarations" # go-nvml's deprecation warnings
 go build -o "$tmp/pa" ./cmd/pipeline-analyze
 for lag in "${lags[@]}"; do
   python3 - "$data" "$tmp/lag$lag" "$lag" "${sets[@]}" <<'PY'

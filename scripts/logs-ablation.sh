@@ -11,6 +11,7 @@ sets=("$@")
 [ ${#sets[@]} -eq 0 ] && sets=(../shared/data/nezha-tt-dev)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g} -Wno-deprecated-declarations" # go-nvml's deprecation warnings
 go build -o "$tmp/pa" ./cmd/pipeline-analyze
 nolog=()
 for s in "${sets[@]}"; do

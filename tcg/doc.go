@@ -24,10 +24,11 @@
 // the incident value is the median of the anomalous episode from onset.
 // An alert fires after its rule held a while, so a window centred on it
 // can begin inside the incident: when the target's deviation already
-// holds at the window's start, ExtendToOnset moves the start back to a
-// sample before the target's onset (at most Options.OnsetLookback, never
-// leaving a baseline shorter than the window), and the caller builds the
-// graph again on that window.
+// holds at the window's start and began at least MinOnsetReach (a minute)
+// before it, ExtendToOnset moves the start back to a sample before the
+// target's onset (at most Options.OnsetLookback, never leaving a baseline
+// shorter than the window), and the caller builds the graph again on that
+// window.
 // A series whose baseline already reached half the episode's deviation
 // (Options.RecurrenceShare) is scored by how often it does so in the
 // window against its baseline's rate, a Poisson tail as a standard deviate

@@ -32,8 +32,8 @@ const MinOnsetReach = time.Minute
 // opt.OnsetLookback and never leaving a baseline shorter than the window. The
 // window then starts one sample before that onset. ok is false (inc
 // unchanged) when the target is not anomalous from the window's first
-// samples, or its deviation does not reach back a sample and
-// MinOnsetReach.
+// samples, or its deviation does not reach back both a sample and
+// MinOnsetReach before the window's start.
 func ExtendToOnset(g *Graph, opt Options) (inc Incident, ok bool) {
 	opt = opt.withDefaults(g.Step)
 	inc = g.Incident
