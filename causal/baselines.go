@@ -18,7 +18,7 @@ import (
 //
 // Both rank series by score; a service appears at its best series' rank.
 func analyzeBaseline(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
-	res := &Result{Method: opt.Method, MinScore: 0}
+	res := &Result{Method: opt.Method, MinScore: 0, MinVerdictShare: math.NaN()}
 	type scored struct {
 		s     *ingest.Series
 		score float64

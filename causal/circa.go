@@ -29,7 +29,7 @@ const CIRCAThreshold = 3
 //
 // O(nodes · (baseline cells · parents² + parents³) + edges).
 func analyzeCIRCA(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
-	res := &Result{Method: "circa", Unexplained: 1}
+	res := &Result{Method: "circa", Unexplained: 1, MinVerdictShare: math.NaN()}
 	n := len(g.Nodes)
 	parents := make([][]int, n)
 	children := make([][]int, n)

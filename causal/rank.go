@@ -141,7 +141,12 @@ type Result struct {
 	// when no candidate explains a share of the target, the first of them
 	// ranks first (requestBreakFirst). The default method only.
 	RequestBreaks []ingest.PatternShift
-	Confident     bool
+	// MinVerdictShare is the least share of the target's deviation the
+	// first cause must explain for a confident verdict, and under which the
+	// service whose requests broke goes first (Params.MinVerdictShare); NaN
+	// for a comparison method, which applies no such rule.
+	MinVerdictShare float64
+	Confident       bool
 	// Abstention says why the verdict is not confident ("" when it is).
 	Abstention string
 	// Scored holds every candidate of the default method with its score
@@ -200,7 +205,7 @@ type scored struct {
 // each shown candidate with its counterfactual, state, path and evidence.
 func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	p := opt.Params.withAblation(opt.Ablate)
-	res := &Result{Method: "tcg", MinScore: opt.MinScore, Weights: opt.Weights}
+	res := &Result{Method: "tcg", MinScore: opt.MinScore, Weights: opt.Weights, MinVerdictShare: p.MinVerdictShare}
 	res.Warnings = append(res.Warnings, g.Warnings...)
 	if g.Target < 0 {
 		res.Warnings = append(res.Warnings, "no target node: causes are ranked by their own change and what it explains downstream")

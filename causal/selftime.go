@@ -98,7 +98,7 @@ func (k selfTimeSymKey) key() selfTimeKey {
 // Its length is one pass of the method as the paragraph above states it
 // (attribute, score, rank), kept together to read against it.
 func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
-	res := &Result{Method: "selftime", Unexplained: 1}
+	res := &Result{Method: "selftime", Unexplained: 1, MinVerdictShare: math.NaN()}
 	p := DefaultSelfTimeParams()
 	if len(b.Spans) == 0 || len(b.Parent) != len(b.Spans) {
 		res.Warnings = append(res.Warnings, "selftime needs spans: none were read")

@@ -127,7 +127,7 @@ func callGraph(b *ingest.Bundle) map[string][]string {
 //
 // O(series · grid + services + calls).
 func analyzeTraversal(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
-	res := &Result{Method: "traversal", Unexplained: 1}
+	res := &Result{Method: "traversal", Unexplained: 1, MinVerdictShare: math.NaN()}
 	score, rep := serviceScores(g, b, true)
 	calls := callGraph(b)
 	start := g.Incident.Target.Service

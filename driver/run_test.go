@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
 )
 
@@ -116,7 +117,10 @@ func runCmd(stdin io.Reader, args ...string) result {
 // card is the part of the JSON scorecard these tests look at.
 type card struct {
 	SchemaVersion string `json:"schema_version"`
-	Causes        []struct {
+	Verdict       struct {
+		MinShare *float64 `json:"min_share"`
+	} `json:"verdict"`
+	Causes []struct {
 		Rank      int    `json:"rank"`
 		Service   string `json:"service"`
 		Component string `json:"component"`
@@ -174,6 +178,26 @@ var (
 func demoJSON() result {
 	demoOnce.Do(func() { demoRes = runCmd(nil, "-q", "-o", "json", "--fail-on", "critical") })
 	return demoRes
+}
+
+// TestRunVerdictShare: the card states the least share of the target a
+// first cause must explain, the one --param min_verdict_share set.
+func TestRunVerdictShare(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want float64
+	}{
+		{nil, causal.DefaultParams().MinVerdictShare},
+		{[]string{"--param", "min_verdict_share=0.2"}, 0.2},
+	} {
+		r := runCmd(nil, append([]string{"-q", "-o", "json", smallCase(t)}, tc.args...)...)
+		if r.code != 0 {
+			t.Fatalf("%v: %v", tc.args, r)
+		}
+		if got := decodeCard(t, r.stdout).Verdict.MinShare; got == nil || *got != tc.want {
+			t.Errorf("%v: verdict.min_share %v, want %v", tc.args, got, tc.want)
+		}
+	}
 }
 
 // posRE matches the position an input error must carry: file:line:col,

@@ -226,14 +226,14 @@ func targetWords(g *tcg.Graph) string {
 
 func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 	if len(r.Candidates) == 0 {
-		return Verdict{Text: "no confident root cause: no anomalous signal leads to the target"}
+		return Verdict{Text: "no confident root cause: no anomalous signal leads to the target", MinShare: r.MinVerdictShare}
 	}
 	top := r.Candidates[0]
 	words := top.Component + " (" + signalWords(top.Signal, top.Facet) + ")"
 	if top.Node >= 0 {
 		words = nodeWords(g.Nodes[top.Node])
 	}
-	v := Verdict{Confident: r.Confident && r.Method == MethodTCG}
+	v := Verdict{Confident: r.Confident && r.Method == MethodTCG, MinShare: r.MinVerdictShare}
 	if v.Confident {
 		v.Text = fmt.Sprintf("root cause: %s, confidence %.2f", words, top.Confidence)
 	} else {
@@ -261,7 +261,7 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 		}
 		v.Text = fmt.Sprintf("no confident root cause: %s (best guesses: %s)", reason, strings.Join(guesses, ", "))
 	}
-	if r.Method == "tcg" && g.TargetSeries != nil && (v.Confident || top.Intervention.ExplainedShare >= 0.05) {
+	if r.Method == "tcg" && g.TargetSeries != nil && (v.Confident || top.Intervention.ExplainedShare >= r.MinVerdictShare) {
 		// (an abstention's top guess that explains nothing has no counterfactual worth a line)
 		iv := top.Intervention
 		// The baseline is named so that a counterfactual on the far side of

@@ -78,7 +78,7 @@ type Card struct {
 	// stopped doing what they did: a per-request pattern test), the most
 	// significant first, at most three; when no cause explains a share of
 	// the target's deviation (it barely moved, or the first cause explains
-	// under 5% of it) the first of them is the first cause.
+	// under Verdict.MinShare of it) the first of them is the first cause.
 	RequestBreaks []RequestBreak `json:"request_breaks"`
 	Heatmaps      []Heatmap      `json:"heatmaps"` // at most one per top cause, top-3
 	// Overview is every service (rows ordered by call depth from the entry
@@ -133,6 +133,11 @@ type Verdict struct {
 	// lack that would help decide between the guesses (empty when none is
 	// missing or the verdict is confident).
 	WouldDecide []string `json:"would_decide"`
+	// MinShare is the least share 0..1 of the target's deviation the first
+	// cause must explain for a confident verdict; under it the service
+	// whose requests broke is the first cause (causal's min_verdict_share;
+	// NaN for a comparison method).
+	MinShare float64 `json:"min_share"`
 }
 
 // Cause is one ranked root-cause candidate.

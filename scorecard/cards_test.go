@@ -65,7 +65,7 @@ func confidentCard() *Card {
 		},
 		Verdict: Verdict{Confident: true,
 			Text:           "root cause: GPU-5a1c… on gpu-node-b (DRAM bandwidth), confidence 0.87",
-			Counterfactual: "had it stayed at baseline, P99 TTFT would have been 0.9 s instead of 4.8 s"},
+			Counterfactual: "had it stayed at baseline, P99 TTFT would have been 0.9 s instead of 4.8 s", MinShare: 0.05},
 		Causes: []Cause{
 			{Rank: 1, Service: "vllm", Component: "GPU-5a1c9e2f-3b7d-4c11-9a0e-7f3d2b1c4e55", ComponentKind: "gpu", Signal: "gpu_mem_bw",
 				Score: 0.912, Confidence: 0.87, Severity: SeverityCritical, State: StateRootConfirmed,
@@ -166,7 +166,7 @@ func abstainCard() *Card {
 			WindowChosenBy: "reaches back 30s, to a sample before the target's onset: it was 4.1 σ off at 2025-03-01T12:10:15Z and stayed off into the window centred on the incident time",
 		},
 		Verdict: Verdict{Confident: false, Text: "no confident root cause",
-			Counterfactual: "no single candidate explains more than 20% of the error-ratio deviation"},
+			Counterfactual: "no single candidate explains more than 20% of the error-ratio deviation", MinShare: math.NaN()},
 		Causes: []Cause{
 			{Rank: 1, Service: "payments", Component: "payments", ComponentKind: "service", Signal: "errors",
 				Score: 0.061, Confidence: math.NaN(), Severity: SeverityInfo, State: StateTriggered,

@@ -180,7 +180,7 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 		d.RequestBreaks = append(d.RequestBreaks, htmlRequestBreak{Service: rc.Service, Rank: causeRankText(rc.CauseRank),
 			Evidence: htmlEvidence{Text: rc.Evidence.Text, TraceIDs: ids}})
 	}
-	d.RequestNote = requestBreaksSentence()
+	d.RequestNote = requestBreaksSentence(c.Verdict.MinShare)
 	maps := cardHeatmaps(c)
 	labelW := heatLabelWidth(maps)
 	for _, h := range maps {

@@ -205,7 +205,7 @@ func (m *mdWriter) causes(c *Card) {
 		m.p("")
 		m.p("### Requests that broke")
 		m.p("")
-		m.p("%s", md(requestBreaksSentence()))
+		m.p("%s", md(requestBreaksSentence(c.Verdict.MinShare)))
 		for _, rc := range c.RequestBreaks {
 			m.p("- **%s** (%s): %s", md(rc.Service), md(causeRankText(rc.CauseRank)), md(rc.Evidence.Text))
 			if len(rc.Evidence.TraceIDs) > 0 {

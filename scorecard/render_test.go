@@ -163,6 +163,22 @@ func TestTextContent(t *testing.T) {
 	}
 }
 
+// TestRequestBreaksNoteShare: the request breaks' note states the least
+// share the analysis used (a --param can change it), in every format.
+func TestRequestBreaksNoteShare(t *testing.T) {
+	c := confidentCard()
+	c.Verdict.MinShare = 0.1
+	for _, format := range []string{"text", "markdown", "html"} {
+		out := strings.Join(strings.Fields(render(t, c, format, RenderOptions{})), " ")
+		if !strings.Contains(out, "the first cause explains under 10%)") || strings.Contains(out, "under 5%") {
+			t.Errorf("%s: the request breaks' note does not state the card's least share 10%%", format)
+		}
+	}
+	if got := requestBreaksNote(math.NaN()); !strings.Contains(got, "under the verdict's least share)") {
+		t.Errorf("no share: %q", got)
+	}
+}
+
 // TestRenderErrors covers the error paths.
 func TestRenderErrors(t *testing.T) {
 	tests := []struct {

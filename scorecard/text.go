@@ -179,7 +179,7 @@ func (t *textWriter) requestBreaks(c *Card) {
 		return
 	}
 	t.section("Requests that broke")
-	t.para("  ", "  ", requestBreaksNote, ansiDim)
+	t.para("  ", "  ", requestBreaksNote(c.Verdict.MinShare), ansiDim)
 	for _, rc := range c.RequestBreaks {
 		t.para("  • ", "    ", sanitize(rc.Service)+" ("+causeRankText(rc.CauseRank)+"): "+sanitize(rc.Evidence.Text), "")
 		if len(rc.Evidence.TraceIDs) > 0 {
@@ -188,16 +188,24 @@ func (t *textWriter) requestBreaks(c *Card) {
 	}
 }
 
-// requestBreaksNote says what the request breaks are (a phrase; the
-// Markdown and HTML print it as a sentence, requestBreaksSentence).
-const requestBreaksNote = "services whose requests mostly stopped doing what they did (a test of each request's " +
-	"sequence of log lines and calls against the baseline's), the most significant first; when no cause " +
-	"explains a share of the target's deviation (it barely moved, or the first cause explains under 5%), " +
-	"the first of them ranks first"
+// requestBreaksNote says what the request breaks are, with the least
+// share a first cause must explain (Verdict.MinShare); a phrase: the
+// Markdown and HTML print it as a sentence, requestBreaksSentence.
+func requestBreaksNote(minShare float64) string {
+	under := "the verdict's least share"
+	if !math.IsNaN(minShare) {
+		under = fmt.Sprintf("%.3g%%", 100*minShare)
+	}
+	return "services whose requests mostly stopped doing what they did (a test of each request's " +
+		"sequence of log lines and calls against the baseline's), the most significant first; when no cause " +
+		"explains a share of the target's deviation (it barely moved, or the first cause explains under " + under + "), " +
+		"the first of them ranks first"
+}
 
 // requestBreaksSentence is requestBreaksNote as a sentence.
-func requestBreaksSentence() string {
-	return strings.ToUpper(requestBreaksNote[:1]) + requestBreaksNote[1:] + "."
+func requestBreaksSentence(minShare float64) string {
+	n := requestBreaksNote(minShare)
+	return strings.ToUpper(n[:1]) + n[1:] + "."
 }
 
 // causeRankText is where a request break's service stands among the
