@@ -24,8 +24,8 @@
 // the incident value is the median of the anomalous episode from onset.
 // An alert fires after its rule held a while, so a window centred on it
 // can begin inside the incident: when the target's deviation already
-// holds at the window's start and began at least MinOnsetReach (a minute)
-// before it, ExtendToOnset moves the start back to a sample before the
+// holds at the window's start and began at least Options.MinOnsetReach (a
+// minute) before it, ExtendToOnset moves the start back to a sample before the
 // target's onset (at most Options.OnsetLookback, never leaving a baseline
 // shorter than the window), and the caller builds the graph again on that
 // window.

@@ -65,6 +65,10 @@ type Options struct {
 	// to the target's onset (ExtendToOnset); default DefaultOnsetLookback,
 	// negative: the window stays centred on the incident time.
 	OnsetLookback time.Duration
+	// MinOnsetReach is the least time before the window's start the
+	// target's deviation must reach for ExtendToOnset to move the window;
+	// default DefaultMinOnsetReach, negative: a sample is enough.
+	MinOnsetReach time.Duration
 }
 
 // Defaults that the command line shows.
@@ -101,6 +105,9 @@ func (o Options) withDefaults(step time.Duration) Options {
 	o.Peers = o.Peers.WithDefaults()
 	if o.OnsetLookback == 0 {
 		o.OnsetLookback = DefaultOnsetLookback
+	}
+	if o.MinOnsetReach == 0 {
+		o.MinOnsetReach = DefaultMinOnsetReach
 	}
 	return o
 }

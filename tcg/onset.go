@@ -13,13 +13,13 @@ import (
 // after the onset, rarely ten.
 const DefaultOnsetLookback = 10 * time.Minute
 
-// MinOnsetReach is the least time before the window's start the target's
-// deviation must reach for the window to move: a deviation that began
-// under a minute (the coarsest usual scrape interval) before the window is
-// within the alignment of the sources and the window's own margin, and a
-// minute of the episode among a baseline's many minutes does not move its
-// median or spread. Swept on the development sets (docs/accuracy.md).
-const MinOnsetReach = time.Minute
+// DefaultMinOnsetReach is Options.MinOnsetReach's default: a deviation that
+// began under a minute (the coarsest usual scrape interval) before the
+// window is within the alignment of the sources and the window's own
+// margin, and a minute of the episode among a baseline's many minutes does
+// not move its median or spread. Swept on the development sets
+// (docs/accuracy.md).
+const DefaultMinOnsetReach = time.Minute
 
 // ExtendToOnset moves the incident window's start back to the target's
 // onset when the target was already off at the window's start: an alert
@@ -33,7 +33,7 @@ const MinOnsetReach = time.Minute
 // window then starts one sample before that onset. ok is false (inc
 // unchanged) when the target is not anomalous from the window's first
 // samples, or its deviation does not reach back both a sample and
-// MinOnsetReach before the window's start.
+// opt.MinOnsetReach before the window's start.
 func ExtendToOnset(g *Graph, opt Options) (inc Incident, ok bool) {
 	opt = opt.withDefaults(g.Step)
 	inc = g.Incident
@@ -76,7 +76,7 @@ func ExtendToOnset(g *Graph, opt Options) (inc Incident, ok bool) {
 		below = 0
 		onset = i
 	}
-	if onset < 0 || g.W0-onset < hold || time.Duration(g.Grid[g.W0]-g.Grid[onset]) < MinOnsetReach {
+	if onset < 0 || g.W0-onset < hold || time.Duration(g.Grid[g.W0]-g.Grid[onset]) < opt.MinOnsetReach {
 		return inc, false
 	}
 	start := max(onset-hold, 0)

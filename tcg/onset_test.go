@@ -46,21 +46,23 @@ func TestExtendToOnset(t *testing.T) {
 		onset    int   // the target's shift begins here
 		gap      []int // cells back at baseline
 		lookback time.Duration
-		want     int // the window's first cell; -1: unchanged
+		reach    time.Duration // Options.MinOnsetReach
+		want     int           // the window's first cell; -1: unchanged
 	}{
 		// The window centred on cell 100 starts at cell 90.
-		{"onset 8 cells before the window", 82, nil, 0, 81},
-		{"onset inside the window", 95, nil, 0, -1},
-		{"one cell back at baseline is tolerated", 82, []int{86}, 0, 81},
-		{"two cells back at baseline end the deviation", 82, []int{84, 85}, 0, 85},
-		{"a deviation under MinOnsetReach before the window", 88, nil, 0, -1},
-		{"lookback 1m bounds it", 82, nil, time.Minute, 86},
-		{"off", 82, nil, -1, -1},
+		{"onset 8 cells before the window", 82, nil, 0, 0, 81},
+		{"onset inside the window", 95, nil, 0, 0, -1},
+		{"one cell back at baseline is tolerated", 82, []int{86}, 0, 0, 81},
+		{"two cells back at baseline end the deviation", 82, []int{84, 85}, 0, 0, 85},
+		{"a deviation under MinOnsetReach before the window", 88, nil, 0, 0, -1},
+		{"no MinOnsetReach: a sample back is enough", 88, nil, 0, -1, 87},
+		{"lookback 1m bounds it", 82, nil, time.Minute, 0, 86},
+		{"off", 82, nil, -1, 0, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := onsetBundle(t, tc.onset, tc.gap)
 			inc := incidentAt(b, 100)
-			opt := Options{OnsetLookback: tc.lookback}
+			opt := Options{OnsetLookback: tc.lookback, MinOnsetReach: tc.reach}
 			g, err := Build(b, inc, opt)
 			if err != nil {
 				t.Fatal(err)
