@@ -37,6 +37,7 @@ Examples:
   pipeline-analyze eval cases
   pipeline-analyze eval --methods tcg,baro,nsigma --json cases > eval.json
   pipeline-analyze eval -q --fit --leave-one-out cases/a cases/b
+  pipeline-analyze eval -q --split check cases/a cases/b
 `
 
 // label is the ground truth of a case.
