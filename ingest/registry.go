@@ -47,6 +47,13 @@ type FormatSpec struct {
 	// DecodeFile replaces Decode for a format read in place (its size is
 	// the file's, not what passed through the reader).
 	DecodeFile FileDecodeFunc
+	// History marks a format whose events are a history reaching far
+	// before the incident (change records, a snapshot of cluster objects
+	// whose ReplicaSets date back months): they place changes in time but
+	// do not set the data's time range. Finalize keeps them all, and lets
+	// them neither widen the robust time range nor stretch the common grid
+	// while the bundle holds anything else with a time (see historyEvents).
+	History bool
 }
 
 // ErrSlowPath is what a fast path returns on input it does not handle:

@@ -79,9 +79,14 @@ func gridSeries(s *Series) bool { return len(s.T) <= 1 || seriesStep(s) >= time.
 // ErrBadValue warning per kind saying what was dropped and the range kept,
 // and returns a filter for the times that may extend the common grid
 // (alerts outside the range are kept, but do not stretch the grid).
+// History events (hist[i] for b.Events[i], nil when none; see
+// historyEvents) are neither sampled nor dropped: a snapshot's ReplicaSets
+// of last year are history, not stray timestamps, and must not widen the
+// range either. hist is compacted with the events it marks.
 // Cost: one pass to sample at most OutlierSamples times, O(S log S) to
 // sort them, one pass to filter.
-func dropTimeOutliers(b *Bundle) func(Time) bool {
+func dropTimeOutliers(b *Bundle, hist []bool) func(Time) bool {
+	isHist := func(i int) bool { return hist != nil && hist[i] }
 	total := len(b.Spans) + len(b.Events) + len(b.Logs)
 	for _, s := range b.Series {
 		if gridSeries(s) {
@@ -100,7 +105,9 @@ func dropTimeOutliers(b *Bundle) func(Time) bool {
 		}
 	}
 	for i := range b.Events {
-		sm.add(b.Events[i].Time)
+		if !isHist(i) {
+			sm.add(b.Events[i].Time)
+		}
 	}
 	for i := range b.Logs {
 		sm.add(b.Logs[i].Time)
@@ -137,7 +144,18 @@ func dropTimeOutliers(b *Bundle) func(Time) bool {
 	}
 	kept("points", points)
 	before = len(b.Events)
-	b.Events = slices.DeleteFunc(b.Events, func(e Event) bool { return !in(e.Time) })
+	n := 0
+	for i, e := range b.Events {
+		if isHist(i) || in(e.Time) {
+			b.Events[n] = e
+			if hist != nil {
+				hist[n] = hist[i] // kept aligned for chooseStep
+			}
+			n++
+		}
+	}
+	clear(b.Events[n:])
+	b.Events = b.Events[:n]
 	kept("events", before-len(b.Events))
 	before = len(b.Logs)
 	b.Logs = slices.DeleteFunc(b.Logs, func(r LogRecord) bool { return !in(r.Time) })

@@ -1,0 +1,79 @@
+package ingest
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHistoryEvents: the events of a History format (change records, a
+// snapshot of cluster objects) are kept however old, and neither stretch
+// the grid nor widen the robust range; read alone, they set the range as
+// any events do.
+func TestHistoryEvents(t *testing.T) {
+	hist := FormatK8sObjects + 2
+	RegisterFormat(FormatSpec{Format: hist, History: true, Decode: func(string, io.Reader, Limits) (*Bundle, error) { return &Bundle{}, nil }})
+	t.Cleanup(func() { unregisterFormat(hist) })
+
+	t0 := Time(1_794_487_000 * int64(time.Second))
+	series := func() *Series {
+		s := &Series{Name: "latency", Entity: Entity{Kind: KindService, Name: "router", Service: "router"}}
+		for i := range 240 { // an hour at 15 s
+			s.T = append(s.T, t0.Add(time.Duration(i)*15*time.Second))
+			s.V = append(s.V, 0.1)
+		}
+		return s
+	}
+	change := func(ago time.Duration, src string) Event {
+		return Event{Time: t0.Add(-ago), Entity: Entity{Kind: KindService, Name: "router", Service: "router"}, Kind: EventDeploy, Count: 1, Source: src}
+	}
+	tests := []struct {
+		name       string
+		b          *Bundle
+		start, end Time
+		events     int
+	}{
+		{"history beside metrics", &Bundle{
+			Inputs: []Input{{Path: "metrics.json", Format: FormatPromQueryRange}, {Path: "changes.csv", Format: hist}},
+			Series: []*Series{series()},
+			Events: []Event{change(20*time.Hour, "changes.csv"), change(90*24*time.Hour, "changes.csv"), change(-10*time.Minute, "changes.csv")},
+		}, t0, t0.Add(239 * 15 * time.Second), 3},
+		{"other events still stretch the grid, and strays go", &Bundle{
+			Inputs: []Input{{Path: "metrics.json", Format: FormatPromQueryRange}, {Path: "events.json", Format: FormatK8sEvents}, {Path: "changes.csv", Format: hist}},
+			Series: []*Series{series()},
+			Events: []Event{change(5*time.Minute, "events.json"), change(400*24*time.Hour, "events.json"), change(20*time.Hour, "changes.csv")},
+		}, t0.Add(-5 * time.Minute), t0.Add(239 * 15 * time.Second), 2},
+		{"history alone sets the range", &Bundle{
+			Inputs: []Input{{Path: "changes.csv", Format: hist}},
+			Events: []Event{change(2*time.Hour, "changes.csv"), change(time.Hour, "changes.csv")},
+		}, t0.Add(-2 * time.Hour), t0.Add(-time.Hour), 2},
+		{"a skipped input is no history", &Bundle{
+			Inputs: []Input{{Path: "metrics.json", Format: FormatPromQueryRange}, {Path: "changes.csv", Format: hist, Skipped: true}},
+			Series: []*Series{series()},
+			Events: []Event{change(10*time.Minute, "changes.csv")},
+		}, t0.Add(-10 * time.Minute), t0.Add(239 * 15 * time.Second), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tt.b
+			if err := Finalize(b, Options{NoFeatures: true}); err != nil {
+				t.Fatal(err)
+			}
+			if b.Start != tt.start || b.End != tt.end {
+				t.Errorf("range %v → %v, want %v → %v", b.Start, b.End, tt.start, tt.end)
+			}
+			if len(b.Events) != tt.events {
+				t.Errorf("%d events kept, want %d: %+v", len(b.Events), tt.events, b.Events)
+			}
+			for _, w := range b.Warnings {
+				if !strings.Contains(w.Message, "events timed far outside") {
+					t.Errorf("unexpected warning %v", w)
+				}
+			}
+			if err := b.Validate(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
