@@ -427,7 +427,9 @@ func (s *snapshot) configEvents() {
 			reason = o.Kind + "Created"
 		}
 		users := s.uses[useKey{o.Metadata.Namespace, o.Kind, name}]
-		slices.SortFunc(users, func(a, b workload) int { return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.kind, b.kind)) })
+		slices.SortFunc(users, func(a, b workload) int {
+			return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.kind, b.kind))
+		})
 		msg := obj + " " + strings.ToLower(strings.TrimPrefix(reason, o.Kind)) + by(who)
 		if len(users) == 0 {
 			// The object itself, named as k8sevents names it: the
