@@ -1,7 +1,12 @@
 package ingest
 
 import (
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +80,67 @@ func TestHistoryEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestHistoryInputsNotDisjoint: a history input (a snapshot whose
+// ReplicaSets span five years) is never left out as disjoint, nor does it
+// bridge a stale file of 2017 to the 2022 incident.
+func TestHistoryInputsNotDisjoint(t *testing.T) {
+	hist := FormatK8sObjects + 2
+	const magic = "history-v1\n"
+	RegisterFormat(FormatSpec{Format: hist, History: true,
+		Sniff: []SniffRule{{Priority: 2, Match: func(h *Head) bool { return strings.HasPrefix(string(h.Raw), magic) }}},
+		Decode: func(name string, r io.Reader, _ Limits) (*Bundle, error) {
+			body, err := io.ReadAll(r)
+			if err != nil {
+				return nil, err
+			}
+			b := &Bundle{}
+			for _, f := range strings.Fields(strings.TrimPrefix(string(body), magic)) {
+				sec, err := strconv.ParseInt(f, 10, 64)
+				if err != nil {
+					return nil, ErrorAt(name, 0, err)
+				}
+				b.Events = append(b.Events, Event{Time: Time(sec * 1e9), Entity: Entity{Kind: KindService, Name: "router", Service: "router"},
+					Kind: EventDeploy, Count: 1, Source: name})
+			}
+			return b, nil
+		}})
+	t.Cleanup(func() { unregisterFormat(hist) })
+	const day = int64(24 * 3600 * 1e6)
+	t2022, t2017 := int64(1661140279000000), int64(1485467191000000)
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trace := func(startUs int64) string {
+		var spans []string
+		for i := range 50 {
+			spans = append(spans, jaegerSpan(fmt.Sprintf("%x", i+1), "", "p1", startUs+int64(i)*1e6, 100))
+		}
+		return jaegerTrace(spans...)
+	}
+	write("a-2022.json", trace(t2022))
+	write("z-2017.json", trace(t2017))
+	write("snapshot.txt", magic+fmt.Sprintf("%d %d %d\n", t2017/1e6-30*day/1e6, (t2017+t2022)/2e6, t2022/1e6-3600))
+	write("old-changes.txt", magic+fmt.Sprintf("%d\n", t2022/1e6-40*day/1e6))
+	b, err := Read([]string{dir}, nil, Options{NoFeatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []string
+	for _, in := range b.Inputs {
+		if in.Skipped {
+			skipped = append(skipped, filepath.Base(in.Path))
+		}
+	}
+	if !slices.Equal(skipped, []string{"z-2017.json"}) {
+		t.Errorf("left out %q, want only z-2017.json", skipped)
+	}
+	if len(b.Events) != 4 || b.Start.Std().Year() != 2022 || b.End.Sub(b.Start) > time.Hour {
+		t.Errorf("%d events, data range %v → %v", len(b.Events), b.Start, b.End)
 	}
 }
