@@ -52,7 +52,8 @@ type FormatSpec struct {
 	// whose ReplicaSets date back months): they place changes in time but
 	// do not set the data's time range. Finalize keeps them all, and lets
 	// them neither widen the robust time range nor stretch the common grid
-	// while the bundle holds anything else with a time (see historyEvents).
+	// while the bundle holds anything else with a time (see historyEvents);
+	// its inputs take no part in finding disjoint ones (disjointInputs).
 	History bool
 }
 
