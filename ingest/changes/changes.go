@@ -147,7 +147,7 @@ func (rd *reader) partial(err error) error {
 	if rd.seen == 0 {
 		return err
 	}
-	rd.b.Warn(ingest.ErrPartialInput, rd.name, 1, "kept the %d change records before an unreadable part: %v", rd.seen, err)
+	rd.b.Warn(ingest.ErrPartialInput, rd.name, 1, "read %d change records, then an unreadable part: %v", rd.seen, err)
 	return nil
 }
 

@@ -124,7 +124,7 @@ func TestRecords(t *testing.T) {
 		{name: "not an object", body: `[{"time":"2026-11-12T12:36:46Z","service":"a","what":"x"}, "deploy b", 7]`,
 			want: []want{{"2026-11-12T12:36:46.000Z", "a", "Deploy", "x", ingest.EventDeploy}}, warn: []error{ingest.ErrBadValue}, msg: "2 values that are not change records"},
 		{name: "truncated array keeps its records", body: `{"changes":[{"time":"2026-11-12T12:36:46Z","service":"a","what":"x"},{"time":"2026-11-12T12:37:46Z","serv`,
-			want: []want{{"2026-11-12T12:36:46.000Z", "a", "Deploy", "x", ingest.EventDeploy}}, warn: []error{ingest.ErrPartialInput}, msg: "kept the 1 change records"},
+			want: []want{{"2026-11-12T12:36:46.000Z", "a", "Deploy", "x", ingest.EventDeploy}}, warn: []error{ingest.ErrPartialInput}, msg: "read 1 change records, then an unreadable part"},
 		{name: "broken JSON line keeps the lines before", body: "{\"time\":\"2026-11-12T12:36:46Z\",\"service\":\"a\",\"what\":\"x\"}\n{\"time\":\"2026-11-12T12:37:46Z\" \"service\":\"b\"}\n",
 			want: []want{{"2026-11-12T12:36:46.000Z", "a", "Deploy", "x", ingest.EventDeploy}}, warn: []error{ingest.ErrPartialInput}, msg: "byte"},
 		{name: "CSV by tabs, short row", body: "timestamp\tapp\tdescription\tauthor\n2026-11-12T12:36:46Z\tb\tconfig: pool 8→16\n",

@@ -37,8 +37,8 @@ type snapshot struct {
 
 	out []ingest.Event
 	// what was wrong, counted for the warnings
-	badValues, noTime, noManaged int
-	noManagedKinds               map[string]bool
+	badValues, noTime, noManaged, truncated int
+	noManagedKinds                          map[string]bool
 }
 
 // add files one object by kind and records the configuration its pod
@@ -103,6 +103,7 @@ func service(name string) ingest.Entity {
 func (s *snapshot) emit(t ingest.Time, ent ingest.Entity, kind ingest.EventKind, reason, object, msg string) {
 	if len(msg) > s.lim.MaxStringBytes {
 		msg = ingest.TruncateUTF8(msg, s.lim.MaxStringBytes)
+		s.truncated++
 	}
 	s.out = append(s.out, ingest.Event{Time: t, Entity: ent, Kind: kind, Reason: reason, Message: msg, Object: object, Count: 1, Source: s.name})
 }
@@ -129,6 +130,9 @@ func (s *snapshot) events() {
 	}
 	if s.badValues > 0 {
 		s.b.Warn(ingest.ErrBadValue, s.name, s.badValues, "%d objects hold a value of the wrong type (the rest of each was read)", s.badValues)
+	}
+	if s.truncated > 0 {
+		s.b.Warn(ingest.ErrLimit, s.name, s.truncated, "%d messages longer than %d bytes truncated", s.truncated, s.lim.MaxStringBytes)
 	}
 	if s.noManaged > 0 {
 		s.b.Warn(ingest.ErrPartialInput, s.name, s.noManaged,

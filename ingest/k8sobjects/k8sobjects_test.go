@@ -208,6 +208,19 @@ func TestErrorsAndLimits(t *testing.T) {
 	if !strings.Contains(b.Warnings[0].Message, "10 of 12 changes dropped, the oldest") {
 		t.Errorf("warning %v", b.Warnings[0])
 	}
+	b, err = ingest.ReadFile(filepath.Join("testdata", "objects.json"), nil, ingest.Limits{MaxStringBytes: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range b.Events {
+		if len(e.Message) > 40 {
+			t.Errorf("message of %d bytes: %q", len(e.Message), e.Message)
+		}
+	}
+	checkWarnings(t, b, []error{ingest.ErrLimit})
+	if !strings.Contains(b.Warnings[0].Message, "longer than 40 bytes truncated") {
+		t.Errorf("warning %v", b.Warnings[0])
+	}
 }
 
 // TestSniff: a snapshot is told from the kubectl outputs that look alike.
