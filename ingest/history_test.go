@@ -13,9 +13,10 @@ import (
 )
 
 // TestHistoryEvents: the events of a History format (change records, a
-// snapshot of cluster objects) are kept however old, and neither stretch
-// the grid nor widen the robust range; read alone, they set the range as
-// any events do.
+// snapshot of cluster objects) neither stretch the grid nor widen the
+// robust range, and are kept within the look-back (a day before the
+// data), quietly left out beyond it; read alone, they set the range as any
+// events do.
 func TestHistoryEvents(t *testing.T) {
 	hist := FormatK8sObjects + 2
 	RegisterFormat(FormatSpec{Format: hist, History: true, Decode: func(string, io.Reader, Limits) (*Bundle, error) { return &Bundle{}, nil }})
@@ -43,7 +44,7 @@ func TestHistoryEvents(t *testing.T) {
 			Inputs: []Input{{Path: "metrics.json", Format: FormatPromQueryRange}, {Path: "changes.csv", Format: hist}},
 			Series: []*Series{series()},
 			Events: []Event{change(20*time.Hour, "changes.csv"), change(90*24*time.Hour, "changes.csv"), change(-10*time.Minute, "changes.csv")},
-		}, t0, t0.Add(239 * 15 * time.Second), 3},
+		}, t0, t0.Add(239 * 15 * time.Second), 2}, // 90 days before: beyond the look-back
 		{"other events still stretch the grid, and strays go", &Bundle{
 			Inputs: []Input{{Path: "metrics.json", Format: FormatPromQueryRange}, {Path: "events.json", Format: FormatK8sEvents}, {Path: "changes.csv", Format: hist}},
 			Series: []*Series{series()},
@@ -140,7 +141,7 @@ func TestHistoryInputsNotDisjoint(t *testing.T) {
 	if !slices.Equal(skipped, []string{"z-2017.json"}) {
 		t.Errorf("left out %q, want only z-2017.json", skipped)
 	}
-	if len(b.Events) != 4 || b.Start.Std().Year() != 2022 || b.End.Sub(b.Start) > time.Hour {
+	if len(b.Events) != 1 || b.Start.Std().Year() != 2022 || b.End.Sub(b.Start) > time.Hour { // the hour before the data
 		t.Errorf("%d events, data range %v → %v", len(b.Events), b.Start, b.End)
 	}
 }

@@ -80,9 +80,13 @@ func gridSeries(s *Series) bool { return len(s.T) <= 1 || seriesStep(s) >= time.
 // and returns a filter for the times that may extend the common grid
 // (alerts outside the range are kept, but do not stretch the grid).
 // History events (hist[i] for b.Events[i], nil when none; see
-// historyEvents) are neither sampled nor dropped: a snapshot's ReplicaSets
-// of last year are history, not stray timestamps, and must not widen the
-// range either. hist is compacted with the events it marks.
+// historyEvents) are not sampled: a snapshot's ReplicaSets of last year
+// are history, not stray timestamps, and must not widen the range. Those
+// outside the range are older than the look-back every later stage uses
+// (a day, or the data's own length, before the data) and are left out
+// without a warning: a snapshot always holds them, and the input's event
+// count says how many were read. hist is compacted with the events it
+// marks.
 // Cost: one pass to sample at most OutlierSamples times, O(S log S) to
 // sort them, one pass to filter.
 func dropTimeOutliers(b *Bundle, hist []bool) func(Time) bool {
@@ -143,20 +147,22 @@ func dropTimeOutliers(b *Bundle, hist []bool) func(Time) bool {
 		s.T, s.V = s.T[:n], s.V[:n]
 	}
 	kept("points", points)
-	before = len(b.Events)
-	n := 0
+	n, stray := 0, 0
 	for i, e := range b.Events {
-		if isHist(i) || in(e.Time) {
+		switch {
+		case in(e.Time):
 			b.Events[n] = e
 			if hist != nil {
 				hist[n] = hist[i] // kept aligned for chooseStep
 			}
 			n++
+		case !isHist(i):
+			stray++
 		}
 	}
 	clear(b.Events[n:])
 	b.Events = b.Events[:n]
-	kept("events", before-len(b.Events))
+	kept("events", stray)
 	before = len(b.Logs)
 	b.Logs = slices.DeleteFunc(b.Logs, func(r LogRecord) bool { return !in(r.Time) })
 	kept("log records", before-len(b.Logs))

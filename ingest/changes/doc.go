@@ -30,8 +30,8 @@
 //
 // The format is registered with History set (ingest.FormatSpec): records
 // of the last day place changes before the incident without stretching
-// the common time grid over that day. It registers itself with package
-// ingest from its init function (sniff priorities
-// ingest.PriorityChangeRecords and ingest.PriorityChangeCSV); import
-// ingest/formats to have every format. It imports only the core.
+// the common time grid over that day, and older ones are left out. It
+// registers itself with package ingest from its init function (sniff
+// priorities ingest.PriorityChangeRecords and ingest.PriorityChangeCSV);
+// import ingest/formats to have every format. It imports only the core.
 package changes

@@ -37,7 +37,8 @@
 // Events are sorted by time; over Limits.MaxEvents the oldest are dropped
 // with an ErrLimit warning. The format is registered with History set
 // (ingest.FormatSpec): a snapshot's ReplicaSets of last month do not
-// stretch the incident's time grid. It registers itself with package
-// ingest from its init function (sniff priority ingest.PriorityK8sObjects);
-// import ingest/formats to have every format. It imports only the core.
+// stretch the incident's time grid, and are left out as older than the
+// look-back. It registers itself with package ingest from its init
+// function (sniff priority ingest.PriorityK8sObjects); import
+// ingest/formats to have every format. It imports only the core.
 package k8sobjects
