@@ -72,7 +72,7 @@ func TestChangesBesideAnIncident(t *testing.T) {
 		{"service/router", "Config"},  // "llm-serving/router"
 		{"service/billing", "Deploy"},
 		{"unknown/configmap/kube-root-ca.crt", "ConfigMapCreated"},
-		{"service/router", "ConfigMapCreated"}, // router-config-5f7c9d6b8d
+		{"service/router", "ConfigMapCreated"},  // router-config-5f7c9d6b8d
 		{"service/router", "ReplicaSetCreated"}, // of today; October's is left out
 	}
 	if !slices.Equal(got, want) {
