@@ -78,6 +78,7 @@ const (
 	FormatDockerJSONLog      = model.FormatDockerJSONLog
 	FormatJaegerDependencies = model.FormatJaegerDependencies
 	FormatJaegerJSON         = model.FormatJaegerJSON
+	FormatJaegerProto        = model.FormatJaegerProto
 	FormatK8sEvents          = model.FormatK8sEvents
 	FormatKineto             = model.FormatKineto
 	FormatLabel              = model.FormatLabel
@@ -89,6 +90,8 @@ const (
 	FormatNvidiaSmiDmon      = model.FormatNvidiaSmiDmon
 	FormatOTLPJSON           = model.FormatOTLPJSON
 	FormatOTLPLogs           = model.FormatOTLPLogs
+	FormatOTLPLogsProto      = model.FormatOTLPLogsProto
+	FormatOTLPProto          = model.FormatOTLPProto
 	FormatPromQueryRange     = model.FormatPromQueryRange
 	FormatTextLog            = model.FormatTextLog
 	FormatUnknown            = model.FormatUnknown
