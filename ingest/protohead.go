@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -193,6 +194,10 @@ func frameBody(b []byte, l int) ([]byte, bool) {
 // the framings above). Max bounds one message: a longer one is an
 // ErrLimit error.
 type ProtoStream struct {
+	// Keep are the top-level fields a FramePlain stream returns, each
+	// element as a message of its own (nil: field 1 only); the others are
+	// skipped.
+	Keep    []protowire.Number
 	r       *bufio.Reader
 	framing ProtoFraming
 	max     int64
@@ -260,7 +265,7 @@ func (p *ProtoStream) Next() ([]byte, int64, error) {
 			if err != nil {
 				return nil, start, err
 			}
-			if num != 1 {
+			if !p.keep(num) {
 				if err := p.discard(v); err != nil {
 					return nil, start, err
 				}
@@ -269,7 +274,7 @@ func (p *ProtoStream) Next() ([]byte, int64, error) {
 			if int64(v) > p.max {
 				return nil, start, ErrorAt(p.name, start, fmt.Errorf("%w: protobuf message of %d bytes (the limit is %d)", ErrLimit, v, p.max))
 			}
-			head := protowire.AppendVarint(protowire.AppendTag(p.buf[:0], 1, protowire.BytesType), v)
+			head := protowire.AppendVarint(protowire.AppendTag(p.buf[:0], num, protowire.BytesType), v)
 			return p.body(head, v, start)
 		default:
 			return nil, start, ErrorAt(p.name, start, errors.New("protobuf: unknown framing"))
@@ -279,6 +284,14 @@ func (p *ProtoStream) Next() ([]byte, int64, error) {
 		}
 		return p.body(p.buf[:0], l, start)
 	}
+}
+
+// keep reports whether a FramePlain stream returns top-level field num.
+func (p *ProtoStream) keep(num protowire.Number) bool {
+	if p.Keep == nil {
+		return num == 1
+	}
+	return slices.Contains(p.Keep, num)
 }
 
 // body reads l bytes after prefix into the stream's buffer.
