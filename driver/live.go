@@ -24,6 +24,7 @@ import (
 // in defaultLiveFlags, its help in liveHelp.
 type liveFlags struct {
 	JaegerURL     string        `flag:"jaeger-url"`
+	JaegerGRPC    string        `flag:"jaeger-grpc"`
 	PromURL       string        `flag:"prometheus-url"`
 	Queries       []string      `flag:"query"`
 	Selector      string        `flag:"selector"`
@@ -64,7 +65,8 @@ func defaultLiveFlags() liveFlags {
 
 // liveHelp is the help of each live flag.
 var liveHelp = map[string]string{
-	"jaeger-url":           "fetch traces from this Jaeger (api_v3, falling back to the v1 search API)",
+	"jaeger-url":           "fetch traces from this Jaeger: http(s)://host:16686 (api_v3, falling back to the v1 search API), or grpc(s)://host:16685 (the gRPC query API, as --jaeger-grpc)",
+	"jaeger-grpc":          "Jaeger's gRPC query endpoint, host:16685 or grpc(s)://host:port (api_v2, else api_v3); when it is refused, traces come over HTTP from --jaeger-url, else the host's port 16686",
 	"prometheus-url":       "fetch metrics from this Prometheus (query_range over baseline + window)",
 	"query":                "an extra PromQL query to fetch (repeatable)",
 	"selector":             `label matchers added to every pack query, e.g. '{namespace="llm"}'`,
@@ -105,7 +107,7 @@ func (l *liveFlags) register(fs *pflag.FlagSet) {
 
 // active reports whether a live source was given.
 func (l *liveFlags) active() bool {
-	return l.JaegerURL != "" || l.PromURL != "" || l.LokiURL != "" || l.VlogsURL != ""
+	return l.JaegerURL != "" || l.JaegerGRPC != "" || l.PromURL != "" || l.LokiURL != "" || l.VlogsURL != ""
 }
 
 // list prints the queries --prometheus-url would run.
@@ -287,7 +289,15 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 	opt.LokiURL, opt.VictoriaLogsURL, opt.LogSelector = l.LokiURL, l.VlogsURL, l.LogSelector
 	opt.LogPage, opt.MaxLogRecords = l.LogPage, l.MaxLogRecords
 	tr.MaxBody = l.MaxResponse
-	opt.JaegerURL, opt.PrometheusURL = l.JaegerURL, l.PromURL
+	opt.JaegerURL, opt.PrometheusURL, opt.JaegerGRPC = l.JaegerURL, l.PromURL, l.JaegerGRPC
+	if ep := l.JaegerGRPC; ep != "" || live.IsGRPCURL(l.JaegerURL) {
+		if ep == "" {
+			ep = l.JaegerURL
+		}
+		if _, _, _, err := live.JaegerGRPCTarget(ep); err != nil {
+			return opt, fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
 	opt.Transport, opt.MaxTraces, opt.Concurrency = tr, l.MaxTraces, l.Concurrency
 	opt.FetchTimeout, opt.MaxServices, opt.MaxRequests, opt.MaxFetchBytes = l.FetchTimeout, l.MaxServices, l.MaxRequests, l.MaxFetch
 	return opt, nil

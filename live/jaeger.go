@@ -46,8 +46,8 @@ const (
 
 // JaegerResult is what a trace fetch produced.
 type JaegerResult struct {
-	API      string   // "v3" or "v1"
-	FileName string   // traces.v3.otlp.json or traces.v1.jaeger.json
+	API      string   // "grpc-v2", "grpc-v3" (gRPC), "v3" or "v1" (HTTP)
+	FileName string   // traces.grpc-v2.jaeger.pb, traces.grpc-v3.otlp.binpb, traces.v3.otlp.json or traces.v1.jaeger.json
 	Body     []byte   // the file, in a format ingest reads
 	Services []string // services the server listed
 	Traces   int      // distinct traces kept
@@ -68,6 +68,9 @@ type JaegerResult struct {
 	// Quiet counts the services whose window was not searched for slow or
 	// error traces because their aggregates did not move.
 	Quiet int
+	// Fallbacks say which APIs were tried before API and why (a refused
+	// gRPC endpoint, a server without api_v3).
+	Fallbacks []string
 }
 
 // trace is one fetched trace: its parts in the server's format.
@@ -96,6 +99,10 @@ type backend interface {
 	name() string
 }
 
+// filtersErrors reports an API whose search takes the error=true tag
+// (v1 over HTTP, api_v2 over gRPC).
+func filtersErrors(be backend) bool { return be.name() == "v1" || be.name() == "grpc-v2" }
+
 // errNotFound marks a 404 route (an older or newer server without it).
 var errNotFound = errors.New("not found")
 
@@ -106,6 +113,14 @@ var errNotFound = errors.New("not found")
 // baseline sample and the window's slow traces, bounded by the request and
 // byte budgets), which shares the budgets and the Missing list.
 func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResult, error) {
+	return fetchJaeger(ctx, opt, []backend{v3{c}, v1{c}}, c.URL())
+}
+
+// fetchJaeger is FetchJaeger over the first API of chain whose service
+// listing succeeds: a listing that fails with errFallback or errNotFound
+// moves on to the next API (and the result says so), any other failure is
+// the fetch's error.
+func fetchJaeger(ctx context.Context, opt JaegerOptions, chain []backend, where string) (*JaegerResult, error) {
 	if opt.MaxTraces <= 0 {
 		opt.MaxTraces = DefaultMaxTraces
 	}
@@ -125,19 +140,31 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 	if progress == nil {
 		progress = func(string, ...any) {}
 	}
-	var be backend = v3{c}
-	svcs, err := be.services(ctx)
-	if errors.Is(err, errNotFound) {
-		progress("jaeger: %s has no api_v3; falling back to the v1 search API", c.URL())
-		be = v1{c}
-		svcs, err = be.services(ctx)
+	var (
+		be        backend
+		svcs      []string
+		err       error
+		fallbacks []string
+	)
+	for i, b := range chain {
+		be = b
+		svcs, err = b.services(ctx)
+		if err == nil || i == len(chain)-1 || !(errors.Is(err, errFallback) || errors.Is(err, errNotFound)) || ctx.Err() != nil {
+			break
+		}
+		why := strings.TrimPrefix(err.Error(), errFallback.Error()+": ")
+		if errors.Is(err, errNotFound) {
+			why = "no api_v3"
+		}
+		fallbacks = append(fallbacks, fmt.Sprintf("api %s: %s; trying api %s", b.name(), why, chain[i+1].name()))
+		progress("jaeger: %s has %s; falling back to api %s", where, why, chain[i+1].name())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("jaeger %s: list services: %w", c.URL(), err)
+		return nil, fmt.Errorf("jaeger %s: list services: %w", where, err)
 	}
 	sort.Strings(svcs)
 	svcs = slices.Compact(svcs)
-	res := &JaegerResult{API: be.name(), Listed: len(svcs)}
+	res := &JaegerResult{API: be.name(), Listed: len(svcs), Fallbacks: fallbacks}
 	if len(opt.Aggregates) > 0 {
 		svcs = orderByAggregates(svcs, opt.Aggregates)
 	}
@@ -147,7 +174,7 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 	res.Services = svcs
 	progress("jaeger: %d services via api %s", res.Listed, be.name())
 	if len(svcs) == 0 {
-		return nil, fmt.Errorf("jaeger %s: no services", c.URL())
+		return nil, fmt.Errorf("jaeger %s: no services", where)
 	}
 	// The baseline sample gets half the request budget (the window's
 	// searches and the operation listings the rest): fewer slices when
@@ -198,7 +225,7 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 				jobs = append(jobs, findParams{service: svc, operation: op, start: opt.WindowStart, end: opt.WindowEnd, limit: per, minDuration: p90})
 			}
 		}
-		if be.name() == "v1" {
+		if filtersErrors(be) {
 			jobs = append(jobs, findParams{service: svc, start: opt.WindowStart, end: opt.WindowEnd, limit: slowBudget, errorsOnly: true})
 		}
 	}
@@ -221,9 +248,9 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 		return nil, fmt.Errorf("jaeger: encode: %w", err)
 	}
 	res.Body = body
-	res.FileName = "traces." + be.name() + map[string]string{"v3": ".otlp.json", "v1": ".jaeger.json"}[be.name()]
+	res.FileName = map[string]string{"v3": "traces.v3.otlp.json", "v1": "traces.v1.jaeger.json", "grpc-v2": grpcFileNames["grpc-v2"], "grpc-v3": grpcFileNames["grpc-v3"]}[be.name()]
 	errNote := "error traces preferred via the error=true tag"
-	if be.name() == "v3" {
+	if !filtersErrors(be) {
 		errNote = "api_v3 cannot filter errors, so error traces are kept only as sampled"
 	}
 	res.Sampling = fmt.Sprintf("jaeger api %s sampling: per service up to %d traces in each of %d time slices (baseline sample), "+

@@ -40,6 +40,10 @@ type Note struct {
 // Options configure one fetch of every source. Any URL may be empty.
 type Options struct {
 	JaegerURL, PrometheusURL string
+	// JaegerGRPC is Jaeger's gRPC query endpoint (host:port, grpc:// or
+	// grpcs://), tried before JaegerURL (the HTTP fallback); a grpc(s)://
+	// JaegerURL alone means the same, falling back to Jaeger's HTTP port.
+	JaegerGRPC string
 	Transport                TransportOptions
 	Start, End               time.Time // the whole range
 	WindowStart, WindowEnd   time.Time // the incident window
@@ -115,6 +119,9 @@ type ManifestJaeger struct {
 	Capped   int      `json:"capped_requests"`
 	Sampling string   `json:"sampling,omitempty"`
 	Error    string   `json:"error,omitempty"`
+	// Fallbacks say which APIs were tried first and why they were left
+	// (a refused gRPC endpoint, a server without api_v3).
+	Fallbacks []string `json:"fallbacks,omitempty"`
 }
 
 // ManifestPrometheus describes the metric fetch.
@@ -183,6 +190,12 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 	}
 	if opt.MaxFetchBytes <= 0 {
 		opt.MaxFetchBytes = DefaultMaxFetchBytes
+	}
+	if opt.JaegerURL == "" && opt.JaegerGRPC != "" { // a gRPC endpoint alone: Jaeger is configured
+		opt.JaegerURL, opt.JaegerGRPC = opt.JaegerGRPC, ""
+		if !IsGRPCURL(opt.JaegerURL) {
+			opt.JaegerURL = "grpc://" + opt.JaegerURL
+		}
 	}
 	budget := NewBudget(opt.MaxFetchBytes)
 	dctx, cancel := context.WithTimeout(ctx, opt.FetchTimeout)
@@ -261,17 +274,10 @@ func fetchJaegerSource(ctx context.Context, opt Options, budget *Budget, progres
 	var f sourceFetch
 	mj := &ManifestJaeger{URL: redactRaw(opt.JaegerURL)}
 	f.jaeger = mj
-	c, err := NewClient(opt.JaegerURL, opt.Transport)
-	var res *JaegerResult
-	if err == nil {
-		mj.URL = c.URL()
-		res, err = FetchJaeger(ctx, c, JaegerOptions{Start: opt.Start, End: opt.End, WindowStart: opt.WindowStart, WindowEnd: opt.WindowEnd,
-			MaxTraces: opt.MaxTraces, Concurrency: opt.Concurrency, MaxServices: opt.MaxServices, MaxRequests: opt.MaxRequests,
-			Budget: budget, Aggregates: opt.aggregates, Progress: progress})
-		if err != nil {
-			err = errors.New(c.Redact(err.Error()))
-		}
-	}
+	jopt := JaegerOptions{Start: opt.Start, End: opt.End, WindowStart: opt.WindowStart, WindowEnd: opt.WindowEnd,
+		MaxTraces: opt.MaxTraces, Concurrency: opt.Concurrency, MaxServices: opt.MaxServices, MaxRequests: opt.MaxRequests,
+		Budget: budget, Aggregates: opt.aggregates, Progress: progress}
+	c, res, err := fetchJaegerAPIs(ctx, opt, jopt, mj)
 	if err != nil {
 		if ctx.Err() != nil && !strings.Contains(err.Error(), "deadline") {
 			err = fmt.Errorf("%v (%s was reached)", err, deadlineText(opt))
@@ -285,6 +291,7 @@ func fetchJaegerSource(ctx context.Context, opt Options, budget *Budget, progres
 		return f
 	}
 	mj.API, mj.Services, mj.Traces, mj.Errors = res.API, res.Services, res.Traces, res.Errors
+	mj.Fallbacks = res.Fallbacks
 	mj.Requests, mj.Capped, mj.Sampling = res.Requests, res.Capped, res.Sampling
 	if res.Listed > len(res.Services) {
 		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf("the server listed %d services; sampled the first %d by name (--max-services)", res.Listed, len(res.Services))})
