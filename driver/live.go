@@ -25,6 +25,8 @@ import (
 type liveFlags struct {
 	JaegerURL     string        `flag:"jaeger-url"`
 	JaegerGRPC    string        `flag:"jaeger-grpc"`
+	TempoURL      string        `flag:"tempo-url"`
+	OrgID         string        `flag:"org-id"`
 	PromURL       string        `flag:"prometheus-url"`
 	Queries       []string      `flag:"query"`
 	Selector      string        `flag:"selector"`
@@ -67,6 +69,8 @@ func defaultLiveFlags() liveFlags {
 var liveHelp = map[string]string{
 	"jaeger-url":           "fetch traces from this Jaeger: http(s)://host:16686 (api_v3, falling back to the v1 search API), or grpc(s)://host:16685 (the gRPC query API, as --jaeger-grpc)",
 	"jaeger-grpc":          "Jaeger's gRPC query endpoint, host:16685 or grpc(s)://host:port (api_v2, else api_v3); when it is refused, traces come over HTTP from --jaeger-url, else the host's port 16686",
+	"tempo-url":            "fetch traces from this Grafana Tempo: TraceQL searches of the services over baseline + window (/api/search), then the traces by ID; Grafana Cloud: https://INSTANCE_ID@host with the token from --token-file/--token-env",
+	"org-id":               "tenant sent as X-Scope-OrgID to every endpoint (Grafana Tempo, Loki, Mimir)",
 	"prometheus-url":       "fetch metrics from this Prometheus (query_range over baseline + window)",
 	"query":                "an extra PromQL query to fetch (repeatable)",
 	"selector":             `label matchers added to every pack query, e.g. '{namespace="llm"}'`,
@@ -107,7 +111,7 @@ func (l *liveFlags) register(fs *pflag.FlagSet) {
 
 // active reports whether a live source was given.
 func (l *liveFlags) active() bool {
-	return l.JaegerURL != "" || l.JaegerGRPC != "" || l.PromURL != "" || l.LokiURL != "" || l.VlogsURL != ""
+	return l.JaegerURL != "" || l.JaegerGRPC != "" || l.TempoURL != "" || l.PromURL != "" || l.LokiURL != "" || l.VlogsURL != ""
 }
 
 // list prints the queries --prometheus-url would run.
@@ -155,7 +159,7 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 	}
 	red.add(opt.Transport.BearerToken)
 	red.addBasic(opt.Transport.BasicUser, opt.Transport.BasicPassword)
-	for _, u := range []string{l.JaegerURL, l.PromURL} { // credentials in a URL are secrets too
+	for _, u := range []string{l.JaegerURL, l.PromURL, l.TempoURL, l.LokiURL, l.VlogsURL} { // credentials in a URL are secrets too
 		if pu, err := url.Parse(u); err == nil && pu.User != nil {
 			p, _ := pu.User.Password()
 			red.addBasic(pu.User.Username(), p)
@@ -289,7 +293,8 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 	opt.LokiURL, opt.VictoriaLogsURL, opt.LogSelector = l.LokiURL, l.VlogsURL, l.LogSelector
 	opt.LogPage, opt.MaxLogRecords = l.LogPage, l.MaxLogRecords
 	tr.MaxBody = l.MaxResponse
-	opt.JaegerURL, opt.PrometheusURL, opt.JaegerGRPC = l.JaegerURL, l.PromURL, l.JaegerGRPC
+	opt.JaegerURL, opt.PrometheusURL, opt.JaegerGRPC, opt.TempoURL = l.JaegerURL, l.PromURL, l.JaegerGRPC, l.TempoURL
+	tr.OrgID = strings.TrimSpace(l.OrgID)
 	if ep := l.JaegerGRPC; ep != "" || live.IsGRPCURL(l.JaegerURL) {
 		if ep == "" {
 			ep = l.JaegerURL

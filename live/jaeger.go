@@ -71,10 +71,16 @@ type JaegerResult struct {
 	// Fallbacks say which APIs were tried before API and why (a refused
 	// gRPC endpoint, a server without api_v3).
 	Fallbacks []string
+	// Partial counts the answers the server marked incomplete (Tempo: a
+	// search whose jobs did not all complete, a PARTIAL trace);
+	// FirstPartial is the first one's text.
+	Partial      int
+	FirstPartial string
 }
 
 // trace is one fetched trace: its parts in the server's format.
 type trace struct {
+	window bool // found by a window search (not only the baseline sample)
 	id     string
 	parts  []json.RawMessage // v3: resourceSpans entries; v1: the trace object
 	durs   map[string][]time.Duration
@@ -101,7 +107,15 @@ type backend interface {
 
 // filtersErrors reports an API whose search takes the error=true tag
 // (v1 over HTTP, api_v2 over gRPC).
-func filtersErrors(be backend) bool { return be.name() == "v1" || be.name() == "grpc-v2" }
+func filtersErrors(be backend) bool {
+	return be.name() == "v1" || be.name() == "grpc-v2" || be.name() == "tempo"
+}
+
+// hydrator is a backend whose searches return trace IDs only (Tempo): the
+// traces are fetched after the sampling, under the same bounds.
+type hydrator interface {
+	hydrate(ctx context.Context, s *sampler, ts []*trace) []*trace
+}
 
 // errNotFound marks a 404 route (an older or newer server without it).
 var errNotFound = errors.New("not found")
@@ -237,26 +251,37 @@ func fetchJaeger(ctx context.Context, opt JaegerOptions, chain []backend, where 
 	all := make([]*trace, 0, len(s.seen))
 	for _, t := range s.seen {
 		all = append(all, t)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
+	if h, ok := be.(hydrator); ok { // searches returned IDs: fetch the traces
+		all = h.hydrate(ctx, s, all)
+		res.Stopped = ctx.Err()
+	}
+	for _, t := range all {
 		if t.errors {
 			res.Errors++
 		}
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
 	res.Traces = len(all)
 	body, err := be.encode(all)
 	if err != nil {
 		return nil, fmt.Errorf("jaeger: encode: %w", err)
 	}
 	res.Body = body
-	res.FileName = map[string]string{"v3": "traces.v3.otlp.json", "v1": "traces.v1.jaeger.json", "grpc-v2": grpcFileNames["grpc-v2"], "grpc-v3": grpcFileNames["grpc-v3"]}[be.name()]
+	res.FileName = map[string]string{"v3": "traces.v3.otlp.json", "v1": "traces.v1.jaeger.json", "grpc-v2": grpcFileNames["grpc-v2"], "grpc-v3": grpcFileNames["grpc-v3"], "tempo": "traces.tempo.otlp.binpb"}[be.name()]
 	errNote := "error traces preferred via the error=true tag"
 	if !filtersErrors(be) {
 		errNote = "api_v3 cannot filter errors, so error traces are kept only as sampled"
 	}
-	res.Sampling = fmt.Sprintf("jaeger api %s sampling: per service up to %d traces in each of %d time slices (baseline sample), "+
+	what := "jaeger api " + be.name()
+	if be.name() == "tempo" {
+		errNote = "error traces preferred via TraceQL status = error; traces fetched by ID, window traces first"
+		what = "tempo (TraceQL)"
+	}
+	res.Sampling = fmt.Sprintf("%s sampling: per service up to %d traces in each of %d time slices (baseline sample), "+
 		"plus up to %d slow traces per service in the window, split over its operations (duration >= the service's sampled p90); %s; "+
 		"kept %d traces (%d with errors); %d of %d searches hit their limit",
-		be.name(), perSlice, opt.Slices, slowBudget, errNote, res.Traces, res.Errors, res.Capped, res.Requests)
+		what, perSlice, opt.Slices, slowBudget, errNote, res.Traces, res.Errors, res.Capped, res.Requests)
 	if len(opt.Aggregates) > 0 {
 		res.Sampling += fmt.Sprintf("; services ordered by their deviation in the metrics' request aggregates, "+
 			"and %d whose aggregates did not move (under %g robust scales) not searched in the window", res.Quiet, AggregateMinZ)
@@ -325,6 +350,7 @@ func (s *sampler) run(ctx context.Context, jobs []findParams, what string) {
 					s.res.Dropped++
 					continue
 				}
+				t.window = what != "baseline sample"
 				s.seen[t.id] = t
 			}
 		}()
