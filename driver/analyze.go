@@ -41,8 +41,6 @@ Examples:
   pipeline-analyze --method baro incident/           # the BARO baseline, for comparison
   pipeline-analyze --fail-on critical incident/ || page-someone
   pipeline-analyze -v -o markdown --export ticket.md --jaeger-ui-url http://jaeger:16686 incident/
-  pipeline-analyze --jaeger-url grpc://jaeger:16685 --at now-15m --save-bundle incident/
-  pipeline-analyze --tempo-url https://tempo:3200 --org-id team-a --at now-15m --save-bundle incident/
 (incident/ is what "pipeline-analyze simulate --fault tool_api_slow --seed 7 --duration 14m
 --out incident" writes.)
 

@@ -68,9 +68,9 @@ func defaultLiveFlags() liveFlags {
 // liveHelp is the help of each live flag.
 var liveHelp = map[string]string{
 	"jaeger-url":           "fetch traces from this Jaeger: http(s)://host:16686 (api_v3, falling back to the v1 search API), or grpc(s)://host:16685 (the gRPC query API, as --jaeger-grpc)",
-	"jaeger-grpc":          "Jaeger's gRPC query endpoint, host:16685 or grpc(s)://host:port (api_v2, else api_v3); when it is refused, traces come over HTTP from --jaeger-url, else the host's port 16686",
-	"tempo-url":            "fetch traces from this Grafana Tempo: TraceQL searches of the services over baseline + window (/api/search), then the traces by ID; Grafana Cloud: https://INSTANCE_ID@host with the token from --token-file/--token-env",
-	"org-id":               "tenant sent as X-Scope-OrgID to every endpoint (Grafana Tempo, Loki, Mimir)",
+	"jaeger-grpc":          "Jaeger's gRPC query endpoint, e.g. jaeger:16685 or grpcs://jaeger:16685 (api_v2, else api_v3); when it is refused, traces come over HTTP from --jaeger-url, else the host's port 16686",
+	"tempo-url":            "fetch traces from this Grafana Tempo (e.g. http://tempo:3200): TraceQL searches of the services over baseline + window (/api/search), then the traces by ID; Grafana Cloud: https://INSTANCE_ID@host with the token from --token-file/--token-env",
+	"org-id":               "tenant sent as X-Scope-OrgID to every endpoint (Grafana Tempo, Loki, Mimir), e.g. --org-id team-a",
 	"prometheus-url":       "fetch metrics from this Prometheus (query_range over baseline + window)",
 	"query":                "an extra PromQL query to fetch (repeatable)",
 	"selector":             `label matchers added to every pack query, e.g. '{namespace="llm"}'`,
@@ -239,8 +239,10 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 }
 
 func (lr *inputs) addSampling(m *live.Manifest) {
-	if m.Jaeger != nil && m.Jaeger.Sampling != "" {
-		lr.sampling = strings.TrimPrefix(lr.sampling+"; "+m.Jaeger.Sampling, "; ")
+	for _, mj := range []*live.ManifestJaeger{m.Jaeger, m.Tempo} {
+		if mj != nil && mj.Sampling != "" {
+			lr.sampling = strings.TrimPrefix(lr.sampling+"; "+mj.Sampling, "; ")
+		}
 	}
 }
 
