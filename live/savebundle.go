@@ -46,14 +46,14 @@ type Options struct {
 	JaegerGRPC string
 	// TempoURL is a Grafana Tempo to fetch traces from (TraceQL search,
 	// then traces by ID), beside or instead of Jaeger.
-	TempoURL string
-	Transport                TransportOptions
-	Start, End               time.Time // the whole range
-	WindowStart, WindowEnd   time.Time // the incident window
-	Step                     time.Duration
-	Queries                  []Query
-	MaxTraces                int
-	Concurrency              int
+	TempoURL               string
+	Transport              TransportOptions
+	Start, End             time.Time // the whole range
+	WindowStart, WindowEnd time.Time // the incident window
+	Step                   time.Duration
+	Queries                []Query
+	MaxTraces              int
+	Concurrency            int
 	// FetchTimeout bounds the whole fetch (0 = DefaultFetchTimeout): at the
 	// deadline every source returns what arrived, with a note saying what
 	// is missing.
