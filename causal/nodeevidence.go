@@ -342,7 +342,9 @@ func shift(s *ingest.Series, b0, b1 int, cells []int) (float64, float64) {
 		return math.NaN(), math.NaN()
 	}
 	med, mad := medianMAD(bs)
-	scale := math.Max(measure.MADToSigma*mad, 0.05*math.Abs(med))
+	sb := append([]float64(nil), bs...)
+	sort.Float64s(sb)
+	scale := measure.RobustSpread(bs, med, mad, measure.QuantileSorted(sb, 0.75)-measure.QuantileSorted(sb, 0.25))
 	return measure.Quantile(ws, 0.5) - med, scale
 }
 

@@ -92,11 +92,18 @@ type Candidate struct {
 	Node          int // graph node index (-1 for the baseline methods' series)
 	NodeID        string
 	Service       string
-	Component     string // most specific entity: pod, GPU UUID, edge, node, or service
+	Component     string // the part one acts on (Part): pod, GPU UUID, node, rollout, or service (workload) — never an edge
 	ComponentKind ingest.EntityKind
-	Signal        ingest.SignalKind
-	Facet         string
-	Score         float64
+	// Via is the entity the signal was measured on when it is not the
+	// component ("edge/checkout->cart" for a call's latency resolved to
+	// the callee's replica or the network to it), "" otherwise.
+	Via string
+	// PartWhy says how the component was resolved from Via ("" when the
+	// signal is the component's own).
+	PartWhy string
+	Signal  ingest.SignalKind
+	Facet   string
+	Score   float64
 	// Confidence is the probability that the candidate's service is the
 	// root cause (tcg; calibrated on the development sets), 0..1.
 	Confidence float64
@@ -282,9 +289,8 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 			Signal: n.Signal, Facet: string(n.Facet), Score: c.score, Attribution: share, Terms: c.terms,
 			Confidence: prob[services[rank]], Dimensions: dimensions(g, b, i), Series: n.Series[n.Rep],
 			Hosted: g.Hosted[n.Entity.ID()]}
-		if pod, ok := g.SinglePod[n.Entity.Name]; ok && n.Entity.Kind == ingest.KindService {
-			cd.Component, cd.ComponentKind = pod, ingest.KindPod // the most specific entity
-		}
+		part := partOf(g, i)
+		cd.Component, cd.ComponentKind, cd.Via, cd.PartWhy = part.Name, part.Kind, part.Via, part.Why
 		cd.Intervention = counterfactual(g, tLabel, tUnit, tBase, tObs, aT, share)
 		if stillTarget {
 			cd.Intervention.ExplainedShare = math.NaN()

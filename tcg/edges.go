@@ -57,6 +57,7 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 	g.calls = calls
 	g.callEdges(eb, calls)
 	podsOn := g.placements(b)
+	g.PodsOn = podsOn
 	g.placementEdges(eb, podsOn)
 	g.rolloutEdges(eb)
 	g.peerEdges(eb, podsOn)
@@ -669,3 +670,21 @@ func (g *Graph) podsBy() map[string][]ingest.Entity {
 
 // podsOfService returns the service's pods that have nodes.
 func podsOfService(g *Graph, svc string) []ingest.Entity { return g.podsBy()[svc] }
+
+// PodsOf returns the service's pods that have nodes of their own, sorted
+// by name (none for a service with one pod: its series are the service's
+// nodes, and SinglePod names it).
+func (g *Graph) PodsOf(svc string) []ingest.Entity { return g.podsBy()[svc] }
+
+// NodesOf returns the indices of the nodes of an entity (every signal and
+// facet), in node order.
+func (g *Graph) NodesOf(e ingest.Entity) []int {
+	var out []int
+	id := e.ID()
+	for i, n := range g.Nodes {
+		if n.Entity.ID() == id {
+			out = append(out, i)
+		}
+	}
+	return out
+}
