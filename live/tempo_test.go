@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -294,11 +293,10 @@ func TestTempoFaults(t *testing.T) {
 		t.Error("nothing kept")
 	}
 
-	bad := newTestClient(t, srv.URL, TransportOptions{BearerToken: secret})
-	f.org = "team-a"
+	tenant := tempoServer(t, &fakeTempo{spans: spans, org: "team-a"})
+	bad := newTestClient(t, tenant.URL, TransportOptions{BearerToken: secret})
 	_, err = FetchTempo(context.Background(), bad, opt, 10)
 	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), secret) {
 		t.Errorf("without the tenant: %v", err)
 	}
-	_ = io.Discard
 }
