@@ -134,7 +134,7 @@ func waitSpans(t testing.TB, query, service string, from, to time.Time, want int
 	deadline := time.Now().Add(120 * time.Second)
 	got := -1
 	for time.Now().Before(deadline) {
-		q := fmt.Sprintf("%s/api/v3/traces?query.service_name=%s&query.start_time_min=%s&query.start_time_max=%s&query.num_traces=1000000",
+		q := fmt.Sprintf("%s/api/v3/traces?query.service_name=%s&query.start_time_min=%s&query.start_time_max=%s&query.num_traces=50000",
 			query, service, from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))
 		resp, err := http.Get(q)
 		if err == nil {
@@ -203,6 +203,20 @@ func TestLiveJaegerGRPC(t *testing.T) {
 		t.Fatalf("label.json: %v", err)
 	}
 	work := t.TempDir()
+	// The case's other inputs (metrics, events, alert) are read as local
+	// files beside the live traces, as a user would give them.
+	local := filepath.Join(work, "local")
+	os.MkdirAll(local, 0o755)
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if n := e.Name(); !strings.HasPrefix(n, "traces") && !strings.HasPrefix(n, "logs") && n != "label.json" {
+			b, err := os.ReadFile(filepath.Join(dir, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(local, n), b, 0o644)
+		}
+	}
 	ports := startJaegerPorts(t, jbin, work)
 	pushOTLP(t, ports.otlp, otlpOf(src.Spans), 2000)
 	first, last := src.Spans[0].Start, src.Spans[0].Start
@@ -218,7 +232,7 @@ func TestLiveJaegerGRPC(t *testing.T) {
 	run := func(url, bundle string) (string, []byte) {
 		t.Helper()
 		var out, errb bytes.Buffer
-		args := []string{"--jaeger-url", url, "--at", label.InjectTime, "--max-traces", "100000", "--save-bundle", bundle, "-o", "json"}
+		args := []string{"--jaeger-url", url, "--at", label.InjectTime, "--window", "1m", "--max-traces", "50000", "--save-bundle", bundle, "-o", "json", local}
 		t0 := time.Now()
 		if code := Run(args, nil, &out, &errb); code != 0 {
 			t.Fatalf("%s: exit %d\n%s", url, code, tail(errb.String(), 3000))
@@ -255,7 +269,7 @@ func TestLiveJaegerGRPC(t *testing.T) {
 		t.Errorf("manifest: api %q url %q", m.Jaeger.API, m.Jaeger.URL)
 	}
 	var again, errb bytes.Buffer
-	if code := Run([]string{"-o", "json", filepath.Join(work, "grpc")}, nil, &again, &errb); code != 0 || !bytes.Equal(again.Bytes(), grpcCard) {
+	if code := Run([]string{"--window", "1m", "-o", "json", local, filepath.Join(work, "grpc")}, nil, &again, &errb); code != 0 || !bytes.Equal(again.Bytes(), grpcCard) {
 		t.Errorf("replay of the gRPC bundle: exit %d, same card %v\n%s", code, bytes.Equal(again.Bytes(), grpcCard), errb.String())
 	}
 
@@ -263,7 +277,7 @@ func TestLiveJaegerGRPC(t *testing.T) {
 	dead := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	var out, errb2 bytes.Buffer
 	fb := filepath.Join(work, "fallback")
-	args := []string{"--jaeger-grpc", dead, "--jaeger-url", ports.query, "--at", label.InjectTime, "--max-traces", "100000", "--save-bundle", fb, "-o", "json"}
+	args := []string{"--jaeger-grpc", dead, "--jaeger-url", ports.query, "--at", label.InjectTime, "--window", "1m", "--max-traces", "50000", "--save-bundle", fb, "-o", "json", local}
 	if code := Run(args, nil, &out, &errb2); code != 0 {
 		t.Fatalf("fallback: exit %d\n%s", code, errb2.String())
 	}
