@@ -25,6 +25,7 @@ import (
 type liveFlags struct {
 	JaegerURL     string        `flag:"jaeger-url"`
 	JaegerGRPC    string        `flag:"jaeger-grpc"`
+	JaegerGRPCAPI string        `flag:"jaeger-grpc-api"`
 	TempoURL      string        `flag:"tempo-url"`
 	OrgID         string        `flag:"org-id"`
 	PromURL       string        `flag:"prometheus-url"`
@@ -58,7 +59,7 @@ type liveFlags struct {
 // package's).
 func defaultLiveFlags() liveFlags {
 	return liveFlags{
-		Packs: "all", TokenEnv: "PIPELINE_ANALYZE_TOKEN", Timeout: live.DefaultTimeout, Retries: 2, MaxTraces: live.DefaultMaxTraces, Concurrency: live.DefaultConcurrency,
+		JaegerGRPCAPI: "auto", Packs: "all", TokenEnv: "PIPELINE_ANALYZE_TOKEN", Timeout: live.DefaultTimeout, Retries: 2, MaxTraces: live.DefaultMaxTraces, Concurrency: live.DefaultConcurrency,
 		LogPage: live.DefaultLogPage, MaxLogRecords: live.DefaultLogMax, FetchTimeout: live.DefaultFetchTimeout,
 		MaxResponse: live.DefaultMaxBody, MaxServices: live.DefaultMaxServices, MaxRequests: live.DefaultMaxRequests,
 		MaxFetch: live.DefaultMaxFetchBytes,
@@ -69,6 +70,7 @@ func defaultLiveFlags() liveFlags {
 var liveHelp = map[string]string{
 	"jaeger-url":           "fetch traces from this Jaeger: http(s)://host:16686 (api_v3, falling back to the v1 search API), or grpc(s)://host:16685 (the gRPC query API, as --jaeger-grpc)",
 	"jaeger-grpc":          "Jaeger's gRPC query endpoint, e.g. jaeger:16685 or grpcs://jaeger:16685 (api_v2, else api_v3); when it is refused, traces come over HTTP from --jaeger-url, else the host's port 16686",
+	"jaeger-grpc-api":      "the gRPC API: auto (api_v3, else api_v2), v3 (OTLP) or v2 (the Jaeger span model)",
 	"tempo-url":            "fetch traces from this Grafana Tempo (e.g. http://tempo:3200): TraceQL searches of the services over baseline + window (/api/search), then the traces by ID; Grafana Cloud: https://INSTANCE_ID@host with the token from --token-file/--token-env",
 	"org-id":               "tenant sent as X-Scope-OrgID to every endpoint (Grafana Tempo, Loki, Mimir), e.g. --org-id team-a",
 	"prometheus-url":       "fetch metrics from this Prometheus (query_range over baseline + window)",
@@ -296,6 +298,13 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 	opt.LogPage, opt.MaxLogRecords = l.LogPage, l.MaxLogRecords
 	tr.MaxBody = l.MaxResponse
 	opt.JaegerURL, opt.PrometheusURL, opt.JaegerGRPC, opt.TempoURL = l.JaegerURL, l.PromURL, l.JaegerGRPC, l.TempoURL
+	switch l.JaegerGRPCAPI {
+	case "auto", "":
+	case "v2", "v3":
+		opt.JaegerGRPCAPI = l.JaegerGRPCAPI
+	default:
+		return opt, fmt.Errorf("%w: --jaeger-grpc-api %q: want auto, v3 or v2", errUsage, l.JaegerGRPCAPI)
+	}
 	tr.OrgID = strings.TrimSpace(l.OrgID)
 	if ep := l.JaegerGRPC; ep != "" || live.IsGRPCURL(l.JaegerURL) {
 		if ep == "" {

@@ -29,11 +29,15 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// Jaeger's gRPC query API (port 16685): api_v2.QueryService on jaeger-idl's
-// span model (the generated client for the listings; FindTraces read as raw
-// SpansResponseChunk frames), else api_v3.QueryService (whose FindTraces
-// streams OTLP TracesData; jaeger-idl ships its proto but no Go code, so
-// its few request fields are written with protowire). Both plug into the
+// Jaeger's gRPC query API (port 16685): api_v3.QueryService (whose
+// FindTraces streams OTLP TracesData; jaeger-idl ships its proto but no Go
+// code, so its few request fields are written with protowire), else
+// api_v2.QueryService on jaeger-idl's span model (the generated messages
+// for the listings; FindTraces read as raw SpansResponseChunk frames).
+// api_v3 comes first because Jaeger v2 stores OTLP and streams it as is,
+// while its api_v2 converts every span to the model and sends chunks of 10
+// spans: measured on Jaeger v1.76 (docs/performance.md), api_v2 is slower
+// than even the HTTP JSON API. --jaeger-grpc-api picks one. Both plug into the
 // HTTP path's sampler (FetchJaeger: the same services, operations, trace
 // budget, request bound and deadline), and a refused gRPC endpoint falls
 // back to HTTP. What is saved is what the server sent: the spans' own bytes,
@@ -315,7 +319,8 @@ func (b grpcV2) operations(ctx context.Context, svc string) ([]string, error) {
 
 func (b grpcV2) find(ctx context.Context, p findParams) ([]*trace, error) {
 	q := &api_v2.TraceQueryParameters{ServiceName: p.service, OperationName: p.operation,
-		StartTimeMin: p.start.UTC(), StartTimeMax: p.end.UTC(), DurationMin: p.minDuration, SearchDepth: int32(min(max(p.limit, 1), 1<<30))}
+		StartTimeMin: p.start.UTC(), StartTimeMax: p.end.UTC(), DurationMin: p.minDuration, SearchDepth: int32(min(max(p.limit, 1), 1<<30)),
+		RawTraces: rawTraces}
 	if p.errorsOnly {
 		q.Tags = map[string]string{"error": "true"}
 	}
@@ -654,6 +659,7 @@ func v3Query(p findParams) []byte {
 		q = protowire.AppendBytes(protowire.AppendTag(q, 6, protowire.BytesType), d)
 	}
 	q = protowire.AppendVarint(protowire.AppendTag(q, 8, protowire.VarintType), uint64(min(max(p.limit, 1), 1<<30)))
+	q = protowire.AppendVarint(protowire.AppendTag(q, 9, protowire.VarintType), 1) // raw_traces: see rawTraces
 	return protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), q)
 }
 
@@ -759,6 +765,15 @@ func (grpcV3) encode(ts []*trace) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// rawTraces asks the gRPC searches for the traces as stored (raw_traces):
+// Jaeger v1.76 adjusts a found trace (clock skew, its "@jaeger@warnings")
+// in place, in the memory store's copy that concurrent searches share, and
+// crashed in pdata's marshalling when two searches met (seen in
+// TestLiveJaegerGRPC: "slice bounds out of range" in AnyValue.MarshalProto).
+// The spans' IDs, durations and attributes are the same either way; their
+// start times are the instrumented ones, without the skew correction.
+const rawTraces = true
 
 // grpcFileNames are the saved file of each gRPC API.
 var grpcFileNames = map[string]string{"grpc-v2": "traces.grpc-v2.jaeger.pb", "grpc-v3": "traces.grpc-v3.otlp.binpb"}

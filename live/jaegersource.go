@@ -7,8 +7,9 @@ import (
 )
 
 // fetchJaegerAPIs runs the trace fetch over the configured Jaeger APIs:
-// gRPC (api_v2, then api_v3) when a gRPC endpoint is given, falling back
-// to HTTP (api_v3, then v1) when it is refused; HTTP alone otherwise. It
+// gRPC (api_v3, then api_v2, or the one opt.JaegerGRPCAPI names) when a
+// gRPC endpoint is given, falling back to HTTP (api_v3, then v1) when it is
+// refused; HTTP alone otherwise. It
 // returns the HTTP client (whose Redact removes the credentials from any
 // text) and sets mj.URL to the endpoint the traces came from. Errors are
 // redacted.
@@ -47,7 +48,16 @@ func fetchJaegerAPIs(ctx context.Context, opt Options, jopt JaegerOptions, mj *M
 	defer g.conn.Close()
 	origin := grpcOrigin(target, useTLS)
 	mj.URL = origin
-	res, err := fetchJaeger(ctx, jopt, []backend{grpcV2{g}, grpcV3{g}, v3{c}, v1{c}}, origin)
+	var chain []backend
+	switch opt.JaegerGRPCAPI {
+	case "v2":
+		chain = []backend{grpcV2{g}, v3{c}, v1{c}}
+	case "v3":
+		chain = []backend{grpcV3{g}, v3{c}, v1{c}}
+	default: // api_v3 first: on Jaeger v2 it streams the stored OTLP as is (measured 5-25x faster than api_v2, docs/performance.md)
+		chain = []backend{grpcV3{g}, grpcV2{g}, v3{c}, v1{c}}
+	}
+	res, err := fetchJaeger(ctx, jopt, chain, origin)
 	if err != nil {
 		return c, nil, errors.New(c.Redact(err.Error()))
 	}

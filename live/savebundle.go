@@ -44,6 +44,9 @@ type Options struct {
 	// grpcs://), tried before JaegerURL (the HTTP fallback); a grpc(s)://
 	// JaegerURL alone means the same, falling back to Jaeger's HTTP port.
 	JaegerGRPC string
+	// JaegerGRPCAPI picks the gRPC API: "" (api_v3, else api_v2), "v3"
+	// or "v2" (jaeger-idl's span model).
+	JaegerGRPCAPI string
 	// TempoURL is a Grafana Tempo to fetch traces from (TraceQL search,
 	// then traces by ID), beside or instead of Jaeger.
 	TempoURL               string
