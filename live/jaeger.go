@@ -273,15 +273,16 @@ func fetchJaeger(ctx context.Context, opt JaegerOptions, chain []backend, where 
 	if !filtersErrors(be) {
 		errNote = "api_v3 cannot filter errors, so error traces are kept only as sampled"
 	}
-	what := "jaeger api " + be.name()
+	what, split := "jaeger api "+be.name(), "split over its operations"
 	if be.name() == "tempo" {
+		split = "one TraceQL search per service"
 		errNote = "error traces preferred via TraceQL status = error; traces fetched by ID, window traces first"
 		what = "tempo (TraceQL)"
 	}
 	res.Sampling = fmt.Sprintf("%s sampling: per service up to %d traces in each of %d time slices (baseline sample), "+
-		"plus up to %d slow traces per service in the window, split over its operations (duration >= the service's sampled p90); %s; "+
+		"plus up to %d slow traces per service in the window, %s (duration >= the service's sampled p90); %s; "+
 		"kept %d traces (%d with errors); %d of %d searches hit their limit",
-		what, perSlice, opt.Slices, slowBudget, errNote, res.Traces, res.Errors, res.Capped, res.Requests)
+		what, perSlice, opt.Slices, slowBudget, split, errNote, res.Traces, res.Errors, res.Capped, res.Requests)
 	if len(opt.Aggregates) > 0 {
 		res.Sampling += fmt.Sprintf("; services ordered by their deviation in the metrics' request aggregates, "+
 			"and %d whose aggregates did not move (under %g robust scales) not searched in the window", res.Quiet, AggregateMinZ)
