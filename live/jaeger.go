@@ -173,8 +173,12 @@ func fetchJaeger(ctx context.Context, opt JaegerOptions, chain []backend, where 
 		fallbacks = append(fallbacks, fmt.Sprintf("api %s: %s; trying api %s", b.name(), why, chain[i+1].name()))
 		progress("jaeger: %s has %s; falling back to api %s", where, why, chain[i+1].name())
 	}
+	src := "jaeger"
+	if be.name() == "tempo" {
+		src = "tempo"
+	}
 	if err != nil {
-		return nil, fmt.Errorf("jaeger %s: list services: %w", where, err)
+		return nil, fmt.Errorf("%s %s: list services: %w", src, where, err)
 	}
 	sort.Strings(svcs)
 	svcs = slices.Compact(svcs)
@@ -186,9 +190,9 @@ func fetchJaeger(ctx context.Context, opt JaegerOptions, chain []backend, where 
 		svcs = svcs[:opt.MaxServices]
 	}
 	res.Services = svcs
-	progress("jaeger: %d services via api %s", res.Listed, be.name())
+	progress("%s: %d services via api %s", src, res.Listed, be.name())
 	if len(svcs) == 0 {
-		return nil, fmt.Errorf("jaeger %s: no services", where)
+		return nil, fmt.Errorf("%s %s: no services", src, where)
 	}
 	// The baseline sample gets half the request budget (the window's
 	// searches and the operation listings the rest): fewer slices when
@@ -213,7 +217,7 @@ func fetchJaeger(ctx context.Context, opt JaegerOptions, chain []backend, where 
 		}
 	}
 	s.run(ctx, jobs, "baseline sample")
-	progress("jaeger: baseline sample: %d traces from %d searches in %v", len(s.seen), res.Requests, time.Since(t0).Round(time.Millisecond))
+	progress("%s: baseline sample: %d traces from %d searches in %v", src, len(s.seen), res.Requests, time.Since(t0).Round(time.Millisecond))
 
 	// 2. The window's slow traces per operation, and errors where the API can filter.
 	slowBudget := max(opt.MaxTraces-uniform, 1)
@@ -245,7 +249,7 @@ func fetchJaeger(ctx context.Context, opt JaegerOptions, chain []backend, where 
 	}
 	before := len(s.seen)
 	s.run(ctx, jobs, "window slow/error traces")
-	progress("jaeger: window slow/error traces: +%d traces; %d in all in %v", len(s.seen)-before, len(s.seen), time.Since(t0).Round(time.Millisecond))
+	progress("%s: window slow/error traces: +%d traces; %d in all in %v", src, len(s.seen)-before, len(s.seen), time.Since(t0).Round(time.Millisecond))
 	res.Stopped = ctx.Err() // what arrived before the deadline is kept
 
 	all := make([]*trace, 0, len(s.seen))
