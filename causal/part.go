@@ -52,6 +52,9 @@ func partOf(g *tcg.Graph, i int) Part {
 	if pod, ok := g.SinglePod[n.Entity.Name]; ok && n.Entity.Kind == ingest.KindService {
 		own.Kind, own.Name = ingest.KindPod, pod
 	}
+	if n.Signal == ingest.SignalChange {
+		return changePart(g, i, own)
+	}
 	switch n.Entity.Kind {
 	case ingest.KindEdge:
 		return edgePart(g, i)
@@ -296,4 +299,27 @@ func nodePart(g *tcg.Graph, i int) (Part, bool) {
 	part.Why = fmt.Sprintf("the node's %s moved with the own use of %s (%s) and of no other workload on it: that workload's own work",
 		n.Signal, svc, strings.Join(names, ", "))
 	return part, true
+}
+
+// changePart names a service's change node by the change one acts on:
+// its rollout (rolled back as one) when the version model knows the
+// change as one, else the workload, with the change's time and what it
+// was. The change nearest before the node's onset's window end is the
+// one the node's step holds.
+func changePart(g *tcg.Graph, i int, own Part) Part {
+	var last *tcg.Change
+	for k := range g.Changes {
+		if c := &g.Changes[k]; c.Node == i && !c.After {
+			last = c
+		}
+	}
+	if last == nil {
+		return own
+	}
+	p := Part{Kind: ingest.KindService, Name: last.Service, Service: last.Service, Via: g.Nodes[i].Entity.ID()}
+	if last.Rollout != "" {
+		p.Kind, p.Name = ingest.KindRollout, last.Rollout
+	}
+	p.Why = fmt.Sprintf("its change at %s: %s", last.At.String(), last.What)
+	return p
 }

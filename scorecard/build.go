@@ -73,6 +73,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 	}
 	c.Pruned = Pruned{Shown: len(shown), Total: r.Total, Dropped: r.Dropped + len(r.Candidates) - len(shown), MinScore: r.MinScore}
 	c.Verdict = verdict(g, r, c)
+	c.Changes, c.OlderChanges = changeRows(r.Changes)
 	for i := range r.RequestBreaks[:min(maxRequestBreaks, len(r.RequestBreaks))] {
 		p := &r.RequestBreaks[i]
 		rc := RequestBreak{Service: p.Service, Evidence: patternEvidence(p)}

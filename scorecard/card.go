@@ -71,9 +71,15 @@ type Card struct {
 	Demo          string   `json:"demo"`   // non-empty when run on the embedded demo: says so and how to run on your data
 	Incident      Incident `json:"incident"`
 	Verdict       Verdict  `json:"verdict"`
-	Causes        []Cause  `json:"causes"`      // rank order
-	Unexplained   float64  `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
-	Pruned        Pruned   `json:"pruned"`
+	Causes        []Cause  `json:"causes"` // rank order
+	// Changes are the look-back's changes (rollouts, configuration
+	// updates, change records), oldest first, at most maxChangeRows, each
+	// with its relation to the symptom's onset and its verdict; OlderChanges
+	// counts the older ones left out.
+	Changes      []ChangeRow `json:"changes"`
+	OlderChanges int         `json:"older_changes"`
+	Unexplained  float64     `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
+	Pruned       Pruned      `json:"pruned"`
 	// RequestBreaks are the services whose requests broke (most of them
 	// stopped doing what they did: a per-request pattern test), the most
 	// significant first, at most three; when no cause explains a share of

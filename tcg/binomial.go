@@ -28,8 +28,8 @@ import (
 // count per period (a CloudWatch Sum or SampleCount statistic), in that
 // order; the returned factor turns a value into requests per cell (the
 // step in seconds for a rate, 1 for a count). O(series).
-func requestCounts(series []*ingest.Series, step time.Duration) map[string]countSeries {
-	out := map[string]countSeries{}
+func requestCounts(series []*ingest.Series, step time.Duration) map[string]CountSeries {
+	out := map[string]CountSeries{}
 	rank := map[string]int{}
 	for _, s := range series {
 		if s.Signal != ingest.SignalTraffic || !s.Aligned || s.Entity.Kind == ingest.KindUnknown {
@@ -50,16 +50,25 @@ func requestCounts(series []*ingest.Series, step time.Duration) map[string]count
 		id := s.Entity.ID()
 		if r > rank[id] {
 			rank[id] = r
-			out[id] = countSeries{s: s, factor: factor}
+			out[id] = CountSeries{Series: s, Factor: factor}
 		}
 	}
 	return out
 }
 
-// countSeries is a series of request counts: value × factor requests per cell.
-type countSeries struct {
-	s      *ingest.Series
-	factor float64
+// CountSeries is a series of request counts: Series.V[t] × Factor
+// requests in grid cell t.
+type CountSeries struct {
+	Series *ingest.Series
+	Factor float64
+}
+
+// At is the requests in cell t (NaN when unknown).
+func (c CountSeries) At(t int) float64 {
+	if c.Series == nil || t < 0 || t >= len(c.Series.V) {
+		return math.NaN()
+	}
+	return c.Series.V[t] * c.Factor
 }
 
 // countedRatio reports whether a series is a ratio of requests (a success
@@ -72,15 +81,15 @@ func countedRatio(s *ingest.Series) bool {
 // a success ratio; +1: an error ratio) against the baseline's failure rate,
 // given the requests per cell. ok is false when the counts do not cover
 // the baseline or the window.
-func binomialAnomaly(ratio []float64, cs countSeries, b0, b1, w0, w1, dir int, threshold float64, grid []ingest.Time, hold int) (Anomaly, bool) {
+func binomialAnomaly(ratio []float64, cs CountSeries, b0, b1, w0, w1, dir int, threshold float64, grid []ingest.Time, hold int) (Anomaly, bool) {
 	if dir == 0 {
 		return Anomaly{}, false
 	}
 	fail := func(t int) (f, n float64, ok bool) {
-		if t >= len(ratio) || t >= len(cs.s.V) {
+		if t >= len(ratio) {
 			return 0, 0, false
 		}
-		r, c := ratio[t], cs.s.V[t]*cs.factor
+		r, c := ratio[t], cs.At(t)
 		if math.IsNaN(r) || math.IsNaN(c) || c <= 0 || r < 0 || r > 1 {
 			return 0, 0, false
 		}

@@ -320,6 +320,15 @@ func (g *Graph) callEdges(eb *edgeBuilder, calls []call) {
 		} else {
 			eb.addAll(svcNodes(c.callee, ingest.SignalErrors), aErr, EdgeCall, conf, "callee errors propagate to the caller")
 		}
+		// A new version of the callee changes what its callers receive: a
+		// wrong answer is a success to the callee's own measurements and a
+		// failure (or a wait) to its caller's.
+		for _, ch := range svcNodes(c.callee, ingest.SignalChange) {
+			for _, sig := range []ingest.SignalKind{ingest.SignalErrors, ingest.SignalLatency} {
+				eb.addAll([]int{ch}, svcNodes(c.caller, sig), EdgeCall, 0.7, "a new version of a callee changes what its callers receive")
+				eb.addAll([]int{ch}, one(g.find(edge, sig, FacetNone)), EdgeCall, 0.7, "a new version of a callee changes what its callers receive")
+			}
+		}
 		// A change to the caller can change what its callees are asked to
 		// do (routing, batching, payloads).
 		for _, ch := range svcNodes(c.caller, ingest.SignalChange) {
