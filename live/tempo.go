@@ -94,10 +94,10 @@ func (b *tempo) services(ctx context.Context) ([]string, error) {
 // split by span name.
 func (*tempo) operations(context.Context, string) ([]string, error) { return []string{""}, nil }
 
-// TraceQL is the search of one findParams: the service's spans (a
+// traceQL is the search of one findParams: the service's spans (a
 // resource attribute), optionally of one span name, at least a duration,
 // or failed.
-func TraceQL(p findParams) string {
+func traceQL(p findParams) string {
 	conds := []string{"resource.service.name = " + strconv.Quote(p.service)}
 	if p.operation != "" {
 		conds = append(conds, "name = "+strconv.Quote(p.operation))
@@ -157,7 +157,7 @@ func (b *tempo) search(ctx context.Context, p findParams, a, e time.Time, depth 
 		return nil
 	}
 	limit := min(want, b.page)
-	q := url.Values{"q": {TraceQL(p)}, "start": {strconv.FormatInt(a.Unix(), 10)}, "end": {strconv.FormatInt(max(e.Unix(), a.Unix()+1), 10)},
+	q := url.Values{"q": {traceQL(p)}, "start": {strconv.FormatInt(a.Unix(), 10)}, "end": {strconv.FormatInt(max(e.Unix(), a.Unix()+1), 10)},
 		"limit": {strconv.Itoa(limit)}, "spss": {strconv.Itoa(tempoSpss)}}
 	data, err := b.c.Get(ctx, "/api/search", q)
 	if err != nil {
@@ -168,7 +168,7 @@ func (b *tempo) search(ctx context.Context, p findParams, a, e time.Time, depth 
 		return fmt.Errorf("decode /api/search: %w", err)
 	}
 	if r.Metrics.TotalJobs > 0 && r.Metrics.CompletedJobs < r.Metrics.TotalJobs {
-		b.note(fmt.Sprintf("search %s: %d of %d jobs completed", TraceQL(p), r.Metrics.CompletedJobs, r.Metrics.TotalJobs))
+		b.note(fmt.Sprintf("search %s: %d of %d jobs completed", traceQL(p), r.Metrics.CompletedJobs, r.Metrics.TotalJobs))
 	}
 	for _, tr := range r.Traces {
 		id := strings.ToLower(tr.TraceID)

@@ -300,3 +300,42 @@ func TestTempoFaults(t *testing.T) {
 		t.Errorf("without the tenant: %v", err)
 	}
 }
+
+// TestTempoOlderAnswers: an older Tempo's /api/traces answer ({"batches":
+// [...]} with base64 IDs in JSON; a bare Trace in protobuf) becomes the
+// same OTLP TracesData as the v2 answer.
+func TestTempoOlderAnswers(t *testing.T) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "cart")
+	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID(pcommon.TraceID{0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8})
+	sp.SetSpanID(pcommon.SpanID{1, 1, 1, 1, 1, 1, 1, 1})
+	sp.SetParentSpanID(pcommon.SpanID{2, 2, 2, 2, 2, 2, 2, 2})
+	sp.SetName("GET /cart")
+	sp.SetStartTimestamp(1)
+	sp.SetEndTimestamp(2)
+	want, _ := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	b := &tempo{}
+	got, err := b.protoTrace(want, true, "x")
+	if err != nil || string(got) != string(want) {
+		t.Errorf("v1 protobuf: %v", err)
+	}
+	js, _ := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+	doc := strings.Replace(string(js), `"resourceSpans"`, `"batches"`, 1)
+	for hexID, raw := range map[string][]byte{"00000000000000000102030405060708": {0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}, "0101010101010101": {1, 1, 1, 1, 1, 1, 1, 1}, "0202020202020202": {2, 2, 2, 2, 2, 2, 2, 2}} {
+		doc = strings.ReplaceAll(doc, `"`+hexID+`"`, `"`+base64.StdEncoding.EncodeToString(raw)+`"`)
+	}
+	got, err = b.jsonTrace([]byte(doc), true, "x")
+	if err != nil {
+		t.Fatalf("v1 JSON: %v", err)
+	}
+	back, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(got)
+	if err != nil || back.SpanCount() != 1 {
+		t.Fatalf("v1 JSON: %v", err)
+	}
+	s := back.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	if s.TraceID() != sp.TraceID() || s.SpanID() != sp.SpanID() || s.ParentSpanID() != sp.ParentSpanID() {
+		t.Errorf("IDs %v %v %v, want %v %v %v", s.TraceID(), s.SpanID(), s.ParentSpanID(), sp.TraceID(), sp.SpanID(), sp.ParentSpanID())
+	}
+}

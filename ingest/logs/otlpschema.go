@@ -27,7 +27,8 @@ func msg(s *ingest.ProtoSchema) ingest.ProtoField { return ingest.ProtoField{Typ
 
 func id(size int) ingest.ProtoField { return ingest.ProtoField{Type: wLen, Size: size} }
 
-// OTLPTracesSchema is TracesData: resource_spans → scope_spans → spans.
+// OTLPTracesSchema is TracesData (resource_spans → scope_spans → spans) and
+// OTLPLogsSchema is LogsData (resource_logs → scope_logs → log_records).
 var OTLPTracesSchema, OTLPLogsSchema = otlpSchemas()
 
 func otlpSchemas() (traces, logs *ingest.ProtoSchema) {
