@@ -69,6 +69,10 @@ type ProtoSchema struct {
 	// Strict rejects every unlisted field number (the top-level message,
 	// whose one field identifies the format).
 	Strict bool
+	// NeedAny, for a leaf, are fields of which one must be present for
+	// the message to count as a leaf (a span's trace ID or start time):
+	// an empty or stray message proves nothing.
+	NeedAny []protowire.Number
 }
 
 // ProtoField is one field of a ProtoSchema.
@@ -89,11 +93,14 @@ func (s *ProtoSchema) walk(b []byte, cut bool, depth int) (leaves int, ok bool) 
 	for n := range s.Fields {
 		top = max(top, n)
 	}
-	if s.Leaf {
-		leaves = 1
-	}
+	own := s.Leaf && len(s.NeedAny) == 0
+	defer func() {
+		if own && ok {
+			leaves++
+		}
+	}()
 	if depth > maxProtoSniffDepth {
-		return leaves, true
+		return 0, true
 	}
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
@@ -103,6 +110,9 @@ func (s *ProtoSchema) walk(b []byte, cut bool, depth int) (leaves int, ok bool) 
 		f, known := s.Fields[num]
 		if !known && (s.Strict || num <= top || num > protowire.MaxValidNumber) {
 			return 0, false
+		}
+		if s.Leaf && !own && slices.Contains(s.NeedAny, num) {
+			own = true
 		}
 		if known && f.Type != typ {
 			return 0, false
@@ -171,11 +181,13 @@ func SniffProto(raw []byte, top *ProtoSchema) ProtoFraming {
 			return FrameBE32
 		}
 	}
-	if top.matches(raw, len(raw) >= SniffLen) {
+	if top.matches(raw, true) { // a file cut short is still this format: its reader says what was lost
 		return FramePlain
 	}
 	if l, n := protowire.ConsumeVarint(raw); n > 0 && l > 0 && l < 1<<40 {
-		if body, cut := frameBody(raw[n:], int(l)); top.matches(body, cut) {
+		// A varint prefix is any byte: the frame must fit the head unless
+		// the head is the whole sniff window.
+		if body, cut := frameBody(raw[n:], int(l)); (!cut || len(raw) >= SniffLen) && top.matches(body, cut) {
 			return FrameVarint
 		}
 	}

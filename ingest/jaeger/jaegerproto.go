@@ -49,11 +49,11 @@ func jaegerSchemas() (span, chunk *ingest.ProtoSchema) {
 	ref := &ingest.ProtoSchema{Fields: map[protowire.Number]ingest.ProtoField{1: id(16), 2: id(8), 3: f(wVar)}}
 	log := &ingest.ProtoSchema{Fields: map[protowire.Number]ingest.ProtoField{1: m(ts), 2: m(kv)}}
 	proc := &ingest.ProtoSchema{Fields: map[protowire.Number]ingest.ProtoField{1: f(wLen), 2: m(kv)}}
-	span = &ingest.ProtoSchema{Leaf: true, Fields: map[protowire.Number]ingest.ProtoField{
+	span = &ingest.ProtoSchema{Leaf: true, NeedAny: []protowire.Number{1}, Fields: map[protowire.Number]ingest.ProtoField{
 		1: id(16), 2: id(8), 3: f(wLen), 4: m(ref), 5: f(wVar), 6: m(ts), 7: m(ts), 8: m(kv), 9: m(log), 10: m(proc), 11: f(wLen), 12: f(wLen)}}
 	mapping := &ingest.ProtoSchema{Fields: map[protowire.Number]ingest.ProtoField{1: f(wLen), 2: m(proc)}}
 	chunk = &ingest.ProtoSchema{Strict: true, Fields: map[protowire.Number]ingest.ProtoField{1: m(span), 2: m(mapping), 3: f(wLen)}}
-	spanTop := &ingest.ProtoSchema{Strict: true, Leaf: true, Fields: span.Fields}
+	spanTop := &ingest.ProtoSchema{Strict: true, Leaf: true, NeedAny: span.NeedAny, Fields: span.Fields}
 	return spanTop, chunk
 }
 

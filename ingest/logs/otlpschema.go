@@ -40,14 +40,14 @@ func otlpSchemas() (traces, logs *ingest.ProtoSchema) {
 	event := &ingest.ProtoSchema{Fields: map[protowire.Number]ingest.ProtoField{1: field(w64), 2: field(wLen), 3: msg(kv), 4: field(wVar)}}
 	link := &ingest.ProtoSchema{Fields: map[protowire.Number]ingest.ProtoField{1: id(16), 2: id(8), 3: field(wLen), 4: msg(kv), 5: field(wVar), 6: field(w32)}}
 	status := &ingest.ProtoSchema{Fields: map[protowire.Number]ingest.ProtoField{2: field(wLen), 3: field(wVar)}}
-	span := &ingest.ProtoSchema{Leaf: true, Fields: map[protowire.Number]ingest.ProtoField{
+	span := &ingest.ProtoSchema{Leaf: true, NeedAny: []protowire.Number{1, 7}, Fields: map[protowire.Number]ingest.ProtoField{
 		1: id(16), 2: id(8), 3: field(wLen), 4: id(8), 5: field(wLen), 6: field(wVar), 7: field(w64), 8: field(w64),
 		9: msg(kv), 10: field(wVar), 11: msg(event), 12: field(wVar), 13: msg(link), 14: field(wVar), 15: msg(status), 16: field(w32)}}
 	scopeSpans := &ingest.ProtoSchema{Fields: map[protowire.Number]ingest.ProtoField{1: msg(scope), 2: msg(span), 3: field(wLen)}}
 	resourceSpans := &ingest.ProtoSchema{Fields: map[protowire.Number]ingest.ProtoField{1: msg(resource), 2: msg(scopeSpans), 3: field(wLen)}}
 	traces = &ingest.ProtoSchema{Strict: true, Fields: map[protowire.Number]ingest.ProtoField{1: msg(resourceSpans)}}
 
-	record := &ingest.ProtoSchema{Leaf: true, Fields: map[protowire.Number]ingest.ProtoField{
+	record := &ingest.ProtoSchema{Leaf: true, NeedAny: []protowire.Number{1, 5, 11}, Fields: map[protowire.Number]ingest.ProtoField{
 		1: field(w64), 2: field(wVar), 3: field(wLen), 5: msg(anyValue), 6: msg(kv), 7: field(wVar), 8: field(w32),
 		9: id(16), 10: id(8), 11: field(w64), 12: field(wLen)}}
 	scopeLogs := &ingest.ProtoSchema{Fields: map[protowire.Number]ingest.ProtoField{1: msg(scope), 2: msg(record), 3: field(wLen)}}
