@@ -470,8 +470,8 @@ func TestRunSchemaKeys(t *testing.T) {
 	if len(extra) > 0 {
 		t.Errorf("output keys not in the schema: %v", extra)
 	}
-	if string(doc["schema_version"]) != `"1"` {
-		t.Errorf("schema_version %s, want \"1\"", doc["schema_version"])
+	if string(doc["schema_version"]) != `"2"` {
+		t.Errorf("schema_version %s, want \"2\"", doc["schema_version"])
 	}
 	// Key order is fixed: the first key is schema_version.
 	if !strings.HasPrefix(strings.TrimSpace(r.stdout), `{`) || !strings.Contains(r.stdout[:min(len(r.stdout), 40)], `"schema_version"`) {

@@ -29,8 +29,17 @@ type textWriter struct {
 
 func renderText(w io.Writer, c *Card, opt RenderOptions) error {
 	t := &textWriter{ew: &errWriter{w: w}, width: opt.Width, color: opt.Color, comparison: isComparison(c)}
+	if opt.Explain > 0 {
+		t.explainRow(c, opt.Explain)
+		return t.ew.err
+	}
+	t.firstScreen(c)
+	if !opt.Verbose {
+		return t.ew.err
+	}
+	t.line("")
+	t.line(t.paint(ansiBold, "━━ Details (-v) ━━"))
 	t.header(c)
-	t.verdict(c)
 	t.causes(c)
 	for _, cs := range c.Causes {
 		t.cause(cs)
@@ -41,6 +50,33 @@ func renderText(w io.Writer, c *Card, opt RenderOptions) error {
 	t.inputs(c)
 	t.manifest(c)
 	return t.ew.err
+}
+
+// explainRow is `explain N`: the card's header, the row's first-screen
+// block, then each of its causes in detail and their heatmaps.
+func (t *textWriter) explainRow(c *Card, n int) {
+	r := c.Rows[n-1]
+	t.line(t.paint(ansiBold, toolLine(c)))
+	t.incidentBrief(c)
+	t.verdict(c)
+	t.section(fmt.Sprintf("Row #%d of %d", r.Rank, len(c.Rows)))
+	t.topRow(c, r)
+	var maps []Heatmap
+	for _, rank := range r.Causes {
+		if cs := causeByRank(c, rank); cs != nil {
+			t.cause(*cs)
+		}
+		for _, h := range c.Heatmaps {
+			if h.CauseRank == rank {
+				maps = append(maps, h)
+			}
+		}
+	}
+	if len(maps) > 0 {
+		t.section("Heatmaps")
+		t.para("  ", "  ", heatLegendText(), "")
+		t.heatBlock(maps)
+	}
 }
 
 // paint wraps s in an SGR sequence when colour is on.
@@ -77,12 +113,8 @@ func (t *textWriter) kv(key, value string) {
 }
 
 func (t *textWriter) header(c *Card) {
-	t.line(t.paint(ansiBold, toolLine(c)))
-	if c.Demo != "" {
-		t.para("DEMO: ", "      ", sanitize(c.Demo), ansiYellow)
-	}
 	in := c.Incident
-	t.section("Incident")
+	t.section("Incident (in full)")
 	t.kv("target", targetText(in.Target))
 	if in.TargetChosenBy != "" {
 		t.kv("", "chosen by "+sanitize(in.TargetChosenBy))
@@ -183,7 +215,7 @@ func (t *textWriter) requestBreaks(c *Card) {
 	for _, rc := range c.RequestBreaks {
 		t.para("  • ", "    ", sanitize(rc.Service)+" ("+causeRankText(rc.CauseRank)+"): "+sanitize(rc.Evidence.Text), "")
 		if len(rc.Evidence.TraceIDs) > 0 {
-			t.para("    traces ", "           ", sanitize(strings.Join(rc.Evidence.TraceIDs, ", ")), ansiDim)
+			t.verbatim("    traces ", sanitize(strings.Join(rc.Evidence.TraceIDs, " ")))
 		}
 	}
 }
@@ -245,8 +277,11 @@ func (t *textWriter) cause(cs Cause) {
 		t.line("  evidence")
 		for _, e := range cs.Evidence {
 			t.para("    • ", "      ", evidenceText(e), "")
+			if e.Series != "" {
+				t.verbatim("      series ", sanitize(e.Series))
+			}
 			if len(e.TraceIDs) > 0 {
-				t.para("      traces ", "             ", sanitize(strings.Join(e.TraceIDs, ", ")), ansiDim)
+				t.verbatim("      traces ", sanitize(strings.Join(e.TraceIDs, " ")))
 			}
 		}
 	}
@@ -256,7 +291,7 @@ func (t *textWriter) cause(cs Cause) {
 	if len(cs.NextSteps) > 0 {
 		t.line("  next steps (printed, never run)")
 		for _, st := range cs.NextSteps {
-			t.para(fmt.Sprintf("    %-9s", st.Kind), "              ", sanitize(stepLine(st)), "")
+			t.step(st, "    ")
 		}
 	}
 }
@@ -264,9 +299,6 @@ func (t *textWriter) cause(cs Cause) {
 // evidenceText is one evidence bullet without its trace IDs.
 func evidenceText(e Evidence) string {
 	s := "[" + sanitize(e.Kind) + "] " + sanitize(e.Text)
-	if e.Series != "" {
-		s += "; series " + sanitize(e.Series)
-	}
 	if fmtValue(e.Baseline, "") != "~" || fmtValue(e.Incident, "") != "~" {
 		if e.Baseline != 0 || e.Incident != 0 {
 			s += "; baseline " + fmtValue(e.Baseline, e.Unit) + " → incident " + fmtValue(e.Incident, e.Unit)

@@ -1,0 +1,317 @@
+package scorecard
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+)
+
+// The text card's first screen: what an on-call reads at 3am, within about
+// sixty lines at 100 columns — the incident and the metric that paged, the
+// verdict with its counterfactual, what changed, the top TopRows
+// components (one row each, signals listed, a sparkline, one line of
+// evidence and the first next steps) and one line per further row. The
+// rest (every cause's evidence, path and steps, heatmaps, footnotes,
+// inputs, rerun) is -v, and one row's detail is `explain N`.
+
+// TopRows is how many rows the first screen details.
+const TopRows = 3
+
+// maxOtherRows bounds the one-line rows after the top ones.
+const maxOtherRows = 7
+
+// maxTopSteps bounds each top row's next steps on the first screen.
+const maxTopSteps = 2
+
+// sparkWidth is the sparklines' width in columns.
+const sparkWidth = 24
+
+func (t *textWriter) firstScreen(c *Card) {
+	t.line(t.paint(ansiBold, toolLine(c)))
+	if c.Demo != "" {
+		t.para("DEMO: ", "      ", sanitize(c.Demo), ansiYellow)
+	}
+	t.incidentBrief(c)
+	t.verdict(c)
+	t.changes(c)
+	t.rows(c)
+	t.footer(c)
+}
+
+// incidentBrief is the Incident section of the first screen.
+func (t *textWriter) incidentBrief(c *Card) {
+	in := c.Incident
+	t.section("Incident")
+	if in.AlertName != "" || in.AlertAt != 0 {
+		t.kv("alert", sanitize(in.AlertName)+" at "+fmtTime(in.AlertAt))
+	}
+	p := in.Paged
+	what := targetText(in.Target)
+	if in.TargetChosenBy != "" {
+		what += ", chosen by " + sanitize(in.TargetChosenBy)
+	}
+	t.kv("target", what)
+	if p.Series != "" {
+		t.verbatim("  series     ", sanitize(p.Series))
+	}
+	if p.Text != "" {
+		line := sanitize(p.Text)
+		if s := sparkline(p.Chart, sparkWidth); s != "" {
+			line += "  " + s
+		}
+		t.kv("", line)
+	}
+	if in.At != in.AlertAt || in.AlertAt == 0 {
+		at := fmtTime(in.At)
+		if in.AtChosenBy != "" {
+			at += " (" + sanitize(in.AtChosenBy) + ")"
+		}
+		t.kv("at", at)
+	}
+	t.kv("window", fmtRange(in.WindowStart, in.WindowEnd)+"; baseline from "+fmtTime(in.BaselineStart))
+	if in.RunbookURL != "" {
+		t.verbatim("  runbook    ", sanitize(in.RunbookURL))
+	}
+}
+
+// verbatim writes prefix and s on one line, never wrapped: a name, an ID,
+// a URL or a query is copied whole, whatever its length.
+func (t *textWriter) verbatim(prefix, s string) { t.line(prefix + s) }
+
+// changes is the "What changed" section: the change events of the ranked
+// components' services, latest first.
+func (t *textWriter) changes(c *Card) {
+	t.section("What changed")
+	if c.Incident.Paged.Text != "" {
+		t.para("  • ", "    ", sanitize(c.Incident.Paged.Text)+" (the metric that paged)", "")
+	}
+	if len(c.Incident.Changes) == 0 {
+		t.para("  • ", "    ", "no deployment, configuration or restart event of the ranked components in the inputs", ansiDim)
+		return
+	}
+	for _, ch := range c.Incident.Changes {
+		s := fmtTime(ch.At) + " " + sanitize(ch.Text)
+		if ch.Row > 0 {
+			s += fmt.Sprintf(" (row #%d)", ch.Row)
+		}
+		t.para("  • ", "    ", s, "")
+	}
+}
+
+// rows is the ranked components: the top ones in detail, then one line each.
+func (t *textWriter) rows(c *Card) {
+	t.section("Ranked components, one row each")
+	if len(c.Rows) == 0 {
+		t.line("  none")
+		return
+	}
+	for _, r := range c.Rows[:min(TopRows, len(c.Rows))] {
+		t.topRow(c, r)
+	}
+	if rest := c.Rows[min(TopRows, len(c.Rows)):]; len(rest) > 0 {
+		t.line("")
+		cols := []textCol{{head: "#", right: true}, {head: "component", min: 12}, {head: "service", min: 6},
+			{head: "signals", min: 8}, {head: "conf", right: true}, {head: "explained", right: true}}
+		var rows [][]string
+		for _, r := range rest[:min(maxOtherRows, len(rest))] {
+			rows = append(rows, []string{fmt.Sprint(r.Rank), sanitize(componentName(r.ComponentKind, r.Component)), sanitize(r.Service),
+				sanitize(strings.Join(r.Signals, ", ")), fmtConf(r.Confidence), fmtShare(r.ExplainedShare)})
+		}
+		if t.comparison {
+			for i := range rows {
+				rows[i] = rows[i][:4]
+			}
+			cols = cols[:4]
+		}
+		t.table(cols, rows, func(int, int) string { return "" })
+		if n := len(rest) - maxOtherRows; n > 0 {
+			t.line(fmt.Sprintf("  … %d more rows (-v)", n))
+		}
+	}
+	if !t.comparison {
+		t.para("  ", "  ", "unexplained: "+unexplainedText(c.Unexplained)+" remains with every candidate at its baseline", ansiDim)
+	}
+	t.para("  ", "  ", rowsPrunedText(c), ansiDim)
+}
+
+// rowsPrunedText says how many candidates the rows stand for.
+func rowsPrunedText(c *Card) string {
+	return fmt.Sprintf("%d rows of %d ranked signals; %s", len(c.Rows), len(c.Causes), prunedText(c.Pruned))
+}
+
+// topRow is one of the first screen's detailed rows: its component,
+// service, numbers and sparkline, its signals, one line of evidence and its
+// first next steps, each command or query on a line of its own.
+func (t *textWriter) topRow(c *Card, r Row) {
+	t.line("")
+	head := fmt.Sprintf("#%d %s · %s", r.Rank, sanitize(componentName(r.ComponentKind, r.Component)), sanitize(r.Service))
+	t.para("  ", "     ", head+" · signals "+sanitize(strings.Join(r.Signals, ", ")), ansiBold)
+	var nums []string
+	if !t.comparison {
+		nums = append(nums, "confidence "+fmtConf(r.Confidence), "explains "+fmtShare(r.ExplainedShare))
+	}
+	if r.Onset != 0 {
+		on := "onset " + fmtTime(r.Onset)
+		if r.AfterAlert {
+			on += " (after the alert: more likely an effect)"
+		}
+		nums = append(nums, on)
+	}
+	t.para("     ", "     ", strings.Join(nums, " · "), "")
+	if s := sparkline(r.Chart, sparkWidth); s != "" {
+		t.para("     ", "     ", s+"  "+sanitize(sparkCaption(r.Chart)), "")
+	}
+	if r.Evidence != "" {
+		t.para("     ", "     ", sanitize(r.Evidence), ansiDim)
+	}
+	cs := causeByRank(c, firstOr(r.Causes, 0))
+	if cs == nil {
+		return
+	}
+	var steps []Step
+	for _, st := range cs.NextSteps {
+		if st.URL != "" && st.URL == c.Incident.RunbookURL {
+			continue // the incident's runbook line has it
+		}
+		steps = append(steps, st)
+	}
+	if len(steps) == 0 {
+		return
+	}
+	for _, st := range steps[:min(maxTopSteps, len(steps))] {
+		t.step(st, "     ")
+	}
+	if n := len(steps) - maxTopSteps; n > 0 {
+		t.line(fmt.Sprintf("     … %d more %s: explain %d", n, plural(n, "step", "steps"), r.Rank))
+	}
+}
+
+// step writes one next step: its kind and why on one line, then the
+// command (after "$ "), the query or the link alone on the next, never
+// wrapped, so it pastes as it is.
+func (t *textWriter) step(st Step, indent string) {
+	why := sanitize(st.Text)
+	if st.Where != "" {
+		why += " (" + sanitize(st.Where) + ")"
+	}
+	kind := st.Kind
+	if st.Kind == StepMitigate {
+		kind = "mitigate (changes the cluster)"
+	}
+	switch {
+	case st.Command != "":
+		t.para(indent+kind+": ", indent+"  ", why+":", "")
+		t.verbatim(indent+"  $ ", sanitize(st.Command))
+	case st.Query != "":
+		t.para(indent+kind+": ", indent+"  ", why+" — PromQL:", "")
+		t.verbatim(indent+"  ", sanitize(st.Query))
+	case st.URL != "":
+		t.para(indent+kind+": ", indent+"  ", why+":", "")
+		t.verbatim(indent+"  ", sanitize(st.URL))
+	default:
+		t.para(indent+kind+": ", indent+"  ", why, "")
+	}
+}
+
+// footer says where the rest is.
+func (t *textWriter) footer(c *Card) {
+	t.line("")
+	var parts []string
+	if n := len(c.Warnings); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d data-quality notes", n))
+	}
+	parts = append(parts, "every cause's evidence, path and steps, heatmaps, inputs and checksums: -v", "one row: pipeline-analyze explain N PATH...")
+	t.para("  ", "  ", strings.Join(parts, " · "), ansiDim)
+}
+
+// causeByRank is the cause of that rank, nil when none.
+func causeByRank(c *Card, rank int) *Cause {
+	for i := range c.Causes {
+		if c.Causes[i].Rank == rank {
+			return &c.Causes[i]
+		}
+	}
+	return nil
+}
+
+func firstOr(xs []int, def int) int {
+	if len(xs) == 0 {
+		return def
+	}
+	return xs[0]
+}
+
+// sparkShades are the sparkline's eight levels.
+var sparkShades = []rune("▁▂▃▄▅▆▇█")
+
+// sparkline draws a chart's values in n columns (each the mean of its
+// samples), scaled between their minimum and maximum; "·" where a column
+// has no sample; "" when the chart has fewer than two samples.
+func sparkline(ch Chart, n int) string {
+	vals := ch.Values
+	if len(vals) < 2 {
+		return ""
+	}
+	cols := min(n, len(vals))
+	col := make([]float64, cols)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k := range col {
+		a, b := k*len(vals)/cols, (k+1)*len(vals)/cols
+		sum, cnt := 0.0, 0
+		for _, v := range vals[a:b] {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				sum += v
+				cnt++
+			}
+		}
+		col[k] = math.NaN()
+		if cnt > 0 {
+			col[k] = sum / float64(cnt)
+			lo, hi = math.Min(lo, col[k]), math.Max(hi, col[k])
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return ""
+	}
+	var sb strings.Builder
+	for _, v := range col {
+		switch {
+		case math.IsNaN(v):
+			sb.WriteRune('·')
+		case hi <= lo:
+			sb.WriteRune(sparkShades[0])
+		default:
+			sb.WriteRune(sparkShades[int(math.Round((v-lo)/(hi-lo)*float64(len(sparkShades)-1)))])
+		}
+	}
+	return sb.String()
+}
+
+// sparkCaption says what a sparkline spans: "16:13–16:23, 0.13 → 0.24 cores".
+func sparkCaption(ch Chart) string {
+	if len(ch.Values) == 0 {
+		return ""
+	}
+	end := ch.Start + ingest.Time(int64(ch.Step)*int64(len(ch.Values)-1))
+	s := ch.Start.Std().Format("15:04") + "–" + end.Std().Format("15:04")
+	if !math.IsNaN(ch.Baseline) {
+		last := math.NaN()
+		for _, v := range ch.Values {
+			if !math.IsNaN(v) {
+				last = v
+			}
+		}
+		s += ", baseline " + fmtValue(ch.Baseline, ch.Unit) + ", last " + fmtValue(last, ch.Unit)
+	}
+	return s
+}
+
+// plural is one or many by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
