@@ -80,7 +80,7 @@ type Card struct {
 	// once (the scale of Intervention.ExplainedShare); NaN when the
 	// target barely moved.
 	Unexplained float64 `json:"unexplained"`
-	Pruned        Pruned   `json:"pruned"`
+	Pruned      Pruned  `json:"pruned"`
 	// RequestBreaks are the services whose requests broke (most of them
 	// stopped doing what they did: a per-request pattern test), the most
 	// significant first, at most three; when no cause explains a share of

@@ -3,8 +3,8 @@ package scorecard
 import (
 	"fmt"
 	"math"
-	"strings"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"

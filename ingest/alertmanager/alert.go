@@ -15,9 +15,9 @@ import (
 // amAlert is one alert of an Alertmanager webhook payload or of the
 // /api/v2/alerts answer (where status is an object {"state": ...}).
 type amAlert struct {
-	Status      json.RawMessage   `json:"status"`
-	Labels      map[string]string `json:"labels"`
-	Annotations map[string]string `json:"annotations"`
+	Status       json.RawMessage   `json:"status"`
+	Labels       map[string]string `json:"labels"`
+	Annotations  map[string]string `json:"annotations"`
 	StartsAt     string            `json:"startsAt"`
 	EndsAt       string            `json:"endsAt"`
 	GeneratorURL string            `json:"generatorURL"`
