@@ -251,7 +251,7 @@ func causeRankText(rank int) string {
 
 func (t *textWriter) cause(cs Cause) {
 	t.section(fmt.Sprintf("#%d %s", cs.Rank, truncate(sanitize(causeComponent(cs)+" "+cs.Signal), t.width-8)))
-	conf := "confidence " + fmtConf(cs.Confidence)
+	conf := "confidence of its service " + fmtConf(cs.Confidence)
 	if fmtConf(cs.Confidence) == "~" {
 		conf = ""
 	}
@@ -285,8 +285,11 @@ func (t *textWriter) cause(cs Cause) {
 			}
 		}
 	}
-	if len(cs.Path) > 0 {
+	switch {
+	case len(cs.Path) > 1:
 		t.para("  path  ", "        ", pathText(cs.Path), ansiCyan)
+	case len(cs.Path) == 1:
+		t.para("  path  ", "        ", noPathText, ansiDim)
 	}
 	if len(cs.NextSteps) > 0 {
 		t.line("  next steps (printed, never run)")
@@ -729,3 +732,7 @@ func unexplainedText(u float64) string {
 	}
 	return fmtShare(u) + " of the target's deviation"
 }
+
+// noPathText stands for a path that stops at the cause: no hop toward the
+// target holds (causal.HopHolds).
+const noPathText = "none that holds: no hop from it reaches a signal that moved, no earlier than it, toward the target"
