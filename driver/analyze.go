@@ -312,7 +312,10 @@ func (r *analyzeRun) read() (*ingest.Bundle, error) {
 		r.paths, r.shown = []string{dir}, []string{"demo"}
 	}
 	t0 := time.Now()
-	files, _ := ingest.ExpandPaths(r.paths)
+	files, bad := ingest.ExpandPaths(r.paths)
+	if len(files) == 0 && bad == nil && !r.o.lf.active() {
+		return nil, r.fail("", emptyInputError(r.shown))
+	}
 	rp := r.rep.startRead(files)
 	b, err := features.Read(r.paths, r.env.stdin, ingest.Options{Step: r.o.af.Step, Progress: rp.callback, Limits: r.o.lim,
 		LogEntity: r.o.logEntity, TempDir: r.work}, features.Options{})
@@ -355,9 +358,13 @@ func (r *analyzeRun) checkContext(b *ingest.Bundle) (tcg.Incident, error) {
 	}
 	r.analyseStart = time.Now()
 	inc, err := resolveIncident(b, r.so.spec, r.so.at)
+	if serr := staleAlertError(b, inc); serr != nil && !r.so.at.present {
+		return inc, r.usage(serr)
+	}
 	if err != nil {
 		return inc, r.fail("", err)
 	}
+	r.notes = append(r.notes, alertNotes(b, inc, r.so.at.present, af.timeFlags(r.fs, r.so.at).window)...)
 	windowNotes, err := checkWindow(b, af.timeFlags(r.fs, r.so.at), inc)
 	if err != nil {
 		return inc, r.usage(err)
@@ -392,7 +399,7 @@ func (r *analyzeRun) analyse(b *ingest.Bundle, inc tcg.Incident) (*scorecard.Car
 		Links: scorecard.StepLinks{JaegerUI: r.o.of.JaegerUI, GrafanaURL: r.o.of.Grafana, GrafanaDatasource: r.o.of.GrafanaDatasource},
 	})
 	for _, n := range r.notes {
-		card.AddWarning(scorecard.Footnote{Kind: "context", Source: "flags", Count: 1, Message: n})
+		card.AddWarning(scorecard.Footnote{Kind: scorecard.FootnoteContext, Source: "flags", Count: 1, Message: n})
 	}
 	r.in.annotate(card)
 	if r.demo != "" { // the demo's temporary directory must not reach the report

@@ -99,7 +99,10 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 			cs.Severity = SeverityWarning // no cause is critical while the verdict abstains
 		}
 		if cand.Node >= 0 && cand.Node < len(g.Nodes) && (c.Verdict.Confident || i < 3) {
-			cs.NextSteps = nextSteps(g, g.Nodes[cand.Node], !c.Verdict.Confident, opt.Runbooks, opt.Links)
+			// Steps that change the cluster only for what the verdict
+			// blames: the first cause's component, when it is confident.
+			blamed := c.Verdict.Confident && cand.Component == shown[0].Component && cand.ComponentKind == shown[0].ComponentKind
+			cs.NextSteps = nextSteps(g, g.Nodes[cand.Node], !blamed, opt.Runbooks, opt.Links)
 			if i == 0 && c.Incident.RunbookURL != "" {
 				cs.NextSteps = append([]Step{runbookStep(c.Incident.RunbookURL)}, cs.NextSteps...)
 			}

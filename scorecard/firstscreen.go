@@ -74,7 +74,18 @@ func (t *textWriter) incidentBrief(c *Card) {
 	if in.RunbookURL != "" {
 		t.verbatim("  runbook    ", sanitize(in.RunbookURL))
 	}
+	// What the flags did against the data is said where it is read.
+	for _, f := range c.Warnings {
+		if f.Kind == FootnoteContext {
+			t.para("  note       ", "             ", sanitize(f.Message), ansiYellow)
+		}
+	}
 }
+
+// FootnoteContext is the kind of a footnote about the user's context (the
+// flags against the data, the alert against the flags): the first screen
+// shows it.
+const FootnoteContext = "context"
 
 // verbatim writes prefix and s on one line, never wrapped: a name, an ID,
 // a URL or a query is copied whole, whatever its length.
@@ -131,6 +142,12 @@ func (t *textWriter) rows(c *Card) {
 		}
 	}
 	if !t.comparison {
+		if n := moreExplaining(c.Rows); n > 0 {
+			r := c.Rows[n-1]
+			t.para("  ", "  ", fmt.Sprintf("#%d explains more of the deviation (%s) than #1 (%s): confidence weighs where a mechanism changed, "+
+				"explained how far setting the component back would move the target (docs/scorecard-guide.md)",
+				n, fmtShare(r.ExplainedShare), fmtShare(c.Rows[0].ExplainedShare)), ansiDim)
+		}
 		t.para("  ", "  ", "unexplained: "+unexplainedText(c.Unexplained)+" remains with every candidate at its baseline", ansiDim)
 	}
 	t.para("  ", "  ", rowsPrunedText(c), ansiDim)
@@ -314,4 +331,18 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// moreExplaining is the rank of the first row that explains clearly more
+// of the deviation than the first row (10 points), 0 when none does.
+func moreExplaining(rows []Row) int {
+	if len(rows) < 2 || math.IsNaN(rows[0].ExplainedShare) {
+		return 0
+	}
+	for _, r := range rows[1:] {
+		if !math.IsNaN(r.ExplainedShare) && r.ExplainedShare > rows[0].ExplainedShare+0.1 {
+			return r.Rank
+		}
+	}
+	return 0
 }
