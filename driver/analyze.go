@@ -379,10 +379,18 @@ func (r *analyzeRun) checkContext(b *ingest.Bundle) (tcg.Incident, error) {
 // analyse builds the graph, ranks the causes, gathers their evidence and
 // builds the card.
 func (r *analyzeRun) analyse(b *ingest.Bundle, inc tcg.Incident) (*scorecard.Card, error) {
-	an, err := analyzeIncident(b, inc, r.so.graph, r.so.causal)
+	var want *seriesWanted
+	if w, ok := targetWanted(r.o.af.Target, r.so.spec.Target); ok && r.fs.Changed("target") {
+		want = &w
+	}
+	an, err := analyzeIncidentWith(b, inc, r.so.graph, r.so.causal, want)
 	if err != nil {
 		return nil, r.fail("", err)
 	}
+	for _, n := range an.notes {
+		r.rep.say("note: %s", n)
+	}
+	r.notes = append(r.notes, an.notes...)
 	// The evidence step: what the raw bundle says about the ranked causes,
 	// gathered once so that the scorecard only renders.
 	ev := evidence.Collect(b, an.graph, an.result, evidence.Options{})

@@ -282,11 +282,12 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 	if r.Method == "tcg" && g.TargetSeries != nil && (v.Confident || top.Intervention.ExplainedShare >= r.MinVerdictShare) {
 		// (an abstention's top guess that explains nothing has no counterfactual worth a line)
 		iv := top.Intervention
+		unit := seriesUnit(g.TargetSeries, alertExpr(g))
 		// The baseline is named so that a counterfactual on the far side of
 		// the observed value (a target that dropped) still reads right.
 		v.Counterfactual = fmt.Sprintf("had %s stayed at baseline, %s would have been %s instead of %s (baseline %s; %.0f%% of the deviation explained)",
-			words, targetWords(g), pagedValue(iv.Counterfactual, g.TargetSeries), pagedValue(iv.Observed, g.TargetSeries),
-			pagedValue(iv.Baseline, g.TargetSeries), 100*iv.ExplainedShare)
+			words, targetWords(g)+" ("+g.TargetSeries.Name+")", pagedValue(iv.Counterfactual, g.TargetSeries, unit), pagedValue(iv.Observed, g.TargetSeries, unit),
+			pagedValue(iv.Baseline, g.TargetSeries, unit), 100*iv.ExplainedShare)
 	}
 	return v
 }

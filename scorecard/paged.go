@@ -28,7 +28,7 @@ func buildPaged(g *tcg.Graph, r *causal.Result, slice time.Duration) Paged {
 		return p
 	}
 	tn := g.Nodes[g.Target]
-	p.Series, p.Query, p.Unit, p.What = shortKey(ts), SeriesQuery(ts), ts.Unit, targetWords(g)
+	p.Series, p.Query, p.Unit, p.What = shortKey(ts), SeriesQuery(ts), seriesUnit(ts, p.Expr), targetWords(g)
 	switch tn.Dir {
 	case 1:
 		p.Direction = "up"
@@ -44,16 +44,19 @@ func buildPaged(g *tcg.Graph, r *causal.Result, slice time.Duration) Paged {
 		if p.Observed < p.Baseline {
 			verb = "fell"
 		}
-		if p.Observed == p.Baseline {
+		if pagedValue(p.Observed, ts, p.Unit) == pagedValue(p.Baseline, ts, p.Unit) {
 			verb = "stayed"
 		}
 		bad := ""
 		if (verb == "rose" && p.Direction == "down") || (verb == "fell" && p.Direction == "up") {
 			bad = " (the good direction)"
 		}
-		p.Text = fmt.Sprintf("%s %s to %s from %s%s", p.What, verb, pagedValue(p.Observed, ts), pagedValue(p.Baseline, ts), bad)
+		p.Text = fmt.Sprintf("%s %s to %s from %s%s", p.What, verb, pagedValue(p.Observed, ts, p.Unit), pagedValue(p.Baseline, ts, p.Unit), bad)
+		if verb == "stayed" {
+			p.Text = fmt.Sprintf("%s stayed at %s (its baseline)", p.What, pagedValue(p.Observed, ts, p.Unit))
+		}
 	}
-	p.Chart = Chart{Label: p.What, Unit: ts.Unit, Baseline: math.NaN(), BandLow: math.NaN(), BandHigh: math.NaN(),
+	p.Chart = Chart{Label: p.What, Unit: p.Unit, Baseline: math.NaN(), BandLow: math.NaN(), BandHigh: math.NaN(),
 		WindowStart: g.Incident.WindowStart, WindowEnd: g.Incident.WindowEnd, Onset: tn.Onset}
 	if a := g.Incident.Alert; a != nil {
 		p.Chart.Alert = a.StartsAt
@@ -78,17 +81,47 @@ func isShareSeries(s *ingest.Series) bool {
 	return s != nil && s.Unit == "ratio" && strings.Contains(s.Stat, "ratio")
 }
 
-// pagedValue renders a value of the target's series: a share of requests
-// as a percentage ("51.2%"), else formatValue.
-func pagedValue(v float64, s *ingest.Series) string {
+// seriesUnit is a series' unit, or, for one whose name carried none (a
+// recording rule's or a quantile's result), the unit the alert's
+// expression names by Prometheus' naming convention (a metric ending in
+// _seconds, _bytes, _ratio; a histogram's _bucket and a counter's _total
+// dropped first).
+func seriesUnit(s *ingest.Series, expr string) string {
+	if s == nil {
+		return ""
+	}
+	if s.Unit != "" {
+		return s.Unit
+	}
+	for _, w := range strings.FieldsFunc(expr, func(r rune) bool { return !(r == '_' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
+		for _, suf := range []string{"_bucket", "_count", "_sum", "_total"} {
+			w = strings.TrimSuffix(w, suf)
+		}
+		switch {
+		case strings.HasSuffix(w, "_seconds"):
+			return "s"
+		case strings.HasSuffix(w, "_bytes"):
+			return "B"
+		}
+	}
+	return ""
+}
+
+// pagedValue renders a value of the target's series in unit: a share of
+// requests as a percentage ("51.2%"), else formatValue.
+func pagedValue(v float64, s *ingest.Series, unit string) string {
 	if isShareSeries(s) && !math.IsNaN(v) {
 		return fmt.Sprintf("%.1f%%", 100*v)
 	}
-	unit := ""
-	if s != nil {
-		unit = s.Unit
-	}
 	return formatValue(v, unit)
+}
+
+// alertExpr is the followed alert's expression ("" when none).
+func alertExpr(g *tcg.Graph) string {
+	if a := g.Incident.Alert; a != nil {
+		return a.Expr
+	}
+	return ""
 }
 
 // buildChanges lists the change and lifecycle events of the shown causes
