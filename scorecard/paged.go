@@ -93,7 +93,9 @@ func seriesUnit(s *ingest.Series, expr string) string {
 	if s.Unit != "" {
 		return s.Unit
 	}
-	for _, w := range strings.FieldsFunc(expr, func(r rune) bool { return !(r == '_' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
+	for _, w := range strings.FieldsFunc(expr, func(r rune) bool {
+		return !(r == '_' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
 		for _, suf := range []string{"_bucket", "_count", "_sum", "_total"} {
 			w = strings.TrimSuffix(w, suf)
 		}
