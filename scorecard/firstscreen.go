@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
@@ -20,7 +21,7 @@ import (
 const TopRows = 3
 
 // maxOtherRows bounds the one-line rows after the top ones.
-const maxOtherRows = 7
+const maxOtherRows = 5
 
 // maxTopSteps bounds each top row's next steps on the first screen.
 const maxTopSteps = 2
@@ -70,7 +71,7 @@ func (t *textWriter) incidentBrief(c *Card) {
 		}
 		t.kv("at", at)
 	}
-	t.kv("window", fmtRange(in.WindowStart, in.WindowEnd)+"; baseline from "+fmtTime(in.BaselineStart))
+	t.kv("window", briefWindow(in))
 	if in.RunbookURL != "" {
 		t.verbatim("  runbook    ", sanitize(in.RunbookURL))
 	}
@@ -103,11 +104,13 @@ func (t *textWriter) changes(c *Card) {
 		return
 	}
 	for _, ch := range c.Incident.Changes {
-		s := fmtTime(ch.At) + " " + sanitize(ch.Text)
+		s := shortTime(ch.At, c.Incident.WindowStart) + " " + sanitize(ch.Text)
+		row := ""
 		if ch.Row > 0 {
-			s += fmt.Sprintf(" (row #%d)", ch.Row)
+			row = fmt.Sprintf(" (row #%d)", ch.Row)
 		}
-		t.para("  • ", "    ", s, "")
+		// one line each: an event's message is prose, cut to fit (-v has it whole)
+		t.line("  • " + truncate(s, t.width-4-runeLen(row)) + row)
 	}
 }
 
@@ -138,7 +141,7 @@ func (t *textWriter) rows(c *Card) {
 		}
 		t.table(cols, rows, func(int, int) string { return "" })
 		if n := len(rest) - maxOtherRows; n > 0 {
-			t.line(fmt.Sprintf("  … %d more rows (-v)", n))
+			t.line(fmt.Sprintf("  … %d more %s (-v)", n, plural(n, "row", "rows")))
 		}
 	}
 	if !t.comparison {
@@ -150,12 +153,6 @@ func (t *textWriter) rows(c *Card) {
 		}
 		t.para("  ", "  ", "unexplained: "+unexplainedText(c.Unexplained)+" remains with every candidate at its baseline", ansiDim)
 	}
-	t.para("  ", "  ", rowsPrunedText(c), ansiDim)
-}
-
-// rowsPrunedText says how many candidates the rows stand for.
-func rowsPrunedText(c *Card) string {
-	return fmt.Sprintf("%d rows of %d ranked signals; %s", len(c.Rows), len(c.Causes), prunedText(c.Pruned))
 }
 
 // topRow is one of the first screen's detailed rows: its component,
@@ -170,7 +167,7 @@ func (t *textWriter) topRow(c *Card, r Row) {
 		nums = append(nums, "confidence "+fmtConf(r.Confidence), "explains "+fmtShare(r.ExplainedShare))
 	}
 	if r.Onset != 0 {
-		on := "onset " + fmtTime(r.Onset)
+		on := "onset " + shortTime(r.Onset, c.Incident.WindowStart)
 		if r.AfterAlert {
 			on += " (after the alert: more likely an effect)"
 		}
@@ -178,10 +175,10 @@ func (t *textWriter) topRow(c *Card, r Row) {
 	}
 	t.para("     ", "     ", strings.Join(nums, " · "), "")
 	if s := sparkline(r.Chart, sparkWidth); s != "" {
-		t.para("     ", "     ", s+"  "+sanitize(sparkCaption(r.Chart)), "")
+		t.line(truncate("     "+s+"  "+sanitize(sparkCaption(r.Chart)), t.width))
 	}
 	if r.Evidence != "" {
-		t.para("     ", "     ", sanitize(r.Evidence), ansiDim)
+		t.line(t.paint(ansiDim, truncate("     "+sanitize(r.Evidence), t.width)))
 	}
 	cs := causeByRank(c, firstOr(r.Causes, 0))
 	if cs == nil {
@@ -235,12 +232,39 @@ func (t *textWriter) step(st Step, indent string) {
 // footer says where the rest is.
 func (t *textWriter) footer(c *Card) {
 	t.line("")
-	var parts []string
+	parts := []string{fmt.Sprintf("%d rows of %d ranked signals (%d candidates)", len(c.Rows), len(c.Causes), c.Pruned.Total)}
 	if n := len(c.Warnings); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d data-quality notes", n))
+		parts = append(parts, fmt.Sprintf("%d data-quality %s", n, plural(n, "note", "notes")))
 	}
-	parts = append(parts, "every cause's evidence, path and steps, heatmaps, inputs and checksums: -v", "one row: pipeline-analyze explain N PATH...")
+	parts = append(parts, "all details: -v", "one row: explain N")
 	t.para("  ", "  ", strings.Join(parts, " · "), ansiDim)
+}
+
+// shortTime is t as "16:19:30Z" when it falls on the same day as ref,
+// else in full.
+func shortTime(t, ref ingest.Time) string {
+	if t == 0 {
+		return "-"
+	}
+	if ref != 0 && t.Std().Format("2006-01-02") == ref.Std().Format("2006-01-02") {
+		return t.Std().Format("15:04:05Z")
+	}
+	return fmtTime(t)
+}
+
+// briefWindow is the window and the baseline on one line:
+// "2026-11-09 16:18:15 → 16:23:15 UTC (5m0s); baseline from 15:44:00 (34m15s)".
+func briefWindow(in Incident) string {
+	if in.WindowStart == 0 && in.WindowEnd == 0 {
+		return "-"
+	}
+	s := in.WindowStart.Std().Format("2006-01-02 15:04:05") + " → " + strings.TrimSuffix(shortTime(in.WindowEnd, in.WindowStart), "Z") +
+		" UTC (" + in.WindowEnd.Sub(in.WindowStart).String() + ")"
+	if in.BaselineStart != 0 && in.BaselineStart < in.WindowStart {
+		s += "; baseline from " + strings.TrimSuffix(shortTime(in.BaselineStart, in.WindowStart), "Z") + " (" +
+			in.WindowStart.Sub(in.BaselineStart).Round(time.Second).String() + ")"
+	}
+	return s
 }
 
 // causeByRank is the cause of that rank, nil when none.
