@@ -358,9 +358,6 @@ func (r *analyzeRun) checkContext(b *ingest.Bundle) (tcg.Incident, error) {
 	}
 	r.analyseStart = time.Now()
 	inc, err := resolveIncident(b, r.so.spec, r.so.at)
-	if serr := staleAlertError(b, inc); serr != nil && !r.so.at.present {
-		return inc, r.usage(serr)
-	}
 	if err != nil {
 		return inc, r.fail("", err)
 	}

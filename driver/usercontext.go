@@ -53,6 +53,12 @@ func alertNotes(b *ingest.Bundle, inc tcg.Incident, atGiven bool, window time.Du
 				inc.At, d.Round(time.Second), rel, a.Name, a.StartsAt))
 		}
 	}
+	for _, in := range b.Inputs {
+		if in.Skipped && in.Format == ingest.FormatAlertmanager && inc.Alert == nil {
+			notes = append(notes, fmt.Sprintf("the alert payload %s was left out: %s — a stale alert, or another incident's; the target and the time come from the flags or the data, not from what paged",
+				in.Path, in.Error))
+		}
+	}
 	if inc.Alert == nil && len(b.Alerts) > 0 {
 		a := b.Alerts[0]
 		status := a.Status
@@ -77,22 +83,4 @@ func alertNotes(b *ingest.Bundle, inc tcg.Incident, atGiven bool, window time.Du
 		}
 	}
 	return notes
-}
-
-// staleAlertError explains an alert-chosen incident time outside the data:
-// the alert is stale, or belongs to other data.
-func staleAlertError(b *ingest.Bundle, inc tcg.Incident) error {
-	a := inc.Alert
-	if a == nil || inc.AtChosenBy == "" || !strings.HasPrefix(inc.AtChosenBy, "startsAt of alert") || b.End == 0 {
-		return nil
-	}
-	if a.StartsAt >= b.Start && a.StartsAt <= b.End {
-		return nil
-	}
-	rel := "after the data ends"
-	if a.StartsAt < b.Start {
-		rel = "before the data starts"
-	}
-	return fmt.Errorf("%w: the firing alert %s (%s) started at %s, %s (%s): it is stale or belongs to another incident; give --at inside the data, or the data of that alert's time",
-		errUsage, a.Name, a.Source, a.StartsAt, rel, dataRange(b))
 }

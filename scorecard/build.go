@@ -285,11 +285,20 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 		unit := seriesUnit(g.TargetSeries, alertExpr(g))
 		// The baseline is named so that a counterfactual on the far side of
 		// the observed value (a target that dropped) still reads right.
-		v.Counterfactual = fmt.Sprintf("had %s stayed at baseline, %s would have been %s instead of %s (baseline %s; %.0f%% of the deviation explained)",
-			words, targetWords(g)+" ("+g.TargetSeries.Name+")", pagedValue(iv.Counterfactual, g.TargetSeries, unit), pagedValue(iv.Observed, g.TargetSeries, unit),
+		v.Counterfactual = fmt.Sprintf("had %s stayed at its baseline, %s would have been %s instead of %s (baseline %s; %.0f%% of the deviation explained)",
+			cfSubject(v.Confident), targetWords(g)+" ("+g.TargetSeries.Name+")", pagedValue(iv.Counterfactual, g.TargetSeries, unit), pagedValue(iv.Observed, g.TargetSeries, unit),
 			pagedValue(iv.Baseline, g.TargetSeries, unit), 100*iv.ExplainedShare)
 	}
 	return v
+}
+
+// cfSubject is what the counterfactual sets back: the verdict's cause
+// (named in the line above it), or the first guess.
+func cfSubject(confident bool) string {
+	if confident {
+		return "it"
+	}
+	return "the first guess"
 }
 
 // comparisonNote says what a comparison method is, for its verdict.

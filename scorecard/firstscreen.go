@@ -147,8 +147,7 @@ func (t *textWriter) rows(c *Card) {
 	if !t.comparison {
 		if n := moreExplaining(c.Rows); n > 0 {
 			r := c.Rows[n-1]
-			t.para("  ", "  ", fmt.Sprintf("#%d explains more of the deviation (%s) than #1 (%s): confidence weighs where a mechanism changed, "+
-				"explained how far setting the component back would move the target (docs/scorecard-guide.md)",
+			t.para("  ", "  ", fmt.Sprintf("#%d explains more (%s) than #1 (%s): confidence is where a mechanism changed, not how much (guide)",
 				n, fmtShare(r.ExplainedShare), fmtShare(c.Rows[0].ExplainedShare)), ansiDim)
 		}
 		t.para("  ", "  ", "unexplained: "+unexplainedText(c.Unexplained)+" remains with every candidate at its baseline", ansiDim)
@@ -232,11 +231,11 @@ func (t *textWriter) step(st Step, indent string) {
 // footer says where the rest is.
 func (t *textWriter) footer(c *Card) {
 	t.line("")
-	parts := []string{fmt.Sprintf("%d rows of %d ranked signals (%d candidates)", len(c.Rows), len(c.Causes), c.Pruned.Total)}
+	parts := []string{fmt.Sprintf("%d rows of %d signals (%d candidates)", len(c.Rows), len(c.Causes), c.Pruned.Total)}
 	if n := len(c.Warnings); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d data-quality %s", n, plural(n, "note", "notes")))
+		parts = append(parts, fmt.Sprintf("%d data %s", n, plural(n, "note", "notes")))
 	}
-	parts = append(parts, "all details: -v", "one row: explain N")
+	parts = append(parts, "details: -v, or explain N")
 	t.para("  ", "  ", strings.Join(parts, " · "), ansiDim)
 }
 

@@ -149,7 +149,8 @@ func buildChanges(shown []causal.Candidate, rows []Row, causes []Cause) []Change
 			out = append(out, Change{At: e.Time, Text: text, Row: rowOf[causes[i].Rank]})
 		}
 	}
-	// the latest first; equal times by text (a unique key with the time)
+	// the first rows' first (the verdict's own change leads), then the
+	// latest first; equal times by text (a unique key with the time)
 	sortChanges(out)
 	if len(out) > maxChanges {
 		out = out[:maxChanges]
@@ -158,8 +159,23 @@ func buildChanges(shown []causal.Candidate, rows []Row, causes []Cause) []Change
 }
 
 func sortChanges(cs []Change) {
+	rowKey := func(r int) int {
+		if r == 0 {
+			return 1 << 30 // no shown row: last
+		}
+		return r
+	}
+	less := func(a, b Change) bool {
+		switch {
+		case rowKey(a.Row) != rowKey(b.Row):
+			return rowKey(a.Row) < rowKey(b.Row)
+		case a.At != b.At:
+			return a.At > b.At
+		}
+		return a.Text < b.Text
+	}
 	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && (cs[j].At > cs[j-1].At || cs[j].At == cs[j-1].At && cs[j].Text < cs[j-1].Text); j-- {
+		for j := i; j > 0 && less(cs[j], cs[j-1]); j-- {
 			cs[j], cs[j-1] = cs[j-1], cs[j]
 		}
 	}
