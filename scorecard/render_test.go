@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -338,4 +339,37 @@ func verbatimLine(lines []string, i int) bool {
 	}
 	return i > 0 && strings.HasSuffix(ansiRE.ReplaceAllString(lines[i-1], ""), ":") &&
 		(strings.HasPrefix(strings.TrimSpace(lines[i-1]), "confirm") || strings.HasPrefix(strings.TrimSpace(lines[i-1]), "mitigate"))
+}
+
+// TestHTMLGraphFits: a propagation path longer than the page is wide wraps
+// into bands, so the graph is never wider than the page's content and its
+// target (the path's end) lies inside the drawing.
+func TestHTMLGraphFits(t *testing.T) {
+	var path []PathStep
+	for i := range 11 {
+		path = append(path, PathStep{Node: fmt.Sprintf("service/s%02d", i), Signal: "latency", Lag: 15 * time.Second, Share: math.NaN()})
+	}
+	g := newHTMLGraph([]Cause{{Rank: 1, Path: path}}, 3)
+	if g.Width > gMaxWidth {
+		t.Errorf("graph %d px wide, page %d", g.Width, gMaxWidth)
+	}
+	var target *htmlNode
+	for i := range g.Nodes {
+		if g.Nodes[i].Class == "target" {
+			target = &g.Nodes[i]
+		}
+	}
+	if target == nil || target.X+target.W > g.Width || target.Y+target.H > g.Height || target.X < 0 || target.Y < 0 {
+		t.Fatalf("target %+v outside the %d×%d graph", target, g.Width, g.Height)
+	}
+	if len(g.Edges) != len(path)-1 {
+		t.Errorf("%d edges, want %d", len(g.Edges), len(path)-1)
+	}
+	for _, e := range g.Edges {
+		for _, x := range []int{e.X1, e.X2} {
+			if x < 0 || x > g.Width {
+				t.Errorf("edge %+v leaves the graph", e)
+			}
+		}
+	}
 }
