@@ -77,8 +77,12 @@ func (t *textWriter) incidentBrief(c *Card) {
 	}
 	// What the flags did against the data is said where it is read.
 	for _, f := range c.Warnings {
-		if f.Kind == FootnoteContext {
+		switch {
+		case f.Kind == FootnoteContext:
 			t.para("  note       ", "             ", sanitize(f.Message), ansiYellow)
+		case strings.HasPrefix(f.Source, "live"):
+			// a live source that failed changes what the card can say
+			t.para("  note       ", "             ", footnoteText(f), ansiYellow)
 		}
 	}
 }
