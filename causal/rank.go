@@ -156,6 +156,11 @@ type Result struct {
 	Confident       bool
 	// Abstention says why the verdict is not confident ("" when it is).
 	Abstention string
+	// Changes are the look-back's changes (rollouts, configuration
+	// updates, change records), oldest first, each with its relation to the
+	// symptom's onset and its verdict: what the card lists under "what
+	// changed", whatever the method.
+	Changes []ChangeVerdict
 	// Scored holds every candidate of the default method with its score
 	// terms, in rank order (eval refits and re-ranks from it).
 	Scored   []Scored
@@ -166,19 +171,25 @@ type Result struct {
 // Analyze ranks the causes of the incident on the graph.
 func Analyze(g *tcg.Graph, b *ingest.Bundle, opt Options) (*Result, error) {
 	opt = opt.withDefaults()
+	var res *Result
 	switch opt.Method {
 	case "tcg":
-		return analyzeTCG(g, b, opt), nil
+		res = analyzeTCG(g, b, opt)
 	case "baro", "nsigma":
-		return analyzeBaseline(g, b, opt), nil
+		res = analyzeBaseline(g, b, opt)
 	case "selftime":
-		return analyzeSelfTime(g, b, opt), nil
+		res = analyzeSelfTime(g, b, opt)
 	case "traversal":
-		return analyzeTraversal(g, b, opt), nil
+		res = analyzeTraversal(g, b, opt)
 	case "circa":
-		return analyzeCIRCA(g, b, opt), nil
+		res = analyzeCIRCA(g, b, opt)
+	default:
+		return nil, fmt.Errorf("unknown method %q (want one of %s)", opt.Method, strings.Join(Methods(), ", "))
 	}
-	return nil, fmt.Errorf("unknown method %q (want one of %s)", opt.Method, strings.Join(Methods(), ", "))
+	if res.Changes == nil {
+		res.Changes = judgeChanges(g, res.Candidates)
+	}
+	return res, nil
 }
 
 func clip01(x float64) float64 {

@@ -78,6 +78,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 	}
 	c.Pruned = Pruned{Shown: len(shown), Total: r.Total, Dropped: r.Dropped + len(r.Candidates) - len(shown), MinScore: r.MinScore}
 	c.Verdict = verdict(g, r, c)
+	c.Changes, c.OlderChanges = changeRows(r.Changes)
 	for i := range r.RequestBreaks[:min(maxRequestBreaks, len(r.RequestBreaks))] {
 		p := &r.RequestBreaks[i]
 		rc := RequestBreak{Service: p.Service, Evidence: patternEvidence(p)}
@@ -111,7 +112,6 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 	}
 	c.Rows = buildRows(g, r, shown, c.Causes, opt.Slice)
 	c.Incident.Paged = buildPaged(g, r, opt.Slice)
-	c.Incident.Changes = buildChanges(shown, c.Rows, c.Causes)
 	if len(c.Rows) > 0 {
 		c.Verdict = rowVerdict(c.Verdict, c.Rows[0], r)
 	}

@@ -75,6 +75,12 @@ type Card struct {
 	// Rows are the causes grouped by component, one row per component in
 	// rank order of its first cause: the card's first screen.
 	Rows []Row `json:"rows"`
+	// Changes are the look-back's changes (rollouts, configuration
+	// updates, change records), oldest first, at most maxChangeRows, each
+	// with its relation to the symptom's onset and its verdict; OlderChanges
+	// counts the older ones left out.
+	Changes      []ChangeRow `json:"changes"`
+	OlderChanges int         `json:"older_changes"`
 	// Unexplained is the share 0..1 of the target's deviation, in its
 	// units, that remains with every candidate set to its baseline at
 	// once (the scale of Intervention.ExplainedShare); NaN when the
@@ -193,10 +199,6 @@ type Incident struct {
 	// Paged is the series the analysis explains — the alert's own when
 	// the data holds it — in its units and bad direction.
 	Paged Paged `json:"paged"`
-	// Changes are the deployment, configuration and lifecycle events of
-	// the ranked causes' services and components up to the window's end,
-	// the latest first, at most maxChanges.
-	Changes []Change `json:"changes"`
 }
 
 // Paged is the metric that paged: the target's series, how it moved and
@@ -217,16 +219,6 @@ type Paged struct {
 	Observed  float64 `json:"observed"` // the window's value the analysis explains, NaN unknown
 	Text      string  `json:"text"`     // "P99 api-gateway latency rose to 4.59 s from 2.80 s"
 	Chart     Chart   `json:"chart"`
-}
-
-// Change is one deployment, configuration or lifecycle event near the
-// incident.
-type Change struct {
-	At   ingest.Time `json:"at"`
-	Text string      `json:"text"`
-	// Row is the rank of the row (Row.Rank) of the event's component or
-	// service (0 when none is shown).
-	Row int `json:"row"`
 }
 
 // Verdict is the one-line answer.

@@ -68,7 +68,6 @@ func confidentCard() *Card {
 				Chart: Chart{Label: "P99 api-gateway TTFT", Unit: "s", Start: at(5 * time.Minute), Step: time.Minute,
 					Values: []float64{0.9, 0.95, 0.9, 1.8, 3.5, 4.6, 4.8, 4.7, 4.9, 4.8}, Baseline: 0.9, BandLow: 0.6, BandHigh: 1.2,
 					WindowStart: at(5 * time.Minute), WindowEnd: at(20 * time.Minute), Alert: at(10 * time.Minute)}},
-			Changes: []Change{{At: at(7 * time.Minute), Text: "Normal Updated on configmap/tokenizer-config: ConfigMap tokenizer-config updated", Row: 3}},
 		},
 		Verdict: Verdict{Confident: true,
 			Text:           "root cause: GPU-5a1c… on gpu-node-b (DRAM bandwidth), confidence 0.87",
@@ -254,7 +253,7 @@ func hostileCard() *Card {
 	}
 	c.Incident.Paged.Series, c.Incident.Paged.Query, c.Incident.Paged.Text, c.Incident.Paged.What = hostile, hostile, hostile, hostile
 	c.Incident.Paged.Expr = hostile
-	c.Incident.Changes[0].Text = hostile
+
 	c.Incident.RunbookURL = "javascript:alert(1)" + hostile
 	c.Causes[0].NextSteps = []Step{{Kind: StepConfirm, Text: hostile, Command: ShellCommand([]string{"kubectl", "describe", "pod", hostile}), Source: "built-in"},
 		{Kind: StepConfirm, Text: "runbook", URL: "javascript:alert(1)", Source: "alert runbook_url"}}

@@ -3,9 +3,11 @@ package scorecard
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -36,7 +38,7 @@ func (t *textWriter) firstScreen(c *Card) {
 	}
 	t.incidentBrief(c)
 	t.verdict(c)
-	t.changes(c)
+	t.whatChanged(c)
 	t.rows(c)
 	t.footer(c)
 }
@@ -96,25 +98,37 @@ const FootnoteContext = "context"
 // a URL or a query is copied whole, whatever its length.
 func (t *textWriter) verbatim(prefix, s string) { t.line(prefix + s) }
 
-// changes is the "What changed" section: the change events of the ranked
-// components' services, latest first.
-func (t *textWriter) changes(c *Card) {
+// maxChangeLines bounds the changes on the first screen.
+const maxChangeLines = 3
+
+// whatChanged is the first screen's "What changed": the paged series'
+// move, then the look-back's changes (Card.Changes) one line each — those
+// the analysis blames first, then the latest — and how many more -v lists.
+func (t *textWriter) whatChanged(c *Card) {
 	t.section("What changed")
 	if c.Incident.Paged.Text != "" {
 		t.para("  • ", "    ", sanitize(c.Incident.Paged.Text)+" (the metric that paged)", "")
 	}
-	if len(c.Incident.Changes) == 0 {
-		t.para("  • ", "    ", "no deployment, configuration or restart event of the ranked components in the inputs", ansiDim)
+	if len(c.Changes) == 0 {
+		t.para("  • ", "    ", "no rollout, configuration update or change record in the look-back of the inputs", ansiDim)
 		return
 	}
-	for _, ch := range c.Incident.Changes {
-		s := shortTime(ch.At, c.Incident.WindowStart) + " " + sanitize(ch.Text)
-		row := ""
-		if ch.Row > 0 {
-			row = fmt.Sprintf(" (row #%d)", ch.Row)
+	order := make([]int, len(c.Changes))
+	for i := range order {
+		order[i] = len(c.Changes) - 1 - i // the latest first
+	}
+	blamed := func(i int) bool { return c.Changes[i].Verdict == causal.ChangeBlamed }
+	sort.SliceStable(order, func(a, b int) bool { return blamed(order[a]) && !blamed(order[b]) })
+	for _, i := range order[:min(maxChangeLines, len(order))] {
+		code := ""
+		if blamed(i) {
+			code = ansiBold
 		}
-		// one line each: an event's message is prose, cut to fit (-v has it whole)
-		t.line("  • " + truncate(s, t.width-4-runeLen(row)) + row)
+		// one line each: the why is prose, cut to fit (-v has it whole)
+		t.line(t.paint(code, truncate("  • "+sanitize(briefChange(c.Changes[i])), t.width)))
+	}
+	if n := len(c.Changes) - maxChangeLines + c.OlderChanges; n > 0 {
+		t.line(t.paint(ansiDim, fmt.Sprintf("  … %d more %s (-v)", n, plural(n, "change", "changes"))))
 	}
 }
 
@@ -372,4 +386,15 @@ func moreExplaining(rows []Row) int {
 		}
 	}
 	return 0
+}
+
+// briefChange is a change in one line with its verdict before its why:
+// "10:43:16 recommendationservice, 4m44s before the onset — blamed: rollout
+// to recommendationservice-v2 (…)".
+func briefChange(ch ChangeRow) string {
+	at := ch.At
+	if t, err := time.Parse(time.RFC3339, ch.At); err == nil {
+		at = t.Format("15:04:05")
+	}
+	return fmt.Sprintf("%s %s, %s — %s: %s", at, ch.Service, ch.Relation, ch.Verdict, ch.What)
 }

@@ -11,9 +11,6 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
-// maxChanges bounds Incident.Changes.
-const maxChanges = 3
-
 // buildPaged is the target's series as the card shows it: the alert's own
 // series when the analysis followed it (the driver picks it), in its units
 // and bad direction, with how it moved (the top cause's intervention holds
@@ -124,59 +121,4 @@ func alertExpr(g *tcg.Graph) string {
 		return a.Expr
 	}
 	return ""
-}
-
-// buildChanges lists the change and lifecycle events of the shown causes
-// (their services' and components'), the latest first, at most maxChanges,
-// with the row each belongs to.
-func buildChanges(shown []causal.Candidate, rows []Row, causes []Cause) []Change {
-	rowOf := map[int]int{}
-	for _, r := range rows {
-		for _, c := range r.Causes {
-			rowOf[c] = r.Rank
-		}
-	}
-	seen := map[string]bool{}
-	var out []Change
-	for i, cand := range shown {
-		for _, e := range cand.Events {
-			text := fmt.Sprintf("%s %s on %s: %s", e.Kind, e.Reason, e.Entity.ID(), e.Message)
-			key := fmt.Sprint(e.Time) + text
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			out = append(out, Change{At: e.Time, Text: text, Row: rowOf[causes[i].Rank]})
-		}
-	}
-	// the first rows' first (the verdict's own change leads), then the
-	// latest first; equal times by text (a unique key with the time)
-	sortChanges(out)
-	if len(out) > maxChanges {
-		out = out[:maxChanges]
-	}
-	return out
-}
-
-func sortChanges(cs []Change) {
-	rowKey := func(r int) int {
-		if r == 0 {
-			return 1 << 30 // no shown row: last
-		}
-		return r
-	}
-	less := func(a, b Change) bool {
-		switch {
-		case rowKey(a.Row) != rowKey(b.Row):
-			return rowKey(a.Row) < rowKey(b.Row)
-		case a.At != b.At:
-			return a.At > b.At
-		}
-		return a.Text < b.Text
-	}
-	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && less(cs[j], cs[j-1]); j-- {
-			cs[j], cs[j-1] = cs[j-1], cs[j]
-		}
-	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
 )
 
 // ANSI SGR codes used by the text format.
@@ -40,6 +42,7 @@ func renderText(w io.Writer, c *Card, opt RenderOptions) error {
 	t.line("")
 	t.line(t.paint(ansiBold, "━━ Details (-v) ━━"))
 	t.header(c)
+	t.changes(c)
 	t.causes(c)
 	for _, cs := range c.Causes {
 		t.cause(cs)
@@ -156,6 +159,24 @@ func (t *textWriter) verdict(c *Card) {
 	}
 	for _, w := range c.Verdict.WouldDecide {
 		t.para("  would decide: ", "                ", sanitize(w), "")
+	}
+}
+
+// changes lists what changed in the look-back, with each change's verdict.
+func (t *textWriter) changes(c *Card) {
+	if len(c.Changes) == 0 {
+		return
+	}
+	t.section("What changed")
+	if c.OlderChanges > 0 {
+		t.para("  ", "  ", fmt.Sprintf("%d older change(s) not shown", c.OlderChanges), ansiDim)
+	}
+	for _, ch := range c.Changes {
+		code := ""
+		if ch.Verdict == causal.ChangeBlamed {
+			code = ansiBold
+		}
+		t.para("  • ", "    ", sanitize(changeLine(ch)), code)
 	}
 }
 

@@ -39,6 +39,10 @@ const (
 	// FacetUnready is a rollout's availability: the share of the new
 	// version's pods asked for that report (package peers).
 	FacetUnready Facet = "unready"
+	// FacetCalls is a rollout's calls: the share of the dependencies its
+	// old version's pods call that its new version's pods call too
+	// (peers.Model.CallsContrast).
+	FacetCalls Facet = "calls"
 )
 
 // StandIn says what a stand-in node is made of (see standIns).
