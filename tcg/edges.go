@@ -327,6 +327,7 @@ func (g *Graph) callEdges(eb *edgeBuilder, calls []call) {
 			for _, sig := range []ingest.SignalKind{ingest.SignalErrors, ingest.SignalLatency} {
 				eb.addAll([]int{ch}, svcNodes(c.caller, sig), EdgeCall, 0.7, "a new version of a callee changes what its callers receive")
 				eb.addAll([]int{ch}, one(g.find(edge, sig, FacetNone)), EdgeCall, 0.7, "a new version of a callee changes what its callers receive")
+				eb.addAll([]int{ch}, one(g.find(edge, sig, FacetClient)), EdgeCall, 0.7, "a new version of a callee changes what its callers receive")
 			}
 		}
 		// A change to the caller can change what its callees are asked to
