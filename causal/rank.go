@@ -348,10 +348,16 @@ func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT f
 	// component := baseline) removes the sum of its signals' shares.
 	// Summed in node order: a float sum in map order differs in its last
 	// digits from run to run.
+	// The component is the part one acts on (partOf): a call's latency
+	// resolved to its callee's replica adds to that replica's share.
+	partKey := func(i int) string {
+		p := partOf(g, i)
+		return p.Kind.String() + "/" + p.Name
+	}
 	compShare := map[string]float64{}
 	for _, i := range slices.Sorted(maps.Keys(tflow)) {
 		if i != g.Target {
-			compShare[g.Nodes[i].Entity.ID()] += tflow[i]
+			compShare[partKey(i)] += tflow[i]
 		}
 	}
 	var cands []scored
@@ -367,7 +373,7 @@ func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT f
 			t[lt] = 1
 		}
 		if aT > 0 {
-			t[TermTargetShare] = compShare[g.Nodes[i].Entity.ID()] / aT
+			t[TermTargetShare] = compShare[partKey(i)] / aT
 		} else {
 			t[TermTargetShare] = 0
 		}
