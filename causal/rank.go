@@ -344,6 +344,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT float64, p Params) []scored {
 	reach := reachesTargetService(g)
 	timing := changeTiming(g, p.ChangeTau)
+	late := lateness(g, p.ChangeTau)
 	// A component's share of the target: do(every own change of the
 	// component := baseline) removes the sum of its signals' shares.
 	// Summed in node order: a float sum in map order differs in its last
@@ -378,6 +379,7 @@ func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT f
 			t[TermTargetShare] = 0
 		}
 		t[TermChangeTiming] = timing[i]
+		t[TermLate] = late[i]
 		sc := 0.0
 		for _, k := range Terms() {
 			sc += p.Weights[k] * t[k]
