@@ -47,19 +47,19 @@
 //  4. The graph comes from data (package tcg): call topology, placement,
 //     the generic order inside a component, changes and log content. Lagged
 //     correlation edges are shown but never carry anomaly here.
-//  4b. Errors have an origin (nodeevidence.go, errorsResidual): a node's
+//     4b. Errors have an origin (nodeevidence.go, errorsResidual): a node's
 //     error rise minus what its callees' failures account for (in failures
 //     per cell when requests are counted, else in the ratio's unit; the
 //     largest callee's part, never the sum of two views of the same calls).
 //     A caller whose failures are its callee's owns none of them.
-//  4c. Changes are candidates (changes.go): every change of the look-back
+//     4c. Changes are candidates (changes.go): every change of the look-back
 //     (tcg.Graph.Changes) is a node scored as a prior and judged by its
 //     effects (its rollout's contrasts, what it precedes; a new version of
 //     a callee is a parent of what its callers receive, of a caller of what
 //     its callees are asked) and its timing against the symptom's onset
 //     (TermChangeTiming); every change gets a verdict for the card
 //     (blamed, exonerated, not judged).
-//  4d. The component is the part one acts on (part.go): a call edge's
+//     4d. The component is the part one acts on (part.go): a call edge's
 //     signal resolves to its callee's replica or the network of the end
 //     the moved calls share, a node's pressure to the one workload whose
 //     own use moved with it, a replica to its workload when its siblings
