@@ -78,16 +78,16 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	// Regular files were parsed without hashing; hash them now, beside
 	// Finalize (whose span passes are split over two goroutines only in
 	// part, so a core is often free).
-	hashed := make(chan []fileHash, 1)
 	var toHash []int
 	for i := range files {
 		if !streams[i] && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
 			toHash = append(toHash, i)
 		}
 	}
-	go func() { hashed <- hashFiles(files, toHash) }()
-	err := Finalize(b, opt)
-	for _, h := range <-hashed {
+	var hashed []fileHash
+	var err error
+	Both(func() { err = Finalize(b, opt) }, func() { hashed = hashFiles(files, toHash) })
+	for _, h := range hashed {
 		in := &b.Inputs[h.input]
 		switch {
 		case h.err != nil:
@@ -278,17 +278,25 @@ func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, tempDi
 		close(next)
 	}()
 	for w := 0; w < workers; w++ {
-		go func() {
+		go func() { // a panic in a worker is its file's error (readSorted): it ends no other
 			for i := range next {
-				part, err := readFileHashing(files[i], stdin, lim, streams[i], tempDir)
-				if err == nil {
-					sortSpansStable(part.Spans) // in parallel; Read merges the runs
-				}
+				part, err := readSorted(files[i], stdin, lim, streams[i], tempDir)
 				results[i] <- readResult{part, err}
 			}
 		}()
 	}
 	return results
+}
+
+// readSorted is readFileHashing with the part's spans sorted (by start,
+// then position), a panic in either being the file's error (recoverInput).
+func readSorted(path string, stdin io.Reader, lim Limits, hash bool, tempDir string) (b *Bundle, err error) {
+	defer recoverInput(path, &b, &err)
+	b, err = readFileHashing(path, stdin, lim, hash, tempDir)
+	if err == nil {
+		sortSpansStable(b.Spans) // in parallel; Read merges the runs
+	}
+	return b, err
 }
 
 // readOrder is the order in which readAll starts the files: regular files
