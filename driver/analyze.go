@@ -289,7 +289,7 @@ func (r *analyzeRun) read() (*ingest.Bundle, error) {
 	t0 := time.Now()
 	files, _ := ingest.ExpandPaths(r.paths)
 	rp := r.rep.startRead(files)
-	b, err := features.Read(r.paths, r.env.stdin, ingest.Options{Step: r.o.af.Step, Progress: rp.callback, Limits: r.o.lim,
+	b, err := features.Read(r.paths, r.env.stdin, ingest.Options{Step: r.o.af.Step, Progress: rp.callback, Notice: r.rep.say, Limits: r.o.lim,
 		LogEntity: r.o.logEntity, TempDir: r.work}, features.Options{})
 	rp.end()
 	if err != nil {

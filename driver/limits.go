@@ -24,7 +24,7 @@ func registerLimitFlags(fs *pflag.FlagSet, l *ingest.Limits) {
 	fs.IntVar(&l.MaxCells, "max-cells", d.MaxCells, "aligned series cells (series × grid steps) over all inputs; series with the fewest points are dropped first")
 	fs.Int64Var(&l.MaxTempBytes, "max-temp-size", d.MaxTempBytes, "largest temporary copy of a compressed or piped SQLite export, in bytes")
 	fs.DurationVar(&l.QueryTimeout, "query-timeout", d.QueryTimeout, "longest time the queries of one SQLite input may run")
-	fs.DurationVar(&l.StallTimeout, "stall-timeout", d.StallTimeout, "longest wait for the next byte of a pipe or FIFO input, and for a FIFO's first writer")
+	fs.DurationVar(&l.StallTimeout, "stall-timeout", d.StallTimeout, "longest wait for the next byte of a pipe or FIFO input, and for a FIFO's first writer (that wait is said on stderr at once, not with -q)")
 	// The log budgets (ingest/logs/budget.go): what they cut is kept out with
 	// a warning naming the flag.
 	fs.IntVar(&l.MaxLogRecords, "max-log-records-per-input", d.MaxLogRecords, "log records kept of one input")

@@ -136,6 +136,11 @@ type Options struct {
 	Step time.Duration
 	// Progress, when non-nil, receives one line per file read (for stderr).
 	Progress func(format string, args ...any)
+	// Notice, when non-nil, receives a line a person should see at once
+	// because the read is waiting on something outside it: "waiting up to
+	// 30s for a writer on FILE (--stall-timeout)" when a FIFO named as an
+	// input has no writer yet (at most once per FIFO).
+	Notice func(format string, args ...any)
 	// LogEntity names the entity of log records whose source names none
 	// (plain log files such as kubectl logs output, container logs outside
 	// the Kubernetes log paths): "pod/NAME", "service/NAME", or a bare NAME

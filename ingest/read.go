@@ -57,7 +57,7 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	// Files are decoded concurrently (one per CPU) and merged strictly in
 	// the order of files, so the bundle, the warnings and the progress lines
 	// are the same as a sequential read.
-	parts, errs := collectParts(files, readAll(files, streams, stdin, lim, opt.TempDir), opt.Progress)
+	parts, errs := collectParts(files, readAll(files, streams, stdin, lim, readEnv{tempDir: opt.TempDir, notice: opt.Notice}), opt.Progress)
 	for _, in := range unread {
 		if opt.Progress != nil {
 			opt.Progress("skip %s: %s", in.Path, in.Error)
@@ -254,6 +254,14 @@ func hashFile(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
+// readEnv is what reading a file needs beside the file and its limits:
+// where temporary copies go ("" = os.TempDir()) and where to say that a
+// FIFO waits for its writer (Options.Notice; nil says nothing).
+type readEnv struct {
+	tempDir string
+	notice  func(format string, args ...any)
+}
+
 // readResult is the outcome of ReadFile for one file.
 type readResult struct {
 	part *Bundle
@@ -264,7 +272,7 @@ type readResult struct {
 // (readOrder), and returns one channel per file that delivers its result.
 // "-" (stdin) is read like any other file, by one worker. Every result is
 // consumed by Read, so no worker outlives it.
-func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, tempDir string) []chan readResult {
+func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, env readEnv) []chan readResult {
 	results := make([]chan readResult, len(files))
 	for i := range results {
 		results[i] = make(chan readResult, 1)
@@ -280,7 +288,7 @@ func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, tempDi
 	for w := 0; w < workers; w++ {
 		go func() { // a panic in a worker is its file's error (readSorted): it ends no other
 			for i := range next {
-				part, err := readSorted(files[i], stdin, lim, streams[i], tempDir)
+				part, err := readSorted(files[i], stdin, lim, streams[i], env)
 				results[i] <- readResult{part, err}
 			}
 		}()
@@ -290,9 +298,9 @@ func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, tempDi
 
 // readSorted is readFileHashing with the part's spans sorted (by start,
 // then position), a panic in either being the file's error (recoverInput).
-func readSorted(path string, stdin io.Reader, lim Limits, hash bool, tempDir string) (b *Bundle, err error) {
+func readSorted(path string, stdin io.Reader, lim Limits, hash bool, env readEnv) (b *Bundle, err error) {
 	defer recoverInput(path, &b, &err)
-	b, err = readFileHashing(path, stdin, lim, hash, tempDir)
+	b, err = readFileHashing(path, stdin, lim, hash, env)
 	if err == nil {
 		sortSpansStable(b.Spans) // in parallel; Read merges the runs
 	}
@@ -371,20 +379,20 @@ func (l *limitReader) Read(p []byte) (int, error) {
 // file is read again with the general reader, so the result and every error
 // are those of the general reader.
 func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
-	return readFileHashing(path, stdin, lim, true, "")
+	return readFileHashing(path, stdin, lim, true, readEnv{})
 }
 
 // readFileHashing is ReadFile; without hash, the input's SHA256 is left
 // empty (Read hashes regular files later, on an otherwise idle core).
 // Streams (stdin, pipes, FIFOs) are hashed as they are read, and never take
 // the fast paths, which may need to read the input twice.
-func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDir string) (b *Bundle, err error) {
+func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, env readEnv) (b *Bundle, err error) {
 	defer recoverInput(path, &b, &err)
 	stream := isStream(path)
 	hash = hash || stream
-	b, err = readFile(path, stdin, lim, !stream, hash, tempDir)
+	b, err = readFile(path, stdin, lim, !stream, hash, env)
 	if errors.Is(err, ErrSlowPath) {
-		return readFile(path, stdin, lim, false, hash, tempDir)
+		return readFile(path, stdin, lim, false, hash, env)
 	}
 	return b, err
 }
@@ -393,7 +401,7 @@ func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDi
 // Its length is the one ordered sequence every input goes through (open,
 // bound, gunzip, sniff, dispatch, describe), each step short; split, the
 // closers and limits would be threaded through every piece.
-func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir string) (*Bundle, error) {
+func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, env readEnv) (*Bundle, error) {
 	lim = lim.WithDefaults()
 	var raw io.Reader
 	name := path
@@ -403,7 +411,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		}
 		raw, name = stdin, "<stdin>"
 	} else {
-		f, err := openInput(path, lim)
+		f, err := openInput(path, lim, env.notice)
 		if err != nil {
 			return nil, err
 		}
@@ -463,7 +471,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		sp := spec(in.Format)
 		if sp.DecodeFile != nil {
 			direct := path != "-" && !zipped && !isStream(path)
-			part, err = sp.DecodeFile(name, path, pr, lim, direct, tempDir)
+			part, err = sp.DecodeFile(name, path, pr, lim, direct, env.tempDir)
 			if direct {
 				// Read in place (SQLite reads the file itself, page by
 				// page): its size is the file's (not bounded by
