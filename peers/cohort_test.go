@@ -89,7 +89,9 @@ func randomMembers(rng *rand.Rand, p, n int, multi bool) [][]*ingest.Series {
 // sameContrast reports the first difference between two contrasts, bit
 // for bit (NaN equal to NaN), or "".
 func sameContrast(a, b Contrast) string {
-	eq := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y) }
+	eq := func(x, y float64) bool {
+		return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
+	}
 	sl := func(name string, x, y []float64) string {
 		if len(x) != len(y) {
 			return fmt.Sprintf("%s: %d cells against %d", name, len(x), len(y))
