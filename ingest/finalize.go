@@ -189,6 +189,10 @@ func chooseStep(b *Bundle, step time.Duration, onGrid func(Time) bool) {
 	for i := range b.Spans {
 		extend(b.Spans[i].Start)
 	}
+	if s := b.SpanSample; s != nil { // a streamed read: every span's range, not only the sample's
+		extend(s.First)
+		extend(s.Last)
+	}
 	for _, e := range b.Events {
 		extend(e.Time)
 	}

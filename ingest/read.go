@@ -57,7 +57,8 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	// Files are decoded concurrently (one per CPU) and merged strictly in
 	// the order of files, so the bundle, the warnings and the progress lines
 	// are the same as a sequential read.
-	parts, errs := collectParts(files, readAll(files, streams, stdin, lim, readEnv{tempDir: opt.TempDir, notice: opt.Notice}), opt.Progress)
+	plan := planStream(files, streams, lim, opt)
+	parts, errs := collectParts(files, readAll(files, streams, stdin, lim, readEnv{tempDir: opt.TempDir, notice: opt.Notice, stream: plan}), opt.Progress)
 	for _, in := range unread {
 		if opt.Progress != nil {
 			opt.Progress("skip %s: %s", in.Path, in.Error)
@@ -74,6 +75,7 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		}
 		return nil, fmt.Errorf("no readable input: none of the %d files is in a known format (first: %s)", len(b.Inputs), b.Inputs[0].Path)
 	}
+	warnStreamed(b)
 	enforceLimits(b, lim, "inputs")
 	// Regular files were parsed without hashing; hash them now, beside
 	// Finalize (whose span passes are split over two goroutines only in
@@ -260,6 +262,7 @@ func hashFile(path string) (string, int64, error) {
 type readEnv struct {
 	tempDir string
 	notice  func(format string, args ...any)
+	stream  *streamPlan // a streamed read's plan (nil: every span kept)
 }
 
 // readResult is the outcome of ReadFile for one file.
@@ -297,11 +300,15 @@ func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, env re
 }
 
 // readSorted is readFileHashing with the part's spans sorted (by start,
-// then position), a panic in either being the file's error (recoverInput).
+// then position) — in a streamed read, reduced to the sample first — a
+// panic in any being the file's error (recoverInput).
 func readSorted(path string, stdin io.Reader, lim Limits, hash bool, env readEnv) (b *Bundle, err error) {
 	defer recoverInput(path, &b, &err)
 	b, err = readFileHashing(path, stdin, lim, hash, env)
 	if err == nil {
+		if env.stream != nil && len(b.Spans) > 0 {
+			env.stream.reduce(b)
+		}
 		sortSpansStable(b.Spans) // in parallel; Read merges the runs
 	}
 	return b, err
