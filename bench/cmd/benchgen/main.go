@@ -2,7 +2,8 @@
 // incidents at 10k/100k/1M spans and 300/3,000 Prometheus series, the
 // generated fleets of 1,000 and 10,000 services, and the wide workloads of
 // 1k/10k/100k replicas beside an incident) into a cache directory and
-// prints one line per bundle: name, then its directory.
+// prints one line per bundle: name, then its directory. The ten-million-span
+// bundle (10M, 6.5 GB) is written only when named.
 //
 // Usage: benchgen [-root DIR] [-fleets] [-wide] [SIZE...]   (default: every span size; -fleets adds the fleets, -wide the wide workloads)
 package main
@@ -31,8 +32,8 @@ func main() {
 	for _, a := range flag.Args() {
 		want[a] = true
 	}
-	for _, sz := range bench.Sizes {
-		if len(want) > 0 && !want[sz.Name] {
+	for _, sz := range append(bench.Sizes, bench.Huge...) {
+		if len(want) > 0 && !want[sz.Name] || len(want) == 0 && sz.Copies > 1 {
 			continue
 		}
 		dir, err := bench.Cached(*root, sz)
