@@ -489,6 +489,14 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, env rea
 			}
 			break
 		}
+		if f, ok := raw.(*os.File); ok && sp.FastFile != nil && fast && !zipped {
+			if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
+				if p, ferr := sp.FastFile(name, f, st.Size(), lim); ferr == nil {
+					part, size = p, st.Size() // read in place: its size is the file's
+					break
+				}
+			}
+		}
 		dec := sp.Decode
 		if sp.Fast != nil && fast {
 			dec = sp.Fast

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sync"
 )
@@ -41,6 +42,11 @@ type FormatSpec struct {
 	Decode      DecodeFunc
 	Fast        DecodeFunc
 	SelfGuarded bool
+	// FastFile, when set, is tried before Fast on an uncompressed regular
+	// file, read in place (in parallel chunks: the Jaeger reader); it
+	// declines with ErrSlowPath, and Fast is tried next. What it returns
+	// must be what Fast returns for the file, bit for bit.
+	FastFile func(name string, f *os.File, size int64, lim Limits) (*Bundle, error)
 	// WholeDocument marks a format read as one JSON document, bounded by
 	// Limits.MaxDocumentBytes.
 	WholeDocument bool
