@@ -358,7 +358,12 @@ func selectGroups(gs []*peers.Group, sel string) ([]*peers.Group, error) {
 		case strings.Contains(strings.ToLower(key), "hash"):
 			ok = strings.HasSuffix(g.Name, "-"+val) || g.Version == val
 		default:
-			ok = g.Version == val
+			// A group none of whose pods reported (a release whose pods
+			// never came up) has no version label: its workload's name
+			// says it when the release is a Deployment per version
+			// ("cart-v2"). Selected, it is judged (its availability), never
+			// left out.
+			ok = g.Version == val || g.Version == "" && slices.Contains(strings.Split(g.Workload, "-"), val)
 		}
 		if ok {
 			out = append(out, g)
