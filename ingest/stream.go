@@ -144,27 +144,29 @@ func (p *streamPlan) reduce(part *Bundle) {
 		part.Warnings = append(part.Warnings, w)
 	}
 	part.Digest = p.digest(tmp, parent)
-	kept, keptTraces, traces := 0, map[TraceID]bool{}, map[TraceID]bool{}
+	keep := make([]bool, len(tmp.Spans))
+	kept := 0
 	for i := range tmp.Spans {
-		id := tmp.Spans[i].TraceID
-		traces[id] = true
-		if p.keeps(id) {
+		if keep[i] = p.keeps(tmp.Spans[i].TraceID); keep[i] {
 			kept++
-			keptTraces[id] = true
 		}
 	}
 	spans := make([]Span, 0, kept) // a fresh slice: the part's own goes
+	keptTraces := map[TraceID]bool{}
 	for i := range tmp.Spans {
-		if p.keeps(tmp.Spans[i].TraceID) {
+		if keep[i] {
 			spans = append(spans, tmp.Spans[i])
+			keptTraces[tmp.Spans[i].TraceID] = true
 		}
 	}
-	first, last := Time(math.MaxInt64), Time(math.MinInt64)
-	for i := range tmp.Spans {
-		first, last = min(first, tmp.Spans[i].Start), max(last, tmp.Spans[i].Start)
+	// Sorted by start: the first and the last span start the range.
+	first, last := tmp.Spans[0].Start, tmp.Spans[len(tmp.Spans)-1].Start
+	traces := 0
+	if len(part.Inputs) == 1 {
+		traces = part.Inputs[0].Counts.Traces
 	}
 	part.Spans = spans
-	part.SpanSample = &SpanSample{Rate: p.rate, ReadSpans: len(tmp.Spans), KeptSpans: kept, ReadTraces: len(traces),
+	part.SpanSample = &SpanSample{Rate: p.rate, ReadSpans: len(tmp.Spans), KeptSpans: kept, ReadTraces: traces,
 		KeptTraces: len(keptTraces), Files: 1, Bytes: p.bytes, Budget: p.budget, First: first, Last: last}
 }
 
