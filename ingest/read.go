@@ -58,7 +58,8 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	// the order of files, so the bundle, the warnings and the progress lines
 	// are the same as a sequential read.
 	plan := planStream(files, streams, lim, opt)
-	parts, errs := collectParts(files, readAll(files, streams, stdin, lim, readEnv{tempDir: opt.TempDir, notice: opt.Notice, stream: plan}), opt.Progress)
+	env := readEnv{tempDir: opt.TempDir, notice: opt.Notice, stream: plan, share: readShare(files, streams)}
+	parts, errs := collectParts(files, readAll(files, streams, stdin, lim, env), opt.Progress)
 	for _, in := range unread {
 		if opt.Progress != nil {
 			opt.Progress("skip %s: %s", in.Path, in.Error)
@@ -263,6 +264,9 @@ type readEnv struct {
 	tempDir string
 	notice  func(format string, args ...any)
 	stream  *streamPlan // a streamed read's plan (nil: every span kept)
+	// share is the read's bytes over the CPUs: a file larger than this
+	// is read in parallel chunks where its format can (0: never).
+	share int64
 }
 
 // readResult is the outcome of ReadFile for one file.
@@ -312,6 +316,24 @@ func readSorted(path string, stdin io.Reader, lim Limits, hash bool, env readEnv
 		sortSpansStable(b.Spans) // in parallel; Read merges the runs
 	}
 	return b, err
+}
+
+// readShare is one CPU's share of the regular files' bytes (0 with one
+// CPU): a file larger than that is worth reading in chunks on several.
+func readShare(files []string, streams []bool) int64 {
+	cpus := int64(runtime.GOMAXPROCS(0))
+	if cpus < 2 {
+		return 0
+	}
+	var total int64
+	for i, f := range files {
+		if !streams[i] {
+			if st, err := os.Stat(f); err == nil {
+				total += st.Size()
+			}
+		}
+	}
+	return max(total/cpus, 1)
 }
 
 // readOrder is the order in which readAll starts the files: regular files
@@ -489,9 +511,13 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, env rea
 			}
 			break
 		}
-		if f, ok := raw.(*os.File); ok && sp.FastFile != nil && fast && !zipped {
-			if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
-				if p, ferr := sp.FastFile(name, f, st.Size(), lim); ferr == nil {
+		if f, ok := raw.(*os.File); ok && sp.FastFile != nil && fast && !zipped && env.share > 0 {
+			// A file larger than its share of the read would keep one
+			// core busy while the others ran out of files: its chunks go
+			// to all of them (the result is the same either way).
+			if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() && st.Size() > env.share {
+				chunks := min(int((st.Size()+env.share-1)/env.share), runtime.GOMAXPROCS(0))
+				if p, ferr := sp.FastFile(name, f, st.Size(), lim, chunks); ferr == nil {
 					part, size = p, st.Size() // read in place: its size is the file's
 					break
 				}

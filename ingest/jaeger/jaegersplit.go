@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -14,8 +13,11 @@ import (
 // so a single large trace file (a million spans in one API response) was
 // read by one core while the other idled. A regular Jaeger file of the
 // common shape — {"data":[trace,trace,...]...} with each trace written as
-// {"traceID":"…","spans":[…], as Jaeger's encoder writes it — is cut at
-// trace boundaries into one chunk per CPU, each chunk read by the fast
+// {"traceID":"…","spans":[…], as Jaeger's encoder writes it — that is
+// larger than its share of the read (the inputs' bytes over the CPUs, so
+// that files already keeping every core busy are not cut: chunks cost
+// memory) is cut at trace boundaries into up to one chunk per CPU (the
+// caller's count), each chunk read by the fast
 // scanner as an envelope of its own ({"data":[ chunk ]}), and the chunks'
 // readers combined in file order into the one reader's state that a read
 // of the whole file leaves (spans in order, counters summed, processes and
@@ -39,14 +41,14 @@ var splitMin int64 = 32 << 20
 const splitWindow = 8 << 20
 
 // decodeJaegerFile is the fast path over a regular file of size bytes,
-// in parallel chunks; ErrSlowPath declines (too small, another shape, no
-// boundary found, a chunk the fast scanner declines), and the caller reads
-// the file as before.
-func decodeJaegerFile(name string, f *os.File, size int64, lim ingest.Limits) (*ingest.Bundle, error) {
+// in up to n parallel chunks; ErrSlowPath declines (too small, another
+// shape, no boundary found, a chunk the fast scanner declines), and the
+// caller reads the file as before.
+func decodeJaegerFile(name string, f *os.File, size int64, lim ingest.Limits, n int) (*ingest.Bundle, error) {
 	if size < splitMin {
 		return nil, ingest.ErrSlowPath
 	}
-	return decodeSplit(name, f, size, lim, runtime.GOMAXPROCS(0))
+	return decodeSplit(name, f, size, lim, n)
 }
 
 // decodeSplit is decodeJaegerFile over f in (up to) n chunks.
