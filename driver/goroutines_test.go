@@ -28,9 +28,10 @@ var bareGoroutines = map[string]string{
 }
 
 // TestGoroutinesCarryPanics fails for a `go` statement outside
-// internal/parallel that is not listed in bareGoroutines: a panic on such a
-// goroutine would end the process whatever its caller recovers (the MCP
-// server would die with the call).
+// internal/parallel that is not listed in bareGoroutines, and for a
+// sync.WaitGroup's Go: a panic on such a goroutine would end the process
+// whatever its caller recovers (the MCP server would die with the call).
+// (parallel.Group has the same Go and Wait.)
 func TestGoroutinesCarryPanics(t *testing.T) {
 	root := filepath.Join("..")
 	seen := map[string]bool{}
@@ -68,7 +69,24 @@ func TestGoroutinesCarryPanics(t *testing.T) {
 			if !ok || fn.Body == nil {
 				continue
 			}
+			waitGroups := map[string]bool{} // variables of type sync.WaitGroup
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if vs, ok := n.(*ast.ValueSpec); ok {
+					if sel, ok := vs.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "WaitGroup" {
+						if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "sync" {
+							for _, id := range vs.Names {
+								waitGroups[id.Name] = true
+							}
+						}
+					}
+				}
+				if call, ok := n.(*ast.CallExpr); ok && !strings.HasPrefix(rel, "internal/parallel/") {
+					if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Go" {
+						if id, ok := sel.X.(*ast.Ident); ok && waitGroups[id.Name] {
+							t.Errorf("%s: %s.Go of a sync.WaitGroup in %s: use a parallel.Group (same Go and Wait), whose Wait carries a panic to the caller", fset.Position(n.Pos()), id.Name, fn.Name.Name)
+						}
+					}
+				}
 				if _, ok := n.(*ast.GoStmt); !ok {
 					return true
 				}

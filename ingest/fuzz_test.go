@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,8 +25,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+
+	jmodel "github.com/jaegertracing/jaeger-idl/model/v1"
+	"github.com/jaegertracing/jaeger-idl/proto-gen/api_v2"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 var writeCorpus = flag.Bool("writecorpus", false, "rewrite the seed files of testdata/fuzz/ from ../shared/samples")
@@ -110,6 +119,27 @@ func FuzzDecodeK8sEvents(f *testing.F) {
 	fuzzDecoder(f, ingest.FormatK8sEvents,
 		`{"kind":"EventList","items":[{"involvedObject":{"kind":"Pod","name":"cart-7d4b9c-abcde","namespace":"d"},"reason":"OOMKilling","lastTimestamp":"2024-05-01T10:00:00Z","count":2}]}`,
 		`[{"regarding":{"kind":"Deployment","name":"cart"},"reason":"ScalingReplicaSet","note":"x","eventTime":"2024-05-01T10:00:00.000000Z"}]`)
+}
+
+func FuzzDecodeK8sObjects(f *testing.F) {
+	fuzzDecoder(f, ingest.FormatK8sObjects,
+		`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"router-q2qvt2vl7z","namespace":"s",`+
+			`"creationTimestamp":"2026-11-12T12:36:46Z","annotations":{"deployment.kubernetes.io/revision":"7","deployment.kubernetes.io/revision-history":"2"},`+
+			`"labels":{"pod-template-hash":"q2qvt2vl7z"},"ownerReferences":[{"kind":"Deployment","name":"router","controller":true}]},`+
+			`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"router","image":"r:1.9.0","envFrom":[{"configMapRef":{"name":"router-config"}}]}]}}}},`+
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"router","namespace":"s","generation":9,"managedFields":[{"manager":"hpa","operation":"Update","time":"2026-11-12T12:40:00Z","subresource":"scale"}]},`+
+			`"status":{"conditions":[{"type":"Progressing","reason":"NewReplicaSetAvailable","lastUpdateTime":"2026-11-12T12:37:04Z","message":"ReplicaSet \"router-q2qvt2vl7z\" has successfully progressed."}]}},`+
+			`{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"b"},"metadata":{"name":"router-config","namespace":"s","creationTimestamp":"2026-11-01T00:00:00Z",`+
+			`"managedFields":[{"manager":"kubectl-edit","operation":"Update","time":"2026-11-12T12:31:10Z"}]}}]}`,
+		`{"kind":"SecretList","items":[{"type":"helm.sh/release.v1","metadata":{"name":"sh.helm.release.v1.a.v3","creationTimestamp":"2026-11-12T12:00:00Z","labels":{"name":"a","owner":"helm","version":"3"}}}]}`)
+}
+
+func FuzzDecodeChangeRecords(f *testing.F) {
+	fuzzDecoder(f, ingest.FormatChangeRecords,
+		`{"changes":[{"time":"2026-11-12T12:36:46Z","service":"router","what":"deploy 1.9.0","who":"argocd","kind":"deploy","version":"1.9.0"},`+
+			`{"timestamp":1794483627,"app":"vllm","description":"config: max_batch_tokens 8192→16384","kind":"config"}]}`,
+		`{"ts":1794474843000,"component":"gateway","summary":"rollout 3.2.0","by":"argocd","type":"deploy","revision":"3.2.0"}`+"\n"+`{"ts":"x","component":"a"}`+"\n",
+		"# last 24 h\ntime,service,what,who,kind,version\n2026-11-12T09:14:03Z,gateway,deploy v3.2.0,ci-bot,deploy,3.2.0\n2026-11-12 12:36:46,router,\"config: a→b\",alice,feature-flag,\n")
 }
 
 func FuzzDecodeDependencies(f *testing.F) {
@@ -282,6 +312,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		ingest.FormatNvidiaSmiDmon: "FuzzDecodeNvidiaSmiDmon", ingest.FormatNVMLRecording: "FuzzDecodeNVMLRecording", ingest.FormatKineto: "FuzzDecodeKineto",
 		ingest.FormatLokiStreams: "FuzzDecodeLoki", ingest.FormatOTLPLogs: "FuzzDecodeOTLPLogs", ingest.FormatDockerJSONLog: "FuzzDecodeDockerJSON",
 		ingest.FormatCRILog: "FuzzDecodeCRI", ingest.FormatTextLog: "FuzzDecodeTextLog", ingest.FormatVictoriaLogs: "FuzzDecodeVictoriaLogs",
+		ingest.FormatK8sObjects: "FuzzDecodeK8sObjects", ingest.FormatChangeRecords: "FuzzDecodeChangeRecords",
 	}
 	const maxSeed = 32 << 10
 	write := func(target, name string, data []byte) {
@@ -336,4 +367,65 @@ func TestWriteFuzzCorpus(t *testing.T) {
 			write("FuzzReadFile", name, raw)
 		}
 	}
+}
+
+// protoSeeds are binary seeds of the protobuf formats, built by the
+// libraries that define them: a span (or log record) with attributes, in
+// each framing.
+func protoSeeds(msg []byte) []string {
+	be32 := binary.BigEndian.AppendUint32(nil, uint32(len(msg)))
+	return []string{string(msg), string(append(be32, msg...)), string(append(protowire.AppendVarint(nil, uint64(len(msg))), msg...))}
+}
+
+func FuzzDecodeOTLPProto(f *testing.F) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "cart")
+	rs.Resource().Attributes().PutStr("k8s.pod.name", "cart-7d4b9c8f6-x2kq9")
+	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	sp.SetSpanID(pcommon.SpanID{1, 2, 3, 4, 5, 6, 7, 8})
+	sp.SetName("GET /cart")
+	sp.SetKind(ptrace.SpanKindServer)
+	sp.SetStartTimestamp(1700000000000000000)
+	sp.SetEndTimestamp(1700000000005000000)
+	sp.Status().SetCode(ptrace.StatusCodeError)
+	sp.Attributes().PutStr("peer.service", "redis")
+	msg, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		f.Fatal(err)
+	}
+	fuzzDecoder(f, ingest.FormatOTLPProto, protoSeeds(msg)...)
+}
+
+func FuzzDecodeOTLPLogsProto(f *testing.F) {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "cart")
+	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetTimestamp(1700000000000000000)
+	lr.SetSeverityNumber(plog.SeverityNumberError)
+	lr.Body().SetStr("connection refused to redis:6379")
+	lr.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	msg, err := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
+	if err != nil {
+		f.Fatal(err)
+	}
+	fuzzDecoder(f, ingest.FormatOTLPLogsProto, protoSeeds(msg)...)
+}
+
+func FuzzDecodeJaegerProto(f *testing.F) {
+	chunk := api_v2.SpansResponseChunk{Spans: []jmodel.Span{{
+		TraceID: jmodel.NewTraceID(1, 2), SpanID: 3, OperationName: "GET /cart",
+		References: []jmodel.SpanRef{{TraceID: jmodel.NewTraceID(1, 2), SpanID: 4, RefType: jmodel.ChildOf}},
+		StartTime:  time.Unix(1700000000, 5).UTC(), Duration: 5 * time.Millisecond,
+		Tags:     []jmodel.KeyValue{jmodel.String("span.kind", "server"), jmodel.Bool("error", true), jmodel.Int64("http.status_code", 503)},
+		Process:  &jmodel.Process{ServiceName: "cart", Tags: []jmodel.KeyValue{jmodel.String("k8s.pod.name", "cart-7d4b9c8f6-x2kq9")}},
+		Warnings: []string{"clock skew adjusted"},
+	}}}
+	msg, err := chunk.Marshal()
+	if err != nil {
+		f.Fatal(err)
+	}
+	fuzzDecoder(f, ingest.FormatJaegerProto, protoSeeds(msg)...)
 }

@@ -76,11 +76,14 @@ const (
 	EventWarning             = model.EventWarning
 	EventXID                 = model.EventXID
 	FormatAlertmanager       = model.FormatAlertmanager
+	FormatChangeRecords      = model.FormatChangeRecords
 	FormatCRILog             = model.FormatCRILog
 	FormatDockerJSONLog      = model.FormatDockerJSONLog
 	FormatJaegerDependencies = model.FormatJaegerDependencies
 	FormatJaegerJSON         = model.FormatJaegerJSON
+	FormatJaegerProto        = model.FormatJaegerProto
 	FormatK8sEvents          = model.FormatK8sEvents
+	FormatK8sObjects         = model.FormatK8sObjects
 	FormatKineto             = model.FormatKineto
 	FormatLabel              = model.FormatLabel
 	FormatLokiStreams        = model.FormatLokiStreams
@@ -91,6 +94,8 @@ const (
 	FormatNvidiaSmiDmon      = model.FormatNvidiaSmiDmon
 	FormatOTLPJSON           = model.FormatOTLPJSON
 	FormatOTLPLogs           = model.FormatOTLPLogs
+	FormatOTLPLogsProto      = model.FormatOTLPLogsProto
+	FormatOTLPProto          = model.FormatOTLPProto
 	FormatPromQueryRange     = model.FormatPromQueryRange
 	FormatTextLog            = model.FormatTextLog
 	FormatUnknown            = model.FormatUnknown
