@@ -25,7 +25,7 @@ func registerLimitFlags(fs *pflag.FlagSet, l *ingest.Limits) {
 	fs.Int64Var(&l.MaxTempBytes, "max-temp-size", d.MaxTempBytes, "largest temporary copy of a compressed or piped SQLite export, in bytes")
 	fs.DurationVar(&l.QueryTimeout, "query-timeout", d.QueryTimeout, "longest time the queries of one SQLite input may run")
 	fs.DurationVar(&l.StallTimeout, "stall-timeout", d.StallTimeout, "longest wait for the next byte of a pipe or FIFO input, and for a FIFO's first writer (that wait is said on stderr at once, not with -q)")
-	fs.Int64Var(&l.SpanBudget, "span-budget", d.SpanBudget, "trace files (Jaeger, OTLP; gzip uncompressed) read with every span kept, in bytes; above it spans are streamed: "+
+	fs.Int64Var(&l.SpanBudget, "span-budget", d.SpanBudget, "trace files (Jaeger, OTLP, JSON or protobuf; gzip uncompressed) read with every span kept, in bytes; above it spans are streamed: "+
 		"the span-derived series count every span, and a sample of whole traces a quarter of this size is kept for evidence (the card says so)")
 	// The log budgets (ingest/logs/budget.go): what they cut is kept out with
 	// a warning naming the flag.

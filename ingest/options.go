@@ -46,8 +46,8 @@ type Limits struct {
 	// of one input, services and pods with log series over all inputs, and
 	// bytes kept of one log record's text. What they cut is warned.
 	MaxLogTemplates, MaxLogTemplatesTotal, MaxLogStreams, MaxLogEntities, MaxLogRecordBytes int
-	// SpanBudget is the most bytes of trace files (Jaeger, OTLP; gzip
-	// counted uncompressed) read with every span kept. Above it the read
+	// SpanBudget is the most bytes of trace files (Jaeger, OTLP, JSON or
+	// protobuf; gzip counted uncompressed) read with every span kept. Above it the read
 	// is streamed (stream.go): the span-derived series count every span,
 	// and only a sample of whole traces of about a quarter of the budget
 	// is kept as spans, with a warning.

@@ -59,7 +59,7 @@ func planStream(files []string, streams []bool, lim Limits, opt Options) *stream
 			continue
 		}
 		format, size, err := sniffPath(f)
-		if err == nil && (format == FormatJaegerJSON || format == FormatOTLPJSON) {
+		if err == nil && spanFormat(format) {
 			p.files++
 			p.bytes += size
 		}
@@ -70,6 +70,15 @@ func planStream(files []string, streams []bool, lim Limits, opt Options) *stream
 	p.rate = float64(lim.SpanBudget/streamKeep) / float64(p.bytes)
 	p.keepLess = uint64(p.rate * math.MaxUint64)
 	return p
+}
+
+// spanFormat reports whether a format's inputs are traces (spans).
+func spanFormat(f Format) bool {
+	switch f {
+	case FormatJaegerJSON, FormatOTLPJSON, FormatJaegerProto, FormatOTLPProto:
+		return true
+	}
+	return false
 }
 
 // sniffPath is the format and the (uncompressed) size of the regular file
