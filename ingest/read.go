@@ -83,7 +83,7 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	// part, so a core is often free).
 	var toHash []int
 	for i := range files {
-		if !streams[i] && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
+		if !streams[i] && plan == nil && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
 			toHash = append(toHash, i)
 		}
 	}
@@ -295,7 +295,10 @@ func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, env re
 	for w := 0; w < workers; w++ {
 		go func() { // a panic in a worker is its file's error (readSorted): it ends no other
 			for i := range next {
-				part, err := readSorted(files[i], stdin, lim, streams[i], env)
+				// A streamed read hashes each file as it reads it: its
+				// Finalize, on the sample, is too short to hide hashing
+				// gigabytes on the other core afterwards.
+				part, err := readSorted(files[i], stdin, lim, streams[i] || env.stream != nil, env)
 				results[i] <- readResult{part, err}
 			}
 		}()

@@ -151,4 +151,10 @@ func TestStreamedRead(t *testing.T) {
 	if whole.Digest != nil || whole.SpanSample != nil || len(whole.Spans) != 3600 {
 		t.Errorf("under the budget: digest %v, sample %v, %d spans", whole.Digest, whole.SpanSample, len(whole.Spans))
 	}
+	// A streamed read hashes as it reads: the same sums and sizes.
+	for i := range whole.Inputs {
+		if w, s := whole.Inputs[i], b.Inputs[i]; w.SHA256 == "" || w.SHA256 != s.SHA256 || w.Size != s.Size {
+			t.Errorf("input %d: streamed %s (%d bytes), whole %s (%d bytes)", i, s.SHA256, s.Size, w.SHA256, w.Size)
+		}
+	}
 }
