@@ -378,6 +378,13 @@ type Alert struct {
 	Source   string
 	// RunbookURL is the alert's runbook_url annotation ("" when none).
 	RunbookURL string
+	// Expr is the alerting rule's PromQL expression, from the alert's
+	// generator URL (Prometheus' /graph?g0.expr=...; "" when absent).
+	Expr string
+	// EndsAt is when the alert resolved or, for a firing one, when
+	// Alertmanager will consider it resolved unless re-sent (zero when
+	// absent or the zero time).
+	EndsAt Time
 }
 
 // Dependency is one caller→callee edge of a service call graph.
