@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -28,6 +29,11 @@ type Size struct {
 	Series     int // Prometheus series in the bundle (exact)
 	TraceFiles int
 	Fixed      bool // the incident's fixed follow-up (fixtures.Spec.Fixed), for the compare benchmark
+	// Copies > 1 overlays that many copies of the simulated traces (each
+	// copy's trace IDs rewritten, its times kept: Copies times the
+	// traffic), simulating Spans/Copies spans once: how the ten-million-span
+	// bundle is made without simulating ten million spans.
+	Copies int
 }
 
 // CacheVersion names the cache directory of generated bundles; bump it when
@@ -41,6 +47,12 @@ var Sizes = []Size{
 	{Name: "100k-300", Spans: 100_000, Series: 300, TraceFiles: 2},
 	{Name: "100k-3000", Spans: 100_000, Series: 3000, TraceFiles: 2},
 	{Name: "1M-3000", Spans: 1_000_000, Series: 3000, TraceFiles: 4},
+}
+
+// Huge are the sizes beyond one machine's memory as spans (issue 44: ten
+// million spans streamed), generated only when named (benchgen 10M).
+var Huge = []Size{
+	{Name: "10M", Spans: 10_000_000, Series: 3000, TraceFiles: 10, Copies: 10},
 }
 
 // Simulation constants: one topology (Scale 30: ~16 vLLM replicas) for every
@@ -64,13 +76,13 @@ const (
 // metric files trimmed or padded to exactly sz.Series series. The output is
 // a pure function of sz.
 func Generate(dir string, sz Size) error {
-	rate := float64(sz.Spans) / spansPerRate
+	rate := float64(sz.Spans/max(1, sz.Copies)) / spansPerRate
 	spec := fixtures.Spec{Fault: simFault, Seed: simSeed, Scale: simScale, Duration: simDuration, SampleRate: rate, Fixed: sz.Fixed}
 	if _, err := fixtures.Write(dir, spec); err != nil {
 		return fmt.Errorf("bench generate %s: %w", sz.Name, err)
 	}
 	gz := filepath.Join(dir, fixtures.FileTraces)
-	if err := splitTraces(gz, dir, max(1, sz.TraceFiles)); err != nil {
+	if err := splitTraces(gz, dir, max(1, sz.TraceFiles), max(1, sz.Copies)); err != nil {
 		return fmt.Errorf("bench generate %s: %w", sz.Name, err)
 	}
 	if err := os.Remove(gz); err != nil {
@@ -83,8 +95,9 @@ func Generate(dir string, sz Size) error {
 }
 
 // splitTraces rewrites the simulator's gzipped {"data":[...]} file (one trace
-// per line) as n plain envelopes of consecutive traces.
-func splitTraces(gz, dir string, n int) error {
+// per line) as n plain envelopes of consecutive traces, the traces repeated
+// copies times (copy c's trace IDs with their first byte XORed with c).
+func splitTraces(gz, dir string, n, copies int) error {
 	f, err := os.Open(gz)
 	if err != nil {
 		return err
@@ -110,27 +123,61 @@ func splitTraces(gz, dir string, n int) error {
 	if len(lines) == 0 {
 		return fmt.Errorf("%s: no traces", gz)
 	}
-	per := (len(lines) + n - 1) / n
+	total := len(lines) * copies
+	per := (total + n - 1) / n
 	for i := 0; i < n; i++ {
-		lo, hi := i*per, min((i+1)*per, len(lines))
+		lo, hi := i*per, min((i+1)*per, total)
 		if lo >= hi {
 			break
 		}
-		var buf bytes.Buffer
-		buf.WriteString(`{"data":[`)
-		for j, l := range lines[lo:hi] {
-			if j > 0 {
-				buf.WriteByte(',')
-			}
-			buf.WriteByte('\n')
-			buf.Write(l)
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("traces-%02d.json", i)))
+		if err != nil {
+			return err
 		}
-		buf.WriteString("\n],\"total\":0,\"limit\":0,\"offset\":0,\"errors\":null}\n")
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("traces-%02d.json", i)), buf.Bytes(), 0o644); err != nil {
+		w := bufio.NewWriterSize(f, 4<<20)
+		w.WriteString(`{"data":[`)
+		for k := lo; k < hi; k++ {
+			if k > lo {
+				w.WriteByte(',')
+			}
+			w.WriteByte('\n')
+			if c := k / len(lines); c > 0 {
+				w.Write(copyTraceIDs(lines[k%len(lines)], byte(c)))
+			} else {
+				w.Write(lines[k])
+			}
+		}
+		w.WriteString("\n],\"total\":0,\"limit\":0,\"offset\":0,\"errors\":null}\n")
+		if err := w.Flush(); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// copyTraceIDs returns line with the first byte of every "traceID" value
+// XORed with c (a copy's own trace IDs).
+func copyTraceIDs(line []byte, c byte) []byte {
+	out := bytes.Clone(line)
+	key := []byte(`"traceID":"`)
+	for i := 0; ; {
+		j := bytes.Index(out[i:], key)
+		if j < 0 {
+			return out
+		}
+		at := i + j + len(key)
+		if at+2 <= len(out) {
+			var b [1]byte
+			if _, err := hex.Decode(b[:], out[at:at+2]); err == nil {
+				hex.Encode(out[at:at+2], []byte{b[0] ^ c})
+			}
+		}
+		i = at
+	}
 }
 
 // fitSeries drops whole metric files (last in name order first, never the

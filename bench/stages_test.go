@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,5 +135,72 @@ func TestGenerateFleet(t *testing.T) {
 	}
 	if len(st.res.Candidates) == 0 {
 		t.Errorf("no candidates on the generated fleet")
+	}
+}
+
+// wideDir returns the cached wide bundle w (generated on first use under
+// the user cache dir), skipping the 100,000-replica bundles unless
+// PA_BENCH_BIG is set.
+func wideDir(tb testing.TB, w Wide) string {
+	tb.Helper()
+	if w.Replicas > 10_000 && os.Getenv(bigEnv) == "" {
+		tb.Skipf("%s: set %s=1 to run the 100,000-replica benchmarks", w.Name, bigEnv)
+	}
+	root, err := os.UserCacheDir()
+	if err != nil {
+		root = os.TempDir()
+	}
+	dir, err := CachedWide(filepath.Join(root, "pipeline-analyze-bench", CacheVersion), w)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// BenchmarkWide is the width benchmark (issue 44): the whole analysis of
+// a small incident beside one workload of 1k, 10k and 100k replicas (one
+// point each, and full series), per stage. Target: ≤ n log n growth,
+// 100k replicas ≤ 20 s and ≤ 1 GB:
+// PA_BENCH_BIG=1 go test ./bench -run '^$' -bench Wide -benchtime 1x
+func BenchmarkWide(b *testing.B) {
+	for _, w := range Wides {
+		b.Run(w.Name, func(b *testing.B) { stageTimes(b, wideDir(b, w)) })
+	}
+}
+
+// TestGenerateWide checks the wide generator on 300 replicas of each
+// shape: the wide file holds one series per replica, of one workload's
+// pods (one group of the version model), with one point or a full
+// series, and the analysis runs on the result.
+func TestGenerateWide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates an incident")
+	}
+	for _, w := range []Wide{{Name: "t1", Replicas: 300, Nodes: 7, Points: 1}, {Name: "tf", Replicas: 300, Nodes: 7}} {
+		dir := t.TempDir()
+		if err := GenerateWide(dir, w); err != nil {
+			t.Fatal(err)
+		}
+		st := &stages{b: readBundle(t, dir)}
+		st.graphAndRank(t)
+		pods := map[string]bool{}
+		for _, s := range st.b.Series {
+			if s.Name == "container_memory_working_set_bytes" && strings.HasPrefix(ingest.PodOf(s), "batch-worker-7f9c6d5b8-") {
+				pods[ingest.PodOf(s)] = true
+			}
+		}
+		if len(pods) != w.Replicas {
+			t.Errorf("%s: %d replicas' series, want %d", w.Name, len(pods), w.Replicas)
+		}
+		for _, in := range st.b.Inputs {
+			if filepath.Base(in.Path) == WideFile {
+				if c := in.Counts; c.Series != w.Replicas || w.Points == 1 && c.Points != w.Replicas || w.Points == 0 && c.Points < 20*w.Replicas {
+					t.Errorf("%s: %d series, %d points in %s", w.Name, c.Series, c.Points, WideFile)
+				}
+			}
+		}
+		if len(st.res.Candidates) == 0 {
+			t.Errorf("%s: no candidates", w.Name)
+		}
 	}
 }

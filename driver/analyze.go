@@ -317,7 +317,7 @@ func (r *analyzeRun) read() (*ingest.Bundle, error) {
 		return nil, r.fail("", emptyInputError(r.shown))
 	}
 	rp := r.rep.startRead(files)
-	b, err := features.Read(r.paths, r.env.stdin, ingest.Options{Step: r.o.af.Step, Progress: rp.callback, Limits: r.o.lim,
+	b, err := features.Read(r.paths, r.env.stdin, ingest.Options{Step: r.o.af.Step, Progress: rp.callback, Notice: r.rep.say, Limits: r.o.lim,
 		LogEntity: r.o.logEntity, TempDir: r.work}, features.Options{})
 	rp.end()
 	if err != nil {

@@ -65,7 +65,7 @@ func runCanary(c *compareOpts, fs *pflag.FlagSet, args []string, stdin io.Reader
 		return usage("compare --canary: want DATA (a file or directory), or live sources (--prometheus-url ...)")
 	}
 	t0 := time.Now()
-	b, err := features.Read(paths, stdin, ingest.Options{Step: c.af.Step, Progress: say.detail, Limits: c.lim}, features.Options{})
+	b, err := features.Read(paths, stdin, ingest.Options{Step: c.af.Step, Progress: say.detail, Notice: say.say, Limits: c.lim}, features.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return 1

@@ -206,7 +206,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	read := func(p string) (*ingest.Bundle, error) {
 		t0 := time.Now()
-		b, err := features.Read([]string{p}, stdin, ingest.Options{Step: af.Step, Progress: say.detail, Limits: lim}, features.Options{})
+		b, err := features.Read([]string{p}, stdin, ingest.Options{Step: af.Step, Progress: say.detail, Notice: say.say, Limits: lim}, features.Options{})
 		if err == nil {
 			progress("%s: %s", p, readSummary(b, time.Since(t0)))
 		}

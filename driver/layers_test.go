@@ -21,7 +21,7 @@ var layers = map[string][]string{
 	"measure":           {},
 	"internal/parallel": {},
 	"logtemplate":       {},
-	"live":              {"internal/boundedfile", "measure"},
+	"live":              {"internal/boundedfile", "internal/parallel", "measure"},
 	"fixtures":          {},
 	"gpurecord":         {},
 	"ingest":            {"ingest/classify", "ingest/fastjson", "ingest/model", "internal/parallel", "logtemplate", "measure"},
@@ -57,7 +57,7 @@ var layers = map[string][]string{
 	"evidence":                 {"causal", "ingest", "measure", "tcg"},
 	"scorecard":                {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
 	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "measure", "peers", "scorecard", "tcg"},
-	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "live", "logtemplate", "measure",
+	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "live", "logtemplate", "measure",
 		"peers", "scorecard", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 

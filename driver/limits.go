@@ -24,7 +24,9 @@ func registerLimitFlags(fs *pflag.FlagSet, l *ingest.Limits) {
 	fs.IntVar(&l.MaxCells, "max-cells", d.MaxCells, "aligned series cells (series × grid steps) over all inputs; series with the fewest points are dropped first")
 	fs.Int64Var(&l.MaxTempBytes, "max-temp-size", d.MaxTempBytes, "largest temporary copy of a compressed or piped SQLite export, in bytes")
 	fs.DurationVar(&l.QueryTimeout, "query-timeout", d.QueryTimeout, "longest time the queries of one SQLite input may run")
-	fs.DurationVar(&l.StallTimeout, "stall-timeout", d.StallTimeout, "longest wait for the next byte of a pipe or FIFO input, and for a FIFO's first writer")
+	fs.DurationVar(&l.StallTimeout, "stall-timeout", d.StallTimeout, "longest wait for the next byte of a pipe or FIFO input, and for a FIFO's first writer (that wait is said on stderr at once, not with -q)")
+	fs.Int64Var(&l.SpanBudget, "span-budget", d.SpanBudget, "trace files (Jaeger, OTLP, JSON or protobuf; gzip uncompressed) read with every span kept, in bytes; above it spans are streamed: "+
+		"the span-derived series count every span, and a sample of whole traces a quarter of this size is kept for evidence (the card says so)")
 	// The log budgets (ingest/logs/budget.go): what they cut is kept out with
 	// a warning naming the flag.
 	fs.IntVar(&l.MaxLogRecords, "max-log-records-per-input", d.MaxLogRecords, "log records kept of one input")
@@ -34,6 +36,6 @@ func registerLimitFlags(fs *pflag.FlagSet, l *ingest.Limits) {
 	fs.IntVar(&l.MaxLogTemplates, "max-log-templates", d.MaxLogTemplates, "log templates mined per service of one input")
 	fs.IntVar(&l.MaxLogTemplatesTotal, "max-log-templates-total", d.MaxLogTemplatesTotal, "log templates of one input, and of all inputs once merged")
 	setGroup(fs, groupInputs, "max-file-size", "max-depth", "max-string", "max-spans", "max-series", "max-points", "max-token",
-		"max-document-size", "max-events", "max-trace-spans", "max-cells", "max-temp-size", "query-timeout", "stall-timeout",
+		"max-document-size", "max-events", "max-trace-spans", "max-cells", "max-temp-size", "query-timeout", "stall-timeout", "span-budget",
 		"max-log-records-per-input", "max-log-record-size", "max-log-streams", "max-log-entities", "max-log-templates", "max-log-templates-total")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
 // Detail levels of the tools' results.
@@ -74,7 +75,9 @@ type listInput struct {
 
 // addTools registers the four tools. Each call runs alone (s.mu), its
 // arguments are checked for URLs first, a panic is a tool error (the
-// server keeps serving), and its result passes the redactor.
+// server keeps serving; one on a goroutine the call started reaches the
+// call through internal/parallel, see TestGoroutinesCarryPanics), and its
+// result passes the redactor.
 func (s *mcpServer) addTools(srv *mcp.Server) {
 	addTool(s, srv, &mcp.Tool{Name: "analyze", Description: "Find the root cause of an incident: " +
 		"the verdict, the ranked causes with confidence, counterfactual and next steps (the CLI's scorecard). " +
@@ -99,7 +102,11 @@ func addTool[In, Out any](s *mcpServer, srv *mcp.Server, t *mcp.Tool, h func(con
 				var zero Out
 				res, out, err = nil, zero, fmt.Errorf("internal error: %v", p)
 				fmt.Fprintf(s.stderr, "pipeline-analyze mcp: %s: internal error: %v\n", t.Name, p)
-				for _, l := range strings.Split(string(debug.Stack()), "\n") {
+				stack := debug.Stack()
+				if gp, ok := p.(*parallel.Panic); ok {
+					stack = gp.Stack // where it happened, on the goroutine the call started
+				}
+				for _, l := range strings.Split(string(stack), "\n") {
 					fmt.Fprintf(s.stderr, "  %s\n", l)
 				}
 			}

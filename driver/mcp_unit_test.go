@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
 // TestMCPResolve checks the path rules of the tools in process: relative
@@ -148,6 +149,57 @@ func TestMCPToolPanic(t *testing.T) {
 		t.Errorf("stderr %q", stderr.String())
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom", Arguments: map[string]any{"paths": []string{"x"}}})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "fine" {
+		t.Fatalf("second call: %v %+v", err, res)
+	}
+}
+
+// TestMCPGoroutinePanic: a panic on a goroutine the call started (a live
+// fetch's search, a stage's parallel loop: anything internal/parallel
+// runs) ends that call with a one-line tool error and the worker's stack
+// on stderr; the server keeps serving.
+func TestMCPGoroutinePanic(t *testing.T) {
+	var stderr bytes.Buffer
+	s := &mcpServer{red: &redactor{}, stderr: &stderr}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	calls := 0
+	addTool(s, srv, &mcp.Tool{Name: "fetch"}, func(context.Context, listInput) (*listOutput, string, error) {
+		calls++
+		var g parallel.Group
+		for i := range 4 {
+			g.Go(func() {
+				if calls == 1 && i == 2 {
+					var m map[string]int
+					m["x"] = 1 // a nil map write on a worker: a runtime panic
+				}
+			})
+		}
+		g.Wait()
+		return &listOutput{Spans: 7}, "fine", nil
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{}})
+	if err != nil || !res.IsError {
+		t.Fatalf("first call: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.HasPrefix(text, "internal error: assignment to entry in nil map") || strings.Contains(text, "\n") {
+		t.Errorf("tool error %q", text)
+	}
+	if e := stderr.String(); !strings.Contains(e, "pipeline-analyze mcp: fetch: internal error") || !strings.Contains(e, "TestMCPGoroutinePanic.func1.1") {
+		t.Errorf("stderr does not name the worker's frame: %q", e)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{}})
 	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "fine" {
 		t.Fatalf("second call: %v %+v", err, res)
 	}

@@ -48,7 +48,12 @@ func deriveTraceSeries(b *ingest.Bundle, parent []int32) {
 		return
 	}
 	d := newTraceDeriver(b, parent)
-	aggs := d.accumulateAll()
+	b.Series = append(b.Series, d.emitAll(d.accumulateAll())...)
+}
+
+// emitAll returns the series of every aggregate, in the order of their
+// keys (kind, then names).
+func (d *traceDeriver) emitAll(aggs map[aggKey]*agg) []*ingest.Series {
 	keys := make([]aggKey, 0, len(aggs))
 	for k := range aggs {
 		keys = append(keys, k)
@@ -71,8 +76,8 @@ func deriveTraceSeries(b *ingest.Bundle, parent []int32) {
 		return out
 	}
 	var first, second []*ingest.Series
-	ingest.BothIf(len(b.Spans), func() { first = emitAll(keys[:len(keys)/2]) }, func() { second = emitAll(keys[len(keys)/2:]) })
-	b.Series = append(append(b.Series, first...), second...)
+	ingest.BothIf(len(d.b.Spans), func() { first = emitAll(keys[:len(keys)/2]) }, func() { second = emitAll(keys[len(keys)/2:]) })
+	return append(first, second...)
 }
 
 // traceDeriver holds what deriveTraceSeries computes once over the spans:
@@ -87,6 +92,9 @@ type traceDeriver struct {
 	off, kids                []int32 // span i's children are kids[off[i]:off[i+1]]
 	podsOf                   map[ingest.Sym]map[ingest.Sym]bool
 	covered                  []bool // cells with a span: the others' rates are unknown (NaN), not zero
+	// allPods aggregates every pod's entry spans, also of a service with
+	// one pod (a streamed file's digest: the other files may hold more).
+	allPods bool
 }
 
 // newTraceDeriver indexes the spans' children, pods and covered cells.
@@ -229,7 +237,7 @@ func (d *traceDeriver) accumulate(lo, hi int, aggs map[aggKey]*agg) {
 			if s.Error {
 				cell.errs++
 			}
-			if !s.Pod.IsEmpty() && len(d.podsOf[s.Service]) > 1 {
+			if !s.Pod.IsEmpty() && (d.allPods || len(d.podsOf[s.Service]) > 1) {
 				pa := get(aggKey{kind: aggPod, a: s.Pod, b: s.Service})
 				if pa.node.IsEmpty() {
 					pa.node = s.Node

@@ -11,6 +11,7 @@ import (
 // forgets the features.
 func Read(paths []string, stdin io.Reader, opt ingest.Options, fo Options) (*ingest.Bundle, error) {
 	opt.Derive = Deriver(fo)
+	opt.Stream = Streamer()
 	return ingest.Read(paths, stdin, opt)
 }
 
@@ -36,7 +37,8 @@ func Deriver(fo Options) func(*ingest.Bundle) {
 //  2. GPU series matched to the processes and pods that use them (gpumatch.go);
 //  3. processes placed on GPUs by host and PID (placement.go);
 //  4. per-service, per-pod and per-call-edge RED series derived from the
-//     spans (derive.go) beside the operation mix (opmix.go), the mix's
+//     spans (derive.go; after a streamed read, from the digest of every
+//     span read, stream.go) beside the operation mix (opmix.go), the mix's
 //     series appended after the trace series';
 //  5. the log series with the default reference period, the first 60% of
 //     the grid (logfeatures.go; DeriveLogSeries derives them again once the
@@ -51,7 +53,11 @@ func Derive(b *ingest.Bundle, fo Options) {
 	matchGPUs(b)
 	placeProcesses(b)
 	var mix []*ingest.Series
-	ingest.BothIf(len(b.Spans), func() { deriveTraceSeries(b, b.Parent) }, func() { mix = operationMixSeries(b, fo) })
+	traces := func() { deriveTraceSeries(b, b.Parent) }
+	if dg := digestOf(b); dg != nil {
+		traces = func() { deriveDigestSeries(b, dg) } // a streamed read: from every span read, not the sample
+	}
+	ingest.BothIf(len(b.Spans), traces, func() { mix = operationMixSeries(b, fo) })
 	b.Series = append(b.Series, mix...)
 	deriveDefaultLogSeries(b, fo)
 }

@@ -122,6 +122,11 @@ var ParallelMinSpans = 20_000
 // *parallel.Panic (internal/parallel.Both), where a reader's recover sees it.
 func Both(first, second func()) { parallel.Both(first, second) }
 
+// For calls f(k) for every k in [0, n) on every CPU, chunk consecutive k
+// at a time (internal/parallel.For, for the decoder packages, which import
+// only the core): a panic in f reaches the caller.
+func For(n, chunk int, f func(k int)) { parallel.For(n, chunk, f) }
+
 // BothIf is Both for a pass over n spans: below ParallelMinSpans it calls
 // first and then second in the caller's goroutine (two goroutines cost more
 // than they save on small inputs). Either way the results are the same, so
@@ -226,6 +231,10 @@ func chooseStep(b *Bundle, step time.Duration, onGrid func(Time) bool, hist []bo
 	}
 	for i := range b.Spans {
 		extend(b.Spans[i].Start)
+	}
+	if s := b.SpanSample; s != nil { // a streamed read: every span's range, not only the sample's
+		extend(s.First)
+		extend(s.Last)
 	}
 	for i, e := range b.Events {
 		if hist == nil || !hist[i] {

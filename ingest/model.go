@@ -47,8 +47,10 @@ type (
 	Severity            = model.Severity
 	SignalKind          = model.SignalKind
 	Span                = model.Span
+	SpanDigest          = model.SpanDigest
 	SpanID              = model.SpanID
 	SpanKey             = model.SpanKey
+	SpanSample          = model.SpanSample
 	SpanKind            = model.SpanKind
 	Sym                 = model.Sym
 	Time                = model.Time

@@ -46,6 +46,12 @@ type Limits struct {
 	// of one input, services and pods with log series over all inputs, and
 	// bytes kept of one log record's text. What they cut is warned.
 	MaxLogTemplates, MaxLogTemplatesTotal, MaxLogStreams, MaxLogEntities, MaxLogRecordBytes int
+	// SpanBudget is the most bytes of trace files (Jaeger, OTLP, JSON or
+	// protobuf; gzip counted uncompressed) read with every span kept. Above it the read
+	// is streamed (stream.go): the span-derived series count every span,
+	// and only a sample of whole traces of about a quarter of the budget
+	// is kept as spans, with a warning.
+	SpanBudget int64
 }
 
 // DefaultLimits are generous for real incidents and small enough to fail fast on garbage.
@@ -69,6 +75,7 @@ func DefaultLimits() Limits {
 
 		MaxLogTemplates: 2000, MaxLogTemplatesTotal: 100_000, MaxLogStreams: 100_000, MaxLogEntities: 5000,
 		MaxLogRecordBytes: 64 << 10,
+		SpanBudget:        2 << 30,
 	}
 }
 
@@ -120,6 +127,9 @@ func (l Limits) WithDefaults() Limits {
 	if l.StallTimeout == 0 {
 		l.StallTimeout = d.StallTimeout
 	}
+	if l.SpanBudget <= 0 {
+		l.SpanBudget = d.SpanBudget
+	}
 	return l.logDefaults(d)
 }
 
@@ -136,6 +146,11 @@ type Options struct {
 	Step time.Duration
 	// Progress, when non-nil, receives one line per file read (for stderr).
 	Progress func(format string, args ...any)
+	// Notice, when non-nil, receives a line a person should see at once
+	// because the read is waiting on something outside it: "waiting up to
+	// 30s for a writer on FILE (--stall-timeout)" when a FIFO named as an
+	// input has no writer yet (at most once per FIFO).
+	Notice func(format string, args ...any)
 	// LogEntity names the entity of log records whose source names none
 	// (plain log files such as kubectl logs output, container logs outside
 	// the Kubernetes log paths): "pod/NAME", "service/NAME", or a bare NAME
@@ -152,6 +167,14 @@ type Options struct {
 	// matching, process placement, span-derived RED series, the operation
 	// mix and the log series are all features).
 	Derive func(*Bundle)
+	// Stream is the features stage's digest of one file's spans for a read
+	// over the span budget (Limits.SpanBudget; features.Read sets it):
+	// given the file's spans checked as Finalize checks them (parent[i] is
+	// span i's parent, -1 for none), it summarises what the span-derived
+	// series need before all but a sample of the spans are dropped;
+	// Finalize's Derive then reads Bundle.Digest. Nil: every span is kept,
+	// whatever the budget.
+	Stream func(b *Bundle, parent []int32) SpanDigest
 	// NoFeatures says that the bundle is read without the features stage on
 	// purpose (the core's and the decoders' own tests, a program that needs
 	// only what the inputs say). With Derive nil and NoFeatures false, Read

@@ -157,8 +157,9 @@ func isStream(path string) bool {
 // openInput opens a path for reading: a regular file as it is, a pipe or a
 // FIFO without blocking on open and with a stall timeout on every read (a
 // FIFO waits that long for its first writer, so a reader started before
-// the writer does not read it as empty); anything else is refused.
-func openInput(path string, lim Limits) (io.ReadCloser, error) {
+// the writer does not read it as empty, and says so at once on notice,
+// when set); anything else is refused.
+func openInput(path string, lim Limits, notice func(format string, args ...any)) (io.ReadCloser, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %w", err)
@@ -175,7 +176,11 @@ func openInput(path string, lim Limits) (io.ReadCloser, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %w", err)
 		}
-		return &stallReader{f: f, d: lim.StallTimeout, fifo: true}, nil
+		s := &stallReader{f: f, d: lim.StallTimeout, fifo: true}
+		if notice != nil {
+			s.waiting = func() { notice("waiting up to %v for a writer on %s (--stall-timeout)", lim.StallTimeout, path) }
+		}
+		return s, nil
 	default:
 		return nil, &InputError{File: path, Offset: -1, Err: errors.New(notReadable(m))}
 	}
@@ -193,6 +198,9 @@ type stallReader struct {
 	fifo bool  // a named pipe: an end before the first byte may be no writer yet
 	seen bool  // a byte was read: an end is the end
 	err  error // the stall, returned again at once to every later read
+	// waiting, when set, is called once, as soon as a FIFO is found
+	// without a writer (so the wait is never silent).
+	waiting func()
 }
 
 func (s *stallReader) Read(p []byte) (int, error) {
@@ -216,6 +224,10 @@ func (s *stallReader) Read(p []byte) (int, error) {
 		if !time.Now().Before(deadline) {
 			s.err = fmt.Errorf("%w: nothing written to the FIFO for %v (--stall-timeout)", ErrLimit, s.d)
 			return 0, s.err
+		}
+		if s.waiting != nil {
+			s.waiting()
+			s.waiting = nil
 		}
 		time.Sleep(writerPoll)
 	}

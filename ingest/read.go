@@ -57,7 +57,9 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	// Files are decoded concurrently (one per CPU) and merged strictly in
 	// the order of files, so the bundle, the warnings and the progress lines
 	// are the same as a sequential read.
-	parts, errs := collectParts(files, readAll(files, streams, stdin, lim, opt.TempDir), opt.Progress)
+	plan := planStream(files, streams, lim, opt)
+	env := readEnv{tempDir: opt.TempDir, notice: opt.Notice, stream: plan, share: readShare(files, streams)}
+	parts, errs := collectParts(files, readAll(files, streams, stdin, lim, env), opt.Progress)
 	for _, in := range unread {
 		if opt.Progress != nil {
 			opt.Progress("skip %s: %s", in.Path, in.Error)
@@ -74,20 +76,21 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 		}
 		return nil, fmt.Errorf("no readable input: none of the %d files is in a known format (first: %s)", len(b.Inputs), b.Inputs[0].Path)
 	}
+	warnStreamed(b)
 	enforceLimits(b, lim, "inputs")
 	// Regular files were parsed without hashing; hash them now, beside
 	// Finalize (whose span passes are split over two goroutines only in
 	// part, so a core is often free).
-	hashed := make(chan []fileHash, 1)
 	var toHash []int
 	for i := range files {
-		if !streams[i] && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
+		if !streams[i] && plan == nil && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
 			toHash = append(toHash, i)
 		}
 	}
-	go func() { hashed <- hashFiles(files, toHash) }()
-	err := Finalize(b, opt)
-	for _, h := range <-hashed {
+	var hashed []fileHash
+	var err error
+	Both(func() { err = Finalize(b, opt) }, func() { hashed = hashFiles(files, toHash) })
+	for _, h := range hashed {
 		in := &b.Inputs[h.input]
 		switch {
 		case h.err != nil:
@@ -254,6 +257,18 @@ func hashFile(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
+// readEnv is what reading a file needs beside the file and its limits:
+// where temporary copies go ("" = os.TempDir()) and where to say that a
+// FIFO waits for its writer (Options.Notice; nil says nothing).
+type readEnv struct {
+	tempDir string
+	notice  func(format string, args ...any)
+	stream  *streamPlan // a streamed read's plan (nil: every span kept)
+	// share is the read's bytes over the CPUs: a file larger than this
+	// is read in parallel chunks where its format can (0: never).
+	share int64
+}
+
 // readResult is the outcome of ReadFile for one file.
 type readResult struct {
 	part *Bundle
@@ -264,7 +279,7 @@ type readResult struct {
 // (readOrder), and returns one channel per file that delivers its result.
 // "-" (stdin) is read like any other file, by one worker. Every result is
 // consumed by Read, so no worker outlives it.
-func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, tempDir string) []chan readResult {
+func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, env readEnv) []chan readResult {
 	results := make([]chan readResult, len(files))
 	for i := range results {
 		results[i] = make(chan readResult, 1)
@@ -278,17 +293,50 @@ func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, tempDi
 		close(next)
 	}()
 	for w := 0; w < workers; w++ {
-		go func() {
+		go func() { // a panic in a worker is its file's error (readSorted): it ends no other
 			for i := range next {
-				part, err := readFileHashing(files[i], stdin, lim, streams[i], tempDir)
-				if err == nil {
-					sortSpansStable(part.Spans) // in parallel; Read merges the runs
-				}
+				// A streamed read hashes each file as it reads it: its
+				// Finalize, on the sample, is too short to hide hashing
+				// gigabytes on the other core afterwards.
+				part, err := readSorted(files[i], stdin, lim, streams[i] || env.stream != nil, env)
 				results[i] <- readResult{part, err}
 			}
 		}()
 	}
 	return results
+}
+
+// readSorted is readFileHashing with the part's spans sorted (by start,
+// then position) — in a streamed read, reduced to the sample first — a
+// panic in any being the file's error (recoverInput).
+func readSorted(path string, stdin io.Reader, lim Limits, hash bool, env readEnv) (b *Bundle, err error) {
+	defer recoverInput(path, &b, &err)
+	b, err = readFileHashing(path, stdin, lim, hash, env)
+	if err == nil {
+		if env.stream != nil && len(b.Spans) > 0 {
+			env.stream.reduce(b)
+		}
+		sortSpansStable(b.Spans) // in parallel; Read merges the runs
+	}
+	return b, err
+}
+
+// readShare is one CPU's share of the regular files' bytes (0 with one
+// CPU): a file larger than that is worth reading in chunks on several.
+func readShare(files []string, streams []bool) int64 {
+	cpus := int64(runtime.GOMAXPROCS(0))
+	if cpus < 2 {
+		return 0
+	}
+	var total int64
+	for i, f := range files {
+		if !streams[i] {
+			if st, err := os.Stat(f); err == nil {
+				total += st.Size()
+			}
+		}
+	}
+	return max(total/cpus, 1)
 }
 
 // readOrder is the order in which readAll starts the files: regular files
@@ -363,20 +411,20 @@ func (l *limitReader) Read(p []byte) (int, error) {
 // file is read again with the general reader, so the result and every error
 // are those of the general reader.
 func ReadFile(path string, stdin io.Reader, lim Limits) (*Bundle, error) {
-	return readFileHashing(path, stdin, lim, true, "")
+	return readFileHashing(path, stdin, lim, true, readEnv{})
 }
 
 // readFileHashing is ReadFile; without hash, the input's SHA256 is left
 // empty (Read hashes regular files later, on an otherwise idle core).
 // Streams (stdin, pipes, FIFOs) are hashed as they are read, and never take
 // the fast paths, which may need to read the input twice.
-func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDir string) (b *Bundle, err error) {
+func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, env readEnv) (b *Bundle, err error) {
 	defer recoverInput(path, &b, &err)
 	stream := isStream(path)
 	hash = hash || stream
-	b, err = readFile(path, stdin, lim, !stream, hash, tempDir)
+	b, err = readFile(path, stdin, lim, !stream, hash, env)
 	if errors.Is(err, ErrSlowPath) {
-		return readFile(path, stdin, lim, false, hash, tempDir)
+		return readFile(path, stdin, lim, false, hash, env)
 	}
 	return b, err
 }
@@ -385,7 +433,7 @@ func readFileHashing(path string, stdin io.Reader, lim Limits, hash bool, tempDi
 // Its length is the one ordered sequence every input goes through (open,
 // bound, gunzip, sniff, dispatch, describe), each step short; split, the
 // closers and limits would be threaded through every piece.
-func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir string) (*Bundle, error) {
+func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, env readEnv) (*Bundle, error) {
 	lim = lim.WithDefaults()
 	var raw io.Reader
 	name := path
@@ -395,7 +443,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		}
 		raw, name = stdin, "<stdin>"
 	} else {
-		f, err := openInput(path, lim)
+		f, err := openInput(path, lim, env.notice)
 		if err != nil {
 			return nil, err
 		}
@@ -455,7 +503,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 		sp := spec(in.Format)
 		if sp.DecodeFile != nil {
 			direct := path != "-" && !zipped && !isStream(path)
-			part, err = sp.DecodeFile(name, path, pr, lim, direct, tempDir)
+			part, err = sp.DecodeFile(name, path, pr, lim, direct, env.tempDir)
 			if direct {
 				// Read in place (SQLite reads the file itself, page by
 				// page): its size is the file's (not bounded by
@@ -465,6 +513,18 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 				}
 			}
 			break
+		}
+		if f, ok := raw.(*os.File); ok && sp.FastFile != nil && fast && !zipped && env.share > 0 {
+			// A file larger than its share of the read would keep one
+			// core busy while the others ran out of files: its chunks go
+			// to all of them (the result is the same either way).
+			if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() && st.Size() > env.share {
+				chunks := min(int((st.Size()+env.share-1)/env.share), runtime.GOMAXPROCS(0))
+				if p, ferr := sp.FastFile(name, f, st.Size(), lim, chunks); ferr == nil {
+					part, size = p, st.Size() // read in place: its size is the file's
+					break
+				}
+			}
 		}
 		dec := sp.Decode
 		if sp.Binary {

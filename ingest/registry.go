@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sync"
 )
@@ -41,6 +42,12 @@ type FormatSpec struct {
 	Decode      DecodeFunc
 	Fast        DecodeFunc
 	SelfGuarded bool
+	// FastFile, when set, is tried before Fast on an uncompressed regular
+	// file larger than its share of the read (the inputs' bytes over the
+	// CPUs), read in place in up to chunks parallel parts (the Jaeger
+	// reader); it declines with ErrSlowPath, and Fast is tried next. What
+	// it returns must be what Fast returns for the file, bit for bit.
+	FastFile func(name string, f *os.File, size int64, lim Limits, chunks int) (*Bundle, error)
 	// WholeDocument marks a format read as one JSON document, bounded by
 	// Limits.MaxDocumentBytes.
 	WholeDocument bool

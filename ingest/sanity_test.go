@@ -294,6 +294,45 @@ func TestFIFOWriterLate(t *testing.T) {
 	}
 }
 
+// TestFIFOWaitSaid: a FIFO read before its writer opens it says so on
+// Options.Notice at once (before the writer comes), once, naming the FIFO
+// and the wait's bound; the data then reads as usual.
+func TestFIFOWaitSaid(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	said := make(chan string, 4)
+	go func() {
+		var first string
+		select {
+		case first = <-said: // the notice came while no writer was there
+		case <-time.After(10 * time.Second):
+		}
+		said <- first
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		w.Write([]byte(jaegerTrace(jaegerSpan("1", "", "p1", 1700000000000000, 100))))
+		w.Close()
+	}()
+	notice := func(format string, args ...any) { said <- fmt.Sprintf(format, args...) }
+	b, err := Read([]string{fifo}, nil, Options{Limits: Limits{StallTimeout: 20 * time.Second}, Notice: notice, NoFeatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "waiting up to 20s for a writer on " + fifo + " (--stall-timeout)"; <-said != want {
+		t.Errorf("notice before the writer: want %q", want)
+	}
+	if len(said) != 0 {
+		t.Errorf("more than one notice: %q", <-said)
+	}
+	if len(b.Spans) != 1 {
+		t.Errorf("%d spans, warnings %v", len(b.Spans), b.Warnings)
+	}
+}
+
 // TestProcessSubstitution: a pipe given as /dev/fd/N (what <(cmd) expands
 // to) is read as a stream, once, and hashed while read; it does not read as
 // empty.

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
 // A live fetch has one deadline (--fetch-timeout), but no one source may
@@ -36,10 +37,9 @@ func fetchSources(ctx, dctx context.Context, opt Options, m *Manifest, budget *B
 		}
 	}
 	logsWait := logs && traces && strings.TrimSpace(opt.LogSelector) == ""
-	var lwg sync.WaitGroup
+	var lg parallel.Group // a panic in a fetch reaches the caller
 	if logs && !logsWait {
-		lwg.Add(1)
-		go func() { defer lwg.Done(); lf = fetchLogSources(dctx, opt, m, nil, progress) }()
+		lg.Go(func() { lf = fetchLogSources(dctx, opt, m, nil, progress) })
 	}
 	tctx, topt := dctx, opt
 	if logsWait && n > 0 {
@@ -65,7 +65,7 @@ func fetchSources(ctx, dctx context.Context, opt Options, m *Manifest, budget *B
 		}
 		lf = fetchLogSources(dctx, lopt, m, services, progress)
 	}
-	lwg.Wait()
+	lg.Wait()
 	return jf, pf, lf
 }
 
@@ -73,15 +73,13 @@ func fetchSources(ctx, dctx context.Context, opt Options, m *Manifest, budget *B
 // side; with both, Jaeger first waits for Prometheus' request aggregates,
 // at most half of the time it has.
 func fetchTracesAndMetrics(ctx context.Context, opt Options, budget *Budget, progress func(string, ...any)) (jf, pf sourceFetch) {
-	var wg sync.WaitGroup
+	var g parallel.Group
 	done := make(chan struct{})
 	if opt.PrometheusURL != "" {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
+			defer close(done) // also after a panic, which g.Wait passes on
 			pf = fetchPromSource(ctx, opt, budget, progress)
-			close(done)
-		}()
+		})
 	}
 	if opt.JaegerURL != "" || opt.TempoURL != "" {
 		jopt := opt
@@ -107,7 +105,7 @@ func fetchTracesAndMetrics(ctx context.Context, opt Options, budget *Budget, pro
 			jf.notes = append(jf.notes, Note{NoteMissing, "jaeger", late})
 		}
 	}
-	wg.Wait()
+	g.Wait()
 	return jf, pf
 }
 
@@ -134,7 +132,7 @@ func deadlineText(opt Options) string {
 // delivered a file.
 func fetchTraceSources(ctx context.Context, opt Options, budget *Budget, progress func(string, ...any)) sourceFetch {
 	var j, t sourceFetch
-	var wg sync.WaitGroup
+	var wg parallel.Group // a panic in a fetch reaches the caller
 	if opt.JaegerURL != "" {
 		wg.Go(func() { j = fetchTraceSource(ctx, opt, "jaeger", budget, progress) })
 	}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
 // JaegerOptions configure a trace fetch.
@@ -323,7 +325,7 @@ func (s *sampler) request(search bool) bool {
 }
 
 func (s *sampler) run(ctx context.Context, jobs []findParams, what string) {
-	var wg sync.WaitGroup
+	var g parallel.Group // a panic in a search reaches run's caller
 	for _, p := range jobs {
 		if ctx.Err() != nil || !s.request(true) {
 			s.mu.Lock()
@@ -331,10 +333,8 @@ func (s *sampler) run(ctx context.Context, jobs []findParams, what string) {
 			s.mu.Unlock()
 			continue
 		}
-		wg.Add(1)
 		s.sem <- struct{}{}
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			defer func() { <-s.sem }()
 			ts, err := s.be.find(ctx, p)
 			s.mu.Lock()
@@ -358,9 +358,9 @@ func (s *sampler) run(ctx context.Context, jobs []findParams, what string) {
 				t.window = what != "baseline sample"
 				s.seen[t.id] = t
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // size is the bytes of the trace's kept parts.

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
 // maxPointsPerSeries is Prometheus' own query_range limit (11,000 points).
@@ -112,13 +114,11 @@ func FetchPrometheus(ctx context.Context, c *Client, queries []Query, opt PromOp
 	}
 	out := make([]QueryResult, len(queries))
 	sem := make(chan struct{}, conc)
-	var wg sync.WaitGroup
-	var mu sync.Mutex // serialises progress lines
+	var g parallel.Group // a panic in a query reaches the caller
+	var mu sync.Mutex    // serialises progress lines
 	for i, q := range queries {
-		wg.Add(1)
 		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			defer func() { <-sem }()
 			r := QueryResult{Query: q, Err: "not run: the fetch deadline was reached"}
 			if ctx.Err() == nil {
@@ -137,9 +137,9 @@ func FetchPrometheus(ctx context.Context, c *Client, queries []Query, opt PromOp
 				}
 				mu.Unlock()
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	return out, nil
 }
 

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
 // ManifestKey is the key that marks a manifest; ingest's sniffer skips files
@@ -590,18 +590,16 @@ func fetchLogSources(ctx context.Context, opt Options, m *Manifest, services []s
 	}
 	srcs := []*logSource{{name: "loki", url: opt.LokiURL, dst: &m.Loki, fetch: FetchLoki},
 		{name: "victorialogs", url: opt.VictoriaLogsURL, dst: &m.VictoriaLogs, fetch: FetchVictoriaLogs}}
-	var wg sync.WaitGroup
+	var g parallel.Group // a panic in a fetch reaches the caller
 	for _, src := range srcs {
 		if src.url == "" {
 			continue
 		}
-		wg.Add(1)
-		go func() { // side by side: a hung source never holds back the other
-			defer wg.Done()
+		g.Go(func() { // side by side: a hung source never holds back the other
 			src.got = fetchLogSource(ctx, opt, src.name, src.url, src.dst, src.fetch, services, progress)
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	var f sourceFetch
 	var failures []string
 	for _, src := range srcs { // in a fixed order: the manifest is deterministic

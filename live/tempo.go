@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -226,7 +227,7 @@ func (b *tempo) note(msg string) {
 // budget; a trace that cannot be fetched is dropped and named in Missing.
 func (b *tempo) hydrate(ctx context.Context, s *sampler, ts []*trace) []*trace {
 	sort.SliceStable(ts, func(i, j int) bool { return ts[i].window && !ts[j].window })
-	var wg sync.WaitGroup
+	var wg parallel.Group // a panic in a fetch reaches the caller
 	for _, t := range ts {
 		if ctx.Err() != nil || !s.request(false) {
 			s.mu.Lock()
@@ -234,10 +235,8 @@ func (b *tempo) hydrate(ctx context.Context, s *sampler, ts []*trace) []*trace {
 			s.mu.Unlock()
 			continue
 		}
-		wg.Add(1)
 		s.sem <- struct{}{}
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer func() { <-s.sem }()
 			part, err := b.traceByID(ctx, t.id, s.opt.Start, s.opt.End)
 			s.mu.Lock()
@@ -250,7 +249,7 @@ func (b *tempo) hydrate(ctx context.Context, s *sampler, ts []*trace) []*trace {
 			default:
 				t.parts = []json.RawMessage{part}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	out := ts[:0]

@@ -30,11 +30,25 @@ type Params struct {
 	// baseline; with fewer, the difference is taken as 0 and its spread from
 	// how far the peers stray from one another.
 	MinBaselineCells int
+	// MaxSpreadWork bounds the exact peer spreads of one family of one
+	// group (Cohort): when the members that need one (too little baseline
+	// beside their peers) would read more baseline points than this in
+	// all, each spread costing all the others' points, they share one
+	// spread from a sample of SpreadSample members instead, and the graph
+	// says so. Set so that the exact spreads take well under a second on
+	// one core (a sort of 10M values); no development case comes near it.
+	MaxSpreadWork int
+	// SpreadSample is the number of members, evenly spaced in the group's
+	// order, whose peer spread stands for every member's past
+	// MaxSpreadWork. A spread (a MAD or IQR of the deviations) from
+	// thousands of members' baseline points is within a few percent of
+	// the whole group's.
+	SpreadSample int
 }
 
 // DefaultParams are the defaults.
 func DefaultParams() Params {
-	return Params{ReadyGrace: 3 * time.Minute, MinCells: 2, MinBaselineCells: 3}
+	return Params{ReadyGrace: 3 * time.Minute, MinCells: 2, MinBaselineCells: 3, MaxSpreadWork: 10_000_000, SpreadSample: 5000}
 }
 
 // WithDefaults returns p with zero fields set to their defaults.
@@ -48,6 +62,12 @@ func (p Params) WithDefaults() Params {
 	}
 	if p.MinBaselineCells <= 0 {
 		p.MinBaselineCells = d.MinBaselineCells
+	}
+	if p.MaxSpreadWork <= 0 {
+		p.MaxSpreadWork = d.MaxSpreadWork
+	}
+	if p.SpreadSample <= 0 {
+		p.SpreadSample = d.SpreadSample
 	}
 	return p
 }

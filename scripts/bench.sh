@@ -8,8 +8,14 @@
 # /usr/bin/time -v, and prints the median wall time, CPU time, peak RSS and the
 # ratio to Python's json.load merely parsing the same trace files.
 #
-# Usage: scripts/bench.sh [SIZE...]      sizes: 10k-300 50k-300 100k-300 100k-3000 1M-3000 logs-1M
-# Env:   RUNS (default 3), BENCH_ROOT (default ~/.cache/pipeline-analyze-bench/v2)
+# Usage: scripts/bench.sh [SIZE...]      sizes: 10k-300 50k-300 100k-300 100k-3000 1M-3000 logs-1M,
+#        and, only when named: 10M (ten million spans in ten files, 6.2 GB: streamed
+#        over the span budget) and the wide workloads wide-1k … wide-100k, wide-full-1k …
+#        wide-full-100k (one workload of that many replicas beside a small incident)
+# Env:   RUNS (default 3), BENCH_ROOT (default ~/.cache/pipeline-analyze-bench/v2; the 10M
+#        bundle wants a disk with 7 GB free: BENCH_ROOT=/tmp/bench),
+#        BASE_BIN: a pipeline-analyze built from the commit to compare with (e.g. main's);
+#        its runs are interleaved with the working tree's and its medians printed beside
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,24 +50,37 @@ measure() {
 # median of the first column of stdin, with its line.
 median() { sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }'; }
 
-printf '%-10s %9s %7s %8s %8s %9s %8s %9s %7s %8s\n' \
+printf '%-14s %9s %7s %8s %8s %9s %8s %9s %7s %8s' \
 	size spans series wall_s cpu_s rss_MB ns/span KB/span py_s ratio
+[[ -n ${BASE_BIN:-} ]] && printf ' %9s %9s %9s' base_wall base_cpu base_MB
+printf '\n'
 "$work/benchgen" "${genargs[@]}" "$@" | while read -r name dir; do
-	traces=("$dir"/traces-*.json)
-	a=() p=()
+	traces=()
+	for f in "$dir"/traces-*.json; do [[ -f $f ]] && traces+=("$f"); done
+	a=() b=() p=()
 	for ((i = 0; i < RUNS; i++)); do
 		a+=("$(measure "$work/a.log" "$work/pipeline-analyze" -q -o text "$dir")")
-		p+=("$(measure "$work/p.log" python3 -c 'import json,sys; [json.load(open(f)) for f in sys.argv[1:]]' "${traces[@]}")")
+		[[ -n ${BASE_BIN:-} ]] && b+=("$(measure "$work/b.log" "$BASE_BIN" -q -o text "$dir")")
+		# Python's json.load of ten 660 MB files needs more memory than the machine has.
+		if [[ ${#traces[@]} -gt 0 && $name != 10M ]]; then
+			p+=("$(measure "$work/p.log" python3 -c 'import json,sys; [json.load(open(f)) for f in sys.argv[1:]]' "${traces[@]}")")
+		else
+			p+=("0 0 0")
+		fi
 	done
 	read -r wall cpu rss < <(printf '%s\n' "${a[@]}" | median)
 	read -r pywall _ _ < <(printf '%s\n' "${p[@]}" | median)
+	bw='' bc='' br=0
+	[[ -n ${BASE_BIN:-} ]] && read -r bw bc br < <(printf '%s\n' "${b[@]}" | median)
 	spans=$("$work/pipeline-analyze" -q -o json "$dir" | python3 -c 'import json,sys; c=json.load(sys.stdin); print(sum(i.get("spans",0) for i in c.get("inputs",[])))' 2>/dev/null || echo 0)
-	series=$(cat "$dir"/metrics_*.json | grep -o '"metric":' | wc -l)
-	awk -v n="$name" -v sp="$spans" -v se="$series" -v w="$wall" -v c="$cpu" -v r="$rss" -v pw="$pywall" 'BEGIN {
-		printf "%-10s %9d %7d %8.2f %8.2f %9.0f %8.0f %9.2f %7.2f %8.2f\n",
-			n, sp, se, w, c, r / 1024, (sp ? w * 1e9 / sp : 0), (sp ? r / sp : 0), pw, (pw > 0 ? w / pw : 0) }'
+	series=$(cat "$dir"/metrics_*.json | grep -o '"metric":' | wc -l || true)
+	awk -v n="$name" -v sp="$spans" -v se="$series" -v w="$wall" -v c="$cpu" -v r="$rss" -v pw="$pywall" -v bw="$bw" -v bc="$bc" -v br="$br" 'BEGIN {
+		printf "%-14s %9d %7d %8.2f %8.2f %9.0f %8.0f %9.2f %7.2f %8.2f",
+			n, sp, se, w, c, r / 1024, (sp ? w * 1e9 / sp : 0), (sp ? r / sp : 0), pw, (pw > 0 ? w / pw : 0)
+		if (bw != "") printf " %9.2f %9.2f %9.0f", bw, bc, br / 1024
+		printf "\n" }'
 done
-echo "median of $RUNS runs; ratio = pipeline-analyze wall / python3 json.load wall on the same trace files (< 1 is faster)"
+echo "median of $RUNS runs (interleaved with BASE_BIN's when set); ratio = pipeline-analyze wall / python3 json.load wall on the same trace files (< 1 is faster; 0: not measured)"
 
 # Per stage (issue 19): BenchmarkStages on the same bundles, RUNS runs each,
 # the median wall and CPU ms of ingest (read + Finalize), graph, causal and

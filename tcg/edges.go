@@ -524,21 +524,17 @@ func (g *Graph) placementEdges(eb *edgeBuilder, podsOn map[string][]ingest.Entit
 	for _, svc := range slices.Sorted(maps.Keys(g.podsBy())) {
 		pods := g.podsBy()[svc]
 		change := g.find(svcEntity(svc), ingest.SignalChange, FacetNone)
-		for _, p := range pods {
+		sib := g.newSiblings(pods) // each pod's nodes found once, not once per pair
+		for i, p := range pods {
 			if change >= 0 {
 				for _, j := range g.entityNodes(p) {
 					eb.add(change, j, EdgePlacement, 0.8, "a change of the service rolls out to its pods")
 				}
 			}
-			for _, q := range pods {
-				if p.Name == q.Name {
-					continue
-				}
-				to := g.find(q, ingest.SignalTraffic, FacetNone)
-				for _, sig := range []ingest.SignalKind{ingest.SignalRestarts, ingest.SignalErrors} {
-					eb.add(g.find(p, sig, FacetNone), to, EdgePlacement, 0.6, "replicas share the service's load: a failing replica's requests move to its siblings")
-				}
-			}
+			sib.link(eb, i)
+		}
+		if w := sib.warning(svc, len(pods)); w != "" {
+			g.Warnings = append(g.Warnings, w)
 		}
 	}
 	// The load placed on a device drives its saturation.

@@ -1,6 +1,7 @@
 package tcg
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -36,7 +37,9 @@ func podOfReplica(s *ingest.Series) string {
 // the same minutes: what moves them all is what they share, and what one
 // shows alone is its own. rolling are the services whose rollout is
 // judged. Only anomalous contrasts become nodes (the
-// others carry nothing). O(members · families · cells · peers).
+// others carry nothing). O(families · (points · log points + members ·
+// cells · log members)) through peers.Cohort, plus the peers listed for
+// each anomalous contrast.
 func (g *Graph) peerNodes(b *ingest.Bundle, m *peers.Model, rolling map[string]bool, opt Options) []*Node {
 	c := peers.Cells{B0: g.B0, B1: g.B1, W0: g.W0, W1: g.W1}
 	var out []*Node
@@ -46,25 +49,33 @@ func (g *Graph) peerNodes(b *ingest.Bundle, m *peers.Model, rolling map[string]b
 	// changed for the group, not for one member.
 	compareGroup := func(group []string, ent func(string) ingest.Entity, peersOf func(string) []string, fams []peers.Family, what func(string) string) {
 		best := map[string]map[ingest.SignalKind]*Node{}
+		sampled := 0
 		for _, f := range fams {
 			var found []*Node
-			for _, member := range group {
-				others := peersOf(member)
-				ms, ps := f.Series([]string{member}), f.Series(others)
-				if len(ms) == 0 || len(ps) == 0 {
-					continue
+			// Each member against all the others (peers.Cohort: what
+			// peers.Compare gives, without re-reading the others for each
+			// member); the peers' names and series are listed only for
+			// the anomalous contrasts, which become nodes.
+			ch := peers.NewCohort(f.Members(group), c, opt.Peers)
+			sampled = max(sampled, ch.Sampled())
+			for i, member := range group {
+				ms := f.Series([]string{member})
+				if len(ms) == 0 || !ch.HasPeers(i) || ch.MaxCells(i) < opt.Peers.MinCells {
+					continue // (below MinCells, Compare's Cells would be too)
 				}
 				dir := ingest.BadDirection(ms[0])
 				if dir == 0 {
 					continue
 				}
-				ct := peers.Compare(ms, ps, c, opt.Peers)
+				ct := ch.Compare(i)
 				if ct.Cells < opt.Peers.MinCells {
 					continue
 				}
-				n := g.contrastNode(ent(member), f.Signal, FacetPeers, ct, dir, opt, &PeerContrast{Family: f.Key, What: what(member),
-					Members: []string{member}, Peers: others, MemberSeries: ms, PeerSeries: ps, ScaleFrom: ct.ScaleFrom}, ms[0].Unit)
+				pc := &PeerContrast{Family: f.Key, What: what(member), Members: []string{member}, MemberSeries: ms, ScaleFrom: ct.ScaleFrom}
+				n := g.contrastNode(ent(member), f.Signal, FacetPeers, ct, dir, opt, pc, ms[0].Unit)
 				if n.Anomalous {
+					pc.Peers = peersOf(member)
+					pc.PeerSeries = f.Series(pc.Peers)
 					found = append(found, n)
 				}
 			}
@@ -85,6 +96,10 @@ func (g *Graph) peerNodes(b *ingest.Bundle, m *peers.Model, rolling map[string]b
 			for _, sig := range slices.Sorted(maps.Keys(best[m])) {
 				out = append(out, best[m][sig])
 			}
+		}
+		if sampled > 0 {
+			g.Warnings = append(g.Warnings, fmt.Sprintf("peer contrasts with %s (%d members): for members without baseline beside their peers, "+
+				"the peer spread of an evenly spaced %d-member sample stands for their own (peers.Params.MaxSpreadWork)", what(group[0]), len(group), sampled))
 		}
 	}
 	// Pods: each against the other pods of its service's group (version),

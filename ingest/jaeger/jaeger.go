@@ -672,6 +672,6 @@ func (r *jaegerReader) valueErr(err error) error {
 }
 
 func init() {
-	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatJaegerJSON, Decode: decodeJaeger, Fast: decodeJaegerFast, SelfGuarded: true,
+	ingest.RegisterFormat(ingest.FormatSpec{Format: ingest.FormatJaegerJSON, Decode: decodeJaeger, Fast: decodeJaegerFast, FastFile: decodeJaegerFile, SelfGuarded: true,
 		Sniff: []ingest.SniffRule{{Priority: ingest.PriorityJaegerJSON, Match: func(h *ingest.Head) bool { return h.JSON() && (h.Has("spanID") || h.Has("traceID") && h.Has("spans")) }}}})
 }

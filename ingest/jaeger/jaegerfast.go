@@ -48,6 +48,18 @@ var (
 // decodeJaegerFast is the fast path of decodeJaeger; ErrSlowPath means
 // "re-read with the general reader".
 func decodeJaegerFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
+	jr, err := fastRead(name, r, lim)
+	if err != nil {
+		return nil, err
+	}
+	return jr.finish(nil)
+}
+
+// fastRead runs the fast scanner over r and returns the reader with what
+// it read, for finish (or for combining with the other chunks of a file
+// read in parallel, jaegersplit.go); ErrSlowPath means "re-read with the
+// general reader".
+func fastRead(name string, r io.Reader, lim ingest.Limits) (*jaegerReader, error) {
 	lim = lim.WithDefaults()
 	jr := &jaegerReader{name: name, file: ingest.Intern(name), src: r, lim: lim, b: &ingest.Bundle{}, in: ingest.NewInterner(lim.MaxStringBytes)}
 	jr.tr.procCache = map[string]procInfo{}
@@ -67,7 +79,7 @@ func decodeJaegerFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 		return ok
 	})
 	if jr.limited {
-		return jr.finish(nil)
+		return jr, nil
 	}
 	if errors.Is(s.ReadErr, ingest.ErrLimit) && jr.traces == 0 {
 		// A size or token limit before any complete trace: the general
@@ -77,7 +89,7 @@ func decodeJaegerFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 	if !ok || !s.AtEnd() || s.Buf == nil || jr.badSpans > 0 || len(jr.b.Spans) == 0 {
 		return nil, ingest.ErrSlowPath
 	}
-	return jr.finish(nil)
+	return jr, nil
 }
 
 // fastTrace reads one trace object of the data array and commits its spans.

@@ -499,6 +499,12 @@ type Bundle struct {
 	// Placements are the pods and services found running on a GPU by the
 	// PID of one of their processes (see placeProcesses), sorted.
 	Placements []Placement
+
+	// Digest and SpanSample are set by a streamed read (above the span
+	// budget): Digest summarises every span read, Spans are the sample
+	// SpanSample describes. Both nil otherwise.
+	Digest     SpanDigest
+	SpanSample *SpanSample
 }
 
 // Process is an operating-system process a trace source names: the service
@@ -551,6 +557,21 @@ func (b *Bundle) Merge(o *Bundle) {
 	b.Warnings = append(b.Warnings, o.Warnings...)
 	b.Processes = append(b.Processes, o.Processes...)
 	b.PodVersions = append(b.PodVersions, o.PodVersions...)
+	switch {
+	case o.Digest == nil:
+	case b.Digest == nil:
+		b.Digest = o.Digest
+	default:
+		b.Digest.Merge(o.Digest)
+	}
+	switch {
+	case o.SpanSample == nil:
+	case b.SpanSample == nil:
+		c := *o.SpanSample
+		b.SpanSample = &c
+	default:
+		b.SpanSample.Merge(o.SpanSample)
+	}
 	if len(o.Logs) > 0 || len(o.LogStreams) > 0 {
 		ns, nt := int32(len(b.LogStreams)), int32(len(b.LogTemplates))
 		at := len(b.Logs)

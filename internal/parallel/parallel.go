@@ -1,6 +1,8 @@
 // Package parallel runs independent iterations on every CPU: the one
 // work-sharing loop the stages use (tcg's per-node detection, causal's
-// per-node mechanism fits), so that it exists once.
+// per-node mechanism fits), so that it exists once, and the goroutines
+// the readers and the live fetch start (Group). A panic on any of its
+// goroutines reaches the goroutine that waits for it.
 //
 // It imports no package of this module and holds no state.
 package parallel
@@ -50,7 +52,7 @@ func ForWith[W any](n, chunk int, scratch func() W, f func(k int, w W)) {
 			// process whatever the caller guards.
 			defer func() {
 				if v := recover(); v != nil {
-					failed.Do(func() { panicked = &Panic{Value: v, Stack: debug.Stack()} })
+					failed.Do(func() { panicked = asPanic(v) })
 					next.Store(int64(n)) // the other workers stop at their next chunk
 				}
 			}()
@@ -103,7 +105,7 @@ func Both(first, second func()) {
 		defer close(done)
 		defer func() {
 			if v := recover(); v != nil {
-				panicked = &Panic{Value: v, Stack: debug.Stack()}
+				panicked = asPanic(v)
 			}
 		}()
 		second()
@@ -115,4 +117,50 @@ func Both(first, second func()) {
 	if panicked != nil {
 		panic(panicked)
 	}
+}
+
+// Group runs functions on goroutines of their own and waits for them all,
+// like a sync.WaitGroup whose goroutines cannot end the process: a panic in
+// one is carried to the goroutine that calls Wait (as a *Panic, the first
+// one when several panic), where a recover can take it. The zero Group is
+// ready to use; a Group must not be copied after first use. Every goroutine
+// a stage or a fetch starts goes through For, ForWith, Both or a Group, so
+// that a caller's recover (an MCP call's, an eval case's) covers all the
+// work it started (driver's TestGoroutinesCarryPanics checks it).
+type Group struct {
+	wg       sync.WaitGroup
+	failed   sync.Once
+	panicked *Panic
+}
+
+// Go runs f on a new goroutine.
+func (g *Group) Go(f func()) {
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer func() {
+			if v := recover(); v != nil {
+				g.failed.Do(func() { g.panicked = asPanic(v) })
+			}
+		}()
+		f()
+	}()
+}
+
+// Wait returns when every f started by Go has returned; if one panicked,
+// Wait then panics with its *Panic in the caller's goroutine.
+func (g *Group) Wait() {
+	g.wg.Wait()
+	if g.panicked != nil {
+		panic(g.panicked)
+	}
+}
+
+// asPanic is v as a *Panic with the current stack, or v itself when it is
+// one already (a nested loop's panic keeps the stack where it happened).
+func asPanic(v any) *Panic {
+	if p, ok := v.(*Panic); ok {
+		return p
+	}
+	return &Panic{Value: v, Stack: debug.Stack()}
 }

@@ -87,3 +87,41 @@ func TestBothRunsBoth(t *testing.T) {
 		t.Errorf("first ran %v, second ran %v", a, b)
 	}
 }
+
+// TestGroupPanicReachesWaiter: a panic on a Group's goroutine reaches the
+// goroutine that calls Wait, after every goroutine is done, as a *Panic
+// holding the value; a panic that is already a *Panic (a nested loop's)
+// is passed on as it is.
+func TestGroupPanicReachesWaiter(t *testing.T) {
+	var done atomic.Int32
+	got := func() (v any) {
+		defer func() { v = recover() }()
+		var g Group
+		for i := range 8 {
+			g.Go(func() {
+				defer done.Add(1)
+				if i == 3 {
+					panic("boom in 3")
+				}
+				if i == 5 {
+					For(100, 1, func(k int) {
+						if k == 50 {
+							panic("nested")
+						}
+					})
+				}
+			})
+		}
+		g.Wait()
+		return nil
+	}()
+	p, ok := got.(*Panic)
+	if !ok || (p.Value != "boom in 3" && p.Value != "nested") || len(p.Stack) == 0 {
+		t.Fatalf("recovered %#v, want a *Panic from a goroutine", got)
+	}
+	if n := done.Load(); n != 8 {
+		t.Errorf("%d goroutines done when Wait panicked, want 8", n)
+	}
+	var g Group
+	g.Wait() // no goroutine: returns at once
+}
