@@ -86,8 +86,9 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.SortFlags = false
 	c := &compareOpts{}
 	c.af.register(fs)
-	_ = fs.MarkHidden("at")      // --before-at / --after-at instead
-	_ = fs.MarkHidden("explain") // the BEFORE analysis is only a source of causes here
+	_ = fs.MarkHidden("at")         // --before-at / --after-at instead
+	_ = fs.MarkHidden("explain")    // the BEFORE analysis is only a source of causes here
+	_ = fs.MarkHidden("shape-seed") // the request-shape map's change takes --seed
 	d := compare.DefaultOptions()
 	c.o = d
 	o := &c.o

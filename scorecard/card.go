@@ -90,6 +90,10 @@ type Card struct {
 	Inventory Inventory  `json:"inventory"`
 	Manifest  Manifest   `json:"manifest"`
 	Sampling  string     `json:"sampling"` // optional note on sampling (traces, bootstrap)
+	// RequestShape is the target's tail latency by request shape (shape.go);
+	// nil, and no JSON key, unless the target is an LLM latency whose
+	// requests carry their shapes.
+	RequestShape *RequestShape `json:"request_shape,omitempty"`
 }
 
 // Tool names the program that produced the Card.

@@ -53,6 +53,7 @@ func renderMarkdown(w io.Writer, c *Card, opt RenderOptions) error {
 	for _, cs := range c.Causes {
 		m.cause(cs)
 	}
+	m.shape(c)
 	m.heatmaps(c)
 	m.footnotes(c)
 	m.inventory(c)
