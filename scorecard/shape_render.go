@@ -62,19 +62,33 @@ func shapeFooter(s *RequestShape) string {
 
 // bearingText is one bearing in words.
 func bearingText(b ShapeBearing) string {
-	return fmt.Sprintf("%s #%d %s (%s): %s", b.Bearing, b.Rank, sanitize(b.Component), sanitize(b.Signal), b.Why)
+	return sanitize(fmt.Sprintf("%s #%d %s (%s): %s", b.Bearing, b.Rank, b.Component, b.Signal, b.Why))
 }
 
-// ShapeTextLines renders the section as plain-text lines (no heading):
-// source, reading, the grid, the legend, bearings, notes.
-func ShapeTextLines(s *RequestShape) []string {
-	lines := []string{"from " + sanitize(s.Source), sanitize(s.Reading), shapeTitle(s)}
+// ShapeTextLines renders the section as plain-text lines (no heading, no
+// indent) within width runes: source, reading, the grid, the legend,
+// bearings, notes, the intervals' seed. Prose wraps; the grid's columns
+// narrow (to 6 runes) before they would overflow.
+func ShapeTextLines(s *RequestShape, width int) []string {
+	if width <= 0 {
+		width = DefaultWidth
+	}
+	var lines []string
+	prose := func(text string) {
+		lines = append(lines, wrap(sanitize(text), width)...)
+	}
+	prose("from " + s.Source)
+	prose(s.Reading)
+	prose(shapeTitle(s))
 	rows, cols, cells := s.grid()
 	lw := len("input\\output")
 	for _, r := range rows {
 		lw = max(lw, len([]rune(r)))
 	}
-	const cw = 8
+	cw := 8
+	if len(cols) > 0 {
+		cw = max(6, min(8, (width-lw-2)/len(cols)))
+	}
 	pad := func(t string, n int) string {
 		if k := n - len([]rune(t)); k > 0 {
 			return t + strings.Repeat(" ", k)
@@ -95,14 +109,15 @@ func ShapeTextLines(s *RequestShape) []string {
 		}
 		lines = append(lines, strings.TrimRight(sb.String(), " "))
 	}
-	lines = append(lines, ShapeLegend)
+	prose(ShapeLegend)
 	for _, b := range s.Bearings {
-		lines = append(lines, bearingText(b))
+		prose(bearingText(b))
 	}
 	for _, n := range s.Notes {
-		lines = append(lines, "note: "+sanitize(n))
+		prose("note: " + n)
 	}
-	return append(lines, shapeFooter(s))
+	prose(shapeFooter(s))
+	return lines
 }
 
 // shape writes the text section.
@@ -111,7 +126,11 @@ func (t *textWriter) shape(c *Card) {
 		return
 	}
 	t.section("Request shape")
-	for i, l := range ShapeTextLines(c.RequestShape) {
+	w := t.width
+	if w <= 0 {
+		w = DefaultWidth
+	}
+	for i, l := range ShapeTextLines(c.RequestShape, w-2) {
 		if i == 1 {
 			l = t.paint(ansiBold, l)
 		}
@@ -162,7 +181,7 @@ func (m *mdWriter) shape(c *Card) {
 	if c.RequestShape == nil {
 		return
 	}
-	m.p("\n## Request shape\n")
+	m.p("\n### Request shape\n")
 	m.ew.printf("%s", ShapeMarkdown(c.RequestShape))
 }
 

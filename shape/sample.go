@@ -35,6 +35,20 @@ type Sample struct {
 	Hist bool
 }
 
+// Add appends one request of in input and out output tokens (negative:
+// unknown) with its latencies in seconds (NaN: unknown), as a span gives
+// them: for tests and callers that hold requests of their own.
+func (s *Sample) Add(in, out int64, ttft, tpot, e2e float64) {
+	r := request{in: float64(in), out: float64(out), v: [numMetrics]float64{ttft, tpot, e2e}}
+	if in < 0 {
+		r.in = math.NaN()
+	}
+	if out < 0 {
+		r.out = math.NaN()
+	}
+	s.reqs = append(s.reqs, r)
+}
+
 // Len is the number of requests (from histograms: requests counted).
 func (s *Sample) Len() int {
 	if s.Hist {
