@@ -21,6 +21,9 @@ type RequestShape struct {
 	// request (no span carried token counts).
 	FromHistograms bool   `json:"from_histograms"`
 	Reading        string `json:"reading"` // the one line
+	// Compared names the two sides of every ratio: "window ÷ baseline" on
+	// the card, "AFTER ÷ BEFORE" in compare.
+	Compared string `json:"compared"`
 	// Kind is the reading: unknown, unchanged, prefill_bound, decode_bound,
 	// prefill_and_decode_bound, everything_slowed or unclear.
 	Kind string `json:"kind"`
@@ -95,7 +98,7 @@ func NewRequestShape(m *shape.Map) *RequestShape {
 	}
 	r := m.Reading
 	s := &RequestShape{Service: m.Service, Operation: m.Operation, Source: m.Source, FromHistograms: m.FromHistograms,
-		Reading: r.Text, Kind: r.Kind.String(), SplitTokens: r.Split, SplitAxis: r.Axis, Metric: m.Focus().String(),
+		Reading: r.Text, Compared: "window ÷ baseline", Kind: r.Kind.String(), SplitTokens: r.Split, SplitAxis: r.Axis, Metric: m.Focus().String(),
 		Quantile: m.Quantile, Level: m.Level, Bootstrap: m.Bootstrap, Seed: m.Seed, MinCell: m.MinCell,
 		Notes: append([]string{}, m.Notes...), Bearings: []ShapeBearing{}}
 	cell := func(c shape.Cell) ShapeCell {

@@ -52,7 +52,7 @@ const ShapeLegend = "░ ×1.25+ ▒ ×2+ ▓ ×4+ █ ×8+ slower, ◦ faster (
 
 // shapeTitle is the section's first line after its heading.
 func shapeTitle(s *RequestShape) string {
-	return fmt.Sprintf("%s p%g, window ÷ baseline, by input tokens (rows) × output tokens (columns)", metricOf(s.Metric).Label(), 100*s.Quantile)
+	return fmt.Sprintf("%s p%g, %s, by input tokens (rows) × output tokens (columns)", metricOf(s.Metric).Label(), 100*s.Quantile, s.Compared)
 }
 
 // shapeFooter says how the intervals were computed.

@@ -103,6 +103,22 @@ func spanSource(b *ingest.Bundle, target string, minReq int) (Source, bool) {
 	return Source{Service: svc, Operation: rows[0].op, byKey: recs}, true
 }
 
+// In is the same source in another bundle (the AFTER side of a
+// comparison): the same service's spans of the same operation, or its
+// histograms. ok is false when b has none of them.
+func (s *Source) In(b *ingest.Bundle) (Source, bool) {
+	if s.Hist {
+		o, ok := histSource(b, s.Service)
+		return o, ok && o.Service == s.Service
+	}
+	o, ok := spanSource(b, s.Service, 1)
+	if !ok || o.Service != s.Service {
+		return Source{}, false
+	}
+	o.Operation = s.Operation
+	return o, true
+}
+
 // Collect is the source's requests that start in [from, to).
 func (s *Source) Collect(b *ingest.Bundle, from, to ingest.Time) *Sample {
 	if s.Hist {
