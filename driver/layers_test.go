@@ -67,7 +67,7 @@ var layers = map[string][]string{
 // harnesses are the module's packages outside the data flow — the
 // benchmark harness and its generator, the renderers' test helpers — which
 // may import any package; no stage may import them.
-var harnesses = []string{"bench", "bench/cmd/benchgen", "scorecard/reporttest", "internal/testkit", "internal/llmgen", "ingest/internal/tracetest", "ingest/internal/nsighttest", "ingest/internal/bundletest"}
+var harnesses = []string{"bench", "bench/cmd/benchgen", "scorecard/reporttest", "internal/testkit", "internal/llmgen", "internal/profgen", "ingest/internal/tracetest", "ingest/internal/nsighttest", "ingest/internal/bundletest"}
 
 const module = "github.com/pipeline-analyze/pipeline-analyze/"
 

@@ -236,6 +236,7 @@ func compareSides(sb, sc *side, opt Options) *Report {
 	} else {
 		rep.Step = captureRow(rb, rc, bStepTotal, cStepTotal, nb, nc, opt)
 	}
+	rep.StepWall = emptyRow()
 	if annotated {
 		wall := func(a *attributed) []float64 { return a.stepWall }
 		bw, bwr := pooled(rb, wall)
@@ -311,6 +312,14 @@ func compareSides(sb, sc *side, opt Options) *Report {
 	rep.ranks(rb, rc, opt)
 	rep.summary()
 	return rep
+}
+
+// emptyRow is the row of what is not there (StepWall without step
+// annotations): no name, unknown numbers.
+func emptyRow() Row {
+	n := math.NaN()
+	st := Stats{P50: n, P95: n, P99: n, Share: n, SlowestRank: -1, Spread: n}
+	return Row{Base: st, Cand: st, Ratio: n, Lo: n, Hi: n, Delta: n, DeltaLo: n, DeltaHi: n, P95Ratio: n, TotalRatio: n, P: n, Q: n}
 }
 
 // captureRow compares the GPU time of captures without step annotations:

@@ -272,29 +272,51 @@ func memName(n, kind string) string {
 
 // microsToNanos converts a JSON number of microseconds to integer
 // nanoseconds exactly (epoch microseconds times 1000 exceed float64's
-// integer precision, so integer and fraction are handled apart).
+// integer precision, so integer and fraction are handled apart): digits,
+// an optional sign, fraction (rounded to the nanosecond) and exponent.
 func microsToNanos(str string) (int64, bool) {
 	if str == "" {
 		return 0, false
 	}
-	if !strings.ContainsAny(str, "eE") {
-		ip, fp, _ := strings.Cut(str, ".")
-		neg := strings.HasPrefix(ip, "-")
-		i, err := strconv.ParseInt(ip, 10, 64)
-		if err != nil || i > math.MaxInt64/1000 || i < math.MinInt64/1000 {
+	// The common case, "[-]digits[.digits]", without allocating.
+	i, neg := 0, false
+	if str[0] == '-' {
+		neg, i = true, 1
+	}
+	var whole int64
+	digits := 0
+	for ; i < len(str) && str[i] >= '0' && str[i] <= '9'; i++ {
+		if whole > (math.MaxInt64/1000-9)/10 {
 			return 0, false
 		}
-		ns := i * 1000
-		if fp != "" {
-			f, err := strconv.ParseFloat("0."+fp, 64)
-			if err != nil {
-				return 0, false
+		whole = whole*10 + int64(str[i]-'0')
+		digits++
+	}
+	var frac, scale int64 = 0, 1000 // frac in units of 1/scale µs, down to ns
+	if i < len(str) && str[i] == '.' {
+		i++
+		var rest int64
+		n := 0
+		for ; i < len(str) && str[i] >= '0' && str[i] <= '9'; i++ {
+			if n < 4 { // one digit past the nanosecond, for rounding
+				rest = rest*10 + int64(str[i]-'0')
+				n++
 			}
-			frac := int64(math.Round(f * 1000))
-			if neg {
-				frac = -frac
-			}
-			ns += frac
+			digits++
+		}
+		for ; n < 4; n++ {
+			rest *= 10
+		}
+		frac = (rest + 5) / 10 // rounded to ns
+		scale = 1
+	}
+	if i == len(str) && digits > 0 {
+		ns := whole*1000 + frac
+		if scale == 1000 {
+			ns = whole * 1000
+		}
+		if neg {
+			ns = -ns
 		}
 		return ns, true
 	}

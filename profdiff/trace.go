@@ -92,7 +92,7 @@ type capture struct {
 	launches     []launch
 	ranges       []span // host ranges
 	gpuRanges    []span // GPU-side annotations (Kineto gpu_user_annotation)
-	threads      map[string]int32
+	threads      map[[2]string]int32
 	lastPid      string // thread's cache
 	lastTid      string
 	lastThread   int32
@@ -101,23 +101,24 @@ type capture struct {
 }
 
 func newCapture(file, format string, maxName int) *capture {
-	return &capture{file: file, format: format, rank: -1, names: newNames(maxName), threads: map[string]int32{}, lastThread: -1}
+	return &capture{file: file, format: format, rank: -1, names: newNames(maxName), threads: map[[2]string]int32{}, lastThread: -1}
 }
 
 // thread returns the key of a thread named by its process and thread IDs
-// (views are fine: the key is copied when new). The last thread is cached:
-// events come in runs of one thread.
+// (views are fine: the strings are copied when new). The last thread is
+// cached: events come in runs of one thread.
 func (c *capture) thread(pid, tid string) int32 {
-	if c.lastPid == pid && c.lastTid == tid && c.lastThread >= 0 {
+	if c.lastThread >= 0 && c.lastPid == pid && c.lastTid == tid {
 		return c.lastThread
 	}
-	k := pid + "/" + tid
+	k := [2]string{pid, tid}
 	t, ok := c.threads[k]
 	if !ok {
+		k = [2]string{strings.Clone(pid), strings.Clone(tid)}
 		t = int32(len(c.threads))
 		c.threads[k] = t
 	}
-	c.lastPid, c.lastTid, c.lastThread = strings.Clone(pid), strings.Clone(tid), t
+	c.lastPid, c.lastTid, c.lastThread = k[0], k[1], t
 	return t
 }
 
