@@ -132,10 +132,11 @@ func read(m *Map, base, win *Sample, opt Options, ins, outs []Bucket) Reading {
 	var ratios []string
 	for _, k := range Metrics() {
 		if m.Known[k] {
-			ratios = append(ratios, fmt.Sprintf("%s %s %s", k.Label(), p, Ratio(all(k).Ratio)))
+			c := all(k)
+			ratios = append(ratios, fmt.Sprintf("%s %s %s [%s–%s]", k.Label(), p, Ratio(c.Ratio), Ratio(c.Lo), Ratio(c.Hi)))
 		}
 	}
-	text := "no shape slowed materially: " + joinNonEmpty(", ", ratios...)
+	text := "no shape slowed clearly (by a material factor, beyond its interval): " + joinNonEmpty(", ", ratios...)
 	if len(mixed) > 0 {
 		text += " (the tail of all requests moved with the mix of shapes, not within any)"
 	}
