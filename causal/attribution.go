@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -101,19 +102,22 @@ func newAnomalySpace(g *tcg.Graph, ev []NodeEvidence, precedenceOwn float64) *an
 	// anomaly upstream is the simpler explanation (its own change is then
 	// at most PrecedenceOwn of its anomaly, unless the exact composition of
 	// traces measured it).
+	// A change that came first (a service's change, a rollout) bounds it
+	// even where an exact composition measured it: a new version of a
+	// callee can fail its callers through answers the composition does not
+	// count (a wrong value is a success to the callee).
 	for _, j := range s.order {
 		if len(s.parents[j]) == 0 {
 			s.r[j] = s.a[j]
 			continue
 		}
-		if !math.IsNaN(ev[j].ZPhys) {
-			continue
-		}
+		measured := !math.IsNaN(ev[j].ZPhys)
 		for _, p := range s.parents[j] {
-			if g.Nodes[p].OnsetIdx <= g.Nodes[j].OnsetIdx {
-				s.r[j] = math.Min(s.r[j], precedenceOwn*s.a[j])
-				break
+			if g.Nodes[p].OnsetIdx > g.Nodes[j].OnsetIdx || measured && !changeNode(g.Nodes[p]) {
+				continue
 			}
+			s.r[j] = math.Min(s.r[j], precedenceOwn*s.a[j])
+			break
 		}
 	}
 	return s
@@ -336,4 +340,10 @@ func (s *anomalySpace) ofServices(svcs []string) []int {
 	}
 	sort.Slice(out, func(a, b int) bool { return s.pos[out[a]] < s.pos[out[b]] })
 	return out
+}
+
+// changeNode reports whether a node is a change: a service's change step
+// or a rollout's contrast of its new pods with its old ones.
+func changeNode(n *tcg.Node) bool {
+	return n.Signal == ingest.SignalChange || n.Entity.Kind == ingest.KindRollout
 }

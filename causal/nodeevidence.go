@@ -126,6 +126,9 @@ func physicalResidual(g *tcg.Graph, byEnt map[string][]int, i int) (float64, map
 	if n.StandIn == tcg.StandInCalls {
 		return standInResidual(g, i)
 	}
+	if n.Signal == ingest.SignalErrors {
+		return errorsResidual(g, i)
+	}
 	if n.Signal != ingest.SignalLatency {
 		return usageResidual(g, i)
 	}
@@ -237,6 +240,100 @@ func standInResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
 	return 0, contrib
 }
 
+// errorsResidual is the error origin along calls: for a node's errors (a
+// service's, or a call's as its caller sees it), the part of their rise
+// that the errors of what it calls do not account for, in its baseline
+// scales, and each callee's part. A caller whose failures are its callee's
+// failures passed on (the same requests failing) owns none of them; the
+// failures begin at the deepest failing service whose callees do not
+// explain them. Parents count when they are errors of another entity (a
+// callee, the callee's side of a call), each callee once (its largest
+// rise). Rises compose in failures per cell when both sides' requests are
+// counted (a ratio times its requests: the caller's failures are its
+// callees' failures, whatever each one's denominator), else in the node's
+// own unit (a ratio's rise against a ratio's: one call per request). The
+// largest callee's part explains the rise, not their sum: two views of the
+// same failing calls (a proxy and the service behind it) must not count
+// twice. All in the bad direction (a success ratio's fall is a failure
+// ratio's rise). NaN when no such parent moved.
+func errorsResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
+	n := g.Nodes[i]
+	cells := episodeCells(g, n)
+	child := n.Series[n.Rep]
+	dc, scale := shift(child, g.B0, g.B1, cells)
+	if math.IsNaN(dc) || !(scale > 0) || len(cells) == 0 {
+		return math.NaN(), nil
+	}
+	dc *= badSign(n.Dir)
+	// failures turns a rise of node m's series into failures per cell
+	// when m's requests are counted (1 and false otherwise).
+	failures := func(m *tcg.Node, s *ingest.Series) (float64, bool) {
+		cs, ok := g.Counts[m.Entity.ID()]
+		if !ok || s.Unit != "ratio" {
+			return 1, false
+		}
+		var rs []float64
+		for _, t := range cells {
+			if c := cs.At(t); !math.IsNaN(c) {
+				rs = append(rs, c)
+			}
+		}
+		if len(rs) == 0 {
+			return 1, false
+		}
+		return measure.Quantile(rs, 0.5), true
+	}
+	kc, counted := failures(n, child)
+	best := map[string]float64{} // per callee: its largest part, in the node's units
+	arg := map[string]int{}
+	for _, ei := range g.In(i) {
+		j := g.Edges[ei].From
+		q := g.Nodes[j]
+		if q.Signal != ingest.SignalErrors || !q.Anomalous || q.Entity.ID() == n.Entity.ID() || q.Facet == tcg.FacetUnready {
+			continue
+		}
+		qs := q.Series[q.Rep]
+		d, _ := shift(qs, g.B0, g.B1, cells)
+		d *= badSign(q.Dir)
+		if math.IsNaN(d) || d <= 0 {
+			continue
+		}
+		kq, qCounted := failures(q, qs)
+		switch {
+		case counted && qCounted:
+			d = d * kq / kc // its failures, as a share of the node's requests
+		case qs.Unit != child.Unit:
+			continue
+		}
+		key := q.Entity.Service
+		if key == "" {
+			key = q.Entity.ID()
+		}
+		if _, seen := arg[key]; !seen || d > best[key] {
+			best[key], arg[key] = d, j
+		}
+	}
+	if len(best) == 0 {
+		return math.NaN(), nil
+	}
+	contrib := map[int]float64{}
+	explained := 0.0
+	for key, d := range best {
+		contrib[arg[key]] = d
+		explained = math.Max(explained, d)
+	}
+	return (dc - math.Min(explained, math.Max(dc, 0))) / scale, contrib
+}
+
+// badSign is +1 for a series whose rise is bad (or either way), −1 for one
+// whose fall is.
+func badSign(dir int) float64 {
+	if dir < 0 {
+		return -1
+	}
+	return 1
+}
+
 // usageResidual is, for a node's or a service's resource use (CPU, memory,
 // network, disk) that is the sum of what the pods placed on it use, the
 // part of its rise its pods' rises do not account for, in its baseline
@@ -342,7 +439,9 @@ func shift(s *ingest.Series, b0, b1 int, cells []int) (float64, float64) {
 		return math.NaN(), math.NaN()
 	}
 	med, mad := medianMAD(bs)
-	scale := math.Max(measure.MADToSigma*mad, 0.05*math.Abs(med))
+	sb := append([]float64(nil), bs...)
+	sort.Float64s(sb)
+	scale := measure.RobustSpread(bs, med, mad, measure.QuantileSorted(sb, 0.75)-measure.QuantileSorted(sb, 0.25))
 	return measure.Quantile(ws, 0.5) - med, scale
 }
 

@@ -92,11 +92,18 @@ type Candidate struct {
 	Node          int // graph node index (-1 for the baseline methods' series)
 	NodeID        string
 	Service       string
-	Component     string // most specific entity: pod, GPU UUID, edge, node, or service
+	Component     string // the part one acts on (Part): pod, GPU UUID, node, rollout, or service (workload) — never an edge
 	ComponentKind ingest.EntityKind
-	Signal        ingest.SignalKind
-	Facet         string
-	Score         float64
+	// Via is the entity the signal was measured on when it is not the
+	// component ("edge/checkout->cart" for a call's latency resolved to
+	// the callee's replica or the network to it), "" otherwise.
+	Via string
+	// PartWhy says how the component was resolved from Via ("" when the
+	// signal is the component's own).
+	PartWhy string
+	Signal  ingest.SignalKind
+	Facet   string
+	Score   float64
 	// Confidence is the probability that the candidate's service is the
 	// root cause (tcg; calibrated on the development sets), 0..1.
 	Confidence float64
@@ -149,6 +156,11 @@ type Result struct {
 	Confident       bool
 	// Abstention says why the verdict is not confident ("" when it is).
 	Abstention string
+	// Changes are the look-back's changes (rollouts, configuration
+	// updates, change records), oldest first, each with its relation to the
+	// symptom's onset and its verdict: what the card lists under "what
+	// changed", whatever the method.
+	Changes []ChangeVerdict
 	// Scored holds every candidate of the default method with its score
 	// terms, in rank order (eval refits and re-ranks from it).
 	Scored   []Scored
@@ -159,19 +171,25 @@ type Result struct {
 // Analyze ranks the causes of the incident on the graph.
 func Analyze(g *tcg.Graph, b *ingest.Bundle, opt Options) (*Result, error) {
 	opt = opt.withDefaults()
+	var res *Result
 	switch opt.Method {
 	case "tcg":
-		return analyzeTCG(g, b, opt), nil
+		res = analyzeTCG(g, b, opt)
 	case "baro", "nsigma":
-		return analyzeBaseline(g, b, opt), nil
+		res = analyzeBaseline(g, b, opt)
 	case "selftime":
-		return analyzeSelfTime(g, b, opt), nil
+		res = analyzeSelfTime(g, b, opt)
 	case "traversal":
-		return analyzeTraversal(g, b, opt), nil
+		res = analyzeTraversal(g, b, opt)
 	case "circa":
-		return analyzeCIRCA(g, b, opt), nil
+		res = analyzeCIRCA(g, b, opt)
+	default:
+		return nil, fmt.Errorf("unknown method %q (want one of %s)", opt.Method, strings.Join(Methods(), ", "))
 	}
-	return nil, fmt.Errorf("unknown method %q (want one of %s)", opt.Method, strings.Join(Methods(), ", "))
+	if res.Changes == nil {
+		res.Changes = judgeChanges(g, res.Candidates)
+	}
+	return res, nil
 }
 
 func clip01(x float64) float64 {
@@ -282,9 +300,8 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 			Signal: n.Signal, Facet: string(n.Facet), Score: c.score, Attribution: share, Terms: c.terms,
 			Confidence: prob[services[rank]], Dimensions: dimensions(g, b, i), Series: n.Series[n.Rep],
 			Hosted: g.Hosted[n.Entity.ID()]}
-		if pod, ok := g.SinglePod[n.Entity.Name]; ok && n.Entity.Kind == ingest.KindService {
-			cd.Component, cd.ComponentKind = pod, ingest.KindPod // the most specific entity
-		}
+		part := partOf(g, i)
+		cd.Component, cd.ComponentKind, cd.Via, cd.PartWhy = part.Name, part.Kind, part.Via, part.Why
 		cd.Intervention = counterfactual(g, tLabel, tUnit, tBase, tObs, aT, share)
 		if stillTarget {
 			cd.Intervention.ExplainedShare = math.NaN()
@@ -326,6 +343,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 // probability mass, then node ID; ancestors within the margin first.
 func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT float64, p Params) []scored {
 	reach := reachesTargetService(g)
+	timing := changeTiming(g, p.ChangeTau)
 	// A component's share of the target: do(every own change of the
 	// component := baseline) removes the sum of its signals' shares.
 	// Summed in node order: a float sum in map order differs in its last
@@ -353,6 +371,7 @@ func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT f
 		} else {
 			t[TermTargetShare] = 0
 		}
+		t[TermChangeTiming] = timing[i]
 		sc := 0.0
 		for _, k := range Terms() {
 			sc += p.Weights[k] * t[k]
@@ -654,8 +673,9 @@ func eventsFor(b *ingest.Bundle, n *tcg.Node, g *tcg.Graph) []ingest.Event {
 }
 
 // reachesTargetService marks the nodes with a path to any node of the
-// target's service (its latency, errors, logs ...): a cause must reach the
-// component that alerted, whichever of its signals the alert watched.
+// target's service (its latency, errors, logs ..., and its calls: the
+// call edges it is the caller of): a cause must reach the component that
+// alerted, whichever of its signals the alert watched.
 func reachesTargetService(g *tcg.Graph) []bool {
 	r := make([]bool, len(g.Nodes))
 	if g.Target < 0 {
@@ -664,7 +684,11 @@ func reachesTargetService(g *tcg.Graph) []bool {
 	svc := g.Nodes[g.Target].Entity.Service
 	var queue []int
 	for i, n := range g.Nodes {
-		if i == g.Target || svc != "" && n.Entity.Service == svc && n.Entity.Kind != ingest.KindEdge {
+		// The target's service is its own nodes and its calls: what it
+		// receives from a callee (errors, latency of the call) is what
+		// it serves, whichever of them the alert watched.
+		if i == g.Target || svc != "" && (n.Entity.Service == svc && n.Entity.Kind != ingest.KindEdge ||
+			n.Entity.Kind == ingest.KindEdge && n.Entity.Caller == svc) {
 			r[i] = true
 			queue = append(queue, i)
 		}

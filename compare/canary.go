@@ -358,7 +358,12 @@ func selectGroups(gs []*peers.Group, sel string) ([]*peers.Group, error) {
 		case strings.Contains(strings.ToLower(key), "hash"):
 			ok = strings.HasSuffix(g.Name, "-"+val) || g.Version == val
 		default:
-			ok = g.Version == val
+			// A group none of whose pods reported (a release whose pods
+			// never came up) has no version label: its workload's name
+			// says it when the release is a Deployment per version
+			// ("cart-v2"). Selected, it is judged (its availability), never
+			// left out.
+			ok = g.Version == val || g.Version == "" && slices.Contains(strings.Split(g.Workload, "-"), val)
 		}
 		if ok {
 			out = append(out, g)
@@ -397,6 +402,12 @@ func judgeCanary(b *ingest.Bundle, m *peers.Model, j canaryJob, opt CanaryOption
 		if mt, ok := judgeMetric(f, mem, base, cells, opt); ok {
 			w.Metrics = append(w.Metrics, mt)
 		}
+	}
+	// What the canary does to others: the calls its pods stopped making
+	// (the same contrast the ranking's rollout nodes use).
+	cr := peers.Rollout{Service: j.service, New: c, Old: j.baseline}
+	if ct, stopped := m.CallsContrast(b, cr, cells, opt.Peers.WithDefaults().MinCells); ct.Cells > 0 {
+		w.Metrics = append(w.Metrics, judgeCalls(ct, stopped, cells, opt))
 	}
 	if j.rollout != nil {
 		r := *j.rollout
@@ -515,6 +526,21 @@ func judgeAvailability(av []float64, c peers.Cells, opt CanaryOptions) Metric {
 		ao.MinCells = n
 	}
 	decideMetric(&mt, ct, -1, c, ao)
+	return mt
+}
+
+// callsName is the calls metric's name.
+const callsName = "calls (share of the baseline's callees the canary's pods call)"
+
+// judgeCalls judges the calls a canary's pods make against its baseline's
+// (peers.Model.CallsContrast): critical — a release that stopped calling
+// a dependency fails its callers however healthy its own metrics look.
+func judgeCalls(ct peers.Contrast, stopped []string, c peers.Cells, opt CanaryOptions) Metric {
+	mt := Metric{Name: callsName, Signal: "calls", Critical: true, Direction: -1, Unit: "ratio"}
+	decideMetric(&mt, ct, -1, c, opt)
+	if len(stopped) > 0 && mt.Bad {
+		mt.Reason = "stopped calling " + strings.Join(stopped, ", ") + "; " + mt.Reason
+	}
 	return mt
 }
 

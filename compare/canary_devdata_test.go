@@ -97,11 +97,13 @@ func TestCanaryDevelopmentCases(t *testing.T) {
 		}
 	}
 	if tl := sets["changerca-dev"]; tl != nil {
-		if tl.defects >= 11 && tl.defectFail < 9 {
-			t.Errorf("changerca-dev: the defective release failed in %d of %d runs, want at least 9", tl.defectFail, tl.defects)
+		// Issue 40: the defective release fails in at least 21 of 24
+		// runs (7/8 of them), healthy releases pass at least 95%.
+		if tl.defects >= 8 && 8*tl.defectFail < 7*tl.defects {
+			t.Errorf("changerca-dev: the defective release failed in %d of %d runs, want at least 7/8", tl.defectFail, tl.defects)
 		}
-		if tl.healthy > 0 && float64(tl.healthyPass) < 0.9*float64(tl.healthy) {
-			t.Errorf("changerca-dev: healthy releases passed in %d of %d, want at least 90%%", tl.healthyPass, tl.healthy)
+		if tl.healthy > 0 && float64(tl.healthyPass) < 0.95*float64(tl.healthy) {
+			t.Errorf("changerca-dev: healthy releases passed in %d of %d, want at least 95%%", tl.healthyPass, tl.healthy)
 		}
 	}
 }

@@ -345,3 +345,24 @@ func TestAvailabilityNeverUp(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectGroupsUnreportedRelease: --canary version=v2 selects a
+// release none of whose pods reported (no version label on any series)
+// by its Deployment-per-version workload name, so that it is judged (its
+// availability) rather than left out; a group whose known version differs
+// is not selected, nor is a workload whose name only contains the value
+// inside a word.
+func TestSelectGroupsUnreportedRelease(t *testing.T) {
+	gs := []*peers.Group{
+		{Name: "cart-v1-685f9dd56f", Workload: "cart-v1", Version: "v1"},
+		{Name: "cart-v2-54455997f4", Workload: "cart-v2"},
+		{Name: "cartv2x-5b485cdcf", Workload: "cartv2x"},
+	}
+	got, err := selectGroups(gs, "version=v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Name != "cart-v2-54455997f4" {
+		t.Fatalf("selected %v, want the unreported release cart-v2", got)
+	}
+}

@@ -43,10 +43,22 @@ func CausesOf(r *causal.Result, n int) []Cause {
 		if i >= n {
 			break
 		}
-		out = append(out, Cause{Rank: i + 1, Service: c.Service, Component: c.Component, ComponentKind: c.ComponentKind.String(),
+		kind, comp := measuredOn(c.ComponentKind.String(), c.Component, c.Via)
+		out = append(out, Cause{Rank: i + 1, Service: c.Service, Component: comp, ComponentKind: kind,
 			Signal: c.Signal.String(), Facet: c.Facet, NodeID: c.NodeID})
 	}
 	return out
+}
+
+// measuredOn is the entity a cause's signal was measured on: its Via
+// ("edge/a->b") when the analysis resolved the signal to another part
+// (the callee's replica, a workload), else the component itself. compare
+// judges the signal where it was measured.
+func measuredOn(kind, comp, via string) (string, string) {
+	if k, name, ok := strings.Cut(via, "/"); ok && name != "" {
+		return k, name
+	}
+	return kind, comp
 }
 
 // Options are the thresholds and choices of a comparison. Zero fields take

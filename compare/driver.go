@@ -64,6 +64,7 @@ type scorecardJSON struct {
 		Service       string `json:"service"`
 		Component     string `json:"component"`
 		ComponentKind string `json:"component_kind"`
+		Via           string `json:"via"`
 		Signal        string `json:"signal"`
 	} `json:"causes"`
 }
@@ -92,7 +93,8 @@ func CausesFromScorecard(path string, n int, maxBytes int64) ([]Cause, error) {
 		if rank == 0 {
 			rank = i + 1
 		}
-		out = append(out, Cause{Rank: rank, Service: c.Service, Component: c.Component, ComponentKind: c.ComponentKind, Signal: c.Signal})
+		kind, comp := measuredOn(c.ComponentKind, c.Component, c.Via)
+		out = append(out, Cause{Rank: rank, Service: c.Service, Component: comp, ComponentKind: kind, Signal: c.Signal})
 	}
 	return out, nil
 }

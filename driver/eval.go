@@ -37,6 +37,7 @@ Examples:
   pipeline-analyze eval cases
   pipeline-analyze eval --methods tcg,baro,nsigma --json cases > eval.json
   pipeline-analyze eval -q --fit --leave-one-out cases/a cases/b
+  pipeline-analyze eval -q --split check cases/a cases/b
 `
 
 // label is the ground truth of a case.
@@ -97,6 +98,7 @@ type evalOpts struct {
 	fit     bool
 	loo     bool
 	ablate  string
+	split   string
 }
 
 // newEvalFlags defines the eval command's flags.
@@ -113,8 +115,9 @@ func newEvalFlags() (*pflag.FlagSet, *evalOpts) {
 	fs.BoolVar(&o.fit, "fit", false, "fit the default method's score weights on the cases and print them")
 	fs.BoolVar(&o.loo, "leave-one-out", false, "with --fit: per set (each DIR), weights fitted on the other sets, scored on it by the score alone and as the method ranks (its order rules included)")
 	fs.StringVar(&o.ablate, "ablate", "", "turn these score `TERMS` off (comma-separated: "+strings.Join(causal.Terms(), ", ")+")")
+	fs.StringVar(&o.split, "split", splitAll, "`HALF` of each set's cases to score: all, design or check (a fixed half by fault and a hash of the case id; check prints aggregates only, and with --fit its weights come from the design half)")
 	_ = fs.MarkHidden("dump-evidence")
-	setGroup(fs, groupAnalysis, "methods", "jobs", "fit", "leave-one-out", "ablate")
+	setGroup(fs, groupAnalysis, "methods", "jobs", "fit", "leave-one-out", "ablate", "split")
 	fs.BoolVar(&o.asJSON, "json", false, "print JSON (per case and summary) instead of tables")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
 	setGroup(fs, groupOutput, "json", "quiet")
@@ -155,6 +158,22 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pipeline-analyze eval: no case directories with a label.json under %s\n", strings.Join(fs.Args(), " "))
 		return 1
 	}
+	switch o.split {
+	case splitAll, splitDesign, splitCheck:
+	default:
+		return usageErrorFor(stderr, "eval", fmt.Errorf("--split: unknown half %q (want all, design or check)", o.split))
+	}
+	half := caseHalves(describeCases(cases, fs.Args()))
+	// With --split check and --fit, the weights are fitted on the design
+	// half: both halves are analysed, the check half scored.
+	fitOnDesign := o.split == splitCheck && (*fit || *loo)
+	var kept []string
+	for _, c := range cases {
+		if o.split == splitAll || half[c] == o.split || fitOnDesign {
+			kept = append(kept, c)
+		}
+	}
+	cases = kept
 	so, err := af.options()
 	if err != nil {
 		return usageErrorFor(stderr, "eval", err)
@@ -183,7 +202,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 					}
 					mu.Lock()
 					done++
-					if !*quiet && progress {
+					if !*quiet && progress && o.split != splitCheck {
 						r := results[k][0]
 						fmt.Fprintf(stderr, "[%d/%d] %s %s: truth %s, top %v (%.2fs)\n", done, len(idx), r.Case, r.Fault, r.Truth, first(r.Services, 3), r.Seconds)
 					}
@@ -203,9 +222,17 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		all[i] = i
 	}
 	results := run(all, ms, copt, true)
-	var flat []caseResult
-	for _, r := range results {
-		flat = append(flat, r...)
+	// flat are the results scored (the chosen half); design are the
+	// design half's, on which --split check fits.
+	var flat, design []caseResult
+	var scoredIdx []int
+	for k, r := range results {
+		if o.split == splitAll || half[cases[k]] == o.split {
+			flat = append(flat, r...)
+			scoredIdx = append(scoredIdx, k)
+		} else {
+			design = append(design, r...)
+		}
 	}
 	if *dump != "" {
 		var sb strings.Builder
@@ -221,25 +248,37 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	sum := summarize(flat, ms)
+	perSet := summarizeSets(flat, ms)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
-			Cases   []caseResult  `json:"cases"`
-			Summary []evalSummary `json:"summary"`
-		}{flat, sum}); err != nil {
+		out := struct {
+			Split   string        `json:"split"`
+			Cases   []caseResult  `json:"cases,omitempty"`
+			Summary []evalSummary `json:"summary,omitempty"`
+			Sets    []setSummary  `json:"sets"`
+		}{Split: o.split, Cases: flat, Summary: sum, Sets: perSet}
+		if o.split == splitCheck {
+			out.Cases, out.Summary = nil, nil // aggregates per set only
+		}
+		if err := enc.Encode(out); err != nil {
 			return 1
 		}
 		return 0
 	}
-	printEval(stdout, flat, sum, ms)
+	if o.split != splitCheck {
+		printEval(stdout, flat, sum, ms)
+	} else {
+		printEvalOverall(stdout, flat, sum, ms)
+	}
+	printSets(stdout, perSet, o.split)
 	if *fit || *loo {
 		var rerun heldOutRun
-		if *loo && slices.Contains(ms, "tcg") {
+		if (*loo || fitOnDesign) && slices.Contains(ms, "tcg") {
 			rerun = func(set string, weights map[string]float64, none float64) []caseResult {
 				var idx []int
-				for i, c := range cases {
-					if setOf(c, fs.Args()) == set {
+				for _, i := range scoredIdx {
+					if setOf(cases[i], fs.Args()) == set {
 						idx = append(idx, i)
 					}
 				}
@@ -257,7 +296,11 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 				return out
 			}
 		}
-		printFit(stdout, trainingCases(flat), copt.Ablate, *loo, rerun)
+		train := trainingCases(flat)
+		if fitOnDesign {
+			train = trainingCases(design)
+		}
+		printFit(stdout, train, trainingCases(flat), fitOnDesign, copt.Ablate, *loo, rerun)
 	}
 	return 0
 }
@@ -412,64 +455,73 @@ func sameComponent(a, b string) bool {
 	return ingest.ComponentBase(a) == ingest.ComponentBase(b) && (strings.Contains(a, "_AWS::") || strings.Contains(b, "_AWS::"))
 }
 
-// componentMatches reports whether a candidate names the labelled component:
-// the same entity name, a series label equal to it (pod, GPU UUID), or, for
-// an edge, a label naming the edge's callee pod. A label whose component is
-// the whole workload (comp == service) is hit by any candidate of that
-// service; one whose component names no entity of the bundle (e.g. the
-// system's load) by a candidate of that service and signal.
+// componentMatches reports whether a candidate names the labelled
+// component strictly: the part an on-call acts on (a pod, GPU, node or
+// workload) itself, never a neighbour of it.
 //
-// A device cause (a GPU or node) also counts for a pod-level label when the
-// device serves that pod (an exporter's pod label on any of its series):
-// naming the replica's GPU points at the right replica.
+//   - A label naming the whole workload (comp == svc) is hit by a candidate
+//     of that service that is the workload, one of its pods or its rollout;
+//     not by a GPU, node or call edge.
+//   - A label naming a release ("deployment/router", "cart-v2": the new
+//     version's workload) is hit by a rollout of that service (package
+//     peers) or by the service's change; a label naming the workload by
+//     kind ("deployment/router") also by a candidate of that service
+//     whose signal is the label's.
+//   - A label naming a call edge ("caller->callee") is hit by the callee
+//     itself (its workload or a pod of it: what is slow or failing on the
+//     far side), never by the edge.
+//   - Any other label names an entity: hit by the candidate that is that
+//     entity (the pod, the GPU UUID, the node), or, when the label names
+//     no entity of the bundle, by a candidate of that service and signal.
+//
+// A call edge is never a hit (issue 41: an edge is not something one can
+// restart, drain or roll back), nor is a GPU or node for a pod it serves.
 func componentMatches(c causal.Candidate, g *tcg.Graph, isEntity bool, comp, svc, signal string) bool {
-	if comp == "" {
+	if comp == "" || c.ComponentKind == ingest.KindEdge {
+		return false
+	}
+	workloadPart := func() bool { // the service's workload, a pod of it, or its rollout
+		if c.Service != svc {
+			return false
+		}
+		switch c.ComponentKind {
+		case ingest.KindService, ingest.KindPod, ingest.KindRollout:
+			return true
+		}
 		return false
 	}
 	if comp == svc {
-		return c.Service == svc
+		return workloadPart()
 	}
-	// A rollout (package peers) is named by its new version's workload or
-	// ReplicaSet; a label may name it so, name its workload by kind
-	// ("deployment/router"), or say only that the cause is its service's
-	// change.
+	if caller, callee, ok := strings.Cut(comp, "->"); ok && caller != "" && callee != "" {
+		return c.Service == callee && (c.ComponentKind == ingest.KindService || c.ComponentKind == ingest.KindPod)
+	}
+	kind, name, byKind := strings.Cut(comp, "/")
+	byKind = byKind && !isEntity && workloadKinds[strings.ToLower(kind)]
+	release := byKind || !isEntity && strings.HasPrefix(comp, svc+"-")
 	if c.ComponentKind == ingest.KindRollout {
 		if c.Service != svc {
 			return false
 		}
-		_, name, byKind := strings.Cut(comp, "/")
-		switch {
-		case comp == c.Component, byKind && (name == c.Component || name == ingest.WorkloadOf(c.Component) || name == svc):
-			return true
-		}
-		return signal == ingest.SignalChange.String() || signal == "deploy" || !isEntity && strings.HasPrefix(comp, svc)
+		return comp == c.Component || release || byKind && (name == c.Component || name == ingest.WorkloadOf(c.Component))
 	}
-	// "deployment/router": a Kubernetes workload named by kind, as a
-	// rollout label has it, is hit by a change (rollout) cause of it.
-	if kind, name, ok := strings.Cut(comp, "/"); ok && !isEntity && workloadKinds[strings.ToLower(kind)] {
-		return c.Service == name && (c.Signal == ingest.SignalChange || signal != "" && c.Signal.String() == signal)
+	if release && c.Service == svc && c.Signal == ingest.SignalChange {
+		return true // the service's change: the release itself
 	}
-	if !isEntity && signal != "" {
-		return c.Service == svc && c.Signal.String() == signal
+	if byKind {
+		return c.Service == name && signal != "" && c.Signal.String() == signal &&
+			(c.ComponentKind == ingest.KindService || c.ComponentKind == ingest.KindPod)
+	}
+	if !isEntity {
+		return signal != "" && c.Signal.String() == signal && workloadPart()
 	}
 	if c.Component == comp {
 		return true
 	}
-	series := []*ingest.Series{c.Series}
-	if g != nil && c.Node >= 0 && c.Node < len(g.Nodes) {
-		series = g.Nodes[c.Node].Series
-	}
-	for _, s := range series {
-		if s == nil {
-			continue
-		}
-		for _, l := range s.Labels {
-			if l.Value == comp {
-				return true
-			}
-		}
-	}
-	if c.ComponentKind == ingest.KindEdge && strings.HasSuffix(c.Component, "->"+svc) && ingest.WorkloadOf(comp) == svc {
+	// A GPU candidate is named by its UUID; a node by its name: both are
+	// the Component. A pod's candidate may be its service's node when the
+	// service has that one pod (tcg.Graph.SinglePod maps it).
+	if g != nil && c.ComponentKind == ingest.KindService && g.SinglePod[c.Service] == comp {
 		return true
 	}
 	return false

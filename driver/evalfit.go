@@ -7,7 +7,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
@@ -87,19 +86,24 @@ func rankMetrics(w map[string]float64, cases []causal.TrainingCase) (ac1, ac3, a
 // included), and returns their results.
 type heldOutRun func(set string, weights map[string]float64, none float64) []caseResult
 
-// printFit prints the weights fitted on all the cases and, per set, the
-// leave-one-set-out result: weights fitted on the other sets, scored on it
-// by the score alone and, when rerun is set, as the method ranks with them
-// (the order rules — ancestors first, no content that explains nothing
-// first — included, which the score alone leaves out).
-func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo bool, rerun heldOutRun) {
+// printFit prints the weights fitted on the training cases and, per set,
+// the leave-one-set-out result: weights fitted on the other sets'
+// training cases, scored on the set's test cases by the score alone and,
+// when rerun is set, as the method ranks with them (the order rules —
+// ancestors first, no content that explains nothing first — included,
+// which the score alone leaves out). train and test are the same cases
+// but with eval --split check, where train is the design half and test
+// the check half; then, without --leave-one-out, the check half is scored
+// with the weights fitted on the whole design half.
+func printFit(w io.Writer, train, test []causal.TrainingCase, separate bool, ablate []string, loo bool, rerun heldOutRun) {
 	terms := fitTerms(ablate)
-	all, none := causal.Fit(cases, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
-	cal := causal.FitCalibration(outOfFold(cases, terms))
-	fmt.Fprintf(w, "fit on %d cases (terms %s): %s, none %.2f, calibration slope %.2f intercept %.2f\n", len(cases),
+	fixed := map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}
+	all, none := causal.Fit(train, causal.FitOptions{Terms: terms, Fixed: fixed})
+	cal := causal.FitCalibration(outOfFold(train, terms))
+	fmt.Fprintf(w, "fit on %d cases (terms %s): %s, none %.2f, calibration slope %.2f intercept %.2f\n", len(train),
 		strings.Join(terms, ","), fmtWeights(all), none, cal.Slope, cal.Intercept)
 	cover := map[string][3]int{}
-	for _, c := range cases {
+	for _, c := range test {
 		v := cover[c.Set]
 		v[0]++
 		best, reach := -1.0, false
@@ -122,66 +126,82 @@ func printFit(w io.Writer, cases []causal.TrainingCase, ablate []string, loo boo
 		v := cover[s]
 		fmt.Fprintf(w, "  %s: truth among the candidates in %d of %d cases, its best candidate reaches the target in %d\n", s, v[1], v[0], v[2])
 	}
-	if !loo {
-		return
-	}
 	sets := map[string][]causal.TrainingCase{}
-	for _, c := range cases {
+	for _, c := range test {
 		sets[c.Set] = append(sets[c.Set], c)
 	}
-	names := make([]string, 0, len(sets))
-	for s := range sets {
-		names = append(names, s)
+	names := slices.Sorted(maps.Keys(sets))
+	if !loo {
+		if separate {
+			// --split check --fit: the check half under the design half's weights.
+			printHeldOut(w, "scored with the weights fitted on the design half", names, sets, rerun,
+				func(string) (map[string]float64, float64) { return all, none })
+		}
+		return
 	}
-	sort.Strings(names)
-	fmt.Fprintf(w, "%-16s %4s  %4s %4s %4s %5s  weights fitted on the other sets\n", "held-out set", "n", "AC@1", "AC@3", "AC@5", "Avg@5")
-	mean := 0.0
-	foldW := map[string]map[string]float64{}
-	foldNone := map[string]float64{}
-	for _, s := range names {
-		var train []causal.TrainingCase
-		for _, o := range names {
-			if o != s {
-				train = append(train, sets[o]...)
+	fold := func(s string) (map[string]float64, float64) {
+		var tr []causal.TrainingCase
+		for _, c := range train {
+			if c.Set != s {
+				tr = append(tr, c)
 			}
 		}
-		wt, nn := causal.Fit(train, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
-		foldW[s], foldNone[s] = wt, nn
-		a1, a3, a5, av := rankMetrics(wt, sets[s])
-		mean += a1
-		fmt.Fprintf(w, "%-16s %4d  %4.2f %4.2f %4.2f %5.2f  %s, none %.2f\n", s, len(sets[s]), a1, a3, a5, av, fmtWeights(wt), nn)
+		return causal.Fit(tr, causal.FitOptions{Terms: terms, Fixed: fixed})
 	}
-	fmt.Fprintf(w, "leave-one-set-out mean AC@1 over %d sets: %.3f\n", len(names), mean/float64(max(1, len(names))))
-	if rerun != nil {
-		fmt.Fprintf(w, "held out, as the method ranks (the order rules included):\n")
-		fmt.Fprintf(w, "%-16s %4s  %4s %4s %4s %5s %5s\n", "held-out set", "n", "AC@1", "AC@3", "AC@5", "Avg@5", "C@1")
-		mean = 0
-		for _, s := range names {
-			m := heldOutMetrics(rerun(s, foldW[s], foldNone[s]))
-			mean += m.AC1
-			fmt.Fprintf(w, "%-16s %4d  %4.2f %4.2f %4.2f %5.2f %5.2f\n", s, m.N, m.AC1, m.AC3, m.AC5, m.Avg5, m.Comp1)
-		}
-		fmt.Fprintf(w, "leave-one-set-out mean AC@1 over %d sets, as the method ranks: %.3f\n", len(names), mean/float64(max(1, len(names))))
-	}
+	printHeldOut(w, "weights fitted on the other sets", names, sets, rerun, fold)
 	// Calibration of the held-out probabilities of the top service.
 	var preds []calPoint
 	for _, s := range names {
-		var train []causal.TrainingCase
-		for _, o := range names {
-			if o != s {
-				train = append(train, sets[o]...)
+		var tr []causal.TrainingCase
+		for _, c := range train {
+			if c.Set != s {
+				tr = append(tr, c)
 			}
 		}
-		wt, nn := causal.Fit(train, causal.FitOptions{Terms: terms, Fixed: map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}})
+		wt, nn := causal.Fit(tr, causal.FitOptions{Terms: terms, Fixed: fixed})
 		// The calibration is fitted on the training sets too, on margins
 		// each set got from weights fitted without it (as held-out sets
 		// will see them).
-		cal := causal.FitCalibration(outOfFold(train, terms))
+		cal := causal.FitCalibration(outOfFold(tr, terms))
 		for _, pt := range topPoints(wt, nn, cal, sets[s]) {
 			preds = append(preds, calPoint{pt.P, pt.Right})
 		}
 	}
 	printCalibration(w, "leave-one-set-out", preds)
+}
+
+// printHeldOut prints, per set, the test cases scored with the weights
+// weights(set) gives: by the score alone, then, when rerun is set, as the
+// method ranks with them (the order rules included).
+func printHeldOut(w io.Writer, how string, names []string, sets map[string][]causal.TrainingCase, rerun heldOutRun,
+	weights func(string) (map[string]float64, float64)) {
+	fmt.Fprintf(w, "%-16s %4s  %4s %4s %4s %5s  %s\n", "held-out set", "n", "AC@1", "AC@3", "AC@5", "Avg@5", how)
+	mean := 0.0
+	foldW := map[string]map[string]float64{}
+	foldNone := map[string]float64{}
+	for _, s := range names {
+		wt, nn := weights(s)
+		foldW[s], foldNone[s] = wt, nn
+		a1, a3, a5, av := rankMetrics(wt, sets[s])
+		mean += a1
+		fmt.Fprintf(w, "%-16s %4d  %4.2f %4.2f %4.2f %5.2f  %s, none %.2f\n", s, len(sets[s]), a1, a3, a5, av, fmtWeights(wt), nn)
+	}
+	fmt.Fprintf(w, "mean AC@1 over %d sets, by the score alone: %.3f\n", len(names), mean/float64(max(1, len(names))))
+	if rerun == nil {
+		return
+	}
+	fmt.Fprintf(w, "held out, as the method ranks (the order rules included):\n")
+	fmt.Fprintf(w, "%-16s %4s  %4s %4s %4s %5s %5s %5s\n", "held-out set", "n", "AC@1", "AC@3", "AC@5", "Avg@5", "C@1", "C@3")
+	mean = 0
+	meanC := 0.0
+	for _, s := range names {
+		m := heldOutMetrics(rerun(s, foldW[s], foldNone[s]))
+		mean += m.AC1
+		meanC += m.Comp1
+		fmt.Fprintf(w, "%-16s %4d  %4.2f %4.2f %4.2f %5.2f %5.2f %5.2f\n", s, m.N, m.AC1, m.AC3, m.AC5, m.Avg5, m.Comp1, m.Comp3)
+	}
+	n := float64(max(1, len(names)))
+	fmt.Fprintf(w, "mean over %d sets, as the method ranks: AC@1 %.3f, C@1 %.3f\n", len(names), mean/n, meanC/n)
 }
 
 // topPoints are the cases' top-service probabilities (calibrated by cal)
@@ -305,8 +325,11 @@ func heldOutMetrics(rs []caseResult) evalSummary {
 		if r.CompHit {
 			m.Comp1++
 		}
+		if r.CompHit3 {
+			m.Comp3++
+		}
 	}
 	n := float64(max(1, m.N))
-	m.AC1, m.AC3, m.AC5, m.Avg5, m.Comp1 = m.AC1/n, m.AC3/n, m.AC5/n, m.Avg5/n, m.Comp1/n
+	m.AC1, m.AC3, m.AC5, m.Avg5, m.Comp1, m.Comp3 = m.AC1/n, m.AC3/n, m.AC5/n, m.Avg5/n, m.Comp1/n, m.Comp3/n
 	return m
 }

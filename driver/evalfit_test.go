@@ -40,7 +40,7 @@ func TestEvalLeaveOneOutAsRanked(t *testing.T) {
 	// The folds' weights, from the score-only table.
 	fold := regexp.MustCompile(`(?m)^(a|b)\s+2\s+[\d.]+ [\d.]+ [\d.]+\s+[\d.]+\s+(target_share.*), none (-?[\d.]+)$`)
 	folds := fold.FindAllStringSubmatch(out[:i], -1)
-	row := regexp.MustCompile(`(?m)^(a|b)\s+(\d+)\s+([\d.]+ [\d.]+ [\d.]+\s+[\d.]+)\s+([\d.]+)$`)
+	row := regexp.MustCompile(`(?m)^(a|b)\s+(\d+)\s+([\d.]+ [\d.]+ [\d.]+\s+[\d.]+)\s+([\d.]+)\s+([\d.]+)$`)
 	rows := row.FindAllStringSubmatch(out[i:], -1)
 	if len(folds) != 2 || len(rows) != 2 {
 		t.Fatalf("want a fold and a row per held-out set, got %d and %d:\n%s", len(folds), len(rows), out)
@@ -61,14 +61,14 @@ func TestEvalLeaveOneOutAsRanked(t *testing.T) {
 			t.Fatalf("eval %v: exit %d: %s", args, code, pe.String())
 		}
 		// overall  n AC@1 AC@3 AC@5 Avg@5 C@1 C@3
-		m := regexp.MustCompile(`(?m)^overall\s+2\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)`).FindStringSubmatch(po.String())
+		m := regexp.MustCompile(`(?m)^overall\s+2\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)`).FindStringSubmatch(po.String())
 		if m == nil {
 			t.Fatalf("no overall row in:\n%s", po.String())
 		}
 		want := strings.Join(m[1:5], " ")
 		got := strings.Join(strings.Fields(r[3]), " ")
-		if got != want || r[4] != m[5] {
-			t.Errorf("set %s held out as ranked: %s C@1 %s; eval with the fold's weights: %s C@1 %s", r[1], got, r[4], want, m[5])
+		if got != want || r[4] != m[5] || r[5] != m[6] {
+			t.Errorf("set %s held out as ranked: %s C@1 %s C@3 %s; eval with the fold's weights: %s C@1 %s C@3 %s", r[1], got, r[4], r[5], want, m[5], m[6])
 		}
 	}
 }

@@ -40,3 +40,47 @@ func MedianMAD(xs, scratch []float64) (med, mad float64) {
 	}
 	return med, QuantileInPlace(dev, 0.5)
 }
+
+// RelativeFloor floors a robust spread that has one of its own at this
+// share of the baseline's median: a series whose usual jitter is a
+// fraction of a percent of its level does not turn a 10% move into 30 σ.
+const RelativeFloor = 0.05
+
+// FlatRelativeFloor floors the spread of a flat baseline (MAD and IQR
+// zero: most samples exactly equal, like a success ratio of 1.000 or a
+// clock pinned at its maximum) at this share of its median. Such a series
+// is measured without noise: its departure is a certain change, scored by
+// its size against the baseline's own resolution (FlatSpread), never
+// against the 5% floor that would make a success ratio falling from 1.000
+// to 0.96 read under 1 σ.
+const FlatRelativeFloor = 1e-3
+
+// RobustSpread returns a baseline's spread in σ units from its median
+// med, MAD (unscaled) and IQR: max(MADToSigma·MAD, IQR/1.349) floored at
+// RelativeFloor·|med| — unless both are zero (a flat baseline), when it is
+// FlatSpread. xs are the baseline's samples (NaN skipped).
+func RobustSpread(xs []float64, med, mad, iqr float64) float64 {
+	spread := math.Max(MADToSigma*mad, iqr/1.349)
+	if spread > 0 {
+		return math.Max(spread, RelativeFloor*math.Abs(med))
+	}
+	return FlatSpread(xs, med)
+}
+
+// FlatSpread is the spread of a flat baseline: the mean absolute
+// deviation of its samples from the median (its few departures, if any,
+// set its resolution), floored at FlatRelativeFloor·|med|. 0 for a baseline
+// that is exactly constant at 0 (the caller's own floor applies). O(n).
+func FlatSpread(xs []float64, med float64) float64 {
+	sum, n := 0.0, 0
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			sum += math.Abs(x - med)
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return math.Max(sum/float64(n), FlatRelativeFloor*math.Abs(med))
+}

@@ -73,6 +73,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 	}
 	c.Pruned = Pruned{Shown: len(shown), Total: r.Total, Dropped: r.Dropped + len(r.Candidates) - len(shown), MinScore: r.MinScore}
 	c.Verdict = verdict(g, r, c)
+	c.Changes, c.OlderChanges = changeRows(r.Changes)
 	for i := range r.RequestBreaks[:min(maxRequestBreaks, len(r.RequestBreaks))] {
 		p := &r.RequestBreaks[i]
 		rc := RequestBreak{Service: p.Service, Evidence: patternEvidence(p)}
@@ -234,6 +235,10 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 	if top.Node >= 0 {
 		words = nodeWords(g.Nodes[top.Node])
 	}
+	if top.Via != "" {
+		// the part one acts on, and the signal where it was measured
+		words = top.ComponentKind.String() + " " + top.Component + " (" + signalWords(top.Signal, top.Facet) + " of " + strings.Replace(top.Via, "->", " → ", 1) + ")"
+	}
 	v := Verdict{Confident: r.Confident && r.Method == MethodTCG, MinShare: r.MinVerdictShare}
 	if v.Confident {
 		v.Text = fmt.Sprintf("root cause: %s, confidence %.2f", words, top.Confidence)
@@ -304,7 +309,7 @@ func severity(cand causal.Candidate, method string) string {
 // buildCause renders one ranked candidate with its evidence ce.
 func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce evidence.Cause) Cause {
 	cs := Cause{Rank: i + 1, Service: cand.Service, Component: cand.Component, ComponentKind: cand.ComponentKind.String(),
-		Signal: cand.Signal.String(), Score: cand.Score, Confidence: cand.Confidence, Severity: severity(cand, r.Method),
+		Via: cand.Via, PartWhy: cand.PartWhy, Signal: cand.Signal.String(), Score: cand.Score, Confidence: cand.Confidence, Severity: severity(cand, r.Method),
 		State: cand.State.String()}
 	if cand.Facet != "" {
 		cs.Signal += "/" + cand.Facet

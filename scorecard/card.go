@@ -71,9 +71,15 @@ type Card struct {
 	Demo          string   `json:"demo"`   // non-empty when run on the embedded demo: says so and how to run on your data
 	Incident      Incident `json:"incident"`
 	Verdict       Verdict  `json:"verdict"`
-	Causes        []Cause  `json:"causes"`      // rank order
-	Unexplained   float64  `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
-	Pruned        Pruned   `json:"pruned"`
+	Causes        []Cause  `json:"causes"` // rank order
+	// Changes are the look-back's changes (rollouts, configuration
+	// updates, change records), oldest first, at most maxChangeRows, each
+	// with its relation to the symptom's onset and its verdict; OlderChanges
+	// counts the older ones left out.
+	Changes      []ChangeRow `json:"changes"`
+	OlderChanges int         `json:"older_changes"`
+	Unexplained  float64     `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
+	Pruned       Pruned      `json:"pruned"`
 	// RequestBreaks are the services whose requests broke (most of them
 	// stopped doing what they did: a per-request pattern test), the most
 	// significant first, at most three; when no cause explains a share of
@@ -146,19 +152,24 @@ type Verdict struct {
 
 // Cause is one ranked root-cause candidate.
 type Cause struct {
-	Rank          int          `json:"rank"` // 1-based
-	Service       string       `json:"service"`
-	Component     string       `json:"component"`      // entity name, e.g. GPU UUID or pod name
-	ComponentKind string       `json:"component_kind"` // "pod", "gpu", "edge", "node", "service", "rollout"
-	Signal        string       `json:"signal"`
-	Score         float64      `json:"score"`
-	Confidence    float64      `json:"confidence"` // 0..1
-	Severity      string       `json:"severity"`   // SeverityCritical, SeverityWarning, SeverityInfo
-	State         string       `json:"state"`      // StateRootConfirmed, ...
-	Intervention  Intervention `json:"intervention"`
-	Dimensions    []Dimension  `json:"dimensions"`
-	Evidence      []Evidence   `json:"evidence"`
-	Path          []PathStep   `json:"path"` // propagation path from this cause to the target
+	Rank          int    `json:"rank"` // 1-based
+	Service       string `json:"service"`
+	Component     string `json:"component"`      // entity name, e.g. GPU UUID or pod name
+	ComponentKind string `json:"component_kind"` // "pod", "gpu", "node", "service", "rollout" (never "edge": see Via)
+	// Via is the entity the signal was measured on when it is not the
+	// component ("edge/checkout->cart": a call's latency resolved to the
+	// callee's replica or the network to it); PartWhy says how.
+	Via          string       `json:"via,omitempty"`
+	PartWhy      string       `json:"part_why,omitempty"`
+	Signal       string       `json:"signal"`
+	Score        float64      `json:"score"`
+	Confidence   float64      `json:"confidence"` // 0..1
+	Severity     string       `json:"severity"`   // SeverityCritical, SeverityWarning, SeverityInfo
+	State        string       `json:"state"`      // StateRootConfirmed, ...
+	Intervention Intervention `json:"intervention"`
+	Dimensions   []Dimension  `json:"dimensions"`
+	Evidence     []Evidence   `json:"evidence"`
+	Path         []PathStep   `json:"path"` // propagation path from this cause to the target
 	// NextSteps are what to check to confirm the cause, then what to do to
 	// mitigate it (confirm steps only while the verdict abstains).
 	NextSteps []Step `json:"next_steps"`

@@ -39,15 +39,17 @@ type htmlData struct {
 	// RequestBreaks: each service's most broken request pattern.
 	RequestBreaks []htmlRequestBreak
 	RequestNote   string
-	Graph         htmlGraph
-	Heatmaps      []htmlHeat
-	Footnotes     []htmlFootnote
-	Inputs        []htmlInput
-	ShowManifest  bool
-	Command       string
-	Comparison    bool // a comparison method: no confidence, counterfactual or state columns
-	HeatLegend    string
-	Shape         template.HTML // the request-shape section's body (shape_render.go); empty without one
+	// Changes: what changed, one line each.
+	Changes      []string
+	Graph        htmlGraph
+	Heatmaps     []htmlHeat
+	Footnotes    []htmlFootnote
+	Inputs       []htmlInput
+	ShowManifest bool
+	Command      string
+	Comparison   bool // a comparison method: no confidence, counterfactual or state columns
+	HeatLegend   string
+	Shape        template.HTML // the request-shape section's body (shape_render.go); empty without one
 }
 
 type htmlCause struct {
@@ -121,6 +123,9 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 		Command:     commandLine(c.Manifest),
 		Comparison:  isComparison(c),
 		HeatLegend:  heatLegendHTML(),
+	}
+	for _, ch := range c.Changes {
+		d.Changes = append(d.Changes, changeLine(ch))
 	}
 	if d.VerdictText == "" {
 		d.VerdictText = "no confident root cause"

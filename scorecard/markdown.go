@@ -143,6 +143,16 @@ func (m *mdWriter) header(c *Card) {
 			m.p("- %s", md(w))
 		}
 	}
+	if len(c.Changes) > 0 {
+		m.p("")
+		m.p("**What changed:**")
+		if c.OlderChanges > 0 {
+			m.p("- (%d older change(s) not shown)", c.OlderChanges)
+		}
+		for _, ch := range c.Changes {
+			m.p("- %s", md(changeLine(ch)))
+		}
+	}
 	m.p("")
 	in := c.Incident
 	m.p("- **Target:** %s", md(targetText(in.Target)))

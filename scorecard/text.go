@@ -2,6 +2,7 @@ package scorecard
 
 import (
 	"fmt"
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"io"
 	"math"
 	"sort"
@@ -125,6 +126,25 @@ func (t *textWriter) verdict(c *Card) {
 	}
 	for _, w := range c.Verdict.WouldDecide {
 		t.para("  would decide: ", "                ", sanitize(w), "")
+	}
+	t.changes(c)
+}
+
+// changes lists what changed in the look-back, with each change's verdict.
+func (t *textWriter) changes(c *Card) {
+	if len(c.Changes) == 0 {
+		return
+	}
+	t.section("What changed")
+	if c.OlderChanges > 0 {
+		t.para("  ", "  ", fmt.Sprintf("%d older change(s) not shown", c.OlderChanges), ansiDim)
+	}
+	for _, ch := range c.Changes {
+		code := ""
+		if ch.Verdict == causal.ChangeBlamed {
+			code = ansiBold
+		}
+		t.para("  • ", "    ", sanitize(changeLine(ch)), code)
 	}
 }
 

@@ -77,8 +77,9 @@ func robust(xs []float64, minScale float64) (med, scale float64, n int) {
 }
 
 // robustSpread returns the median of xs (NaN skipped) and its spread
-// before any floor of the caller's: MAD scaled to σ, floored by IQR/1.349
-// and by 5% of |median|. n is 0 (and both NaN) when nothing is defined.
+// before any floor of the caller's: measure.RobustSpread (MAD scaled to σ,
+// floored by IQR/1.349 and by 5% of |median|; a flat baseline's own
+// resolution when MAD and IQR are zero). n is 0 (and both NaN) when nothing is defined.
 func robustSpread(xs []float64) (med, spread float64, n int) {
 	v := make([]float64, 0, len(xs))
 	for _, x := range xs {
@@ -91,11 +92,8 @@ func robustSpread(xs []float64) (med, spread float64, n int) {
 	}
 	sort.Float64s(v)
 	med, mad := measure.MedianMAD(v, nil)
-	mad *= measure.MADToSigma
-	iqr := (measure.QuantileSorted(v, 0.75) - measure.QuantileSorted(v, 0.25)) / 1.349
-	spread = math.Max(mad, iqr)
-	spread = math.Max(spread, 0.05*math.Abs(med))
-	return med, spread, len(v)
+	iqr := measure.QuantileSorted(v, 0.75) - measure.QuantileSorted(v, 0.25)
+	return med, measure.RobustSpread(v, med, mad, iqr), len(v)
 }
 
 // floorScale floors a spread at minScale, and a zero scale at 1e-9.

@@ -57,6 +57,7 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 	g.calls = calls
 	g.callEdges(eb, calls)
 	podsOn := g.placements(b)
+	g.PodsOn = podsOn
 	g.placementEdges(eb, podsOn)
 	g.rolloutEdges(eb)
 	g.peerEdges(eb, podsOn)
@@ -318,6 +319,15 @@ func (g *Graph) callEdges(eb *edgeBuilder, calls []call) {
 			eb.addAll(edgeErr, aErr, EdgeCall, conf, "failed calls fail the caller")
 		} else {
 			eb.addAll(svcNodes(c.callee, ingest.SignalErrors), aErr, EdgeCall, conf, "callee errors propagate to the caller")
+		}
+		// A new version of the callee changes what its callers receive: a
+		// wrong answer is a success to the callee's own measurements and a
+		// failure (or a wait) to its caller's.
+		for _, ch := range svcNodes(c.callee, ingest.SignalChange) {
+			for _, sig := range []ingest.SignalKind{ingest.SignalErrors, ingest.SignalLatency} {
+				eb.addAll([]int{ch}, svcNodes(c.caller, sig), EdgeCall, 0.7, "a new version of a callee changes what its callers receive")
+				eb.addAll([]int{ch}, one(g.find(edge, sig, FacetNone)), EdgeCall, 0.7, "a new version of a callee changes what its callers receive")
+			}
 		}
 		// A change to the caller can change what its callees are asked to
 		// do (routing, batching, payloads).
@@ -669,3 +679,21 @@ func (g *Graph) podsBy() map[string][]ingest.Entity {
 
 // podsOfService returns the service's pods that have nodes.
 func podsOfService(g *Graph, svc string) []ingest.Entity { return g.podsBy()[svc] }
+
+// PodsOf returns the service's pods that have nodes of their own, sorted
+// by name (none for a service with one pod: its series are the service's
+// nodes, and SinglePod names it).
+func (g *Graph) PodsOf(svc string) []ingest.Entity { return g.podsBy()[svc] }
+
+// NodesOf returns the indices of the nodes of an entity (every signal and
+// facet), in node order.
+func (g *Graph) NodesOf(e ingest.Entity) []int {
+	var out []int
+	id := e.ID()
+	for i, n := range g.Nodes {
+		if n.Entity.ID() == id {
+			out = append(out, i)
+		}
+	}
+	return out
+}

@@ -39,6 +39,10 @@ const (
 	// FacetUnready is a rollout's availability: the share of the new
 	// version's pods asked for that report (package peers).
 	FacetUnready Facet = "unready"
+	// FacetCalls is a rollout's calls: the share of the dependencies its
+	// old version's pods call that its new version's pods call too
+	// (peers.Model.CallsContrast).
+	FacetCalls Facet = "calls"
 )
 
 // StandIn says what a stand-in node is made of (see standIns).
@@ -125,6 +129,17 @@ type Graph struct {
 	// Hosted maps a node or GPU entity ID to the services placed on it,
 	// sorted: a device cause is reported with the workloads it hosts.
 	Hosted map[string][]string
+	// Counts are, by entity ID, the series counting the entity's requests
+	// per cell (a count per period or a rate): what a ratio of its
+	// requests is a share of.
+	Counts map[string]CountSeries
+	// Changes are the services' changes up to the window's end (rollouts,
+	// configuration updates, scaling, change records), oldest first: the
+	// ranking judges them by their timing, the card lists them.
+	Changes []Change
+	// PodsOn maps a node or GPU entity ID to the pods (or, where no pod is
+	// known, the services) placed on it, sorted by entity ID.
+	PodsOn map[string][]ingest.Entity
 
 	placedBy map[string]string // device ID + "|" + entity ID → why it is placed there
 	calls    []call            // the call topology (callTopology)
@@ -227,7 +242,7 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	// Group series into nodes.
 	groups := map[string][]*ingest.Series{}
 	meta := map[string]*Node{}
-	series := append(append([]*ingest.Series(nil), b.Series...), changeSeries(b, opt.ChangeHold, judged, inc.At)...)
+	series := append(append([]*ingest.Series(nil), b.Series...), changeSeries(b, opt.ChangeHold, nil, inc.At)...)
 	for _, s := range series {
 		if !s.Aligned || s.Entity.Kind == ingest.KindUnknown || s.Entity.Name == "" {
 			continue
@@ -276,6 +291,8 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	// (every CPU, each writing only its node); the nodes are then added in
 	// ID order. O(series · cells log cells).
 	kept := make([]bool, len(ids))
+	counts := requestCounts(b.Series, b.Step)
+	g.Counts = counts
 	parallel.For(len(ids), 64, func(k int) {
 		n := meta[ids[k]]
 		if n.Peer != nil {
@@ -286,7 +303,7 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 		n.Series = ss
 		best, bestScore, bestAn := -1, math.Inf(-1), Anomaly{}
 		for i, s := range ss {
-			an, dir, ok := seriesAnomaly(s, b.Step, g.Grid, opt, g.B0, g.B1, g.W0, g.W1)
+			an, dir, ok := seriesAnomaly(s, b.Step, g.Grid, opt, g.B0, g.B1, g.W0, g.W1, counts)
 			if !ok {
 				continue
 			}
@@ -314,8 +331,10 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 		g.Nodes = append(g.Nodes, meta[id])
 	}
 	g.tailTests(b, opt)
+	g.changePriors(opt)
 	g.pickTarget(inc.Target)
 	g.buildEdges(b, opt)
+	g.collectChanges(b, model, opt.ChangeHold)
 	g.depths()
 	g.runStateMachine(opt)
 	return g, nil
@@ -324,7 +343,7 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 // seriesAnomaly is the anomaly of one series of a node with baseline
 // cells [b0,b1) and window cells [w0,w1), and the direction that is bad
 // for it; ok is false when the series has nothing to judge.
-func seriesAnomaly(s *ingest.Series, step time.Duration, grid []ingest.Time, opt Options, b0, b1, w0, w1 int) (an Anomaly, dir int, ok bool) {
+func seriesAnomaly(s *ingest.Series, step time.Duration, grid []ingest.Time, opt Options, b0, b1, w0, w1 int, counts map[string]CountSeries) (an Anomaly, dir int, ok bool) {
 	dir = ingest.BadDirection(s)
 	if s.Signal == ingest.SignalTraffic || s.Name == ingest.LogRecords {
 		dir = 1 // a surge can cause an incident; a drop is an effect
@@ -334,6 +353,12 @@ func seriesAnomaly(s *ingest.Series, step time.Duration, grid []ingest.Time, opt
 		hold = max(1, int(s.Every/step))
 	}
 	an = detectHeld(s.V, b0, b1, w0, w1, dir, opt.Threshold, grid, hold)
+	if cs, has := counts[s.Entity.ID()]; has && countedRatio(s) {
+		// a share of counted requests: judged as the counts it is
+		if bn, ok := binomialAnomaly(s.V, cs, b0, b1, w0, w1, dir, opt.Threshold, grid, hold); ok {
+			return bn, dir, true
+		}
+	}
 	if s.Name == ingest.LogPatternShift {
 		// A test of the window against the whole baseline, in
 		// standard deviates: 0 and 1 are its location and scale.

@@ -116,6 +116,14 @@ func (o Options) withDefaults(step time.Duration) Options {
 // shorter --window is widened to it.
 const MinWindowSteps = 4
 
+// MinStepsAfter is the fewest samples the incident window holds from the
+// incident time on: an alert says the target is bad from then, and on
+// coarse data (5-minute periods) a window centred on it holds one or two
+// samples of what followed — a fault that shows a sample later would fall
+// outside. The window's end reaches MinStepsAfter steps after --at when
+// half the window is shorter (never past the data).
+const MinStepsAfter = 3
+
 // IncidentSpec is what the user asked for; zero fields are resolved from
 // the data (alert, largest anomaly, entry service).
 type IncidentSpec struct {
@@ -198,6 +206,9 @@ func ResolveIncident(b *ingest.Bundle, spec IncidentSpec) (Incident, error) {
 	}
 	half := ingest.Time(spec.Window / 2)
 	inc.WindowStart, inc.WindowEnd = inc.At-half, inc.At+half
+	if after := ingest.Time(MinStepsAfter * b.Step); b.Step > 0 && half < after {
+		inc.WindowEnd = inc.At + after
+	}
 	// A window wholly outside the data has nothing to explain; clamping it
 	// to the data would turn it inside out (an end before its start).
 	if b.End != 0 && (inc.WindowStart > b.End || inc.WindowEnd < b.Start) {

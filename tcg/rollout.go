@@ -32,6 +32,9 @@ type PeerContrast struct {
 	MemberSeries, PeerSeries []*ingest.Series
 	// ScaleFrom says where the contrast's scale came from (peers.Contrast).
 	ScaleFrom string
+	// Stopped are, for a rollout's calls (FacetCalls), the dependencies
+	// its old pods call that its new pods never called in the window.
+	Stopped []string
 }
 
 // Rollout series names (the contrast nodes' series, Source PeersSource).
@@ -43,6 +46,9 @@ const (
 	// RolloutAvailability is the share of the new version's pods asked
 	// for that report, minus the old version's (1).
 	RolloutAvailability = "rollout_availability"
+	// RolloutCalls is the share of the old version's callees the new
+	// version's pods call, minus the old version's (1).
+	RolloutCalls = "rollout_calls"
 	// PeerContrastSeries is a member's difference from its peers (a pod
 	// against its version's other pods, a GPU against its group's), net
 	// of their usual difference.
@@ -119,6 +125,13 @@ func (g *Graph) rolloutNodes(b *ingest.Bundle, m *peers.Model, opt Options) ([]*
 			out = append(out, best[sig])
 			judged[r.Service] = true
 		}
+		// What the new version does to others: the calls it stopped making.
+		if ct, stopped := m.CallsContrast(b, r, c, opt.Peers.MinCells); ct.Cells > 0 {
+			n := g.contrastNode(ent, ingest.SignalErrors, FacetCalls, ct, -1, opt,
+				&PeerContrast{Rollout: r, Members: r.New.Pods, Peers: old, ScaleFrom: ct.ScaleFrom, Stopped: stopped}, "ratio")
+			out = append(out, n)
+			judged[r.Service] = true
+		}
 		if av := m.Availability(r); av != nil {
 			ct := peers.AvailabilityContrast(av, c)
 			if ct.Cells > 0 {
@@ -146,6 +159,8 @@ func (g *Graph) contrastNode(ent ingest.Entity, sig ingest.SignalKind, f Facet, 
 	switch f {
 	case FacetUnready:
 		name = RolloutAvailability
+	case FacetCalls:
+		name = RolloutCalls
 	case FacetPeers:
 		name = PeerContrastSeries
 	}
@@ -160,7 +175,7 @@ func (g *Graph) contrastNode(ent ingest.Entity, sig ingest.SignalKind, f Facet, 
 	// group jump apart for a minute now and then (a quantised p99, a
 	// burst on one replica). An availability is exempt: the grace it
 	// waited already demands persistence.
-	if n.Anomalous && f != FacetUnready && heldCells(ct.Diff, n.OnsetIdx, g.W1, dir, 0.6*opt.Threshold*ct.Scale) < opt.Peers.MinCells {
+	if n.Anomalous && f != FacetUnready && f != FacetCalls && heldCells(ct.Diff, n.OnsetIdx, g.W1, dir, 0.6*opt.Threshold*ct.Scale) < opt.Peers.MinCells {
 		n.Anomalous, n.OnsetIdx, n.Onset = false, -1, 0
 	}
 	from := g.W0
@@ -237,6 +252,21 @@ func (g *Graph) rolloutEdges(eb *edgeBuilder) {
 						eb.add(i, j, EdgePlacement, 0.7, "the old version's pods take the share the new pods do not serve")
 					}
 				}
+			}
+			continue
+		}
+		if n.Facet == FacetCalls {
+			// Requests the new version serves without the calls it
+			// should make fail or return wrong answers to its callers,
+			// and its callees see fewer calls.
+			g.callerEdges(eb, i, n)
+			for _, sig := range []ingest.SignalKind{ingest.SignalErrors, ingest.SignalLatency} {
+				eb.add(i, g.find(svc, sig, FacetNone), EdgePlacement, 0.85, "the new version's pods stopped making calls the old ones make")
+			}
+			for _, callee := range n.Peer.Stopped {
+				eb.add(i, g.find(svcEntity(callee), ingest.SignalTraffic, FacetNone), EdgeCall, 0.8, "the new version's pods stopped calling it")
+				eb.add(i, g.find(ingest.Entity{Kind: ingest.KindEdge, Name: n.Entity.Service + "->" + callee}, ingest.SignalTraffic, FacetNone),
+					EdgeCall, 0.8, "the new version's pods stopped calling it")
 			}
 			continue
 		}

@@ -115,10 +115,15 @@ func TestRolloutNodes(t *testing.T) {
 	if ok := node("rollout/ads-v2:errors"); ok == nil || ok.Anomalous {
 		t.Errorf("rollout/ads-v2:errors = %+v, want a node that is not anomalous (a healthy release)", ok)
 	}
+	// A change is never deleted: its service's change step stays beside
+	// the contrasts that judge it (a prior the contrasts raise or lower).
 	for _, id := range []string{"service/cart:change", "service/ads:change"} {
-		if node(id) != nil {
-			t.Errorf("%s present: a judged rollout replaces its service's change step", id)
+		if n := node(id); n == nil || !n.Anomalous {
+			t.Errorf("%s = %+v, want the change step kept", id, n)
 		}
+	}
+	if len(g.Changes) != 2 || g.Changes[0].Rollout == "" || g.Changes[1].Rollout == "" {
+		t.Errorf("changes %+v, want the two rollouts", g.Changes)
 	}
 	// The frontend's errors, which no series measures, stand in from its
 	// calls; cart's from its callers' view of it.
@@ -135,9 +140,11 @@ func TestRolloutNodes(t *testing.T) {
 	if len(res.Candidates) == 0 || res.Candidates[0].Component != "cart-v2" || res.Candidates[0].ComponentKind != ingest.KindRollout {
 		t.Fatalf("top cause %+v, want the rollout cart-v2", res.Candidates[:min(1, len(res.Candidates))])
 	}
-	for _, c := range res.Candidates {
-		if c.Service == "ads" {
-			t.Errorf("the healthy rollout's service ranks: %s", c.NodeID)
+	// The healthy release ranks after the defective one, and nothing of
+	// its is confirmed as the root cause.
+	for k, c := range res.Candidates {
+		if c.Service == "ads" && (k == 0 || c.State == tcg.RootConfirmed) {
+			t.Errorf("the healthy rollout's service ranks %d (%s, %s)", k+1, c.NodeID, c.State)
 		}
 	}
 }

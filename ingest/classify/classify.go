@@ -32,7 +32,13 @@ func nameTokens(name string) (toks []string, folded string) {
 
 // nameInfo is a tokenised metric name with its labels, the input of the rules.
 type nameInfo struct {
-	toks   []string
+	toks []string
+	// perPod is set when a recording rule's name says its output keeps a
+	// pod or container label ("node_namespace_pod_container:metric:op":
+	// the level before the first colon lists the labels aggregated by,
+	// Prometheus' naming convention): a per-pod series whatever its
+	// level's first word.
+	perPod bool
 	folded string // "_a_b_c_": separators folded, wrapped in "_"
 	labels model.Labels
 	gpu    bool // GPU context: DCGM/nvidia-smi name or GPU labels
@@ -313,7 +319,7 @@ func errorCodeLabel(ls model.Labels) bool {
 // "success_ratio" (see BadDirection).
 func Series(s *model.Series) {
 	toks, folded := nameTokens(s.Name)
-	n := &nameInfo{toks: toks, folded: folded, labels: s.Labels}
+	n := &nameInfo{toks: toks, folded: folded, labels: s.Labels, perPod: levelKeepsPod(s.Name)}
 	n.gpu = n.tok("dcgm", "nvidia", "gpu", "nvml", "smi") || FirstLabel(s.Labels, gpuLabelNames...) != ""
 	if s.Signal == model.SignalOther {
 		s.Signal = classifySignal(n)
@@ -330,6 +336,22 @@ func Series(s *model.Series) {
 	if s.Entity.Kind == model.KindUnknown && s.Entity.Name == "" {
 		s.Entity = entityOf(n)
 	}
+}
+
+// levelKeepsPod reports whether a recording rule's name
+// ("level:metric:operations") has a level that keeps the pod or container
+// label ("node_namespace_pod_container", "namespace_pod").
+func levelKeepsPod(name string) bool {
+	level, rest, ok := strings.Cut(name, ":")
+	if !ok || !strings.Contains(rest, ":") && rest == "" {
+		return false
+	}
+	for _, t := range strings.Split(level, "_") {
+		if t == "pod" || t == "container" {
+			return true
+		}
+	}
+	return false
 }
 
 // BadDirection tells which way a series moves when something is wrong: +1
@@ -451,7 +473,8 @@ func entityOf(n *nameInfo) model.Entity {
 	}
 
 	// Node metrics; in some datasets copied per pod, placed via the pod.
-	if len(n.toks) > 0 && n.toks[0] == "node" {
+	// A recording rule whose level keeps the pod is the pod's.
+	if len(n.toks) > 0 && n.toks[0] == "node" && !(n.perPod && pod != "") {
 		host := node
 		if host == "" {
 			host = instanceHost

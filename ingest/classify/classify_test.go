@@ -176,3 +176,30 @@ func TestBadDirection(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordingRuleLevelKeepsPod: a recording rule whose level keeps the
+// pod (kube-prometheus' node_namespace_pod_container:…) measures a pod's
+// container, not the node; a node-level rule copied per pod (node:…) stays
+// the node's.
+func TestRecordingRuleLevelKeepsPod(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		ls   model.Labels
+		kind model.EntityKind
+		ent  string
+	}{
+		{"node_namespace_pod_container:container_cpu_usage_seconds_total:sum_irate",
+			model.Labels{{Name: "container", Value: "tokenizer"}, {Name: "node", Value: "cpu-node-1"}, {Name: "pod", Value: "tokenizer-xn27c9qcg-l9rdw"}},
+			model.KindPod, "tokenizer-xn27c9qcg-l9rdw"},
+		{"node:cpu_usage:ratio",
+			model.Labels{{Name: "node", Value: "33.33.33.115"}, {Name: "pod", Value: "paymentservice-9cdb6588f-554sm"}},
+			model.KindNode, "33.33.33.115"},
+		{"node_cpu_seconds_total", model.Labels{{Name: "instance", Value: "h2:9100"}}, model.KindNode, "h2"},
+	} {
+		s := &model.Series{Name: tt.name, Labels: tt.ls}
+		Series(s)
+		if s.Entity.Kind != tt.kind || s.Entity.Name != tt.ent {
+			t.Errorf("%s: entity %s/%s, want %s/%s", tt.name, s.Entity.Kind, s.Entity.Name, tt.kind, tt.ent)
+		}
+	}
+}
