@@ -43,6 +43,7 @@ func checkFound(t *testing.T, r *Report, changes []change) {
 		if c.factor < 1 {
 			want = Faster
 		}
+		t.Logf("%s %q scaled ×%g: %s %s %s", c.kind, c.name, c.factor, rw.Verdict, fmtRatio(rw.Ratio), fmtInterval(rw.Lo, rw.Hi))
 		if rw.Verdict != want || math.Abs(rw.Ratio/c.factor-1) > 0.10 {
 			t.Errorf("%s %q scaled ×%g: %s %s %s (q %s)", c.kind, c.name, c.factor, rw.Verdict, fmtRatio(rw.Ratio), fmtInterval(rw.Lo, rw.Hi), fmtQ(rw.Q))
 		}
@@ -177,6 +178,7 @@ func TestMultiRankStraggler(t *testing.T) {
 	if len(got) != 1 || got[0].Side != "cand" || got[0].Rank != 2 || math.Abs(got[0].VsMedian/1.3-1) > 0.1 || len(got[0].Layers) == 0 {
 		t.Fatalf("stragglers %+v, want cand rank 2 at about ×1.3 with its layers", got)
 	}
+	t.Logf("stragglers %+v", got)
 	fwd, _ := rowOf(r, KindLayer, "## forward ##")
 	if fwd.Cand.SlowestRank != 2 || math.Abs(fwd.Cand.Spread/1.3-1) > 0.1 || !math.IsNaN(fwd.Base.Spread) && fwd.Base.Spread > 1.01 {
 		t.Errorf("forward: slowest rank %d spread %v (base spread %v)", fwd.Cand.SlowestRank, fwd.Cand.Spread, fwd.Base.Spread)

@@ -184,12 +184,13 @@ func (m *Map) Sparse() (few, used int) {
 }
 
 // Focus is the metric the reading is about, the one a heatmap shows: TTFT
-// for a prefill-bound or everything-slowed reading, e2e for a decode-bound
-// one unless only TPOT is known; the first known metric otherwise.
+// for a prefill-bound or everything-slowed reading, for a decode-bound one
+// the metric that slowed (e2e along the output axis, else TPOT); the first
+// known metric otherwise.
 func (m *Map) Focus() Metric {
 	want := TTFT
 	if m.Reading.Kind == KindDecode {
-		want = E2E
+		want = m.Reading.Metric
 	}
 	if m.Known[want] {
 		return want
