@@ -32,6 +32,7 @@ type countingReader struct {
 	n int64
 }
 
+// Read reads from the underlying reader, counting the bytes.
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)

@@ -88,6 +88,7 @@ type limitReader struct {
 	left int64
 }
 
+// Read reads at most the bytes left, then fails with ingest.ErrLimit.
 func (l *limitReader) Read(p []byte) (int, error) {
 	if l.left <= 0 {
 		return 0, fmt.Errorf("%w: larger than the maximum file size (--max-file-size) once decompressed", ingest.ErrLimit)
