@@ -260,28 +260,35 @@ func errorsResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
 	n := g.Nodes[i]
 	cells := episodeCells(g, n)
 	child := n.Series[n.Rep]
-	dc, scale := shift(child, g.B0, g.B1, cells)
+	dc, scale := failureShift(child, g.B0, g.B1, cells)
 	if math.IsNaN(dc) || !(scale > 0) || len(cells) == 0 {
 		return math.NaN(), nil
 	}
 	dc *= badSign(n.Dir)
-	// failures turns a rise of node m's series into failures per cell
-	// when m's requests are counted (1 and false otherwise).
+	// failures is how many failed requests per cell one unit of a rise of
+	// node m's series s is: a ratio's requests per cell (when they are
+	// counted), a rate's cell in seconds; false when unknown.
 	failures := func(m *tcg.Node, s *ingest.Series) (float64, bool) {
-		cs, ok := g.Counts[m.Entity.ID()]
-		if !ok || s.Unit != "ratio" {
-			return 1, false
-		}
-		var rs []float64
-		for _, t := range cells {
-			if c := cs.At(t); !math.IsNaN(c) {
-				rs = append(rs, c)
+		switch s.Unit {
+		case "1/s":
+			return g.Step.Seconds(), g.Step > 0
+		case "ratio":
+			cs, ok := g.Counts[m.Entity.ID()]
+			if !ok {
+				return 1, false
 			}
+			var rs []float64
+			for _, t := range cells {
+				if c := cs.At(t); !math.IsNaN(c) {
+					rs = append(rs, c)
+				}
+			}
+			if len(rs) == 0 {
+				return 1, false
+			}
+			return measure.Quantile(rs, 0.5), true
 		}
-		if len(rs) == 0 {
-			return 1, false
-		}
-		return measure.Quantile(rs, 0.5), true
+		return 1, false
 	}
 	kc, counted := failures(n, child)
 	best := map[string]float64{} // per callee: its largest part, in the node's units
@@ -422,7 +429,7 @@ func episodeCells(g *tcg.Graph, n *tcg.Node) []int {
 }
 
 // shift returns the median of s over cells minus its baseline median, and
-// its baseline robust scale (1.4826·MAD floored at 5% of the median).
+// its baseline robust scale (measure.RobustSpread).
 func shift(s *ingest.Series, b0, b1 int, cells []int) (float64, float64) {
 	var bs, ws []float64
 	for t := b0; t < b1 && t < len(s.V); t++ {
@@ -443,6 +450,29 @@ func shift(s *ingest.Series, b0, b1 int, cells []int) (float64, float64) {
 	sort.Float64s(sb)
 	scale := measure.RobustSpread(bs, med, mad, measure.QuantileSorted(sb, 0.75)-measure.QuantileSorted(sb, 0.25))
 	return measure.Quantile(ws, 0.5) - med, scale
+}
+
+// failureShift is shift for a failure count, rate or ratio, whose baseline
+// is often exactly 0 (no error in an hour): its scale is then the graph's
+// floor, a share of the largest magnitude either side shows, as the
+// anomaly test's is (tcg.MaxShareFloor).
+func failureShift(s *ingest.Series, b0, b1 int, cells []int) (float64, float64) {
+	d, scale := shift(s, b0, b1, cells)
+	if math.IsNaN(d) || scale > 0 {
+		return d, scale
+	}
+	mx := 0.0
+	for t := b0; t < b1 && t < len(s.V); t++ {
+		if !math.IsNaN(s.V[t]) {
+			mx = math.Max(mx, math.Abs(s.V[t]))
+		}
+	}
+	for _, t := range cells {
+		if t < len(s.V) && !math.IsNaN(s.V[t]) {
+			mx = math.Max(mx, math.Abs(s.V[t]))
+		}
+	}
+	return d, tcg.MaxShareFloor * mx
 }
 
 // callsPerRequest is the median over cells of an edge's calls per request

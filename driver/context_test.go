@@ -117,8 +117,10 @@ func TestWindowAdjustedSaysSo(t *testing.T) {
 	}
 	ws, _ := time.Parse(time.RFC3339, c.Incident.WindowStart)
 	we, _ := time.Parse(time.RFC3339, c.Incident.WindowEnd)
-	if we.Sub(ws) != time.Minute {
-		t.Errorf("window %s → %s, want 1m", c.Incident.WindowStart, c.Incident.WindowEnd)
+	// 4 steps centred on --at, its end reaching tcg.MinStepsAfter steps
+	// after it: 30 s before, 45 s after.
+	if we.Sub(ws) != 75*time.Second {
+		t.Errorf("window %s → %s, want 1m15s (30s before --at, 45s after)", c.Incident.WindowStart, c.Incident.WindowEnd)
 	}
 	found := false
 	for _, w := range c.Warnings {

@@ -221,7 +221,7 @@ func TestReadmeFormats(t *testing.T) {
 	// Every streamable format has an example (Nsight SQLite is binary).
 	for _, f := range []string{"jaeger-json", "otlp-json", "jaeger-dependencies", "prometheus-query-range",
 		"alertmanager", "k8s-events", "nvidia-smi-csv", "nvidia-smi-dmon", "nvml-recording", "kineto-trace",
-		"loki-streams", "otlp-logs", "docker-json-log", "cri-log", "text-log", "victorialogs-jsonl"} {
+		"loki-streams", "otlp-logs", "docker-json-log", "cri-log", "text-log", "victorialogs-jsonl", "k8s-objects", "change-records"} {
 		if !seen[f] {
 			t.Errorf("docs/formats.md has no <!-- format: %s --> example", f)
 		}

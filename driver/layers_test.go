@@ -28,13 +28,15 @@ var layers = map[string][]string{
 	"ingest/model":      {},               // the data model: Bundle, Span, Series, Entity, Sym, Time, logs, warnings
 	"ingest/classify":   {"ingest/model"}, // a series' signal, statistic, unit and entity from its name and labels
 	"ingest/fastjson":   {},               // the fast paths' JSON scanner: a library
-	"ingest/formats": {"ingest/alertmanager", "ingest/gpu/kineto", "ingest/gpu/nsight", "ingest/gpu/nvidiasmi", "ingest/gpu/nvml", "ingest/jaeger",
-		"ingest/k8sevents", "ingest/logs", "ingest/logs/container", "ingest/logs/loki", "ingest/logs/otlplogs", "ingest/logs/victorialogs",
+	"ingest/formats": {"ingest/alertmanager", "ingest/changes", "ingest/gpu/kineto", "ingest/gpu/nsight", "ingest/gpu/nvidiasmi", "ingest/gpu/nvml", "ingest/jaeger",
+		"ingest/k8sevents", "ingest/k8sobjects", "ingest/logs", "ingest/logs/container", "ingest/logs/loki", "ingest/logs/otlplogs", "ingest/logs/victorialogs",
 		"ingest/otlp", "ingest/prometheus"}, // registers every decoder package (and the log step of Finalize)
 
 	// Decoder packages: each imports only the core (TestDecodersImportOnlyTheCore).
 	"ingest/alertmanager":      {"ingest"},
+	"ingest/changes":           {"ingest"}, // change records the user supplies (JSON, JSON Lines, CSV)
 	"ingest/k8sevents":         {"ingest"},
+	"ingest/k8sobjects":        {"ingest"}, // kubectl get deploy,rs,cm,sts,ds -o json: ReplicaSet revisions, ConfigMap updates
 	"ingest/gpu":               {"ingest"}, // the GPU family's shared code: the GPU entity, series sets, the timeline Nsight and Kineto share
 	"ingest/gpu/kineto":        {"ingest", "ingest/gpu"},
 	"ingest/gpu/nsight":        {"ingest", "ingest/gpu"},

@@ -210,8 +210,11 @@ func checkWindow(b *ingest.Bundle, tf timeFlags, inc tcg.Incident) (notes []stri
 		w = tcg.DefaultWindow
 	}
 	if minW := tcg.MinWindowSteps * step; w < minW {
-		notes = append(notes, fmt.Sprintf("--window %s is shorter than %d steps of the data (%s each): the window is %s",
-			w, tcg.MinWindowSteps, step, minW))
+		note := fmt.Sprintf("--window %s is shorter than %d steps of the data (%s each): the window is %s", w, tcg.MinWindowSteps, step, minW)
+		if after := tcg.MinStepsAfter * step; minW/2 < after {
+			note += fmt.Sprintf(", reaching %d steps (%s) after --at", tcg.MinStepsAfter, after)
+		}
+		notes = append(notes, note)
 		w = minW
 	}
 	minBase := minBaselineSteps * step

@@ -64,6 +64,7 @@ func matchEntities(b *ingest.Bundle) {
 	}
 	for i := range b.Events {
 		fix(&b.Events[i].Entity)
+		matchConfigObject(&b.Events[i], known)
 	}
 	for i := range b.Alerts {
 		if m := ingest.MatchService(b.Alerts[i].Service, known); m != "" {
@@ -83,6 +84,27 @@ func matchEntities(b *ingest.Bundle) {
 		}
 		b.Warn(ingest.ErrUnmatched, "metrics", len(unmatched), "%d metric/event services match no traced service: %s%s",
 			len(unmatched), strings.Join(names, ", "), more)
+	}
+}
+
+// matchConfigObject places a configuration change made on the object
+// itself, that no workload is known to use (kind unknown, Object
+// "ConfigMap/router-config" or "Secret/…", from kubectl get events or a
+// snapshot of objects), on the traced service its name belongs to, by the
+// rule any other name is matched by (ingest.MatchService: exact, the
+// workload of a generated name, or the longest service that prefixes it
+// followed by "-"). One whose name matches no service stays as it is:
+// neither an entity nor an unmatched service.
+func matchConfigObject(e *ingest.Event, known map[string]bool) {
+	if e.Entity.Kind != ingest.KindUnknown || e.Entity.Service != "" {
+		return
+	}
+	kind, name, ok := strings.Cut(e.Object, "/")
+	if !ok || !strings.EqualFold(kind, "ConfigMap") && !strings.EqualFold(kind, "Secret") {
+		return
+	}
+	if m := ingest.MatchService(name, known); m != "" {
+		e.Entity = ingest.Entity{Kind: ingest.KindService, Name: m, Service: m}
 	}
 }
 

@@ -28,7 +28,8 @@
 //     family's shared package ingest/logs, ingest/gpu/nvidiasmi,
 //     ingest/gpu/nvml, ingest/gpu/nsight and ingest/gpu/kineto over the GPU
 //     family's shared package ingest/gpu, ingest/k8sevents,
-//     ingest/alertmanager) that registers its formats from its init function
+//     ingest/k8sobjects, ingest/changes, ingest/alertmanager) that registers
+//     its formats from its init function
 //     with RegisterFormat, as image/png registers with image; ingest/formats
 //     imports them all, and whoever reads data imports it. ingest/logs
 //     registers no format: it holds the log sink the log readers (and the

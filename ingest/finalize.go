@@ -22,7 +22,8 @@ const maxGridCells = 20_000
 //  1. series: points sorted, duplicate timestamps dropped, ±Inf → NaN;
 //     raw counters that drop warned as counter resets;
 //  2. spans: sorted; duplicate IDs, orphans and clock skew counted as warnings;
-//  3. the common step (median metric step unless opt.Step) and time grid;
+//  3. the common step (median metric step unless opt.Step) and time grid
+//     (history events, see historyEvents, do not stretch it);
 //  4. the features stage, opt.Derive (package features: entities matched
 //     across sources, pod → workload, unmatched warned; GPUs matched,
 //     processes placed, per-service, per-pod and per-call-edge RED series
@@ -46,11 +47,12 @@ func Finalize(b *Bundle, opt Options) error {
 		return err
 	}
 	cleanSeries(b)
-	onGrid := dropTimeOutliers(b)
+	hist := historyEvents(b)
+	onGrid := dropTimeOutliers(b, hist)
 	checkCounterResets(b)
 	b.Parent = checkSpans(b)
 	finalizeLogs(b, opt)
-	chooseStep(b, opt.Step, onGrid)
+	chooseStep(b, opt.Step, onGrid, hist)
 	if opt.Derive != nil {
 		opt.Derive(b)
 	}
@@ -157,9 +159,45 @@ func seriesStep(s *Series) time.Duration {
 	return time.Duration(d[len(d)/2])
 }
 
+// historyEvents marks the events read from a History format (FormatSpec):
+// hist[i] says whether b.Events[i] is one. It returns nil when there are
+// none, or when the bundle holds nothing else with a time (a file of
+// change records read alone then sets the time range itself, as any
+// events would). An event's input is the one whose Path is its Source.
+// O(inputs + events + series).
+func historyEvents(b *Bundle) []bool {
+	src := map[string]bool{}
+	for _, in := range b.Inputs {
+		if sp := spec(in.Format); sp != nil && sp.History && !in.Skipped {
+			src[in.Path] = true
+		}
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	hist := make([]bool, len(b.Events))
+	other, some := len(b.Spans) > 0 || len(b.Logs) > 0, false
+	for i := range b.Events {
+		hist[i] = src[b.Events[i].Source]
+		some = some || hist[i]
+		other = other || !hist[i]
+	}
+	for _, a := range b.Alerts {
+		other = other || a.StartsAt != 0
+	}
+	for _, s := range b.Series {
+		other = other || len(s.T) > 0
+	}
+	if !some || !other {
+		return nil
+	}
+	return hist
+}
+
 // chooseStep sets Step, Start, End and Grid; times onGrid rejects (far
-// outside the data's robust range, see dropTimeOutliers) do not extend it.
-func chooseStep(b *Bundle, step time.Duration, onGrid func(Time) bool) {
+// outside the data's robust range, see dropTimeOutliers) and history
+// events (hist, see historyEvents) do not extend it.
+func chooseStep(b *Bundle, step time.Duration, onGrid func(Time) bool, hist []bool) {
 	var steps []int64
 	var start, end Time
 	extend := func(t Time) {
@@ -189,8 +227,10 @@ func chooseStep(b *Bundle, step time.Duration, onGrid func(Time) bool) {
 	for i := range b.Spans {
 		extend(b.Spans[i].Start)
 	}
-	for _, e := range b.Events {
-		extend(e.Time)
+	for i, e := range b.Events {
+		if hist == nil || !hist[i] {
+			extend(e.Time)
+		}
 	}
 	for _, a := range b.Alerts {
 		extend(a.StartsAt)

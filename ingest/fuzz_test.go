@@ -112,6 +112,27 @@ func FuzzDecodeK8sEvents(f *testing.F) {
 		`[{"regarding":{"kind":"Deployment","name":"cart"},"reason":"ScalingReplicaSet","note":"x","eventTime":"2024-05-01T10:00:00.000000Z"}]`)
 }
 
+func FuzzDecodeK8sObjects(f *testing.F) {
+	fuzzDecoder(f, ingest.FormatK8sObjects,
+		`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"router-q2qvt2vl7z","namespace":"s",`+
+			`"creationTimestamp":"2026-11-12T12:36:46Z","annotations":{"deployment.kubernetes.io/revision":"7","deployment.kubernetes.io/revision-history":"2"},`+
+			`"labels":{"pod-template-hash":"q2qvt2vl7z"},"ownerReferences":[{"kind":"Deployment","name":"router","controller":true}]},`+
+			`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"router","image":"r:1.9.0","envFrom":[{"configMapRef":{"name":"router-config"}}]}]}}}},`+
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"router","namespace":"s","generation":9,"managedFields":[{"manager":"hpa","operation":"Update","time":"2026-11-12T12:40:00Z","subresource":"scale"}]},`+
+			`"status":{"conditions":[{"type":"Progressing","reason":"NewReplicaSetAvailable","lastUpdateTime":"2026-11-12T12:37:04Z","message":"ReplicaSet \"router-q2qvt2vl7z\" has successfully progressed."}]}},`+
+			`{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"b"},"metadata":{"name":"router-config","namespace":"s","creationTimestamp":"2026-11-01T00:00:00Z",`+
+			`"managedFields":[{"manager":"kubectl-edit","operation":"Update","time":"2026-11-12T12:31:10Z"}]}}]}`,
+		`{"kind":"SecretList","items":[{"type":"helm.sh/release.v1","metadata":{"name":"sh.helm.release.v1.a.v3","creationTimestamp":"2026-11-12T12:00:00Z","labels":{"name":"a","owner":"helm","version":"3"}}}]}`)
+}
+
+func FuzzDecodeChangeRecords(f *testing.F) {
+	fuzzDecoder(f, ingest.FormatChangeRecords,
+		`{"changes":[{"time":"2026-11-12T12:36:46Z","service":"router","what":"deploy 1.9.0","who":"argocd","kind":"deploy","version":"1.9.0"},`+
+			`{"timestamp":1794483627,"app":"vllm","description":"config: max_batch_tokens 8192→16384","kind":"config"}]}`,
+		`{"ts":1794474843000,"component":"gateway","summary":"rollout 3.2.0","by":"argocd","type":"deploy","revision":"3.2.0"}`+"\n"+`{"ts":"x","component":"a"}`+"\n",
+		"# last 24 h\ntime,service,what,who,kind,version\n2026-11-12T09:14:03Z,gateway,deploy v3.2.0,ci-bot,deploy,3.2.0\n2026-11-12 12:36:46,router,\"config: a→b\",alice,feature-flag,\n")
+}
+
 func FuzzDecodeDependencies(f *testing.F) {
 	fuzzDecoder(f, ingest.FormatJaegerDependencies,
 		`{"data":[{"parent":"a","child":"b","callCount":2}]}`,
@@ -282,6 +303,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		ingest.FormatNvidiaSmiDmon: "FuzzDecodeNvidiaSmiDmon", ingest.FormatNVMLRecording: "FuzzDecodeNVMLRecording", ingest.FormatKineto: "FuzzDecodeKineto",
 		ingest.FormatLokiStreams: "FuzzDecodeLoki", ingest.FormatOTLPLogs: "FuzzDecodeOTLPLogs", ingest.FormatDockerJSONLog: "FuzzDecodeDockerJSON",
 		ingest.FormatCRILog: "FuzzDecodeCRI", ingest.FormatTextLog: "FuzzDecodeTextLog", ingest.FormatVictoriaLogs: "FuzzDecodeVictoriaLogs",
+		ingest.FormatK8sObjects: "FuzzDecodeK8sObjects", ingest.FormatChangeRecords: "FuzzDecodeChangeRecords",
 	}
 	const maxSeed = 32 << 10
 	write := func(target, name string, data []byte) {

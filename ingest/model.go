@@ -76,11 +76,13 @@ const (
 	EventWarning             = model.EventWarning
 	EventXID                 = model.EventXID
 	FormatAlertmanager       = model.FormatAlertmanager
+	FormatChangeRecords      = model.FormatChangeRecords
 	FormatCRILog             = model.FormatCRILog
 	FormatDockerJSONLog      = model.FormatDockerJSONLog
 	FormatJaegerDependencies = model.FormatJaegerDependencies
 	FormatJaegerJSON         = model.FormatJaegerJSON
 	FormatK8sEvents          = model.FormatK8sEvents
+	FormatK8sObjects         = model.FormatK8sObjects
 	FormatKineto             = model.FormatKineto
 	FormatLabel              = model.FormatLabel
 	FormatLokiStreams        = model.FormatLokiStreams

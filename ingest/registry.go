@@ -47,6 +47,16 @@ type FormatSpec struct {
 	// DecodeFile replaces Decode for a format read in place (its size is
 	// the file's, not what passed through the reader).
 	DecodeFile FileDecodeFunc
+	// History marks a format whose events are a history reaching far
+	// before the incident (change records, a snapshot of cluster objects
+	// whose ReplicaSets date back months): they place changes in time but
+	// do not set the data's time range. While the bundle holds anything
+	// else with a time, Finalize lets them neither widen the robust time
+	// range nor stretch the common grid, and keeps those within the range
+	// (the look-back: a day, or the data's own length, around the data;
+	// see historyEvents, dropTimeOutliers); its inputs take no part in
+	// finding disjoint ones (disjointInputs).
+	History bool
 }
 
 // ErrSlowPath is what a fast path returns on input it does not handle:

@@ -111,7 +111,10 @@ const disjointSlack = 24 * time.Hour
 
 // disjointInputs finds inputs whose data lies far from the rest, such as
 // a sample file of 2017 among the files of a 2022 incident: analysed
-// together they stretch the data over years and drown the incident. The
+// together they stretch the data over years and drown the incident.
+// Inputs of a History format (FormatSpec) are no part of it: their events
+// never set the time range, so they can neither be left out for it nor
+// bridge a stale file to the incident. The
 // time ranges of the read inputs (those with times) are grouped: a range
 // joins the group before it unless the gap between them exceeds
 // disjointSlack and the length of either. When there is more than one
@@ -132,6 +135,9 @@ func disjointInputs(parts []*Bundle, errs []error) []string {
 		}
 		in := p.Inputs[0]
 		if in.Start == 0 && in.End == 0 {
+			continue
+		}
+		if sp := spec(in.Format); sp != nil && sp.History {
 			continue
 		}
 		c := in.Counts

@@ -26,13 +26,16 @@ const (
 	PriorityK8sEventsV1      = 1070 // events.k8s.io/v1 ("regarding")
 	PriorityLabel            = 1080 // ground-truth label.json (core)
 	PriorityK8sEventsCore    = 1090 // core/v1 Event, EventList ("involvedObject")
+	PriorityK8sObjects       = 1095 // Deployments, ReplicaSets, ConfigMaps ... (a List, or one object); after the events, whose Lists name such kinds too
 	PriorityOTLPLogs         = 1100
 	PriorityOTLPJSON         = 1110
 	PriorityJaegerJSON       = 1120
 	PriorityJaegerDeps       = 1130
 	PriorityKineto           = 1140
+	PriorityChangeRecords    = 1145 // first record's keys: a time, a service and what changed (who, version ...), none of a log's
 	PriorityManifest         = 1150 // bundle manifest (core)
-	PriorityNvidiaSmiDmon    = 2010 // other heads: "# gpu ... Idx"
+	PriorityChangeCSV        = 2005 // other heads: a CSV header naming a time, a service and what changed (before nvidia-smi's, which takes any "timestamp" header)
+	PriorityNvidiaSmiDmon    = 2010 // "# gpu ... Idx"
 	PriorityDockerJSONBroken = 2020 // a json-file line that lost its '{'
 	PriorityCRILog           = 2030
 	PriorityTextLog          = 2040

@@ -79,9 +79,18 @@ func gridSeries(s *Series) bool { return len(s.T) <= 1 || seriesStep(s) >= time.
 // ErrBadValue warning per kind saying what was dropped and the range kept,
 // and returns a filter for the times that may extend the common grid
 // (alerts outside the range are kept, but do not stretch the grid).
+// History events (hist[i] for b.Events[i], nil when none; see
+// historyEvents) are not sampled: a snapshot's ReplicaSets of last year
+// are history, not stray timestamps, and must not widen the range. Those
+// outside the range are older than the look-back every later stage uses
+// (a day, or the data's own length, before the data) and are left out
+// without a warning: a snapshot always holds them, and the input's event
+// count says how many were read. hist is compacted with the events it
+// marks.
 // Cost: one pass to sample at most OutlierSamples times, O(S log S) to
 // sort them, one pass to filter.
-func dropTimeOutliers(b *Bundle) func(Time) bool {
+func dropTimeOutliers(b *Bundle, hist []bool) func(Time) bool {
+	isHist := func(i int) bool { return hist != nil && hist[i] }
 	total := len(b.Spans) + len(b.Events) + len(b.Logs)
 	for _, s := range b.Series {
 		if gridSeries(s) {
@@ -100,7 +109,9 @@ func dropTimeOutliers(b *Bundle) func(Time) bool {
 		}
 	}
 	for i := range b.Events {
-		sm.add(b.Events[i].Time)
+		if !isHist(i) {
+			sm.add(b.Events[i].Time)
+		}
 	}
 	for i := range b.Logs {
 		sm.add(b.Logs[i].Time)
@@ -136,9 +147,22 @@ func dropTimeOutliers(b *Bundle) func(Time) bool {
 		s.T, s.V = s.T[:n], s.V[:n]
 	}
 	kept("points", points)
-	before = len(b.Events)
-	b.Events = slices.DeleteFunc(b.Events, func(e Event) bool { return !in(e.Time) })
-	kept("events", before-len(b.Events))
+	n, stray := 0, 0
+	for i, e := range b.Events {
+		switch {
+		case in(e.Time):
+			b.Events[n] = e
+			if hist != nil {
+				hist[n] = hist[i] // kept aligned for chooseStep
+			}
+			n++
+		case !isHist(i):
+			stray++
+		}
+	}
+	clear(b.Events[n:])
+	b.Events = b.Events[:n]
+	kept("events", stray)
 	before = len(b.Logs)
 	b.Logs = slices.DeleteFunc(b.Logs, func(r LogRecord) bool { return !in(r.Time) })
 	kept("log records", before-len(b.Logs))

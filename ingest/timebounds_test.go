@@ -152,7 +152,7 @@ func BenchmarkDropTimeOutliers(b *testing.B) {
 		b.StopTimer()
 		bd.Spans, bd.Logs, bd.Warnings = append(bd.Spans[:0], spans...), append(bd.Logs[:0], logs...), bd.Warnings[:0]
 		b.StartTimer()
-		dropTimeOutliers(bd)
+		dropTimeOutliers(bd, nil)
 		if len(bd.Spans) != len(spans)-1 || len(bd.Logs) != len(logs)-1 {
 			b.Fatalf("%d spans, %d logs kept", len(bd.Spans), len(bd.Logs))
 		}

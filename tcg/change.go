@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -93,6 +94,10 @@ type Change struct {
 	After bool
 }
 
+// ChangeLookback is how far before the incident window the graph looks for
+// changes (events, change records, workload snapshots' revisions).
+const ChangeLookback = 24 * time.Hour
+
 // collectChanges lists the graph's changes (see Change), oldest first.
 // O(events · log events + rollouts + nodes).
 func (g *Graph) collectChanges(b *ingest.Bundle, m *peers.Model, hold time.Duration) {
@@ -104,9 +109,15 @@ func (g *Graph) collectChanges(b *ingest.Bundle, m *peers.Model, hold time.Durat
 		t   ingest.Time
 		msg string
 	}
+	// A change is one kind of change of one service: a configuration
+	// update three minutes after a rollout is a change of its own.
 	bySvc := map[string][]ev{}
+	var from ingest.Time
+	if g.Incident.WindowStart != 0 {
+		from = g.Incident.WindowStart - ingest.Time(ChangeLookback)
+	}
 	for _, e := range b.Events {
-		if !e.Kind.ChangeLike() || winEnd != 0 && e.Time > winEnd {
+		if !e.Kind.ChangeLike() || winEnd != 0 && e.Time > winEnd || e.Time < from {
 			continue
 		}
 		svc := e.Entity.Service
@@ -120,11 +131,13 @@ func (g *Graph) collectChanges(b *ingest.Bundle, m *peers.Model, hold time.Durat
 		if e.Message != "" {
 			msg += ": " + e.Message
 		}
-		bySvc[svc] = append(bySvc[svc], ev{e.Time, msg})
+		key := svc + "\x00" + e.Kind.String()
+		bySvc[key] = append(bySvc[key], ev{e.Time, msg})
 	}
 	var out []Change
-	for _, svc := range slices.Sorted(maps.Keys(bySvc)) {
-		es := bySvc[svc]
+	for _, key := range slices.Sorted(maps.Keys(bySvc)) {
+		svc, _, _ := strings.Cut(key, "\x00")
+		es := bySvc[key]
 		sort.SliceStable(es, func(i, j int) bool { return es[i].t < es[j].t })
 		for k := 0; k < len(es); {
 			c := Change{Service: svc, At: es[k].t, Last: es[k].t, What: es[k].msg, Events: 1, Node: -1}

@@ -332,8 +332,8 @@ func (g *Graph) callEdges(eb *edgeBuilder, calls []call) {
 		// A change to the caller can change what its callees are asked to
 		// do (routing, batching, payloads).
 		for _, ch := range svcNodes(c.caller, ingest.SignalChange) {
-			for _, sig := range []ingest.SignalKind{ingest.SignalTraffic, ingest.SignalLatency} {
-				eb.addAll([]int{ch}, svcNodes(c.callee, sig), EdgeCall, 0.6, "a changed caller changes the requests its callees get")
+			for _, sig := range []ingest.SignalKind{ingest.SignalTraffic, ingest.SignalLatency, ingest.SignalErrors} {
+				eb.addAll([]int{ch}, svcNodes(c.callee, sig), EdgeCall, 0.6, "a changed caller changes the requests its callees get (and may send ones they reject)")
 			}
 			for _, j := range g.entityNodes(svcEntity(c.callee)) {
 				if g.Nodes[j].Signal.Saturation() {

@@ -271,6 +271,7 @@ func (g *Graph) rolloutEdges(eb *edgeBuilder) {
 			continue
 		}
 		g.callerEdges(eb, i, n)
+		g.calleeEdges(eb, i, n)
 		eb.add(i, g.find(svc, n.Signal, FacetNone), EdgePlacement, 0.9, why)
 		if n.Signal == ingest.SignalLatency {
 			eb.add(i, g.find(svc, ingest.SignalLatency, FacetSelf), EdgePlacement, 0.85, why)
@@ -278,6 +279,25 @@ func (g *Graph) rolloutEdges(eb *edgeBuilder) {
 		for _, p := range n.Peer.Members {
 			eb.add(i, g.find(ingest.Entity{Kind: ingest.KindPod, Name: p, Service: svc.Name}, n.Signal, FacetNone), EdgePlacement, 0.9,
 				"the new version's pods run the new version")
+		}
+	}
+}
+
+// calleeEdges links a rollout node to what the service's callees are asked:
+// a new version of a caller can send requests its callees reject or wait
+// on (wrong parameters, a new payload), which their own errors and latency
+// then show.
+func (g *Graph) calleeEdges(eb *edgeBuilder, i int, n *Node) {
+	const why = "a new version of a caller changes the requests its callees get"
+	for _, c := range g.calls {
+		if c.caller != n.Entity.Service || c.caller == c.callee {
+			continue
+		}
+		for _, sig := range []ingest.SignalKind{ingest.SignalErrors, ingest.SignalLatency} {
+			if n.Signal != sig && n.Facet != FacetCalls && n.Facet != FacetUnready {
+				continue
+			}
+			eb.add(i, g.find(svcEntity(c.callee), sig, FacetNone), EdgeCall, 0.6, why)
 		}
 	}
 }

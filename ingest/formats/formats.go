@@ -12,12 +12,14 @@ package formats
 
 import (
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/alertmanager"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/changes"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/gpu/kineto"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/gpu/nsight"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/gpu/nvidiasmi"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/gpu/nvml"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/jaeger"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/k8sevents"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/k8sobjects"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/logs"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/logs/container"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/logs/loki"

@@ -12,7 +12,7 @@ import (
 // label and the manifest, as a file that is recognised and skipped.
 func TestEveryFormatRegistered(t *testing.T) {
 	got := ingest.Registered()
-	for f := ingest.FormatUnknown + 1; f <= ingest.FormatVictoriaLogs; f++ {
+	for f := ingest.FormatUnknown + 1; f <= ingest.FormatK8sObjects; f++ {
 		found := false
 		for _, g := range got {
 			found = found || g == f
@@ -57,6 +57,12 @@ func TestSniffOrder(t *testing.T) {
 		{"2024-01-01T00:00:00Z INFO hello\n", ingest.FormatTextLog},
 		{"timestamp, index, uuid, utilization.gpu [%]\n2024/01/01 00:00:00.000, 0, GPU-1, 5 %\n", ingest.FormatNvidiaSmiCSV},
 		{"SQLite format 3\x00rest", ingest.FormatNsightSQLite},
+		{`{"apiVersion":"v1","items":[{"kind":"Event","involvedObject":{"kind":"Deployment","name":"a"},"reason":"ScalingReplicaSet","metadata":{}}],"kind":"List"}`, ingest.FormatK8sEvents},
+		{`{"apiVersion":"v1","items":[{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"managedFields":[{"time":"x"}]}}],"kind":"List"}`, ingest.FormatK8sObjects},
+		{`[{"time":"2026-11-12T12:36:46Z","service":"router","what":"deploy 1.9.0","who":"argocd"}]`, ingest.FormatChangeRecords},
+		{`{"time":"2026-11-12T12:36:46Z","service":"router","level":"info","msg":"deployed","version":"1.9.0"}`, ingest.FormatUnknown},
+		{"time,service,what,who\n2026-11-12T12:36:46Z,router,deploy 1.9.0,argocd\n", ingest.FormatChangeRecords},
+		{"timestamp, name, index\n2024/01/01 00:00:00.000, NVIDIA H200, 0\n", ingest.FormatNvidiaSmiCSV},
 		{`{"hello":"world"}`, ingest.FormatUnknown},
 		{"   \n", ingest.FormatUnknown},
 	}

@@ -412,11 +412,14 @@ const (
 	FormatCRILog        // CRI container log lines
 	FormatTextLog       // timestamped text lines (kubectl logs --timestamps, ...)
 	FormatVictoriaLogs  // VictoriaLogs /select/logsql/query JSON Lines
+	FormatChangeRecords // change records the user supplies (deploys, config commits): JSON, JSON Lines or CSV
+	FormatK8sObjects    // kubectl get deploy,rs,cm,sts,ds -o json: ReplicaSet revisions, workload and ConfigMap updates
 )
 
 var formatNames = []string{"unknown", "jaeger-json", "otlp-json", "jaeger-dependencies", "prometheus-query-range",
 	"alertmanager", "k8s-events", "nvidia-smi-csv", "nvidia-smi-dmon", "nvml-recording", "nsight-sqlite", "kineto-trace",
-	"label", "manifest", "loki-streams", "otlp-logs", "docker-json-log", "cri-log", "text-log", "victorialogs-jsonl"}
+	"label", "manifest", "loki-streams", "otlp-logs", "docker-json-log", "cri-log", "text-log", "victorialogs-jsonl",
+	"change-records", "k8s-objects"}
 
 func (f Format) String() string {
 	if int(f) < len(formatNames) {
