@@ -10,7 +10,7 @@ import (
 // Shape is the tail latency by request shape of the target's LLM requests
 // (package shape: the baseline against the incident window) and what its
 // reading says of each shown cause, by the rule of physics of the cause's
-// kind of signal (shape.Kind.Bears).
+// kind of signal (shape.Reading.Bears).
 type Shape struct {
 	Map *shape.Map
 	// Bearings are the causes the reading supports or contradicts, in rank
@@ -39,7 +39,7 @@ func ShapeOf(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt shape.Options
 	}
 	s := &Shape{Map: m}
 	for i, c := range r.Candidates[:min(maxCauses, len(r.Candidates))] {
-		if be, why := m.Reading.Kind.Bears(c.Signal); be != shape.Neutral {
+		if be, why := m.Reading.Bears(c.Signal); be != shape.Neutral {
 			s.Bearings = append(s.Bearings, ShapeBearing{Cause: i, Bearing: be, Why: why})
 		}
 	}

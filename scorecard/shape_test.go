@@ -29,7 +29,7 @@ func shapeMap() *shape.Map {
 }
 
 // shapeCard is the confident card with a request-shape section: the map
-// above and what its reading says of each cause (shape.Kind.Bears).
+// above and what its reading says of each cause (shape.Reading.Bears).
 func shapeCard() *Card {
 	c := confidentCard()
 	withShape(c)
@@ -42,7 +42,7 @@ func withShape(c *Card) {
 	c.RequestShape = NewRequestShape(m)
 	for _, cs := range c.Causes {
 		sig, _ := ingest.ParseSignalKind(cs.Signal)
-		if be, why := m.Reading.Kind.Bears(sig); be != shape.Neutral {
+		if be, why := m.Reading.Bears(sig); be != shape.Neutral {
 			c.RequestShape.Bearings = append(c.RequestShape.Bearings, ShapeBearing{Rank: cs.Rank, Component: causeComponent(cs), Signal: cs.Signal, Bearing: be.String(), Why: why})
 		}
 	}

@@ -6,7 +6,7 @@
 // says which shapes slowed — long prompts only (prefill-bound), long
 // outputs or every token after the first (decode-bound), every shape alike
 // (queueing or upstream) — with the rule of physics that turns it into
-// evidence for or against a cause of each kind of signal (Kind.Bears).
+// evidence for or against a cause of each kind of signal (Reading.Bears).
 //
 // # What it owns, what it must not do
 //

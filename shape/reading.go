@@ -46,6 +46,10 @@ type Reading struct {
 	// All over every request.
 	Long, Short, All Change
 	Metric           Metric
+	// DecodeSlowed is set when the tokens after the first slowed too (TPOT
+	// of every request, or e2e of long outputs): with everything slowed, a
+	// slower decode that backed requests up into a queue.
+	DecodeSlowed bool
 }
 
 // split is one candidate boundary of a pattern.
@@ -91,8 +95,8 @@ func read(m *Map, base, win *Sample, opt Options, ins, outs []Bucket) Reading {
 		return Reading{Kind: KindPrefill, Split: pre.at, Axis: "input", Long: pre.long, Short: pre.short, All: all(TTFT), Metric: TTFT,
 			Text: fmt.Sprintf("requests over %s input tokens: TTFT %s %s; shorter prompts %s → prefill-bound", Tokens(pre.at), p, Ratio(pre.long.Ratio), unchangedOr(pre.short))}
 	case waitedMore:
-		return Reading{Kind: KindEverything, All: ttft, Metric: TTFT,
-			Text: fmt.Sprintf("every shape slowed: TTFT %s %s overall, more than TPOT (%s) → everything slowed (queueing or upstream)", p, Ratio(ttft.Ratio), Ratio(tpot.Ratio))}
+		return Reading{Kind: KindEverything, All: ttft, Metric: TTFT, DecodeSlowed: true,
+			Text: fmt.Sprintf("every shape slowed: TTFT %s %s overall, more than TPOT (%s, itself slowed) → everything slowed (a queue, behind a slower decode or a call before the model)", p, Ratio(ttft.Ratio), Ratio(tpot.Ratio))}
 	case decode && !shortSlowed:
 		r := Reading{Kind: KindDecode, All: all(E2E), Metric: E2E, Text: decodeClause(m, e2eOut, tpotAll, p) + ttftClause(m, p) + " → decode-bound"}
 		if e2eOut.valid {
@@ -108,7 +112,7 @@ func read(m *Map, base, win *Sample, opt Options, ins, outs []Bucket) Reading {
 			text += fmt.Sprintf(", TPOT %s too", Ratio(all(TPOT).Ratio))
 		}
 		return Reading{Kind: KindEverything, Split: half.at, Axis: "input", Long: half.long, Short: half.short, All: all(firstKnown), Metric: firstKnown,
-			Text: text + " → everything slowed (queueing or upstream)"}
+			DecodeSlowed: decode, Text: text + " → everything slowed (queueing or upstream)"}
 	}
 	// Every request's tail moving is a slowdown only if some shape's did:
 	// with every shape unchanged it is the mix moving (more long requests
@@ -286,19 +290,21 @@ func (b Bearing) String() string {
 }
 
 // Bears is the rule of physics per kind of signal (docs/scorecard-guide.md,
-// "Request shape"): what a reading says of a cause whose signal is sig,
+// "Request shape"): what the reading says of a cause whose signal is sig,
 // and why, in words. Prefill (the first token) costs compute in proportion
 // to the prompt; decode (every later token) reads the weights and the KV
 // cache once per token and is bound by memory bandwidth and by the slowest
 // GPU of a tensor-parallel group; tokenisation and other CPU work before the
 // model scale with the prompt; queueing and more traffic delay every request
-// alike.
-func (k Kind) Bears(sig ingest.SignalKind) (Bearing, string) {
+// alike — and a slower decode on a busy server backs requests up into a
+// queue, so every shape slowing with the tokens after the first slowing too
+// bears on the decode side as well.
+func (r Reading) Bears(sig ingest.SignalKind) (Bearing, string) {
 	prefillSide := sig == ingest.SignalKVCache || sig == ingest.SignalCPU || sig == ingest.SignalCPUThrottle
 	decodeSide := sig == ingest.SignalGPUMemBW || sig == ingest.SignalGPUUtil || sig == ingest.SignalGPUClock ||
 		sig == ingest.SignalGPUThrottle || sig == ingest.SignalTemperature || sig == ingest.SignalPower || sig == ingest.SignalNVLink
 	alike := sig == ingest.SignalQueue || sig == ingest.SignalTraffic
-	switch k {
+	switch r.Kind {
 	case KindPrefill:
 		switch {
 		case prefillSide:
@@ -323,8 +329,8 @@ func (k Kind) Bears(sig ingest.SignalKind) (Bearing, string) {
 		switch {
 		case alike:
 			return Supports, "every request shape slowed alike: queueing and more traffic delay every request"
-		case sig == ingest.SignalGPUMemBW:
-			return Contradicts, "memory-bandwidth contention slows decode, but the first token slowed as much for every prompt length"
+		case decodeSide && r.DecodeSlowed:
+			return Supports, "every shape slowed and the tokens after the first too: a slower decode backs requests up into a queue"
 		}
 	}
 	return Neutral, ""
