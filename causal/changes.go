@@ -17,6 +17,26 @@ func symptomOnset(g *tcg.Graph) ingest.Time {
 	return g.Incident.At
 }
 
+// lateness is TermLate of every node (see it): 0 for a node whose onset is
+// not later than the symptom's onset by more than a grid step (or a
+// minute), growing to 1 over tau beyond that; 0 for nodes that are not
+// anomalous or without an onset.
+func lateness(g *tcg.Graph, tau time.Duration) []float64 {
+	out := make([]float64, len(g.Nodes))
+	onset := symptomOnset(g)
+	if onset == 0 || tau <= 0 {
+		return out
+	}
+	tol := ingest.Time(max(g.Step, time.Minute))
+	for i, n := range g.Nodes {
+		if !n.Anomalous || n.Onset == 0 || n.Onset <= onset+tol {
+			continue
+		}
+		out[i] = math.Min(1, float64(n.Onset-onset-tol)/float64(tau))
+	}
+	return out
+}
+
 // changeTiming is TermChangeTiming of every node (see it): for a
 // service's change node and a rollout's contrast nodes, exp(−lead/tau) of
 // the latest of their changes made before the symptom's onset (or within

@@ -51,3 +51,25 @@ func TestChangeTimingThreeRollouts(t *testing.T) {
 		t.Errorf("timing against the alert's time %.3f, want %.3f", got[3], math.Exp(-1.5/5))
 	}
 }
+
+// TestLateness: a node whose onset follows the symptom's by more than a
+// step weighs late in proportion, up to 1 after tau; one that moved first,
+// with it or within a step, not at all.
+func TestLateness(t *testing.T) {
+	t0 := ingest.FromTime(time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC))
+	at := func(m float64) ingest.Time { return t0 + ingest.Time(m*float64(time.Minute)) }
+	mk := func(onset float64) *tcg.Node {
+		n := &tcg.Node{}
+		n.Anomalous, n.Onset = true, at(onset)
+		return n
+	}
+	target := mk(5)
+	g := &tcg.Graph{Nodes: []*tcg.Node{target, mk(3), mk(5.5), mk(8.5), mk(20)}, Target: 0, Step: time.Minute}
+	got := lateness(g, 5*time.Minute)
+	want := []float64{0, 0, 0, 2.5 / 5, 1}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			t.Errorf("node %d (onset %v): lateness %.3f, want %.3f", i, g.Nodes[i].Onset, got[i], want[i])
+		}
+	}
+}

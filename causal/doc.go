@@ -47,11 +47,30 @@
 //  4. The graph comes from data (package tcg): call topology, placement,
 //     the generic order inside a component, changes and log content. Lagged
 //     correlation edges are shown but never carry anomaly here.
-//  5. Confidence is a probability (fit.go). The score is
+//  5. Errors have an origin (nodeevidence.go, errorsResidual): a node's
+//     error rise minus what its callees' failures account for (in failures
+//     per cell when requests are counted, else in the ratio's unit; the
+//     largest callee's part, never the sum of two views of the same calls).
+//     A caller whose failures are its callee's owns none of them.
+//  6. Changes are candidates (changes.go): every change of the look-back
+//     (tcg.Graph.Changes) is a node scored as a prior and judged by its
+//     effects (its rollout's contrasts, what it precedes; a new version of
+//     a callee is a parent of what its callers receive, of a caller of what
+//     its callees are asked) and its timing against the symptom's onset
+//     (TermChangeTiming); every change gets a verdict for the card
+//     (blamed, exonerated, not judged).
+//  7. The component is the part one acts on (part.go): a call edge's
+//     signal resolves to its callee's replica or the network of the end
+//     the moved calls share, a node's pressure to the one workload whose
+//     own use moved with it, a replica to its workload when its siblings
+//     moved alike; the target share is the part's.
+//  8. Confidence is a probability (fit.go). The score is
 //     Σ_k Weight[k]·term_k over Terms(): the three counterfactual terms,
 //     two fitted priors on the generic order's levels (traffic anomalies
 //     are rarely where a cause starts; error and log-content anomalies
-//     often are), and a fixed reach term (a node with no path to the
+//     often are), two on time (a change's timing, TermChangeTiming; a
+//     signal that moved after the symptom began, TermLate), and a fixed
+//     reach term (a node with no path to the
 //     target's service cannot be this incident's cause). A softmax over the
 //     services' best scores and "none of them" gives each service's
 //     probability; Fit chooses the weights by maximum likelihood on the
@@ -60,7 +79,7 @@
 //     Below MinConfidence, or when the top cause explains under
 //     MinVerdictShare of the target's deviation, the verdict abstains and
 //     says why.
-//  6. One parameter table (params.go): every constant with its default and
+//  9. One parameter table (params.go): every constant with its default and
 //     the experiment that set it.
 //
 // Within the top service, an anomalous ancestor of its best candidate that

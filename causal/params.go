@@ -102,12 +102,18 @@ const (
 	// minutes after earlier changes were healthy: the latest change before
 	// the onset weighs most. 0 for every other node.
 	TermChangeTiming = "change_timing"
+	// TermLate is how late a node's onset is after the symptom's onset
+	// (beyond one grid step, or a minute): (lag − step) / ChangeTau,
+	// clipped to [0, 1]. A signal that moved after the symptom began is
+	// more likely its effect than its cause (who moved first); a prior,
+	// fitted like the level terms.
+	TermLate = "late"
 )
 
 // Terms lists the score terms in a fixed order.
 func Terms() []string {
 	return []string{TermTargetShare, TermOwn, TermDownstream, TermReach,
-		TermLevelTraffic, TermLevelErrors, TermChangeTiming}
+		TermLevelTraffic, TermLevelErrors, TermChangeTiming, TermLate}
 }
 
 // contentSignal reports whether a signal measures what a component's
@@ -147,9 +153,9 @@ func levelTerm(sig ingest.SignalKind, facet string) string {
 func DefaultParams() Params {
 	return Params{
 		Mechanism:       DefaultMechanismParams(),
-		Weights:         map[string]float64{TermTargetShare: 1.36, TermOwn: 0.78, TermDownstream: 1.25, TermLevelTraffic: -0.95, TermLevelErrors: 1.32, TermChangeTiming: 1.02},
+		Weights:         map[string]float64{TermTargetShare: 1.38, TermOwn: 0.76, TermDownstream: 1.17, TermLevelTraffic: -0.94, TermLevelErrors: 1.21, TermChangeTiming: 1.16, TermLate: -0.53},
 		NoneScore:       1.30,
-		Calibration:     Calibration{Slope: 1.38, Intercept: 0.21},
+		Calibration:     Calibration{Slope: 1.33, Intercept: 0.18},
 		MinConfidence:   0.35,
 		MinTargetShare:  0.2,
 		MinVerdictShare: 0.05,

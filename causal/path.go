@@ -10,7 +10,8 @@ import (
 )
 
 // effectPath is the path an on-call reads: the one that carries the
-// largest share of the candidate's effect to the target. In the anomaly
+// largest share of the candidate's effect to the target, over hops that
+// hold (HopHolds: a moved signal, reached with a lag ≥ 0). In the anomaly
 // space's linear SCM, the candidate's change reaching a node u goes on to
 // each of u's anomalous children v in proportion to coef(v, u) — the part
 // of v's inherited anomaly u accounts for, per unit of u's anomaly — so a
@@ -52,7 +53,7 @@ func effectPath(g *tcg.Graph, sp *anomalySpace, i int) (nodes []int, shares []fl
 		}
 		for _, v := range sp.kids[u] {
 			c := coef(v, u)
-			if c <= 0 || v == u {
+			if c <= 0 || v == u || !HopHolds(g, u, v, edgeBetween(g, u, v)) {
 				continue
 			}
 			if !seen[v] {
@@ -98,4 +99,48 @@ func edgeBetween(g *tcg.Graph, u, v int) int {
 		}
 	}
 	return best
+}
+
+// HopHolds reports whether a propagation hop u → v over edge e (an index
+// into g.Edges, or -1 when the hop has none) can be shown as one: v's
+// signal moved (it is anomalous; the target counts as moved, it is what
+// paged) and the effect reaches it no earlier than its cause (the edge's
+// lag is ≥ 0, and v's onset is not before u's when both are known). A path
+// through a signal that never moved, or that runs backwards in time, is not
+// a propagation path.
+func HopHolds(g *tcg.Graph, u, v, e int) bool {
+	if u < 0 || v < 0 || u >= len(g.Nodes) || v >= len(g.Nodes) {
+		return false
+	}
+	nv := g.Nodes[v]
+	if !nv.Anomalous && v != g.Target {
+		return false
+	}
+	if e >= 0 && e < len(g.Edges) && g.Edges[e].Lag < 0 {
+		return false
+	}
+	if nu := g.Nodes[u]; nu.Onset != 0 && nv.Onset != 0 && nv.Onset < nu.Onset {
+		return false
+	}
+	return true
+}
+
+// HoldingPrefix is how many nodes of a candidate's path (Candidate.Path,
+// with Candidate.PathEdges between them) form a propagation path whose
+// every hop holds (HopHolds): the path is cut before the first hop that
+// does not. 0 for an empty path.
+func HoldingPrefix(g *tcg.Graph, path, edges []int) int {
+	if len(path) == 0 {
+		return 0
+	}
+	for k := 1; k < len(path); k++ {
+		e := -1
+		if k-1 < len(edges) {
+			e = edges[k-1]
+		}
+		if !HopHolds(g, path[k-1], path[k], e) {
+			return k
+		}
+	}
+	return len(path)
 }

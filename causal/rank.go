@@ -344,14 +344,21 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT float64, p Params) []scored {
 	reach := reachesTargetService(g)
 	timing := changeTiming(g, p.ChangeTau)
+	late := lateness(g, p.ChangeTau)
 	// A component's share of the target: do(every own change of the
 	// component := baseline) removes the sum of its signals' shares.
 	// Summed in node order: a float sum in map order differs in its last
 	// digits from run to run.
+	// The component is the part one acts on (partOf): a call's latency
+	// resolved to its callee's replica adds to that replica's share.
+	partKey := func(i int) string {
+		p := partOf(g, i)
+		return p.Kind.String() + "/" + p.Name
+	}
 	compShare := map[string]float64{}
 	for _, i := range slices.Sorted(maps.Keys(tflow)) {
 		if i != g.Target {
-			compShare[g.Nodes[i].Entity.ID()] += tflow[i]
+			compShare[partKey(i)] += tflow[i]
 		}
 	}
 	var cands []scored
@@ -367,11 +374,12 @@ func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT f
 			t[lt] = 1
 		}
 		if aT > 0 {
-			t[TermTargetShare] = compShare[g.Nodes[i].Entity.ID()] / aT
+			t[TermTargetShare] = compShare[partKey(i)] / aT
 		} else {
 			t[TermTargetShare] = 0
 		}
 		t[TermChangeTiming] = timing[i]
+		t[TermLate] = late[i]
 		sc := 0.0
 		for _, k := range Terms() {
 			sc += p.Weights[k] * t[k]

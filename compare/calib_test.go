@@ -122,11 +122,13 @@ func TestShortBaselineNull(t *testing.T) {
 }
 
 // TestShortBaselineDetects is the other side of TestShortBaselineNull: with
-// a 6-minute baseline, a pod whose CPU doubles and whose success ratio
-// falls to 0.9 in AFTER regresses in both.
+// an 11-minute baseline (three windows as long as the compared ones, the
+// fewest that tell the drift between windows from a change; with fewer the
+// baseline is insufficient: TestShortBaselineQuietPairs), a pod whose CPU
+// doubles and whose success ratio falls to 0.9 in AFTER regresses in both.
 func TestShortBaselineDetects(t *testing.T) {
-	b := seriesBundle(t, 1, 40, 16, 11, 0)
-	mid := t0.Add(11 * time.Minute)
+	b := seriesBundle(t, 1, 40, 21, 16, 0)
+	mid := t0.Add(16 * time.Minute)
 	rep, err := Run(Side{Bundle: b, Start: mid.Add(-5 * time.Minute), End: mid}, Side{Bundle: b, Start: mid, End: mid.Add(5 * time.Minute)}, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)

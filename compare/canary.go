@@ -700,11 +700,27 @@ func canarySummary(ws []CanaryWorkload) (string, string) {
 			worst = w.Verdict
 		}
 	}
+	// The headline names the workloads that failed or are marginal (at
+	// most three each): "6 canaries: FAIL (1 fail: adservice-v2; 5 pass)".
 	var parts []string
 	for _, v := range []string{CanaryFail, CanaryMarginal, CanaryInsufficient, CanaryPass} {
-		if n[v] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		if n[v] == 0 {
+			continue
 		}
+		part := fmt.Sprintf("%d %s", n[v], v)
+		if v == CanaryFail || v == CanaryMarginal {
+			var names []string
+			for _, w := range ws {
+				if w.Verdict == v {
+					names = append(names, w.Workload)
+				}
+			}
+			if len(names) > 3 {
+				names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
+			}
+			part += ": " + strings.Join(names, ", ")
+		}
+		parts = append(parts, part)
 	}
 	what := "canary"
 	if len(ws) != 1 {
@@ -713,7 +729,7 @@ func canarySummary(ws []CanaryWorkload) (string, string) {
 	if len(ws) == 1 {
 		return worst, fmt.Sprintf("canary %s: %s (%s)", ws[0].Workload, strings.ToUpper(worst), ws[0].Reason)
 	}
-	return worst, fmt.Sprintf("%s: %s (%s)", what, strings.ToUpper(worst), strings.Join(parts, ", "))
+	return worst, fmt.Sprintf("%s: %s (%s)", what, strings.ToUpper(worst), strings.Join(parts, "; "))
 }
 
 // FailOnCanary returns the exit status a CI gate should take for a canary

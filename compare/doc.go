@@ -99,7 +99,13 @@
 //     with 6 baseline points).
 //
 // A band is known with at least BandWindows (3) such windows (12 points;
-// a series from 6 points).
+// a series from 6 points). A series whose baseline holds fewer windows as
+// long as the compared ones is "insufficient baseline": the drift between
+// windows cannot be told from a change with one or two of them (two
+// equal medians would say there is none), so a few minutes of baseline
+// never make a regression (TestShortBaselineQuietPairs: quiet pairs after
+// 2–8 minutes of baseline on every development case). Disturbed baseline
+// windows are left out of a band only from five windows on.
 //
 // # Verdicts
 //

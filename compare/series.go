@@ -108,6 +108,10 @@ func merged(ps []*points) points {
 const (
 	bandMinPoints   = 12
 	shortBandPoints = 6
+	// minQuietWindows is the fewest baseline windows from which disturbed
+	// ones are left out of the band (quietBaseline): with fewer, a burst is
+	// as likely the series' normal variation.
+	minQuietWindows = 5
 )
 
 // seriesItem compares a series' level in the two windows: medians, robust
@@ -170,7 +174,11 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	// direction changed, AFTER or BEFORE must lie beyond everything the
 	// baseline did (fullLevel), disturbances included.
 	bandPts := hs
-	if quiet := r.quietBaseline(pbase, w.nearOne); len(quiet) >= bandMinPoints && len(quiet) < len(hs) {
+	// A baseline of few independent windows cannot tell a disturbance
+	// from its normal variation: its band keeps every point.
+	nWin := 0
+	r.bandWindows(func(lo, hi ingest.Time) { nWin++ })
+	if quiet := r.quietBaseline(pbase, w.nearOne); nWin >= minQuietWindows && len(quiet) >= bandMinPoints && len(quiet) < len(hs) {
 		bandPts, w.disturbed = quiet, true
 	}
 	switch {
@@ -205,6 +213,11 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		meds = append(meds, measure.QuantileSorted(c, 0.5))
 	})
 	it.Band.Windows = len(meds)
+	// The drift between windows comes from the spread of the baseline's
+	// window medians; with fewer than BandWindows of them it cannot be told
+	// from a change (two equal medians would say "no drift at all"), and
+	// the baseline is insufficient (below): never a regression at +7σ from
+	// a few minutes of baseline.
 	if len(meds) >= r.opt.BandWindows {
 		slices.Sort(meds)
 		it.Band.Spread = robustScale(meds)
@@ -224,6 +237,9 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		w.short = plural(len(ys), "point") + " in AFTER (fewer than " + itoa(r.opt.MinPoints) + ")"
 	case !it.Band.Known:
 		w.short = "no baseline band (" + plural(len(hs), "baseline point") + ", fewer than " + itoa(shortBandPoints) + ") to tell a change from the series' normal variation"
+	case len(meds) < r.opt.BandWindows:
+		w.short = "insufficient baseline: " + plural(len(meds), "baseline window") + " as long as the compared ones before BEFORE; " +
+			itoa(r.opt.BandWindows) + " or more tell the drift between windows from a change"
 	}
 	if w.short != "" {
 		return w

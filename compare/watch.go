@@ -40,8 +40,15 @@ func (r *run) watchList(measures []*itemWork, causes []*itemWork, labels []strin
 		}
 		out = append(out, wt)
 	}
+	// A measurement of the target whose own verdict differs from the
+	// target's (its latency unchanged while its errors are fixed) says the
+	// target's, so that the list agrees with the verdict above it.
 	for _, w := range measures {
-		add(w, labelOf(&w.item))
+		label := labelOf(&w.item)
+		if tv := rep.Verdict.Verdict; tv != "" && w.item.Verdict != tv {
+			label += " (of the target, which is " + string(tv) + ")"
+		}
+		add(w, label)
 	}
 	for i, w := range causes {
 		add(w, labels[i])

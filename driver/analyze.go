@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -40,12 +41,21 @@ Examples:
   pipeline-analyze --at now-5m -o json incident/ | jq .causes[0]
   pipeline-analyze --method baro incident/           # the BARO baseline, for comparison
   pipeline-analyze --fail-on critical incident/ || page-someone
+  pipeline-analyze --fail-on abstain incident/ || page-someone   # also when no cause is confident
+  pipeline-analyze -v incident/                      # the first screen, then every detail
+  pipeline-analyze explain 2 incident/               # the second row in detail
+  pipeline-analyze -o markdown --max-chars 20000 --export ticket.md incident/
   pipeline-analyze -v -o markdown --export ticket.md --jaeger-ui-url http://jaeger:16686 incident/
 (incident/ is what "pipeline-analyze simulate --fault tool_api_slow --seed 7 --duration 14m
 --out incident" writes.)
 
+The text card's first screen (about sixty lines) is the incident, the verdict,
+what changed and the ranked components, one row each; -v adds every cause's
+evidence, path and steps, the heatmaps, footnotes, inputs and checksums.
+
 Exit status: 0 ok; 1 input or runtime error; 2 usage error; 3 a cause of at
-least --fail-on severity was found.
+least --fail-on severity was found (--fail-on abstain: also when the card
+abstains, so that an incident with no confident cause still pages).
 `
 
 // outputFlags select and place the report. Each tagged field is a flag
@@ -64,11 +74,12 @@ type outputFlags struct {
 	Grafana           string `flag:"grafana-url"`
 	GrafanaDatasource string `flag:"grafana-datasource"`
 	Runbooks          string `flag:"runbooks"`
+	MaxChars          int    `flag:"max-chars"`
 }
 
 // defaultOutputFlags are the output defaults.
 func defaultOutputFlags() outputFlags {
-	return outputFlags{Format: "text", FailOn: "never", Slice: "30s"}
+	return outputFlags{Format: "text", FailOn: "never", Slice: "30s", MaxChars: scorecard.DefaultMaxChars}
 }
 
 // outputHelp is the help of each output flag.
@@ -77,9 +88,10 @@ var outputHelp = map[string]string{
 	"output-format":      "report `FORMAT`: text, json, markdown or html",
 	"export":             "write the report to `FILE` (atomically) instead of stdout",
 	"quiet":              "no progress on stderr",
-	"verbose":            "also every input file and the time of each phase on stderr",
+	"verbose":            "the whole card after its first screen (every cause's evidence, path and steps, heatmaps, footnotes, inputs, rerun), and every input file and the time of each phase on stderr",
+	"max-chars":          "bound the Markdown report to `N` characters (details folded, then cut, with a note); 0: no bound",
 	"version":            "print the version and exit",
-	"fail-on":            "exit 3 when a cause of at least this `SEVERITY` is found: critical, warning or never",
+	"fail-on":            "exit 3 when a cause of at least this `SEVERITY` is found: critical, warning, abstain (critical, or no confident cause: the card abstains) or never",
 	"slice":              "heatmap time-slice `WIDTH`",
 	"dot":                "also write the temporal causal graph in Graphviz DOT to `FILE`",
 	"jaeger-ui-url":      "link trace IDs in HTML and Markdown reports to this Jaeger UI (`URL`/trace/ID), and next steps to its searches",
@@ -131,7 +143,11 @@ type cmdEnv struct {
 
 // runAnalyze is the analysis command: the flags, then the steps of an
 // analyzeRun (inputs, context checks, analysis, report).
-func runAnalyze(args []string, env cmdEnv) int {
+func runAnalyze(args []string, env cmdEnv) int { return runAnalyzeRow(args, env, 0) }
+
+// runAnalyzeRow is the analysis command; row > 0 renders only that row of
+// the card in detail (explain).
+func runAnalyzeRow(args []string, env cmdEnv, row int) int {
 	stdout, stderr := env.stdout, env.stderr
 	fs, o := newAnalyzeFlags()
 	if code, ok := parseFlags(fs, args, "", func(w io.Writer) { writeHelp(w, commandByName("")) }, stdout, stderr); !ok {
@@ -145,6 +161,10 @@ func runAnalyze(args []string, env cmdEnv) int {
 	r, err := newAnalyzeRun(env, fs, o, &reporter{w: stderr, raw: env.tty, quiet: of.Quiet, verbose: of.Verbose})
 	if err != nil {
 		return usageError(stderr, err)
+	}
+	r.explain = row
+	if row > 0 && of.Format != "text" && of.Format != "markdown" {
+		return usageErrorFor(stderr, "explain", fmt.Errorf("-o %s: explain writes text or markdown (the JSON and HTML reports hold every row)", of.Format))
 	}
 	if lf.ListQueries {
 		return lf.list(stdout, stderr, af.Step)
@@ -181,6 +201,8 @@ type analyzeRun struct {
 	notes []string // context notes (flags against the data), printed and footnoted
 	// runbooks are the team's runbooks (--runbooks), read before the data.
 	runbooks []scorecard.Runbook
+	// explain is the row `explain N` renders (0: the whole card).
+	explain int
 
 	analyseStart, reportStart time.Time // the phases' starts, for -v
 }
@@ -189,6 +211,9 @@ type analyzeRun struct {
 // the stages' options; an error is a usage error (not yet reported).
 func newAnalyzeRun(env cmdEnv, fs *pflag.FlagSet, o *analyzeOpts, rep *reporter) (*analyzeRun, error) {
 	r := &analyzeRun{env: env, fs: fs, o: o, rep: rep}
+	if err := exportFormat(&o.of, fs.Changed("output-format")); err != nil {
+		return nil, err
+	}
 	var err error
 	if r.slice, err = checkOutputFlags(&o.of); err != nil {
 		return nil, err
@@ -287,7 +312,10 @@ func (r *analyzeRun) read() (*ingest.Bundle, error) {
 		r.paths, r.shown = []string{dir}, []string{"demo"}
 	}
 	t0 := time.Now()
-	files, _ := ingest.ExpandPaths(r.paths)
+	files, bad := ingest.ExpandPaths(r.paths)
+	if len(files) == 0 && bad == nil && !r.o.lf.active() {
+		return nil, r.fail("", emptyInputError(r.shown))
+	}
 	rp := r.rep.startRead(files)
 	b, err := features.Read(r.paths, r.env.stdin, ingest.Options{Step: r.o.af.Step, Progress: rp.callback, Limits: r.o.lim,
 		LogEntity: r.o.logEntity, TempDir: r.work}, features.Options{})
@@ -333,6 +361,7 @@ func (r *analyzeRun) checkContext(b *ingest.Bundle) (tcg.Incident, error) {
 	if err != nil {
 		return inc, r.fail("", err)
 	}
+	r.notes = append(r.notes, alertNotes(b, inc, r.so.at.present, af.timeFlags(r.fs, r.so.at).window)...)
 	windowNotes, err := checkWindow(b, af.timeFlags(r.fs, r.so.at), inc)
 	if err != nil {
 		return inc, r.usage(err)
@@ -347,10 +376,18 @@ func (r *analyzeRun) checkContext(b *ingest.Bundle) (tcg.Incident, error) {
 // analyse builds the graph, ranks the causes, gathers their evidence and
 // builds the card.
 func (r *analyzeRun) analyse(b *ingest.Bundle, inc tcg.Incident) (*scorecard.Card, error) {
-	an, err := analyzeIncident(b, inc, r.so.graph, r.so.causal)
+	var want *seriesWanted
+	if w, ok := targetWanted(r.o.af.Target, r.so.spec.Target); ok && r.fs.Changed("target") {
+		want = &w
+	}
+	an, err := analyzeIncidentWith(b, inc, r.so.graph, r.so.causal, want)
 	if err != nil {
 		return nil, r.fail("", err)
 	}
+	for _, n := range an.notes {
+		r.rep.say("note: %s", n)
+	}
+	r.notes = append(r.notes, an.notes...)
 	// The evidence step: what the raw bundle says about the ranked causes,
 	// gathered once so that the scorecard only renders.
 	ev := evidence.Collect(b, an.graph, an.result, r.so.evidence)
@@ -367,7 +404,7 @@ func (r *analyzeRun) analyse(b *ingest.Bundle, inc tcg.Incident) (*scorecard.Car
 		Links: scorecard.StepLinks{JaegerUI: r.o.of.JaegerUI, GrafanaURL: r.o.of.Grafana, GrafanaDatasource: r.o.of.GrafanaDatasource},
 	})
 	for _, n := range r.notes {
-		card.AddWarning(scorecard.Footnote{Kind: "context", Source: "flags", Count: 1, Message: n})
+		card.AddWarning(scorecard.Footnote{Kind: scorecard.FootnoteContext, Source: "flags", Count: 1, Message: n})
 	}
 	r.in.annotate(card)
 	if r.demo != "" { // the demo's temporary directory must not reach the report
@@ -386,7 +423,15 @@ func (r *analyzeRun) report(card *scorecard.Card) error {
 		color = isTerminal(stdout) && os.Getenv("NO_COLOR") == ""
 	}
 	var sb strings.Builder
-	if err := scorecard.Render(&sb, card, of.Format, scorecard.RenderOptions{Color: color, Width: 100, TraceURL: of.JaegerUI}); err != nil {
+	maxChars := of.MaxChars
+	if maxChars == 0 {
+		maxChars = -1 // 0 on the command line: no bound
+	}
+	opt := scorecard.RenderOptions{Color: color, Width: 100, TraceURL: of.JaegerUI, Verbose: of.Verbose, Explain: r.explain, MaxChars: maxChars}
+	if err := scorecard.Render(&sb, card, of.Format, opt); err != nil {
+		if errors.Is(err, scorecard.ErrNoSuchRow) {
+			return r.usage(fmt.Errorf("%w: %w", errUsage, err))
+		}
 		return r.fail("render: ", err)
 	}
 	r.rep.phase("report", r.reportStart)
@@ -415,10 +460,14 @@ func checkOutputFlags(of *outputFlags) (time.Duration, error) {
 			didYouMean(of.Format, scorecard.Formats(), nil))
 	}
 	switch of.FailOn {
-	case "never", "warning", "critical":
+	case "never", "warning", "critical", "abstain":
 	default:
-		return 0, fmt.Errorf("--fail-on %q: want critical, warning or never", of.FailOn)
+		return 0, fmt.Errorf("--fail-on %q: want critical, warning, abstain or never", of.FailOn)
 	}
+	if of.MaxChars < 0 {
+		return 0, fmt.Errorf("--max-chars %d: want a positive number of characters, or 0 for no bound", of.MaxChars)
+	}
+
 	slice, err := time.ParseDuration(of.Slice)
 	if err != nil || slice <= 0 {
 		return 0, fmt.Errorf("--slice %q: want a positive duration like 30s", of.Slice)
@@ -461,6 +510,9 @@ func failOnHit(c *scorecard.Card, failOn string) bool {
 	if failOn == "never" {
 		return false
 	}
+	if failOn == "abstain" && !c.Verdict.Confident {
+		return true // an incident whose card abstains still pages
+	}
 	for _, cause := range c.Causes {
 		switch {
 		case cause.Severity == scorecard.SeverityCritical:
@@ -470,4 +522,34 @@ func failOnHit(c *scorecard.Card, failOn string) bool {
 		}
 	}
 	return false
+}
+
+// exportExts are the report formats' file extensions.
+var exportExts = map[string]string{".txt": "text", ".text": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown",
+	".html": "html", ".htm": "html"}
+
+// exportFormat checks --export's extension against -o: without -o the
+// format follows the extension (report.html is HTML); with a -o that
+// contradicts it, the run is refused rather than writing text into an
+// .html file. An extension the table does not know decides nothing.
+func exportFormat(of *outputFlags, formatGiven bool) error {
+	if of.Export == "" {
+		return nil
+	}
+	ext := strings.ToLower(filepath.Ext(of.Export))
+	want, ok := exportExts[ext]
+	switch {
+	case !ok || want == of.Format:
+		return nil
+	case !formatGiven:
+		of.Format = want
+		return nil
+	}
+	return fmt.Errorf("--export %s is %s by its extension but -o is %s: give -o %s, or an export file ending in %s",
+		of.Export, want, of.Format, want, extOf(of.Format))
+}
+
+// extOf is the usual extension of a report format.
+func extOf(format string) string {
+	return map[string]string{"text": ".txt", "json": ".json", "markdown": ".md", "html": ".html"}[format]
 }

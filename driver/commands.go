@@ -27,6 +27,8 @@ func commands() []command {
 	return []command{
 		{name: "", args: "[flags] PATH...", summary: "analyse an incident", usage: analyzeUsage,
 			flags: func() *pflag.FlagSet { fs, _ := newAnalyzeFlags(); return fs }, run: runAnalyze},
+		{name: "explain", args: "N [flags] PATH...", summary: "one row of the card in detail", usage: explainUsage,
+			flags: func() *pflag.FlagSet { fs, _ := newAnalyzeFlags(); return fs }, run: runExplain},
 		{name: "eval", args: "[flags] DIR...", summary: "accuracy on labelled cases (label.json)", usage: evalUsage,
 			flags: func() *pflag.FlagSet { fs, _ := newEvalFlags(); return fs },
 			run:   func(a []string, e cmdEnv) int { return runEval(a, e.stdout, e.stderr) }},

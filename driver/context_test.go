@@ -181,7 +181,7 @@ func TestComparisonMethodAbstains(t *testing.T) {
 	}
 	out := r.stdout
 	for _, want := range []string{"no confident root cause: --method baro is a comparison baseline that does not decide", "best guesses: ",
-		"showing 10 of "} {
+		"of 10 signals ("} {
 		if !strings.Contains(out, want) {
 			t.Errorf("baro card lacks %q", want)
 		}

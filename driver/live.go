@@ -24,6 +24,10 @@ import (
 // in defaultLiveFlags, its help in liveHelp.
 type liveFlags struct {
 	JaegerURL     string        `flag:"jaeger-url"`
+	JaegerGRPC    string        `flag:"jaeger-grpc"`
+	JaegerGRPCAPI string        `flag:"jaeger-grpc-api"`
+	TempoURL      string        `flag:"tempo-url"`
+	OrgID         string        `flag:"org-id"`
 	PromURL       string        `flag:"prometheus-url"`
 	Queries       []string      `flag:"query"`
 	Selector      string        `flag:"selector"`
@@ -55,7 +59,7 @@ type liveFlags struct {
 // package's).
 func defaultLiveFlags() liveFlags {
 	return liveFlags{
-		Packs: "all", TokenEnv: "PIPELINE_ANALYZE_TOKEN", Timeout: live.DefaultTimeout, Retries: 2, MaxTraces: live.DefaultMaxTraces, Concurrency: live.DefaultConcurrency,
+		JaegerGRPCAPI: "auto", Packs: "all", TokenEnv: "PIPELINE_ANALYZE_TOKEN", Timeout: live.DefaultTimeout, Retries: 2, MaxTraces: live.DefaultMaxTraces, Concurrency: live.DefaultConcurrency,
 		LogPage: live.DefaultLogPage, MaxLogRecords: live.DefaultLogMax, FetchTimeout: live.DefaultFetchTimeout,
 		MaxResponse: live.DefaultMaxBody, MaxServices: live.DefaultMaxServices, MaxRequests: live.DefaultMaxRequests,
 		MaxFetch: live.DefaultMaxFetchBytes,
@@ -64,7 +68,11 @@ func defaultLiveFlags() liveFlags {
 
 // liveHelp is the help of each live flag.
 var liveHelp = map[string]string{
-	"jaeger-url":           "fetch traces from this Jaeger (api_v3, falling back to the v1 search API)",
+	"jaeger-url":           "fetch traces from this Jaeger: http(s)://host:16686 (api_v3, falling back to the v1 search API), or grpc(s)://host:16685 (the gRPC query API, as --jaeger-grpc)",
+	"jaeger-grpc":          "Jaeger's gRPC query endpoint, e.g. jaeger:16685 or grpcs://jaeger:16685 (api_v2, else api_v3); when it is refused, traces come over HTTP from --jaeger-url, else the host's port 16686",
+	"jaeger-grpc-api":      "the gRPC API: auto (api_v3, else api_v2), v3 (OTLP) or v2 (the Jaeger span model)",
+	"tempo-url":            "fetch traces from this Grafana Tempo (e.g. http://tempo:3200): TraceQL searches of the services over baseline + window (/api/search), then the traces by ID; Grafana Cloud: https://INSTANCE_ID@host with the token from --token-file/--token-env",
+	"org-id":               "tenant sent as X-Scope-OrgID to every endpoint (Grafana Tempo, Loki, Mimir), e.g. --org-id team-a",
 	"prometheus-url":       "fetch metrics from this Prometheus (query_range over baseline + window)",
 	"query":                "an extra PromQL query to fetch (repeatable)",
 	"selector":             `label matchers added to every pack query, e.g. '{namespace="llm"}'`,
@@ -105,7 +113,7 @@ func (l *liveFlags) register(fs *pflag.FlagSet) {
 
 // active reports whether a live source was given.
 func (l *liveFlags) active() bool {
-	return l.JaegerURL != "" || l.PromURL != "" || l.LokiURL != "" || l.VlogsURL != ""
+	return l.JaegerURL != "" || l.JaegerGRPC != "" || l.TempoURL != "" || l.PromURL != "" || l.LokiURL != "" || l.VlogsURL != ""
 }
 
 // list prints the queries --prometheus-url would run.
@@ -153,7 +161,7 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 	}
 	red.add(opt.Transport.BearerToken)
 	red.addBasic(opt.Transport.BasicUser, opt.Transport.BasicPassword)
-	for _, u := range []string{l.JaegerURL, l.PromURL} { // credentials in a URL are secrets too
+	for _, u := range []string{l.JaegerURL, l.PromURL, l.TempoURL, l.LokiURL, l.VlogsURL} { // credentials in a URL are secrets too
 		if pu, err := url.Parse(u); err == nil && pu.User != nil {
 			p, _ := pu.User.Password()
 			red.addBasic(pu.User.Username(), p)
@@ -233,8 +241,10 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 }
 
 func (lr *inputs) addSampling(m *live.Manifest) {
-	if m.Jaeger != nil && m.Jaeger.Sampling != "" {
-		lr.sampling = strings.TrimPrefix(lr.sampling+"; "+m.Jaeger.Sampling, "; ")
+	for _, mj := range []*live.ManifestJaeger{m.Jaeger, m.Tempo} {
+		if mj != nil && mj.Sampling != "" {
+			lr.sampling = strings.TrimPrefix(lr.sampling+"; "+mj.Sampling, "; ")
+		}
 	}
 }
 
@@ -287,7 +297,23 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 	opt.LokiURL, opt.VictoriaLogsURL, opt.LogSelector = l.LokiURL, l.VlogsURL, l.LogSelector
 	opt.LogPage, opt.MaxLogRecords = l.LogPage, l.MaxLogRecords
 	tr.MaxBody = l.MaxResponse
-	opt.JaegerURL, opt.PrometheusURL = l.JaegerURL, l.PromURL
+	opt.JaegerURL, opt.PrometheusURL, opt.JaegerGRPC, opt.TempoURL = l.JaegerURL, l.PromURL, l.JaegerGRPC, l.TempoURL
+	switch l.JaegerGRPCAPI {
+	case "auto", "":
+	case "v2", "v3":
+		opt.JaegerGRPCAPI = l.JaegerGRPCAPI
+	default:
+		return opt, fmt.Errorf("%w: --jaeger-grpc-api %q: want auto, v3 or v2", errUsage, l.JaegerGRPCAPI)
+	}
+	tr.OrgID = strings.TrimSpace(l.OrgID)
+	if ep := l.JaegerGRPC; ep != "" || live.IsGRPCURL(l.JaegerURL) {
+		if ep == "" {
+			ep = l.JaegerURL
+		}
+		if _, _, _, err := live.JaegerGRPCTarget(ep); err != nil {
+			return opt, fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
 	opt.Transport, opt.MaxTraces, opt.Concurrency = tr, l.MaxTraces, l.Concurrency
 	opt.FetchTimeout, opt.MaxServices, opt.MaxRequests, opt.MaxFetchBytes = l.FetchTimeout, l.MaxServices, l.MaxRequests, l.MaxFetch
 	return opt, nil

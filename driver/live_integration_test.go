@@ -99,6 +99,17 @@ func waitHTTP(t *testing.T, url string) {
 // returns its query and OTLP/HTTP base URLs.
 func startJaeger(t *testing.T, bin, dir string) (query, otlp string) {
 	t.Helper()
+	p := startJaegerPorts(t, bin, dir)
+	return p.query, p.otlp
+}
+
+// jaegerPorts are a started Jaeger's endpoints: the HTTP query API, the
+// OTLP/HTTP receiver and the gRPC query API (host:port).
+type jaegerPorts struct{ query, otlp, grpc string }
+
+// startJaegerPorts is startJaeger, returning the gRPC query port as well.
+func startJaegerPorts(t *testing.T, bin, dir string) jaegerPorts {
+	t.Helper()
 	qp, qg, og, oh := freePort(t), freePort(t), freePort(t), freePort(t)
 	cfg := fmt.Sprintf(`service:
   extensions: [jaeger_storage, jaeger_query]
@@ -144,9 +155,9 @@ exporters:
 		t.Fatal(err)
 	}
 	startServer(t, dir, "jaeger", bin, "--config", "file:"+path)
-	query, otlp = fmt.Sprintf("http://127.0.0.1:%d", qp), fmt.Sprintf("http://127.0.0.1:%d", oh)
-	waitHTTP(t, query+"/api/v3/services")
-	return query, otlp
+	p := jaegerPorts{query: fmt.Sprintf("http://127.0.0.1:%d", qp), otlp: fmt.Sprintf("http://127.0.0.1:%d", oh), grpc: fmt.Sprintf("127.0.0.1:%d", qg)}
+	waitHTTP(t, p.query+"/api/v3/services")
+	return p
 }
 
 // sendOTLP posts an OTLP JSON TracesData file to Jaeger in chunks and waits

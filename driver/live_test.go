@@ -223,9 +223,12 @@ func TestLiveCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	beforeAt := start.Add(5 * time.Minute).Format(time.RFC3339)
+	beforeAt := start.Add(6 * time.Minute).Format(time.RFC3339)
 	bundle := filepath.Join(work, "bundle")
-	flags := []string{"--target", "vllm:gpu_util", "--window", "2m", "--baseline", "3m", "--before-at", beforeAt, "--after-at", label.AlertTime, "-o", "json"}
+	// BEFORE six minutes in, after a 4-minute baseline: the three 2-minute
+	// windows a band needs (with fewer, compare says "insufficient
+	// baseline", never a regression).
+	flags := []string{"--target", "vllm:gpu_util", "--window", "2m", "--baseline", "4m", "--before-at", beforeAt, "--after-at", label.AlertTime, "-o", "json"}
 	args := append([]string{"compare", "--prometheus-url", prom.URL, "--token-file", tokenFile, "--retries", "1", "--timeout", "5s",
 		"--save-bundle", bundle}, flags...)
 	var out, errb bytes.Buffer

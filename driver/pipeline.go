@@ -2,6 +2,7 @@ package driver
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
@@ -15,6 +16,7 @@ type analysis struct {
 	inc    tcg.Incident
 	graph  *tcg.Graph
 	result *causal.Result
+	notes  []string // what the card should say about the target's series
 }
 
 // analyzeBundle resolves the incident, builds the graph and ranks causes.
@@ -34,7 +36,15 @@ func resolveIncident(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec) (tcg.
 }
 
 // analyzeIncident builds the graph of a resolved incident and ranks causes.
+// The target's series is the alert's own when the target came from an
+// alert that says which (pickSeries).
 func analyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options) (*analysis, error) {
+	return analyzeIncidentWith(b, inc, topt, copt, nil)
+}
+
+// analyzeIncidentWith is analyzeIncident with the target's series chosen
+// by want (--target's words) instead of the alert, when want is not nil.
+func analyzeIncidentWith(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options, want *seriesWanted) (*analysis, error) {
 	// Log templates are new, missing or shifted relative to the incident's
 	// own baseline, known only now.
 	features.DeriveLogSeries(b, inc.BaselineStart, inc.WindowStart, features.Options{})
@@ -54,11 +64,21 @@ func analyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt 
 			return nil, err
 		}
 	}
+	var notes []string
+	switch {
+	case want != nil:
+		notes = append(notes, pickSeries(g, *want))
+	case strings.HasPrefix(inc.TargetChosenBy, "alert "):
+		if w, ok := alertWanted(inc.Alert); ok {
+			notes = append(notes, pickSeries(g, w))
+		}
+	}
+	notes = slices.DeleteFunc(notes, func(s string) bool { return s == "" })
 	res, err := causal.Analyze(g, b, copt)
 	if err != nil {
 		return nil, err
 	}
-	return &analysis{inc: inc, graph: g, result: res}, nil
+	return &analysis{inc: inc, graph: g, result: res, notes: notes}, nil
 }
 
 // relabelInputs shows a temporary directory's paths (the demo's, or a live

@@ -347,9 +347,19 @@ func TestRunDemo(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("demo: %v", r)
 		}
-		for _, want := range []string{"DEMO:", "Verdict", "root cause", "Ranked causes", "Heatmaps\n", "  Overview: every service by call depth", "Inputs", "demo/alert.json"} {
+		// The first screen; -v adds the details.
+		for _, want := range []string{"DEMO:", "Verdict", "root cause", "What changed", "Ranked components, one row each", "details: -v", "demo/alert.json"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("demo scorecard lacks %q", want)
+			}
+		}
+		v := runCmd(nil, "-v")
+		if v.code != 0 || !strings.HasPrefix(v.stdout, r.stdout[:strings.Index(r.stdout, "\n")]) {
+			t.Fatalf("demo -v: %v", v)
+		}
+		for _, want := range []string{"Ranked causes", "Heatmaps\n", "  Overview: every service by call depth", "Inputs", "Rerun"} {
+			if !strings.Contains(v.stdout, want) {
+				t.Errorf("demo -v scorecard lacks %q", want)
 			}
 		}
 		if !strings.Contains(r.stderr, "embedded demo") {
@@ -470,8 +480,8 @@ func TestRunSchemaKeys(t *testing.T) {
 	if len(extra) > 0 {
 		t.Errorf("output keys not in the schema: %v", extra)
 	}
-	if string(doc["schema_version"]) != `"1"` {
-		t.Errorf("schema_version %s, want \"1\"", doc["schema_version"])
+	if string(doc["schema_version"]) != `"2"` {
+		t.Errorf("schema_version %s, want \"2\"", doc["schema_version"])
 	}
 	// Key order is fixed: the first key is schema_version.
 	if !strings.HasPrefix(strings.TrimSpace(r.stdout), `{`) || !strings.Contains(r.stdout[:min(len(r.stdout), 40)], `"schema_version"`) {

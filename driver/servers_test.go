@@ -347,6 +347,9 @@ func TestMisbehavingServers(t *testing.T) {
 				return func(w http.ResponseWriter, r *http.Request) { s.jaegerReq.Add(1); h(w, r) }
 			}())
 			defer jaeger.Close()
+			// Tempo misbehaves as Jaeger does (issue 46): the same fault rules hold.
+			tempo := httptest.NewServer(sc.jaeger(foreign.URL))
+			defer tempo.Close()
 			index := func(r *http.Request) int { return pf.index[r.Form.Get("query")] }
 			prom := httptest.NewServer(func() http.HandlerFunc {
 				h := sc.prom(authed(pf.serve), foreign.URL, index)
@@ -364,7 +367,7 @@ func TestMisbehavingServers(t *testing.T) {
 			}())
 			defer prom.Close()
 			s.bundle = filepath.Join(t.TempDir(), "bundle")
-			args := []string{"-q", "--jaeger-url", jaeger.URL, "--prometheus-url", prom.URL, "--token-file", tokenFile,
+			args := []string{"-q", "--jaeger-url", jaeger.URL, "--tempo-url", tempo.URL, "--prometheus-url", prom.URL, "--token-file", tokenFile,
 				"--at", label.AlertTime, "--baseline", "6m", "--target", "vllm:gpu_util", "--save-bundle", s.bundle}
 			if sc.html {
 				args = append(args, "-o", "html")
@@ -415,7 +418,7 @@ func TestMisbehavingServers(t *testing.T) {
 					where = strings.Join(ws, "\n")
 				}
 			}
-			for _, want := range sc.causes {
+			for _, want := range append(sc.causes, "tempo") {
 				if !strings.Contains(where, want) {
 					t.Errorf("no %q in:\n%.3000s", want, where)
 				}

@@ -128,6 +128,35 @@ func checkTarget(b *ingest.Bundle, t tcg.Target, raw string) error {
 		return fmt.Errorf("%w: --target %s: service %s has no %s signal%s it has: %s", errUsage, raw, t.Service, sig,
 			orPeriod(didYouMean(sig.String(), have, nil)), orNone(strings.Join(have, ", ")))
 	}
+	// A SIGNAL word that is not the signal's own name (ttft, tpot) names
+	// the series: one of the service's series of that signal must carry it
+	// (pickSeries then follows it), or the run is refused with the names
+	// it has.
+	if w, ok := targetWanted(raw, t); ok {
+		var names []string
+		found := false
+		for _, s := range b.Series {
+			if !s.Aligned || !ofService(s, t.Service) || s.Signal != sig {
+				continue
+			}
+			if (t.Stat == "" || s.Stat == t.Stat) && wordMatches(w.words, nameWords(s.Name)) > 0 {
+				found = true
+				break
+			}
+			if !slices.Contains(names, s.Name) {
+				names = append(names, s.Name)
+			}
+		}
+		if !found {
+			slices.Sort(names)
+			stat := ""
+			if t.Stat != "" {
+				stat = " with statistic " + t.Stat
+			}
+			return fmt.Errorf("%w: --target %s: no %s %s series named like %q%s; it has: %s", errUsage, raw, t.Service, sig,
+				w.words[0], stat, knownList(names, 5))
+		}
+	}
 	if t.Stat != "" && !stats[t.Stat] {
 		have := slices.Sorted(maps.Keys(stats))
 		return fmt.Errorf("%w: --target %s: %s %s has no statistic %s%s it has: %s", errUsage, raw, t.Service, sig, t.Stat,

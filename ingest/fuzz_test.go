@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,8 +25,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+
+	jmodel "github.com/jaegertracing/jaeger-idl/model/v1"
+	"github.com/jaegertracing/jaeger-idl/proto-gen/api_v2"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 var writeCorpus = flag.Bool("writecorpus", false, "rewrite the seed files of testdata/fuzz/ from ../shared/samples")
@@ -358,4 +367,65 @@ func TestWriteFuzzCorpus(t *testing.T) {
 			write("FuzzReadFile", name, raw)
 		}
 	}
+}
+
+// protoSeeds are binary seeds of the protobuf formats, built by the
+// libraries that define them: a span (or log record) with attributes, in
+// each framing.
+func protoSeeds(msg []byte) []string {
+	be32 := binary.BigEndian.AppendUint32(nil, uint32(len(msg)))
+	return []string{string(msg), string(append(be32, msg...)), string(append(protowire.AppendVarint(nil, uint64(len(msg))), msg...))}
+}
+
+func FuzzDecodeOTLPProto(f *testing.F) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "cart")
+	rs.Resource().Attributes().PutStr("k8s.pod.name", "cart-7d4b9c8f6-x2kq9")
+	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	sp.SetSpanID(pcommon.SpanID{1, 2, 3, 4, 5, 6, 7, 8})
+	sp.SetName("GET /cart")
+	sp.SetKind(ptrace.SpanKindServer)
+	sp.SetStartTimestamp(1700000000000000000)
+	sp.SetEndTimestamp(1700000000005000000)
+	sp.Status().SetCode(ptrace.StatusCodeError)
+	sp.Attributes().PutStr("peer.service", "redis")
+	msg, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		f.Fatal(err)
+	}
+	fuzzDecoder(f, ingest.FormatOTLPProto, protoSeeds(msg)...)
+}
+
+func FuzzDecodeOTLPLogsProto(f *testing.F) {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "cart")
+	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetTimestamp(1700000000000000000)
+	lr.SetSeverityNumber(plog.SeverityNumberError)
+	lr.Body().SetStr("connection refused to redis:6379")
+	lr.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	msg, err := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
+	if err != nil {
+		f.Fatal(err)
+	}
+	fuzzDecoder(f, ingest.FormatOTLPLogsProto, protoSeeds(msg)...)
+}
+
+func FuzzDecodeJaegerProto(f *testing.F) {
+	chunk := api_v2.SpansResponseChunk{Spans: []jmodel.Span{{
+		TraceID: jmodel.NewTraceID(1, 2), SpanID: 3, OperationName: "GET /cart",
+		References: []jmodel.SpanRef{{TraceID: jmodel.NewTraceID(1, 2), SpanID: 4, RefType: jmodel.ChildOf}},
+		StartTime:  time.Unix(1700000000, 5).UTC(), Duration: 5 * time.Millisecond,
+		Tags:     []jmodel.KeyValue{jmodel.String("span.kind", "server"), jmodel.Bool("error", true), jmodel.Int64("http.status_code", 503)},
+		Process:  &jmodel.Process{ServiceName: "cart", Tags: []jmodel.KeyValue{jmodel.String("k8s.pod.name", "cart-7d4b9c8f6-x2kq9")}},
+		Warnings: []string{"clock skew adjusted"},
+	}}}
+	msg, err := chunk.Marshal()
+	if err != nil {
+		f.Fatal(err)
+	}
+	fuzzDecoder(f, ingest.FormatJaegerProto, protoSeeds(msg)...)
 }

@@ -18,7 +18,7 @@ import (
 // data), quietly left out beyond it; read alone, they set the range as any
 // events do.
 func TestHistoryEvents(t *testing.T) {
-	hist := FormatK8sObjects + 2
+	hist := FormatOTLPLogsProto + 2 // past the built-in formats (registerFormat takes +1)
 	RegisterFormat(FormatSpec{Format: hist, History: true, Decode: func(string, io.Reader, Limits) (*Bundle, error) { return &Bundle{}, nil }})
 	t.Cleanup(func() { unregisterFormat(hist) })
 
@@ -88,7 +88,7 @@ func TestHistoryEvents(t *testing.T) {
 // ReplicaSets span five years) is never left out as disjoint, nor does it
 // bridge a stale file of 2017 to the 2022 incident.
 func TestHistoryInputsNotDisjoint(t *testing.T) {
-	hist := FormatK8sObjects + 2
+	hist := FormatOTLPLogsProto + 2 // past the built-in formats (registerFormat takes +1)
 	const magic = "history-v1\n"
 	RegisterFormat(FormatSpec{Format: hist, History: true,
 		Sniff: []SniffRule{{Priority: 2, Match: func(h *Head) bool { return strings.HasPrefix(string(h.Raw), magic) }}},

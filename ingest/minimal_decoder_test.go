@@ -105,7 +105,7 @@ func decodeKV(name string, r io.Reader, lim Limits) (*Bundle, error) {
 // built-in Format constant and a priority from the table in sniff.go.
 func registerFormat(t *testing.T, sniff func(head []byte) bool, decode DecodeFunc) Format {
 	t.Helper()
-	f := FormatK8sObjects + 1
+	f := FormatOTLPLogsProto + 1
 	RegisterFormat(FormatSpec{Format: f, Decode: decode, Sniff: []SniffRule{{Priority: 1, Match: func(h *Head) bool { return sniff(h.Raw) }}}})
 	t.Cleanup(func() {
 		unregisterFormat(f)

@@ -81,6 +81,7 @@ const (
 	FormatDockerJSONLog      = model.FormatDockerJSONLog
 	FormatJaegerDependencies = model.FormatJaegerDependencies
 	FormatJaegerJSON         = model.FormatJaegerJSON
+	FormatJaegerProto        = model.FormatJaegerProto
 	FormatK8sEvents          = model.FormatK8sEvents
 	FormatK8sObjects         = model.FormatK8sObjects
 	FormatKineto             = model.FormatKineto
@@ -93,6 +94,8 @@ const (
 	FormatNvidiaSmiDmon      = model.FormatNvidiaSmiDmon
 	FormatOTLPJSON           = model.FormatOTLPJSON
 	FormatOTLPLogs           = model.FormatOTLPLogs
+	FormatOTLPLogsProto      = model.FormatOTLPLogsProto
+	FormatOTLPProto          = model.FormatOTLPProto
 	FormatPromQueryRange     = model.FormatPromQueryRange
 	FormatTextLog            = model.FormatTextLog
 	FormatUnknown            = model.FormatUnknown

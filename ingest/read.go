@@ -467,6 +467,9 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, tempDir
 			break
 		}
 		dec := sp.Decode
+		if sp.Binary {
+			guard.mode = guardOff // not JSON: nothing to bound token by token
+		}
 		if sp.Fast != nil && fast {
 			dec = sp.Fast
 			if sp.SelfGuarded {

@@ -47,6 +47,10 @@ type FormatSpec struct {
 	// DecodeFile replaces Decode for a format read in place (its size is
 	// the file's, not what passed through the reader).
 	DecodeFile FileDecodeFunc
+	// Binary marks a binary format (protobuf): JSON's token guard, which
+	// a binary head whose first significant byte happens to be '{' would
+	// switch on, is switched off for it.
+	Binary bool
 	// History marks a format whose events are a history reaching far
 	// before the incident (change records, a snapshot of cluster objects
 	// whose ReplicaSets date back months): they place changes in time but

@@ -16,6 +16,14 @@ const SniffLen = 64 << 10
 const (
 	PrioritySQLite = 100 // raw head "SQLite format 3\x00": Nsight Systems export
 
+	// Binary protobuf heads, recognised by walking their wire format
+	// against the message's schema (SniffProto): tried before every other
+	// rule, since a protobuf head may start with bytes a text rule reads
+	// as white space or '{'.
+	PriorityOTLPProto     = 110 // ResourceSpans → ScopeSpans → Span
+	PriorityOTLPLogsProto = 120 // ResourceLogs → ScopeLogs → LogRecord
+	PriorityJaegerProto   = 130 // model.Span (trace_id 16 bytes, span_id 8 bytes, Timestamp start, Duration)
+
 	// JSON heads.
 	PriorityVictoriaLogs     = 1010 // first record's keys: "_msg", or "_time" with "_stream"
 	PriorityDockerJSON       = 1020 // first record's keys: "log" with "stream", "time", "kubernetes" or "date"

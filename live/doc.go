@@ -1,5 +1,6 @@
 // Package live fetches an incident from the systems that hold it — a running
-// Jaeger, Prometheus, Grafana Loki or VictoriaLogs — and writes what it
+// Jaeger (HTTP or gRPC), Grafana Tempo, Prometheus, Grafana Loki or
+// VictoriaLogs — and writes what it
 // fetched as files in the
 // formats package ingest already reads, plus a manifest. Reading those files
 // is the only way live data enters the analysis, so a saved bundle reproduces
@@ -26,6 +27,13 @@
 //     comparable over time), then per operation the window's slow traces
 //     (duration at or above the sample's p90) and, where the server can
 //     filter (v1 tags), its error traces are added.
+//   - jaegergrpc.go, jaegersource.go: Jaeger's gRPC query API (api_v3,
+//     else api_v2 on jaeger-idl's span model) under the same sampler, with
+//     raw FindTraces frames kept as they came and a fallback to HTTP when
+//     the gRPC endpoint refuses.
+//   - tempo.go: Grafana Tempo, the same sampling plan as TraceQL searches
+//     (a full page searched again in halves of its range), then the traces
+//     by ID in parallel under the request bound and byte budget (hydrate).
 //   - prometheus.go and querypacks.go: query_range for the whole range
 //     (baseline + window) at one step, for the built-in packs (vLLM old and
 //     new names, DCGM old and new field names, cAdvisor/kubelet,
@@ -37,7 +45,9 @@
 //     selector defaults to the traced services ({service_name=~"a|b"}); each
 //     page is saved as it came (logs/loki_NNN.json,
 //     logs/victorialogs_NNN.jsonl).
-//   - savebundle.go: the files (traces.v3.otlp.json or traces.v1.jaeger.json,
+//   - savebundle.go: the files (traces.v3.otlp.json, traces.v1.jaeger.json,
+//     traces.grpc-v3.otlp.binpb, traces.grpc-v2.jaeger.pb,
+//     traces.tempo.otlp.binpb,
 //     prometheus/qr_<name>.json) and manifest.json (key
 //     "pipeline_analyze_manifest", skipped by ingest's sniffer) recording the
 //     range, the sampling, every query and the warnings of the fetch.

@@ -29,12 +29,13 @@ import (
 func fetchSources(ctx, dctx context.Context, opt Options, m *Manifest, budget *Budget, progress func(string, ...any)) (jf, pf, lf sourceFetch) {
 	logs := opt.LokiURL != "" || opt.VictoriaLogsURL != ""
 	n := 0
-	for _, u := range []string{opt.JaegerURL, opt.PrometheusURL} {
-		if u != "" {
+	traces := opt.JaegerURL != "" || opt.TempoURL != ""
+	for _, on := range []bool{traces, opt.PrometheusURL != ""} {
+		if on {
 			n++
 		}
 	}
-	logsWait := logs && opt.JaegerURL != "" && strings.TrimSpace(opt.LogSelector) == ""
+	logsWait := logs && traces && strings.TrimSpace(opt.LogSelector) == ""
 	var lwg sync.WaitGroup
 	if logs && !logsWait {
 		lwg.Add(1)
@@ -51,8 +52,10 @@ func fetchSources(ctx, dctx context.Context, opt Options, m *Manifest, budget *B
 	jf, pf = fetchTracesAndMetrics(tctx, topt, budget, progress)
 	if logsWait && ctx.Err() == nil {
 		var services []string // the traced services, the logs' default selector
-		if jf.jaeger != nil {
-			services = jf.jaeger.Services
+		for _, mj := range []*ManifestJaeger{jf.jaeger, jf.tempo} {
+			if mj != nil {
+				services = append(services, mj.Services...)
+			}
 		}
 		lopt := opt
 		if dl, ok := dctx.Deadline(); ok {
@@ -80,7 +83,7 @@ func fetchTracesAndMetrics(ctx context.Context, opt Options, budget *Budget, pro
 			close(done)
 		}()
 	}
-	if opt.JaegerURL != "" {
+	if opt.JaegerURL != "" || opt.TempoURL != "" {
 		jopt := opt
 		var late string
 		if opt.PrometheusURL != "" {
@@ -99,7 +102,7 @@ func fetchTracesAndMetrics(ctx context.Context, opt Options, budget *Budget, pro
 			}
 			timer.Stop()
 		}
-		jf = fetchJaegerSource(ctx, jopt, budget, progress)
+		jf = fetchTraceSources(ctx, jopt, budget, progress)
 		if late != "" {
 			jf.notes = append(jf.notes, Note{NoteMissing, "jaeger", late})
 		}
@@ -124,4 +127,30 @@ func deadlineText(opt Options) string {
 		return fmt.Sprintf("its share (%v) of the fetch deadline (%v, --fetch-timeout)", opt.share.Round(time.Millisecond), opt.FetchTimeout)
 	}
 	return fmt.Sprintf("the fetch deadline (%v, --fetch-timeout)", opt.FetchTimeout)
+}
+
+// fetchTraceSources fetches Jaeger and Tempo side by side (either may be
+// unset) and merges what they delivered; it failed only when neither
+// delivered a file.
+func fetchTraceSources(ctx context.Context, opt Options, budget *Budget, progress func(string, ...any)) sourceFetch {
+	var j, t sourceFetch
+	var wg sync.WaitGroup
+	if opt.JaegerURL != "" {
+		wg.Go(func() { j = fetchTraceSource(ctx, opt, "jaeger", budget, progress) })
+	}
+	if opt.TempoURL != "" {
+		wg.Go(func() { t = fetchTraceSource(ctx, opt, "tempo", budget, progress) })
+	}
+	wg.Wait()
+	out := sourceFetch{jaeger: j.jaeger, tempo: t.tempo, files: append(j.files, t.files...), notes: append(j.notes, t.notes...)}
+	if len(out.files) == 0 {
+		var fails []string
+		for _, f := range []string{j.failure, t.failure} {
+			if f != "" {
+				fails = append(fails, f)
+			}
+		}
+		out.failure = strings.Join(fails, "; ")
+	}
+	return out
 }

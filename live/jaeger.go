@@ -46,8 +46,8 @@ const (
 
 // JaegerResult is what a trace fetch produced.
 type JaegerResult struct {
-	API      string   // "v3" or "v1"
-	FileName string   // traces.v3.otlp.json or traces.v1.jaeger.json
+	API      string   // "grpc-v2", "grpc-v3" (gRPC), "v3" or "v1" (HTTP)
+	FileName string   // traces.grpc-v2.jaeger.pb, traces.grpc-v3.otlp.binpb, traces.v3.otlp.json or traces.v1.jaeger.json
 	Body     []byte   // the file, in a format ingest reads
 	Services []string // services the server listed
 	Traces   int      // distinct traces kept
@@ -68,10 +68,19 @@ type JaegerResult struct {
 	// Quiet counts the services whose window was not searched for slow or
 	// error traces because their aggregates did not move.
 	Quiet int
+	// Fallbacks say which APIs were tried before API and why (a refused
+	// gRPC endpoint, a server without api_v3).
+	Fallbacks []string
+	// Partial counts the answers the server marked incomplete (Tempo: a
+	// search whose jobs did not all complete, a PARTIAL trace);
+	// FirstPartial is the first one's text.
+	Partial      int
+	FirstPartial string
 }
 
 // trace is one fetched trace: its parts in the server's format.
 type trace struct {
+	window bool // found by a window search (not only the baseline sample)
 	id     string
 	parts  []json.RawMessage // v3: resourceSpans entries; v1: the trace object
 	durs   map[string][]time.Duration
@@ -96,6 +105,18 @@ type backend interface {
 	name() string
 }
 
+// filtersErrors reports an API whose search takes the error=true tag
+// (v1 over HTTP, api_v2 over gRPC).
+func filtersErrors(be backend) bool {
+	return be.name() == "v1" || be.name() == "grpc-v2" || be.name() == "tempo"
+}
+
+// hydrator is a backend whose searches return trace IDs only (Tempo): the
+// traces are fetched after the sampling, under the same bounds.
+type hydrator interface {
+	hydrate(ctx context.Context, s *sampler, ts []*trace) []*trace
+}
+
 // errNotFound marks a 404 route (an older or newer server without it).
 var errNotFound = errors.New("not found")
 
@@ -106,6 +127,14 @@ var errNotFound = errors.New("not found")
 // baseline sample and the window's slow traces, bounded by the request and
 // byte budgets), which shares the budgets and the Missing list.
 func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResult, error) {
+	return fetchJaeger(ctx, opt, []backend{v3{c}, v1{c}}, c.URL())
+}
+
+// fetchJaeger is FetchJaeger over the first API of chain whose service
+// listing succeeds: a listing that fails with errFallback or errNotFound
+// moves on to the next API (and the result says so), any other failure is
+// the fetch's error.
+func fetchJaeger(ctx context.Context, opt JaegerOptions, chain []backend, where string) (*JaegerResult, error) {
 	if opt.MaxTraces <= 0 {
 		opt.MaxTraces = DefaultMaxTraces
 	}
@@ -125,19 +154,35 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 	if progress == nil {
 		progress = func(string, ...any) {}
 	}
-	var be backend = v3{c}
-	svcs, err := be.services(ctx)
-	if errors.Is(err, errNotFound) {
-		progress("jaeger: %s has no api_v3; falling back to the v1 search API", c.URL())
-		be = v1{c}
-		svcs, err = be.services(ctx)
+	var (
+		be        backend
+		svcs      []string
+		err       error
+		fallbacks []string
+	)
+	for i, b := range chain {
+		be = b
+		svcs, err = b.services(ctx)
+		if err == nil || i == len(chain)-1 || !(errors.Is(err, errFallback) || errors.Is(err, errNotFound)) || ctx.Err() != nil {
+			break
+		}
+		why := strings.TrimPrefix(err.Error(), errFallback.Error()+": ")
+		if errors.Is(err, errNotFound) {
+			why = "no api_v3"
+		}
+		fallbacks = append(fallbacks, fmt.Sprintf("api %s: %s; trying api %s", b.name(), why, chain[i+1].name()))
+		progress("jaeger: %s has %s; falling back to api %s", where, why, chain[i+1].name())
+	}
+	src := "jaeger"
+	if be.name() == "tempo" {
+		src = "tempo"
 	}
 	if err != nil {
-		return nil, fmt.Errorf("jaeger %s: list services: %w", c.URL(), err)
+		return nil, fmt.Errorf("%s %s: list services: %w", src, where, err)
 	}
 	sort.Strings(svcs)
 	svcs = slices.Compact(svcs)
-	res := &JaegerResult{API: be.name(), Listed: len(svcs)}
+	res := &JaegerResult{API: be.name(), Listed: len(svcs), Fallbacks: fallbacks}
 	if len(opt.Aggregates) > 0 {
 		svcs = orderByAggregates(svcs, opt.Aggregates)
 	}
@@ -145,9 +190,9 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 		svcs = svcs[:opt.MaxServices]
 	}
 	res.Services = svcs
-	progress("jaeger: %d services via api %s", res.Listed, be.name())
+	progress("%s: %d services via api %s", src, res.Listed, be.name())
 	if len(svcs) == 0 {
-		return nil, fmt.Errorf("jaeger %s: no services", c.URL())
+		return nil, fmt.Errorf("%s %s: no services", src, where)
 	}
 	// The baseline sample gets half the request budget (the window's
 	// searches and the operation listings the rest): fewer slices when
@@ -172,7 +217,7 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 		}
 	}
 	s.run(ctx, jobs, "baseline sample")
-	progress("jaeger: baseline sample: %d traces from %d searches in %v", len(s.seen), res.Requests, time.Since(t0).Round(time.Millisecond))
+	progress("%s: baseline sample: %d traces from %d searches in %v", src, len(s.seen), res.Requests, time.Since(t0).Round(time.Millisecond))
 
 	// 2. The window's slow traces per operation, and errors where the API can filter.
 	slowBudget := max(opt.MaxTraces-uniform, 1)
@@ -198,38 +243,50 @@ func FetchJaeger(ctx context.Context, c *Client, opt JaegerOptions) (*JaegerResu
 				jobs = append(jobs, findParams{service: svc, operation: op, start: opt.WindowStart, end: opt.WindowEnd, limit: per, minDuration: p90})
 			}
 		}
-		if be.name() == "v1" {
+		if filtersErrors(be) {
 			jobs = append(jobs, findParams{service: svc, start: opt.WindowStart, end: opt.WindowEnd, limit: slowBudget, errorsOnly: true})
 		}
 	}
 	before := len(s.seen)
 	s.run(ctx, jobs, "window slow/error traces")
-	progress("jaeger: window slow/error traces: +%d traces; %d in all in %v", len(s.seen)-before, len(s.seen), time.Since(t0).Round(time.Millisecond))
+	progress("%s: window slow/error traces: +%d traces; %d in all in %v", src, len(s.seen)-before, len(s.seen), time.Since(t0).Round(time.Millisecond))
 	res.Stopped = ctx.Err() // what arrived before the deadline is kept
 
 	all := make([]*trace, 0, len(s.seen))
 	for _, t := range s.seen {
 		all = append(all, t)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
+	if h, ok := be.(hydrator); ok { // searches returned IDs: fetch the traces
+		all = h.hydrate(ctx, s, all)
+		res.Stopped = ctx.Err()
+	}
+	for _, t := range all {
 		if t.errors {
 			res.Errors++
 		}
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
 	res.Traces = len(all)
 	body, err := be.encode(all)
 	if err != nil {
 		return nil, fmt.Errorf("jaeger: encode: %w", err)
 	}
 	res.Body = body
-	res.FileName = "traces." + be.name() + map[string]string{"v3": ".otlp.json", "v1": ".jaeger.json"}[be.name()]
+	res.FileName = map[string]string{"v3": "traces.v3.otlp.json", "v1": "traces.v1.jaeger.json", "grpc-v2": grpcFileNames["grpc-v2"], "grpc-v3": grpcFileNames["grpc-v3"], "tempo": "traces.tempo.otlp.binpb"}[be.name()]
 	errNote := "error traces preferred via the error=true tag"
-	if be.name() == "v3" {
+	if !filtersErrors(be) {
 		errNote = "api_v3 cannot filter errors, so error traces are kept only as sampled"
 	}
-	res.Sampling = fmt.Sprintf("jaeger api %s sampling: per service up to %d traces in each of %d time slices (baseline sample), "+
-		"plus up to %d slow traces per service in the window, split over its operations (duration >= the service's sampled p90); %s; "+
+	what, split := "jaeger api "+be.name(), "split over its operations"
+	if be.name() == "tempo" {
+		split = "one TraceQL search per service"
+		errNote = "error traces preferred via TraceQL status = error; traces fetched by ID, window traces first"
+		what = "tempo (TraceQL)"
+	}
+	res.Sampling = fmt.Sprintf("%s sampling: per service up to %d traces in each of %d time slices (baseline sample), "+
+		"plus up to %d slow traces per service in the window, %s (duration >= the service's sampled p90); %s; "+
 		"kept %d traces (%d with errors); %d of %d searches hit their limit",
-		be.name(), perSlice, opt.Slices, slowBudget, errNote, res.Traces, res.Errors, res.Capped, res.Requests)
+		what, perSlice, opt.Slices, slowBudget, split, errNote, res.Traces, res.Errors, res.Capped, res.Requests)
 	if len(opt.Aggregates) > 0 {
 		res.Sampling += fmt.Sprintf("; services ordered by their deviation in the metrics' request aggregates, "+
 			"and %d whose aggregates did not move (under %g robust scales) not searched in the window", res.Quiet, AggregateMinZ)
@@ -298,6 +355,7 @@ func (s *sampler) run(ctx context.Context, jobs []findParams, what string) {
 					s.res.Dropped++
 					continue
 				}
+				t.window = what != "baseline sample"
 				s.seen[t.id] = t
 			}
 		}()

@@ -40,13 +40,23 @@ type Note struct {
 // Options configure one fetch of every source. Any URL may be empty.
 type Options struct {
 	JaegerURL, PrometheusURL string
-	Transport                TransportOptions
-	Start, End               time.Time // the whole range
-	WindowStart, WindowEnd   time.Time // the incident window
-	Step                     time.Duration
-	Queries                  []Query
-	MaxTraces                int
-	Concurrency              int
+	// JaegerGRPC is Jaeger's gRPC query endpoint (host:port, grpc:// or
+	// grpcs://), tried before JaegerURL (the HTTP fallback); a grpc(s)://
+	// JaegerURL alone means the same, falling back to Jaeger's HTTP port.
+	JaegerGRPC string
+	// JaegerGRPCAPI picks the gRPC API: "" (api_v3, else api_v2), "v3"
+	// or "v2" (jaeger-idl's span model).
+	JaegerGRPCAPI string
+	// TempoURL is a Grafana Tempo to fetch traces from (TraceQL search,
+	// then traces by ID), beside or instead of Jaeger.
+	TempoURL               string
+	Transport              TransportOptions
+	Start, End             time.Time // the whole range
+	WindowStart, WindowEnd time.Time // the incident window
+	Step                   time.Duration
+	Queries                []Query
+	MaxTraces              int
+	Concurrency            int
 	// FetchTimeout bounds the whole fetch (0 = DefaultFetchTimeout): at the
 	// deadline every source returns what arrived, with a note saying what
 	// is missing.
@@ -89,6 +99,7 @@ type Manifest struct {
 	At           string              `json:"at,omitempty"`           // the incident time the run used, RFC3339
 	AtChosenBy   string              `json:"at_chosen_by,omitempty"` // how it was chosen
 	Jaeger       *ManifestJaeger     `json:"jaeger,omitempty"`
+	Tempo        *ManifestJaeger     `json:"tempo,omitempty"`
 	Prometheus   *ManifestPrometheus `json:"prometheus,omitempty"`
 	Loki         *ManifestLogs       `json:"loki,omitempty"`
 	VictoriaLogs *ManifestLogs       `json:"victorialogs,omitempty"`
@@ -115,6 +126,9 @@ type ManifestJaeger struct {
 	Capped   int      `json:"capped_requests"`
 	Sampling string   `json:"sampling,omitempty"`
 	Error    string   `json:"error,omitempty"`
+	// Fallbacks say which APIs were tried first and why they were left
+	// (a refused gRPC endpoint, a server without api_v3).
+	Fallbacks []string `json:"fallbacks,omitempty"`
 }
 
 // ManifestPrometheus describes the metric fetch.
@@ -184,6 +198,12 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 	if opt.MaxFetchBytes <= 0 {
 		opt.MaxFetchBytes = DefaultMaxFetchBytes
 	}
+	if opt.JaegerURL == "" && opt.JaegerGRPC != "" { // a gRPC endpoint alone: Jaeger is configured
+		opt.JaegerURL, opt.JaegerGRPC = opt.JaegerGRPC, ""
+		if !IsGRPCURL(opt.JaegerURL) {
+			opt.JaegerURL = "grpc://" + opt.JaegerURL
+		}
+	}
 	budget := NewBudget(opt.MaxFetchBytes)
 	dctx, cancel := context.WithTimeout(ctx, opt.FetchTimeout)
 	defer cancel()
@@ -192,7 +212,7 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 	if err := ctx.Err(); err != nil {
 		return m, nil, err
 	}
-	m.Jaeger, m.Prometheus = jf.jaeger, pf.prom
+	m.Jaeger, m.Tempo, m.Prometheus = jf.jaeger, jf.tempo, pf.prom
 	var files []File
 	var failures []string
 	for _, f := range []sourceFetch{jf, pf, lf} {
@@ -215,6 +235,7 @@ func Fetch(ctx context.Context, opt Options) (*Manifest, []File, error) {
 // sourceFetch is what one source delivered.
 type sourceFetch struct {
 	jaeger  *ManifestJaeger
+	tempo   *ManifestJaeger
 	prom    *ManifestPrometheus
 	results []QueryResult // Prometheus' answers (for AggregateScores)
 	notes   []Note
@@ -257,20 +278,31 @@ func deadlineNote(opt Options, source, what string) Note {
 	return Note{NoteMissing, source, fmt.Sprintf("%s was reached: %s", deadlineText(opt), what)}
 }
 
-func fetchJaegerSource(ctx context.Context, opt Options, budget *Budget, progress func(string, ...any)) sourceFetch {
+// fetchTraceSource fetches the traces of one trace source: src "jaeger"
+// (opt.JaegerURL, opt.JaegerGRPC) or "tempo" (opt.TempoURL).
+func fetchTraceSource(ctx context.Context, opt Options, src string, budget *Budget, progress func(string, ...any)) sourceFetch {
 	var f sourceFetch
 	mj := &ManifestJaeger{URL: redactRaw(opt.JaegerURL)}
 	f.jaeger = mj
-	c, err := NewClient(opt.JaegerURL, opt.Transport)
-	var res *JaegerResult
-	if err == nil {
-		mj.URL = c.URL()
-		res, err = FetchJaeger(ctx, c, JaegerOptions{Start: opt.Start, End: opt.End, WindowStart: opt.WindowStart, WindowEnd: opt.WindowEnd,
-			MaxTraces: opt.MaxTraces, Concurrency: opt.Concurrency, MaxServices: opt.MaxServices, MaxRequests: opt.MaxRequests,
-			Budget: budget, Aggregates: opt.aggregates, Progress: progress})
-		if err != nil {
-			err = errors.New(c.Redact(err.Error()))
+	jopt := JaegerOptions{Start: opt.Start, End: opt.End, WindowStart: opt.WindowStart, WindowEnd: opt.WindowEnd,
+		MaxTraces: opt.MaxTraces, Concurrency: opt.Concurrency, MaxServices: opt.MaxServices, MaxRequests: opt.MaxRequests,
+		Budget: budget, Aggregates: opt.aggregates, Progress: progress}
+	var (
+		c   *Client
+		res *JaegerResult
+		err error
+	)
+	if src == "tempo" {
+		f.jaeger, f.tempo = nil, mj
+		mj.URL = redactRaw(opt.TempoURL)
+		if c, err = NewClient(opt.TempoURL, opt.Transport); err == nil {
+			mj.URL = c.URL()
+			if res, err = FetchTempo(ctx, c, jopt, 0); err != nil {
+				err = errors.New(c.Redact(err.Error()))
+			}
 		}
+	} else {
+		c, res, err = fetchJaegerAPIs(ctx, opt, jopt, mj)
 	}
 	if err != nil {
 		if ctx.Err() != nil && !strings.Contains(err.Error(), "deadline") {
@@ -278,36 +310,40 @@ func fetchJaegerSource(ctx context.Context, opt Options, budget *Budget, progres
 		}
 		mj.Error = err.Error()
 		f.failure = err.Error()
-		if !strings.HasPrefix(f.failure, "jaeger") {
-			f.failure = "jaeger: " + f.failure
+		if !strings.HasPrefix(f.failure, src) {
+			f.failure = src + ": " + f.failure
 		}
-		f.notes = append(f.notes, Note{NoteMissing, "jaeger", fmt.Sprintf("no traces: %v", err)})
+		f.notes = append(f.notes, Note{NoteMissing, src, fmt.Sprintf("no traces: %v", err)})
 		return f
 	}
 	mj.API, mj.Services, mj.Traces, mj.Errors = res.API, res.Services, res.Traces, res.Errors
+	mj.Fallbacks = res.Fallbacks
 	mj.Requests, mj.Capped, mj.Sampling = res.Requests, res.Capped, res.Sampling
 	if res.Listed > len(res.Services) {
-		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf("the server listed %d services; sampled the first %d by name (--max-services)", res.Listed, len(res.Services))})
+		f.notes = append(f.notes, Note{NoteLimit, src, fmt.Sprintf("the server listed %d services; sampled the first %d by name (--max-services)", res.Listed, len(res.Services))})
 	}
 	if res.Capped > 0 {
-		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf(
+		f.notes = append(f.notes, Note{NoteLimit, src, fmt.Sprintf(
 			"%d of %d trace searches returned their limit: the traces are a sample, thinner than the traffic (see sampling)", res.Capped, res.Requests)})
 	}
 	if n := len(res.Missing); n > 0 {
-		f.notes = append(f.notes, Note{NoteMissing, "jaeger", c.Redact(fmt.Sprintf("%d trace searches failed; first: %s", n, res.Missing[0]))})
+		f.notes = append(f.notes, Note{NoteMissing, src, c.Redact(fmt.Sprintf("%d trace searches failed; first: %s", n, res.Missing[0]))})
 	}
 	switch {
 	case res.Stopped != nil:
-		f.notes = append(f.notes, deadlineNote(opt, "jaeger", fmt.Sprintf("kept %d traces from %d searches; %d requests not run", res.Traces, res.Requests, res.Skipped)))
+		f.notes = append(f.notes, deadlineNote(opt, src, fmt.Sprintf("kept %d traces from %d searches; %d requests not run", res.Traces, res.Requests, res.Skipped)))
 	case res.Skipped > 0:
 		bound := opt.MaxRequests
 		if bound <= 0 {
 			bound = DefaultMaxRequests
 		}
-		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf("%d requests not run: the request bound (%d, --max-requests) was reached", res.Skipped, bound)})
+		f.notes = append(f.notes, Note{NoteLimit, src, fmt.Sprintf("%d requests not run: the request bound (%d, --max-requests) was reached", res.Skipped, bound)})
+	}
+	if res.Partial > 0 {
+		f.notes = append(f.notes, Note{NoteMissing, src, c.Redact(fmt.Sprintf("%d answers were partial; first: %s", res.Partial, res.FirstPartial))})
 	}
 	if res.Dropped > 0 {
-		f.notes = append(f.notes, Note{NoteLimit, "jaeger", fmt.Sprintf("%d traces not kept: the fetch's memory budget (%d MiB, --max-fetch-size) was spent", res.Dropped, opt.MaxFetchBytes>>20)})
+		f.notes = append(f.notes, Note{NoteLimit, src, fmt.Sprintf("%d traces not kept: the fetch's memory budget (%d MiB, --max-fetch-size) was spent", res.Dropped, opt.MaxFetchBytes>>20)})
 	}
 	if res.Traces > 0 {
 		f.files = append(f.files, File{Path: res.FileName, Data: res.Body})
@@ -319,8 +355,8 @@ func fetchJaegerSource(ctx context.Context, opt Options, budget *Budget, progres
 	} else if res.Stopped != nil {
 		why = "no traces before " + deadlineText(opt)
 	}
-	f.failure = "jaeger " + mj.URL + ": " + why
-	f.notes = append(f.notes, Note{NoteMissing, "jaeger", why})
+	f.failure = src + " " + mj.URL + ": " + why
+	f.notes = append(f.notes, Note{NoteMissing, src, why})
 	return f
 }
 

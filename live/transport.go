@@ -39,6 +39,9 @@ type TransportOptions struct {
 	// returns: error messages, quoted server bodies, response data. The
 	// credentials above are always among them.
 	Secrets []string
+	// OrgID, when set, is sent as X-Scope-OrgID (the tenant of Grafana
+	// Tempo, Loki and Mimir) with every request.
+	OrgID string
 }
 
 // DefaultMaxBody bounds one response unless TransportOptions.MaxBody says
@@ -73,9 +76,15 @@ func NewClient(base string, opt TransportOptions) (*Client, error) {
 		return nil, fmt.Errorf("url %q: want http(s)://host[:port][/prefix]", redactRaw(base))
 	}
 	if u.User != nil {
-		if opt.BasicUser == "" && opt.BearerToken == "" {
-			opt.BasicUser = u.User.Username()
-			opt.BasicPassword, _ = u.User.Password()
+		pass, hasPass := u.User.Password()
+		switch {
+		case opt.BasicUser == "" && opt.BearerToken == "":
+			opt.BasicUser, opt.BasicPassword = u.User.Username(), pass
+		case opt.BasicUser == "" && !hasPass && u.User.Username() != "":
+			// Grafana Cloud: basic auth with the instance ID as the user
+			// (in the URL) and the access token (--token-file/--token-env)
+			// as the password.
+			opt.BasicUser, opt.BasicPassword, opt.BearerToken = u.User.Username(), opt.BearerToken, ""
 		}
 		u.User = nil
 	}
@@ -227,16 +236,24 @@ func retryable(code int) bool {
 
 // Get fetches path (relative to the base URL) with the query q.
 func (c *Client) Get(ctx context.Context, path string, q url.Values) ([]byte, error) {
-	return c.do(ctx, http.MethodGet, path, q)
+	data, _, err := c.do(ctx, http.MethodGet, path, q, "application/json")
+	return data, err
+}
+
+// GetAs fetches path asking for the media types in accept, and returns the
+// answer's Content-Type with it (Tempo answers protobuf or JSON).
+func (c *Client) GetAs(ctx context.Context, path string, q url.Values, accept string) ([]byte, string, error) {
+	return c.do(ctx, http.MethodGet, path, q, accept)
 }
 
 // PostForm posts q form-encoded to path (Prometheus accepts query_range so,
 // which keeps long PromQL out of URLs and logs).
 func (c *Client) PostForm(ctx context.Context, path string, q url.Values) ([]byte, error) {
-	return c.do(ctx, http.MethodPost, path, q)
+	data, _, err := c.do(ctx, http.MethodPost, path, q, "application/json")
+	return data, err
 }
 
-func (c *Client) do(ctx context.Context, method, path string, q url.Values) ([]byte, error) {
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, accept string) ([]byte, string, error) {
 	u := *c.base
 	u.Path = strings.TrimRight(u.Path, "/") + path
 	var body string
@@ -251,40 +268,40 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values) ([]b
 	for attempt := 0; attempt <= c.opt.Retries; attempt++ {
 		if attempt > 0 {
 			if err := c.sleep(ctx, delay); err != nil {
-				return nil, fmt.Errorf("%s %s: %w (after %v)", method, shown, err, last)
+				return nil, "", fmt.Errorf("%s %s: %w (after %v)", method, shown, err, last)
 			}
 			delay *= 2
 		}
-		data, code, hdr, err := c.once(ctx, method, u.String(), body)
+		data, code, hdr, err := c.once(ctx, method, u.String(), body, accept)
 		if err == nil && code/100 == 2 {
-			return c.redactBytes(data), nil
+			return c.redactBytes(data), hdr.Get("Content-Type"), nil
 		}
 		if err != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil, fmt.Errorf("%s %s: stopped at the fetch deadline", method, shown)
+				return nil, "", fmt.Errorf("%s %s: stopped at the fetch deadline", method, shown)
 			}
 			last = fmt.Errorf("%s %s: %s", method, shown, c.Redact(scrub(err).Error()))
 			if ctx.Err() != nil {
-				return nil, last
+				return nil, "", last
 			}
 			continue
 		}
 		snippet := c.Redact(strings.TrimSpace(strings.ToValidUTF8(string(data[:min(len(data), 200)]), "?")))
 		last = &StatusError{Method: method, Code: code, URL: shown, Body: snippet}
 		if !retryable(code) {
-			return c.redactBytes(data), last
+			return c.redactBytes(data), "", last
 		}
 		if ra, ok := retryAfter(hdr.Get("Retry-After"), time.Now()); ok && attempt < c.opt.Retries {
 			if dl, has := ctx.Deadline(); has && time.Until(dl) < ra {
-				return nil, fmt.Errorf("%w (Retry-After %v is past the fetch deadline)", last, ra)
+				return nil, "", fmt.Errorf("%w (Retry-After %v is past the fetch deadline)", last, ra)
 			}
 			delay = max(min(ra, maxRetryAfter), delay)
 		}
 	}
 	if c.opt.Retries > 0 {
-		return nil, fmt.Errorf("%w (gave up after %d attempts)", last, c.opt.Retries+1)
+		return nil, "", fmt.Errorf("%w (gave up after %d attempts)", last, c.opt.Retries+1)
 	}
-	return nil, last
+	return nil, "", last
 }
 
 // readBounded reads r to its end or to max bytes, whichever is first. Unlike
@@ -329,7 +346,7 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 
 // once performs one attempt with its own timeout. The body is read up to
 // opt.MaxBody bytes after decompression.
-func (c *Client) once(ctx context.Context, method, u, body string) ([]byte, int, http.Header, error) {
+func (c *Client) once(ctx context.Context, method, u, body, accept string) ([]byte, int, http.Header, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
 	defer cancel()
 	var rd io.Reader
@@ -343,8 +360,11 @@ func (c *Client) once(ctx context.Context, method, u, body string) ([]byte, int,
 	if body != "" {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	req.Header.Set("User-Agent", c.opt.UserAgent)
+	if c.opt.OrgID != "" {
+		req.Header.Set("X-Scope-OrgID", c.opt.OrgID)
+	}
 	switch {
 	case c.opt.BearerToken != "":
 		req.Header.Set("Authorization", "Bearer "+c.opt.BearerToken)

@@ -66,7 +66,12 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 	if inc.Alert != nil {
 		c.Incident.AlertName, c.Incident.AlertAt, c.Incident.RunbookURL = inc.Alert.Name, inc.Alert.StartsAt, inc.Alert.RunbookURL
 	}
+	// The unexplained share on the rows' scale: the target's deviation, in
+	// its units, that remains with every candidate at its baseline.
 	c.Unexplained = r.Unexplained
+	if r.Method == MethodTCG {
+		c.Unexplained = causal.DeviationShare(g, r.Unexplained)
+	}
 	shown := r.Candidates
 	if len(shown) > opt.MaxCauses {
 		shown = shown[:opt.MaxCauses]
@@ -95,12 +100,20 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 			cs.Severity = SeverityWarning // no cause is critical while the verdict abstains
 		}
 		if cand.Node >= 0 && cand.Node < len(g.Nodes) && (c.Verdict.Confident || i < 3) {
-			cs.NextSteps = nextSteps(g, g.Nodes[cand.Node], !c.Verdict.Confident, opt.Runbooks, opt.Links)
+			// Steps that change the cluster only for what the verdict
+			// blames: the first cause's component, when it is confident.
+			blamed := c.Verdict.Confident && cand.Component == shown[0].Component && cand.ComponentKind == shown[0].ComponentKind
+			cs.NextSteps = nextSteps(g, g.Nodes[cand.Node], !blamed, opt.Runbooks, opt.Links)
 			if i == 0 && c.Incident.RunbookURL != "" {
 				cs.NextSteps = append([]Step{runbookStep(c.Incident.RunbookURL)}, cs.NextSteps...)
 			}
 		}
 		c.Causes = append(c.Causes, cs)
+	}
+	c.Rows = buildRows(g, r, shown, c.Causes, opt.Slice)
+	c.Incident.Paged = buildPaged(g, r, opt.Slice)
+	if len(c.Rows) > 0 {
+		c.Verdict = rowVerdict(c.Verdict, c.Rows[0], r)
 	}
 	if !c.Verdict.Confident {
 		c.Verdict.WouldDecide = wouldDecide(ev.Inputs, g)
@@ -219,7 +232,11 @@ func formatValue(v float64, unit string) string {
 
 func targetWords(g *tcg.Graph) string {
 	t := g.Incident.Target
-	s := t.Service + " " + signalText[t.Signal]
+	what := signalText[t.Signal]
+	if st := g.TargetSeries; isShareSeries(st) {
+		what = strings.ReplaceAll(st.Stat, "_", " ") // "success ratio", not "errors"
+	}
+	s := t.Service + " " + what
 	if st := g.TargetSeries; st != nil && len(st.Stat) > 1 && st.Stat[0] == 'p' && strings.Trim(st.Stat[1:], "0123456789.") == "" {
 		s = strings.ToUpper(st.Stat) + " " + s // P99 latency
 	}
@@ -270,13 +287,23 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 	if r.Method == "tcg" && g.TargetSeries != nil && (v.Confident || top.Intervention.ExplainedShare >= r.MinVerdictShare) {
 		// (an abstention's top guess that explains nothing has no counterfactual worth a line)
 		iv := top.Intervention
+		unit := seriesUnit(g.TargetSeries, alertExpr(g))
 		// The baseline is named so that a counterfactual on the far side of
 		// the observed value (a target that dropped) still reads right.
-		v.Counterfactual = fmt.Sprintf("had %s stayed at baseline, %s would have been %s instead of %s (baseline %s; %.0f%% of the deviation explained)",
-			words, targetWords(g), formatValue(iv.Counterfactual, iv.Unit), formatValue(iv.Observed, iv.Unit),
-			formatValue(iv.Baseline, iv.Unit), 100*iv.ExplainedShare)
+		v.Counterfactual = fmt.Sprintf("had %s stayed at its baseline, %s would have been %s instead of %s (baseline %s; %.0f%% of the deviation explained)",
+			cfSubject(v.Confident), targetWords(g)+" ("+g.TargetSeries.Name+")", pagedValue(iv.Counterfactual, g.TargetSeries, unit), pagedValue(iv.Observed, g.TargetSeries, unit),
+			pagedValue(iv.Baseline, g.TargetSeries, unit), 100*iv.ExplainedShare)
 	}
 	return v
+}
+
+// cfSubject is what the counterfactual sets back: the verdict's cause
+// (named in the line above it), or the first guess.
+func cfSubject(confident bool) string {
+	if confident {
+		return "it"
+	}
+	return "the first guess"
 }
 
 // comparisonNote says what a comparison method is, for its verdict.
@@ -411,7 +438,8 @@ func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceEvent, At: e.Time, Baseline: math.NaN(), Incident: math.NaN(),
 			Text: fmt.Sprintf("%s %s on %s: %s", e.Kind, e.Reason, e.Entity.ID(), e.Message)})
 	}
-	for k, ni := range cand.Path {
+	// Only the hops that hold: each a moved signal reached with a lag ≥ 0.
+	for k, ni := range cand.Path[:causal.HoldingPrefix(g, cand.Path, cand.PathEdges)] {
 		pn := g.Nodes[ni]
 		step := PathStep{Node: pn.Entity.ID(), Service: pn.Entity.Service, Signal: pn.Signal.String(), Share: math.NaN()}
 		if k < len(cand.PathShares) {

@@ -8,7 +8,7 @@ import (
 
 // SchemaVersion is the version of the Card's JSON shape (docs/scorecard.schema.json).
 // It changes only when a field is renamed or removed or its meaning changes.
-const SchemaVersion = "1"
+const SchemaVersion = "2"
 
 // DefaultSlice is the heatmap time-slice width used when Heatmap.Slice is zero.
 const DefaultSlice = 30 * time.Second
@@ -72,14 +72,21 @@ type Card struct {
 	Incident      Incident `json:"incident"`
 	Verdict       Verdict  `json:"verdict"`
 	Causes        []Cause  `json:"causes"` // rank order
+	// Rows are the causes grouped by component, one row per component in
+	// rank order of its first cause: the card's first screen.
+	Rows []Row `json:"rows"`
 	// Changes are the look-back's changes (rollouts, configuration
 	// updates, change records), oldest first, at most maxChangeRows, each
 	// with its relation to the symptom's onset and its verdict; OlderChanges
 	// counts the older ones left out.
 	Changes      []ChangeRow `json:"changes"`
 	OlderChanges int         `json:"older_changes"`
-	Unexplained  float64     `json:"unexplained"` // share 0..1 of the target's deviation no candidate explains
-	Pruned       Pruned      `json:"pruned"`
+	// Unexplained is the share 0..1 of the target's deviation, in its
+	// units, that remains with every candidate set to its baseline at
+	// once (the scale of Intervention.ExplainedShare); NaN when the
+	// target barely moved.
+	Unexplained float64 `json:"unexplained"`
+	Pruned      Pruned  `json:"pruned"`
 	// RequestBreaks are the services whose requests broke (most of them
 	// stopped doing what they did: a per-request pattern test), the most
 	// significant first, at most three; when no cause explains a share of
@@ -100,6 +107,67 @@ type Card struct {
 	// nil, and no JSON key, unless the target is an LLM latency whose
 	// requests carry their shapes.
 	RequestShape *RequestShape `json:"request_shape,omitempty"`
+}
+
+// Row is one component of the ranked causes: every ranked signal of one
+// pod, GPU, node, service, edge or rollout, with the numbers of the
+// component, so that no two rows of the card are the same thing.
+type Row struct {
+	Rank          int    `json:"rank"` // 1-based, the order of the rows
+	Service       string `json:"service"`
+	Component     string `json:"component"`      // entity name, e.g. GPU UUID or pod name
+	ComponentKind string `json:"component_kind"` // as Cause.ComponentKind
+	// Signals are the component's ranked signals, its strongest first
+	// (Cause.Signal of each cause in Causes).
+	Signals []string `json:"signals"`
+	// Causes are the ranks (Cause.Rank) of the row's causes, in rank order.
+	Causes []int `json:"causes"`
+	// Confidence is the probability 0..1 that this component is the root
+	// cause: the probability of its service (ServiceConfidence) times the
+	// component's share of that service's candidates (a softmax of each
+	// component's best score, the ranking's own scale); the rows of one
+	// service sum to at most its probability. NaN for a comparison method.
+	Confidence float64 `json:"confidence"`
+	// ServiceConfidence is the probability 0..1 that the row's service is
+	// the root cause (Cause.Confidence); NaN for a comparison method.
+	ServiceConfidence float64 `json:"service_confidence"`
+	// ExplainedShare is the share 0..1 of the target's deviation that
+	// setting every own change of the component to its baseline removes
+	// (Intervention.ExplainedShare of its causes); NaN when unknown.
+	ExplainedShare float64 `json:"explained_share"`
+	// Onset is the earliest onset of the row's signals (zero when none is known).
+	Onset ingest.Time `json:"onset"`
+	// AfterAlert is set when Onset is after the alert fired: the
+	// component moved after the page, so it is more likely an effect.
+	AfterAlert bool   `json:"after_alert"`
+	Severity   string `json:"severity"` // the first cause's
+	// Evidence is the row's one-line summary: its first cause's first
+	// evidence sentence.
+	Evidence string `json:"evidence"`
+	// Chart is the first cause's series around the window, for the
+	// card's sparkline and chart (no points when there is none).
+	Chart Chart `json:"chart"`
+}
+
+// Chart is one series around the incident: its values on the analysis
+// grid from Start every Step, its baseline level and band, and the
+// window, onset and alert instants. Values are in Unit; NaN where there
+// is no sample.
+type Chart struct {
+	Label    string        `json:"label"`
+	Unit     string        `json:"unit"`
+	Start    ingest.Time   `json:"start"`
+	Step     time.Duration `json:"step_seconds"`
+	Values   []float64     `json:"values"`
+	Baseline float64       `json:"baseline"`
+	// BandLow and BandHigh are the baseline's normal band: its level ±
+	// the anomaly threshold in robust σ.
+	BandLow     float64     `json:"band_low"`
+	BandHigh    float64     `json:"band_high"`
+	WindowStart ingest.Time `json:"window_start"`
+	WindowEnd   ingest.Time `json:"window_end"`
+	Onset       ingest.Time `json:"onset"`
+	Alert       ingest.Time `json:"alert"`
 }
 
 // Tool names the program that produced the Card.
@@ -132,6 +200,29 @@ type Incident struct {
 	AlertName      string      `json:"alert_name"`
 	AlertAt        ingest.Time `json:"alert_at"`
 	RunbookURL     string      `json:"runbook_url"` // the alert's runbook_url annotation ("" when none)
+	// Paged is the series the analysis explains — the alert's own when
+	// the data holds it — in its units and bad direction.
+	Paged Paged `json:"paged"`
+}
+
+// Paged is the metric that paged: the target's series, how it moved and
+// which way is bad.
+type Paged struct {
+	Series string `json:"series"` // name{identifying labels}
+	// Query is a PromQL selector of the series ("" for one derived from
+	// spans or logs); Expr is the alert's own expression when its payload
+	// carries one (the generator URL's).
+	Query string `json:"query"`
+	Expr  string `json:"expr"`
+	What  string `json:"what"` // in words: "P99 api-gateway latency", "frontend success ratio"
+	Unit  string `json:"unit"`
+	// Direction is the bad direction: "up" (a rise is bad), "down" (a fall
+	// is bad) or "" (either).
+	Direction string  `json:"direction"`
+	Baseline  float64 `json:"baseline"` // the baseline's level, NaN unknown
+	Observed  float64 `json:"observed"` // the window's value the analysis explains, NaN unknown
+	Text      string  `json:"text"`     // "P99 api-gateway latency rose to 4.59 s from 2.80 s"
+	Chart     Chart   `json:"chart"`
 }
 
 // Verdict is the one-line answer.

@@ -62,6 +62,12 @@ func confidentCard() *Card {
 			BaselineStart: t0, BaselineEnd: at(5 * time.Minute),
 			TargetChosenBy: "alert HighRequestLatency in alert.json", AtChosenBy: "largest anomaly",
 			AlertName: "HighRequestLatency", AlertAt: at(10 * time.Minute), RunbookURL: "https://runbooks.example/HighRequestLatency",
+			Paged: Paged{Series: `llm_ttft_seconds{quantile="0.99",service="api-gateway"}`, Query: `llm_ttft_seconds{quantile="0.99",service="api-gateway"}`,
+				What: "P99 api-gateway TTFT", Unit: "s", Direction: "up", Baseline: 0.9, Observed: 4.8,
+				Text: "P99 api-gateway TTFT rose to 4.80 s from 900 ms",
+				Chart: Chart{Label: "P99 api-gateway TTFT", Unit: "s", Start: at(5 * time.Minute), Step: time.Minute,
+					Values: []float64{0.9, 0.95, 0.9, 1.8, 3.5, 4.6, 4.8, 4.7, 4.9, 4.8}, Baseline: 0.9, BandLow: 0.6, BandHigh: 1.2,
+					WindowStart: at(5 * time.Minute), WindowEnd: at(20 * time.Minute), Alert: at(10 * time.Minute)}},
 		},
 		Verdict: Verdict{Confident: true,
 			Text:           "root cause: GPU-5a1c… on gpu-node-b (DRAM bandwidth), confidence 0.87",
@@ -103,6 +109,20 @@ func confidentCard() *Card {
 				Dimensions: []Dimension{{DimLatencySurge, 0.12, 0.25}, {DimErrorPropagation, 0, 0.25}, {DimResourceSaturation, 0, 0.35}, {DimConfigDrift, 0.4, 0.15}},
 				Evidence:   []Evidence{{Kind: EvidenceEvent, Text: "ConfigMap tokenizer-config updated", At: at(7 * time.Minute)}},
 				Path:       edgePath},
+		},
+		Rows: []Row{
+			{Rank: 1, Service: "vllm", Component: "GPU-5a1c9e2f-3b7d-4c11-9a0e-7f3d2b1c4e55", ComponentKind: "gpu", Signals: []string{"gpu_mem_bw"},
+				Causes: []int{1}, Confidence: 0.62, ServiceConfidence: 0.87, ExplainedShare: 0.81, Onset: at(8*time.Minute + 30*time.Second),
+				Severity: SeverityCritical, Evidence: "DRAM bandwidth utilisation fell while SM activity stayed flat",
+				Chart: Chart{Label: "gpu/GPU-5a1c9e2f gpu_mem_bw", Unit: "ratio", Start: at(5 * time.Minute), Step: time.Minute,
+					Values: []float64{0.91, 0.9, 0.92, 0.6, 0.45, 0.42, 0.41, math.NaN(), 0.43, 0.42}, Baseline: 0.91, BandLow: 0.85, BandHigh: 0.97,
+					WindowStart: at(5 * time.Minute), WindowEnd: at(20 * time.Minute), Onset: at(8*time.Minute + 30*time.Second), Alert: at(10 * time.Minute)}},
+			{Rank: 2, Service: "vllm", Component: "vllm-7d9f8b6c5-x2k4p", ComponentKind: "pod", Signals: []string{"kv_cache"}, Causes: []int{2},
+				Confidence: 0.25, ServiceConfidence: 0.87, ExplainedShare: 0.23, Onset: at(9 * time.Minute), Severity: SeverityWarning,
+				Evidence: "KV-cache usage near full", Chart: Chart{Baseline: math.NaN(), BandLow: math.NaN(), BandHigh: math.NaN()}},
+			{Rank: 3, Service: "tokenizer", Component: "api-gateway->tokenizer", ComponentKind: "edge", Signals: []string{"latency"}, Causes: []int{3},
+				Confidence: 0.09, ServiceConfidence: 0.09, ExplainedShare: 0.02, Onset: at(11 * time.Minute), AfterAlert: true, Severity: SeverityInfo,
+				Evidence: "ConfigMap tokenizer-config updated", Chart: Chart{Baseline: math.NaN(), BandLow: math.NaN(), BandHigh: math.NaN()}},
 		},
 		Unexplained: 0.12,
 		Pruned:      Pruned{Shown: 3, Total: 143, Dropped: 140, MinScore: 0.05},
@@ -174,6 +194,9 @@ func abstainCard() *Card {
 					ExplainedShare: math.NaN(), Interval: [2]float64{math.NaN(), math.NaN()}},
 				Dimensions: []Dimension{{DimErrorPropagation, 0.18, 1}}},
 		},
+		Rows: []Row{{Rank: 1, Service: "payments", Component: "payments", ComponentKind: "service", Signals: []string{"errors"}, Causes: []int{1},
+			Confidence: math.NaN(), ServiceConfidence: math.NaN(), ExplainedShare: math.NaN(), Severity: SeverityInfo,
+			Chart: Chart{Baseline: math.NaN(), BandLow: math.NaN(), BandHigh: math.NaN()}}},
 		Unexplained: 0.91,
 		Pruned:      Pruned{Shown: 1, Total: 17, Dropped: 16, MinScore: 0.05},
 		Warnings: []Footnote{
@@ -223,6 +246,14 @@ func hostileCard() *Card {
 	c.Manifest.Args = append(c.Manifest.Args, hostile)
 	c.Manifest.Inputs[0].Path = hostile
 	c.Sampling = hostile
+	for i := range c.Rows {
+		r := &c.Rows[i]
+		r.Service, r.Component, r.ComponentKind, r.Evidence, r.Signals = hostile, hostile, hostile, hostile, []string{hostile}
+		r.Chart.Unit = hostile
+	}
+	c.Incident.Paged.Series, c.Incident.Paged.Query, c.Incident.Paged.Text, c.Incident.Paged.What = hostile, hostile, hostile, hostile
+	c.Incident.Paged.Expr = hostile
+
 	c.Incident.RunbookURL = "javascript:alert(1)" + hostile
 	c.Causes[0].NextSteps = []Step{{Kind: StepConfirm, Text: hostile, Command: ShellCommand([]string{"kubectl", "describe", "pod", hostile}), Source: "built-in"},
 		{Kind: StepConfirm, Text: "runbook", URL: "javascript:alert(1)", Source: "alert runbook_url"}}

@@ -36,6 +36,8 @@ type htmlData struct {
 	Unexplained string
 	Pruned      string
 	Causes      []htmlCause
+	// Rows are the ranked components, one row each, the first with charts.
+	Rows []htmlRow
 	// RequestBreaks: each service's most broken request pattern.
 	RequestBreaks []htmlRequestBreak
 	RequestNote   string
@@ -111,6 +113,7 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 	d := htmlData{
 		CSS:         template.CSS(styleSheet),
 		Card:        c,
+		Rows:        newHTMLRows(c),
 		ToolLine:    toolLine(c),
 		TargetText:  targetText(in.Target),
 		VerdictText: sanitize(c.Verdict.Text),
@@ -240,6 +243,13 @@ const (
 	gColW  = 290
 	gRowH  = 56
 	gPad   = 12
+	// gMaxWidth is the widest graph drawn: the page's content width
+	// (style.css: a body of 1200 px less its padding). Longer paths wrap
+	// into bands of gBandCols columns, so the whole graph — the target at
+	// the end of the paths included — is on the page (TestHTMLGraphFits).
+	gMaxWidth = 1152
+	gBandCols = (gMaxWidth-2*gPad-gNodeW)/gColW + 1
+	gBandGap  = 28
 )
 
 // newHTMLGraph lays out the union of the first top causes' paths: nodes keyed
@@ -315,9 +325,15 @@ func newHTMLGraph(causes []Cause, top int) htmlGraph {
 		rowsIn[col[i]]++
 		maxCol, maxRow = max(maxCol, col[i]), max(maxRow, row[i])
 	}
-	g := htmlGraph{Width: 2*gPad + maxCol*gColW + gNodeW, Height: 2*gPad + maxRow*gRowH + gNodeH}
+	// Columns past gBandCols wrap into bands below one another.
+	bands := maxCol/gBandCols + 1
+	bandH := maxRow*gRowH + gNodeH + gBandGap
+	pos := func(i int) (int, int) {
+		return gPad + (col[i]%gBandCols)*gColW, gPad + (col[i]/gBandCols)*bandH + row[i]*gRowH
+	}
+	g := htmlGraph{Width: 2*gPad + min(maxCol, gBandCols-1)*gColW + gNodeW, Height: 2*gPad + (bands-1)*bandH + maxRow*gRowH + gNodeH}
 	for i, s := range steps {
-		x, y := gPad+col[i]*gColW, gPad+row[i]*gRowH
+		x, y := pos(i)
 		class := ""
 		switch {
 		case isRoot[i]:
@@ -335,8 +351,13 @@ func newHTMLGraph(causes []Cause, top int) htmlGraph {
 	}
 	var placed [][2]int // label centres so far
 	for _, e := range edges {
-		x1, y1 := gPad+col[e.from]*gColW+gNodeW, gPad+row[e.from]*gRowH+gNodeH/2
-		x2, y2 := gPad+col[e.to]*gColW, gPad+row[e.to]*gRowH+gNodeH/2
+		fx, fy := pos(e.from)
+		tx, ty := pos(e.to)
+		x1, y1, x2, y2 := fx+gNodeW, fy+gNodeH/2, tx, ty+gNodeH/2
+		if col[e.from]/gBandCols != col[e.to]/gBandCols {
+			// into the next band: from the bottom of the one to the top of the other
+			x1, y1, x2, y2 = fx+gNodeW/2, fy+gNodeH, tx+gNodeW/2, ty
+		}
 		he := htmlEdge{X1: x1, Y1: y1, X2: x2, Y2: y2, Label: e.lag}
 		if e.lag != "" {
 			he.LX, he.LY = labelSpot(x1, y1, x2, y2, placed)

@@ -87,7 +87,7 @@ func TestJSONEncoding(t *testing.T) {
 		{"NaN cell null", fmt.Sprint(h["cells"]), "[[0.5 <nil> <nil>]]"},
 		{"NaN confidence null", cause["confidence"], nil},
 		{"nil slice is []", fmt.Sprint(cause["evidence"]), "[]"},
-		{"field order", out[:strings.Index(out, "\n  \"tool\"")], "{\n  \"schema_version\": \"1\","},
+		{"field order", out[:strings.Index(out, "\n  \"tool\"")], "{\n  \"schema_version\": \"2\","},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // mdReplacer escapes inline Markdown: backslash before every character that
@@ -46,20 +47,167 @@ type mdWriter struct {
 // the table).
 const mdFoldRows = 12
 
+// mdPart is one section of the Markdown report, rendered on its own so
+// that the report can be bounded (RenderOptions.MaxChars) by leaving the
+// least needed parts out.
+type mdPart struct {
+	what string // what leaving it out drops, for the note
+	text string
+}
+
 func renderMarkdown(w io.Writer, c *Card, opt RenderOptions) error {
-	m := &mdWriter{ew: &errWriter{w: w}, opt: opt}
-	m.header(c)
-	m.causes(c)
-	for _, cs := range c.Causes {
-		m.cause(cs)
+	part := func(f func(m *mdWriter)) string {
+		var sb strings.Builder
+		m := &mdWriter{ew: &errWriter{w: &sb}, opt: opt}
+		f(m)
+		return sb.String()
 	}
-	m.shape(c)
-	m.heatmaps(c)
-	m.footnotes(c)
-	m.inventory(c)
-	m.inputs(c)
-	m.manifest(c)
-	return m.ew.err
+	// The head (verdict, incident, rows) is always there.
+	head := part(func(m *mdWriter) { m.header(c); m.rowsTable(c) })
+	var parts []mdPart
+	if opt.Explain > 0 {
+		r := c.Rows[opt.Explain-1]
+		for _, rank := range r.Causes {
+			if cs := causeByRank(c, rank); cs != nil {
+				parts = append(parts, mdPart{fmt.Sprintf("cause #%d", cs.Rank), part(func(m *mdWriter) { m.cause(*cs) })})
+			}
+		}
+	} else {
+		parts = append(parts, mdPart{"the table of every ranked signal", part(func(m *mdWriter) { m.causes(c) })})
+		for _, cs := range c.Causes {
+			parts = append(parts, mdPart{fmt.Sprintf("cause #%d", cs.Rank), part(func(m *mdWriter) { m.cause(cs) })})
+		}
+		if c.RequestShape != nil {
+			parts = append(parts, mdPart{"the request-shape map", part(func(m *mdWriter) { m.shape(c) })})
+		}
+		parts = append(parts, mdPart{"the heatmaps", part(func(m *mdWriter) { m.heatmaps(c) })},
+			mdPart{"the data-quality footnotes", part(func(m *mdWriter) { m.footnotes(c) })},
+			mdPart{"the inventory", part(func(m *mdWriter) { m.inventory(c) })},
+			mdPart{"the inputs and their checksums", part(func(m *mdWriter) { m.inputs(c) })},
+			mdPart{"the rerun command", part(func(m *mdWriter) { m.manifest(c) })})
+	}
+	out := fitMarkdown(head, parts, opt.MaxChars)
+	ew := &errWriter{w: w}
+	ew.printf("%s", out)
+	return ew.err
+}
+
+// fitMarkdown joins the head and the parts within max characters (runes;
+// max < 0: no bound): parts are kept in order while they fit, and a note
+// at the end names what was left out and how to get it. The head is kept
+// whole even when it alone is longer.
+func fitMarkdown(head string, parts []mdPart, limit int) string {
+	const note = "\n> **Cut to fit %d characters** (--max-chars): left out %s. The whole card: `-o html`, or `-o markdown --max-chars 0`.\n"
+	n := utf8.RuneCountInString(head)
+	total := n
+	for _, p := range parts {
+		total += utf8.RuneCountInString(p.text)
+	}
+	if limit < 0 || total <= limit {
+		var sb strings.Builder
+		sb.WriteString(head)
+		for _, p := range parts {
+			sb.WriteString(p.text)
+		}
+		return sb.String()
+	}
+	reserve := utf8.RuneCountInString(note) + 400 // the note with its list
+	var sb strings.Builder
+	sb.WriteString(head)
+	var out []string
+	for _, p := range parts {
+		k := utf8.RuneCountInString(p.text)
+		if len(out) == 0 && n+k+reserve <= limit {
+			sb.WriteString(p.text)
+			n += k
+			continue
+		}
+		out = append(out, p.what)
+	}
+	sb.WriteString(fmt.Sprintf(note, limit, md(listWords(out))))
+	return sb.String()
+}
+
+// listWords joins names as "a, b and c", shortening runs of causes to
+// "causes #4–#10".
+func listWords(xs []string) string {
+	var merged []string
+	for i := 0; i < len(xs); i++ {
+		if strings.HasPrefix(xs[i], "cause #") {
+			j := i
+			for j+1 < len(xs) && strings.HasPrefix(xs[j+1], "cause #") {
+				j++
+			}
+			if j > i {
+				merged = append(merged, "causes "+strings.TrimPrefix(xs[i], "cause ")+"–"+strings.TrimPrefix(xs[j], "cause "))
+				i = j
+				continue
+			}
+		}
+		merged = append(merged, xs[i])
+	}
+	switch len(merged) {
+	case 0:
+		return "nothing"
+	case 1:
+		return merged[0]
+	}
+	return strings.Join(merged[:len(merged)-1], ", ") + " and " + merged[len(merged)-1]
+}
+
+// rowsTable is the ranked components, one row each, as the text card's
+// first screen shows them.
+func (m *mdWriter) rowsTable(c *Card) {
+	m.p("")
+	m.p("### Ranked components (one row each)")
+	m.p("")
+	if len(c.Rows) == 0 {
+		m.p("No candidate causes.")
+		return
+	}
+	comparison := isComparison(c)
+	if comparison {
+		m.row("#", "component", "service", "signals", "onset")
+		m.row("--:", "---", "---", "---", "---")
+	} else {
+		m.row("#", "component", "service", "signals", "confidence", "explained", "onset")
+		m.row("--:", "---", "---", "---", "--:", "--:", "---")
+	}
+	for _, r := range c.Rows {
+		on := fmtTime(r.Onset)
+		if r.AfterAlert {
+			on += " (after the alert)"
+		}
+		if comparison {
+			m.row(fmt.Sprint(r.Rank), md(componentName(r.ComponentKind, r.Component)), md(r.Service), md(strings.Join(r.Signals, ", ")), on)
+			continue
+		}
+		m.row(fmt.Sprint(r.Rank), md(componentName(r.ComponentKind, r.Component)), md(r.Service), md(strings.Join(r.Signals, ", ")),
+			fmtConf(r.Confidence), fmtShare(r.ExplainedShare), on)
+	}
+	m.p("")
+	if !comparison {
+		m.p("Unexplained: %s remains with every candidate at its baseline.", md(unexplainedText(c.Unexplained)))
+	}
+	if len(c.Rows) > 0 {
+		if cs := causeByRank(c, firstOr(c.Rows[0].Causes, 0)); cs != nil && len(cs.NextSteps) > 0 {
+			m.p("")
+			m.p("**Next steps for #1** (printed, never run):")
+			m.p("")
+			for _, st := range cs.NextSteps {
+				m.p("- *%s*: %s", md(stepKindWords(st.Kind)), mdStep(st))
+			}
+		}
+	}
+}
+
+// stepKindWords is a step's kind as the card prints it: a mitigation says
+// that it changes the cluster.
+func stepKindWords(kind string) string {
+	if kind == StepMitigate {
+		return "mitigate (changes the cluster)"
+	}
+	return kind
 }
 
 // fold opens a <details> block around a long table (rows > mdFoldRows);
@@ -93,19 +241,47 @@ func (m *mdWriter) traceRefs(ids []string) string {
 // text, its link (a runbook, a Jaeger search, a Grafana Explore view) as a
 // link when it is safe to be one.
 func mdStep(s Step) string {
-	if s.URL == "" || !MarkdownSafeURL(s.URL) {
-		return md(stepLine(s))
+	why := s.Text
+	if s.Where != "" {
+		why += " (" + s.Where + ")"
 	}
-	link := s.URL
-	s.URL = ""
-	if s.Command != "" || s.Query != "" {
-		return md(stepLine(s)) + " ([open](" + link + "))"
+	link := ""
+	if s.URL != "" && MarkdownSafeURL(s.URL) {
+		link = s.URL
 	}
-	label := md(link)
-	if len(link) > 80 {
-		label = "open"
+	switch {
+	case s.Command != "" || s.Query != "":
+		code := s.Command
+		if code == "" {
+			code = s.Query
+		}
+		out := md(why) + ": " + mdCode(code)
+		if link != "" {
+			out += " ([open](" + link + "))"
+		}
+		return out
+	case link != "":
+		label := md(link)
+		if len(link) > 80 {
+			label = "open"
+		}
+		return "[" + label + "](" + link + ") — " + md(why)
+	case s.URL != "":
+		return mdCode(s.URL) + " — " + md(why)
 	}
-	return "[" + label + "](" + link + ")" + md(stepLine(s))
+	return md(why)
+}
+
+// mdCode is s as an inline code span: copied whole and never reflowed,
+// its delimiter longer than any backtick run inside (padded with a space
+// when s starts or ends with a backtick), control characters escaped.
+func mdCode(s string) string {
+	s = sanitize(s)
+	fence := strings.Repeat("`", max(1, len(mdFence(s))-2))
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
 }
 
 // MarkdownSafeURL reports whether a link can go into Markdown as it is:
@@ -263,7 +439,7 @@ func (m *mdWriter) cause(cs Cause) {
 	if len(cs.NextSteps) > 0 {
 		m.p("- **Next steps** (printed, never run):")
 		for _, st := range cs.NextSteps {
-			m.p("  - *%s*: %s", md(st.Kind), mdStep(st))
+			m.p("  - *%s*: %s", md(stepKindWords(st.Kind)), mdStep(st))
 		}
 	}
 }

@@ -73,7 +73,12 @@ func factsFor(g *tcg.Graph, n *tcg.Node) stepFacts {
 					break
 				}
 			}
-			if p := ingest.PodOf(s); p != "" && (n.Entity.Kind != ingest.KindGPU || o.Entity == n.Entity) {
+			// A series' pod label may name the other end of a call (an
+			// edge series of the caller carries the callee's pod): only a
+			// pod of the cause's own service (or on its GPU) counts, so
+			// that no step names another service's workload.
+			if p := ingest.PodOf(s); p != "" && (n.Entity.Kind != ingest.KindGPU || o.Entity == n.Entity) &&
+				(n.Entity.Kind == ingest.KindGPU || podOfService(p, n.Entity.Service)) {
 				pods[p] = true
 			}
 		}
@@ -106,6 +111,32 @@ func factsFor(g *tcg.Graph, n *tcg.Node) stepFacts {
 		break
 	}
 	return f
+}
+
+// serviceFacts are the step facts of a service's own node (ok false when
+// the graph has none).
+func serviceFacts(g *tcg.Graph, svc string) (stepFacts, bool) {
+	if svc == "" {
+		return stepFacts{}, false
+	}
+	for _, o := range g.Nodes {
+		if o.Entity.Kind == ingest.KindService && o.Entity.Name == svc {
+			return factsFor(g, o), true
+		}
+	}
+	return stepFacts{}, false
+}
+
+// podOfService reports whether pod p belongs to service svc by the names
+// Kubernetes gives a workload's pods: its workload is the service, or a
+// version of it ("frontend-v1" of "frontend"). An unknown service accepts
+// any pod.
+func podOfService(p, svc string) bool {
+	if svc == "" {
+		return true
+	}
+	w := ingest.WorkloadOf(p)
+	return w == svc || strings.HasPrefix(w, svc+"-") || p == svc
 }
 
 func isAllDigits(s string) bool {
@@ -191,6 +222,11 @@ func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool, rbs []Runbook, links
 	case ingest.KindEdge:
 		if len(f.pods) > 0 {
 			add(StepConfirm, "the callee's pods: are they all ready, where do they run", f.kubectl("get", "pods", "-o", "wide", f.pods[0]))
+		} else if cf, ok := serviceFacts(g, e.Caller); ok && cf.workload != "" {
+			// A callee with no pod in the data (an external dependency):
+			// what its caller logged about the calls.
+			add(StepConfirm, "what the caller "+e.Caller+" logged about its calls to "+e.Callee+" (timeouts, errors, retries)",
+				cf.kubectl("logs", cf.workload, "--all-containers", "--since-time="+cf.since))
 		}
 	default: // a service
 		if f.workload != "" {

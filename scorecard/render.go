@@ -24,7 +24,27 @@ type RenderOptions struct {
 	// TraceURL, when set, is a Jaeger UI base URL: the HTML and Markdown
 	// reports link every trace ID to TraceURL/trace/ID.
 	TraceURL string
+	// Verbose adds, in the text format, every cause's evidence, path and
+	// next steps, the heatmaps, the footnotes, the inputs with their
+	// checksums and the rerun command after the first screen.
+	Verbose bool
+	// Explain, when positive, renders (text and Markdown) only the card's
+	// header and the detail of row Explain (Row.Rank): each of its
+	// causes' evidence, path, next steps and heatmap.
+	Explain int
+	// MaxChars bounds the Markdown's length in characters: past it, the
+	// details are folded away, then cut, with a note saying so. 0 means
+	// DefaultMaxChars; negative means no bound.
+	MaxChars int
 }
+
+// DefaultMaxChars is the Markdown's default bound, under the 32,767
+// characters of a Jira field with room for a title and a comment.
+const DefaultMaxChars = 30000
+
+// ErrNoSuchRow is returned (wrapped) by Render when RenderOptions.Explain
+// names a row the card does not have.
+var ErrNoSuchRow = errors.New("no such row")
 
 // traceLink is the Jaeger UI address of a trace, "" without a TraceURL.
 func (o RenderOptions) traceLink(id string) string {
@@ -77,6 +97,12 @@ func Render(w io.Writer, c *Card, format string, opt RenderOptions) error {
 	}
 	if opt.Width < MinWidth {
 		opt.Width = MinWidth
+	}
+	if opt.MaxChars == 0 {
+		opt.MaxChars = DefaultMaxChars
+	}
+	if opt.Explain > 0 && opt.Explain > len(c.Rows) {
+		return fmt.Errorf("explain %d: %w: the card has %d rows (1–%d)", opt.Explain, ErrNoSuchRow, len(c.Rows), len(c.Rows))
 	}
 	for _, r := range renderers {
 		if r.name == format {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -43,6 +44,7 @@ func TestGolden(t *testing.T) {
 		opt            RenderOptions
 	}
 	variants := []variant{{"text", "text", RenderOptions{}}, {"text-color", "text", RenderOptions{Color: true}},
+		{"text-v", "text", RenderOptions{Verbose: true}}, {"text-explain1", "text", RenderOptions{Explain: 1}},
 		{"json", "json", RenderOptions{}}, {"markdown", "markdown", RenderOptions{}}, {"html", "html", RenderOptions{}}}
 	for _, gc := range goldenCases {
 		for _, v := range variants {
@@ -108,12 +110,16 @@ func TestTextWidth(t *testing.T) {
 					name += "/color"
 				}
 				t.Run(name, func(t *testing.T) {
-					out := render(t, gc.card(), "text", RenderOptions{Color: color, Width: width})
+					out := render(t, gc.card(), "text", RenderOptions{Color: color, Width: width, Verbose: true})
 					limit := width
 					if limit == 0 {
 						limit = DefaultWidth
 					}
-					for i, l := range strings.Split(out, "\n") {
+					lines := strings.Split(out, "\n")
+					for i, l := range lines {
+						if verbatimLine(lines, i) {
+							continue // a command, query, URL or ID: never wrapped (TestTextVerbatim)
+						}
 						if n := utf8.RuneCountInString(ansiRE.ReplaceAllString(l, "")); n > limit {
 							t.Errorf("line %d has %d runes > %d: %q", i+1, n, limit, l)
 						}
@@ -133,7 +139,7 @@ func TestTextWidth(t *testing.T) {
 
 // TestTextContent asserts the sections a reader relies on.
 func TestTextContent(t *testing.T) {
-	out := render(t, confidentCard(), "text", RenderOptions{})
+	out := render(t, confidentCard(), "text", RenderOptions{Verbose: true})
 	for _, want := range []string{
 		"root cause: GPU-5a1c… on gpu-node-b (DRAM bandwidth), confidence 0.87",
 		"had it stayed at baseline, P99 TTFT would have been 0.9 s instead of 4.8 s",
@@ -152,10 +158,11 @@ func TestTextContent(t *testing.T) {
 			t.Errorf("text output lacks %q", want)
 		}
 	}
-	if n := len(regexp.MustCompile(`(?m)^  #\d `).FindAllString(out, -1)); n != 3 {
+	heat := out[strings.Index(out, "\nHeatmaps\n"):]
+	if n := len(regexp.MustCompile(`(?m)^  #\d `).FindAllString(heat, -1)); n != 3 {
 		t.Errorf("want 3 heatmap titles, got %d", n)
 	}
-	abst := render(t, abstainCard(), "text", RenderOptions{})
+	abst := render(t, abstainCard(), "text", RenderOptions{Verbose: true})
 	for _, want := range []string{"no confident root cause", "DEMO: ", "[2] orphan span", "[3] skipped input", "skip ", "~"} {
 		if !strings.Contains(abst, want) {
 			t.Errorf("abstain text lacks %q", want)
@@ -169,7 +176,7 @@ func TestRequestBreaksNoteShare(t *testing.T) {
 	c := confidentCard()
 	c.Verdict.MinShare = 0.1
 	for _, format := range []string{"text", "markdown", "html"} {
-		out := strings.Join(strings.Fields(render(t, c, format, RenderOptions{})), " ")
+		out := strings.Join(strings.Fields(render(t, c, format, RenderOptions{Verbose: true})), " ")
 		if !strings.Contains(out, "the first cause explains under 10%)") || strings.Contains(out, "under 5%") {
 			t.Errorf("%s: the request breaks' note does not state the card's least share 10%%", format)
 		}
@@ -315,6 +322,54 @@ func TestHeatView(t *testing.T) {
 	for _, c := range colors {
 		if got := heatColor(c.x); got != c.want {
 			t.Errorf("heatColor(%v) = %s, want %s", c.x, got, c.want)
+		}
+	}
+}
+
+// verbatimRE are the text lines written whole whatever the width: a
+// command after "$ ", a series, trace IDs, the runbook URL.
+var verbatimRE = regexp.MustCompile(`^\s+(\$ |series |traces |runbook )`)
+
+// verbatimLine reports whether lines[i] is written unwrapped: a verbatim
+// prefix, or the query or link after a step's line ending in ":".
+func verbatimLine(lines []string, i int) bool {
+	l := ansiRE.ReplaceAllString(lines[i], "")
+	if verbatimRE.MatchString(l) {
+		return true
+	}
+	return i > 0 && strings.HasSuffix(ansiRE.ReplaceAllString(lines[i-1], ""), ":") &&
+		(strings.HasPrefix(strings.TrimSpace(lines[i-1]), "confirm") || strings.HasPrefix(strings.TrimSpace(lines[i-1]), "mitigate"))
+}
+
+// TestHTMLGraphFits: a propagation path longer than the page is wide wraps
+// into bands, so the graph is never wider than the page's content and its
+// target (the path's end) lies inside the drawing.
+func TestHTMLGraphFits(t *testing.T) {
+	var path []PathStep
+	for i := range 11 {
+		path = append(path, PathStep{Node: fmt.Sprintf("service/s%02d", i), Signal: "latency", Lag: 15 * time.Second, Share: math.NaN()})
+	}
+	g := newHTMLGraph([]Cause{{Rank: 1, Path: path}}, 3)
+	if g.Width > gMaxWidth {
+		t.Errorf("graph %d px wide, page %d", g.Width, gMaxWidth)
+	}
+	var target *htmlNode
+	for i := range g.Nodes {
+		if g.Nodes[i].Class == "target" {
+			target = &g.Nodes[i]
+		}
+	}
+	if target == nil || target.X+target.W > g.Width || target.Y+target.H > g.Height || target.X < 0 || target.Y < 0 {
+		t.Fatalf("target %+v outside the %d×%d graph", target, g.Width, g.Height)
+	}
+	if len(g.Edges) != len(path)-1 {
+		t.Errorf("%d edges, want %d", len(g.Edges), len(path)-1)
+	}
+	for _, e := range g.Edges {
+		for _, x := range []int{e.X1, e.X2} {
+			if x < 0 || x > g.Width {
+				t.Errorf("edge %+v leaves the graph", e)
+			}
 		}
 	}
 }

@@ -120,6 +120,15 @@ func ShapeTextLines(s *RequestShape, width int) []string {
 	return lines
 }
 
+// shapeBrief is the first screen's line of the request-shape reading (the
+// map itself is among the details, -v).
+func (t *textWriter) shapeBrief(c *Card) {
+	if c.RequestShape == nil {
+		return
+	}
+	t.kv("shapes", sanitize(c.RequestShape.Reading)+" (the map: -v)")
+}
+
 // shape writes the text section.
 func (t *textWriter) shape(c *Card) {
 	if c.RequestShape == nil {

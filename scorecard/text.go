@@ -2,13 +2,14 @@ package scorecard
 
 import (
 	"fmt"
-	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"io"
 	"math"
 	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
 )
 
 // ANSI SGR codes used by the text format.
@@ -30,8 +31,18 @@ type textWriter struct {
 
 func renderText(w io.Writer, c *Card, opt RenderOptions) error {
 	t := &textWriter{ew: &errWriter{w: w}, width: opt.Width, color: opt.Color, comparison: isComparison(c)}
+	if opt.Explain > 0 {
+		t.explainRow(c, opt.Explain)
+		return t.ew.err
+	}
+	t.firstScreen(c)
+	if !opt.Verbose {
+		return t.ew.err
+	}
+	t.line("")
+	t.line(t.paint(ansiBold, "━━ Details (-v) ━━"))
 	t.header(c)
-	t.verdict(c)
+	t.changes(c)
 	t.causes(c)
 	for _, cs := range c.Causes {
 		t.cause(cs)
@@ -43,6 +54,33 @@ func renderText(w io.Writer, c *Card, opt RenderOptions) error {
 	t.inputs(c)
 	t.manifest(c)
 	return t.ew.err
+}
+
+// explainRow is `explain N`: the card's header, the row's first-screen
+// block, then each of its causes in detail and their heatmaps.
+func (t *textWriter) explainRow(c *Card, n int) {
+	r := c.Rows[n-1]
+	t.line(t.paint(ansiBold, toolLine(c)))
+	t.incidentBrief(c)
+	t.verdict(c)
+	t.section(fmt.Sprintf("Row #%d of %d", r.Rank, len(c.Rows)))
+	t.topRow(c, r)
+	var maps []Heatmap
+	for _, rank := range r.Causes {
+		if cs := causeByRank(c, rank); cs != nil {
+			t.cause(*cs)
+		}
+		for _, h := range c.Heatmaps {
+			if h.CauseRank == rank {
+				maps = append(maps, h)
+			}
+		}
+	}
+	if len(maps) > 0 {
+		t.section("Heatmaps")
+		t.para("  ", "  ", heatLegendText(), "")
+		t.heatBlock(maps)
+	}
 }
 
 // paint wraps s in an SGR sequence when colour is on.
@@ -79,12 +117,8 @@ func (t *textWriter) kv(key, value string) {
 }
 
 func (t *textWriter) header(c *Card) {
-	t.line(t.paint(ansiBold, toolLine(c)))
-	if c.Demo != "" {
-		t.para("DEMO: ", "      ", sanitize(c.Demo), ansiYellow)
-	}
 	in := c.Incident
-	t.section("Incident")
+	t.section("Incident (in full)")
 	t.kv("target", targetText(in.Target))
 	if in.TargetChosenBy != "" {
 		t.kv("", "chosen by "+sanitize(in.TargetChosenBy))
@@ -127,7 +161,6 @@ func (t *textWriter) verdict(c *Card) {
 	for _, w := range c.Verdict.WouldDecide {
 		t.para("  would decide: ", "                ", sanitize(w), "")
 	}
-	t.changes(c)
 }
 
 // changes lists what changed in the look-back, with each change's verdict.
@@ -204,7 +237,7 @@ func (t *textWriter) requestBreaks(c *Card) {
 	for _, rc := range c.RequestBreaks {
 		t.para("  • ", "    ", sanitize(rc.Service)+" ("+causeRankText(rc.CauseRank)+"): "+sanitize(rc.Evidence.Text), "")
 		if len(rc.Evidence.TraceIDs) > 0 {
-			t.para("    traces ", "           ", sanitize(strings.Join(rc.Evidence.TraceIDs, ", ")), ansiDim)
+			t.verbatim("    traces ", sanitize(strings.Join(rc.Evidence.TraceIDs, " ")))
 		}
 	}
 }
@@ -240,7 +273,7 @@ func causeRankText(rank int) string {
 
 func (t *textWriter) cause(cs Cause) {
 	t.section(fmt.Sprintf("#%d %s", cs.Rank, truncate(sanitize(causeComponent(cs)+" "+cs.Signal), t.width-8)))
-	conf := "confidence " + fmtConf(cs.Confidence)
+	conf := "confidence of its service " + fmtConf(cs.Confidence)
 	if fmtConf(cs.Confidence) == "~" {
 		conf = ""
 	}
@@ -266,18 +299,24 @@ func (t *textWriter) cause(cs Cause) {
 		t.line("  evidence")
 		for _, e := range cs.Evidence {
 			t.para("    • ", "      ", evidenceText(e), "")
+			if e.Series != "" {
+				t.verbatim("      series ", sanitize(e.Series))
+			}
 			if len(e.TraceIDs) > 0 {
-				t.para("      traces ", "             ", sanitize(strings.Join(e.TraceIDs, ", ")), ansiDim)
+				t.verbatim("      traces ", sanitize(strings.Join(e.TraceIDs, " ")))
 			}
 		}
 	}
-	if len(cs.Path) > 0 {
+	switch {
+	case len(cs.Path) > 1:
 		t.para("  path  ", "        ", pathText(cs.Path), ansiCyan)
+	case len(cs.Path) == 1:
+		t.para("  path  ", "        ", noPathText, ansiDim)
 	}
 	if len(cs.NextSteps) > 0 {
 		t.line("  next steps (printed, never run)")
 		for _, st := range cs.NextSteps {
-			t.para(fmt.Sprintf("    %-9s", st.Kind), "              ", sanitize(stepLine(st)), "")
+			t.step(st, "    ")
 		}
 	}
 }
@@ -285,9 +324,6 @@ func (t *textWriter) cause(cs Cause) {
 // evidenceText is one evidence bullet without its trace IDs.
 func evidenceText(e Evidence) string {
 	s := "[" + sanitize(e.Kind) + "] " + sanitize(e.Text)
-	if e.Series != "" {
-		s += "; series " + sanitize(e.Series)
-	}
 	if fmtValue(e.Baseline, "") != "~" || fmtValue(e.Incident, "") != "~" {
 		if e.Baseline != 0 || e.Incident != 0 {
 			s += "; baseline " + fmtValue(e.Baseline, e.Unit) + " → incident " + fmtValue(e.Incident, e.Unit)
@@ -718,3 +754,7 @@ func unexplainedText(u float64) string {
 	}
 	return fmtShare(u) + " of the target's deviation"
 }
+
+// noPathText stands for a path that stops at the cause: no hop toward the
+// target holds (causal.HopHolds).
+const noPathText = "none that holds: no hop from it reaches a signal that moved, no earlier than it, toward the target"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # alert-lag.sh: how the ranking holds up when the alert fires later than the
 # development cases' alerts do (an alert rule's `for:` holds it back for
-# minutes after the onset). For each lag, every case of the five sets is
+# minutes after the onset). For each lag, every case of the six sets is
 # copied (symlinks) with every alert's startsAt moved later by the lag, and
 # evaluated with the window reaching back to the target's onset (the
 # default) and with it centred on the alert (--onset-lookback 0), beside
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 lags=("$@")
 [ ${#lags[@]} -eq 0 ] && lags=(0 60 120 240)
 data=../shared/data
-sets=(nezha-ob nezha-tt-dev petshop-train changerca-dev llm-dev)
+sets=(nezha-ob nezha-tt-dev petshop-train petshop-dev changerca-dev llm-dev)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g} -Wno-deprecated-declarations" # go-nvml's deprecation warnings

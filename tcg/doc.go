@@ -34,7 +34,21 @@
 // window against its baseline's rate, a Poisson tail as a standard deviate
 // (recurrenceCap): routine spikes of a flat series are not 100 σ.
 // Where spans exist, the tail of a service's latency is also tested
-// distribution-free with the DKW bound.
+// distribution-free with the DKW bound. A success or error ratio whose
+// requests are counted (a count or a rate of the same entity) is tested as
+// the counts it is (binomial.go): per-cell Poisson deviates of its failures
+// against the baseline's failure rate, overdispersed by the baseline's own
+// excess variance — a ratio at exactly 1.000 that falls to 0.98 on
+// hundreds of requests is a large, certain change, not the 0.4 σ its
+// robust floors would make it. A window holds MinStepsAfter samples after
+// the incident time on coarse data.
+//
+// Changes (change.go): every change-like event up to the window's end
+// within ChangeLookback (rollouts, configuration updates, change records),
+// one kind of change of one service merged per ChangeHold, and every
+// rollout of the version model, are the graph's Changes; a service's
+// change node stays beside its rollout's contrasts (never deleted), scored
+// as a prior (the detection threshold) with its onset at the change.
 //
 // Edges point from cause to effect (edges.go):
 //   - inside a component, the generic order: change → traffic →
@@ -47,7 +61,10 @@
 //     caller errors (and its pods'); caller traffic → the call's → callee
 //     traffic; a callee's failures → its caller's log content; the
 //     caller's saturation and own work → its call gaps (the gap is measured
-//     on the caller); a caller's change → what its callees are asked;
+//     on the caller); a caller's change → what its callees are asked
+//     (traffic, latency, errors: requests they may reject); a callee's
+//     change → what its callers receive (errors, latency, the calls'
+//     client side);
 //   - placement: a pod → its service; a node's or GPU's saturation → the
 //     latency, errors, restarts and saturation of what is placed on it
 //     (utilisation excepted: it measures work done); load placed on a

@@ -327,6 +327,7 @@ func (g *Graph) callEdges(eb *edgeBuilder, calls []call) {
 			for _, sig := range []ingest.SignalKind{ingest.SignalErrors, ingest.SignalLatency} {
 				eb.addAll([]int{ch}, svcNodes(c.caller, sig), EdgeCall, 0.7, "a new version of a callee changes what its callers receive")
 				eb.addAll([]int{ch}, one(g.find(edge, sig, FacetNone)), EdgeCall, 0.7, "a new version of a callee changes what its callers receive")
+				eb.addAll([]int{ch}, one(g.find(edge, sig, FacetClient)), EdgeCall, 0.7, "a new version of a callee changes what its callers receive")
 			}
 		}
 		// A change to the caller can change what its callees are asked to
@@ -686,14 +687,15 @@ func podsOfService(g *Graph, svc string) []ingest.Entity { return g.podsBy()[svc
 func (g *Graph) PodsOf(svc string) []ingest.Entity { return g.podsBy()[svc] }
 
 // NodesOf returns the indices of the nodes of an entity (every signal and
-// facet), in node order.
+// facet), in node order: an index built once per graph (O(nodes)), then
+// O(1) a call. The returned slice must not be modified.
 func (g *Graph) NodesOf(e ingest.Entity) []int {
-	var out []int
-	id := e.ID()
-	for i, n := range g.Nodes {
-		if n.Entity.ID() == id {
-			out = append(out, i)
+	g.allByEntOnce.Do(func() {
+		g.allByEnt = make(map[string][]int, len(g.Nodes))
+		for i, n := range g.Nodes {
+			id := n.Entity.ID()
+			g.allByEnt[id] = append(g.allByEnt[id], i)
 		}
-	}
-	return out
+	})
+	return g.allByEnt[e.ID()]
 }

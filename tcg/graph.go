@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
@@ -145,6 +146,9 @@ type Graph struct {
 	calls    []call            // the call topology (callTopology)
 	pods     map[string][]ingest.Entity
 	byEnt    map[string][]int // facetless node indices by entity ID
+	// allByEnt is every node index by entity ID (NodesOf), built once.
+	allByEnt     map[string][]int
+	allByEntOnce sync.Once
 
 	in, out [][]int // edge indices by To and by From
 	byID    map[string]int

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -14,11 +15,12 @@ import (
 // amAlert is one alert of an Alertmanager webhook payload or of the
 // /api/v2/alerts answer (where status is an object {"state": ...}).
 type amAlert struct {
-	Status      json.RawMessage   `json:"status"`
-	Labels      map[string]string `json:"labels"`
-	Annotations map[string]string `json:"annotations"`
-	StartsAt    string            `json:"startsAt"`
-	EndsAt      string            `json:"endsAt"`
+	Status       json.RawMessage   `json:"status"`
+	Labels       map[string]string `json:"labels"`
+	Annotations  map[string]string `json:"annotations"`
+	StartsAt     string            `json:"startsAt"`
+	EndsAt       string            `json:"endsAt"`
+	GeneratorURL string            `json:"generatorURL"`
 }
 
 // decodeAlertmanager reads an Alertmanager webhook payload
@@ -78,6 +80,10 @@ func decodeAlertmanager(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 			// Prometheus' convention for an alert's runbook (kube-prometheus
 			// rules set it on every alert).
 			RunbookURL: ingest.FirstNonEmpty(a.Annotations["runbook_url"], a.Annotations["runbook"]),
+			Expr:       generatorExpr(a.GeneratorURL),
+		}
+		if t, ok := parseAlertTime(a.EndsAt); ok && t > 0 {
+			al.EndsAt = t
 		}
 		for k, v := range a.Labels {
 			al.Labels = append(al.Labels, ingest.Label{Name: k, Value: v})
@@ -243,4 +249,18 @@ func init() {
 			return h.JSON() && (h.Has("alerts") && (h.Has("startsAt") || h.Has("groupKey") || h.Has("receiver")) ||
 				h.Text[0] == '[' && h.Has("startsAt") && h.Has("labels") && h.Has("fingerprint")) // Alertmanager /api/v2/alerts
 		}}}})
+}
+
+// generatorExpr is the PromQL expression of an alert's generator URL
+// (Prometheus links its alerts to /graph?g0.expr=EXPR&g0.tab=1), "" when
+// the URL carries none or does not parse.
+func generatorExpr(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(u.Query().Get("g0.expr"))
 }

@@ -1,7 +1,15 @@
 package formats_test
 
 import (
+	"compress/gzip"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/formats"
@@ -12,7 +20,7 @@ import (
 // label and the manifest, as a file that is recognised and skipped.
 func TestEveryFormatRegistered(t *testing.T) {
 	got := ingest.Registered()
-	for f := ingest.FormatUnknown + 1; f <= ingest.FormatK8sObjects; f++ {
+	for f := ingest.FormatUnknown + 1; f <= ingest.FormatOTLPLogsProto; f++ {
 		found := false
 		for _, g := range got {
 			found = found || g == f
@@ -71,4 +79,44 @@ func TestSniffOrder(t *testing.T) {
 			t.Errorf("Sniff(%.40q) = %v, want %v", tc.head, got, tc.want)
 		}
 	}
+}
+
+// TestNoTextIsProtobuf: the protobuf formats, recognised by walking a
+// binary head's wire format, claim no real text or JSON file: every file
+// under ../shared/samples and ../shared/data (decompressed when gzip) is
+// sniffed, and only the one protobuf sample is a protobuf format.
+func TestNoTextIsProtobuf(t *testing.T) {
+	dir := testkit.SharedDir(t)
+	proto := map[ingest.Format]bool{ingest.FormatJaegerProto: true, ingest.FormatOTLPProto: true, ingest.FormatOTLPLogsProto: true}
+	n := 0
+	for _, sub := range []string{"samples", "data"} {
+		filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				return nil
+			}
+			defer f.Close()
+			var r io.Reader = f
+			if strings.HasSuffix(p, ".gz") {
+				zr, err := gzip.NewReader(f)
+				if err != nil {
+					return nil
+				}
+				r = zr
+			}
+			head := make([]byte, ingest.SniffLen)
+			k, _ := io.ReadFull(r, head)
+			n++
+			got := ingest.Sniff(head[:k])
+			want := strings.HasSuffix(p, ".pb")
+			if proto[got] != want {
+				t.Errorf("%s: sniffed as %v", p, got)
+			}
+			return nil
+		})
+	}
+	t.Logf("%d files sniffed", n)
 }

@@ -36,6 +36,10 @@ type jTag struct {
 	Key   string          `json:"key"`
 	Type  string          `json:"type"`
 	Value json.RawMessage `json:"value"`
+	// str holds the value as text when direct is set (the protobuf reader,
+	// jaegerproto.go, whose values arrive typed rather than as JSON).
+	str    string
+	direct bool
 }
 
 // jRef is a span reference. The older UI shape's embedded "span" is
@@ -386,7 +390,7 @@ func (r *jaegerReader) decodeSpan(first bool) (ok bool, err error) {
 	js := &r.js
 	tags, refs := js.Tags[:cap(js.Tags)], js.References[:0]
 	for i := range tags {
-		tags[i].Key, tags[i].Type, tags[i].Value = "", "", tags[i].Value[:0]
+		tags[i].Key, tags[i].Type, tags[i].Value, tags[i].str, tags[i].direct = "", "", tags[i].Value[:0], "", false
 	}
 	*js = jSpan{Tags: tags[:0], References: refs}
 	err = r.dec.Decode(js)

@@ -131,6 +131,9 @@ func (r *jaegerReader) process(p jProcess) procInfo {
 // tagString returns a tag's value as text: strings unquoted, numbers and
 // bools as written, null as "".
 func tagString(t *jTag) string {
+	if t.direct {
+		return t.str
+	}
 	v := t.Value
 	if len(v) == 0 || string(v) == "null" {
 		return ""

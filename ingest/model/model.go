@@ -378,6 +378,13 @@ type Alert struct {
 	Source   string
 	// RunbookURL is the alert's runbook_url annotation ("" when none).
 	RunbookURL string
+	// Expr is the alerting rule's PromQL expression, from the alert's
+	// generator URL (Prometheus' /graph?g0.expr=...; "" when absent).
+	Expr string
+	// EndsAt is when the alert resolved or, for a firing one, when
+	// Alertmanager will consider it resolved unless re-sent (zero when
+	// absent or the zero time).
+	EndsAt Time
 }
 
 // Dependency is one caller→callee edge of a service call graph.
@@ -414,12 +421,16 @@ const (
 	FormatVictoriaLogs  // VictoriaLogs /select/logsql/query JSON Lines
 	FormatChangeRecords // change records the user supplies (deploys, config commits): JSON, JSON Lines or CSV
 	FormatK8sObjects    // kubectl get deploy,rs,cm,sts,ds -o json: ReplicaSet revisions, workload and ConfigMap updates
+	FormatJaegerProto   // Jaeger span model protobuf (api_v2 SpansResponseChunk, model.Trace, model.Span streams)
+	FormatOTLPProto     // OTLP protobuf TracesData (.binpb, the Collector file exporter's format: proto)
+	FormatOTLPLogsProto // OTLP protobuf LogsData
 )
 
 var formatNames = []string{"unknown", "jaeger-json", "otlp-json", "jaeger-dependencies", "prometheus-query-range",
 	"alertmanager", "k8s-events", "nvidia-smi-csv", "nvidia-smi-dmon", "nvml-recording", "nsight-sqlite", "kineto-trace",
 	"label", "manifest", "loki-streams", "otlp-logs", "docker-json-log", "cri-log", "text-log", "victorialogs-jsonl",
-	"change-records", "k8s-objects"}
+	"change-records", "k8s-objects",
+	"jaeger-proto", "otlp-proto", "otlp-logs-proto"}
 
 func (f Format) String() string {
 	if int(f) < len(formatNames) {

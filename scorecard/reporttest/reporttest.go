@@ -38,6 +38,10 @@ const EscapedScript = "&lt;script&gt;alert(1)&lt;/script&gt;"
 func CheckMarkdown(t *testing.T, out string, cellCounts ...int) {
 	t.Helper()
 	prose, fenced := SplitFences(t, out)
+	// Inline code spans are literal text in every renderer (no link, no
+	// HTML, no mention): what they hold is checked like fenced blocks.
+	prose, spans := SplitCodeSpans(prose)
+	fenced += spans
 	for _, bad := range []string{"\x1b", "\u202E"} {
 		if strings.Contains(fenced, bad) {
 			t.Errorf("fenced block contains %q", bad)
@@ -273,4 +277,56 @@ func copyFile(dst, src string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// SplitCodeSpans separates a Markdown text's inline code spans (a run of
+// backticks, then text up to the same run) from the rest; an unclosed run
+// stays in the rest, as CommonMark reads it.
+func SplitCodeSpans(s string) (rest, spans string) {
+	var r, c strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] == '\\' && i+1 < len(s) {
+			r.WriteString(s[i : i+2])
+			i += 2
+			continue
+		}
+		if s[i] != '`' {
+			r.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '`' {
+			j++
+		}
+		run := s[i:j]
+		end := -1
+		for k := j; k < len(s); {
+			if s[k] == '\n' && k+1 < len(s) && s[k+1] == '\n' {
+				break // a code span does not cross a blank line
+			}
+			if s[k] != '`' {
+				k++
+				continue
+			}
+			m := k
+			for m < len(s) && s[m] == '`' {
+				m++
+			}
+			if m-k == len(run) {
+				end = k
+				break
+			}
+			k = m
+		}
+		if end < 0 {
+			r.WriteString(run)
+			i = j
+			continue
+		}
+		c.WriteString(s[j:end])
+		c.WriteByte('\n')
+		i = end + len(run)
+	}
+	return r.String(), c.String()
 }
