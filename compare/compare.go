@@ -199,7 +199,9 @@ func Run(before, after Side, opt Options) (*Report, error) {
 		r.decide(w)
 	}
 	r.rolloutItems()
-	return r.report(), nil
+	rep := r.report()
+	rep.RequestShape = shapeChange(before, after, opt)
+	return rep, nil
 }
 
 // covered is how much of [start, end) the bundle's data spans.

@@ -55,6 +55,7 @@ type htmlData struct {
 	Traffic  []htmlFinding
 	Plots    []htmlPlot
 	Heat     *htmlHeat
+	Shape    template.HTML // the request-shape section's body (shape.go)
 	Notes    []htmlNote
 	Inputs   []htmlInput
 	Command  string
@@ -107,6 +108,7 @@ func renderHTML(w io.Writer, r *Report, _ RenderOptions) error {
 		h := newHTMLHeat(r.Heatmap)
 		d.Heat = &h
 	}
+	d.Shape = shapeHTML(r.RequestShape)
 	d.Notes, d.Inputs = notesAndInputsHTML(r)
 	return htmlTemplate.Execute(w, d)
 }

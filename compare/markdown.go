@@ -72,6 +72,7 @@ func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
 		m.table(r.Traffic, false)
 	}
 	m.p("Items: %s.", md(countsText(r.Counts)))
+	m.shape(r.RequestShape)
 	m.heatmap(r.Heatmap)
 	m.warnings(r.Warnings)
 	if len(r.Inputs) > 0 {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
 
 // SchemaVersion is the version of the Report's JSON shape
@@ -75,6 +76,10 @@ type Report struct {
 	Inputs        []Input    `json:"inputs"`
 	Manifest      Manifest   `json:"manifest"`
 	Canary        Canary     `json:"canary"` // canary mode's analysis (empty in before-after mode)
+	// RequestShape is the target's LLM requests shape by shape, AFTER's
+	// window against BEFORE's (shape.go); nil, and no JSON key, unless both
+	// hold LLM request shapes.
+	RequestShape *scorecard.RequestShape `json:"request_shape,omitempty"`
 }
 
 // Tool names the program that produced the Report.

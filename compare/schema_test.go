@@ -31,6 +31,7 @@ var descriptions = map[string]string{
 	"Report.Plots":          "before/after distributions (ECDF points) of the top items",
 	"Report.Heatmap":        "latency change by call depth × time",
 	"Report.Mode":           "before-after (two windows) or canary (two groups of pods in one window: compare --canary)",
+	"Report.RequestShape":   "the target's LLM requests shape by shape (input × output tokens), AFTER's window against BEFORE's: present only when both windows hold LLM request shapes (docs/scorecard.schema.json, request_shape)",
 	"Report.Canary":         "canary mode: each canary group judged against its baseline pods in the same minutes (empty in before-after mode)",
 	"Canary.Verdict":        "the worst workload verdict: fail, marginal, insufficient data or pass (\"\" in before-after mode)",
 	"CanaryWorkload.Score":  "0–100: the mean over signals of the share of decided metrics not worse than the baseline; null when none was decided",
@@ -100,6 +101,8 @@ func (g *schemaGen) of(t reflect.Type, owner, field string) map[string]any {
 			enum = append(enum, string(v))
 		}
 		s = map[string]any{"type": "string", "enum": enum}
+	case t.Kind() == reflect.Pointer:
+		s = g.of(t.Elem(), owner, field) // an optional member (omitempty): absent, not null
 	case t.Kind() == reflect.Struct:
 		name := snake(t.Name())
 		if _, ok := g.defs[name]; !ok {
@@ -141,12 +144,14 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 	var req []any
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "" || name == "-" {
 			continue
 		}
 		props[name] = g.of(f.Type, t.Name(), f.Name)
-		req = append(req, name)
+		if opts != "omitempty" {
+			req = append(req, name)
+		}
 	}
 	o := map[string]any{"type": "object", "additionalProperties": false, "required": req, "properties": props}
 	if d, ok := descriptions[t.Name()]; ok && t.Name() != "Report" {

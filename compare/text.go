@@ -76,6 +76,7 @@ func renderText(w io.Writer, r *Report, opt RenderOptions) error {
 	t.section("Items")
 	t.wrap("  ", "  ", countsText(r.Counts))
 	t.plots(r)
+	t.shape(r.RequestShape)
 	t.heatmap(r.Heatmap)
 	t.warnings(r.Warnings)
 	t.inputsAndRerun(r, true, fmt.Sprintf("version %s, seed %d", orDash(clean(r.Manifest.Version)), r.Manifest.Seed))

@@ -390,7 +390,7 @@ func (r *analyzeRun) analyse(b *ingest.Bundle, inc tcg.Incident) (*scorecard.Car
 	r.notes = append(r.notes, an.notes...)
 	// The evidence step: what the raw bundle says about the ranked causes,
 	// gathered once so that the scorecard only renders.
-	ev := evidence.Collect(b, an.graph, an.result, evidence.Options{})
+	ev := evidence.Collect(b, an.graph, an.result, r.so.evidence)
 	r.rep.phase("analyse", r.analyseStart)
 	r.rep.say("analysed %d nodes, %d edges, %d anomalous; %d candidates", len(an.graph.Nodes), len(an.graph.Edges), an.graph.AnomalousCount(), an.result.Total)
 	if dot := r.o.of.Dot; dot != "" {

@@ -46,6 +46,14 @@ Usage:
   pipeline-analyze compare --canary auto --prometheus-url URL [events.json]
         canary mode on what live sources return for the last --window and
         its baseline (events.json: kubectl get events -o json, for auto)
+  pipeline-analyze compare --profile [flags] BASE CAND
+        profiler A/B: two PyTorch profiler (Kineto) JSON traces (.json,
+        .json.gz) or Nsight Systems SQLite exports, each a file or a
+        directory of one file per rank; the step, every layer (NVTX range,
+        record_function or nn.Module, else the kernel under its launch
+        stack) and every kernel: medians with bootstrap intervals, Welch's t
+        on log times under Benjamini–Hochberg, faster / slower / unchanged,
+        and the straggler ranks
 
 Examples:
   pipeline-analyze compare incident/ fixed/
@@ -54,18 +62,24 @@ Examples:
   pipeline-analyze compare --fail-on regressed incident/ fixed/ || rollback
   pipeline-analyze simulate --fault bad_config_rollout --out rollout
   pipeline-analyze compare --canary auto --fail-on fail rollout
+  pipeline-analyze compare --profile base.json.gz cand.json.gz
+  pipeline-analyze compare --profile -o html --export ab.html --seed 7 base.json.gz cand.json.gz
+  pipeline-analyze compare --profile --fail-on regressed base.json.gz cand.json.gz || echo slower
   kubectl get events -o json > events.json &&
     pipeline-analyze compare --canary auto --prometheus-url http://prometheus:9090 \
       --window 15m -o markdown --export canary.md --fail-on fail events.json
 (rollout/ is a simulated bad rollout of the vllm Deployment; incident/ and fixed/
 are what "pipeline-analyze simulate --fault tool_api_slow --seed 7 --duration 14m"
-writes with --out incident, and with --fixed --out fixed.)
+writes with --out incident, and with --fixed --out fixed; base.json.gz and
+cand.json.gz are two torch.profiler traces, or nsys exports (nsys export --type
+sqlite), or directories of one per rank.)
 
 Exit status: 0 ok; 1 input or runtime error; 2 usage error; 3 --fail-on tripped
 (regressed: the target or anything regressed; unchanged: also when the target
-is not fixed or improved; canary mode: fail, or marginal, for any workload); 4
---fail-on given but the target (a canary) could not be decided (insufficient
-data).
+is not fixed or improved; canary mode: fail, or marginal, for any workload;
+--profile: regressed, the step or any layer or kernel slower; unchanged, also
+the step not faster); 4 --fail-on given but the target (a canary, the step)
+could not be decided (insufficient data).
 `
 
 // compareOpts are the compare command's flags.
@@ -78,6 +92,7 @@ type compareOpts struct {
 	lim                                                      ingest.Limits
 	lf                                                       liveFlags
 	canary                                                   compare.CanaryOptions
+	profile                                                  bool // compare --profile: a profiler A/B (profile.go)
 }
 
 // newCompareFlags defines the compare command's flags.
@@ -86,8 +101,9 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.SortFlags = false
 	c := &compareOpts{}
 	c.af.register(fs)
-	_ = fs.MarkHidden("at")      // --before-at / --after-at instead
-	_ = fs.MarkHidden("explain") // the BEFORE analysis is only a source of causes here
+	_ = fs.MarkHidden("at")         // --before-at / --after-at instead
+	_ = fs.MarkHidden("explain")    // the BEFORE analysis is only a source of causes here
+	_ = fs.MarkHidden("shape-seed") // the request-shape map's change takes --seed
 	d := compare.DefaultOptions()
 	c.o = d
 	o := &c.o
@@ -113,7 +129,8 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.DurationVar(&c.canary.Warmup, "warmup", dc.Warmup, "canary mode: skip this long after the canary's first sample")
 	fs.Float64Var(&c.canary.Pass, "pass-score", dc.Pass, "canary mode: the score (0–100) a workload passes with")
 	fs.Float64Var(&c.canary.Marginal, "marginal-score", dc.Marginal, "canary mode: the score below which a workload fails")
-	setGroup(fs, groupAnalysis, "canary", "baseline-group", "warmup", "pass-score", "marginal-score", "before-at", "after-at", "alpha", "min-delta", "min-ratio", "min-h", "min-shift", "seed", "bootstrap",
+	fs.BoolVar(&c.profile, "profile", false, "profiler A/B: BASE and CAND are PyTorch profiler (Kineto) traces or Nsight Systems SQLite exports, each a file or a directory of one per rank; steps, layers and kernels compared (--alpha, --min-ratio default 0.05, --seed, --bootstrap apply)")
+	setGroup(fs, groupAnalysis, "profile", "canary", "baseline-group", "warmup", "pass-score", "marginal-score", "before-at", "after-at", "alpha", "min-delta", "min-ratio", "min-h", "min-shift", "seed", "bootstrap",
 		"min-samples", "min-points", "scorecard", "no-causes", "causes")
 	fs.StringVarP(&c.format, "output-format", "o", "text", "report `FORMAT`: text, json, markdown or html")
 	fs.StringVar(&c.export, "export", "", "write the report to `FILE` (atomically) instead of stdout")
@@ -146,6 +163,9 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if !slices.Contains(compare.Formats(), format) {
 		return usage("--output-format %q: want one of %s", format, strings.Join(compare.Formats(), ", "))
+	}
+	if c.profile {
+		return runProfile(c, fs, args, stdout, stderr)
 	}
 	if fs.Changed("canary") {
 		return runCanary(c, fs, args, stdin, stdout, stderr)

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/evidence"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/shape"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
 )
@@ -147,6 +149,7 @@ type analysisFlags struct {
 	MinEdgeConf   float64       `flag:"edge-confidence"`
 	MinConfidence float64       `flag:"min-confidence"`
 	Explain       bool          `flag:"explain"`
+	ShapeSeed     int64         `flag:"shape-seed"`
 	Params        []string      `flag:"param" hidden:"true"`
 }
 
@@ -162,6 +165,7 @@ func defaultAnalysisFlags() analysisFlags {
 		Threshold:     tcg.DefaultThreshold,
 		MinEdgeConf:   tcg.DefaultMinConfidence,
 		MinConfidence: causal.DefaultParams().MinConfidence,
+		ShapeSeed:     int64(shape.DefaultOptions().Seed),
 	}
 }
 
@@ -181,6 +185,7 @@ var analysisHelp = map[string]string{
 	"edge-confidence": "edge confidence needed for state-machine transitions",
 	"min-confidence":  "abstain ('no confident root cause') below this confidence",
 	"explain":         "print every candidate's score terms to stderr (why this ranking)",
+	"shape-seed":      "bootstrap `SEED` of the request-shape map's intervals (LLM latency targets; printed on the card)",
 	"param":           "override a ranking parameter NAME=VALUE (development; see causal.Params.Set)",
 }
 
@@ -197,10 +202,11 @@ func (a *analysisFlags) timeFlags(fs *pflag.FlagSet, at timeSpec) timeFlags {
 
 // stageOptions are the analysis flags turned into each stage's options.
 type stageOptions struct {
-	spec   tcg.IncidentSpec // the incident to resolve (--at is in at, resolved against the data)
-	at     timeSpec
-	graph  tcg.Options
-	causal causal.Options
+	spec     tcg.IncidentSpec // the incident to resolve (--at is in at, resolved against the data)
+	at       timeSpec
+	graph    tcg.Options
+	causal   causal.Options
+	evidence evidence.Options
 }
 
 // options turns the flags into each stage's options; errors are usage
@@ -240,6 +246,7 @@ func (a *analysisFlags) options() (stageOptions, error) {
 		so.graph.OnsetLookback = -1 // off
 	}
 	so.causal = causal.Options{Method: a.Method, Weights: w, MinConfidence: a.MinConfidence}
+	so.evidence = evidence.Options{Shape: shape.Options{Seed: uint64(a.ShapeSeed)}}
 	if len(a.Params) > 0 {
 		p := causal.DefaultParams()
 		for _, kv := range a.Params {

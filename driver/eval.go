@@ -107,7 +107,8 @@ func newEvalFlags() (*pflag.FlagSet, *evalOpts) {
 	fs.SortFlags = false
 	o := &evalOpts{}
 	o.af.register(fs)
-	_ = fs.MarkHidden("explain") // per-candidate tables for 56 cases would drown the summary
+	_ = fs.MarkHidden("explain")    // per-candidate tables for 56 cases would drown the summary
+	_ = fs.MarkHidden("shape-seed") // eval scores the ranking; it builds no card
 	fs.StringVar(&o.methods, "methods", strings.Join(causal.Methods(), ","), "comma-separated `METHODS` to compare (--method takes a list too)")
 	fs.IntVar(&o.jobs, "jobs", 2, "cases analysed in parallel")
 	fs.StringVar(&o.dump, "dump-evidence", "", "write every case's node evidence as JSON lines to FILE (for development)")

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"github.com/spf13/pflag"
 )
 
@@ -156,6 +157,7 @@ func TestHelpExamples(t *testing.T) {
 			if _, err := fixtures.Write(filepath.Join(work, "fixed"), fixed); err != nil {
 				t.Fatal(err)
 			}
+			copyProfiles(t, work)
 			t.Chdir(work)
 			for _, line := range lines {
 				for _, st := range exampleSteps(line) {
@@ -224,6 +226,22 @@ func TestCompletionScripts(t *testing.T) {
 		}
 		if !strings.Contains("\n"+string(out), "\n"+tc.want+"\n") {
 			t.Errorf("%q completes to %q, want %q among them", tc.words, out, tc.want)
+		}
+	}
+}
+
+// copyProfiles puts the two profiler captures compare --profile's examples
+// name into dir: base.json.gz and cand.json.gz, both a real Kineto trace
+// of the shared samples.
+func copyProfiles(t *testing.T, dir string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testkit.SharedDir(t), "samples", "hta", "benchmark_result_493459_1694039959_trace.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"base.json.gz", "cand.json.gz"} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

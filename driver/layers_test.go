@@ -54,11 +54,13 @@ var layers = map[string][]string{
 	"peers":                    {"ingest", "measure"},
 	"tcg":                      {"ingest", "internal/parallel", "measure", "peers"},
 	"causal":                   {"features", "ingest", "internal/parallel", "measure", "tcg"},
-	"evidence":                 {"causal", "ingest", "measure", "tcg"},
-	"scorecard":                {"causal", "evidence", "ingest", "measure", "peers", "tcg"},
-	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "measure", "peers", "scorecard", "tcg"},
+	"shape":                    {"ingest", "measure"}, // the tail latency by request shape of LLM requests (spans' token counts, else histograms)
+	"evidence":                 {"causal", "ingest", "measure", "shape", "tcg"},
+	"scorecard":                {"causal", "evidence", "ingest", "measure", "peers", "shape", "tcg"},
+	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "internal/parallel", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
+	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "measure", "peers", "scorecard", "shape", "tcg"},
 	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "live", "logtemplate", "measure",
-		"peers", "scorecard", "tcg"},
+		"peers", "profdiff", "scorecard", "shape", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 
 	"internal/boundedfile": {}, // the one reader of files a flag names (issue 28)
@@ -67,7 +69,7 @@ var layers = map[string][]string{
 // harnesses are the module's packages outside the data flow — the
 // benchmark harness and its generator, the renderers' test helpers — which
 // may import any package; no stage may import them.
-var harnesses = []string{"bench", "bench/cmd/benchgen", "scorecard/reporttest", "internal/testkit", "ingest/internal/tracetest", "ingest/internal/nsighttest", "ingest/internal/bundletest"}
+var harnesses = []string{"bench", "bench/cmd/benchgen", "scorecard/reporttest", "internal/testkit", "internal/llmgen", "internal/profgen", "ingest/internal/tracetest", "ingest/internal/nsighttest", "ingest/internal/bundletest"}
 
 const module = "github.com/pipeline-analyze/pipeline-analyze/"
 

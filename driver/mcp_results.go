@@ -293,7 +293,7 @@ type workloadOut struct {
 
 // compareOutput is the compare tool's result.
 type compareOutput struct {
-	Mode          string         `json:"mode" jsonschema:"before-after or canary"`
+	Mode          string         `json:"mode" jsonschema:"before-after, canary or profile"`
 	Verdict       string         `json:"verdict" jsonschema:"the one-line answer"`
 	Target        *findingOut    `json:"target,omitempty" jsonschema:"before-after: the incident target's verdict"`
 	Causes        []findingOut   `json:"causes,omitempty" jsonschema:"before-after: BEFORE's top causes, each with its verdict"`
@@ -304,7 +304,7 @@ type compareOutput struct {
 	Workloads     []workloadOut  `json:"workloads,omitempty" jsonschema:"canary mode: each canary workload's verdict"`
 	Warnings      []string       `json:"warnings,omitempty"`
 	WarningsTotal int            `json:"warnings_total"`
-	Report        any            `json:"report,omitempty" jsonschema:"with detail full: the whole JSON report (docs/compare.schema.json) without its plot data"`
+	Report        any            `json:"report,omitempty" jsonschema:"with detail full: the whole JSON report (docs/compare.schema.json; profile: docs/profdiff.schema.json) without its plot data"`
 }
 
 // watchOut is one item to keep watching after the fix (compare.Watch).

@@ -180,6 +180,7 @@ func TestMCPServer(t *testing.T) {
 	if err := os.Symlink(secret, filepath.Join(sneaky, "metrics.json")); err != nil {
 		t.Fatal(err)
 	}
+	copyProfiles(t, work)
 	c := startMCP(t, "--root", dev, "--root", work)
 
 	tools, err := c.cs.ListTools(context.Background(), nil)
@@ -291,6 +292,14 @@ func TestMCPServer(t *testing.T) {
 	if can.Mode != "canary" || len(can.Workloads) == 0 || can.Workloads[0].Verdict != "fail" {
 		t.Errorf("compare, canary: %+v", can)
 	}
+	// compare, profile: two profiler captures (a capture against itself).
+	var prof compareOutput
+	if text, isErr := c.call("compare", map[string]any{"paths": []string{"base.json.gz", "cand.json.gz"}, "profile": true}, &prof); isErr ||
+		prof.Mode != "profile" || prof.Target == nil || prof.Target.Verdict != "unchanged" || !strings.HasPrefix(prof.Verdict, "step unchanged") {
+		t.Errorf("compare, profile: %.300s %+v", text, prof)
+	}
+	c.refused("compare", map[string]any{"paths": []string{"base.json.gz"}, "profile": true}, "want paths BASE CAND")
+	c.refused("compare", map[string]any{"paths": []string{"base.json.gz", "cand.json.gz"}, "profile": true, "window": "5m"}, "do not apply")
 
 	// list_inputs: the roots, then what a case holds.
 	var roots listOutput

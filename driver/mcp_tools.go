@@ -65,6 +65,7 @@ type compareInput struct {
 	Canary        string   `json:"canary,omitempty" jsonschema:"canary mode: auto, version=v2, pod-template-hash=HASH, or a ReplicaSet or workload name"`
 	BaselineGroup string   `json:"baseline_group,omitempty" jsonschema:"canary mode: the baseline pods, as canary selects (default: the canary's other pods)"`
 	Detail        string   `json:"detail,omitempty" jsonschema:"summary (default: verdict and the top findings) or full (the whole report without its plot data)"`
+	Profile       bool     `json:"profile,omitempty" jsonschema:"profiler A/B: paths are BASE CAND, each a PyTorch profiler (Kineto) trace, an Nsight Systems SQLite export or a directory of one per rank; the step, layers and kernels compared (the other options do not apply)"`
 }
 
 // listInput are the list_inputs tool's arguments.
@@ -85,7 +86,8 @@ func (s *mcpServer) addTools(srv *mcp.Server) {
 	addTool(s, srv, &mcp.Tool{Name: "explain_cause", Description: "One cause of the last analyze result in depth: " +
 		"its evidence, propagation path to the symptom, counterfactual (do-intervention), trace IDs and next steps."}, s.explainCause)
 	addTool(s, srv, &mcp.Tool{Name: "compare", Description: "Did the fix work? Compares BEFORE and AFTER entity by entity " +
-		"(fixed, improved, unchanged, regressed); with canary, judges a rollout's pods against their baseline pods (pass, marginal, fail)."}, s.compare)
+		"(fixed, improved, unchanged, regressed); with canary, judges a rollout's pods against their baseline pods (pass, marginal, fail); " +
+		"with profile, compares two profiler captures (Kineto, Nsight) step, layer and kernel (faster, slower, unchanged)."}, s.compare)
 	addTool(s, srv, &mcp.Tool{Name: "list_inputs", Description: "What the analysis would read: each input's format, counts and time range, " +
 		"and the data-quality warnings; without paths, what the server's roots hold."}, s.listInputs)
 }
@@ -240,6 +242,9 @@ func (s *mcpServer) compare(_ context.Context, in compareInput) (*compareOutput,
 	}
 	if err := s.needPaths(paths); err != nil {
 		return nil, "", err
+	}
+	if in.Profile {
+		return s.compareProfile(in, paths, full)
 	}
 	opts := [][2]string{{"before-at", in.BeforeAt}, {"after-at", in.AfterAt}, {"window", in.Window}, {"target", in.Target},
 		{"canary", in.Canary}, {"baseline-group", in.BaselineGroup}}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/shape"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -23,6 +24,9 @@ type Options struct {
 	SlowTraces int // trace IDs per cause (default 3)
 	Operations int // operations per operation-mix shift (default 3)
 	Kernels    int // profiler items per GPU (default 5)
+	// Shape is the request-shape map's parameters (shape.Options: zero
+	// fields take its defaults).
+	Shape shape.Options
 }
 
 func (o Options) withDefaults() Options {
@@ -49,6 +53,9 @@ type Set struct {
 	// Causes[i] is the evidence of the result's Candidates[i], for the
 	// first Options.MaxCauses candidates.
 	Causes []Cause
+	// Shape is the target's tail latency by request shape (nil: the target
+	// is not a latency, or the data holds no LLM request shapes).
+	Shape *Shape
 }
 
 // Cause is the evidence of one ranked candidate. A comparison method's
@@ -120,6 +127,7 @@ func Collect(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt Options) *Set
 		}
 		s.Causes = append(s.Causes, c)
 	}
+	s.Shape = ShapeOf(b, g, r, opt.Shape, opt.MaxCauses)
 	return s
 }
 

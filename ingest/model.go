@@ -33,6 +33,8 @@ type (
 	Interner            = model.Interner
 	Label               = model.Label
 	Labels              = model.Labels
+	LLMAttr             = model.LLMAttr
+	LLMRequest          = model.LLMRequest
 	LogJoin             = model.LogJoin
 	LogRecord           = model.LogRecord
 	LogStream           = model.LogStream
@@ -111,6 +113,13 @@ const (
 	KindRollout              = model.KindRollout
 	KindService              = model.KindService
 	KindUnknown              = model.KindUnknown
+	LLMAttrDecode            = model.LLMAttrDecode
+	LLMAttrE2E               = model.LLMAttrE2E
+	LLMAttrInputTokens       = model.LLMAttrInputTokens
+	LLMAttrNone              = model.LLMAttrNone
+	LLMAttrOutputTokens      = model.LLMAttrOutputTokens
+	LLMAttrTPOT              = model.LLMAttrTPOT
+	LLMAttrTTFT              = model.LLMAttrTTFT
 	LogErrors                = model.LogErrors
 	LogMissingTemplates      = model.LogMissingTemplates
 	LogMixShift              = model.LogMixShift
@@ -188,8 +197,10 @@ func FromUnixSeconds(s float64) Time                         { return model.From
 func Intern(s string) Sym                                    { return model.Intern(s) }
 func IsDigits(s string) bool                                 { return model.IsDigits(s) }
 func LookupSym(s string) (Sym, bool)                         { return model.LookupSym(s) }
+func LLMAttrOf(key string) LLMAttr                           { return model.LLMAttrOf(key) }
 func MatchService(name string, known map[string]bool) string { return model.MatchService(name, known) }
 func NewInterner(max int) *Interner                          { return model.NewInterner(max) }
+func NewLLMRequest() LLMRequest                              { return model.NewLLMRequest() }
 func NormalizeHost(s string) string                          { return model.NormalizeHost(s) }
 func ParseSeverity(s string) (Severity, bool)                { return model.ParseSeverity(s) }
 func ParseSignalKind(name string) (SignalKind, bool)         { return model.ParseSignalKind(name) }

@@ -124,6 +124,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 		}
 	}
 	c.Overview = overview(ev.Entities, g, opt.Slice, opt.OverviewRows)
+	c.RequestShape = buildShape(ev, c.Causes)
 	c.Warnings = footnotes(ev.Warnings, g, r)
 	for _, in := range ev.Inputs {
 		c.Inputs = append(c.Inputs, InputRow{Path: in.Path, Format: in.Format.String(), SHA256: in.SHA256, Size: in.Size,

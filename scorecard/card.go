@@ -103,6 +103,10 @@ type Card struct {
 	Inventory Inventory  `json:"inventory"`
 	Manifest  Manifest   `json:"manifest"`
 	Sampling  string     `json:"sampling"` // optional note on sampling (traces, bootstrap)
+	// RequestShape is the target's tail latency by request shape (shape.go);
+	// nil, and no JSON key, unless the target is an LLM latency whose
+	// requests carry their shapes.
+	RequestShape *RequestShape `json:"request_shape,omitempty"`
 }
 
 // Row is one component of the ranked causes: every ranked signal of one

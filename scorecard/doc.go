@@ -18,7 +18,9 @@
 // propagation [PathStep] chain), the share of the deviation nothing explains,
 // what pruning dropped ([Pruned]), up to three bottleneck [Heatmap] grids,
 // numbered data-quality [Footnote] warnings, the [InputRow] table, the entity
-// [Inventory] and a rerun [Manifest]. The analysis stages fill it (build.go);
+// [Inventory], a rerun [Manifest] and, for an LLM-serving incident whose
+// requests carry their shapes, the [RequestShape] section (shape.go,
+// shape_render.go: the only section absent from the JSON when empty). The analysis stages fill it (build.go);
 // renderers only read it, never re-rank or recompute it.
 //
 // Unknown numbers are NaN and render as "~" (JSON null); unknown instants are

@@ -74,6 +74,7 @@ func (t *textWriter) incidentBrief(c *Card) {
 		t.kv("at", at)
 	}
 	t.kv("window", briefWindow(in))
+	t.shapeBrief(c)
 	if in.RunbookURL != "" {
 		t.verbatim("  runbook    ", sanitize(in.RunbookURL))
 	}

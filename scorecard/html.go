@@ -51,6 +51,7 @@ type htmlData struct {
 	Command      string
 	Comparison   bool // a comparison method: no confidence, counterfactual or state columns
 	HeatLegend   string
+	Shape        template.HTML // the request-shape section's body (shape_render.go); empty without one
 }
 
 type htmlCause struct {
@@ -189,6 +190,9 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 			Evidence: htmlEvidence{Text: rc.Evidence.Text, TraceIDs: ids}})
 	}
 	d.RequestNote = requestBreaksSentence(c.Verdict.MinShare)
+	if c.RequestShape != nil {
+		d.Shape = ShapeHTML(c.RequestShape)
+	}
 	maps := cardHeatmaps(c)
 	labelW := heatLabelWidth(maps)
 	for _, h := range maps {

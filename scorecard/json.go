@@ -83,6 +83,11 @@ func toJSONValue(v reflect.Value) any {
 		return time.Duration(v.Int()).Seconds()
 	}
 	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil
+		}
+		return toJSONValue(v.Elem())
 	case reflect.Struct:
 		t := v.Type()
 		obj := make(jsonObject, 0, t.NumField())
@@ -91,8 +96,8 @@ func toJSONValue(v reflect.Value) any {
 			if !f.IsExported() {
 				continue
 			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" || opts == "omitempty" && v.Field(i).Kind() == reflect.Pointer && v.Field(i).IsNil() {
 				continue
 			}
 			if name == "" {

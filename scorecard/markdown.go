@@ -77,6 +77,9 @@ func renderMarkdown(w io.Writer, c *Card, opt RenderOptions) error {
 		for _, cs := range c.Causes {
 			parts = append(parts, mdPart{fmt.Sprintf("cause #%d", cs.Rank), part(func(m *mdWriter) { m.cause(cs) })})
 		}
+		if c.RequestShape != nil {
+			parts = append(parts, mdPart{"the request-shape map", part(func(m *mdWriter) { m.shape(c) })})
+		}
 		parts = append(parts, mdPart{"the heatmaps", part(func(m *mdWriter) { m.heatmaps(c) })},
 			mdPart{"the data-quality footnotes", part(func(m *mdWriter) { m.footnotes(c) })},
 			mdPart{"the inventory", part(func(m *mdWriter) { m.inventory(c) })},

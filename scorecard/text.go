@@ -47,6 +47,7 @@ func renderText(w io.Writer, c *Card, opt RenderOptions) error {
 	for _, cs := range c.Causes {
 		t.cause(cs)
 	}
+	t.shape(c)
 	t.heatmaps(c)
 	t.footnotes(c)
 	t.inventory(c)

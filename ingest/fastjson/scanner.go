@@ -175,6 +175,10 @@ func (s *Scanner) SkipWS() byte {
 // declines, and the guarded general reader reports the limit.
 var errFastToken = errors.New("fast path: a token over the token bound")
 
+// Pos is the offset in Buf of the first unread byte: with the count of
+// bytes read, a caller can say where in the input a scan stopped.
+func (s *Scanner) Pos() int { return s.pos }
+
 // AtEnd reports whether only whitespace is left and the input ended
 // cleanly (ws returns 0 for a NUL byte too, which is not the end).
 func (s *Scanner) AtEnd() bool {

@@ -121,8 +121,9 @@ type procInfo struct {
 type pendingSpan struct {
 	span     ingest.Span
 	procID   string
-	embedded *procInfo      // the span's own "process", when it has one
-	loc      ingest.LocTags // span-level placement tags
+	embedded *procInfo         // the span's own "process", when it has one
+	loc      ingest.LocTags    // span-level placement tags
+	llm      ingest.LLMRequest // the LLM request the span's gen_ai tags describe (Known() false: none)
 }
 
 // traceState collects one trace object's keys.
@@ -432,7 +433,8 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 	s.Start = ingest.FromUnixMicro(int64(js.StartTime))
 	s.Duration = time.Duration(ingest.FromUnixMicro(int64(js.Duration))) // saturates: checkValues warns
 	s.Source = r.file
-	r.spanTags(js.Tags, s, &p.loc)
+	p.llm = ingest.NewLLMRequest()
+	r.spanTags(js.Tags, s, &p.loc, &p.llm)
 	p.procID = js.ProcessID
 	if js.Process != nil {
 		pi := r.process(*js.Process)
@@ -489,6 +491,10 @@ func (r *jaegerReader) flushTrace() {
 		s.Service = pi.service
 		loc.Place(&s)
 		r.b.Spans = ingest.AppendSpan(r.b.Spans, s)
+		if p.llm.Known() {
+			p.llm.Key = ingest.SpanKey{Trace: s.TraceID, Span: s.SpanID}
+			r.b.LLM = append(r.b.LLM, p.llm)
+		}
 		committed = true
 	}
 	if committed {

@@ -133,6 +133,9 @@ func compareFast(t *testing.T, in []byte, lim ingest.Limits) bool {
 	if !reflect.DeepEqual(got.Processes, want.Processes) {
 		t.Fatalf("processes:\nfast    %v\ngeneral %v", got.Processes, want.Processes)
 	}
+	if !reflect.DeepEqual(got.LLM, want.LLM) {
+		t.Fatalf("LLM requests:\nfast    %v\ngeneral %v", got.LLM, want.LLM)
+	}
 	return true
 }
 

@@ -67,8 +67,9 @@ func (r *jaegerReader) parent(js *jSpan, trace ingest.TraceID) ingest.SpanID {
 }
 
 // spanTags applies the tags the reader understands: kind, error flags, peer
-// (peer.service, else server.address) and placement.
-func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags) {
+// (peer.service, else server.address), placement and the LLM request's
+// token counts and latencies (into llm).
+func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags, llm *ingest.LLMRequest) {
 	addr := ""
 	for i := range tags {
 		t := &tags[i]
@@ -96,6 +97,12 @@ func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags
 				s.Error = true
 			}
 		default:
+			if a := ingest.LLMAttrOf(t.Key); a != ingest.LLMAttrNone {
+				if v, ok := tagFloat(t); ok {
+					llm.Set(a, v)
+				}
+				continue
+			}
 			r.locTag(t, loc)
 		}
 	}
@@ -142,6 +149,12 @@ func tagString(t *jTag) string {
 		return ""
 	}
 	return string(v)
+}
+
+// tagFloat coerces a number (or numeric string) tag.
+func tagFloat(t *jTag) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(tagString(t)), 64)
+	return f, err == nil
 }
 
 // tagInt coerces an int64 (or float64, or numeric string) tag.

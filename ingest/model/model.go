@@ -481,6 +481,10 @@ type Bundle struct {
 	// service.version resource attribute, a Jaeger process tag of that
 	// name), deduplicated and sorted by Finalize.
 	PodVersions []PodVersion
+	// LLM are the LLM requests spans describe (token counts and token
+	// latencies, see LLMRequest), in reading order: one per span that names
+	// them, keyed by the span.
+	LLM []LLMRequest
 	// Logs are the log records, sorted by time by Finalize; LogStreams are
 	// their sources (entities) and LogTemplates their mined templates (see
 	// logs.go). Records index both.
@@ -572,6 +576,7 @@ func (b *Bundle) Merge(o *Bundle) {
 	default:
 		b.SpanSample.Merge(o.SpanSample)
 	}
+	b.LLM = append(b.LLM, o.LLM...)
 	if len(o.Logs) > 0 || len(o.LogStreams) > 0 {
 		ns, nt := int32(len(b.LogStreams)), int32(len(b.LogTemplates))
 		at := len(b.Logs)

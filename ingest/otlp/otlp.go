@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -141,7 +143,12 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 					or.limited = true
 					return added
 				}
-				or.b.Spans = ingest.AppendSpan(or.b.Spans, or.span(spans.At(k), service, res))
+				s, llm := or.span(spans.At(k), service, res)
+				or.b.Spans = ingest.AppendSpan(or.b.Spans, s)
+				if llm.Known() {
+					llm.Key = ingest.SpanKey{Trace: s.TraceID, Span: s.SpanID}
+					or.b.LLM = append(or.b.LLM, llm)
+				}
 				added++
 			}
 		}
@@ -150,8 +157,9 @@ func (or *otlpReader) convert(td ptrace.Traces) int {
 }
 
 // span converts one OTLP span; span attributes override resource placement.
-// Peer is peer.service, else server.address.
-func (or *otlpReader) span(sp ptrace.Span, service ingest.Sym, res ingest.LocTags) ingest.Span {
+// Peer is peer.service, else server.address. llm is the LLM request its
+// gen_ai attributes describe (Known() false: none).
+func (or *otlpReader) span(sp ptrace.Span, service ingest.Sym, res ingest.LocTags) (ingest.Span, ingest.LLMRequest) {
 	s := ingest.Span{
 		TraceID:   logs.TraceIDFromBytes(sp.TraceID()),
 		SpanID:    logs.SpanIDFromBytes(sp.SpanID()),
@@ -168,6 +176,7 @@ func (or *otlpReader) span(sp ptrace.Span, service ingest.Sym, res ingest.LocTag
 	}
 	var loc ingest.LocTags
 	addr := ""
+	llm := ingest.NewLLMRequest()
 	sp.Attributes().Range(func(k string, v pcommon.Value) bool {
 		switch k {
 		case jaegerWarningsKey:
@@ -177,7 +186,11 @@ func (or *otlpReader) span(sp ptrace.Span, service ingest.Sym, res ingest.LocTag
 		case "server.address":
 			addr = v.AsString()
 		default:
-			if dst := loc.Field(k); dst != nil && dst.IsEmpty() {
+			if a := ingest.LLMAttrOf(k); a != ingest.LLMAttrNone {
+				if f, ok := attrFloat(v); ok {
+					llm.Set(a, f)
+				}
+			} else if dst := loc.Field(k); dst != nil && dst.IsEmpty() {
 				*dst = or.in.Sym(v.AsString())
 			}
 		}
@@ -188,7 +201,22 @@ func (or *otlpReader) span(sp ptrace.Span, service ingest.Sym, res ingest.LocTag
 	}
 	loc.Merge(res)
 	loc.Place(&s)
-	return s
+	return s, llm
+}
+
+// attrFloat is a numeric attribute's value: an int, a double, or a string
+// holding a number (OTLP/JSON writes int64 values as strings).
+func attrFloat(v pcommon.Value) (float64, bool) {
+	switch v.Type() {
+	case pcommon.ValueTypeInt:
+		return float64(v.Int()), true
+	case pcommon.ValueTypeDouble:
+		return v.Double(), true
+	case pcommon.ValueTypeStr:
+		f, err := strconv.ParseFloat(strings.TrimSpace(v.Str()), 64)
+		return f, err == nil
+	}
+	return 0, false
 }
 
 // warnings counts Jaeger's "@jaeger@warnings" (a string or array of strings).

@@ -1,0 +1,122 @@
+package driver
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
+	"github.com/spf13/pflag"
+)
+
+// Profile gates of --fail-on in profile mode (compare's own names).
+const (
+	profileGateRegressed = "regressed" // the step, a layer or a kernel slower
+	profileGateUnchanged = "unchanged" // also: the step not faster
+	profileGateNever     = "never"
+)
+
+// profileFlags are the compare flags that mean nothing to a profiler A/B
+// (incident windows, causes, canary mode, live sources, time-series
+// thresholds): given with --profile, they are a usage error.
+var profileFlags = []string{"alpha", "min-ratio", "seed", "bootstrap", "output-format", "export", "quiet", "verbose", "fail-on", "profile"}
+
+// runProfile is compare --profile BASE CAND: profdiff.Compare over the
+// flags, the report rendered like compare's.
+func runProfile(c *compareOpts, fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) int {
+	usage := func(format string, a ...any) int {
+		return usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
+	}
+	var odd []string
+	fs.Visit(func(f *pflag.Flag) {
+		if !slices.Contains(profileFlags, f.Name) && !strings.HasPrefix(f.Name, "max-") && f.Name != "query-timeout" && f.Name != "stall-timeout" {
+			odd = append(odd, "--"+f.Name)
+		}
+	})
+	if len(odd) > 0 {
+		return usage("%s: not for --profile (a profiler A/B takes --alpha, --min-ratio, --seed, --bootstrap, the output and limit flags)", strings.Join(odd, ", "))
+	}
+	paths := fs.Args()
+	if len(paths) != 2 {
+		return usage("compare --profile: want BASE CAND (each a Kineto trace, an Nsight SQLite export or a directory of one per rank), got %d argument(s)", len(paths))
+	}
+	if !slices.Contains([]string{profileGateRegressed, profileGateUnchanged, profileGateNever}, c.failOn) {
+		return usage("--fail-on %q: want regressed, unchanged or never with --profile", c.failOn)
+	}
+	o := profdiff.DefaultOptions()
+	if fs.Changed("alpha") {
+		if c.o.Alpha <= 0 || c.o.Alpha >= 1 {
+			return usage("--alpha must be in (0, 1)")
+		}
+		o.Alpha = c.o.Alpha
+	}
+	if fs.Changed("min-ratio") {
+		if c.o.MinRatio <= 0 {
+			return usage("--min-ratio must be positive")
+		}
+		o.MinRatio = c.o.MinRatio
+	}
+	if fs.Changed("bootstrap") {
+		if c.o.Bootstrap <= 0 || c.o.Bootstrap > 1_000_000 {
+			return usage("--bootstrap must be in 1..1000000")
+		}
+		o.Bootstrap = c.o.Bootstrap
+	}
+	o.Seed, o.Limits, o.Version, o.Args = c.o.Seed, c.lim, version, append([]string{"pipeline-analyze", "compare"}, args...)
+	// A compressed SQLite export is copied to a temporary file: in a
+	// directory of ours that a signal handler removes too.
+	work, err := os.MkdirTemp("", "pipeline-analyze-profile-*")
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	untrack := trackTemp(work)
+	defer func() { os.RemoveAll(work); untrack() }()
+	o.TempDir = work
+	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
+	say.say("profiler A/B: %s against %s", paths[0], paths[1])
+	rep, err := profdiff.Compare(paths[:1], paths[1:], o)
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %s\n", oneLine(err.Error()))
+		return 1
+	}
+	say.say("compared %d layers and %d kernels: %s", len(rep.Layers), len(rep.Kernels), rep.Verdict.Text)
+	var sb strings.Builder
+	if err := profdiff.Render(&sb, rep, c.format, profdiff.RenderOptions{Width: 100}); err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	if c.export != "" {
+		if err := writeFileAtomic(c.export, []byte(sb.String())); err != nil {
+			fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+			return 1
+		}
+		say.say("wrote %s (%s)", c.export, c.format)
+	} else if _, err := io.WriteString(stdout, sb.String()); err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	return profileFailOn(rep, c.failOn)
+}
+
+// profileFailOn is the exit status of --fail-on in profile mode: 3 when
+// the gate trips, 4 when the step could not be decided, else 0.
+func profileFailOn(r *profdiff.Report, gate string) int {
+	slower := r.Step.Verdict == profdiff.Slower || r.Verdict.Slower > 0
+	switch gate {
+	case profileGateRegressed:
+		if slower {
+			return 3
+		}
+	case profileGateUnchanged:
+		if slower || r.Step.Verdict != profdiff.Faster {
+			if r.Step.Verdict == profdiff.Insufficient {
+				return 4
+			}
+			return 3
+		}
+	}
+	return 0
+}
