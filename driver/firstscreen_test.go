@@ -142,7 +142,8 @@ func checkPasteable(t *testing.T, where string, p pasteable) {
 // as issue 42 asks: the default text card within 70 lines at 100 columns,
 // no two of its first five rows the same component, every command and
 // query pasteable as extracted from the text, the Markdown and the HTML,
-// and the Markdown within 30,000 characters. Skipped where ../shared/data
+// and the Markdown within 30,000 characters; and (issue 41) no row or
+// cause names a call edge as its component. Skipped where ../shared/data
 // is absent; -short checks one case of each set.
 func TestFirstScreenDevelopment(t *testing.T) {
 	cases := devCases(t)
@@ -177,6 +178,17 @@ func TestFirstScreenDevelopment(t *testing.T) {
 			maxLines = max(maxLines, lines)
 			if lines > 70 {
 				t.Errorf("the text card has %d lines (at most 70):\n%s", lines, text.String())
+			}
+			// issue 41: the part one acts on, never a call edge
+			for _, r := range c.Rows {
+				if r.ComponentKind == "edge" {
+					t.Errorf("row #%d names the call edge %s", r.Rank, r.Component)
+				}
+			}
+			for _, cs := range c.Causes {
+				if cs.ComponentKind == "edge" {
+					t.Errorf("cause #%d names the call edge %s", cs.Rank, cs.Component)
+				}
 			}
 			seen := map[string]int{}
 			for _, r := range c.Rows[:min(5, len(c.Rows))] {
