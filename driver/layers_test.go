@@ -57,7 +57,7 @@ var layers = map[string][]string{
 	"shape":                    {"ingest", "measure"}, // the tail latency by request shape of LLM requests (spans' token counts, else histograms)
 	"evidence":                 {"causal", "ingest", "measure", "shape", "tcg"},
 	"scorecard":                {"causal", "evidence", "ingest", "measure", "peers", "shape", "tcg"},
-	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "internal/parallel", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
+	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "ingest/gpu/nsight", "internal/parallel", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
 	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "measure", "peers", "scorecard", "shape", "tcg"},
 	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "live", "logtemplate", "measure",
 		"peers", "profdiff", "scorecard", "shape", "tcg"},

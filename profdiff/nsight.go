@@ -1,16 +1,14 @@
 package profdiff
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/gpu/nsight"
 )
 
 // The Nsight Systems reader (nsys export --type sqlite). An export is
@@ -35,125 +33,23 @@ const (
 	nvtxStartEnd = 60
 )
 
-// numCol selects column c only when it holds a number (NULL otherwise).
-func numCol(c string) string {
-	return fmt.Sprintf(`CASE typeof("%[1]s") WHEN 'integer' THEN "%[1]s" WHEN 'real' THEN CASE WHEN abs("%[1]s") < 9e18 THEN CAST("%[1]s" AS INTEGER) END END`, c)
-}
-
-// strCol selects column c only when it is at most max bytes long.
-func strCol(c string, max int) string {
-	return fmt.Sprintf(`CASE WHEN octet_length("%s") <= %d THEN "%s" END`, c, max, c)
-}
-
-// nsysDB is an open export with its table/column catalogue.
-type nsysDB struct {
-	db      *sql.DB
-	ctx     context.Context
-	cols    map[string]map[string]bool
-	maxStr  int
-	strStmt *sql.Stmt
-	strs    map[int64]string
-}
-
-func (n *nsysDB) has(table string, cols ...string) bool {
-	c := n.cols[table]
-	for _, x := range cols {
-		if !c[x] {
-			return false
-		}
-	}
-	return c != nil
-}
-
-// str resolves a name cell: a StringIds id (once per id) or the text.
-func (n *nsysDB) str(v any) (string, error) {
-	switch x := v.(type) {
-	case int64:
-		if s, ok := n.strs[x]; ok {
-			return s, nil
-		}
-		var s sql.NullString
-		if n.strStmt != nil {
-			if err := n.strStmt.QueryRowContext(n.ctx, x).Scan(&s); err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return "", err
-			}
-		}
-		n.strs[x] = s.String
-		return s.String, nil
-	case string:
-		return x, nil
-	case []byte:
-		return string(x), nil
-	}
-	return "", nil
-}
-
-// firstCol is the first of cols that table has ("" when none).
-func (n *nsysDB) firstCol(table string, cols ...string) string {
-	for _, c := range cols {
-		if n.has(table, c) {
-			return c
-		}
-	}
-	return ""
-}
-
 // readNsight reads an Nsight SQLite export at path (a real file) into a
 // capture, keeping at most lim.MaxSpans rows.
 func readNsight(name, path string, lim ingest.Limits) (*capture, error) {
-	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: "mode=ro&immutable=1"}
-	db, err := sql.Open("sqlite", u.String())
+	n, err := nsight.OpenExport(name, path, lim, nsysTables)
 	if err != nil {
-		return nil, fmt.Errorf("read nsight %s: %w", name, err)
+		return nil, err
 	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), lim.QueryTimeout)
-	defer cancel()
-	bad := func(err error) error {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w: SQLite queries ran longer than %v (--query-timeout)", ingest.ErrLimit, lim.QueryTimeout)
-		}
-		return &ingest.InputError{File: name, Offset: -1, Err: fmt.Errorf("nsight sqlite: %w", err)}
-	}
-	n := &nsysDB{db: db, ctx: ctx, cols: map[string]map[string]bool{}, maxStr: max(lim.MaxStringBytes, 256), strs: map[int64]string{}}
-	var views []string
-	for _, t := range nsysTables {
-		var typ string
-		err := db.QueryRowContext(ctx, `SELECT type FROM sqlite_master WHERE name = ? AND type IN ('table','view') LIMIT 1`, t).Scan(&typ)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			continue
-		case err != nil:
-			return nil, bad(err)
-		case typ != "table":
-			views = append(views, t)
-			continue
-		}
-		cs, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?) LIMIT 1000`, t)
-		if err != nil {
-			return nil, bad(err)
-		}
-		m := map[string]bool{}
-		for cs.Next() {
-			var col string
-			if cs.Scan(&col) == nil {
-				m[col] = true
-			}
-		}
-		cs.Close()
-		n.cols[t] = m
-	}
+	defer n.Close()
+	views := n.Views
 	if len(views) > 0 {
-		return nil, bad(fmt.Errorf("%s: a view, not a table (not read: a view can run any query)", strings.Join(views, ", ")))
+		return nil, n.Bad(fmt.Errorf("%s: a view, not a table (not read: a view can run any query)", strings.Join(views, ", ")))
 	}
-	if !n.has("CUPTI_ACTIVITY_KIND_KERNEL", "start", "end", "deviceId") {
-		return nil, bad(errors.New("no CUPTI_ACTIVITY_KIND_KERNEL table with start, end and deviceId: the export has no CUDA kernels"))
+	if !n.Has("CUPTI_ACTIVITY_KIND_KERNEL", "start", "end", "deviceId") {
+		return nil, n.Bad(errors.New("no CUPTI_ACTIVITY_KIND_KERNEL table with start, end and deviceId: the export has no CUDA kernels"))
 	}
-	if n.has("StringIds", "id", "value") {
-		if n.strStmt, err = db.PrepareContext(ctx, `SELECT `+strCol("value", n.maxStr)+` FROM StringIds WHERE id = ? LIMIT 1`); err != nil {
-			return nil, bad(err)
-		}
-		defer n.strStmt.Close()
+	if err := n.PrepareStrings(); err != nil {
+		return nil, err
 	}
 	c := newCapture(name, "nsight", lim.MaxStringBytes)
 	rows := 0
@@ -162,7 +58,7 @@ func readNsight(name, path string, lim ingest.Limits) (*capture, error) {
 	// a drop when the table had more.
 	query := func(table, q string, f func(r *sql.Rows) error) error {
 		budget := left()
-		r, err := db.QueryContext(ctx, q+fmt.Sprintf(" LIMIT %d", budget+1))
+		r, err := n.DB.QueryContext(n.Ctx, q+fmt.Sprintf(" LIMIT %d", budget+1))
 		if err != nil {
 			return fmt.Errorf("%s: %w", table, err)
 		}
@@ -183,25 +79,25 @@ func readNsight(name, path string, lim ingest.Limits) (*capture, error) {
 		table string
 		kind  actKind
 	}{{"CUPTI_ACTIVITY_KIND_KERNEL", actKernel}, {"CUPTI_ACTIVITY_KIND_MEMCPY", actMemcpy}, {"CUPTI_ACTIVITY_KIND_MEMSET", actMemset}} {
-		if !n.has(t.table, "start", "end", "deviceId") {
+		if !n.Has(t.table, "start", "end", "deviceId") {
 			continue
 		}
 		nameCol, corrCol, streamCol := "NULL", "NULL", "NULL"
 		if t.kind == actKernel {
-			if col := n.firstCol(t.table, "shortName", "demangledName", "name"); col != "" {
-				nameCol = strCol(col, n.maxStr)
+			if col := n.FirstCol(t.table, "shortName", "demangledName", "name"); col != "" {
+				nameCol = nsight.StrCol(col, n.MaxStr)
 			}
 		}
-		if t.kind == actMemcpy && n.has(t.table, "copyKind") {
-			nameCol = numCol("copyKind")
+		if t.kind == actMemcpy && n.Has(t.table, "copyKind") {
+			nameCol = nsight.NumCol("copyKind")
 		}
-		if n.has(t.table, "correlationId") {
-			corrCol = numCol("correlationId")
+		if n.Has(t.table, "correlationId") {
+			corrCol = nsight.NumCol("correlationId")
 		}
-		if n.has(t.table, "streamId") {
-			streamCol = numCol("streamId")
+		if n.Has(t.table, "streamId") {
+			streamCol = nsight.NumCol("streamId")
 		}
-		q := fmt.Sprintf(`SELECT %s, %s, %s, %s, %s, %s FROM %s`, numCol("start"), numCol("end"), numCol("deviceId"), corrCol, streamCol, nameCol, t.table)
+		q := fmt.Sprintf(`SELECT %s, %s, %s, %s, %s, %s FROM %s`, nsight.NumCol("start"), nsight.NumCol("end"), nsight.NumCol("deviceId"), corrCol, streamCol, nameCol, t.table)
 		err := query(t.table, q, func(r *sql.Rows) error {
 			var s, e, dev, corr, stream sql.NullInt64
 			var nm any
@@ -218,7 +114,7 @@ func readNsight(name, path string, lim ingest.Limits) (*capture, error) {
 			}
 			switch t.kind {
 			case actKernel:
-				str, err := n.str(nm)
+				str, err := n.Str(nm)
 				if err != nil {
 					return err
 				}
@@ -232,11 +128,11 @@ func readNsight(name, path string, lim ingest.Limits) (*capture, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, bad(err)
+			return nil, n.Bad(err)
 		}
 	}
-	if n.has("CUPTI_ACTIVITY_KIND_RUNTIME", "start", "globalTid", "correlationId") {
-		q := fmt.Sprintf(`SELECT %s, %s, %s FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE typeof(correlationId) = 'integer'`, numCol("start"), numCol("globalTid"), numCol("correlationId"))
+	if n.Has("CUPTI_ACTIVITY_KIND_RUNTIME", "start", "globalTid", "correlationId") {
+		q := fmt.Sprintf(`SELECT %s, %s, %s FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE typeof(correlationId) = 'integer'`, nsight.NumCol("start"), nsight.NumCol("globalTid"), nsight.NumCol("correlationId"))
 		err := query("CUPTI_ACTIVITY_KIND_RUNTIME", q, func(r *sql.Rows) error {
 			var s, tid, corr sql.NullInt64
 			if err := r.Scan(&s, &tid, &corr); err != nil {
@@ -248,19 +144,19 @@ func readNsight(name, path string, lim ingest.Limits) (*capture, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, bad(err)
+			return nil, n.Bad(err)
 		}
 	}
-	if n.has("NVTX_EVENTS", "start", "end", "eventType", "globalTid") {
+	if n.Has("NVTX_EVENTS", "start", "end", "eventType", "globalTid") {
 		textCol, idCol := "NULL", "NULL"
-		if n.has("NVTX_EVENTS", "text") {
-			textCol = strCol("text", n.maxStr)
+		if n.Has("NVTX_EVENTS", "text") {
+			textCol = nsight.StrCol("text", n.MaxStr)
 		}
-		if n.has("NVTX_EVENTS", "textId") {
-			idCol = numCol("textId")
+		if n.Has("NVTX_EVENTS", "textId") {
+			idCol = nsight.NumCol("textId")
 		}
 		q := fmt.Sprintf(`SELECT %s, %s, %s, %s, %s FROM NVTX_EVENTS WHERE eventType IN (%d, %d) AND typeof("end") = 'integer'`,
-			numCol("start"), numCol("end"), numCol("globalTid"), textCol, idCol, nvtxPushPop, nvtxStartEnd)
+			nsight.NumCol("start"), nsight.NumCol("end"), nsight.NumCol("globalTid"), textCol, idCol, nvtxPushPop, nvtxStartEnd)
 		err := query("NVTX_EVENTS", q, func(r *sql.Rows) error {
 			var s, e, tid, id sql.NullInt64
 			var text sql.NullString
@@ -273,7 +169,7 @@ func readNsight(name, path string, lim ingest.Limits) (*capture, error) {
 			nm := text.String
 			if !text.Valid && id.Valid {
 				var err error
-				if nm, err = n.str(id.Int64); err != nil {
+				if nm, err = n.Str(id.Int64); err != nil {
 					return err
 				}
 			}
@@ -289,7 +185,7 @@ func readNsight(name, path string, lim ingest.Limits) (*capture, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, bad(err)
+			return nil, n.Bad(err)
 		}
 	}
 	if c.dropped > 0 {

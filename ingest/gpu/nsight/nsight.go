@@ -3,19 +3,15 @@ package nsight
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest/gpu"
-	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 )
 
 // The Nsight Systems SQLite reader. An export is untrusted input that can
@@ -31,40 +27,6 @@ import (
 var nsysTables = []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
 	"CUPTI_ACTIVITY_KIND_RUNTIME", "StringIds", "TARGET_INFO_SESSION_START_TIME", "TARGET_INFO_SYSTEM_ENV", "TARGET_INFO_GPU"}
 
-// nsysDB wraps the export with its table/column catalogue.
-type nsysDB struct {
-	db      *sql.DB
-	ctx     context.Context
-	cols    map[string]map[string]bool // table → column set
-	maxStr  int                        // longest string cell loaded
-	strStmt *sql.Stmt                  // StringIds lookup, nil without the table
-	strs    map[int64]string           // resolved StringIds
-}
-
-func (n *nsysDB) has(table string, cols ...string) bool {
-	c := n.cols[table]
-	if c == nil {
-		return false
-	}
-	for _, x := range cols {
-		if !c[x] {
-			return false
-		}
-	}
-	return true
-}
-
-// numCol selects column c only when it holds a number (NULL otherwise), so
-// a blob or text cell is never loaded where a number belongs.
-func numCol(c string) string {
-	return fmt.Sprintf(`CASE typeof("%[1]s") WHEN 'integer' THEN "%[1]s" WHEN 'real' THEN CASE WHEN abs("%[1]s") < 9e18 THEN CAST("%[1]s" AS INTEGER) END END`, c)
-}
-
-// strCol selects column c only when it is at most max bytes long.
-func strCol(c string, max int) string {
-	return fmt.Sprintf(`CASE WHEN octet_length("%s") <= %d THEN "%s" END`, c, max, c)
-}
-
 // decodeNsightSQLite reads an Nsight Systems SQLite export, opened read-only,
 // into per-GPU timeline series (see Timeline.derive) with prefix "nsys".
 // Tables and columns are looked up by name; missing ones are tolerated.
@@ -74,80 +36,40 @@ func strCol(c string, max int) string {
 // so the read-only transaction and its deferred cleanup stay in one place.
 func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
-	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: "mode=ro&immutable=1"}
-	db, err := sql.Open("sqlite", u.String())
+	n, err := OpenExport(name, path, lim, nsysTables)
 	if err != nil {
-		return nil, fmt.Errorf("read nsight %s: %w", name, err)
+		return nil, err
 	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), lim.QueryTimeout)
-	defer cancel()
+	defer n.Close()
 	b := &ingest.Bundle{}
-	bad := func(err error) error {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w: SQLite queries ran longer than %v (--query-timeout)", ingest.ErrLimit, lim.QueryTimeout)
-		}
-		return &ingest.InputError{File: name, Offset: -1, Err: fmt.Errorf("nsight sqlite: %w", err)}
-	}
-	n := &nsysDB{db: db, ctx: ctx, cols: map[string]map[string]bool{}, maxStr: max(lim.MaxStringBytes, 256), strs: map[int64]string{}}
-	var views []string
-	for _, t := range nsysTables {
-		var typ string
-		err := db.QueryRowContext(ctx, `SELECT type FROM sqlite_master WHERE name = ? AND type IN ('table','view') LIMIT 1`, t).Scan(&typ)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			continue
-		case err != nil:
-			return nil, bad(err)
-		case typ != "table":
-			views = append(views, t)
-			continue
-		}
-		cs, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?) LIMIT 1000`, t)
-		if err != nil {
-			return nil, bad(err)
-		}
-		m := map[string]bool{}
-		for cs.Next() {
-			var c string
-			if cs.Scan(&c) == nil {
-				m[c] = true
-			}
-		}
-		cs.Close()
-		n.cols[t] = m
-	}
+	views := n.Views
 	if len(views) > 0 {
 		b.Warn(ingest.ErrBadValue, name, len(views), "%s: a view, not a table (not read: a view can run any query)", strings.Join(views, ", "))
 	}
-	if !n.has("CUPTI_ACTIVITY_KIND_KERNEL", "start", "end", "deviceId") {
+	if !n.Has("CUPTI_ACTIVITY_KIND_KERNEL", "start", "end", "deviceId") {
 		b.Warn(ingest.ErrPartialInput, name, 1, "no CUPTI_ACTIVITY_KIND_KERNEL table: the trace has no CUDA kernels")
 	}
-	if n.has("StringIds", "id", "value") {
-		n.strStmt, err = db.PrepareContext(ctx, `SELECT `+strCol("value", n.maxStr)+` FROM StringIds WHERE id = ? LIMIT 1`)
-		if err != nil {
-			return nil, bad(err)
-		}
-		defer n.strStmt.Close()
+	if err := n.PrepareStrings(); err != nil {
+		return nil, err
 	}
 	tl := &gpu.Timeline{Prefix: "nsys"}
-	if n.has("TARGET_INFO_SESSION_START_TIME", "utcEpochNs") {
+	if n.Has("TARGET_INFO_SESSION_START_TIME", "utcEpochNs") {
 		var base sql.NullInt64
-		_ = db.QueryRowContext(ctx, `SELECT `+numCol("utcEpochNs")+` FROM TARGET_INFO_SESSION_START_TIME LIMIT 1`).Scan(&base)
+		_ = n.DB.QueryRowContext(n.Ctx, `SELECT `+NumCol("utcEpochNs")+` FROM TARGET_INFO_SESSION_START_TIME LIMIT 1`).Scan(&base)
 		tl.Base = base.Int64
 	}
 	if tl.Base == 0 {
 		b.Warn(ingest.ErrPartialInput, name, 1, "no session start time (TARGET_INFO_SESSION_START_TIME): timestamps are relative to the trace start")
 	}
 	host := ""
-	if n.has("TARGET_INFO_SYSTEM_ENV", "name", "value") {
+	if n.Has("TARGET_INFO_SYSTEM_ENV", "name", "value") {
 		var h sql.NullString
-		_ = db.QueryRowContext(ctx, `SELECT `+strCol("value", 256)+` FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' LIMIT 1`).Scan(&h)
+		_ = n.DB.QueryRowContext(n.Ctx, `SELECT `+StrCol("value", 256)+` FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' LIMIT 1`).Scan(&h)
 		host = h.String
 	}
 	uuids := map[int]string{}
-	if n.has("TARGET_INFO_GPU", "id", "uuid") {
-		r, err := db.QueryContext(ctx, `SELECT `+numCol("id")+`, `+strCol("uuid", 256)+` FROM TARGET_INFO_GPU LIMIT 4096`)
+	if n.Has("TARGET_INFO_GPU", "id", "uuid") {
+		r, err := n.DB.QueryContext(n.Ctx, `SELECT `+NumCol("id")+`, `+StrCol("uuid", 256)+` FROM TARGET_INFO_GPU LIMIT 4096`)
 		if err == nil {
 			for r.Next() {
 				var id sql.NullInt64
@@ -169,24 +91,24 @@ func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, e
 		table string
 		kind  gpu.ActKind
 	}{{"CUPTI_ACTIVITY_KIND_KERNEL", gpu.ActKernel}, {"CUPTI_ACTIVITY_KIND_MEMCPY", gpu.ActMemcpy}, {"CUPTI_ACTIVITY_KIND_MEMSET", gpu.ActMemset}} {
-		if !n.has(t.table, "start", "end", "deviceId") {
+		if !n.Has(t.table, "start", "end", "deviceId") {
 			continue
 		}
 		nameCol := "NULL"
 		if t.kind == gpu.ActKernel {
 			for _, c := range []string{"shortName", "demangledName", "name"} {
-				if n.has(t.table, c) {
-					nameCol = strCol(c, n.maxStr)
+				if n.Has(t.table, c) {
+					nameCol = StrCol(c, n.MaxStr)
 					break
 				}
 			}
 		}
 		left := lim.MaxSpans - rows
-		q := fmt.Sprintf(`SELECT %s, %s, %s, %s FROM %s LIMIT %d`, numCol("start"), numCol("end"), numCol("deviceId"), nameCol, t.table, left+1)
+		q := fmt.Sprintf(`SELECT %s, %s, %s, %s FROM %s LIMIT %d`, NumCol("start"), NumCol("end"), NumCol("deviceId"), nameCol, t.table, left+1)
 		more, err := n.scanIntervals(q, left, &rows, func(s, e int64, dev int, nm any) error {
 			a := gpu.Interval{Dev: dev, Start: s, End: e, Kind: t.kind}
 			if t.kind == gpu.ActKernel {
-				str, err := n.str(nm)
+				str, err := n.Str(nm)
 				if err != nil {
 					return err
 				}
@@ -196,16 +118,16 @@ func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, e
 			return nil
 		})
 		if err != nil {
-			return nil, bad(fmt.Errorf("%s: %w", t.table, err))
+			return nil, n.Bad(fmt.Errorf("%s: %w", t.table, err))
 		}
 		if more {
 			capped = true
 			break
 		}
 	}
-	if n.has("CUPTI_ACTIVITY_KIND_RUNTIME", "start", "end") && (n.has("CUPTI_ACTIVITY_KIND_RUNTIME", "nameId") || n.has("CUPTI_ACTIVITY_KIND_RUNTIME", "name")) && !capped {
+	if n.Has("CUPTI_ACTIVITY_KIND_RUNTIME", "start", "end") && (n.Has("CUPTI_ACTIVITY_KIND_RUNTIME", "nameId") || n.Has("CUPTI_ACTIVITY_KIND_RUNTIME", "name")) && !capped {
 		col := "nameId"
-		if !n.has("CUPTI_ACTIVITY_KIND_RUNTIME", col) {
+		if !n.Has("CUPTI_ACTIVITY_KIND_RUNTIME", col) {
 			col = "name"
 		}
 		devs := map[int]bool{}
@@ -220,9 +142,9 @@ func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, e
 		}
 		unplaced := 0
 		left := lim.MaxSpans - rows
-		q := fmt.Sprintf(`SELECT %s, %s, 0, %s FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT %d`, numCol("start"), numCol("end"), strCol(col, n.maxStr), left+1)
+		q := fmt.Sprintf(`SELECT %s, %s, 0, %s FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT %d`, NumCol("start"), NumCol("end"), StrCol(col, n.MaxStr), left+1)
 		more, err := n.scanIntervals(q, left, &rows, func(s, e int64, _ int, nm any) error {
-			str, err := n.str(nm)
+			str, err := n.Str(nm)
 			if err != nil || !gpu.IsSyncCall(str) {
 				return err
 			}
@@ -234,7 +156,7 @@ func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, e
 			return nil
 		})
 		if err != nil {
-			return nil, bad(fmt.Errorf("runtime: %w", err))
+			return nil, n.Bad(fmt.Errorf("runtime: %w", err))
 		}
 		capped = more
 		if unplaced > 0 {
@@ -248,35 +170,11 @@ func decodeNsightSQLite(name, path string, lim ingest.Limits) (*ingest.Bundle, e
 	return b, nil
 }
 
-// str resolves a name cell: a StringIds id (looked up once per id) or the
-// text itself.
-func (n *nsysDB) str(v any) (string, error) {
-	switch x := v.(type) {
-	case int64:
-		if s, ok := n.strs[x]; ok {
-			return s, nil
-		}
-		var s sql.NullString
-		if n.strStmt != nil {
-			if err := n.strStmt.QueryRowContext(n.ctx, x).Scan(&s); err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return "", err
-			}
-		}
-		n.strs[x] = s.String
-		return s.String, nil
-	case string:
-		return x, nil
-	case []byte:
-		return string(x), nil
-	}
-	return "", nil
-}
-
 // scanIntervals runs q (start, end, device, name) and calls f per row, for
 // at most max rows (counted into *rows); rows with NULL (or non-numeric) or
 // inverted times are skipped. more reports that q had rows beyond max.
-func (n *nsysDB) scanIntervals(q string, max int, rows *int, f func(s, e int64, dev int, name any) error) (more bool, err error) {
-	r, err := n.db.QueryContext(n.ctx, q)
+func (n *Export) scanIntervals(q string, max int, rows *int, f func(s, e int64, dev int, name any) error) (more bool, err error) {
+	r, err := n.DB.QueryContext(n.Ctx, q)
 	if err != nil {
 		return false, err
 	}
