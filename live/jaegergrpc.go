@@ -3,8 +3,6 @@ package live
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -14,8 +12,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 
 	"github.com/jaegertracing/jaeger-idl/proto-gen/api_v2"
 	"google.golang.org/grpc"
@@ -138,20 +134,9 @@ type grpcConn struct {
 func dialJaegerGRPC(target string, useTLS bool, opt TransportOptions, redact func(string) string) (*grpcConn, error) {
 	creds := insecure.NewCredentials()
 	if useTLS {
-		cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: opt.InsecureSkipVerify} //nolint:gosec // explicit user choice
-		if opt.CAFile != "" {
-			pem, err := boundedfile.ReadFile(opt.CAFile, maxCABytes, "")
-			if err != nil {
-				return nil, fmt.Errorf("ca file: %w", err)
-			}
-			pool, err := x509.SystemCertPool()
-			if err != nil || pool == nil {
-				pool = x509.NewCertPool()
-			}
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("ca file %s: no PEM certificate found", opt.CAFile)
-			}
-			cfg.RootCAs = pool
+		cfg, err := tlsConfig(opt)
+		if err != nil {
+			return nil, err
 		}
 		creds = credentials.NewTLS(cfg)
 	}

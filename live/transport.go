@@ -113,26 +113,38 @@ func NewClient(base string, opt TransportOptions) (*Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = http.ProxyFromEnvironment
 	if opt.CAFile != "" || opt.InsecureSkipVerify {
-		cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: opt.InsecureSkipVerify} //nolint:gosec // explicit user choice
-		if opt.CAFile != "" {
-			pem, err := boundedfile.ReadFile(opt.CAFile, maxCABytes, "")
-			if err != nil {
-				return nil, fmt.Errorf("ca file: %w", err)
-			}
-			pool, err := x509.SystemCertPool()
-			if err != nil || pool == nil {
-				pool = x509.NewCertPool()
-			}
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("ca file %s: no PEM certificate found", opt.CAFile)
-			}
-			cfg.RootCAs = pool
+		cfg, err := tlsConfig(opt)
+		if err != nil {
+			return nil, err
 		}
 		tr.TLSClientConfig = cfg
 	}
 	c := &Client{base: u, opt: opt, sleep: sleepCtx}
 	c.hc = &http.Client{Transport: tr, CheckRedirect: c.checkRedirect}
 	return c, nil
+}
+
+// tlsConfig is the TLS configuration of opt: TLS 1.2 or later, the
+// system's roots plus --ca-file's certificates (read bounded), and the
+// user's explicit choice to skip verification.
+func tlsConfig(opt TransportOptions) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: opt.InsecureSkipVerify} //nolint:gosec // explicit user choice
+	if opt.CAFile == "" {
+		return cfg, nil
+	}
+	pem, err := boundedfile.ReadFile(opt.CAFile, maxCABytes, "")
+	if err != nil {
+		return nil, fmt.Errorf("ca file: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("ca file %s: no PEM certificate found", opt.CAFile)
+	}
+	cfg.RootCAs = pool
+	return cfg, nil
 }
 
 // checkRedirect follows at most maxRedirects redirects, and strips the
