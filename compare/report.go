@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // report assembles the Report from the decided items.
@@ -610,7 +610,7 @@ func value(v float64, unit string) string {
 		return fix(v, 0) + " bytes"
 	}
 	if unit != "s" || v != v {
-		return scorecard.FormatValue(v, unit)
+		return reportfmt.FormatValue(v, unit)
 	}
 	a := math.Abs(v)
 	switch {
