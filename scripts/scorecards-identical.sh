@@ -76,7 +76,12 @@ for c in "${cases[@]}"; do
 		fi
 	done
 done
-echo "scorecards: $n compared ($formats), $((n - differ)) identical, $differ differ (base $(git rev-parse --short "$base" 2>/dev/null || echo "$base"))"
+if [[ -n ${OLD_BIN:-} ]]; then
+	basename=$OLD_BIN
+else
+	basename=$(git rev-parse --short "$base" 2>/dev/null || echo "$base")
+fi
+echo "scorecards: $n compared ($formats), $((n - differ)) identical, $differ differ (base $basename)"
 
 # same ARGS...: runs both binaries with ARGS and counts whether stdout,
 # stderr and the exit status are the same.
