@@ -88,6 +88,7 @@ echo "scorecards: $n compared ($formats), $((n - differ)) identical, $differ dif
 same() {
 	"$old" "$@" >"$work/o" 2>"$work/oe" && orc=0 || orc=$?
 	"$new" "$@" >"$work/n" 2>"$work/ne" && nrc=0 || nrc=$?
+	[[ $nrc == 0 && -s $work/n ]] || failed=$((failed + 1))
 	if [[ $orc != "$nrc" ]] || ! cmp -s "$work/o" "$work/n" || ! cmp -s "$work/oe" "$work/ne"; then
 		differ=$((differ + 1)) cdiffer=$((cdiffer + 1))
 		echo "DIFFERS: $* (exit $orc → $nrc)"
@@ -97,7 +98,7 @@ same() {
 }
 
 if [[ ${COMPARE:-1} == 1 && -d $data ]]; then
-	ncmp=0 ncan=0 cdiffer=0
+	ncmp=0 ncan=0 cdiffer=0 failed=0
 	for s in "$data"/*/; do
 		prev=
 		for d in "$s"*/; do
@@ -115,14 +116,14 @@ if [[ ${COMPARE:-1} == 1 && -d $data ]]; then
 			prev=$d
 		done
 	done
-	cmpdiffer=$cdiffer
+	cmpdiffer=$cdiffer cmpfailed=$failed
 	for d in "$data"/changerca-dev/*/; do
 		[[ -d $d ]] || continue
 		same compare -q -o json --canary auto "${d%/}"
 		ncan=$((ncan + 1))
 	done
-	echo "compare reports: $ncmp compared, $((ncmp - cmpdiffer)) identical, $cmpdiffer differ"
-	echo "canary reports: $ncan compared, $((ncan - cdiffer + cmpdiffer)) identical, $((cdiffer - cmpdiffer)) differ"
+	echo "compare reports: $ncmp compared, $((ncmp - cmpdiffer)) identical, $cmpdiffer differ ($cmpfailed without a report)"
+	echo "canary reports: $ncan compared, $((ncan - cdiffer + cmpdiffer)) identical, $((cdiffer - cmpdiffer)) differ ($((failed - cmpfailed)) without a report)"
 fi
 
 if [[ ${EVAL:-} == 1 && -d $data ]]; then
