@@ -3,6 +3,7 @@ package compare
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -286,9 +287,11 @@ func scoreCanary(ms []Metric, opt CanaryOptions) (string, float64, string) {
 	if len(by) == 0 {
 		return CanaryInsufficient, math.NaN(), "no metric of both groups in enough cells"
 	}
+	// Summed in signal order: a map's order would change the score's
+	// last digits from run to run.
 	sum := 0.0
-	for _, t := range by {
-		sum += float64(t.ok) / float64(t.n)
+	for _, sig := range slices.Sorted(maps.Keys(by)) {
+		sum += float64(by[sig].ok) / float64(by[sig].n)
 	}
 	score := 100 * sum / float64(len(by))
 	switch {
