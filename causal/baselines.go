@@ -78,7 +78,7 @@ func analyzeBaseline(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		return all[i].s.Key() < all[j].s.Key()
 	})
 	res.Total = len(all)
-	max := 50
+	max := maxComparisonCandidates
 	for i, a := range all {
 		if i >= max {
 			res.Dropped = len(all) - max

@@ -97,7 +97,7 @@ func analyzeCIRCA(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	})
 	res.Total = len(idx)
 	for _, i := range idx {
-		if len(res.Candidates) >= 50 {
+		if len(res.Candidates) >= maxComparisonCandidates {
 			res.Dropped++
 			continue
 		}

@@ -65,6 +65,82 @@ type Params struct {
 	PrecedenceOwn float64
 }
 
+// The stage's fixed numbers: not fitted, and not settable through Set,
+// but listed in this table so that no number of the ranking lives in the
+// code that uses it.
+const (
+	// DefaultMinScore is Options.MinScore's default: candidates of the
+	// default method scoring below it are pruned (the card's "dropped …
+	// below score 0.05").
+	DefaultMinScore = 0.05
+	// DefaultMaxCauses is Options.MaxCauses's default: the most causes kept.
+	DefaultMaxCauses = 10
+	// maxComparisonCandidates is the most candidates a comparison method
+	// (baro, nsigma, circa, selftime, traversal) lists; the rest are
+	// counted as dropped.
+	maxComparisonCandidates = 50
+	// maxLogEvidence bounds how many of the ranked candidates carry log
+	// evidence (each costs a pass over the log records).
+	maxLogEvidence = 10
+	// logEvidenceTemplates is how many log templates a log candidate's
+	// evidence lists (features.LogEvidence's limit).
+	logEvidenceTemplates = 3
+	// tieMassShift: ties between equal scores go to the component with
+	// the larger probability mass Σ exp(score − tieMassShift); the shift
+	// keeps the exponentials finite (scores include ReachWeight).
+	tieMassShift = 30
+	// maxPathNodes bounds a cause's path to the target (pathToTarget).
+	maxPathNodes = 20
+	// replicaStandOut: one replica of a workload is the part to act on
+	// when no other replica moved at least 1/replicaStandOut as much; a
+	// replica that moved that much counts as moving alike (workloadPart,
+	// replicaOf).
+	replicaStandOut = 2
+	// changeLookback is how far before the window's end change and
+	// lifecycle events count: a cause's events (eventsFor) and the config
+	// drift dimension.
+	changeLookback = 24 * time.Hour
+	// driftFullWindows: the config drift dimension is 1 for a change within
+	// this many window lengths before the window's end, then falls
+	// linearly to 0 at changeLookback.
+	driftFullWindows = 3
+	// dimensionHalf is the anomaly score (robust σ) at which the latency
+	// surge and error propagation dimensions reach one half (squash).
+	dimensionHalf = 3
+	// minCorrelationCells is the fewest cells where both series are
+	// defined for the resource saturation dimension's R² (else 0).
+	minCorrelationCells = 4
+	// tieEpsilon and pathTieEpsilon break ties without reordering
+	// anything else: a hosting service's flow is nudged by its node's
+	// score (× tieEpsilon), a path step's flow by its edge's confidence
+	// (× pathTieEpsilon).
+	tieEpsilon, pathTieEpsilon = 1e-9, 1e-6
+	// explainSources and explainPathSteps bound Options.Explain's table of
+	// the target's anomaly by source and the path traced back from it.
+	explainSources, explainPathSteps = 8, 12
+)
+
+// DisplayWeights weight the card's four display dimensions (the --weights
+// flag: latency surge, error propagation, resource saturation, config
+// drift). They change what the card shows beside a cause, never the
+// ranking: the ranking's weights are Params.Weights.
+type DisplayWeights struct {
+	LatencySurge, ErrorPropagation, ResourceSaturation, ConfigDrift float64
+}
+
+// DefaultDisplayWeights are the seed's 0.35/0.30/0.25/0.10.
+func DefaultDisplayWeights() DisplayWeights { return DisplayWeights{0.35, 0.30, 0.25, 0.10} }
+
+// Weights is the old name of DisplayWeights.
+//
+// Deprecated: use DisplayWeights; Params.Weights are the ranking's weights.
+type Weights = DisplayWeights
+
+// DefaultWeights is the old name of DefaultDisplayWeights.
+//
+// Deprecated: use DefaultDisplayWeights.
+func DefaultWeights() DisplayWeights { return DefaultDisplayWeights() }
+
 // Score terms of the default method, each computed per anomalous node i.
 const (
 	// TermTargetShare is the counterfactual: the share of the target's

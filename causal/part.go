@@ -91,7 +91,7 @@ func workloadPart(g *tcg.Graph, i int) (Part, bool) {
 		}
 		for _, j := range g.NodesOf(p) {
 			m := g.Nodes[j]
-			if m.Signal == n.Signal && m.Facet == n.Facet && m.Anomalous && m.Score >= n.Score/2 {
+			if m.Signal == n.Signal && m.Facet == n.Facet && m.Anomalous && m.Score >= n.Score/replicaStandOut {
 				alike++
 				break
 			}
@@ -239,8 +239,9 @@ func replicaOf(g *tcg.Graph, svc string) (Part, string) {
 		}
 	}
 	// One replica stands out when it moved and no other moved half as
-	// much: a change of the whole workload moves every replica alike.
-	if best != "" && secondScore < bestScore/2 {
+	// much (replicaStandOut): a change of the whole workload moves every
+	// replica alike.
+	if best != "" && secondScore < bestScore/replicaStandOut {
 		why := fmt.Sprintf("of %d replicas, %s moved most (%.1f σ", len(pods), best, bestScore)
 		if second != "" {
 			why += fmt.Sprintf("; next %s %.1f σ", second, secondScore)

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -17,20 +16,14 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// Weights are the seed's scorecard dimensions' weights.
-type Weights struct {
-	LatencySurge, ErrorPropagation, ResourceSaturation, ConfigDrift float64
-}
-
-// DefaultWeights are the seed's 0.35/0.30/0.25/0.10.
-func DefaultWeights() Weights { return Weights{0.35, 0.30, 0.25, 0.10} }
-
 // Options configure the analysis. Zero fields take defaults.
 type Options struct {
-	Method    string // "tcg" (default), or a comparison method: "baro", "nsigma", "selftime", "traversal", "circa"
-	Weights   Weights
-	MinScore  float64 // candidates below are pruned (default 0.05)
-	MaxCauses int     // most causes kept (default 10)
+	Method string // "tcg" (default), or a comparison method: "baro", "nsigma", "selftime", "traversal", "circa"
+	// DisplayWeights weight the card's display dimensions (the --weights
+	// flag); they never change the ranking (Params.Weights does).
+	DisplayWeights DisplayWeights
+	MinScore       float64 // candidates below are pruned (default DefaultMinScore)
+	MaxCauses      int     // most causes kept (default DefaultMaxCauses)
 	// Params is the default method's parameter table (zero: DefaultParams).
 	Params *Params
 	// Ablate turns score terms off (for eval --ablate).
@@ -47,14 +40,14 @@ func (o Options) withDefaults() Options {
 	if o.Method == "" {
 		o.Method = "tcg"
 	}
-	if o.Weights == (Weights{}) {
-		o.Weights = DefaultWeights()
+	if o.DisplayWeights == (DisplayWeights{}) {
+		o.DisplayWeights = DefaultDisplayWeights()
 	}
 	if o.MinScore <= 0 {
-		o.MinScore = 0.05
+		o.MinScore = DefaultMinScore
 	}
 	if o.MaxCauses <= 0 {
-		o.MaxCauses = 10
+		o.MaxCauses = DefaultMaxCauses
 	}
 	if o.Params == nil {
 		p := DefaultParams()
@@ -163,9 +156,11 @@ type Result struct {
 	Changes []ChangeVerdict
 	// Scored holds every candidate of the default method with its score
 	// terms, in rank order (eval refits and re-ranks from it).
-	Scored   []Scored
-	Weights  Weights
-	Warnings []string
+	Scored []Scored
+	// DisplayWeights are the card's display dimensions' weights the run
+	// used (Options.DisplayWeights).
+	DisplayWeights DisplayWeights
+	Warnings       []string
 }
 
 // Analyze ranks the causes of the incident on the graph.
@@ -223,7 +218,7 @@ type scored struct {
 // each shown candidate with its counterfactual, state, path and evidence.
 func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	p := opt.Params.withAblation(opt.Ablate)
-	res := &Result{Method: "tcg", MinScore: opt.MinScore, Weights: opt.Weights, MinVerdictShare: p.MinVerdictShare}
+	res := &Result{Method: "tcg", MinScore: opt.MinScore, DisplayWeights: opt.DisplayWeights, MinVerdictShare: p.MinVerdictShare}
 	res.Warnings = append(res.Warnings, g.Warnings...)
 	if g.Target < 0 {
 		res.Warnings = append(res.Warnings, "no target node: causes are ranked by their own change and what it explains downstream")
@@ -320,7 +315,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 		cd.Events = eventsFor(b, n, g)
 		if n.Signal == ingest.SignalLogs && rank < maxLogEvidence {
 			in := g.Incident
-			cd.Logs = features.LogEvidence(b, n.Entity, in.BaselineStart, in.WindowStart, in.WindowStart, in.WindowEnd, 3)
+			cd.Logs = features.LogEvidence(b, n.Entity, in.BaselineStart, in.WindowStart, in.WindowStart, in.WindowEnd, logEvidenceTemplates)
 		}
 		res.Candidates = append(res.Candidates, cd)
 	}
@@ -390,7 +385,7 @@ func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT f
 	// probability mass), then to the node ID.
 	compMass := map[string]float64{}
 	for _, c := range cands {
-		compMass[g.Nodes[c.node].Entity.ID()] += math.Exp(c.score - 30)
+		compMass[g.Nodes[c.node].Entity.ID()] += math.Exp(c.score - tieMassShift)
 	}
 	sort.SliceStable(cands, func(x, y int) bool {
 		if cands[x].score != cands[y].score {
@@ -444,10 +439,6 @@ func firstBreak(res *Result) string {
 	return "; first: the service whose requests broke, " + res.RequestBreaks[0].Service
 }
 
-// maxLogEvidence bounds how many of the ranked candidates carry log
-// evidence (each costs a pass over the log records).
-const maxLogEvidence = 10
-
 // counterfactual turns a target share (of the target's log-anomaly) into
 // the target's counterfactual value in its units: with the target's
 // anomaly a_T = ln(1 + z_T), removing the share leaves z' = e^{a_T(1−share)}
@@ -487,7 +478,7 @@ func candidateService(g *tcg.Graph, sp *anomalySpace, fl []map[int]float64, i in
 			if o.Entity.Kind == ingest.KindNode || o.Entity.Kind == ingest.KindGPU {
 				continue
 			}
-			v := fl[j][i] + 1e-9*o.Score
+			v := fl[j][i] + tieEpsilon*o.Score
 			if v > bv || v == bv && o.Entity.Service < best {
 				best, bv = o.Entity.Service, v
 			}
@@ -571,9 +562,9 @@ func dimensions(g *tcg.Graph, b *ingest.Bundle, i int) Dimensions {
 		}
 		switch {
 		case o.Signal == ingest.SignalLatency:
-			d.LatencySurge = math.Max(d.LatencySurge, squash(o.Score, 3))
+			d.LatencySurge = math.Max(d.LatencySurge, squash(o.Score, dimensionHalf))
 		case o.Signal == ingest.SignalErrors:
-			d.ErrorPropagation = math.Max(d.ErrorPropagation, squash(o.Score, 3))
+			d.ErrorPropagation = math.Max(d.ErrorPropagation, squash(o.Score, dimensionHalf))
 		}
 	}
 	// Resource saturation: R² of the candidate's (or its component's most
@@ -593,21 +584,22 @@ func dimensions(g *tcg.Graph, b *ingest.Bundle, i int) Dimensions {
 			d.ResourceSaturation = r2(g.Nodes[sat].Values(), g.TargetSeries.V, g.B0, g.W1)
 		}
 	}
-	// Config drift: change events on the candidate's service within 24 h
-	// before the window end; full weight inside the lookback of 3 windows.
+	// Config drift: change events on the candidate's service within
+	// changeLookback before the window end; full weight inside the lookback
+	// of driftFullWindows windows.
 	end := g.Grid[min(g.W1, len(g.Grid))-1]
-	span := ingest.Time(3 * (g.W1 - g.W0) * int(g.Step))
+	span := ingest.Time(driftFullWindows * (g.W1 - g.W0) * int(g.Step))
 	for _, e := range b.Events {
 		if !e.Kind.ChangeLike() || (e.Entity.Service != svc && e.Entity.Name != n.Entity.Name) {
 			continue
 		}
 		age := end - e.Time
-		if age < 0 || age > ingest.Time(24*time.Hour) {
+		if age < 0 || age > ingest.Time(changeLookback) {
 			continue
 		}
 		v := 1.0
 		if age > span {
-			v = 1 - float64(age-span)/float64(ingest.Time(24*time.Hour)-span)
+			v = 1 - float64(age-span)/float64(ingest.Time(changeLookback)-span)
 		}
 		d.ConfigDrift = math.Max(d.ConfigDrift, v)
 	}
@@ -615,7 +607,7 @@ func dimensions(g *tcg.Graph, b *ingest.Bundle, i int) Dimensions {
 }
 
 // r2 is the squared Pearson correlation over cells [lo, hi) where both are
-// defined (0 when fewer than 4 or a constant series).
+// defined (0 when fewer than minCorrelationCells or a constant series).
 func r2(x, y []float64, lo, hi int) float64 {
 	var xs, ys []float64
 	for t := lo; t < hi && t < len(x) && t < len(y); t++ {
@@ -623,7 +615,7 @@ func r2(x, y []float64, lo, hi int) float64 {
 			xs, ys = append(xs, x[t]), append(ys, y[t])
 		}
 	}
-	if len(xs) < 4 || measure.Constant(xs) || measure.Constant(ys) {
+	if len(xs) < minCorrelationCells || measure.Constant(xs) || measure.Constant(ys) {
 		return 0
 	}
 	c := stat.Correlation(xs, ys, nil)
@@ -638,14 +630,14 @@ func r2(x, y []float64, lo, hi int) float64 {
 func pathToTarget(g *tcg.Graph, fl []map[int]float64, i int) ([]int, []int) {
 	path, edges := []int{i}, []int(nil)
 	cur := i
-	for g.Nodes[cur].Depth > 0 && len(path) < 20 {
+	for g.Nodes[cur].Depth > 0 && len(path) < maxPathNodes {
 		best, bw := -1, -1.0
 		for _, ei := range g.Out(cur) {
 			e := g.Edges[ei]
 			if g.Nodes[e.To].Depth != g.Nodes[cur].Depth-1 {
 				continue
 			}
-			w := e.Confidence * 1e-6
+			w := e.Confidence * pathTieEpsilon
 			if fl[e.To] != nil {
 				w += fl[e.To][i]
 			}
@@ -664,7 +656,7 @@ func pathToTarget(g *tcg.Graph, fl []map[int]float64, i int) ([]int, []int) {
 }
 
 // eventsFor returns the change and lifecycle events on node n's service or
-// entity within 24 h before the window end, oldest first.
+// entity within changeLookback before the window end, oldest first.
 func eventsFor(b *ingest.Bundle, n *tcg.Node, g *tcg.Graph) []ingest.Event {
 	end := g.Grid[min(g.W1, len(g.Grid))-1]
 	var out []ingest.Event
@@ -672,7 +664,7 @@ func eventsFor(b *ingest.Bundle, n *tcg.Node, g *tcg.Graph) []ingest.Event {
 		if e.Entity.Service != n.Entity.Service && e.Entity.Name != n.Entity.Name {
 			continue
 		}
-		if e.Time > end || end-e.Time > ingest.Time(24*time.Hour) {
+		if e.Time > end || end-e.Time > ingest.Time(changeLookback) {
 			continue
 		}
 		out = append(out, e)
@@ -733,7 +725,7 @@ func explainFlow(w io.Writer, g *tcg.Graph, sp *anomalySpace, tflow map[int]floa
 	})
 	fmt.Fprintf(w, "target anomaly by source:\n")
 	for k, s := range ss {
-		if k == 8 {
+		if k == explainSources {
 			break
 		}
 		fmt.Fprintf(w, "  %5.1f%%  %s\n", 100*s.amt/aT, g.Nodes[s.i].ID)
@@ -743,7 +735,7 @@ func explainFlow(w io.Writer, g *tcg.Graph, sp *anomalySpace, tflow map[int]floa
 		fl := sp.flows()
 		cur := g.Target
 		fmt.Fprintf(w, "path of the largest source back from the target: %s", g.Nodes[cur].ID)
-		for step := 0; step < 12 && cur != src; step++ {
+		for step := 0; step < explainPathSteps && cur != src; step++ {
 			best, bv := -1, 0.0
 			for k, q := range sp.parents[cur] {
 				if v := sp.weight[cur][k] * fl[q][src] / sp.a[q]; v > bv {

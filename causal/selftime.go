@@ -216,7 +216,7 @@ func analyzeSelfTime(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	})
 	res.Total = len(all)
 	for _, a := range all {
-		if len(res.Candidates) >= 50 {
+		if len(res.Candidates) >= maxComparisonCandidates {
 			res.Dropped++
 			continue
 		}

@@ -176,7 +176,7 @@ func analyzeTraversal(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	})
 	res.Total = len(names)
 	for _, s := range names {
-		if len(res.Candidates) >= 50 {
+		if len(res.Candidates) >= maxComparisonCandidates {
 			res.Dropped++
 			continue
 		}

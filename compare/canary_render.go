@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // maxMetricsShown bounds the metrics listed per workload in text and
@@ -107,7 +107,7 @@ func shownMetrics(ms []Metric) ([]Metric, int) {
 }
 
 func renderCanaryText(w io.Writer, r *Report, opt RenderOptions) error {
-	t := &textWriter{ew: &errWriter{w: w}, width: opt.Width}
+	t := &textWriter{ew: reportfmt.NewErrWriter(w), width: opt.Width}
 	c := r.Canary
 	t.wrap("", "  ", canaryToolLine(r))
 	t.blank()
@@ -138,11 +138,11 @@ func renderCanaryText(w io.Writer, r *Report, opt RenderOptions) error {
 	t.field("settings", canarySettingsText(c.Settings))
 	t.warnings(r.Warnings)
 	t.inputsAndRerun(r, false, "version "+orDash(clean(r.Manifest.Version)))
-	return t.ew.err
+	return t.ew.Err()
 }
 
 func renderCanaryMarkdown(w io.Writer, r *Report) error {
-	m := &mdWriter{ew: &errWriter{w: w}}
+	m := &mdWriter{ew: reportfmt.NewErrWriter(w)}
 	c := r.Canary
 	m.p("## Canary analysis")
 	m.p("")
@@ -189,12 +189,12 @@ func renderCanaryMarkdown(w io.Writer, r *Report) error {
 	if len(r.Manifest.Args) > 0 {
 		m.p("")
 		cmd := commandLine(r.Manifest)
-		f := scorecard.MarkdownFence(cmd)
+		f := reportfmt.MarkdownFence(cmd)
 		m.p("%ssh", f)
 		m.p("%s", cmd)
 		m.p("%s", f)
 	}
-	return m.ew.err
+	return m.ew.Err()
 }
 
 //go:embed canary.html.tmpl
@@ -245,7 +245,7 @@ func canaryClass(v string) string {
 }
 
 func renderCanaryHTML(w io.Writer, r *Report) error {
-	d := canaryHTMLData{CSS: scorecard.StyleSheet() + template.CSS(canaryCSS), Tool: canaryToolLine(r), Verdict: clean(r.Verdict.Text),
+	d := canaryHTMLData{CSS: reportfmt.StyleSheet() + template.CSS(canaryCSS), Tool: canaryToolLine(r), Verdict: clean(r.Verdict.Text),
 		VClass: canaryClass(r.Canary.Verdict), Settings: canarySettingsText(r.Canary.Settings)}
 	if len(r.Manifest.Args) > 0 {
 		d.Command = commandLine(r.Manifest)

@@ -11,6 +11,29 @@
 // package causal or a saved scorecard; it must not change how a single
 // incident is analysed or reported.
 //
+// # Where things are
+//
+// The package is one model and two modes that fill it, with one set of
+// renderers:
+//
+//   - the model: model.go (Report and what it holds), canary_model.go (the
+//     Canary part of a canary report), json.go (its JSON encoding);
+//   - before/after mode ([Run], Mode ModeBeforeAfter): driver.go (the
+//     windows, gates), compare.go (the run), samples.go, series.go and
+//     logs.go (the items of spans, series and log templates), items.go,
+//     stats.go, boot.go and verdict.go (tests and verdicts), rollouts.go
+//     (a rollout's new pods against its old ones), shape.go (the request
+//     shape), plots.go, watch.go (what to keep watching), report.go (the
+//     report from the items) and wording.go (labels and change texts);
+//   - canary mode ([RunCanary], Mode ModeCanary): canary.go (options, jobs,
+//     the run, the gate) and canary_judge.go (each workload's metrics
+//     judged and scored);
+//   - the renderers ([Render]): render.go (the format table and shared
+//     lines), text.go, markdown.go, html.go and canary_render.go (the
+//     canary report's text, Markdown and HTML). The presentation they
+//     share with the scorecard (sanitizing, escaping, numbers, the JSON
+//     conventions, the style sheet) is package internal/reportfmt.
+//
 // # What is compared
 //
 // From the spans starting in each window (ingest.Bundle, sorted, with

@@ -8,7 +8,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 //go:embed compare.html.tmpl
@@ -90,7 +90,7 @@ func renderHTML(w io.Writer, r *Report, _ RenderOptions) error {
 		return renderCanaryHTML(w, r)
 	}
 	d := htmlData{
-		CSS: scorecard.StyleSheet() + template.CSS(extraCSS), Tool: toolLine(r),
+		CSS: reportfmt.StyleSheet() + template.CSS(extraCSS), Tool: toolLine(r),
 		Verdict: clean(r.Verdict.Text), VClass: verdictClass(r.Verdict.Verdict),
 		Before: sideText(r.Before), After: sideText(r.After), Settings: settingsText(r.Settings), Counts: countsText(r.Counts),
 		Target: findingsHTML([]Finding{r.Target}), Causes: findingsHTML(r.Causes), Regs: findingsHTML(r.Regressions),
@@ -318,9 +318,9 @@ func newHTMLHeat(h Heatmap) htmlHeat {
 // heatFill colours a cell of −1..1 (NaN: no data) on the scorecard scale.
 func heatFill(v float64) string {
 	if v != v {
-		return scorecard.HeatNoDataColor
+		return reportfmt.HeatNoDataColor
 	}
-	return scorecard.HeatColor((v + 1) / 2)
+	return reportfmt.HeatColor((v + 1) / 2)
 }
 
 // htmlWatch is one watched item, cleaned for the page.
@@ -334,7 +334,7 @@ func watchHTML(ws []Watch) []htmlWatch {
 	var out []htmlWatch
 	for _, w := range ws {
 		hw := htmlWatch{Label: clean(w.Label), Verdict: clean(string(w.Verdict)), Text: clean(w.Text), Query: clean(w.Query)}
-		if scorecard.MarkdownSafeURL(w.URL) {
+		if reportfmt.MarkdownSafeURL(w.URL) {
 			hw.URL = w.URL
 		}
 		out = append(out, hw)

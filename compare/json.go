@@ -3,7 +3,7 @@ package compare
 import (
 	"io"
 
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // MarshalJSON encodes the Report in its documented shape
@@ -11,10 +11,10 @@ import (
 // struct order under snake_case keys, every key present, instants as
 // RFC3339Nano UTC strings (null when zero), durations as float seconds in
 // keys ending _seconds, NaN as null, lists never null.
-func (r Report) MarshalJSON() ([]byte, error) { return scorecard.MarshalJSONValue(r) }
+func (r Report) MarshalJSON() ([]byte, error) { return reportfmt.MarshalJSONValue(r) }
 
 func renderJSON(w io.Writer, r *Report, _ RenderOptions) error {
-	b, err := scorecard.MarshalJSONValue(*r)
+	b, err := reportfmt.MarshalJSONValue(*r)
 	if err != nil {
 		return err
 	}

@@ -5,11 +5,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // md escapes an input-derived string for inline Markdown, as the scorecard.
-var md = scorecard.EscapeMarkdown
+var md = reportfmt.EscapeMarkdown
 
 // mdWriter renders GitHub-flavoured Markdown for a ticket.
 type mdWriter struct{ ew *errWriter }
@@ -18,7 +18,7 @@ func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
 	if r.Mode == ModeCanary {
 		return renderCanaryMarkdown(w, r)
 	}
-	m := &mdWriter{ew: &errWriter{w: w}}
+	m := &mdWriter{ew: reportfmt.NewErrWriter(w)}
 	m.p("## Fix verification")
 	m.p("")
 	m.p("**Verdict:** %s", md(r.Verdict.Text))
@@ -58,7 +58,7 @@ func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
 			line := fmt.Sprintf("- **%s** (%s now): %s", md(w.Label), md(string(w.Verdict)), md(w.Text))
 			if w.Query != "" {
 				line += "; PromQL: " + md(w.Query)
-				if scorecard.MarkdownSafeURL(w.URL) {
+				if reportfmt.MarkdownSafeURL(w.URL) {
 					line += " ([Explore](" + w.URL + "))"
 				}
 			}
@@ -94,17 +94,17 @@ func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
 		m.p("### Rerun")
 		m.p("")
 		cmd := commandLine(r.Manifest)
-		f := scorecard.MarkdownFence(cmd)
+		f := reportfmt.MarkdownFence(cmd)
 		m.p("%ssh", f)
 		m.p("%s", cmd)
 		m.p("%s", f)
 		m.p("")
 		m.p("Version %s, seed %d.", md(orDash(r.Manifest.Version)), r.Manifest.Seed)
 	}
-	return m.ew.err
+	return m.ew.Err()
 }
 
-func (m *mdWriter) p(format string, args ...any) { m.ew.printf(format+"\n", args...) }
+func (m *mdWriter) p(format string, args ...any) { m.ew.Printf(format+"\n", args...) }
 
 // row writes one table row of already-escaped cells.
 func (m *mdWriter) row(cells ...string) { m.p("| %s |", strings.Join(cells, " | ")) }
@@ -140,12 +140,12 @@ func (m *mdWriter) heatmap(h Heatmap) {
 	m.p("### Latency change by call depth × time")
 	m.p("")
 	var tw strings.Builder
-	t := &textWriter{ew: &errWriter{w: &tw}, width: 100}
+	t := &textWriter{ew: reportfmt.NewErrWriter(&tw), width: 100}
 	t.heatmap(h)
 	body := strings.TrimPrefix(tw.String(), "\nLatency change by call depth × time\n")
-	f := scorecard.MarkdownFence(body)
+	f := reportfmt.MarkdownFence(body)
 	m.p("%stext", f)
-	m.ew.printf("%s", body)
+	m.ew.Printf("%s", body)
 	m.p("%s", f)
 }
 

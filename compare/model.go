@@ -306,3 +306,9 @@ type ManifestInput struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 }
+
+// Report modes.
+const (
+	ModeBeforeAfter = "before-after" // two windows (Run)
+	ModeCanary      = "canary"       // two groups of pods in one window (RunCanary)
+)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // RenderOptions control presentation only.
@@ -22,24 +22,15 @@ type RenderOptions struct {
 // ErrUnknownFormat is returned (wrapped) by Render for a format not in Formats().
 var ErrUnknownFormat = errors.New("unknown compare report format")
 
-var renderers = []struct {
-	name string
-	fn   func(w io.Writer, r *Report, opt RenderOptions) error
-}{
-	{"text", renderText},
-	{"json", renderJSON},
-	{"markdown", renderMarkdown},
-	{"html", renderHTML},
+var renderers = reportfmt.Formats[*Report, RenderOptions]{
+	{Name: "text", Render: renderText},
+	{Name: "json", Render: renderJSON},
+	{Name: "markdown", Render: renderMarkdown},
+	{Name: "html", Render: renderHTML},
 }
 
 // Formats returns the names Render accepts, in a fixed order.
-func Formats() []string {
-	out := make([]string, len(renderers))
-	for i, r := range renderers {
-		out[i] = r.name
-	}
-	return out
-}
+func Formats() []string { return renderers.Names() }
 
 // Render writes r to w in format (one of Formats()). The output is a pure
 // function of r, format and opt; every input-derived string is sanitized
@@ -52,35 +43,13 @@ func Render(w io.Writer, r *Report, format string, opt RenderOptions) error {
 		opt.Width = 100
 	}
 	opt.Width = max(opt.Width, 60)
-	for _, rd := range renderers {
-		if rd.name == format {
-			if err := rd.fn(w, r, opt); err != nil {
-				return fmt.Errorf("render compare report as %s: %w", format, err)
-			}
-			return nil
-		}
-	}
-	return fmt.Errorf("render compare report: %w %q (want one of %s)", ErrUnknownFormat, format, strings.Join(Formats(), ", "))
+	return renderers.Render(w, r, format, opt, "compare report", ErrUnknownFormat)
 }
 
 // errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
+type errWriter = reportfmt.ErrWriter
 
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
-
-var clean = scorecard.Sanitize
+var clean = reportfmt.Sanitize
 
 // toolLine is "pipeline-analyze 0.1.0 · compare · schema 1".
 func toolLine(r *Report) string {
@@ -133,10 +102,10 @@ func countsText(cs []Count) string {
 }
 
 // commandLine renders the manifest's args as one shell command line.
-func commandLine(m Manifest) string { return scorecard.ShellCommand(m.Args) }
+func commandLine(m Manifest) string { return reportfmt.ShellCommand(m.Args) }
 
 // sha12 is a digest's display prefix, as the scorecard shows it.
-var sha12 = scorecard.ShortHash
+var sha12 = reportfmt.ShortHash
 
 // heatShade maps a heatmap cell to a text shade: blank no data, "·" within
 // ±19% (|v| < 0.125), "-" / "=" faster, "+" / "#" slower (beyond ±2×).

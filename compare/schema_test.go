@@ -71,7 +71,7 @@ var (
 )
 
 // schemaGen builds the JSON Schema of the Report's encoding (see
-// scorecard.MarshalJSONValue): named structs under $defs.
+// reportfmt.MarshalJSONValue): named structs under $defs.
 type schemaGen struct{ defs map[string]any }
 
 func snake(s string) string {

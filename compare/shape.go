@@ -92,7 +92,7 @@ func (m *mdWriter) shape(s *scorecard.RequestShape) {
 	m.p("")
 	m.p("### Request shape")
 	m.p("")
-	m.ew.printf("%s\n", scorecard.ShapeMarkdown(s))
+	m.ew.Printf("%s\n", scorecard.ShapeMarkdown(s))
 }
 
 // shapeHTML is the section's body in HTML ("" without one).

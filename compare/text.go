@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // textWriter renders the terminal report within a width.
@@ -17,7 +19,7 @@ func renderText(w io.Writer, r *Report, opt RenderOptions) error {
 	if r.Mode == ModeCanary {
 		return renderCanaryText(w, r, opt)
 	}
-	t := &textWriter{ew: &errWriter{w: w}, width: opt.Width}
+	t := &textWriter{ew: reportfmt.NewErrWriter(w), width: opt.Width}
 	t.wrap("", "  ", toolLine(r))
 	t.blank()
 	t.section("Verdict")
@@ -80,7 +82,7 @@ func renderText(w io.Writer, r *Report, opt RenderOptions) error {
 	t.heatmap(r.Heatmap)
 	t.warnings(r.Warnings)
 	t.inputsAndRerun(r, true, fmt.Sprintf("version %s, seed %d", orDash(clean(r.Manifest.Version)), r.Manifest.Seed))
-	return t.ew.err
+	return t.ew.Err()
 }
 
 func orDash(s string) string {
@@ -90,9 +92,9 @@ func orDash(s string) string {
 	return s
 }
 
-func (t *textWriter) line(s string) { t.ew.printf("%s\n", s) }
+func (t *textWriter) line(s string) { t.ew.Printf("%s\n", s) }
 
-func (t *textWriter) blank() { t.ew.printf("\n") }
+func (t *textWriter) blank() { t.ew.Printf("\n") }
 
 func (t *textWriter) section(s string) { t.line(s) }
 

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // decide sets an item's verdict, reason and effect from its statistics
@@ -376,7 +376,7 @@ func shiftText(s float64) string {
 
 // fix renders v at the given decimals, "~" for NaN or ±Inf, never "-0"
 // (the scorecard's convention).
-var fix = scorecard.FormatFixed
+var fix = reportfmt.FormatFixed
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

@@ -245,7 +245,7 @@ func (a *analysisFlags) options() (stageOptions, error) {
 	if a.OnsetLookback == 0 {
 		so.graph.OnsetLookback = -1 // off
 	}
-	so.causal = causal.Options{Method: a.Method, Weights: w, MinConfidence: a.MinConfidence}
+	so.causal = causal.Options{Method: a.Method, DisplayWeights: w, MinConfidence: a.MinConfidence}
 	so.evidence = evidence.Options{Shape: shape.Options{Seed: uint64(a.ShapeSeed)}}
 	if len(a.Params) > 0 {
 		p := causal.DefaultParams()

@@ -56,14 +56,15 @@ var layers = map[string][]string{
 	"causal":                   {"features", "ingest", "internal/parallel", "measure", "tcg"},
 	"shape":                    {"ingest", "measure"}, // the tail latency by request shape of LLM requests (spans' token counts, else histograms)
 	"evidence":                 {"causal", "ingest", "measure", "shape", "tcg"},
-	"scorecard":                {"causal", "evidence", "ingest", "measure", "peers", "shape", "tcg"},
-	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "ingest/gpu/nsight", "internal/parallel", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
-	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "measure", "peers", "scorecard", "shape", "tcg"},
+	"scorecard":                {"causal", "evidence", "ingest", "internal/reportfmt", "measure", "peers", "shape", "tcg"},
+	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "ingest/gpu/nsight", "internal/parallel", "internal/reportfmt", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
+	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "measure", "peers", "scorecard", "shape", "tcg"},
 	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "live", "logtemplate", "measure",
 		"peers", "profdiff", "scorecard", "shape", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 
 	"internal/boundedfile": {}, // the one reader of files a flag names (issue 28)
+	"internal/reportfmt":   {"ingest/model"},
 }
 
 // harnesses are the module's packages outside the data flow — the

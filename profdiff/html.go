@@ -6,7 +6,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // htmlRow is a row's cells for the page.
@@ -93,7 +93,7 @@ func renderHTML(w io.Writer, r *Report) error {
 		}
 		return out
 	}
-	d := htmlPage{CSS: scorecard.StyleSheet(), Version: clean(r.Tool.Version), Verdict: r.Verdict.Text,
+	d := htmlPage{CSS: reportfmt.StyleSheet(), Version: clean(r.Tool.Version), Verdict: r.Verdict.Text,
 		Base: clean(sideLine(r.Base)), Cand: clean(sideLine(r.Cand)), Settings: settingsLine(r.Settings), Header: rowHeader,
 		Layers: rows(r.Layers), Kernel: rows(r.Kernels)}
 	steps := []Row{r.Step}
@@ -114,7 +114,7 @@ func renderHTML(w io.Writer, r *Report) error {
 		d.Warnings = append(d.Warnings, clean(wn))
 	}
 	if len(r.Args) > 0 {
-		d.Rerun = clean(scorecard.ShellCommand(r.Args))
+		d.Rerun = clean(reportfmt.ShellCommand(r.Args))
 	}
 	// The chart: the largest changes, a log2 scale of ±3 (×8) across 300 px.
 	const half, top = 300, 10

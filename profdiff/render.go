@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // The four renderers of a Report: text (a terminal within a width), json
@@ -38,7 +38,7 @@ func Render(w io.Writer, r *Report, format string, opt RenderOptions) error {
 	case "text":
 		return renderText(w, r, opt)
 	case "json":
-		b, err := scorecard.MarshalJSONValue(*r)
+		b, err := reportfmt.MarshalJSONValue(*r)
 		if err != nil {
 			return err
 		}
@@ -266,7 +266,7 @@ func renderText(w io.Writer, r *Report, opt RenderOptions) error {
 	if len(r.Args) > 0 {
 		line("")
 		line("Rerun")
-		para("  $ ", "      ", clean(scorecard.ShellCommand(r.Args)))
+		para("  $ ", "      ", clean(reportfmt.ShellCommand(r.Args)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -405,10 +405,10 @@ func renderMarkdown(w io.Writer, r *Report) error {
 	}
 	if len(r.Args) > 0 {
 		fence := "```"
-		for strings.Contains(scorecard.ShellCommand(r.Args), fence) {
+		for strings.Contains(reportfmt.ShellCommand(r.Args), fence) {
 			fence += "`"
 		}
-		p("%ssh\n%s\n%s", fence, clean(scorecard.ShellCommand(r.Args)), fence)
+		p("%ssh\n%s\n%s", fence, clean(reportfmt.ShellCommand(r.Args)), fence)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

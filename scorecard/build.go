@@ -352,7 +352,7 @@ func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce
 	if r.Method != "tcg" {
 		cs.Intervention = Intervention{Observed: math.NaN(), Counterfactual: math.NaN(), ExplainedShare: math.NaN(), Interval: [2]float64{math.NaN(), math.NaN()}}
 	}
-	w := r.Weights
+	w := r.DisplayWeights
 	d := cand.Dimensions
 	cs.Dimensions = []Dimension{
 		{DimLatencySurge, d.LatencySurge, w.LatencySurge},

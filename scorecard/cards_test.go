@@ -255,7 +255,7 @@ func hostileCard() *Card {
 	c.Incident.Paged.Expr = hostile
 
 	c.Incident.RunbookURL = "javascript:alert(1)" + hostile
-	c.Causes[0].NextSteps = []Step{{Kind: StepConfirm, Text: hostile, Command: ShellCommand([]string{"kubectl", "describe", "pod", hostile}), Source: "built-in"},
+	c.Causes[0].NextSteps = []Step{{Kind: StepConfirm, Text: hostile, Command: shellCommand([]string{"kubectl", "describe", "pod", hostile}), Source: "built-in"},
 		{Kind: StepConfirm, Text: "runbook", URL: "javascript:alert(1)", Source: "alert runbook_url"}}
 	return c
 }

@@ -115,29 +115,6 @@ var heatShades = [5]rune{'·', '░', '▒', '▓', '█'}
 
 const heatNoData = ' '
 
-// heatStops is the blue→yellow→red scale (ColorBrewer RdYlBu ends).
-var heatStops = [3][3]float64{{44, 123, 182}, {255, 255, 191}, {215, 25, 28}}
-
-// heatNoDataColor is the fill for cells without data.
-const heatNoDataColor = "#d9d9d9"
-
-// heatColor maps a 0..1 score to "#rrggbb" on the blue→red scale.
-func heatColor(x float64) string {
-	if math.IsNaN(x) {
-		return heatNoDataColor
-	}
-	x = clamp01(x)
-	lo, hi, f := heatStops[0], heatStops[1], x*2
-	if x > 0.5 {
-		lo, hi, f = heatStops[1], heatStops[2], (x-0.5)*2
-	}
-	var c [3]int
-	for i := range c {
-		c[i] = int(math.Round(lo[i] + (hi[i]-lo[i])*f))
-	}
-	return fmt.Sprintf("#%02x%02x%02x", c[0], c[1], c[2])
-}
-
 // heatANSI are 256-colour palette indexes for levels 0..4 (blue → red).
 var heatANSI = [5]int{33, 117, 229, 208, 196}
 

@@ -7,15 +7,12 @@ import (
 	"io"
 	"reflect"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 //go:embed card.html.tmpl
 var htmlSource string
-
-// styleSheet is the page's CSS, shared with other reports (StyleSheet).
-//
-//go:embed style.css
-var styleSheet string
 
 // htmlTemplate is parsed once; html/template escapes every value by context,
 // so input-derived strings can never become markup.
@@ -111,7 +108,7 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 	c = sanitizedCopy(c)
 	in := c.Incident
 	d := htmlData{
-		CSS:         template.CSS(styleSheet),
+		CSS:         reportfmt.StyleSheet(),
 		Card:        c,
 		Rows:        newHTMLRows(c),
 		ToolLine:    toolLine(c),

@@ -5,35 +5,9 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
-
-// mdReplacer escapes inline Markdown: backslash before every character that
-// could start emphasis, code, links, tables, strikethrough, headings, mentions
-// or math, and HTML entities for <, > and & so no raw HTML ever reaches the
-// page. It is applied to every input-derived string after sanitize.
-var mdReplacer = strings.NewReplacer(
-	`\`, `\\`, "`", "\\`", `*`, `\*`, `_`, `\_`, `[`, `\[`, `]`, `\]`, `|`, `\|`,
-	`~`, `\~`, `#`, `\#`, `@`, `\@`, `$`, `\$`,
-	`<`, `&lt;`, `>`, `&gt;`, `&`, `&amp;`,
-)
-
-// md escapes s for inline Markdown (also safe inside a table cell).
-func md(s string) string { return mdReplacer.Replace(sanitize(s)) }
-
-// mdFence returns a backtick fence longer than any backtick run in body (at
-// least three), so a fenced block can never be closed early by its content.
-func mdFence(body string) string {
-	longest, run := 0, 0
-	for _, r := range body {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return strings.Repeat("`", max(3, longest+1))
-}
 
 // mdWriter renders GitHub-flavoured Markdown that also reads well as plain
 // text (GitLab, Jira Cloud's Markdown paste).
@@ -58,7 +32,7 @@ type mdPart struct {
 func renderMarkdown(w io.Writer, c *Card, opt RenderOptions) error {
 	part := func(f func(m *mdWriter)) string {
 		var sb strings.Builder
-		m := &mdWriter{ew: &errWriter{w: &sb}, opt: opt}
+		m := &mdWriter{ew: reportfmt.NewErrWriter(&sb), opt: opt}
 		f(m)
 		return sb.String()
 	}
@@ -87,9 +61,9 @@ func renderMarkdown(w io.Writer, c *Card, opt RenderOptions) error {
 			mdPart{"the rerun command", part(func(m *mdWriter) { m.manifest(c) })})
 	}
 	out := fitMarkdown(head, parts, opt.MaxChars)
-	ew := &errWriter{w: w}
-	ew.printf("%s", out)
-	return ew.err
+	ew := reportfmt.NewErrWriter(w)
+	ew.Printf("%s", out)
+	return ew.Err()
 }
 
 // fitMarkdown joins the head and the parts within max characters (runes;
@@ -230,7 +204,7 @@ func (m *mdWriter) traceRefs(ids []string) string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = md(id)
-		if link := m.opt.traceLink(sanitize(id)); link != "" && MarkdownSafeURL(link) {
+		if link := m.opt.traceLink(sanitize(id)); link != "" && reportfmt.MarkdownSafeURL(link) {
 			out[i] = "[" + out[i] + "](" + link + ")"
 		}
 	}
@@ -246,7 +220,7 @@ func mdStep(s Step) string {
 		why += " (" + s.Where + ")"
 	}
 	link := ""
-	if s.URL != "" && MarkdownSafeURL(s.URL) {
+	if s.URL != "" && reportfmt.MarkdownSafeURL(s.URL) {
 		link = s.URL
 	}
 	switch {
@@ -284,13 +258,7 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
-// MarkdownSafeURL reports whether a link can go into Markdown as it is:
-// http(s) and none of the characters that end or escape a link.
-func MarkdownSafeURL(u string) bool {
-	return (strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")) && !strings.ContainsAny(u, " ()<>[]`\"\\\n\r")
-}
-
-func (m *mdWriter) p(format string, args ...any) { m.ew.printf(format+"\n", args...) }
+func (m *mdWriter) p(format string, args ...any) { m.ew.Printf(format+"\n", args...) }
 
 // row writes one table row of already-escaped cells.
 func (m *mdWriter) row(cells ...string) { m.p("| %s |", strings.Join(cells, " | ")) }
@@ -457,12 +425,12 @@ func (m *mdWriter) heatmaps(c *Card) {
 	m.p("%s", md(heatLegendText()))
 	m.p("")
 	var tw strings.Builder
-	t := &textWriter{ew: &errWriter{w: &tw}, width: DefaultWidth}
+	t := &textWriter{ew: reportfmt.NewErrWriter(&tw), width: DefaultWidth}
 	t.heatBlock(maps)
 	body := strings.TrimLeft(tw.String(), "\n")
 	f := mdFence(body)
 	m.p("%stext", f)
-	m.ew.printf("%s", body)
+	m.ew.Printf("%s", body)
 	m.p("%s", f)
 }
 

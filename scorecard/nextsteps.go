@@ -47,7 +47,7 @@ func (f stepFacts) kubectl(args ...string) string {
 	if f.ns != "" {
 		a = append(a, "-n", f.ns)
 	}
-	return ShellCommand(append(a, args...))
+	return shellCommand(append(a, args...))
 }
 
 // factsFor gathers the names a cause's steps may use: the namespace from
@@ -195,16 +195,16 @@ func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool, rbs []Runbook, links
 		if e.Node != "" {
 			where = "on node " + e.Node
 		}
-		add(StepConfirm, "this GPU's clocks, throttle reasons and ECC errors", ShellCommand([]string{"nvidia-smi", "-i", id, "-q", "-d", "PERFORMANCE,CLOCK,ECC"}))
+		add(StepConfirm, "this GPU's clocks, throttle reasons and ECC errors", shellCommand([]string{"nvidia-smi", "-i", id, "-q", "-d", "PERFORMANCE,CLOCK,ECC"}))
 		on(where)
-		add(StepConfirm, "the processes on this GPU: a co-tenant competing for it", ShellCommand([]string{"nvidia-smi", "pmon", "-i", id, "-c", "5"}))
+		add(StepConfirm, "the processes on this GPU: a co-tenant competing for it", shellCommand([]string{"nvidia-smi", "pmon", "-i", id, "-c", "5"}))
 		on(where)
 		if n.Signal == ingest.SignalXID {
-			add(StepConfirm, "DCGM's quick diagnostic of the node's GPUs", ShellCommand([]string{"dcgmi", "diag", "-r", "1"}))
+			add(StepConfirm, "DCGM's quick diagnostic of the node's GPUs", shellCommand([]string{"dcgmi", "diag", "-r", "1"}))
 			on(where)
 			if e.Node != "" {
-				add(StepMitigate, "no new pods on the node with the failing GPU", ShellCommand([]string{"kubectl", "cordon", e.Node}))
-				add(StepMitigate, "move its pods to healthy nodes", ShellCommand([]string{"kubectl", "drain", e.Node, "--ignore-daemonsets", "--delete-emptydir-data"}))
+				add(StepMitigate, "no new pods on the node with the failing GPU", shellCommand([]string{"kubectl", "cordon", e.Node}))
+				add(StepMitigate, "move its pods to healthy nodes", shellCommand([]string{"kubectl", "drain", e.Node, "--ignore-daemonsets", "--delete-emptydir-data"}))
 			}
 		} else if len(f.pods) == 1 {
 			add(StepMitigate, "reschedule the pod that uses this GPU (its controller recreates it elsewhere)", f.kubectl("delete", "pod", f.pods[0]))
@@ -217,8 +217,8 @@ func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool, rbs []Runbook, links
 		}
 		add(StepMitigate, "replace this one pod while its siblings serve (its controller recreates it)", f.kubectl("delete", "pod", e.Name))
 	case ingest.KindNode:
-		add(StepConfirm, "the node's conditions, pressure and pods", ShellCommand([]string{"kubectl", "describe", "node", e.Name}))
-		add(StepMitigate, "no new pods on this node until it is understood", ShellCommand([]string{"kubectl", "cordon", e.Name}))
+		add(StepConfirm, "the node's conditions, pressure and pods", shellCommand([]string{"kubectl", "describe", "node", e.Name}))
+		add(StepMitigate, "no new pods on this node until it is understood", shellCommand([]string{"kubectl", "cordon", e.Name}))
 	case ingest.KindEdge:
 		if len(f.pods) > 0 {
 			add(StepConfirm, "the callee's pods: are they all ready, where do they run", f.kubectl("get", "pods", "-o", "wide", f.pods[0]))

@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/url"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // RenderOptions control presentation only; they never change what is shown.
@@ -63,27 +62,16 @@ const MinWidth = 60
 // ErrUnknownFormat is returned (wrapped) by Render for a format not in Formats().
 var ErrUnknownFormat = errors.New("unknown scorecard format")
 
-type renderFunc func(w io.Writer, c *Card, opt RenderOptions) error
-
 // renderers is the format table, in the order Formats reports.
-var renderers = []struct {
-	name string
-	fn   renderFunc
-}{
-	{"text", renderText},
-	{"json", renderJSON},
-	{"markdown", renderMarkdown},
-	{"html", renderHTML},
+var renderers = reportfmt.Formats[*Card, RenderOptions]{
+	{Name: "text", Render: renderText},
+	{Name: "json", Render: renderJSON},
+	{Name: "markdown", Render: renderMarkdown},
+	{Name: "html", Render: renderHTML},
 }
 
 // Formats returns the names Render accepts, in a fixed order.
-func Formats() []string {
-	out := make([]string, len(renderers))
-	for i, r := range renderers {
-		out[i] = r.name
-	}
-	return out
-}
+func Formats() []string { return renderers.Names() }
 
 // Render writes c to w in format (one of Formats()). The output is a pure
 // function of c, format and opt. It returns an error wrapping
@@ -104,90 +92,29 @@ func Render(w io.Writer, c *Card, format string, opt RenderOptions) error {
 	if opt.Explain > 0 && opt.Explain > len(c.Rows) {
 		return fmt.Errorf("explain %d: %w: the card has %d rows (1–%d)", opt.Explain, ErrNoSuchRow, len(c.Rows), len(c.Rows))
 	}
-	for _, r := range renderers {
-		if r.name == format {
-			if err := r.fn(w, c, opt); err != nil {
-				return fmt.Errorf("render scorecard as %s: %w", format, err)
-			}
-			return nil
-		}
-	}
-	return fmt.Errorf("render scorecard: %w %q (want one of %s)", ErrUnknownFormat, format, strings.Join(Formats(), ", "))
+	return renderers.Render(w, c, format, opt, "scorecard", ErrUnknownFormat)
 }
+
+// The presentation conventions the scorecard shares with the other
+// reports live in package reportfmt; these are their short local names.
+var (
+	sanitize     = reportfmt.Sanitize
+	fmtFixed     = reportfmt.FormatFixed
+	fmtValue     = reportfmt.FormatValue
+	sha12        = reportfmt.ShortHash
+	shellQuote   = reportfmt.ShellQuote
+	shellCommand = reportfmt.ShellCommand
+	md           = reportfmt.EscapeMarkdown
+	mdFence      = reportfmt.MarkdownFence
+	heatColor    = reportfmt.HeatColor
+)
+
+// heatNoDataColor is the fill for heatmap cells without data.
+const heatNoDataColor = reportfmt.HeatNoDataColor
 
 // errWriter remembers the first write error so renderers can write freely and
 // check once at the end.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
-
-// sanitize makes an input-derived string safe to show on one line: control
-// characters (ESC, CR, LF, tab, DEL, C1) and bidirectional overrides are
-// shown as Go-style escapes (\x1b, \r, \n, \t, \u202e), so no terminal
-// escape can be injected and no line forged, and what the input held stays
-// visible; invalid UTF-8 becomes U+FFFD.
-func sanitize(s string) string {
-	clean := true
-	for _, r := range s {
-		if unicode.IsControl(r) || isBidi(r) || r == utf8RuneError {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var sb strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			sb.WriteString(`\n`)
-		case r == '\r':
-			sb.WriteString(`\r`)
-		case r == '\t':
-			sb.WriteString(`\t`)
-		case unicode.IsControl(r):
-			fmt.Fprintf(&sb, `\x%02x`, r)
-		case isBidi(r):
-			fmt.Fprintf(&sb, `\u%04x`, r)
-		case r == utf8RuneError:
-			sb.WriteRune('\uFFFD')
-		default:
-			sb.WriteRune(r)
-		}
-	}
-	return sb.String()
-}
-
-const utf8RuneError = '\uFFFD'
-
-func isBidi(r rune) bool {
-	return (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069') || r == '\u200E' || r == '\u200F'
-}
-
-// fmtFixed renders v with the given decimals, or "~" when v is NaN or infinite.
-func fmtFixed(v float64, decimals int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "~"
-	}
-	s := fmt.Sprintf("%.*f", decimals, v)
-	if strings.TrimLeft(s, "-0.") == "" { // no "-0.00"
-		s = strings.TrimPrefix(s, "-")
-	}
-	return s
-}
+type errWriter = reportfmt.ErrWriter
 
 // fmtScore renders a score at 3 decimals.
 func fmtScore(v float64) string { return fmtFixed(v, 3) }
@@ -211,33 +138,6 @@ func fmtInterval(iv [2]float64) string {
 		return ""
 	}
 	return "[" + lo + "–" + hi + "%]"
-}
-
-// fmtValue renders a measured value with its unit at a precision chosen by
-// magnitude bands (so equal inputs always render equally).
-func fmtValue(v float64, unit string) string {
-	var s string
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "~"
-	case a >= 1000:
-		s = fmtFixed(v, 0)
-	case a >= 10:
-		s = fmtFixed(v, 1)
-	case a >= 0.01 || a == 0:
-		s = fmtFixed(v, 2)
-	default:
-		s = fmt.Sprintf("%.2e", v)
-	}
-	unit = sanitize(unit)
-	switch unit {
-	case "":
-		return s
-	case "%":
-		return s + "%"
-	}
-	return s + " " + unit
 }
 
 // fmtLag renders a lag as "+30s", "+1m30s", "+500ms", "-2s".
@@ -366,18 +266,6 @@ func toolLine(c *Card) string {
 	return sanitize(s + " · schema " + v)
 }
 
-// sha12 is the first 12 hex digits of a sha256 (the display prefix).
-func sha12(s string) string {
-	s = sanitize(s)
-	if len(s) > 12 {
-		return s[:12]
-	}
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // isComparison reports whether the card is a comparison method's (BARO,
 // N-sigma, ...): its causes have no confidence, counterfactual or state.
 func isComparison(c *Card) bool { return c.Method != MethodTCG && c.Method != "" }
@@ -422,33 +310,5 @@ func inputCounts(in InputRow) string {
 	return strings.Join(parts, ", ")
 }
 
-// shellQuote quotes one argument for a POSIX shell when needed.
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // commandLine renders the manifest's args as one shell command line.
 func commandLine(m Manifest) string { return shellCommand(m.Args) }
-
-// shellCommand renders args (sanitized, each quoted when needed) as one
-// shell command line.
-func shellCommand(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = shellQuote(sanitize(a))
-	}
-	return strings.Join(q, " ")
-}

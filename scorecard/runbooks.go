@@ -140,7 +140,7 @@ func fillPlaceholders(cmd string, vals map[string]string) (string, bool) {
 			return "", false
 		}
 		sb.WriteString(cmd[:i])
-		sb.WriteString(ShellCommand([]string{v}))
+		sb.WriteString(shellCommand([]string{v}))
 		cmd = cmd[i+j+1:]
 	}
 }

@@ -54,7 +54,7 @@ func TestParseRunbooks(t *testing.T) {
 	if len(team) != 2 || team[0].URL != "https://wiki.example/cart-memory" || steps[0].Source != "runbook" {
 		t.Fatalf("runbook steps %+v", team)
 	}
-	if want := ShellCommand([]string{pod}); !strings.Contains(team[1].Command, want) || !strings.Contains(team[1].Command, "${TOKEN}") {
+	if want := shellCommand([]string{pod}); !strings.Contains(team[1].Command, want) || !strings.Contains(team[1].Command, "${TOKEN}") {
 		t.Errorf("heap command %q: want the pod quoted (%s) and ${TOKEN} kept", team[1].Command, want)
 	}
 	gpu := &tcg.Node{Entity: ingest.Entity{Kind: ingest.KindGPU, Name: "GPU-1", GPU: "GPU-1", Node: "n1"}, Signal: ingest.SignalGPUMemBW, Series: []*ingest.Series{s}}

@@ -191,7 +191,7 @@ func (m *mdWriter) shape(c *Card) {
 		return
 	}
 	m.p("\n### Request shape\n")
-	m.ew.printf("%s", ShapeMarkdown(c.RequestShape))
+	m.ew.Printf("%s", ShapeMarkdown(c.RequestShape))
 }
 
 // shapeFill is a cell's colour: red by how much slower, blue faster,

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // ANSI SGR codes used by the text format.
@@ -30,14 +31,14 @@ type textWriter struct {
 }
 
 func renderText(w io.Writer, c *Card, opt RenderOptions) error {
-	t := &textWriter{ew: &errWriter{w: w}, width: opt.Width, color: opt.Color, comparison: isComparison(c)}
+	t := &textWriter{ew: reportfmt.NewErrWriter(w), width: opt.Width, color: opt.Color, comparison: isComparison(c)}
 	if opt.Explain > 0 {
 		t.explainRow(c, opt.Explain)
-		return t.ew.err
+		return t.ew.Err()
 	}
 	t.firstScreen(c)
 	if !opt.Verbose {
-		return t.ew.err
+		return t.ew.Err()
 	}
 	t.line("")
 	t.line(t.paint(ansiBold, "━━ Details (-v) ━━"))
@@ -53,7 +54,7 @@ func renderText(w io.Writer, c *Card, opt RenderOptions) error {
 	t.inventory(c)
 	t.inputs(c)
 	t.manifest(c)
-	return t.ew.err
+	return t.ew.Err()
 }
 
 // explainRow is `explain N`: the card's header, the row's first-screen
@@ -91,7 +92,7 @@ func (t *textWriter) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func (t *textWriter) line(s string) { t.ew.printf("%s\n", s) }
+func (t *textWriter) line(s string) { t.ew.Printf("%s\n", s) }
 
 func (t *textWriter) section(title string) {
 	t.line("")

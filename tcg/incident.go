@@ -44,13 +44,13 @@ type Incident struct {
 
 // Options configure the graph. Zero fields take defaults.
 type Options struct {
-	Threshold     float64       // robust z for "anomalous" (default 3)
-	LagWindow     time.Duration // how far propagation may lag (default 3 steps, at least 2m)
-	MinConfidence float64       // edge confidence for state transitions (default 0.75)
-	Alpha         float64       // DKW significance (default 0.05)
-	MaxLagged     int           // most anomalous nodes considered for lagged-dependence edges (default 60)
+	Threshold     float64       // robust z for "anomalous" (default DefaultThreshold)
+	LagWindow     time.Duration // how far propagation may lag (default DefaultLagSteps steps, at least DefaultMinLagWindow)
+	MinConfidence float64       // edge confidence for state transitions (default DefaultMinConfidence)
+	Alpha         float64       // DKW significance (default DefaultAlpha)
+	MaxLagged     int           // most anomalous nodes considered for lagged-dependence edges (default DefaultMaxLagged)
 	// ChangeHold is how long a deployment or configuration change counts
-	// as recent on its service's change node (default 10m).
+	// as recent on its service's change node (default DefaultChangeHold).
 	ChangeHold time.Duration
 	// RecurrenceShare is the share of an episode's deviation a baseline
 	// sample must reach to count as the episode recurring: a series whose
@@ -78,6 +78,13 @@ const (
 	DefaultWindow        = 5 * time.Minute // IncidentSpec.Window
 	// DefaultRecurrenceShare is Options.RecurrenceShare's default.
 	DefaultRecurrenceShare = 0.5
+	// DefaultLagSteps and DefaultMinLagWindow make Options.LagWindow's
+	// default: this many grid steps, and at least this long.
+	DefaultLagSteps     = 3
+	DefaultMinLagWindow = 2 * time.Minute
+	DefaultAlpha        = 0.05             // Options.Alpha
+	DefaultMaxLagged    = 60               // Options.MaxLagged
+	DefaultChangeHold   = 10 * time.Minute // Options.ChangeHold
 )
 
 func (o Options) withDefaults(step time.Duration) Options {
@@ -85,22 +92,22 @@ func (o Options) withDefaults(step time.Duration) Options {
 		o.Threshold = DefaultThreshold
 	}
 	if o.LagWindow <= 0 {
-		o.LagWindow = max(3*step, 2*time.Minute)
+		o.LagWindow = max(DefaultLagSteps*step, DefaultMinLagWindow)
 	}
 	if o.MinConfidence <= 0 {
 		o.MinConfidence = DefaultMinConfidence
 	}
 	if o.Alpha <= 0 {
-		o.Alpha = 0.05
+		o.Alpha = DefaultAlpha
 	}
 	if o.RecurrenceShare == 0 {
 		o.RecurrenceShare = DefaultRecurrenceShare
 	}
 	if o.MaxLagged <= 0 {
-		o.MaxLagged = 60
+		o.MaxLagged = DefaultMaxLagged
 	}
 	if o.ChangeHold <= 0 {
-		o.ChangeHold = 10 * time.Minute
+		o.ChangeHold = DefaultChangeHold
 	}
 	o.Peers = o.Peers.WithDefaults()
 	if o.OnsetLookback == 0 {

@@ -1,0 +1,165 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
+)
+
+// labelOf names an item for people: "latency of router → vllm (caller side)".
+func labelOf(it *Item) string {
+	ent := it.Entity
+	if it.EntityKind == "edge" {
+		ent = strings.Replace(strings.TrimPrefix(ent, "edge/"), "->", " → ", 1)
+	}
+	sig := it.Signal
+	switch it.Facet {
+	case "client":
+		ent += " (caller side)"
+	case "server":
+		ent += " (callee side)"
+	case "gap":
+		ent += " (network gap)"
+	case "self":
+		sig = "own time"
+	case "":
+	default:
+		ent += " (" + it.Facet + ")"
+	}
+	s := sig + " of " + ent
+	if it.Kind == KindSeries || it.Facet == "template" {
+		s += ": " + it.Series
+	}
+	return s
+}
+
+// changeText is an item's change in words, e.g. "p99 +180 ms [+120, +260]
+// (1.02 s → 1.20 s), δ 0.41".
+func changeText(it *Item) string {
+	if it.Verdict == Insufficient {
+		return it.Reason
+	}
+	t := it.Test
+	switch it.Kind {
+	case KindDistribution:
+		qc, ok := shownQuantile(it)
+		if !ok {
+			return it.Reason
+		}
+		s := fmt.Sprintf("p%d %s [%s, %s] (%s → %s)", int(math.Round(qc.Q*100)), signedValue(qc.Diff, it.Unit),
+			signedValue(qc.DiffCI[0], it.Unit), signedValue(qc.DiffCI[1], it.Unit), value(qc.Before, it.Unit), value(qc.After, it.Unit))
+		return s + ", δ " + fix(t.CliffDelta, 2)
+	case KindProportion:
+		return fmt.Sprintf("error ratio %s → %s (%d/%d → %d/%d), h %s", pct(it.Before.Ratio), pct(it.After.Ratio),
+			it.Before.Events, it.Before.N, it.After.Events, it.After.N, fix(t.CohenH, 2))
+	case KindRate:
+		return fmt.Sprintf("%s/s → %s/s (×%s)", fix3(it.Before.Rate), fix3(it.After.Rate), fix(t.RateRatio, 2))
+	case KindSeries:
+		s := fmt.Sprintf("level %s → %s (%s)", value(it.Before.Median, it.Unit), value(it.After.Median, it.Unit), shiftText(t.Shift))
+		if it.Normalised != "" {
+			s += ", " + it.Normalised
+		}
+		return s
+	}
+	return it.Reason
+}
+
+// shownQuantile is the quantile a distribution's change is told by: the
+// usable one that moved most in relative terms (in the verdict's
+// direction when it moved).
+func shownQuantile(it *Item) (QuantileChange, bool) {
+	best, bi := -1.0, -1
+	for i, qc := range it.Test.Quantiles {
+		if !qc.Usable && i > 0 {
+			continue
+		}
+		rel := relChange(it, qc)
+		if rel != rel {
+			continue
+		}
+		switch it.Verdict {
+		case Regressed:
+			if rel < 0 {
+				continue
+			}
+		case Fixed, Improved:
+			if rel > 0 {
+				continue
+			}
+		}
+		if a := math.Abs(rel); a > best {
+			best, bi = a, i
+		}
+	}
+	if bi < 0 {
+		if len(it.Test.Quantiles) == 0 {
+			return QuantileChange{}, false
+		}
+		bi = 0
+	}
+	return it.Test.Quantiles[bi], true
+}
+
+func fix3(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 100:
+		return fix(v, 0)
+	case a >= 10:
+		return fix(v, 1)
+	}
+	return fix(v, 2)
+}
+
+func pct(v float64) string {
+	if v != v {
+		return "~"
+	}
+	return fix(100*v, 1) + "%"
+}
+
+// value renders a measured value: seconds as µs/ms/s/min, bytes in
+// binary units, others as the scorecard does.
+func value(v float64, unit string) string {
+	if unit == "bytes" && v == v {
+		a := math.Abs(v)
+		for _, u := range []struct {
+			f    float64
+			name string
+		}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+			if a >= u.f {
+				return fix3(v/u.f) + " " + u.name
+			}
+		}
+		return fix(v, 0) + " bytes"
+	}
+	if unit != "s" || v != v {
+		return reportfmt.FormatValue(v, unit)
+	}
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0 s"
+	case a < 1e-3:
+		return fix3(v*1e6) + " µs"
+	case a < 1:
+		return fix3(v*1e3) + " ms"
+	case a < 600:
+		return fix3(v) + " s"
+	}
+	return fix3(v/60) + " min"
+}
+
+// signedValue is value with an explicit sign: "+180 ms", "−2.1 s".
+func signedValue(v float64, unit string) string {
+	if v != v {
+		return "~"
+	}
+	s := value(v, unit)
+	if v > 0 {
+		return "+" + s
+	}
+	return s
+}
