@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
@@ -207,7 +208,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if len(paths) != 0 {
 			return usage("compare: with live sources give no inputs (both windows come from one fetch)")
 		}
-		if !bAt.present || !aAt.present {
+		if !bAt.Present || !aAt.Present {
 			return usage("compare: live sources need --before-at and --after-at")
 		}
 		dir, cleanup, code := fetchCompare(args, &c.lf, af, &bAt, &aAt, stderr, progress)
@@ -219,7 +220,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		args = compareRerun(args, &bAt, &aAt, dir)
 	}
 	switch {
-	case len(paths) == 1 && (!bAt.present || !aAt.present):
+	case len(paths) == 1 && (!bAt.Present || !aAt.Present):
 		return usage("compare: one input needs both --before-at and --after-at (or give BEFORE AFTER)")
 	case len(paths) == 0 || len(paths) > 2:
 		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
@@ -244,13 +245,13 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	ws := compare.WindowSpec{BeforeAt: bAt.resolve(before.End), AfterAt: aAt.resolve(after.End), Window: af.Window,
+	ws := compare.WindowSpec{BeforeAt: bAt.Resolve(before.End), AfterAt: aAt.Resolve(after.End), Window: af.Window,
 		Baseline: af.Baseline, Target: spec.Target}
-	if bAt.present {
-		ws.BeforeAtSource = "--before-at " + bAt.raw
+	if bAt.Present {
+		ws.BeforeAtSource = "--before-at " + bAt.Raw
 	}
-	if aAt.present {
-		ws.AfterAtSource = "--after-at " + aAt.raw
+	if aAt.Present {
+		ws.AfterAtSource = "--after-at " + aAt.Raw
 	}
 	bs, as, inc, err := compare.ResolveSides(before, after, ws)
 	if err != nil {
@@ -289,19 +290,19 @@ func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *tim
 	progress func(string, ...any)) (string, func(), int) {
 	now := time.Now().UTC().Truncate(time.Second)
 	abs := func(t *timeSpec) {
-		if t.isRel {
-			a := now.Add(t.rel)
-			*t = timeSpec{abs: ingest.FromTime(a), raw: a.Format(time.RFC3339Nano) + " (" + t.raw + ", now = wall clock at fetch)", present: true}
+		if t.IsRel {
+			a := now.Add(t.Rel)
+			*t = timeSpec{Abs: ingest.FromTime(a), Raw: a.Format(time.RFC3339Nano) + " (" + t.Raw + ", now = wall clock at fetch)", Present: true}
 		}
 	}
 	abs(bAt)
 	abs(aAt)
 	first, last := *bAt, *aAt
-	if first.abs > last.abs {
+	if first.Abs > last.Abs {
 		first, last = last, first
 	}
 	fetch := *af
-	fetch.Baseline = last.abs.Sub(first.abs) + fetchBaseline(af.Baseline, af.Window)
+	fetch.Baseline = last.Abs.Sub(first.Abs) + fetchBaseline(af.Baseline, af.Window)
 	work, err := os.MkdirTemp("", "pipeline-analyze-compare-*")
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
@@ -327,7 +328,7 @@ func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *tim
 // times absolute, the bundle as the one input.
 func compareRerun(args []string, bAt, aAt *timeSpec, dir string) []string {
 	out := rerunArgs(args)
-	abs := map[string]string{"before-at": bAt.abs.Std().Format(time.RFC3339Nano), "after-at": aAt.abs.Std().Format(time.RFC3339Nano)}
+	abs := map[string]string{"before-at": bAt.Abs.Std().Format(time.RFC3339Nano), "after-at": aAt.Abs.Std().Format(time.RFC3339Nano)}
 	for i := 0; i < len(out); i++ {
 		name, _, eq := strings.Cut(strings.TrimPrefix(out[i], "--"), "=")
 		v, ok := abs[name]
@@ -359,13 +360,13 @@ func beforeCauses(c *compareOpts, o *compare.Options, before *ingest.Bundle, spe
 	default:
 		spec.At = inc.At
 		spec.AtSource = inc.AtChosenBy
-		an, err := analyzeBundle(before, spec, timeSpec{abs: inc.At, present: true}, topt, copt)
+		an, err := analysis.AnalyzeBundle(before, spec, timeSpec{Abs: inc.At, Present: true}, topt, copt)
 		if err != nil {
 			progress("BEFORE's analysis failed, so its causes get no verdict: %v", err)
 			o.CausesFrom = "analysis of BEFORE failed: " + err.Error()
 		} else {
-			o.Causes = compare.CausesOf(an.result, c.nCauses)
-			o.CausesFrom = "analysis of BEFORE (method " + an.result.Method + ")"
+			o.Causes = compare.CausesOf(an.Result, c.nCauses)
+			o.CausesFrom = "analysis of BEFORE (method " + an.Result.Method + ")"
 		}
 	}
 	return nil

@@ -13,10 +13,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
@@ -142,7 +144,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		}
 		if !ok {
 			return usageErrorFor(stderr, "eval", fmt.Errorf("--methods: unknown method %q (want a comma list of %s)%s", m,
-				strings.Join(causal.Methods(), ", "), didYouMean(m, causal.Methods(), nil)))
+				strings.Join(causal.Methods(), ", "), suggest.DidYouMean(m, causal.Methods(), nil)))
 		}
 	}
 	af.Method = ms[0]
@@ -384,13 +386,13 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at timeSpec, 
 		r := caseResult{Case: name, Fault: lb.Fault, Method: m, Truth: lb.RootCause.Service, TruthComp: lb.RootCause.Component}
 		var res *causal.Result
 		if g == nil {
-			an, err := analyzeBundle(b, spec, at, topt, o)
+			an, err := analysis.AnalyzeBundle(b, spec, at, topt, o)
 			if err != nil {
 				r.Error = err.Error()
 				out = append(out, r)
 				continue
 			}
-			g, res = an.graph, an.result
+			g, res = an.Graph, an.Result
 		} else {
 			res, err = causal.Analyze(g, b, o)
 			if err != nil {

@@ -59,11 +59,14 @@ var layers = map[string][]string{
 	"scorecard":                {"causal", "evidence", "ingest", "measure", "peers", "shape", "tcg"},
 	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "internal/parallel", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
 	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "measure", "peers", "scorecard", "shape", "tcg"},
-	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "live", "logtemplate", "measure",
+	// analysis: the one in-process core the CLI, the MCP server, eval and compare call (Analyze → *Run).
+	"analysis": {"causal", "evidence", "features", "fixtures", "ingest", "internal/suggest", "measure", "scorecard", "tcg"},
+	"driver": {"analysis", "causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "internal/suggest", "live", "logtemplate", "measure",
 		"peers", "profdiff", "scorecard", "shape", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 
 	"internal/boundedfile": {}, // the one reader of files a flag names (issue 28)
+	"internal/suggest":     {}, // "did you mean": the nearest known names to one typed
 }
 
 // harnesses are the module's packages outside the data flow — the

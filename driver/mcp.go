@@ -81,7 +81,7 @@ func runMCP(args []string, env cmdEnv) int {
 	if o.lf.ListQueries {
 		return o.lf.list(env.stdout, env.stderr, 0)
 	}
-	s := &mcpServer{live: o.lf.active(), lim: o.lim, red: env.red, stderr: env.stderr}
+	s := &mcpServer{live: o.lf.active(), lim: o.lim, lf: o.lf, red: env.red, stderr: env.stderr}
 	for _, k := range [][2]string{{"jaeger", o.lf.JaegerURL}, {"prometheus", o.lf.PromURL}, {"loki", o.lf.LokiURL}, {"victorialogs", o.lf.VlogsURL}} {
 		if k[1] != "" {
 			s.liveKinds = append(s.liveKinds, k[0])
@@ -94,8 +94,8 @@ func runMCP(args []string, env cmdEnv) int {
 		}
 		s.roots = append(s.roots, real)
 	}
-	// The server's own flags (limits, live sources) go to every run the
-	// tools start, in the CLI's own syntax.
+	// The server's own flags (limits, live sources), in the CLI's own
+	// syntax, for the rerun line of the cards the tools return.
 	fs.Visit(func(f *pflag.Flag) {
 		if f.Name == "root" {
 			return
@@ -137,8 +137,9 @@ func (nopWriteCloser) Close() error { return nil }
 // last analysis (for explain_cause). Tool calls run one at a time.
 type mcpServer struct {
 	roots     []string // real absolute directories
-	flagArgs  []string // the server's limit and live flags, for every run
+	flagArgs  []string // the server's limit and live flags, for the rerun lines
 	live      bool     // live sources configured
+	lf        liveFlags
 	liveKinds []string // their kinds: jaeger, prometheus, loki, victorialogs
 	lim       ingest.Limits
 	red       *redactor

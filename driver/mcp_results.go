@@ -113,11 +113,13 @@ type analyzeOutput struct {
 	WarningsTotal  int            `json:"warnings_total"`
 	Inputs         int            `json:"inputs"`
 	Skipped        []string       `json:"skipped,omitempty" jsonschema:"inputs not analysed, with why"`
-	Card           any            `json:"card,omitempty" jsonschema:"with detail full: the whole JSON scorecard (docs/scorecard.schema.json)"`
+	Card           json.Marshaler `json:"card,omitempty" jsonschema:"with detail full: the whole JSON scorecard (docs/scorecard.schema.json)"`
 	Markdown       string         `json:"markdown,omitempty" jsonschema:"with detail full: the scorecard in Markdown"`
 }
 
-// analyzeResult is the analyze tool's result of a card.
+// analyzeResult is the analyze tool's result of a run's card (the
+// analysis.Run's Card): with detail full, the whole card, in the JSON the
+// CLI's -o json writes (scorecard.Card's MarshalJSON).
 func analyzeResult(c *scorecard.Card, full bool) (*analyzeOutput, error) {
 	t := c.Incident.Target
 	out := &analyzeOutput{
@@ -144,14 +146,8 @@ func analyzeResult(c *scorecard.Card, full bool) (*analyzeOutput, error) {
 		}
 	}
 	if full {
+		out.Card = c
 		var sb strings.Builder
-		if err := scorecard.Render(&sb, c, "json", scorecard.RenderOptions{}); err != nil {
-			return nil, fmt.Errorf("render the scorecard: %w", err)
-		}
-		if err := json.Unmarshal([]byte(sb.String()), &out.Card); err != nil {
-			return nil, fmt.Errorf("the JSON scorecard: %w", err)
-		}
-		sb.Reset()
 		if err := scorecard.Render(&sb, c, "markdown", scorecard.RenderOptions{Width: 100}); err != nil {
 			return nil, fmt.Errorf("render the scorecard: %w", err)
 		}

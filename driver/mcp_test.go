@@ -84,6 +84,13 @@ func (c *mcpClient) peakRSS() int64 {
 	return 0
 }
 
+// analyzeJSON is an analyze result as a client decodes it: the card (with
+// detail full) as the JSON it is.
+type analyzeJSON struct {
+	analyzeOutput
+	Card json.RawMessage `json:"card"`
+}
+
 // call calls a tool; a protocol error (the server gone) fails the test.
 // It returns the result's text and whether it is a tool error; out, when
 // not nil, receives the structured result.
@@ -213,7 +220,7 @@ func TestMCPServer(t *testing.T) {
 	if err := json.Unmarshal([]byte(cli.stdout), &want); err != nil || len(want.Causes) == 0 {
 		t.Fatalf("the CLI's JSON: %v (%d causes)", err, len(want.Causes))
 	}
-	var an analyzeOutput
+	var an analyzeJSON
 	t0 := time.Now()
 	text, isErr := c.call("analyze", map[string]any{"paths": []string{"llm-002"}}, &an)
 	t.Logf("llm-002: the CLI %v (peak RSS %d MiB), the analyze tool %v", cli.wall.Round(10*time.Millisecond), cli.rss>>20,
@@ -237,11 +244,11 @@ func TestMCPServer(t *testing.T) {
 	if an.Card != nil || an.Markdown != "" || len(an.Causes) > mcpTopCauses {
 		t.Errorf("summary detail carries the full card or %d causes", len(an.Causes))
 	}
-	var again analyzeOutput
+	var again analyzeJSON
 	if text2, _ := c.call("analyze", map[string]any{"paths": []string{"llm-002"}}, &again); text2 != text {
 		t.Errorf("analyze is not deterministic:\n%.500s\n%.500s", text, text2)
 	}
-	var anFull analyzeOutput
+	var anFull analyzeJSON
 	textFull, isErr := c.call("analyze", map[string]any{"paths": []string{filepath.Join(dev, "llm-002")}, "detail": "full"}, &anFull)
 	if isErr {
 		t.Fatalf("analyze, full: %s", textFull)
@@ -381,7 +388,7 @@ func TestMCPLive(t *testing.T) {
 	}
 	lc := newLiveCase(t, 12*time.Minute)
 	c := startMCP(t, "--prometheus-url", lc.prom.URL, "--token-file", lc.tokenFile, "--retries", "1", "--timeout", "5s")
-	var an analyzeOutput
+	var an analyzeJSON
 	text, isErr := c.call("analyze", map[string]any{"at": lc.label.AlertTime, "baseline": "6m", "target": "vllm:gpu_util", "detail": "full"}, &an)
 	if isErr {
 		t.Fatalf("analyze from the live source: %s", text)

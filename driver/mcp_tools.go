@@ -8,13 +8,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"strings"
+	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 )
 
 // Detail levels of the tools' results.
@@ -93,16 +98,26 @@ func (s *mcpServer) addTools(srv *mcp.Server) {
 }
 
 // addTool adds one tool whose handler returns its result, the result's
-// one-line text and an error.
+// one-line text and an error. The result's output schema is derived from
+// Out; what leaves the server is Out's JSON after the redactor
+// (redactedJSON), so that no secret a server echoed reaches the client.
 func addTool[In, Out any](s *mcpServer, srv *mcp.Server, t *mcp.Tool, h func(context.Context, In) (Out, string, error)) {
-	mcp.AddTool(srv, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+	rt := reflect.TypeFor[Out]()
+	if rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	schema, err := jsonschema.ForType(rt, &jsonschema.ForOptions{})
+	if err != nil {
+		panic(fmt.Sprintf("mcp tool %s: output schema: %v", t.Name, err)) // a programmer error, caught by the tests
+	}
+	t.OutputSchema = schema
+	mcp.AddTool(srv, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out redactedJSON, err error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		defer debug.FreeOSMemory() // a long-lived server gives a large run's memory back
 		defer func() {
 			if p := recover(); p != nil {
-				var zero Out
-				res, out, err = nil, zero, fmt.Errorf("internal error: %v", p)
+				res, out, err = nil, redactedJSON{}, fmt.Errorf("internal error: %v", p)
 				fmt.Fprintf(s.stderr, "pipeline-analyze mcp: %s: internal error: %v\n", t.Name, p)
 				stack := debug.Stack()
 				if gp, ok := p.(*parallel.Panic); ok {
@@ -123,23 +138,32 @@ func addTool[In, Out any](s *mcpServer, srv *mcp.Server, t *mcp.Tool, h func(con
 		if err != nil {
 			return nil, out, err
 		}
-		data, err := json.Marshal(o)
+		out = redactedJSON{v: o, red: s.red}
+		data, err := out.MarshalJSON()
 		if err != nil {
-			return nil, out, err
-		}
-		if red := s.red.replace(string(data)); red != string(data) {
-			data = []byte(red)
-			var clean Out
-			if err := json.Unmarshal(data, &clean); err != nil {
-				return nil, out, err
-			}
-			o = clean
+			return nil, redactedJSON{}, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{
 			&mcp.TextContent{Text: s.red.replace(text)},
 			&mcp.TextContent{Text: string(data)},
-		}}, o, nil
+		}}, out, nil
 	})
+}
+
+// redactedJSON is a tool's result as it leaves the server: the JSON of v
+// with the redactor's secrets replaced.
+type redactedJSON struct {
+	v   any
+	red *redactor
+}
+
+// MarshalJSON is v's JSON after the redactor.
+func (r redactedJSON) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(r.v)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(r.red.replace(string(data))), nil
 }
 
 // runArgs are the command-line arguments of a run a tool starts: the
@@ -164,7 +188,7 @@ func (s *mcpServer) needPaths(paths []string) error {
 	return nil
 }
 
-// analyze runs the CLI's analysis (analyzeRun.card) on the paths or the
+// analyze runs the CLI's analysis (analyzeRun.run: analysis.Analyze) on the paths or the
 // live sources and keeps the card for explain_cause.
 func (s *mcpServer) analyze(ctx context.Context, in analyzeInput) (*analyzeOutput, string, error) {
 	s.last = nil
@@ -179,29 +203,59 @@ func (s *mcpServer) analyze(ctx context.Context, in analyzeInput) (*analyzeOutpu
 	if err := s.needPaths(paths); err != nil {
 		return nil, "", err
 	}
-	args := s.runArgs([][2]string{{"at", in.At}, {"window", in.Window}, {"baseline", in.Baseline}, {"target", in.Target}, {"method", in.Method}}, paths)
-	fs, o := newAnalyzeFlags()
-	if err := fs.Parse(args); err != nil {
+	o, changed, err := s.analyzeOptions(in)
+	if err != nil {
 		return nil, "", err
 	}
 	var stderr bytes.Buffer
 	se := newSafeWriter(&stderr, s.red, maxErrLine)
 	env := cmdEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: se, explain: io.Discard, red: s.red} // stdout is the protocol
-	r, err := newAnalyzeRun(env, fs, o, &reporter{w: se, quiet: true})
+	r, err := newAnalyzeRun(env, o, func(flag string) bool { return changed[flag] }, paths, &reporter{w: se, quiet: true})
 	if err != nil {
 		return nil, "", runError(err.Error())
 	}
-	card, err := r.card(ctx, args)
+	// The card's rerun line is the CLI command that reproduces the call.
+	run, err := r.run(ctx, s.runArgs([][2]string{{"at", in.At}, {"window", in.Window}, {"baseline", in.Baseline}, {"target", in.Target}, {"method", in.Method}}, paths))
 	se.Flush()
 	if err != nil {
 		return nil, "", runError(stderr.String())
 	}
-	s.last = card
-	out, err := analyzeResult(card, full)
+	s.last = run.Card
+	out, err := analyzeResult(run.Card, full)
 	if err != nil {
 		return nil, "", err
 	}
-	return out, card.Verdict.Text, nil
+	return out, run.Card.Verdict.Text, nil
+}
+
+// analyzeOptions are the analysis command's options of an analyze call:
+// the defaults, the server's limits and live sources, and the call's
+// arguments; changed names the flags the call set.
+func (s *mcpServer) analyzeOptions(in analyzeInput) (*analyzeOpts, map[string]bool, error) {
+	o := &analyzeOpts{af: defaultAnalysisFlags(), of: defaultOutputFlags(), lf: s.lf, lim: s.lim}
+	changed := map[string]bool{}
+	set := func(flag, value string, to *string) {
+		if value != "" {
+			*to, changed[flag] = value, true
+		}
+	}
+	set("at", in.At, &o.af.At)
+	set("target", in.Target, &o.af.Target)
+	set("method", in.Method, &o.af.Method)
+	for _, d := range []struct {
+		flag, value string
+		to          *time.Duration
+	}{{"window", in.Window, &o.af.Window}, {"baseline", in.Baseline, &o.af.Baseline}} {
+		if d.value == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.value)
+		if err != nil { // in the words of the command line's flag parser (pflag's duration)
+			return nil, nil, fmt.Errorf(`invalid argument %q for %q flag: must be a duration like "30s" or "5m"`, d.value, "--"+d.flag)
+		}
+		*d.to, changed[d.flag] = v, true
+	}
+	return o, changed, nil
 }
 
 // explainCause explains one cause of the last analysis.
@@ -272,7 +326,7 @@ func (s *mcpServer) listInputs(_ context.Context, in listInput) (*listOutput, st
 	}
 	if len(in.Paths) == 0 {
 		out := s.listRoots()
-		return out, fmt.Sprintf("%d roots; live sources: %s", len(out.Roots), orNone(strings.Join(out.Live, ", "))), nil
+		return out, fmt.Sprintf("%d roots; live sources: %s", len(out.Roots), suggest.OrNone(strings.Join(out.Live, ", "))), nil
 	}
 	paths, err := s.resolveAll(in.Paths)
 	if err != nil {
@@ -298,7 +352,7 @@ func (s *mcpServer) listInputs(_ context.Context, in listInput) (*listOutput, st
 	text := fmt.Sprintf("%s (%d skipped): %d spans, %d series, %d log records", plural(len(b.Inputs), "input"),
 		skipped, len(b.Spans), len(b.Series), len(b.Logs))
 	if b.End != 0 {
-		text += ", " + dataRange(b)
+		text += ", " + analysis.DataRange(b)
 	}
 	return out, text, nil
 }
