@@ -147,32 +147,81 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	return fs, c
 }
 
-// runCompare is the compare subcommand: flags over compare.Run.
+// defaultCompareOpts are the compare command's options at their flags'
+// defaults.
+func defaultCompareOpts() *compareOpts {
+	_, c := newCompareFlags()
+	return c
+}
+
+// runCompare is the compare subcommand: flags over compare.Run (or
+// compare.RunCanary, or profdiff.Compare), the report rendered.
 func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, c := newCompareFlags()
 	if code, ok := parseFlags(fs, args, "compare", func(w io.Writer) { writeHelp(w, commandByName("compare")) }, stdout, stderr); !ok {
 		return code
 	}
-	af, o, lim := &c.af, c.o, c.lim
-	beforeAt, afterAt, format, export, failOn := c.beforeAt, c.afterAt, c.format, c.export, c.failOn
-	quiet := c.quiet
 	usage := func(format string, a ...any) int {
 		return usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
 	}
 	if fs.Changed("at") {
 		return usage("compare: use --before-at and --after-at instead of --at")
 	}
-	if !slices.Contains(compare.Formats(), format) {
-		return usage("--output-format %q: want one of %s", format, strings.Join(compare.Formats(), ", "))
+	if !slices.Contains(compare.Formats(), c.format) {
+		return usage("--output-format %q: want one of %s", c.format, strings.Join(compare.Formats(), ", "))
 	}
 	if c.profile {
 		return runProfile(c, fs, args, stdout, stderr)
 	}
-	if fs.Changed("canary") {
-		return runCanary(c, fs, args, stdin, stdout, stderr)
+	cc := compareCall{c: c, changed: fs.Changed, paths: fs.Args(), args: args, stdin: stdin, stdout: stdout, stderr: stderr}
+	var rep *compare.Report
+	var code int
+	canary := fs.Changed("canary")
+	if canary {
+		rep, code = cc.canaryReport()
+	} else {
+		rep, code = cc.report()
+	}
+	if rep == nil {
+		return code
+	}
+	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
+	if err := writeReport(rep, c.format, c.export, stdout, say.say); err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	if canary {
+		return compare.FailOnCanary(rep, c.failOn)
+	}
+	return compare.FailOn(rep, c.failOn)
+}
+
+// compareCall is one comparison: its options, what the user set, the
+// inputs as named, the command line for the rerun and the streams (stdout
+// only for --list-queries). The command builds it from its flags, the MCP
+// compare tool from its arguments.
+type compareCall struct {
+	c              *compareOpts
+	changed        func(flag string) bool
+	paths, args    []string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// report runs a before/after comparison up to its report. A nil report
+// comes with the exit status, its reason written to stderr (0: nothing to
+// report, as with --list-queries).
+func (cc compareCall) report() (*compare.Report, int) {
+	c, stdin, stdout, stderr := cc.c, cc.stdin, cc.stdout, cc.stderr
+	af, o, lim := &c.af, c.o, c.lim
+	beforeAt, afterAt, failOn := c.beforeAt, c.afterAt, c.failOn
+	quiet := c.quiet
+	args := cc.args
+	usage := func(format string, a ...any) (*compare.Report, int) {
+		return nil, usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
 	}
 	for _, f := range []string{"baseline-group", "warmup", "pass-score", "marginal-score"} {
-		if fs.Changed(f) {
+		if cc.changed(f) {
 			return usage("--%s is for canary mode: add --canary SELECTOR", f)
 		}
 	}
@@ -183,11 +232,11 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usage("--slice must be positive and --alpha in (0, 1)")
 	}
 	if err := checkGrafana(o.GrafanaURL, o.GrafanaDatasource); err != nil {
-		return usageErrorFor(stderr, "compare", err)
+		return nil, usageErrorFor(stderr, "compare", err)
 	}
 	so, err := af.options()
 	if err != nil {
-		return usageErrorFor(stderr, "compare", err)
+		return nil, usageErrorFor(stderr, "compare", err)
 	}
 	spec, topt, copt := so.spec, so.graph, so.causal
 	bAt, err := parseTimeSpec(beforeAt)
@@ -198,9 +247,9 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%s", strings.Replace(err.Error(), "--at", "--after-at", 1))
 	}
-	paths := fs.Args()
+	paths := cc.paths
 	if c.lf.ListQueries {
-		return c.lf.list(stdout, stderr, af.Step)
+		return nil, c.lf.list(stdout, stderr, af.Step)
 	}
 	say := &reporter{w: stderr, quiet: quiet, verbose: c.verbose}
 	progress := say.say
@@ -213,7 +262,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		dir, cleanup, code := fetchCompare(args, &c.lf, af, &bAt, &aAt, stderr, progress)
 		if code != 0 {
-			return code
+			return nil, code
 		}
 		defer cleanup()
 		paths = []string{dir}
@@ -236,13 +285,13 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	before, err := read(paths[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: BEFORE: %v\n", err)
-		return 1
+		return nil, 1
 	}
 	after := before
 	if len(paths) == 2 {
 		if after, err = read(paths[1]); err != nil {
 			fmt.Fprintf(stderr, "pipeline-analyze compare: AFTER: %v\n", err)
-			return 1
+			return nil, 1
 		}
 	}
 	ws := compare.WindowSpec{BeforeAt: bAt.Resolve(before.End), AfterAt: aAt.Resolve(after.End), Window: af.Window,
@@ -256,7 +305,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	bs, as, inc, err := compare.ResolveSides(before, after, ws)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+		return nil, 1
 	}
 	bs.Paths, as.Paths = paths[:1], paths[len(paths)-1:]
 	o.Target, o.TargetChosenBy = inc.Target, inc.TargetChosenBy
@@ -264,19 +313,15 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o.Version, o.Args = version, args
 	if err := beforeCauses(c, &o, before, spec, inc, topt, copt, progress); err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+		return nil, 1
 	}
 	rep, err := compare.Run(bs, as, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+		return nil, 1
 	}
 	progress("compared %d items: %s", len(rep.Items), rep.Verdict.Text)
-	if err := writeReport(rep, format, export, stdout, progress); err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
-	}
-	return compare.FailOn(rep, failOn)
+	return rep, 0
 }
 
 // fetchCompare fetches, in one go, the range that holds both windows and

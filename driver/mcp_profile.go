@@ -1,18 +1,22 @@
 package driver
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
 
 // The MCP compare tool's profile mode: compare --profile BASE CAND with the
-// server's limit flags (its live sources mean nothing to captures), the
-// report cut to the verdict and the top findings.
+// server's limits (its live sources mean nothing to captures), the report
+// cut to the verdict and the top findings.
 
-// compareProfile runs compare --profile on two paths under the roots.
+// compareProfile runs the CLI's profiler A/B (profileReport) on two paths
+// under the roots.
 func (s *mcpServer) compareProfile(in compareInput, paths []string, full bool) (*compareOutput, string, error) {
 	if in.BeforeAt != "" || in.AfterAt != "" || in.Window != "" || in.Target != "" || in.Canary != "" || in.BaselineGroup != "" {
 		return nil, "", errors.New("profile: paths are BASE CAND; before_at, after_at, window, target, canary and baseline_group do not apply")
@@ -20,6 +24,7 @@ func (s *mcpServer) compareProfile(in compareInput, paths []string, full bool) (
 	if len(paths) != 2 {
 		return nil, "", fmt.Errorf("profile: want paths BASE CAND (two captures or directories of ranks), got %d", len(paths))
 	}
+	// The server's limit flags apply (the span budget, for traces, does not).
 	args := []string{"-q", "-o", "json", "--profile"}
 	for _, a := range s.flagArgs {
 		if strings.HasPrefix(a, "--max-") || strings.HasPrefix(a, "--query-timeout=") || strings.HasPrefix(a, "--stall-timeout=") {
@@ -27,45 +32,24 @@ func (s *mcpServer) compareProfile(in compareInput, paths []string, full bool) (
 		}
 	}
 	args = append(append(args, "--"), paths...)
-	var stdout, stderr bytes.Buffer
+	c := defaultCompareOpts()
+	c.quiet, c.format, c.profile, c.lim = true, "json", true, s.lim
+	c.lim.SpanBudget = ingest.DefaultLimits().SpanBudget
+	var stderr strings.Builder
 	se := newSafeWriter(&stderr, s.red, maxErrLine)
-	code := runCompare(args, strings.NewReader(""), &stdout, se)
+	rep, _ := profileReport(c, func(string) bool { return false }, paths, args, se)
 	se.Flush()
-	if code != 0 {
+	if rep == nil {
 		return nil, "", runError(stderr.String())
 	}
-	out, err := profileResult(stdout.Bytes(), full)
-	if err != nil {
-		return nil, "", err
-	}
+	out := profileResult(rep, full)
 	return out, out.Verdict, nil
 }
 
-// profileResult is the compare tool's result of a profiler A/B's JSON
-// report (docs/profdiff.schema.json).
-func profileResult(data []byte, full bool) (*compareOutput, error) {
-	type ref struct {
-		Kind    string  `json:"kind"`
-		Name    string  `json:"name"`
-		Ratio   float64 `json:"ratio"`
-		PerStep float64 `json:"per_step_seconds"`
-	}
-	var rep struct {
-		Verdict struct {
-			Step         string `json:"step"`
-			Text         string `json:"text"`
-			Slower       int    `json:"slower"`
-			Faster       int    `json:"faster"`
-			Unchanged    int    `json:"unchanged"`
-			Insufficient int    `json:"insufficient"`
-		} `json:"verdict"`
-		Regressions  []ref    `json:"regressions"`
-		Improvements []ref    `json:"improvements"`
-		Warnings     []string `json:"warnings"`
-	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("the JSON report: %w", err)
-	}
+// profileResult is the compare tool's result of a profiler A/B's report:
+// with detail full, the whole report in the JSON the CLI's -o json writes
+// (docs/profdiff.schema.json).
+func profileResult(rep *profdiff.Report, full bool) *compareOutput {
 	v := rep.Verdict
 	out := &compareOutput{Mode: "profile", Verdict: v.Text, WarningsTotal: len(rep.Warnings),
 		Target: &findingOut{Label: "step", Verdict: v.Step, Text: v.Text},
@@ -75,9 +59,16 @@ func profileResult(data []byte, full bool) (*compareOutput, error) {
 			out.Counts[k] = n
 		}
 	}
-	finding := func(verdict string, i int, r ref) findingOut {
+	// A number the JSON report writes as null reads as 0.
+	finite := func(f float64) float64 {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0
+		}
+		return f
+	}
+	finding := func(verdict string, i int, r profdiff.Ref) findingOut {
 		return findingOut{Rank: i + 1, Label: r.Kind + " " + r.Name, Item: r.Name, Verdict: verdict,
-			Text: fmt.Sprintf("median ×%.2f, %+.3g s of GPU time per step", r.Ratio, r.PerStep)}
+			Text: fmt.Sprintf("median ×%.2f, %+.3g s of GPU time per step", finite(r.Ratio), finite(r.PerStep))}
 	}
 	for i, r := range firstN(rep.Regressions, mcpFindings, full) {
 		out.Regressions = append(out.Regressions, finding("slower", i, r))
@@ -87,11 +78,14 @@ func profileResult(data []byte, full bool) (*compareOutput, error) {
 	}
 	out.Warnings = firstN(rep.Warnings, mcpWarnings, full)
 	if full {
-		var all map[string]any
-		if err := json.Unmarshal(data, &all); err != nil {
-			return nil, fmt.Errorf("the JSON report: %w", err)
-		}
-		out.Report = all
+		out.Report = profileJSON{rep}
 	}
-	return out, nil
+	return out
 }
+
+// profileJSON is a profiler A/B's report in its documented JSON
+// (profdiff.Render's json).
+type profileJSON struct{ r *profdiff.Report }
+
+// MarshalJSON writes the report as -o json does.
+func (p profileJSON) MarshalJSON() ([]byte, error) { return scorecard.MarshalJSONValue(*p.r) }

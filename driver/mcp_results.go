@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
@@ -300,7 +301,7 @@ type compareOutput struct {
 	Workloads     []workloadOut  `json:"workloads,omitempty" jsonschema:"canary mode: each canary workload's verdict"`
 	Warnings      []string       `json:"warnings,omitempty"`
 	WarningsTotal int            `json:"warnings_total"`
-	Report        any            `json:"report,omitempty" jsonschema:"with detail full: the whole JSON report (docs/compare.schema.json; profile: docs/profdiff.schema.json) without its plot data"`
+	Report        json.Marshaler `json:"report,omitempty" jsonschema:"with detail full: the whole JSON report (docs/compare.schema.json; profile: docs/profdiff.schema.json) without its plot data"`
 }
 
 // watchOut is one item to keep watching after the fix (compare.Watch).
@@ -311,59 +312,49 @@ type watchOut struct {
 	Query   string `json:"query,omitempty" jsonschema:"PromQL of its series"`
 }
 
-// compareResult is the compare tool's result of a JSON report.
-func compareResult(data []byte, full bool) (*compareOutput, error) {
-	var rep struct {
-		Mode    string `json:"mode"`
-		Verdict struct {
-			Text string `json:"text"`
-		} `json:"verdict"`
-		Target       findingOut   `json:"target"`
-		Causes       []findingOut `json:"causes"`
-		Regressions  []findingOut `json:"regressions"`
-		Improvements []findingOut `json:"improvements"`
-		Counts       []struct {
-			Verdict string `json:"verdict"`
-			N       int    `json:"n"`
-		} `json:"counts"`
-		Watch    []watchOut `json:"watch"`
-		Warnings []struct {
-			Source  string `json:"source"`
-			Message string `json:"message"`
-		} `json:"warnings"`
-		Canary struct {
-			Workloads []workloadOut `json:"workloads"`
-		} `json:"canary"`
+// compareResult is the compare tool's result of a report: with detail
+// full, the whole report in the JSON the CLI's -o json writes, its plot
+// data left out.
+func compareResult(rep *compare.Report, full bool) *compareOutput {
+	finding := func(f compare.Finding) findingOut {
+		return findingOut{Rank: f.Rank, Label: f.Label, Item: f.Item, Verdict: string(f.Verdict), Text: f.Text}
 	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("the JSON report: %w", err)
+	findings := func(fs []compare.Finding) []findingOut {
+		var out []findingOut
+		for _, f := range fs {
+			out = append(out, finding(f))
+		}
+		return out
 	}
-	out := &compareOutput{Mode: rep.Mode, Verdict: rep.Verdict.Text, WarningsTotal: len(rep.Warnings),
-		Workloads: rep.Canary.Workloads, Causes: rep.Causes, Watch: rep.Watch,
-		Regressions: firstN(rep.Regressions, mcpFindings, full), Improvements: firstN(rep.Improvements, mcpFindings, full)}
+	out := &compareOutput{Mode: rep.Mode, Verdict: rep.Verdict.Text, WarningsTotal: len(rep.Warnings), Causes: findings(rep.Causes),
+		Regressions: findings(firstN(rep.Regressions, mcpFindings, full)), Improvements: findings(firstN(rep.Improvements, mcpFindings, full))}
 	if rep.Target.Label != "" {
-		out.Target = &rep.Target
+		t := finding(rep.Target)
+		out.Target = &t
+	}
+	for _, w := range rep.Canary.Workloads {
+		out.Workloads = append(out.Workloads, workloadOut{Workload: w.Workload, Service: w.Service, Verdict: w.Verdict, Score: num(w.Score), Reason: w.Reason})
+	}
+	for _, w := range rep.Watch {
+		out.Watch = append(out.Watch, watchOut{Label: w.Label, Verdict: string(w.Verdict), Text: w.Text, Query: w.Query})
 	}
 	for _, c := range rep.Counts {
 		if c.N > 0 {
 			if out.Counts == nil {
 				out.Counts = map[string]int{}
 			}
-			out.Counts[c.Verdict] = c.N
+			out.Counts[string(c.Verdict)] = c.N
 		}
 	}
 	for _, w := range firstN(rep.Warnings, mcpWarnings, full) {
-		out.Warnings = append(out.Warnings, warningLine(w.Source, w.Message))
+		out.Warnings = append(out.Warnings, w.Message)
 	}
 	if full {
-		var all map[string]any
-		if err := json.Unmarshal(data, &all); err != nil {
-			return nil, fmt.Errorf("the JSON report: %w", err)
-		}
-		delete(all, "plots")
+		all := *rep
+		all.Plots = nil
 		out.Report = all
 	}
-	return out, nil
+	return out
 }
 
 // inputOut is one input as list_inputs reports it.

@@ -91,6 +91,13 @@ type analyzeJSON struct {
 	Card json.RawMessage `json:"card"`
 }
 
+// compareJSON is a compare result as a client decodes it: the report (with
+// detail full) as the JSON it is.
+type compareJSON struct {
+	compareOutput
+	Report json.RawMessage `json:"report"`
+}
+
 // call calls a tool; a protocol error (the server gone) fails the test.
 // It returns the result's text and whether it is a tool error; out, when
 // not nil, receives the structured result.
@@ -273,26 +280,31 @@ func TestMCPServer(t *testing.T) {
 	if cliCmp.code != 0 {
 		t.Fatalf("the CLI's compare: exit %d: %s", cliCmp.code, cliCmp.stderr)
 	}
-	wantCmp, err := compareResult([]byte(cliCmp.stdout), false)
-	if err != nil {
+	var wantCmp struct {
+		Verdict struct {
+			Text string `json:"text"`
+		} `json:"verdict"`
+		Watch []any `json:"watch"`
+	}
+	if err := json.Unmarshal([]byte(cliCmp.stdout), &wantCmp); err != nil {
 		t.Fatal(err)
 	}
-	var cmp compareOutput
+	var cmp compareJSON
 	if text, isErr := c.call("compare", map[string]any{"paths": []string{"incident", "fixed"}}, &cmp); isErr {
 		t.Fatalf("compare: %s", text)
 	}
-	if cmp.Mode != "before-after" || cmp.Verdict == "" || cmp.Verdict != wantCmp.Verdict || cmp.Target == nil {
-		t.Errorf("compare: %+v, the CLI's verdict %q", cmp, wantCmp.Verdict)
+	if cmp.Mode != "before-after" || cmp.Verdict == "" || cmp.Verdict != wantCmp.Verdict.Text || cmp.Target == nil {
+		t.Errorf("compare: %+v, the CLI's verdict %q", cmp, wantCmp.Verdict.Text)
 	}
 	if len(cmp.Watch) == 0 || len(cmp.Watch) != len(wantCmp.Watch) || cmp.Watch[0].Text == "" {
 		t.Errorf("compare: watch %+v, the CLI's %+v: want what to watch after the fix", cmp.Watch, wantCmp.Watch)
 	}
-	var one compareOutput
+	var one compareJSON
 	if text, isErr := c.call("compare", map[string]any{"paths": []string{"incident"}, "window": "2m", "before_at": "now-2m", "after_at": "now-9m"}, &one); isErr ||
 		one.Mode != "before-after" || one.Verdict == "" {
 		t.Errorf("compare, two windows of one input: %.300s %+v", text, one)
 	}
-	var can compareOutput
+	var can compareJSON
 	if text, isErr := c.call("compare", map[string]any{"paths": []string{"rollout"}, "canary": "auto"}, &can); isErr {
 		t.Fatalf("compare, canary: %s", text)
 	}
@@ -300,7 +312,7 @@ func TestMCPServer(t *testing.T) {
 		t.Errorf("compare, canary: %+v", can)
 	}
 	// compare, profile: two profiler captures (a capture against itself).
-	var prof compareOutput
+	var prof compareJSON
 	if text, isErr := c.call("compare", map[string]any{"paths": []string{"base.json.gz", "cand.json.gz"}, "profile": true}, &prof); isErr ||
 		prof.Mode != "profile" || prof.Target == nil || prof.Target.Verdict != "unchanged" || !strings.HasPrefix(prof.Verdict, "step unchanged") {
 		t.Errorf("compare, profile: %.300s %+v", text, prof)

@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
+	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
@@ -242,18 +243,11 @@ func (s *mcpServer) analyzeOptions(in analyzeInput) (*analyzeOpts, map[string]bo
 	set("at", in.At, &o.af.At)
 	set("target", in.Target, &o.af.Target)
 	set("method", in.Method, &o.af.Method)
-	for _, d := range []struct {
-		flag, value string
-		to          *time.Duration
-	}{{"window", in.Window, &o.af.Window}, {"baseline", in.Baseline, &o.af.Baseline}} {
-		if d.value == "" {
-			continue
-		}
-		v, err := time.ParseDuration(d.value)
-		if err != nil { // in the words of the command line's flag parser (pflag's duration)
-			return nil, nil, fmt.Errorf(`invalid argument %q for %q flag: must be a duration like "30s" or "5m"`, d.value, "--"+d.flag)
-		}
-		*d.to, changed[d.flag] = v, true
+	if err := toolDuration("window", in.Window, &o.af.Window, changed); err != nil {
+		return nil, nil, err
+	}
+	if err := toolDuration("baseline", in.Baseline, &o.af.Baseline, changed); err != nil {
+		return nil, nil, err
 	}
 	return o, changed, nil
 }
@@ -283,8 +277,8 @@ func (s *mcpServer) explainCause(_ context.Context, in explainInput) (*explainOu
 	return nil, "", fmt.Errorf("rank %d: the last analysis has %d causes (ranks 1 to %d)", rank, len(s.last.Causes), len(s.last.Causes))
 }
 
-// compare runs the CLI's compare command (runCompare, before/after or
-// canary mode) on the paths or the live sources, with its JSON report.
+// compare runs the CLI's comparison (compareCall: before/after or canary
+// mode) on the paths or the live sources, and reads its report.
 func (s *mcpServer) compare(_ context.Context, in compareInput) (*compareOutput, string, error) {
 	full, err := checkDetail(in.Detail)
 	if err != nil {
@@ -300,21 +294,56 @@ func (s *mcpServer) compare(_ context.Context, in compareInput) (*compareOutput,
 	if in.Profile {
 		return s.compareProfile(in, paths, full)
 	}
-	opts := [][2]string{{"before-at", in.BeforeAt}, {"after-at", in.AfterAt}, {"window", in.Window}, {"target", in.Target},
-		{"canary", in.Canary}, {"baseline-group", in.BaselineGroup}}
-	args := append([]string{"-q", "-o", "json"}, s.runArgs(opts, paths)...)
-	var stdout, stderr bytes.Buffer
-	se := newSafeWriter(&stderr, s.red, maxErrLine)
-	code := runCompare(args, strings.NewReader(""), &stdout, se)
-	se.Flush()
-	if code != 0 {
-		return nil, "", runError(stderr.String())
+	c := defaultCompareOpts()
+	c.quiet, c.format, c.lim, c.lf = true, "json", s.lim, s.lf
+	changed := map[string]bool{}
+	set := func(flag, value string, to *string) {
+		if value != "" {
+			*to, changed[flag] = value, true
+		}
 	}
-	out, err := compareResult(stdout.Bytes(), full)
-	if err != nil {
+	set("before-at", in.BeforeAt, &c.beforeAt)
+	set("after-at", in.AfterAt, &c.afterAt)
+	set("target", in.Target, &c.af.Target)
+	set("canary", in.Canary, &c.canary.Canary)
+	set("baseline-group", in.BaselineGroup, &c.canary.Baseline)
+	if err := toolDuration("window", in.Window, &c.af.Window, changed); err != nil {
 		return nil, "", err
 	}
+	// The report's rerun line is the CLI command that reproduces the call.
+	opts := [][2]string{{"before-at", in.BeforeAt}, {"after-at", in.AfterAt}, {"window", in.Window}, {"target", in.Target},
+		{"canary", in.Canary}, {"baseline-group", in.BaselineGroup}}
+	var stderr bytes.Buffer
+	se := newSafeWriter(&stderr, s.red, maxErrLine)
+	cc := compareCall{c: c, changed: func(flag string) bool { return changed[flag] }, paths: paths,
+		args: append([]string{"-q", "-o", "json"}, s.runArgs(opts, paths)...), stdin: strings.NewReader(""), stdout: io.Discard, stderr: se}
+	var rep *compare.Report
+	if changed["canary"] {
+		rep, _ = cc.canaryReport()
+	} else {
+		rep, _ = cc.report()
+	}
+	se.Flush()
+	if rep == nil {
+		return nil, "", runError(stderr.String())
+	}
+	out := compareResult(rep, full)
 	return out, out.Verdict, nil
+}
+
+// toolDuration sets *to from a tool's duration argument (when given) and
+// marks its flag changed; a bad value is refused in the words of the
+// command line's flag parser (pflag's duration).
+func toolDuration(flag, value string, to *time.Duration, changed map[string]bool) error {
+	if value == "" {
+		return nil
+	}
+	v, err := time.ParseDuration(value)
+	if err != nil {
+		return fmt.Errorf(`invalid argument %q for %q flag: must be a duration like "30s" or "5m"`, value, "--"+flag)
+	}
+	*to, changed[flag] = v, true
+	return nil
 }
 
 // listInputs reads the paths as the analysis would and says what they

@@ -40,15 +40,9 @@ var roundTrips = []struct {
 	}},
 }
 
-// knownRoundTrips are the round trips issue 45 has yet to remove: the MCP
-// compare tool still runs the compare command and reads its JSON report
-// (mcp_tools.go → mcp_results.go, mcp_profile.go). The list may only
-// shrink.
-var knownRoundTrips = map[string][]string{
-	"driver/mcp_tools.go":   {"runCompare(args"},
-	"driver/mcp_profile.go": {"runCompare(args", "json.Unmarshal(data"},
-	"driver/mcp_results.go": {"json.Unmarshal(data"},
-}
+// knownRoundTrips are round trips yet to be removed, by file: none. The
+// list may only shrink.
+var knownRoundTrips = map[string][]string{}
 
 // TestNoInProcessRoundTrips greps the module's non-test Go sources for the
 // patterns of an in-process argv or JSON round trip.
