@@ -20,6 +20,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/evidence"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	_ "github.com/pipeline-analyze/pipeline-analyze/ingest/formats" // every format Analyze reads
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )

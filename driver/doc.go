@@ -12,7 +12,7 @@
 // fetched into a bundle first, behind one interface), the call of the
 // analysis (analyze.go: the flags → analysis.Config → analysis.Analyze, the
 // card rendered), the MCP server (mcp*.go: the same Go values from the
-// tools' arguments), eval's scoring against labels (eval.go, evalfit.go), compare
+// tools' arguments), the eval command's flags over package eval, compare
 // and simulate's wiring, and what the process writes (safeout.go: redacted,
 // escaped stderr; files.go: atomic outputs; cleanup.go: temporary files
 // removed on a signal).

@@ -60,8 +60,10 @@ var layers = map[string][]string{
 	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "internal/parallel", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
 	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "measure", "peers", "scorecard", "shape", "tcg"},
 	// analysis: the one in-process core the CLI, the MCP server, eval and compare call (Analyze → *Run).
-	"analysis": {"causal", "evidence", "features", "fixtures", "ingest", "internal/suggest", "measure", "scorecard", "tcg"},
-	"driver": {"analysis", "causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "internal/suggest", "live", "logtemplate", "measure",
+	"analysis": {"causal", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "measure", "scorecard", "tcg"},
+	// eval: the analysis scored against labelled cases (--split, --fit); the eval command is its flag wiring.
+	"eval": {"analysis", "causal", "features", "ingest", "internal/boundedfile", "measure", "tcg"},
+	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "internal/suggest", "live", "logtemplate", "measure",
 		"peers", "profdiff", "scorecard", "shape", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 
