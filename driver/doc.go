@@ -11,9 +11,10 @@
 // sources of an analysis (source.go: local files, or live endpoints
 // fetched into a bundle first, behind one interface), the call of the
 // analysis (analyze.go: the flags → analysis.Config → analysis.Analyze, the
-// card rendered), the MCP server (mcp*.go: the same Go values from the
-// tools' arguments), the eval command's flags over package eval, compare
-// and simulate's wiring, and what the process writes (safeout.go: redacted,
+// card rendered), the mcp command (mcp.go: the server's flags, and the
+// Runner of package mcp: the commands' code paths with Go values), the
+// eval command's flags over package eval, compare and simulate's wiring,
+// and what the process writes (safeout.go: redacted,
 // escaped stderr; files.go: atomic outputs; cleanup.go: temporary files
 // removed on a signal).
 //

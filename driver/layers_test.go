@@ -61,9 +61,11 @@ var layers = map[string][]string{
 	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "measure", "peers", "scorecard", "shape", "tcg"},
 	// analysis: the one in-process core the CLI, the MCP server, eval and compare call (Analyze → *Run).
 	"analysis": {"causal", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "measure", "scorecard", "tcg"},
+	// mcp: the MCP server's tools over analysis.Run and the comparisons' reports (the command supplies its Runner).
+	"mcp": {"analysis", "compare", "ingest", "internal/parallel", "profdiff", "scorecard"},
 	// eval: the analysis scored against labelled cases (--split, --fit); the eval command is its flag wiring.
 	"eval": {"analysis", "causal", "features", "ingest", "internal/boundedfile", "measure", "tcg"},
-	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "internal/suggest", "live", "logtemplate", "measure",
+	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "internal/suggest", "live", "logtemplate", "mcp", "measure",
 		"peers", "profdiff", "scorecard", "shape", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	mcpserver "github.com/pipeline-analyze/pipeline-analyze/mcp"
 )
 
 // TestMCPAnalyzeAgreesWithCLI: the MCP analyze result and the CLI's -o json
@@ -38,12 +40,12 @@ func TestMCPAnalyzeAgreesWithCLI(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &cli); err != nil {
 		t.Fatal(err)
 	}
-	// The MCP result of the same run, as the server sends it.
-	res, err := analyzeResult(run.Card, true)
+	// The MCP result of the same run (mcp.AnalyzeResult, as the tool builds it).
+	res, err := mcpserver.AnalyzeResult(run.Card, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := redactedJSON{v: res, red: red}.MarshalJSON()
+	data, err := json.Marshal(res) // what the server sends, before its redactor (which has no secret here)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	mcpserver "github.com/pipeline-analyze/pipeline-analyze/mcp"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
 )
@@ -87,14 +89,14 @@ func (c *mcpClient) peakRSS() int64 {
 // analyzeJSON is an analyze result as a client decodes it: the card (with
 // detail full) as the JSON it is.
 type analyzeJSON struct {
-	analyzeOutput
+	mcpserver.AnalyzeOutput
 	Card json.RawMessage `json:"card"`
 }
 
 // compareJSON is a compare result as a client decodes it: the report (with
 // detail full) as the JSON it is.
 type compareJSON struct {
-	compareOutput
+	mcpserver.CompareOutput
 	Report json.RawMessage `json:"report"`
 }
 
@@ -222,7 +224,7 @@ func TestMCPServer(t *testing.T) {
 		Verdict struct {
 			Text string `json:"text"`
 		} `json:"verdict"`
-		Causes []causeSummary `json:"causes"`
+		Causes []mcpserver.CauseSummary `json:"causes"`
 	}
 	if err := json.Unmarshal([]byte(cli.stdout), &want); err != nil || len(want.Causes) == 0 {
 		t.Fatalf("the CLI's JSON: %v (%d causes)", err, len(want.Causes))
@@ -248,7 +250,7 @@ func TestMCPServer(t *testing.T) {
 	if len(top.NextSteps) > 0 && !slices.Equal(got.NextSteps, top.NextSteps) {
 		t.Errorf("next steps %+v, the CLI's %+v", got.NextSteps, top.NextSteps)
 	}
-	if an.Card != nil || an.Markdown != "" || len(an.Causes) > mcpTopCauses {
+	if an.Card != nil || an.Markdown != "" || len(an.Causes) > 3 { // a summary: the top three
 		t.Errorf("summary detail carries the full card or %d causes", len(an.Causes))
 	}
 	var again analyzeJSON
@@ -266,7 +268,7 @@ func TestMCPServer(t *testing.T) {
 	}
 
 	// explain_cause: the last analysis's top cause in depth.
-	var ex explainOutput
+	var ex mcpserver.ExplainOutput
 	if text, isErr := c.call("explain_cause", map[string]any{"rank": 1}, &ex); isErr {
 		t.Fatalf("explain_cause: %s", text)
 	}
@@ -321,11 +323,11 @@ func TestMCPServer(t *testing.T) {
 	c.refused("compare", map[string]any{"paths": []string{"base.json.gz", "cand.json.gz"}, "profile": true, "window": "5m"}, "do not apply")
 
 	// list_inputs: the roots, then what a case holds.
-	var roots listOutput
+	var roots mcpserver.ListOutput
 	if text, isErr := c.call("list_inputs", nil, &roots); isErr || len(roots.Roots) != 2 || !slices.Contains(roots.Roots[1].Entries, "incident/") {
 		t.Errorf("list_inputs without paths: %s %+v", text, roots)
 	}
-	var li listOutput
+	var li mcpserver.ListOutput
 	if text, isErr := c.call("list_inputs", map[string]any{"paths": []string{"llm-002"}}, &li); isErr || li.Spans == 0 || li.Formats["jaeger-json"] == 0 {
 		t.Errorf("list_inputs llm-002: %s %+v", text, li)
 	}
@@ -414,7 +416,7 @@ func TestMCPLive(t *testing.T) {
 	if !strings.Contains(text, "live/") {
 		t.Error("the full card does not name the fetched inputs")
 	}
-	var roots listOutput
+	var roots mcpserver.ListOutput
 	if text, isErr := c.call("list_inputs", nil, &roots); isErr || !slices.Equal(roots.Live, []string{"prometheus"}) || strings.Contains(text, lc.prom.URL) {
 		t.Errorf("list_inputs without paths: %s", text)
 	}

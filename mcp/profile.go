@@ -1,12 +1,11 @@
-package driver
+package mcp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
@@ -15,32 +14,18 @@ import (
 // server's limits (its live sources mean nothing to captures), the report
 // cut to the verdict and the top findings.
 
-// compareProfile runs the CLI's profiler A/B (profileReport) on two paths
+// compareProfile runs the CLI's profiler A/B (the Runner) on two paths
 // under the roots.
-func (s *mcpServer) compareProfile(in compareInput, paths []string, full bool) (*compareOutput, string, error) {
+func (s *Server) compareProfile(ctx context.Context, in CompareInput, paths []string, full bool) (*CompareOutput, string, error) {
 	if in.BeforeAt != "" || in.AfterAt != "" || in.Window != "" || in.Target != "" || in.Canary != "" || in.BaselineGroup != "" {
 		return nil, "", errors.New("profile: paths are BASE CAND; before_at, after_at, window, target, canary and baseline_group do not apply")
 	}
 	if len(paths) != 2 {
 		return nil, "", fmt.Errorf("profile: want paths BASE CAND (two captures or directories of ranks), got %d", len(paths))
 	}
-	// The server's limit flags apply (the span budget, for traces, does not).
-	args := []string{"-q", "-o", "json", "--profile"}
-	for _, a := range s.flagArgs {
-		if strings.HasPrefix(a, "--max-") || strings.HasPrefix(a, "--query-timeout=") || strings.HasPrefix(a, "--stall-timeout=") {
-			args = append(args, a)
-		}
-	}
-	args = append(append(args, "--"), paths...)
-	c := defaultCompareOpts()
-	c.quiet, c.format, c.profile, c.lim = true, "json", true, s.lim
-	c.lim.SpanBudget = ingest.DefaultLimits().SpanBudget
-	var stderr strings.Builder
-	se := newSafeWriter(&stderr, s.red, maxErrLine)
-	rep, _ := profileReport(c, func(string) bool { return false }, paths, args, se)
-	se.Flush()
-	if rep == nil {
-		return nil, "", runError(stderr.String())
+	rep, err := s.Runner.Profile(ctx, paths)
+	if err != nil {
+		return nil, "", err
 	}
 	out := profileResult(rep, full)
 	return out, out.Verdict, nil
@@ -49,9 +34,9 @@ func (s *mcpServer) compareProfile(in compareInput, paths []string, full bool) (
 // profileResult is the compare tool's result of a profiler A/B's report:
 // with detail full, the whole report in the JSON the CLI's -o json writes
 // (docs/profdiff.schema.json).
-func profileResult(rep *profdiff.Report, full bool) *compareOutput {
+func profileResult(rep *profdiff.Report, full bool) *CompareOutput {
 	v := rep.Verdict
-	out := &compareOutput{Mode: "profile", Verdict: v.Text, WarningsTotal: len(rep.Warnings),
+	out := &CompareOutput{Mode: "profile", Verdict: v.Text, WarningsTotal: len(rep.Warnings),
 		Target: &findingOut{Label: "step", Verdict: v.Step, Text: v.Text},
 		Counts: map[string]int{}}
 	for k, n := range map[string]int{"slower": v.Slower, "faster": v.Faster, "unchanged": v.Unchanged, "insufficient data": v.Insufficient} {

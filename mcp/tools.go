@@ -1,26 +1,18 @@
-package driver
+package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"reflect"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
-	"github.com/pipeline-analyze/pipeline-analyze/compare"
-	"github.com/pipeline-analyze/pipeline-analyze/features"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
-	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 )
 
 // Detail levels of the tools' results.
@@ -28,10 +20,6 @@ const (
 	detailSummary = "summary"
 	detailFull    = "full"
 )
-
-// mcpMaxError is the longest tool error in characters (several sources'
-// failures can share one).
-const mcpMaxError = 1000
 
 // checkDetail checks a detail argument and returns whether it is full.
 func checkDetail(d string) (bool, error) {
@@ -44,8 +32,8 @@ func checkDetail(d string) (bool, error) {
 	return false, fmt.Errorf("detail %q: want summary or full", d)
 }
 
-// analyzeInput are the analyze tool's arguments.
-type analyzeInput struct {
+// AnalyzeInput are the analyze tool's arguments.
+type AnalyzeInput struct {
 	Paths    []string `json:"paths,omitempty" jsonschema:"files or directories under a root (relative to a root, or absolute inside one); empty: fetch from the server's live sources"`
 	At       string   `json:"at,omitempty" jsonschema:"incident time: RFC3339, a unix epoch, or now-15m (now = end of the data); default: the firing alert, else the largest deviation"`
 	Window   string   `json:"window,omitempty" jsonschema:"length of the incident window centred on at, e.g. 10m"`
@@ -55,14 +43,14 @@ type analyzeInput struct {
 	Detail   string   `json:"detail,omitempty" jsonschema:"summary (default: verdict, target, top causes with next steps) or full (adds the whole JSON scorecard and its Markdown)"`
 }
 
-// explainInput are the explain_cause tool's arguments.
-type explainInput struct {
+// ExplainInput are the explain_cause tool's arguments.
+type ExplainInput struct {
 	Rank   int    `json:"rank,omitempty" jsonschema:"the cause's rank in the last analyze result (1 = top; default 1)"`
 	Detail string `json:"detail,omitempty" jsonschema:"summary (default: the first evidence and trace IDs) or full (all of them and the score's dimensions)"`
 }
 
-// compareInput are the compare tool's arguments.
-type compareInput struct {
+// CompareInput are the compare tool's arguments.
+type CompareInput struct {
 	Paths         []string `json:"paths,omitempty" jsonschema:"BEFORE AFTER (two inputs under the roots), or one DATA with before_at and after_at; canary mode: the DATA; empty: the server's live sources"`
 	BeforeAt      string   `json:"before_at,omitempty" jsonschema:"centre of BEFORE's window (RFC3339, unix epoch or now-15m); default: its alert, else its largest deviation"`
 	AfterAt       string   `json:"after_at,omitempty" jsonschema:"centre of AFTER's window; default: the last window of AFTER's data"`
@@ -74,8 +62,8 @@ type compareInput struct {
 	Profile       bool     `json:"profile,omitempty" jsonschema:"profiler A/B: paths are BASE CAND, each a PyTorch profiler (Kineto) trace, an Nsight Systems SQLite export or a directory of one per rank; the step, layers and kernels compared (the other options do not apply)"`
 }
 
-// listInput are the list_inputs tool's arguments.
-type listInput struct {
+// ListInput are the list_inputs tool's arguments.
+type ListInput struct {
 	Paths  []string `json:"paths,omitempty" jsonschema:"files or directories under the roots to read; empty: list what the roots hold"`
 	Detail string   `json:"detail,omitempty" jsonschema:"summary (default: formats, counts, time range, the first warnings) or full (every input and warning)"`
 }
@@ -85,7 +73,7 @@ type listInput struct {
 // server keeps serving; one on a goroutine the call started reaches the
 // call through internal/parallel, see TestGoroutinesCarryPanics), and its
 // result passes the redactor.
-func (s *mcpServer) addTools(srv *mcp.Server) {
+func (s *Server) addTools(srv *mcp.Server) {
 	addTool(s, srv, &mcp.Tool{Name: "analyze", Description: "Find the root cause of an incident: " +
 		"the verdict, the ranked causes with confidence, counterfactual and next steps (the CLI's scorecard). " +
 		"paths: incident files or directories under the server's roots."}, s.analyze)
@@ -95,14 +83,14 @@ func (s *mcpServer) addTools(srv *mcp.Server) {
 		"(fixed, improved, unchanged, regressed); with canary, judges a rollout's pods against their baseline pods (pass, marginal, fail); " +
 		"with profile, compares two profiler captures (Kineto, Nsight) step, layer and kernel (faster, slower, unchanged)."}, s.compare)
 	addTool(s, srv, &mcp.Tool{Name: "list_inputs", Description: "What the analysis would read: each input's format, counts and time range, " +
-		"and the data-quality warnings; without paths, what the server's roots hold."}, s.listInputs)
+		"and the data-quality warnings; without paths, what the server's roots hold."}, s.ListInputs)
 }
 
 // addTool adds one tool whose handler returns its result, the result's
 // one-line text and an error. The result's output schema is derived from
 // Out; what leaves the server is Out's JSON after the redactor
 // (redactedJSON), so that no secret a server echoed reaches the client.
-func addTool[In, Out any](s *mcpServer, srv *mcp.Server, t *mcp.Tool, h func(context.Context, In) (Out, string, error)) {
+func addTool[In, Out any](s *Server, srv *mcp.Server, t *mcp.Tool, h func(context.Context, In) (Out, string, error)) {
 	rt := reflect.TypeFor[Out]()
 	if rt.Kind() == reflect.Pointer {
 		rt = rt.Elem()
@@ -119,17 +107,17 @@ func addTool[In, Out any](s *mcpServer, srv *mcp.Server, t *mcp.Tool, h func(con
 		defer func() {
 			if p := recover(); p != nil {
 				res, out, err = nil, redactedJSON{}, fmt.Errorf("internal error: %v", p)
-				fmt.Fprintf(s.stderr, "pipeline-analyze mcp: %s: internal error: %v\n", t.Name, p)
+				fmt.Fprintf(s.Stderr, "pipeline-analyze mcp: %s: internal error: %v\n", t.Name, p)
 				stack := debug.Stack()
 				if gp, ok := p.(*parallel.Panic); ok {
 					stack = gp.Stack // where it happened, on the goroutine the call started
 				}
 				for _, l := range strings.Split(string(stack), "\n") {
-					fmt.Fprintf(s.stderr, "  %s\n", l)
+					fmt.Fprintf(s.Stderr, "  %s\n", l)
 				}
 			}
 			if err != nil {
-				err = errors.New(escapeText(s.red.replace(err.Error()), mcpMaxError))
+				err = errors.New(s.Clean(err.Error()))
 			}
 		}()
 		if err := checkNoURLs(in); err != nil {
@@ -139,13 +127,13 @@ func addTool[In, Out any](s *mcpServer, srv *mcp.Server, t *mcp.Tool, h func(con
 		if err != nil {
 			return nil, out, err
 		}
-		out = redactedJSON{v: o, red: s.red}
+		out = redactedJSON{v: o, redact: s.Redact}
 		data, err := out.MarshalJSON()
 		if err != nil {
 			return nil, redactedJSON{}, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{
-			&mcp.TextContent{Text: s.red.replace(text)},
+			&mcp.TextContent{Text: s.Redact(text)},
 			&mcp.TextContent{Text: string(data)},
 		}}, out, nil
 	})
@@ -154,8 +142,8 @@ func addTool[In, Out any](s *mcpServer, srv *mcp.Server, t *mcp.Tool, h func(con
 // redactedJSON is a tool's result as it leaves the server: the JSON of v
 // with the redactor's secrets replaced.
 type redactedJSON struct {
-	v   any
-	red *redactor
+	v      any
+	redact func(string) string
 }
 
 // MarshalJSON is v's JSON after the redactor.
@@ -164,34 +152,22 @@ func (r redactedJSON) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []byte(r.red.replace(string(data))), nil
-}
-
-// runArgs are the command-line arguments of a run a tool starts: the
-// server's flags, then the tool's options as --name=value (a value can
-// never be taken for a flag), then the paths after "--".
-func (s *mcpServer) runArgs(opts [][2]string, paths []string) []string {
-	args := append([]string(nil), s.flagArgs...)
-	for _, o := range opts {
-		if o[1] != "" {
-			args = append(args, "--"+o[0]+"="+o[1])
-		}
-	}
-	return append(append(args, "--"), paths...)
+	return []byte(r.redact(string(data))), nil
 }
 
 // needPaths refuses a call without paths when the server has no live
 // sources.
-func (s *mcpServer) needPaths(paths []string) error {
-	if len(paths) == 0 && !s.live {
-		return fmt.Errorf("paths: name files or directories under the roots (%s); the server has no live sources", strings.Join(s.roots, ", "))
+func (s *Server) needPaths(paths []string) error {
+	if len(paths) == 0 && !s.Live {
+		return fmt.Errorf("paths: name files or directories under the roots (%s); the server has no live sources", strings.Join(s.Roots, ", "))
 	}
 	return nil
 }
 
-// analyze runs the CLI's analysis (analyzeRun.run: analysis.Analyze) on the paths or the
-// live sources and keeps the card for explain_cause.
-func (s *mcpServer) analyze(ctx context.Context, in analyzeInput) (*analyzeOutput, string, error) {
+// analyze runs the CLI's analysis (the Runner: analysis.Analyze with the
+// call's options) on the paths or the live sources and keeps the card for
+// explain_cause.
+func (s *Server) analyze(ctx context.Context, in AnalyzeInput) (*AnalyzeOutput, string, error) {
 	s.last = nil
 	full, err := checkDetail(in.Detail)
 	if err != nil {
@@ -204,56 +180,20 @@ func (s *mcpServer) analyze(ctx context.Context, in analyzeInput) (*analyzeOutpu
 	if err := s.needPaths(paths); err != nil {
 		return nil, "", err
 	}
-	o, changed, err := s.analyzeOptions(in)
+	run, err := s.Runner.Analyze(ctx, paths, in)
 	if err != nil {
 		return nil, "", err
 	}
-	var stderr bytes.Buffer
-	se := newSafeWriter(&stderr, s.red, maxErrLine)
-	env := cmdEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: se, explain: io.Discard, red: s.red} // stdout is the protocol
-	r, err := newAnalyzeRun(env, o, func(flag string) bool { return changed[flag] }, paths, &reporter{w: se, quiet: true})
-	if err != nil {
-		return nil, "", runError(err.Error())
-	}
-	// The card's rerun line is the CLI command that reproduces the call.
-	run, err := r.run(ctx, s.runArgs([][2]string{{"at", in.At}, {"window", in.Window}, {"baseline", in.Baseline}, {"target", in.Target}, {"method", in.Method}}, paths))
-	se.Flush()
-	if err != nil {
-		return nil, "", runError(stderr.String())
-	}
 	s.last = run.Card
-	out, err := analyzeResult(run.Card, full)
+	out, err := AnalyzeResult(run.Card, full)
 	if err != nil {
 		return nil, "", err
 	}
 	return out, run.Card.Verdict.Text, nil
 }
 
-// analyzeOptions are the analysis command's options of an analyze call:
-// the defaults, the server's limits and live sources, and the call's
-// arguments; changed names the flags the call set.
-func (s *mcpServer) analyzeOptions(in analyzeInput) (*analyzeOpts, map[string]bool, error) {
-	o := &analyzeOpts{af: defaultAnalysisFlags(), of: defaultOutputFlags(), lf: s.lf, lim: s.lim}
-	changed := map[string]bool{}
-	set := func(flag, value string, to *string) {
-		if value != "" {
-			*to, changed[flag] = value, true
-		}
-	}
-	set("at", in.At, &o.af.At)
-	set("target", in.Target, &o.af.Target)
-	set("method", in.Method, &o.af.Method)
-	if err := toolDuration("window", in.Window, &o.af.Window, changed); err != nil {
-		return nil, nil, err
-	}
-	if err := toolDuration("baseline", in.Baseline, &o.af.Baseline, changed); err != nil {
-		return nil, nil, err
-	}
-	return o, changed, nil
-}
-
 // explainCause explains one cause of the last analysis.
-func (s *mcpServer) explainCause(_ context.Context, in explainInput) (*explainOutput, string, error) {
+func (s *Server) explainCause(_ context.Context, in ExplainInput) (*ExplainOutput, string, error) {
 	full, err := checkDetail(in.Detail)
 	if err != nil {
 		return nil, "", err
@@ -277,9 +217,9 @@ func (s *mcpServer) explainCause(_ context.Context, in explainInput) (*explainOu
 	return nil, "", fmt.Errorf("rank %d: the last analysis has %d causes (ranks 1 to %d)", rank, len(s.last.Causes), len(s.last.Causes))
 }
 
-// compare runs the CLI's comparison (compareCall: before/after or canary
-// mode) on the paths or the live sources, and reads its report.
-func (s *mcpServer) compare(_ context.Context, in compareInput) (*compareOutput, string, error) {
+// compare runs the CLI's comparison (the Runner: before/after, canary or
+// profile mode) on the paths or the live sources, and reads its report.
+func (s *Server) compare(ctx context.Context, in CompareInput) (*CompareOutput, string, error) {
 	full, err := checkDetail(in.Detail)
 	if err != nil {
 		return nil, "", err
@@ -292,82 +232,32 @@ func (s *mcpServer) compare(_ context.Context, in compareInput) (*compareOutput,
 		return nil, "", err
 	}
 	if in.Profile {
-		return s.compareProfile(in, paths, full)
+		return s.compareProfile(ctx, in, paths, full)
 	}
-	c := defaultCompareOpts()
-	c.quiet, c.format, c.lim, c.lf = true, "json", s.lim, s.lf
-	changed := map[string]bool{}
-	set := func(flag, value string, to *string) {
-		if value != "" {
-			*to, changed[flag] = value, true
-		}
-	}
-	set("before-at", in.BeforeAt, &c.beforeAt)
-	set("after-at", in.AfterAt, &c.afterAt)
-	set("target", in.Target, &c.af.Target)
-	set("canary", in.Canary, &c.canary.Canary)
-	set("baseline-group", in.BaselineGroup, &c.canary.Baseline)
-	if err := toolDuration("window", in.Window, &c.af.Window, changed); err != nil {
+	rep, err := s.Runner.Compare(ctx, paths, in)
+	if err != nil {
 		return nil, "", err
-	}
-	// The report's rerun line is the CLI command that reproduces the call.
-	opts := [][2]string{{"before-at", in.BeforeAt}, {"after-at", in.AfterAt}, {"window", in.Window}, {"target", in.Target},
-		{"canary", in.Canary}, {"baseline-group", in.BaselineGroup}}
-	var stderr bytes.Buffer
-	se := newSafeWriter(&stderr, s.red, maxErrLine)
-	cc := compareCall{c: c, changed: func(flag string) bool { return changed[flag] }, paths: paths,
-		args: append([]string{"-q", "-o", "json"}, s.runArgs(opts, paths)...), stdin: strings.NewReader(""), stdout: io.Discard, stderr: se}
-	var rep *compare.Report
-	if changed["canary"] {
-		rep, _ = cc.canaryReport()
-	} else {
-		rep, _ = cc.report()
-	}
-	se.Flush()
-	if rep == nil {
-		return nil, "", runError(stderr.String())
 	}
 	out := compareResult(rep, full)
 	return out, out.Verdict, nil
 }
 
-// toolDuration sets *to from a tool's duration argument (when given) and
-// marks its flag changed; a bad value is refused in the words of the
-// command line's flag parser (pflag's duration).
-func toolDuration(flag, value string, to *time.Duration, changed map[string]bool) error {
-	if value == "" {
-		return nil
-	}
-	v, err := time.ParseDuration(value)
-	if err != nil {
-		return fmt.Errorf(`invalid argument %q for %q flag: must be a duration like "30s" or "5m"`, value, "--"+flag)
-	}
-	*to, changed[flag] = v, true
-	return nil
-}
-
-// listInputs reads the paths as the analysis would and says what they
+// ListInputs reads the paths as the analysis would and says what they
 // hold; without paths, it lists the roots.
-func (s *mcpServer) listInputs(_ context.Context, in listInput) (*listOutput, string, error) {
+func (s *Server) ListInputs(_ context.Context, in ListInput) (*ListOutput, string, error) {
 	full, err := checkDetail(in.Detail)
 	if err != nil {
 		return nil, "", err
 	}
 	if len(in.Paths) == 0 {
 		out := s.listRoots()
-		return out, fmt.Sprintf("%d roots; live sources: %s", len(out.Roots), suggest.OrNone(strings.Join(out.Live, ", "))), nil
+		return out, fmt.Sprintf("%d roots; live sources: %s", len(out.Roots), orNone(strings.Join(out.Live, ", "))), nil
 	}
 	paths, err := s.resolveAll(in.Paths)
 	if err != nil {
 		return nil, "", err
 	}
-	work, err := os.MkdirTemp("", "pipeline-analyze-mcp-*")
-	if err != nil {
-		return nil, "", err
-	}
-	untrack := trackTemp(work)
-	defer func() { os.RemoveAll(work); untrack() }()
-	b, err := features.Read(paths, strings.NewReader(""), ingest.Options{Limits: s.lim, TempDir: work}, features.Options{})
+	b, err := s.Runner.Read(paths)
 	if err != nil {
 		return nil, "", err
 	}
