@@ -20,7 +20,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -69,11 +69,11 @@ small; ask for detail=full only when needed.`
 // Serve serves the tools on in and out until the client closes the
 // connection (nil) or the transport fails.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "pipeline-analyze", Version: s.Version}, &mcp.ServerOptions{
+	srv := sdk.NewServer(&sdk.Implementation{Name: "pipeline-analyze", Version: s.Version}, &sdk.ServerOptions{
 		Instructions: Instructions,
 	})
 	s.addTools(srv)
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	t := &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
 	if err := srv.Run(ctx, t); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
 		return err
 	}

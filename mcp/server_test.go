@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
@@ -102,9 +102,9 @@ func TestMCPNoURLs(t *testing.T) {
 func TestMCPToolPanic(t *testing.T) {
 	var stderr bytes.Buffer
 	s := &Server{Redact: same, Clean: same, Stderr: &stderr}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "0"}, nil)
 	calls := 0
-	addTool(s, srv, &mcp.Tool{Name: "boom"}, func(context.Context, ListInput) (*ListOutput, string, error) {
+	addTool(s, srv, &sdk.Tool{Name: "boom"}, func(context.Context, ListInput) (*ListOutput, string, error) {
 		calls++
 		if calls == 1 {
 			var m map[string]int
@@ -112,30 +112,30 @@ func TestMCPToolPanic(t *testing.T) {
 		}
 		return &ListOutput{Spans: 7}, "fine", nil
 	})
-	st, ct := mcp.NewInMemoryTransports()
+	st, ct := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil).Connect(ctx, ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "0"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom", Arguments: map[string]any{}})
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "boom", Arguments: map[string]any{}})
 	if err != nil || !res.IsError {
 		t.Fatalf("first call: %v %+v", err, res)
 	}
-	if text := res.Content[0].(*mcp.TextContent).Text; !strings.HasPrefix(text, "internal error: assignment to entry in nil map") || strings.Contains(text, "\n") {
+	if text := res.Content[0].(*sdk.TextContent).Text; !strings.HasPrefix(text, "internal error: assignment to entry in nil map") || strings.Contains(text, "\n") {
 		t.Errorf("tool error %q", text)
 	}
 	if !strings.Contains(stderr.String(), "pipeline-analyze mcp: boom: internal error") {
 		t.Errorf("stderr %q", stderr.String())
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom", Arguments: map[string]any{"paths": []string{"x"}}})
-	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "fine" {
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "boom", Arguments: map[string]any{"paths": []string{"x"}}})
+	if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "fine" {
 		t.Fatalf("second call: %v %+v", err, res)
 	}
 }
@@ -147,9 +147,9 @@ func TestMCPToolPanic(t *testing.T) {
 func TestMCPGoroutinePanic(t *testing.T) {
 	var stderr bytes.Buffer
 	s := &Server{Redact: same, Clean: same, Stderr: &stderr}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "0"}, nil)
 	calls := 0
-	addTool(s, srv, &mcp.Tool{Name: "fetch"}, func(context.Context, ListInput) (*ListOutput, string, error) {
+	addTool(s, srv, &sdk.Tool{Name: "fetch"}, func(context.Context, ListInput) (*ListOutput, string, error) {
 		calls++
 		var g parallel.Group
 		for i := range 4 {
@@ -163,30 +163,30 @@ func TestMCPGoroutinePanic(t *testing.T) {
 		g.Wait()
 		return &ListOutput{Spans: 7}, "fine", nil
 	})
-	st, ct := mcp.NewInMemoryTransports()
+	st, ct := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil).Connect(ctx, ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "0"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{}})
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "fetch", Arguments: map[string]any{}})
 	if err != nil || !res.IsError {
 		t.Fatalf("first call: %v %+v", err, res)
 	}
-	if text := res.Content[0].(*mcp.TextContent).Text; !strings.HasPrefix(text, "internal error: assignment to entry in nil map") || strings.Contains(text, "\n") {
+	if text := res.Content[0].(*sdk.TextContent).Text; !strings.HasPrefix(text, "internal error: assignment to entry in nil map") || strings.Contains(text, "\n") {
 		t.Errorf("tool error %q", text)
 	}
 	if e := stderr.String(); !strings.Contains(e, "pipeline-analyze mcp: fetch: internal error") || !strings.Contains(e, "TestMCPGoroutinePanic.func1.1") {
 		t.Errorf("stderr does not name the worker's frame: %q", e)
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{}})
-	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "fine" {
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "fetch", Arguments: map[string]any{}})
+	if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "fine" {
 		t.Fatalf("second call: %v %+v", err, res)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
@@ -73,16 +73,16 @@ type ListInput struct {
 // server keeps serving; one on a goroutine the call started reaches the
 // call through internal/parallel, see TestGoroutinesCarryPanics), and its
 // result passes the redactor.
-func (s *Server) addTools(srv *mcp.Server) {
-	addTool(s, srv, &mcp.Tool{Name: "analyze", Description: "Find the root cause of an incident: " +
+func (s *Server) addTools(srv *sdk.Server) {
+	addTool(s, srv, &sdk.Tool{Name: "analyze", Description: "Find the root cause of an incident: " +
 		"the verdict, the ranked causes with confidence, counterfactual and next steps (the CLI's scorecard). " +
 		"paths: incident files or directories under the server's roots."}, s.analyze)
-	addTool(s, srv, &mcp.Tool{Name: "explain_cause", Description: "One cause of the last analyze result in depth: " +
+	addTool(s, srv, &sdk.Tool{Name: "explain_cause", Description: "One cause of the last analyze result in depth: " +
 		"its evidence, propagation path to the symptom, counterfactual (do-intervention), trace IDs and next steps."}, s.explainCause)
-	addTool(s, srv, &mcp.Tool{Name: "compare", Description: "Did the fix work? Compares BEFORE and AFTER entity by entity " +
+	addTool(s, srv, &sdk.Tool{Name: "compare", Description: "Did the fix work? Compares BEFORE and AFTER entity by entity " +
 		"(fixed, improved, unchanged, regressed); with canary, judges a rollout's pods against their baseline pods (pass, marginal, fail); " +
 		"with profile, compares two profiler captures (Kineto, Nsight) step, layer and kernel (faster, slower, unchanged)."}, s.compare)
-	addTool(s, srv, &mcp.Tool{Name: "list_inputs", Description: "What the analysis would read: each input's format, counts and time range, " +
+	addTool(s, srv, &sdk.Tool{Name: "list_inputs", Description: "What the analysis would read: each input's format, counts and time range, " +
 		"and the data-quality warnings; without paths, what the server's roots hold."}, s.ListInputs)
 }
 
@@ -90,7 +90,7 @@ func (s *Server) addTools(srv *mcp.Server) {
 // one-line text and an error. The result's output schema is derived from
 // Out; what leaves the server is Out's JSON after the redactor
 // (redactedJSON), so that no secret a server echoed reaches the client.
-func addTool[In, Out any](s *Server, srv *mcp.Server, t *mcp.Tool, h func(context.Context, In) (Out, string, error)) {
+func addTool[In, Out any](s *Server, srv *sdk.Server, t *sdk.Tool, h func(context.Context, In) (Out, string, error)) {
 	rt := reflect.TypeFor[Out]()
 	if rt.Kind() == reflect.Pointer {
 		rt = rt.Elem()
@@ -100,7 +100,7 @@ func addTool[In, Out any](s *Server, srv *mcp.Server, t *mcp.Tool, h func(contex
 		panic(fmt.Sprintf("mcp tool %s: output schema: %v", t.Name, err)) // a programmer error, caught by the tests
 	}
 	t.OutputSchema = schema
-	mcp.AddTool(srv, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out redactedJSON, err error) {
+	sdk.AddTool(srv, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out redactedJSON, err error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		defer debug.FreeOSMemory() // a long-lived server gives a large run's memory back
@@ -132,9 +132,9 @@ func addTool[In, Out any](s *Server, srv *mcp.Server, t *mcp.Tool, h func(contex
 		if err != nil {
 			return nil, redactedJSON{}, err
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{
-			&mcp.TextContent{Text: s.Redact(text)},
-			&mcp.TextContent{Text: string(data)},
+		return &sdk.CallToolResult{Content: []sdk.Content{
+			&sdk.TextContent{Text: s.Redact(text)},
+			&sdk.TextContent{Text: string(data)},
 		}}, out, nil
 	})
 }
