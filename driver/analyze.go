@@ -11,12 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pipeline-analyze/pipeline-analyze/evidence"
-	"github.com/pipeline-analyze/pipeline-analyze/features"
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
-	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
 )
 
@@ -158,7 +157,7 @@ func runAnalyzeRow(args []string, env cmdEnv, row int) int {
 		fmt.Fprintf(stdout, "pipeline-analyze %s\n", version)
 		return 0
 	}
-	r, err := newAnalyzeRun(env, fs, o, &reporter{w: stderr, raw: env.tty, quiet: of.Quiet, verbose: of.Verbose})
+	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &reporter{w: stderr, raw: env.tty, quiet: of.Quiet, verbose: of.Verbose})
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -172,10 +171,11 @@ func runAnalyzeRow(args []string, env cmdEnv, row int) int {
 	if err := checkOutputs(fs.Args(), of.Export, of.Dot, lf.SaveBundle); err != nil {
 		return usageError(stderr, err)
 	}
-	card, err := r.card(context.Background(), args)
+	run, err := r.run(context.Background(), args)
 	if err != nil {
 		return exitCode(err)
 	}
+	card := run.Card
 	if err := r.report(card); err != nil {
 		return exitCode(err)
 	}
@@ -187,31 +187,29 @@ func runAnalyzeRow(args []string, env cmdEnv, row int) int {
 
 // analyzeRun is one run of the analysis command, between its steps.
 type analyzeRun struct {
-	env   cmdEnv
-	fs    *pflag.FlagSet
-	o     *analyzeOpts
-	rep   *reporter
-	slice time.Duration
-	so    stageOptions
-	work  string   // the run's temporary directory
-	in    *inputs  // what the source delivered
-	paths []string // what is read: the source's paths, or the demo's directory
-	shown []string // the inputs as the user named them ("demo" for the demo)
-	demo  string   // the demo note, when run on the embedded demo
-	notes []string // context notes (flags against the data), printed and footnoted
+	env     cmdEnv
+	o       *analyzeOpts
+	changed func(flag string) bool // whether the user set a flag
+	named   []string               // the inputs as the user named them (the positional arguments)
+	rep     *reporter
+	slice   time.Duration
+	so      stageOptions
+	in      *inputs // what the source delivered
 	// runbooks are the team's runbooks (--runbooks), read before the data.
 	runbooks []scorecard.Runbook
 	// explain is the row `explain N` renders (0: the whole card).
 	explain int
 
-	analyseStart, reportStart time.Time // the phases' starts, for -v
+	reportStart time.Time // the report phase's start, for -v
 }
 
 // newAnalyzeRun checks the output flags and turns the analysis flags into
 // the stages' options; an error is a usage error (not yet reported).
-func newAnalyzeRun(env cmdEnv, fs *pflag.FlagSet, o *analyzeOpts, rep *reporter) (*analyzeRun, error) {
-	r := &analyzeRun{env: env, fs: fs, o: o, rep: rep}
-	if err := exportFormat(&o.of, fs.Changed("output-format")); err != nil {
+// changed says whether the user set a flag; named are the inputs as the
+// user named them.
+func newAnalyzeRun(env cmdEnv, o *analyzeOpts, changed func(string) bool, named []string, rep *reporter) (*analyzeRun, error) {
+	r := &analyzeRun{env: env, o: o, changed: changed, named: named, rep: rep}
+	if err := exportFormat(&o.of, changed("output-format")); err != nil {
 		return nil, err
 	}
 	var err error
@@ -227,16 +225,13 @@ func newAnalyzeRun(env cmdEnv, fs *pflag.FlagSet, o *analyzeOpts, rep *reporter)
 	return r, nil
 }
 
-// card runs the analysis up to its scorecard and writes nothing to stdout:
-// the source's inputs, the context checks, the analysis. The command
-// renders the card (report); the MCP server's analyze tool returns it. args
-// are the command line recorded for the rerun. An error has been reported
-// on r.env.stderr and carries its exit status (exitCode).
-func (r *analyzeRun) card(ctx context.Context, args []string) (*scorecard.Card, error) {
-	// One work directory per run holds every temporary file (the demo, a
-	// live fetch without --save-bundle, copies of compressed SQLite
-	// exports); it is removed at the end, and on SIGINT/SIGTERM.
-	var err error
+// run runs the analysis up to its scorecard (analysis.Analyze) and writes
+// nothing to stdout: the source's inputs, the context checks, the
+// analysis, the graph's DOT (--dot). The command renders the card
+// (report); the MCP server's analyze tool returns it. args are the command
+// line recorded for the rerun. An error has been reported on r.env.stderr
+// and carries its exit status (exitCode).
+func (r *analyzeRun) run(ctx context.Context, args []string) (*analysis.Run, error) {
 	// The team's runbooks are read first: a bad file is said before the
 	// data is read and analysed.
 	if f := r.o.of.Runbooks; f != "" {
@@ -248,25 +243,59 @@ func (r *analyzeRun) card(ctx context.Context, args []string) (*scorecard.Card, 
 			return nil, r.fail("", fmt.Errorf("--runbooks: %w", err))
 		}
 	}
-	if r.work, err = os.MkdirTemp("", "pipeline-analyze-run-*"); err != nil {
+	// One work directory per run holds every temporary file (the demo, a
+	// live fetch without --save-bundle, copies of compressed SQLite
+	// exports); it is removed at the end, and on SIGINT/SIGTERM.
+	work, err := os.MkdirTemp("", "pipeline-analyze-run-*")
+	if err != nil {
 		return nil, r.fail("", err)
 	}
-	untrack := trackTemp(r.work)
-	defer func() { os.RemoveAll(r.work); untrack() }()
-	r.in, err = newSource(&r.o.lf, &r.o.af, r.work, r.env.red, r.rep.say).open(ctx, args, r.fs.Args(), &r.so.at, &r.so.spec)
+	untrack := trackTemp(work)
+	defer func() { os.RemoveAll(work); untrack() }()
+	r.in, err = newSource(&r.o.lf, &r.o.af, work, r.env.red, r.rep.say).open(ctx, args, r.named, &r.so.at, &r.so.spec)
 	if err != nil {
 		return nil, reported(liveExit(r.env.stderr, err))
 	}
 	defer r.in.cleanup()
-	b, err := r.read()
+	in := analysis.Inputs{Paths: r.in.paths, Named: r.named, Stdin: r.env.stdin, Args: r.in.args, Warnings: r.in.warnings,
+		Sampling: r.in.sampling, LiveDir: r.in.tempDir, Live: r.o.lf.active(), WorkDir: work}
+	run, err := analysis.Analyze(ctx, in, r.config())
 	if err != nil {
-		return nil, err
+		if errors.Is(err, errUsage) {
+			return nil, r.usage(err)
+		}
+		return nil, r.fail("", err)
 	}
-	inc, err := r.checkContext(b)
-	if err != nil {
-		return nil, err
+	if dot := r.o.of.Dot; dot != "" {
+		if err := writeFileAtomic(dot, []byte(r.env.red.replace(run.Graph.DOT()))); err != nil {
+			return nil, r.fail("", err)
+		}
 	}
-	return r.analyse(b, inc)
+	r.reportStart = time.Now()
+	return run, nil
+}
+
+// config is the analysis' configuration of the flags: the stages' options,
+// what the user set, the card's options and the progress on stderr.
+func (r *analyzeRun) config() analysis.Config {
+	af, of := &r.o.af, &r.o.of
+	return analysis.Config{
+		Step: af.Step, Limits: r.o.lim, LogEntity: r.o.logEntity,
+		At: r.so.at, Incident: r.so.spec, Target: af.Target,
+		TargetGiven: r.changed("target"), WindowGiven: r.changed("window"), BaselineGiven: r.changed("baseline"),
+		Graph: r.so.graph, Causal: r.so.causal, Evidence: r.so.evidence,
+		Card: analysis.CardOptions{Version: version, Slice: r.slice, Runbooks: r.runbooks,
+			Links: scorecard.StepLinks{JaegerUI: of.JaegerUI, GrafanaURL: of.Grafana, GrafanaDatasource: of.GrafanaDatasource}},
+		Progress: analysis.Progress{
+			Say:   r.rep.say,
+			Phase: r.rep.phase,
+			StartRead: func(files []string) (func(string, ...any), func()) {
+				rp := r.rep.startRead(files)
+				return rp.callback, rp.end
+			},
+			Read: func(b *ingest.Bundle, took time.Duration) { r.rep.say("%s", readSummary(b, took)) },
+		},
+	}
 }
 
 // reported is an error already written to stderr: the command exits with
@@ -292,128 +321,6 @@ func (r *analyzeRun) fail(prefix string, err error) error {
 
 // usage reports a usage error and returns the error of exit status 2.
 func (r *analyzeRun) usage(err error) error { return reported(usageError(r.env.stderr, err)) }
-
-// read reads the source's inputs, or the embedded demo when there are none.
-func (r *analyzeRun) read() (*ingest.Bundle, error) {
-	progress := r.rep.say
-	r.paths, r.shown = r.in.paths, r.fs.Args()
-	if len(r.paths) == 0 {
-		dir, err := os.MkdirTemp(r.work, "demo-*")
-		if err != nil {
-			return nil, r.fail("", err)
-		}
-		fault, seed, err := writeDemo(dir)
-		if err != nil {
-			return nil, r.fail("demo: ", err)
-		}
-		progress("no input given: analysing the embedded demo incident (simulated fault %q, seed %d)", fault, seed)
-		r.demo = fmt.Sprintf("This is the embedded demo: a simulated %s incident (pipeline-analyze simulate --fault %s --seed %d). "+
-			"Run on your own data with: pipeline-analyze [flags] PATH... (see --help).", fault, fault, seed)
-		r.paths, r.shown = []string{dir}, []string{"demo"}
-	}
-	t0 := time.Now()
-	files, bad := ingest.ExpandPaths(r.paths)
-	if len(files) == 0 && bad == nil && !r.o.lf.active() {
-		return nil, r.fail("", emptyInputError(r.shown))
-	}
-	rp := r.rep.startRead(files)
-	b, err := features.Read(r.paths, r.env.stdin, ingest.Options{Step: r.o.af.Step, Progress: rp.callback, Notice: r.rep.say, Limits: r.o.lim,
-		LogEntity: r.o.logEntity, TempDir: r.work}, features.Options{})
-	rp.end()
-	if err != nil {
-		return nil, r.fail("", err)
-	}
-	r.rep.phase("read", t0)
-	if r.demo != "" {
-		relabelInputs(b, r.paths[0], "demo")
-	}
-	if r.in.tempDir != "" {
-		relabelInputs(b, r.in.tempDir, "live")
-	}
-	progress("%s", readSummary(b, time.Since(t0)))
-	if err := checkTelemetry(b, r.shown); err != nil {
-		return nil, r.fail("", err)
-	}
-	b.Warnings = append(b.Warnings, r.in.warnings...)
-	return b, nil
-}
-
-// checkContext checks --target, --at and --window against the data and
-// resolves the incident; what the data cannot hold is a usage error, what
-// it holds only in part a note.
-func (r *analyzeRun) checkContext(b *ingest.Bundle) (tcg.Incident, error) {
-	af := &r.o.af
-	if r.fs.Changed("target") {
-		if err := checkTarget(b, r.so.spec.Target, af.Target); err != nil {
-			if !r.o.lf.active() {
-				return tcg.Incident{}, r.usage(err)
-			}
-			// Live data is what the servers returned, not what was typed
-			// against: a failed query can leave the target out. Say so.
-			r.notes = append(r.notes, strings.TrimPrefix(err.Error(), errUsage.Error()+": ")+" (in what the live sources returned)")
-		}
-	}
-	if err := checkAt(b, r.so.at); err != nil {
-		return tcg.Incident{}, r.usage(err)
-	}
-	r.analyseStart = time.Now()
-	inc, err := resolveIncident(b, r.so.spec, r.so.at)
-	if err != nil {
-		return inc, r.fail("", err)
-	}
-	r.notes = append(r.notes, alertNotes(b, inc, r.so.at.present, af.timeFlags(r.fs, r.so.at).window)...)
-	windowNotes, err := checkWindow(b, af.timeFlags(r.fs, r.so.at), inc)
-	if err != nil {
-		return inc, r.usage(err)
-	}
-	r.notes = append(r.notes, windowNotes...)
-	for _, n := range r.notes {
-		r.rep.say("note: %s", n)
-	}
-	return inc, nil
-}
-
-// analyse builds the graph, ranks the causes, gathers their evidence and
-// builds the card.
-func (r *analyzeRun) analyse(b *ingest.Bundle, inc tcg.Incident) (*scorecard.Card, error) {
-	var want *seriesWanted
-	if w, ok := targetWanted(r.o.af.Target, r.so.spec.Target); ok && r.fs.Changed("target") {
-		want = &w
-	}
-	an, err := analyzeIncidentWith(b, inc, r.so.graph, r.so.causal, want)
-	if err != nil {
-		return nil, r.fail("", err)
-	}
-	for _, n := range an.notes {
-		r.rep.say("note: %s", n)
-	}
-	r.notes = append(r.notes, an.notes...)
-	// The evidence step: what the raw bundle says about the ranked causes,
-	// gathered once so that the scorecard only renders.
-	ev := evidence.Collect(b, an.graph, an.result, r.so.evidence)
-	r.rep.phase("analyse", r.analyseStart)
-	r.rep.say("analysed %d nodes, %d edges, %d anomalous; %d candidates", len(an.graph.Nodes), len(an.graph.Edges), an.graph.AnomalousCount(), an.result.Total)
-	if dot := r.o.of.Dot; dot != "" {
-		if err := writeFileAtomic(dot, []byte(r.env.red.replace(an.graph.DOT()))); err != nil {
-			return nil, r.fail("", err)
-		}
-	}
-	r.reportStart = time.Now()
-	card := scorecard.Build(an.graph, an.result, ev, scorecard.BuildOptions{
-		Version: version, Args: r.in.args, Slice: r.slice, Demo: r.demo, Runbooks: r.runbooks,
-		Links: scorecard.StepLinks{JaegerUI: r.o.of.JaegerUI, GrafanaURL: r.o.of.Grafana, GrafanaDatasource: r.o.of.GrafanaDatasource},
-	})
-	for _, n := range r.notes {
-		card.AddWarning(scorecard.Footnote{Kind: scorecard.FootnoteContext, Source: "flags", Count: 1, Message: n})
-	}
-	r.in.annotate(card)
-	if r.demo != "" { // the demo's temporary directory must not reach the report
-		inc := &card.Incident
-		inc.TargetChosenBy = strings.ReplaceAll(inc.TargetChosenBy, r.paths[0], "demo")
-		inc.AtChosenBy = strings.ReplaceAll(inc.AtChosenBy, r.paths[0], "demo")
-	}
-	return card, nil
-}
 
 // report renders the card and writes it to --export or stdout.
 func (r *analyzeRun) report(card *scorecard.Card) error {
@@ -457,7 +364,7 @@ func checkOutputFlags(of *outputFlags) (time.Duration, error) {
 	}
 	if !okFormat {
 		return 0, fmt.Errorf("--output-format %q: want one of %s%s", of.Format, strings.Join(scorecard.Formats(), ", "),
-			didYouMean(of.Format, scorecard.Formats(), nil))
+			suggest.DidYouMean(of.Format, scorecard.Formats(), nil))
 	}
 	switch of.FailOn {
 	case "never", "warning", "critical", "abstain":

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -13,19 +12,20 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
-	"github.com/spf13/pflag"
 )
 
-// runCanary is compare's canary mode: one input (or what live sources
-// return for the last --window and its baseline, plus any local inputs
-// such as a `kubectl get events -o json` file), the canary's pods judged
-// against their baseline pods (compare.RunCanary).
-func runCanary(c *compareOpts, fs *pflag.FlagSet, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	usage := func(format string, a ...any) int {
-		return usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
+// canaryReport is compare's canary mode up to its report: one input (or
+// what live sources return for the last --window and its baseline, plus
+// any local inputs such as a `kubectl get events -o json` file), the
+// canary's pods judged against their baseline pods (compare.RunCanary). A
+// nil report comes with the exit status, its reason written to stderr.
+func (cc compareCall) canaryReport() (*compare.Report, int) {
+	c, args, stdin, stdout, stderr := cc.c, cc.args, cc.stdin, cc.stdout, cc.stderr
+	usage := func(format string, a ...any) (*compare.Report, int) {
+		return nil, usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
 	}
 	for _, f := range []string{"before-at", "after-at", "scorecard", "no-causes", "causes", "at"} {
-		if fs.Changed(f) {
+		if cc.changed(f) {
 			return usage("--%s is not for canary mode: a canary is judged in one window (--window: the last WINDOW of the data)", f)
 		}
 	}
@@ -45,15 +45,15 @@ func runCanary(c *compareOpts, fs *pflag.FlagSet, args []string, stdin io.Reader
 		return usage("--pass-score and --marginal-score: want 0 ≤ marginal ≤ pass ≤ 100")
 	}
 	if c.lf.ListQueries {
-		return c.lf.list(stdout, stderr, c.af.Step)
+		return nil, c.lf.list(stdout, stderr, c.af.Step)
 	}
 	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
-	paths := fs.Args()
+	paths := cc.paths
 	if c.lf.active() {
 		var spec tcg.IncidentSpec
 		in, err := newSource(&c.lf, &c.af, "", &redactor{}, say.say).open(context.Background(), args, paths, &timeSpec{}, &spec)
 		if err != nil {
-			return liveExit(stderr, err)
+			return nil, liveExit(stderr, err)
 		}
 		defer in.cleanup()
 		for _, w := range in.warnings {
@@ -68,12 +68,12 @@ func runCanary(c *compareOpts, fs *pflag.FlagSet, args []string, stdin io.Reader
 	b, err := features.Read(paths, stdin, ingest.Options{Step: c.af.Step, Progress: say.detail, Notice: say.say, Limits: c.lim}, features.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+		return nil, 1
 	}
 	say.say("%s: %s", strings.Join(paths, ", "), readSummary(b, time.Since(t0)))
 	o := c.canary
 	o.Version, o.Args, o.Paths = version, args, paths
-	if fs.Changed("window") && b.End != 0 {
+	if cc.changed("window") && b.End != 0 {
 		o.End = b.End.Add(time.Nanosecond)
 		o.Start = o.End.Add(-c.af.Window)
 	}
@@ -81,19 +81,15 @@ func runCanary(c *compareOpts, fs *pflag.FlagSet, args []string, stdin io.Reader
 	if err != nil {
 		if errors.Is(err, compare.ErrNoCanary) {
 			fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-			return 1
+			return nil, 1
 		}
 		fmt.Fprintf(stderr, "pipeline-analyze compare: canary: %v\n", err)
-		return 1
+		return nil, 1
 	}
 	n := fmt.Sprintf("%d canaries", len(rep.Canary.Workloads))
 	if len(rep.Canary.Workloads) == 1 {
 		n = "1 canary"
 	}
 	say.say("judged %s: %s", n, rep.Verdict.Text)
-	if err := writeReport(rep, c.format, c.export, stdout, say.say); err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
-	}
-	return compare.FailOnCanary(rep, c.failOn)
+	return rep, 0
 }

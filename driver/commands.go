@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/spf13/pflag"
 )
 
@@ -98,7 +99,7 @@ func dispatch(args []string, env cmdEnv) int {
 			return c.run(args[1:], env)
 		}
 		if a := args[0]; looksLikeCommand(a) {
-			if hint := didYouMean(a, commandNames(), nil); hint != "" {
+			if hint := suggest.DidYouMean(a, commandNames(), nil); hint != "" {
 				return usageError(env.stderr, fmt.Errorf("unknown command %s (and no file or directory of that name)%s", a, hint))
 			}
 		}
@@ -162,7 +163,7 @@ func runHelp(args []string, env cmdEnv) int {
 	c := commandByName(args[0])
 	if c == nil || args[0] == "" {
 		return usageErrorFor(env.stderr, "help", fmt.Errorf("unknown command %s%s commands: %s", args[0],
-			orPeriod(didYouMean(args[0], commandNames(), nil)), strings.Join(commandNames(), ", ")))
+			suggest.OrPeriod(suggest.DidYouMean(args[0], commandNames(), nil)), strings.Join(commandNames(), ", ")))
 	}
 	writeHelp(env.stdout, c)
 	return 0

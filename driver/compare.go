@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
@@ -146,32 +147,81 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	return fs, c
 }
 
-// runCompare is the compare subcommand: flags over compare.Run.
+// defaultCompareOpts are the compare command's options at their flags'
+// defaults.
+func defaultCompareOpts() *compareOpts {
+	_, c := newCompareFlags()
+	return c
+}
+
+// runCompare is the compare subcommand: flags over compare.Run (or
+// compare.RunCanary, or profdiff.Compare), the report rendered.
 func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, c := newCompareFlags()
 	if code, ok := parseFlags(fs, args, "compare", func(w io.Writer) { writeHelp(w, commandByName("compare")) }, stdout, stderr); !ok {
 		return code
 	}
-	af, o, lim := &c.af, c.o, c.lim
-	beforeAt, afterAt, format, export, failOn := c.beforeAt, c.afterAt, c.format, c.export, c.failOn
-	quiet := c.quiet
 	usage := func(format string, a ...any) int {
 		return usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
 	}
 	if fs.Changed("at") {
 		return usage("compare: use --before-at and --after-at instead of --at")
 	}
-	if !slices.Contains(compare.Formats(), format) {
-		return usage("--output-format %q: want one of %s", format, strings.Join(compare.Formats(), ", "))
+	if !slices.Contains(compare.Formats(), c.format) {
+		return usage("--output-format %q: want one of %s", c.format, strings.Join(compare.Formats(), ", "))
 	}
 	if c.profile {
 		return runProfile(c, fs, args, stdout, stderr)
 	}
-	if fs.Changed("canary") {
-		return runCanary(c, fs, args, stdin, stdout, stderr)
+	cc := compareCall{c: c, changed: fs.Changed, paths: fs.Args(), args: args, stdin: stdin, stdout: stdout, stderr: stderr}
+	var rep *compare.Report
+	var code int
+	canary := fs.Changed("canary")
+	if canary {
+		rep, code = cc.canaryReport()
+	} else {
+		rep, code = cc.report()
+	}
+	if rep == nil {
+		return code
+	}
+	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
+	if err := writeReport(rep, c.format, c.export, stdout, say.say); err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return 1
+	}
+	if canary {
+		return compare.FailOnCanary(rep, c.failOn)
+	}
+	return compare.FailOn(rep, c.failOn)
+}
+
+// compareCall is one comparison: its options, what the user set, the
+// inputs as named, the command line for the rerun and the streams (stdout
+// only for --list-queries). The command builds it from its flags, the MCP
+// compare tool from its arguments.
+type compareCall struct {
+	c              *compareOpts
+	changed        func(flag string) bool
+	paths, args    []string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// report runs a before/after comparison up to its report. A nil report
+// comes with the exit status, its reason written to stderr (0: nothing to
+// report, as with --list-queries).
+func (cc compareCall) report() (*compare.Report, int) {
+	c, stdin, stdout, stderr := cc.c, cc.stdin, cc.stdout, cc.stderr
+	af, o, lim := &c.af, c.o, c.lim
+	beforeAt, afterAt, failOn := c.beforeAt, c.afterAt, c.failOn
+	quiet := c.quiet
+	args := cc.args
+	usage := func(format string, a ...any) (*compare.Report, int) {
+		return nil, usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
 	}
 	for _, f := range []string{"baseline-group", "warmup", "pass-score", "marginal-score"} {
-		if fs.Changed(f) {
+		if cc.changed(f) {
 			return usage("--%s is for canary mode: add --canary SELECTOR", f)
 		}
 	}
@@ -182,11 +232,11 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usage("--slice must be positive and --alpha in (0, 1)")
 	}
 	if err := checkGrafana(o.GrafanaURL, o.GrafanaDatasource); err != nil {
-		return usageErrorFor(stderr, "compare", err)
+		return nil, usageErrorFor(stderr, "compare", err)
 	}
 	so, err := af.options()
 	if err != nil {
-		return usageErrorFor(stderr, "compare", err)
+		return nil, usageErrorFor(stderr, "compare", err)
 	}
 	spec, topt, copt := so.spec, so.graph, so.causal
 	bAt, err := parseTimeSpec(beforeAt)
@@ -197,9 +247,9 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%s", strings.Replace(err.Error(), "--at", "--after-at", 1))
 	}
-	paths := fs.Args()
+	paths := cc.paths
 	if c.lf.ListQueries {
-		return c.lf.list(stdout, stderr, af.Step)
+		return nil, c.lf.list(stdout, stderr, af.Step)
 	}
 	say := &reporter{w: stderr, quiet: quiet, verbose: c.verbose}
 	progress := say.say
@@ -207,19 +257,19 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if len(paths) != 0 {
 			return usage("compare: with live sources give no inputs (both windows come from one fetch)")
 		}
-		if !bAt.present || !aAt.present {
+		if !bAt.Present || !aAt.Present {
 			return usage("compare: live sources need --before-at and --after-at")
 		}
 		dir, cleanup, code := fetchCompare(args, &c.lf, af, &bAt, &aAt, stderr, progress)
 		if code != 0 {
-			return code
+			return nil, code
 		}
 		defer cleanup()
 		paths = []string{dir}
 		args = compareRerun(args, &bAt, &aAt, dir)
 	}
 	switch {
-	case len(paths) == 1 && (!bAt.present || !aAt.present):
+	case len(paths) == 1 && (!bAt.Present || !aAt.Present):
 		return usage("compare: one input needs both --before-at and --after-at (or give BEFORE AFTER)")
 	case len(paths) == 0 || len(paths) > 2:
 		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
@@ -235,27 +285,27 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	before, err := read(paths[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: BEFORE: %v\n", err)
-		return 1
+		return nil, 1
 	}
 	after := before
 	if len(paths) == 2 {
 		if after, err = read(paths[1]); err != nil {
 			fmt.Fprintf(stderr, "pipeline-analyze compare: AFTER: %v\n", err)
-			return 1
+			return nil, 1
 		}
 	}
-	ws := compare.WindowSpec{BeforeAt: bAt.resolve(before.End), AfterAt: aAt.resolve(after.End), Window: af.Window,
+	ws := compare.WindowSpec{BeforeAt: bAt.Resolve(before.End), AfterAt: aAt.Resolve(after.End), Window: af.Window,
 		Baseline: af.Baseline, Target: spec.Target}
-	if bAt.present {
-		ws.BeforeAtSource = "--before-at " + bAt.raw
+	if bAt.Present {
+		ws.BeforeAtSource = "--before-at " + bAt.Raw
 	}
-	if aAt.present {
-		ws.AfterAtSource = "--after-at " + aAt.raw
+	if aAt.Present {
+		ws.AfterAtSource = "--after-at " + aAt.Raw
 	}
 	bs, as, inc, err := compare.ResolveSides(before, after, ws)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+		return nil, 1
 	}
 	bs.Paths, as.Paths = paths[:1], paths[len(paths)-1:]
 	o.Target, o.TargetChosenBy = inc.Target, inc.TargetChosenBy
@@ -263,19 +313,15 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o.Version, o.Args = version, args
 	if err := beforeCauses(c, &o, before, spec, inc, topt, copt, progress); err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+		return nil, 1
 	}
 	rep, err := compare.Run(bs, as, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+		return nil, 1
 	}
 	progress("compared %d items: %s", len(rep.Items), rep.Verdict.Text)
-	if err := writeReport(rep, format, export, stdout, progress); err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
-	}
-	return compare.FailOn(rep, failOn)
+	return rep, 0
 }
 
 // fetchCompare fetches, in one go, the range that holds both windows and
@@ -289,19 +335,19 @@ func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *tim
 	progress func(string, ...any)) (string, func(), int) {
 	now := time.Now().UTC().Truncate(time.Second)
 	abs := func(t *timeSpec) {
-		if t.isRel {
-			a := now.Add(t.rel)
-			*t = timeSpec{abs: ingest.FromTime(a), raw: a.Format(time.RFC3339Nano) + " (" + t.raw + ", now = wall clock at fetch)", present: true}
+		if t.IsRel {
+			a := now.Add(t.Rel)
+			*t = timeSpec{Abs: ingest.FromTime(a), Raw: a.Format(time.RFC3339Nano) + " (" + t.Raw + ", now = wall clock at fetch)", Present: true}
 		}
 	}
 	abs(bAt)
 	abs(aAt)
 	first, last := *bAt, *aAt
-	if first.abs > last.abs {
+	if first.Abs > last.Abs {
 		first, last = last, first
 	}
 	fetch := *af
-	fetch.Baseline = last.abs.Sub(first.abs) + fetchBaseline(af.Baseline, af.Window)
+	fetch.Baseline = last.Abs.Sub(first.Abs) + fetchBaseline(af.Baseline, af.Window)
 	work, err := os.MkdirTemp("", "pipeline-analyze-compare-*")
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
@@ -327,7 +373,7 @@ func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *tim
 // times absolute, the bundle as the one input.
 func compareRerun(args []string, bAt, aAt *timeSpec, dir string) []string {
 	out := rerunArgs(args)
-	abs := map[string]string{"before-at": bAt.abs.Std().Format(time.RFC3339Nano), "after-at": aAt.abs.Std().Format(time.RFC3339Nano)}
+	abs := map[string]string{"before-at": bAt.Abs.Std().Format(time.RFC3339Nano), "after-at": aAt.Abs.Std().Format(time.RFC3339Nano)}
 	for i := 0; i < len(out); i++ {
 		name, _, eq := strings.Cut(strings.TrimPrefix(out[i], "--"), "=")
 		v, ok := abs[name]
@@ -359,13 +405,13 @@ func beforeCauses(c *compareOpts, o *compare.Options, before *ingest.Bundle, spe
 	default:
 		spec.At = inc.At
 		spec.AtSource = inc.AtChosenBy
-		an, err := analyzeBundle(before, spec, timeSpec{abs: inc.At, present: true}, topt, copt)
+		an, err := analysis.AnalyzeBundle(before, spec, timeSpec{Abs: inc.At, Present: true}, topt, copt)
 		if err != nil {
 			progress("BEFORE's analysis failed, so its causes get no verdict: %v", err)
 			o.CausesFrom = "analysis of BEFORE failed: " + err.Error()
 		} else {
-			o.Causes = compare.CausesOf(an.result, c.nCauses)
-			o.CausesFrom = "analysis of BEFORE (method " + an.result.Method + ")"
+			o.Causes = compare.CausesOf(an.Result, c.nCauses)
+			o.CausesFrom = "analysis of BEFORE (method " + an.Result.Method + ")"
 		}
 	}
 	return nil

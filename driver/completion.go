@@ -8,6 +8,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/spf13/pflag"
 )
@@ -90,7 +91,7 @@ func runCompletion(args []string, env cmdEnv) int {
 		writeHelp(env.stdout, commandByName("completion"))
 	default:
 		return usageErrorFor(env.stderr, "completion", fmt.Errorf("unknown shell %q: want bash, zsh or fish%s", args[0],
-			didYouMean(args[0], []string{"bash", "zsh", "fish"}, nil)))
+			suggest.DidYouMean(args[0], []string{"bash", "zsh", "fish"}, nil)))
 	}
 	return 0
 }

@@ -1,16 +1,15 @@
 package driver
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/evidence"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/shape"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
@@ -20,100 +19,16 @@ import (
 var version = "0.1.0-dev"
 
 // errUsage marks errors that exit 2.
-var errUsage = errors.New("usage")
+var errUsage = analysis.ErrUsage
 
 // timeSpec is --at: absolute, or relative to the end of the data ("now").
-type timeSpec struct {
-	abs     ingest.Time
-	rel     time.Duration
-	isRel   bool
-	raw     string
-	present bool
-	unit    string // the unit of a unix epoch, read from its magnitude ("s", "ms", "µs", "ns")
-}
+type timeSpec = analysis.TimeSpec
 
-// source is how the incident time was given, for the scorecard:
-// "--at 1796008320000 (unix ms)".
-func (ts timeSpec) source() string {
-	if ts.unit != "" {
-		return "--at " + ts.raw + " (unix " + ts.unit + ")"
-	}
-	return "--at " + ts.raw
-}
+// parseTimeSpec parses --at (analysis.ParseTime).
+func parseTimeSpec(s string) (timeSpec, error) { return analysis.ParseTime(s) }
 
-// parseTimeSpec accepts RFC3339, a unix epoch in seconds, milliseconds,
-// microseconds or nanoseconds (told apart by magnitude, see epochUnit), and
-// "now", "now-15m", "now+1m" where now is the end of the data.
-func parseTimeSpec(s string) (timeSpec, error) {
-	ts := timeSpec{raw: s, present: s != ""}
-	if s == "" {
-		return ts, nil
-	}
-	if strings.HasPrefix(s, "now") {
-		rest := s[3:]
-		ts.isRel = true
-		if rest == "" {
-			return ts, nil
-		}
-		d, err := time.ParseDuration(rest)
-		if err != nil || (rest[0] != '-' && rest[0] != '+') {
-			return ts, fmt.Errorf("--at %q: want now, now-DURATION or now+DURATION (e.g. now-15m)", s)
-		}
-		ts.rel = d
-		return ts, checkTimeSpec(ts)
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		ts.abs = ingest.FromTime(t)
-		return ts, checkTimeSpec(ts)
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
-		ts.abs, ts.unit = epochUnit(f)
-		return ts, checkTimeSpec(ts)
-	}
-	return ts, fmt.Errorf("--at %q: want RFC3339 (2026-11-30T03:12:00Z), a unix epoch (s, ms, µs or ns), or now-15m", s)
-}
-
-// resolve returns the absolute time given the end of the data.
-func (ts timeSpec) resolve(end ingest.Time) ingest.Time {
-	if !ts.present {
-		return 0
-	}
-	if ts.isRel {
-		return end.Add(ts.rel)
-	}
-	return ts.abs
-}
-
-// parseTarget parses SERVICE[:SIGNAL[:STAT]].
-func parseTarget(s string) (tcg.Target, error) {
-	var t tcg.Target
-	if s == "" {
-		return t, nil
-	}
-	parts := strings.Split(s, ":")
-	if len(parts) > 3 || parts[0] == "" {
-		return t, fmt.Errorf("--target %q: want SERVICE[:SIGNAL[:STAT]], e.g. api-gateway:latency:p99", s)
-	}
-	t.Service = parts[0]
-	if len(parts) > 1 {
-		sig, ok := ingest.ParseSignalKind(parts[1])
-		if !ok {
-			return t, fmt.Errorf("--target %q: unknown signal %q (latency, errors, traffic, cpu, kv_cache, gpu_util, ...)", s, parts[1])
-		}
-		t.Signal = sig
-		switch strings.ToLower(parts[1]) {
-		case "p50", "p90", "p95", "p99":
-			t.Stat = strings.ToLower(parts[1])
-		}
-	}
-	if len(parts) > 2 {
-		t.Stat = strings.ToLower(parts[2])
-		if !statRE.MatchString(t.Stat) {
-			return t, fmt.Errorf("--target %q: unknown statistic %q (p50, p90, p99, mean, rate, ratio, ...)", s, parts[2])
-		}
-	}
-	return t, nil
-}
+// parseTarget parses --target (analysis.ParseTarget).
+func parseTarget(s string) (tcg.Target, error) { return analysis.ParseTarget(s) }
 
 // parseWeights parses "0.35,0.30,0.25,0.10".
 func parseWeights(s string) (causal.Weights, error) {
@@ -195,11 +110,6 @@ func (a *analysisFlags) register(fs *pflag.FlagSet) {
 	registerFields(fs, a, analysisHelp, groupAnalysis)
 }
 
-// timeFlags are the time flags as the user set them, for checkWindow.
-func (a *analysisFlags) timeFlags(fs *pflag.FlagSet, at timeSpec) timeFlags {
-	return timeFlags{at: at, window: a.Window, windowGiven: fs.Changed("window"), baseline: a.Baseline, baselineGiven: fs.Changed("baseline")}
-}
-
 // stageOptions are the analysis flags turned into each stage's options.
 type stageOptions struct {
 	spec     tcg.IncidentSpec // the incident to resolve (--at is in at, resolved against the data)
@@ -238,8 +148,8 @@ func (a *analysisFlags) options() (stageOptions, error) {
 		return usage("--method %q: want one of %s", a.Method, strings.Join(causal.Methods(), ", "))
 	}
 	so.spec = tcg.IncidentSpec{Window: a.Window, Baseline: a.Baseline, Target: tgt}
-	if so.at.present {
-		so.spec.AtSource = so.at.source()
+	if so.at.Present {
+		so.spec.AtSource = so.at.Source()
 	}
 	so.graph = tcg.Options{Threshold: a.Threshold, LagWindow: a.LagWindow, MinConfidence: a.MinEdgeConf, OnsetLookback: a.OnsetLookback}
 	if a.OnsetLookback == 0 {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 )
 
 // TestWrongContextRefused is issue 17's table: what gets typed wrong at 3am
@@ -131,46 +133,6 @@ func TestWindowAdjustedSaysSo(t *testing.T) {
 	}
 }
 
-func TestEpochUnits(t *testing.T) {
-	want := time.Date(2026, 11, 30, 3, 12, 0, 0, time.UTC)
-	for _, tc := range []struct{ in, unit string }{
-		{"1796008320", "s"}, {"1796008320.5", "s"}, {"1796008320000", "ms"}, {"1796008320000000", "µs"}, {"1796008320000000000", "ns"},
-	} {
-		ts, err := parseTimeSpec(tc.in)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.in, err)
-		}
-		if got := ts.abs.Std().Truncate(time.Second); !got.Equal(want) || ts.unit != tc.unit {
-			t.Errorf("%s: %s (%s), want %s (%s)", tc.in, got, ts.unit, want, tc.unit)
-		}
-	}
-	if _, unit := epochUnit(99_999_999_999); unit != "s" {
-		t.Errorf("1e11-1 read as %s", unit)
-	}
-}
-
-func TestSuggest(t *testing.T) {
-	for _, tc := range []struct {
-		typed string
-		from  []string
-		want  string
-	}{
-		{"api-gatewy", []string{"api-gateway", "vllm", "router"}, "; did you mean api-gateway?"},
-		{"evals", commandNames(), "; did you mean eval?"},
-		{"simulte", commandNames(), "; did you mean simulate?"},
-		{"zzz", commandNames(), ""},
-		{"p42", []string{"p50", "p90", "p99", "mean"}, ""},
-		{"methd", []string{"method", "methods", "at"}, "; did you mean method?"},
-	} {
-		if got := didYouMean(tc.typed, tc.from, nil); got != tc.want {
-			t.Errorf("didYouMean(%q) = %q, want %q", tc.typed, got, tc.want)
-		}
-	}
-	if d := editDistance("kitten", "sitting"); d != 3 {
-		t.Errorf("editDistance(kitten, sitting) = %d", d)
-	}
-}
-
 // TestComparisonMethodAbstains: a comparison baseline says what it is in the
 // verdict, decides nothing (no confidence, never critical) and prints the
 // ten series that matter, not fifty.
@@ -287,5 +249,27 @@ func TestLiveProgressLine(t *testing.T) {
 	p.end()
 	if tty.Len() != 0 {
 		t.Errorf("live line with -q: %q", tty.String())
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	for _, tc := range []struct {
+		typed string
+		from  []string
+		want  string
+	}{
+		{"api-gatewy", []string{"api-gateway", "vllm", "router"}, "; did you mean api-gateway?"},
+		{"evals", commandNames(), "; did you mean eval?"},
+		{"simulte", commandNames(), "; did you mean simulate?"},
+		{"zzz", commandNames(), ""},
+		{"p42", []string{"p50", "p90", "p99", "mean"}, ""},
+		{"methd", []string{"method", "methods", "at"}, "; did you mean method?"},
+	} {
+		if got := suggest.DidYouMean(tc.typed, tc.from, nil); got != tc.want {
+			t.Errorf("DidYouMean(%q) = %q, want %q", tc.typed, got, tc.want)
+		}
+	}
+	if d := suggest.EditDistance("kitten", "sitting"); d != 3 {
+		t.Errorf("EditDistance(kitten, sitting) = %d", d)
 	}
 }

@@ -9,16 +9,19 @@
 // analysisFlags, outputFlags and liveFlags, each default written once),
 // turning flags into each stage's Options (config.go: stageOptions), the
 // sources of an analysis (source.go: local files, or live endpoints
-// fetched into a bundle first, behind one interface), the run of the
-// stages (analyze.go, pipeline.go: ingest → tcg → causal → evidence →
-// scorecard), eval's scoring against labels (eval.go, evalfit.go), compare
-// and simulate's wiring, and what the process writes (safeout.go: redacted,
+// fetched into a bundle first, behind one interface), the call of the
+// analysis (analyze.go: the flags → analysis.Config → analysis.Analyze, the
+// card rendered), the mcp command (mcp.go: the server's flags, and the
+// Runner of package mcp: the commands' code paths with Go values), the
+// eval command's flags over package eval, compare and simulate's wiring,
+// and what the process writes (safeout.go: redacted,
 // escaped stderr; files.go: atomic outputs; cleanup.go: temporary files
 // removed on a signal).
 //
 // It must not analyse: no anomaly rule, no score, no report wording lives
-// here; those belong to tcg, causal and scorecard. It checks what the user
-// typed against the data (validate.go) and reports; it is the only package
+// here; those belong to tcg, causal and scorecard, and the pipeline and
+// the checks of what the user typed against the data to package analysis.
+// It reports; it is the only package
 // that reads the wall clock (a live fetch's "now") and the environment.
 //
 // # One run of the analysis
@@ -26,9 +29,9 @@
 // runAnalyze parses the flags, checks the outputs, makes one work
 // directory (removed at exit and on SIGINT/SIGTERM), opens the source
 // (newSource: localSource restores a saved bundle's manifest; liveSource
-// fetches), then runs the steps of an analyzeRun: read (features.Read, or the
-// embedded demo), checkContext (--target, --at, --window against the data),
-// analyse (tcg.Build, causal.Analyze, evidence.Collect, scorecard.Build) and
-// report (scorecard.Render to stdout or --export). Each step that fails has
-// already said why and carries the exit status.
+// fetches), then calls analysis.Analyze (read, or the embedded demo; the
+// context checks; tcg.Build, causal.Analyze, evidence.Collect,
+// scorecard.Build) and reports (scorecard.Render to stdout or --export).
+// Each step that fails has already said why and carries the exit status
+// (an analysis.ErrUsage error exits 2).
 package driver

@@ -47,15 +47,15 @@ func analyseCard(t *testing.T, args ...string) *scorecard.Card {
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	r, err := newAnalyzeRun(env, fs, o, &reporter{w: io.Discard, quiet: true})
+	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &reporter{w: io.Discard, quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := r.card(context.Background(), args)
+	run, err := r.run(context.Background(), args)
 	if err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
-	return c
+	return run.Card
 }
 
 // pasteable holds what a card offers to copy: shell commands and PromQL

@@ -24,7 +24,7 @@ var bareGoroutines = map[string]string{
 	"ingest/read.go mergeParts":     "runtime.GC: no code of ours",
 	"driver/cleanup.go":             "the signal handler: removes temporary files and exits",
 	"driver/progress.go":            "the live progress line: formats numbers; never started with -q, so never in an MCP call",
-	"driver/eval.go runEval":        "each eval case runs under evalCaseSafe, which recovers its panic into the case's failure",
+	"eval/eval.go Run":              "each eval case runs under evalCaseSafe, which recovers its panic into the case's failure",
 }
 
 // TestGoroutinesCarryPanics fails for a `go` statement outside

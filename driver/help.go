@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/spf13/pflag"
 )
 
@@ -204,7 +205,7 @@ func flagSuggestion(fs *pflag.FlagSet, err error) string {
 			names = append(names, f.Name)
 		}
 	})
-	return didYouMean(typed, names, func(s string) string { return "--" + s })
+	return suggest.DidYouMean(typed, names, func(s string) string { return "--" + s })
 }
 
 // usageErrorFor writes one line "pipeline-analyze[ cmd]: msg (see

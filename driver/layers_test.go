@@ -59,12 +59,19 @@ var layers = map[string][]string{
 	"scorecard":                {"causal", "evidence", "ingest", "internal/reportfmt", "measure", "peers", "shape", "tcg"},
 	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "ingest/gpu/nsight", "internal/parallel", "internal/reportfmt", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
 	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "measure", "peers", "scorecard", "shape", "tcg"},
-	"driver": {"causal", "compare", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "live", "logtemplate", "measure",
+	// analysis: the one in-process core the CLI, the MCP server, eval and compare call (Analyze → *Run).
+	"analysis": {"causal", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "measure", "scorecard", "tcg"},
+	// mcp: the MCP server's tools over analysis.Run and the comparisons' reports (the command supplies its Runner).
+	"mcp": {"analysis", "compare", "ingest", "internal/parallel", "internal/reportfmt", "profdiff", "scorecard"},
+	// eval: the analysis scored against labelled cases (--split, --fit); the eval command is its flag wiring.
+	"eval": {"analysis", "causal", "features", "ingest", "internal/boundedfile", "measure", "tcg"},
+	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "internal/suggest", "live", "logtemplate", "mcp", "measure",
 		"peers", "profdiff", "scorecard", "shape", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 
 	"internal/boundedfile": {}, // the one reader of files a flag names (issue 28)
 	"internal/reportfmt":   {"ingest/model"},
+	"internal/suggest":     {}, // "did you mean": the nearest known names to one typed
 }
 
 // harnesses are the module's packages outside the data flow — the

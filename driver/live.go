@@ -176,12 +176,12 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 	now := time.Now().UTC().Truncate(time.Second) // the wall clock: live sources only
 	win := af.Window
 	var wStart, wEnd time.Time
-	if at.present {
-		a := at.abs.Std()
-		if at.isRel {
-			a = now.Add(at.rel)
-			spec.AtSource = fmt.Sprintf("--at %s (now = wall clock at fetch, %s)", at.raw, now.Format(time.RFC3339))
-			*at = timeSpec{abs: ingest.FromTime(a), raw: a.Format(time.RFC3339Nano), present: true}
+	if at.Present {
+		a := at.Abs.Std()
+		if at.IsRel {
+			a = now.Add(at.Rel)
+			spec.AtSource = fmt.Sprintf("--at %s (now = wall clock at fetch, %s)", at.Raw, now.Format(time.RFC3339))
+			*at = timeSpec{Abs: ingest.FromTime(a), Raw: a.Format(time.RFC3339Nano), Present: true}
 		}
 		wStart, wEnd = a.Add(-win/2), a.Add(win/2)
 	} else {
@@ -224,8 +224,8 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 	}
 	m.Tool = "pipeline-analyze " + version
 	m.FetchedAt = now.Format(time.RFC3339)
-	if at.present {
-		m.At = at.abs.Std().Format(time.RFC3339Nano)
+	if at.Present {
+		m.At = at.Abs.Std().Format(time.RFC3339Nano)
 		m.AtChosenBy = spec.AtSource
 	}
 	if err := (&live.Saver{Track: trackTemp}).Save(dir, m, files); err != nil {

@@ -1,20 +1,22 @@
 package driver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
-	"sync"
+	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
+	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/mcp"
+	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
 	"github.com/spf13/pflag"
 )
 
@@ -62,8 +64,9 @@ func newMCPFlags() (*pflag.FlagSet, *mcpOpts) {
 	return fs, o
 }
 
-// runMCP is the mcp command: it checks the roots and serves the tools on
-// the command's stdin and stdout until the client closes the connection.
+// runMCP is the mcp command: it checks the roots and serves the tools
+// (package mcp) on the command's stdin and stdout until the client closes
+// the connection; the tools run through an mcpRunner.
 func runMCP(args []string, env cmdEnv) int {
 	fs, o := newMCPFlags()
 	if code, ok := parseFlags(fs, args, "mcp", func(w io.Writer) { writeHelp(w, commandByName("mcp")) }, env.stdout, env.stderr); !ok {
@@ -81,218 +84,203 @@ func runMCP(args []string, env cmdEnv) int {
 	if o.lf.ListQueries {
 		return o.lf.list(env.stdout, env.stderr, 0)
 	}
-	s := &mcpServer{live: o.lf.active(), lim: o.lim, red: env.red, stderr: env.stderr}
+	red := env.red
+	r := &mcpRunner{lim: o.lim, lf: o.lf, red: red}
+	s := &mcp.Server{Live: o.lf.active(), Runner: r, Version: version, Stderr: env.stderr,
+		Redact: red.replace,
+		Clean:  func(msg string) string { return escapeText(red.replace(msg), mcpMaxError) }}
 	for _, k := range [][2]string{{"jaeger", o.lf.JaegerURL}, {"prometheus", o.lf.PromURL}, {"loki", o.lf.LokiURL}, {"victorialogs", o.lf.VlogsURL}} {
 		if k[1] != "" {
-			s.liveKinds = append(s.liveKinds, k[0])
+			s.LiveKinds = append(s.LiveKinds, k[0])
 		}
 	}
-	for _, r := range o.roots {
-		real, err := realDir(r)
+	for _, root := range o.roots {
+		real, err := mcp.RealDir(root)
 		if err != nil {
-			return usage(fmt.Errorf("--root %s: %w", r, err))
+			return usage(fmt.Errorf("--root %s: %w", root, err))
 		}
-		s.roots = append(s.roots, real)
+		s.Roots = append(s.Roots, real)
 	}
-	// The server's own flags (limits, live sources) go to every run the
-	// tools start, in the CLI's own syntax.
+	// The server's own flags (limits, live sources), in the CLI's own
+	// syntax, for the rerun line of the cards the tools return.
 	fs.Visit(func(f *pflag.Flag) {
 		if f.Name == "root" {
 			return
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			for _, v := range sv.GetSlice() {
-				s.flagArgs = append(s.flagArgs, "--"+f.Name+"="+v)
+				r.flagArgs = append(r.flagArgs, "--"+f.Name+"="+v)
 			}
 			return
 		}
-		s.flagArgs = append(s.flagArgs, "--"+f.Name+"="+f.Value.String())
+		r.flagArgs = append(r.flagArgs, "--"+f.Name+"="+f.Value.String())
 	})
-	srv := mcp.NewServer(&mcp.Implementation{Name: "pipeline-analyze", Version: version}, &mcp.ServerOptions{
-		Instructions: mcpInstructions,
-	})
-	s.addTools(srv)
-	t := &mcp.IOTransport{Reader: io.NopCloser(env.stdin), Writer: nopWriteCloser{env.stdout}}
-	if err := srv.Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
+	if err := s.Serve(context.Background(), env.stdin, env.stdout); err != nil {
 		sayErr(env.stderr, "mcp: ", err)
 		return 1
 	}
 	return 0
 }
 
-// mcpInstructions tell the assistant how to use the tools.
-const mcpInstructions = `Root-cause analysis of incidents in LLM-serving and microservice systems.
-Start with list_inputs (no paths: what the roots hold), then analyze on an incident's directory;
-explain_cause gives a cause of the last analysis in depth (evidence, path, counterfactual, trace IDs);
-compare tells whether a fix worked (BEFORE AFTER) or judges a canary. detail=summary keeps results
-small; ask for detail=full only when needed.`
+// mcpMaxError is the longest tool error in characters (several sources'
+// failures can share one).
+const mcpMaxError = 1000
 
-// nopWriteCloser is stdout for the transport: closing the connection does
-// not close the command's stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-// mcpServer is the state of one MCP server: what its flags fixed, and the
-// last analysis (for explain_cause). Tool calls run one at a time.
-type mcpServer struct {
-	roots     []string // real absolute directories
-	flagArgs  []string // the server's limit and live flags, for every run
-	live      bool     // live sources configured
-	liveKinds []string // their kinds: jaeger, prometheus, loki, victorialogs
-	lim       ingest.Limits
-	red       *redactor
-	stderr    io.Writer
-
-	mu   sync.Mutex // one tool call at a time: runs are large, and last is shared
-	last *scorecard.Card
+// mcpRunner runs the MCP tools' analyses and comparisons (mcp.Runner) as
+// the commands run them, with the server's limits and live sources: the
+// commands' options built from the tools' arguments as Go values.
+type mcpRunner struct {
+	lim      ingest.Limits
+	lf       liveFlags
+	red      *redactor
+	flagArgs []string // the server's limit and live flags, for the rerun lines
 }
 
-// realDir is dir's real absolute path (symlinks resolved); it must be a
-// directory.
-func realDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
+// Analyze runs the analysis command's analysis (analyzeRun.run:
+// analysis.Analyze) with the call's options.
+func (m *mcpRunner) Analyze(ctx context.Context, paths []string, in mcp.AnalyzeInput) (*analysis.Run, error) {
+	o, changed, err := m.analyzeOptions(in)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	var stderr bytes.Buffer
+	se := newSafeWriter(&stderr, m.red, maxErrLine)
+	env := cmdEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: se, explain: io.Discard, red: m.red} // stdout is the protocol
+	r, err := newAnalyzeRun(env, o, func(flag string) bool { return changed[flag] }, paths, &reporter{w: se, quiet: true})
 	if err != nil {
-		return "", err
+		return nil, runError(err.Error())
 	}
-	st, err := os.Stat(real)
+	// The card's rerun line is the CLI command that reproduces the call.
+	run, err := r.run(ctx, m.runArgs([][2]string{{"at", in.At}, {"window", in.Window}, {"baseline", in.Baseline}, {"target", in.Target}, {"method", in.Method}}, paths))
+	se.Flush()
 	if err != nil {
-		return "", err
+		return nil, runError(stderr.String())
 	}
-	if !st.IsDir() {
-		return "", errors.New("not a directory")
-	}
-	return real, nil
+	return run, nil
 }
 
-// within reports whether the real path p is a root or under one.
-func (s *mcpServer) within(p string) bool {
-	for _, r := range s.roots {
-		if rel, err := filepath.Rel(r, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
+// analyzeOptions are the analysis command's options of an analyze call:
+// the defaults, the server's limits and live sources, and the call's
+// arguments; changed names the flags the call set.
+func (m *mcpRunner) analyzeOptions(in mcp.AnalyzeInput) (*analyzeOpts, map[string]bool, error) {
+	o := &analyzeOpts{af: defaultAnalysisFlags(), of: defaultOutputFlags(), lf: m.lf, lim: m.lim}
+	changed := map[string]bool{}
+	set := func(flag, value string, to *string) {
+		if value != "" {
+			*to, changed[flag] = value, true
 		}
 	}
-	return false
+	set("at", in.At, &o.af.At)
+	set("target", in.Target, &o.af.Target)
+	set("method", in.Method, &o.af.Method)
+	if err := toolDuration("window", in.Window, &o.af.Window, changed); err != nil {
+		return nil, nil, err
+	}
+	if err := toolDuration("baseline", in.Baseline, &o.af.Baseline, changed); err != nil {
+		return nil, nil, err
+	}
+	return o, changed, nil
 }
 
-// resolve turns a tool's path argument into the real path it names under a
-// root: a relative path is tried under each root in turn, an absolute one
-// must lie inside one. ".." is refused outright, and the path, once its
-// symlinks are resolved, must still be under a root; so must every file a
-// directory holds (a symlink inside it is read as the file it points to).
-func (s *mcpServer) resolve(p string) (string, error) {
-	switch {
-	case p == "":
-		return "", errors.New("an empty path")
-	case strings.ContainsRune(p, 0):
-		return "", fmt.Errorf("path %q: contains a NUL byte", p)
-	case len(s.roots) == 0:
-		return "", fmt.Errorf("path %q: the server has no --root: it reads only its live sources", p)
-	}
-	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
-		if part == ".." {
-			return "", fmt.Errorf("path %q: \"..\" is refused: name a path under a root", p)
+// Compare runs the compare command's comparison (compareCall: before/after
+// or canary mode) with the call's options.
+func (m *mcpRunner) Compare(_ context.Context, paths []string, in mcp.CompareInput) (*compare.Report, error) {
+	c := defaultCompareOpts()
+	c.quiet, c.format, c.lim, c.lf = true, "json", m.lim, m.lf
+	changed := map[string]bool{}
+	set := func(flag, value string, to *string) {
+		if value != "" {
+			*to, changed[flag] = value, true
 		}
 	}
-	cands := []string{filepath.Clean(p)}
-	if !filepath.IsAbs(p) {
-		cands = cands[:0]
-		for _, r := range s.roots {
-			cands = append(cands, filepath.Join(r, p))
-		}
+	set("before-at", in.BeforeAt, &c.beforeAt)
+	set("after-at", in.AfterAt, &c.afterAt)
+	set("target", in.Target, &c.af.Target)
+	set("canary", in.Canary, &c.canary.Canary)
+	set("baseline-group", in.BaselineGroup, &c.canary.Baseline)
+	if err := toolDuration("window", in.Window, &c.af.Window, changed); err != nil {
+		return nil, err
 	}
-	for _, c := range cands {
-		real, err := filepath.EvalSymlinks(c)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			continue
-		case err != nil:
-			return "", fmt.Errorf("path %q: %w", p, unwrapPathError(err))
-		case !s.within(real):
-			return "", fmt.Errorf("path %q: outside the roots (it resolves to a path no --root holds): refused", p)
-		}
-		if err := s.checkTree(p, real); err != nil {
-			return "", err
-		}
-		return real, nil
+	// The report's rerun line is the CLI command that reproduces the call.
+	opts := [][2]string{{"before-at", in.BeforeAt}, {"after-at", in.AfterAt}, {"window", in.Window}, {"target", in.Target},
+		{"canary", in.Canary}, {"baseline-group", in.BaselineGroup}}
+	var stderr bytes.Buffer
+	se := newSafeWriter(&stderr, m.red, maxErrLine)
+	cc := compareCall{c: c, changed: func(flag string) bool { return changed[flag] }, paths: paths,
+		args: append([]string{"-q", "-o", "json"}, m.runArgs(opts, paths)...), stdin: strings.NewReader(""), stdout: io.Discard, stderr: se}
+	var rep *compare.Report
+	if changed["canary"] {
+		rep, _ = cc.canaryReport()
+	} else {
+		rep, _ = cc.report()
 	}
-	if filepath.IsAbs(p) {
-		if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil && !s.within(real) {
-			return "", fmt.Errorf("path %q: outside the roots: refused", p)
-		}
+	se.Flush()
+	if rep == nil {
+		return nil, runError(stderr.String())
 	}
-	return "", fmt.Errorf("path %q: no such file or directory under the roots", p)
+	return rep, nil
 }
 
-// checkTree refuses a directory that holds a symlink out of the roots.
-func (s *mcpServer) checkTree(p, real string) error {
-	st, err := os.Stat(real)
-	if err != nil || !st.IsDir() {
-		return nil // a file: resolve checked it; a stat error: the reader reports it
-	}
-	files, _ := ingest.ExpandPaths([]string{real})
-	for _, f := range files {
-		fr, err := filepath.EvalSymlinks(f)
-		if err == nil && !s.within(fr) {
-			rel, _ := filepath.Rel(real, f)
-			return fmt.Errorf("path %q: %s is a symlink out of the roots: refused", p, filepath.Join(p, rel))
+// Profile runs compare --profile's A/B (profileReport) with the server's
+// limit flags (the span budget, for traces, does not apply).
+func (m *mcpRunner) Profile(_ context.Context, paths []string) (*profdiff.Report, error) {
+	args := []string{"-q", "-o", "json", "--profile"}
+	for _, a := range m.flagArgs {
+		if strings.HasPrefix(a, "--max-") || strings.HasPrefix(a, "--query-timeout=") || strings.HasPrefix(a, "--stall-timeout=") {
+			args = append(args, a)
 		}
 	}
-	return nil
+	args = append(append(args, "--"), paths...)
+	c := defaultCompareOpts()
+	c.quiet, c.format, c.profile, c.lim = true, "json", true, m.lim
+	c.lim.SpanBudget = ingest.DefaultLimits().SpanBudget
+	var stderr strings.Builder
+	se := newSafeWriter(&stderr, m.red, maxErrLine)
+	rep, _ := profileReport(c, func(string) bool { return false }, paths, args, se)
+	se.Flush()
+	if rep == nil {
+		return nil, runError(stderr.String())
+	}
+	return rep, nil
 }
 
-// resolveAll resolves every path argument (see resolve).
-func (s *mcpServer) resolveAll(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		r, err := s.resolve(p)
-		if err != nil {
-			return nil, err
+// Read reads the paths as the analysis would, in a temporary directory
+// removed at the end (and on a signal).
+func (m *mcpRunner) Read(paths []string) (*ingest.Bundle, error) {
+	work, err := os.MkdirTemp("", "pipeline-analyze-mcp-*")
+	if err != nil {
+		return nil, err
+	}
+	untrack := trackTemp(work)
+	defer func() { os.RemoveAll(work); untrack() }()
+	return features.Read(paths, strings.NewReader(""), ingest.Options{Limits: m.lim, TempDir: work}, features.Options{})
+}
+
+// runArgs are the command-line arguments of the run a tool starts, for its
+// rerun line: the server's flags, then the tool's options as --name=value,
+// then the paths after "--".
+func (m *mcpRunner) runArgs(opts [][2]string, paths []string) []string {
+	args := append([]string(nil), m.flagArgs...)
+	for _, o := range opts {
+		if o[1] != "" {
+			args = append(args, "--"+o[0]+"="+o[1])
 		}
-		out = append(out, r)
 	}
-	return out, nil
+	return append(append(args, "--"), paths...)
 }
 
-// unwrapPathError drops the *os.PathError's repetition of the path.
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// checkNoURLs refuses an argument that holds a URL: endpoints (and their
-// credentials) come only from the server's own flags.
-func checkNoURLs(in any) error {
-	v := reflect.ValueOf(in)
-	if v.Kind() != reflect.Struct {
+// toolDuration sets *to from a tool's duration argument (when given) and
+// marks its flag changed; a bad value is refused in the words of the
+// command line's flag parser (pflag's duration).
+func toolDuration(flag, value string, to *time.Duration, changed map[string]bool) error {
+	if value == "" {
 		return nil
 	}
-	for i := range v.NumField() {
-		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
-		var vals []string
-		switch f := v.Field(i); f.Kind() {
-		case reflect.String:
-			vals = []string{f.String()}
-		case reflect.Slice:
-			if f.Type().Elem().Kind() == reflect.String {
-				for j := range f.Len() {
-					vals = append(vals, f.Index(j).String())
-				}
-			}
-		}
-		for _, s := range vals {
-			if strings.Contains(s, "://") {
-				return fmt.Errorf("argument %s: a URL is refused: live endpoints come only from the server's flags", name)
-			}
-		}
+	v, err := time.ParseDuration(value)
+	if err != nil {
+		return fmt.Errorf(`invalid argument %q for %q flag: must be a duration like "30s" or "5m"`, value, "--"+flag)
 	}
+	*to, changed[flag] = v, true
 	return nil
 }
 

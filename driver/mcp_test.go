@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	mcpserver "github.com/pipeline-analyze/pipeline-analyze/mcp"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
 )
@@ -82,6 +84,20 @@ func (c *mcpClient) peakRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// analyzeJSON is an analyze result as a client decodes it: the card (with
+// detail full) as the JSON it is.
+type analyzeJSON struct {
+	mcpserver.AnalyzeOutput
+	Card json.RawMessage `json:"card"`
+}
+
+// compareJSON is a compare result as a client decodes it: the report (with
+// detail full) as the JSON it is.
+type compareJSON struct {
+	mcpserver.CompareOutput
+	Report json.RawMessage `json:"report"`
 }
 
 // call calls a tool; a protocol error (the server gone) fails the test.
@@ -208,12 +224,12 @@ func TestMCPServer(t *testing.T) {
 		Verdict struct {
 			Text string `json:"text"`
 		} `json:"verdict"`
-		Causes []causeSummary `json:"causes"`
+		Causes []mcpserver.CauseSummary `json:"causes"`
 	}
 	if err := json.Unmarshal([]byte(cli.stdout), &want); err != nil || len(want.Causes) == 0 {
 		t.Fatalf("the CLI's JSON: %v (%d causes)", err, len(want.Causes))
 	}
-	var an analyzeOutput
+	var an analyzeJSON
 	t0 := time.Now()
 	text, isErr := c.call("analyze", map[string]any{"paths": []string{"llm-002"}}, &an)
 	t.Logf("llm-002: the CLI %v (peak RSS %d MiB), the analyze tool %v", cli.wall.Round(10*time.Millisecond), cli.rss>>20,
@@ -234,14 +250,14 @@ func TestMCPServer(t *testing.T) {
 	if len(top.NextSteps) > 0 && !slices.Equal(got.NextSteps, top.NextSteps) {
 		t.Errorf("next steps %+v, the CLI's %+v", got.NextSteps, top.NextSteps)
 	}
-	if an.Card != nil || an.Markdown != "" || len(an.Causes) > mcpTopCauses {
+	if an.Card != nil || an.Markdown != "" || len(an.Causes) > 3 { // a summary: the top three
 		t.Errorf("summary detail carries the full card or %d causes", len(an.Causes))
 	}
-	var again analyzeOutput
+	var again analyzeJSON
 	if text2, _ := c.call("analyze", map[string]any{"paths": []string{"llm-002"}}, &again); text2 != text {
 		t.Errorf("analyze is not deterministic:\n%.500s\n%.500s", text, text2)
 	}
-	var anFull analyzeOutput
+	var anFull analyzeJSON
 	textFull, isErr := c.call("analyze", map[string]any{"paths": []string{filepath.Join(dev, "llm-002")}, "detail": "full"}, &anFull)
 	if isErr {
 		t.Fatalf("analyze, full: %s", textFull)
@@ -252,7 +268,7 @@ func TestMCPServer(t *testing.T) {
 	}
 
 	// explain_cause: the last analysis's top cause in depth.
-	var ex explainOutput
+	var ex mcpserver.ExplainOutput
 	if text, isErr := c.call("explain_cause", map[string]any{"rank": 1}, &ex); isErr {
 		t.Fatalf("explain_cause: %s", text)
 	}
@@ -266,26 +282,31 @@ func TestMCPServer(t *testing.T) {
 	if cliCmp.code != 0 {
 		t.Fatalf("the CLI's compare: exit %d: %s", cliCmp.code, cliCmp.stderr)
 	}
-	wantCmp, err := compareResult([]byte(cliCmp.stdout), false)
-	if err != nil {
+	var wantCmp struct {
+		Verdict struct {
+			Text string `json:"text"`
+		} `json:"verdict"`
+		Watch []any `json:"watch"`
+	}
+	if err := json.Unmarshal([]byte(cliCmp.stdout), &wantCmp); err != nil {
 		t.Fatal(err)
 	}
-	var cmp compareOutput
+	var cmp compareJSON
 	if text, isErr := c.call("compare", map[string]any{"paths": []string{"incident", "fixed"}}, &cmp); isErr {
 		t.Fatalf("compare: %s", text)
 	}
-	if cmp.Mode != "before-after" || cmp.Verdict == "" || cmp.Verdict != wantCmp.Verdict || cmp.Target == nil {
-		t.Errorf("compare: %+v, the CLI's verdict %q", cmp, wantCmp.Verdict)
+	if cmp.Mode != "before-after" || cmp.Verdict == "" || cmp.Verdict != wantCmp.Verdict.Text || cmp.Target == nil {
+		t.Errorf("compare: %+v, the CLI's verdict %q", cmp, wantCmp.Verdict.Text)
 	}
 	if len(cmp.Watch) == 0 || len(cmp.Watch) != len(wantCmp.Watch) || cmp.Watch[0].Text == "" {
 		t.Errorf("compare: watch %+v, the CLI's %+v: want what to watch after the fix", cmp.Watch, wantCmp.Watch)
 	}
-	var one compareOutput
+	var one compareJSON
 	if text, isErr := c.call("compare", map[string]any{"paths": []string{"incident"}, "window": "2m", "before_at": "now-2m", "after_at": "now-9m"}, &one); isErr ||
 		one.Mode != "before-after" || one.Verdict == "" {
 		t.Errorf("compare, two windows of one input: %.300s %+v", text, one)
 	}
-	var can compareOutput
+	var can compareJSON
 	if text, isErr := c.call("compare", map[string]any{"paths": []string{"rollout"}, "canary": "auto"}, &can); isErr {
 		t.Fatalf("compare, canary: %s", text)
 	}
@@ -293,7 +314,7 @@ func TestMCPServer(t *testing.T) {
 		t.Errorf("compare, canary: %+v", can)
 	}
 	// compare, profile: two profiler captures (a capture against itself).
-	var prof compareOutput
+	var prof compareJSON
 	if text, isErr := c.call("compare", map[string]any{"paths": []string{"base.json.gz", "cand.json.gz"}, "profile": true}, &prof); isErr ||
 		prof.Mode != "profile" || prof.Target == nil || prof.Target.Verdict != "unchanged" || !strings.HasPrefix(prof.Verdict, "step unchanged") {
 		t.Errorf("compare, profile: %.300s %+v", text, prof)
@@ -302,11 +323,11 @@ func TestMCPServer(t *testing.T) {
 	c.refused("compare", map[string]any{"paths": []string{"base.json.gz", "cand.json.gz"}, "profile": true, "window": "5m"}, "do not apply")
 
 	// list_inputs: the roots, then what a case holds.
-	var roots listOutput
+	var roots mcpserver.ListOutput
 	if text, isErr := c.call("list_inputs", nil, &roots); isErr || len(roots.Roots) != 2 || !slices.Contains(roots.Roots[1].Entries, "incident/") {
 		t.Errorf("list_inputs without paths: %s %+v", text, roots)
 	}
-	var li listOutput
+	var li mcpserver.ListOutput
 	if text, isErr := c.call("list_inputs", map[string]any{"paths": []string{"llm-002"}}, &li); isErr || li.Spans == 0 || li.Formats["jaeger-json"] == 0 {
 		t.Errorf("list_inputs llm-002: %s %+v", text, li)
 	}
@@ -381,7 +402,7 @@ func TestMCPLive(t *testing.T) {
 	}
 	lc := newLiveCase(t, 12*time.Minute)
 	c := startMCP(t, "--prometheus-url", lc.prom.URL, "--token-file", lc.tokenFile, "--retries", "1", "--timeout", "5s")
-	var an analyzeOutput
+	var an analyzeJSON
 	text, isErr := c.call("analyze", map[string]any{"at": lc.label.AlertTime, "baseline": "6m", "target": "vllm:gpu_util", "detail": "full"}, &an)
 	if isErr {
 		t.Fatalf("analyze from the live source: %s", text)
@@ -395,7 +416,7 @@ func TestMCPLive(t *testing.T) {
 	if !strings.Contains(text, "live/") {
 		t.Error("the full card does not name the fetched inputs")
 	}
-	var roots listOutput
+	var roots mcpserver.ListOutput
 	if text, isErr := c.call("list_inputs", nil, &roots); isErr || !slices.Equal(roots.Live, []string{"prometheus"}) || strings.Contains(text, lc.prom.URL) {
 		t.Errorf("list_inputs without paths: %s", text)
 	}

@@ -26,9 +26,6 @@ var profileFlags = []string{"alpha", "min-ratio", "seed", "bootstrap", "output-f
 // runProfile is compare --profile BASE CAND: profdiff.Compare over the
 // flags, the report rendered like compare's.
 func runProfile(c *compareOpts, fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) int {
-	usage := func(format string, a ...any) int {
-		return usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
-	}
 	var odd []string
 	fs.Visit(func(f *pflag.Flag) {
 		if !slices.Contains(profileFlags, f.Name) && !strings.HasPrefix(f.Name, "max-") && f.Name != "query-timeout" && f.Name != "stall-timeout" {
@@ -36,53 +33,13 @@ func runProfile(c *compareOpts, fs *pflag.FlagSet, args []string, stdout, stderr
 		}
 	})
 	if len(odd) > 0 {
-		return usage("%s: not for --profile (a profiler A/B takes --alpha, --min-ratio, --seed, --bootstrap, the output and limit flags)", strings.Join(odd, ", "))
+		return usageErrorFor(stderr, "compare", fmt.Errorf("%s: not for --profile (a profiler A/B takes --alpha, --min-ratio, --seed, --bootstrap, the output and limit flags)", strings.Join(odd, ", ")))
 	}
-	paths := fs.Args()
-	if len(paths) != 2 {
-		return usage("compare --profile: want BASE CAND (each a Kineto trace, an Nsight SQLite export or a directory of one per rank), got %d argument(s)", len(paths))
+	rep, code := profileReport(c, fs.Changed, fs.Args(), args, stderr)
+	if rep == nil {
+		return code
 	}
-	if !slices.Contains([]string{profileGateRegressed, profileGateUnchanged, profileGateNever}, c.failOn) {
-		return usage("--fail-on %q: want regressed, unchanged or never with --profile", c.failOn)
-	}
-	o := profdiff.DefaultOptions()
-	if fs.Changed("alpha") {
-		if c.o.Alpha <= 0 || c.o.Alpha >= 1 {
-			return usage("--alpha must be in (0, 1)")
-		}
-		o.Alpha = c.o.Alpha
-	}
-	if fs.Changed("min-ratio") {
-		if c.o.MinRatio <= 0 {
-			return usage("--min-ratio must be positive")
-		}
-		o.MinRatio = c.o.MinRatio
-	}
-	if fs.Changed("bootstrap") {
-		if c.o.Bootstrap <= 0 || c.o.Bootstrap > 1_000_000 {
-			return usage("--bootstrap must be in 1..1000000")
-		}
-		o.Bootstrap = c.o.Bootstrap
-	}
-	o.Seed, o.Limits, o.Version, o.Args = c.o.Seed, c.lim, version, append([]string{"pipeline-analyze", "compare"}, args...)
-	// A compressed SQLite export is copied to a temporary file: in a
-	// directory of ours that a signal handler removes too.
-	work, err := os.MkdirTemp("", "pipeline-analyze-profile-*")
-	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
-	}
-	untrack := trackTemp(work)
-	defer func() { os.RemoveAll(work); untrack() }()
-	o.TempDir = work
 	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
-	say.say("profiler A/B: %s against %s", paths[0], paths[1])
-	rep, err := profdiff.Compare(paths[:1], paths[1:], o)
-	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %s\n", oneLine(err.Error()))
-		return 1
-	}
-	say.say("compared %d layers and %d kernels: %s", len(rep.Layers), len(rep.Kernels), rep.Verdict.Text)
 	var sb strings.Builder
 	if err := profdiff.Render(&sb, rep, c.format, profdiff.RenderOptions{Width: 100}); err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
@@ -99,6 +56,61 @@ func runProfile(c *compareOpts, fs *pflag.FlagSet, args []string, stdout, stderr
 		return 1
 	}
 	return profileFailOn(rep, c.failOn)
+}
+
+// profileReport is a profiler A/B up to its report (profdiff.Compare):
+// changed says whether the user set a flag, paths are BASE CAND, args the
+// command line for the rerun. A nil report comes with the exit status, its
+// reason written to stderr.
+func profileReport(c *compareOpts, changed func(string) bool, paths, args []string, stderr io.Writer) (*profdiff.Report, int) {
+	usage := func(format string, a ...any) (*profdiff.Report, int) {
+		return nil, usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
+	}
+	if len(paths) != 2 {
+		return usage("compare --profile: want BASE CAND (each a Kineto trace, an Nsight SQLite export or a directory of one per rank), got %d argument(s)", len(paths))
+	}
+	if !slices.Contains([]string{profileGateRegressed, profileGateUnchanged, profileGateNever}, c.failOn) {
+		return usage("--fail-on %q: want regressed, unchanged or never with --profile", c.failOn)
+	}
+	o := profdiff.DefaultOptions()
+	if changed("alpha") {
+		if c.o.Alpha <= 0 || c.o.Alpha >= 1 {
+			return usage("--alpha must be in (0, 1)")
+		}
+		o.Alpha = c.o.Alpha
+	}
+	if changed("min-ratio") {
+		if c.o.MinRatio <= 0 {
+			return usage("--min-ratio must be positive")
+		}
+		o.MinRatio = c.o.MinRatio
+	}
+	if changed("bootstrap") {
+		if c.o.Bootstrap <= 0 || c.o.Bootstrap > 1_000_000 {
+			return usage("--bootstrap must be in 1..1000000")
+		}
+		o.Bootstrap = c.o.Bootstrap
+	}
+	o.Seed, o.Limits, o.Version, o.Args = c.o.Seed, c.lim, version, append([]string{"pipeline-analyze", "compare"}, args...)
+	// A compressed SQLite export is copied to a temporary file: in a
+	// directory of ours that a signal handler removes too.
+	work, err := os.MkdirTemp("", "pipeline-analyze-profile-*")
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
+		return nil, 1
+	}
+	untrack := trackTemp(work)
+	defer func() { os.RemoveAll(work); untrack() }()
+	o.TempDir = work
+	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
+	say.say("profiler A/B: %s against %s", paths[0], paths[1])
+	rep, err := profdiff.Compare(paths[:1], paths[1:], o)
+	if err != nil {
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %s\n", oneLine(err.Error()))
+		return nil, 1
+	}
+	say.say("compared %d layers and %d kernels: %s", len(rep.Layers), len(rep.Kernels), rep.Verdict.Text)
+	return rep, 0
 }
 
 // profileFailOn is the exit status of --fail-on in profile mode: 3 when

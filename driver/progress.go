@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -243,7 +244,7 @@ func readSummary(b *ingest.Bundle, took time.Duration) string {
 	s := fmt.Sprintf("read %s in %s (%s): %d spans, %d series, %d log records", plural(read, "input"), took.Round(10*time.Millisecond),
 		strings.Join(formats, ", "), len(b.Spans), len(b.Series), len(b.Logs))
 	if b.End != 0 {
-		s += ", " + dataRange(b)
+		s += ", " + analysis.DataRange(b)
 	}
 	if skipped > 0 {
 		s += fmt.Sprintf("; %d skipped (see the report's inputs; -v names them)", skipped)

@@ -60,12 +60,12 @@ func (localSource) open(_ context.Context, args, paths []string, at *timeSpec, s
 		}
 		in.warnings = append(in.warnings, noteWarnings(m.Notes)...)
 		in.addSampling(m)
-		if !at.present && m.At != "" {
+		if !at.Present && m.At != "" {
 			t, err := time.Parse(time.RFC3339Nano, m.At)
 			if err != nil {
 				return nil, fmt.Errorf("%s: at %q: %w", p, m.At, err)
 			}
-			*at = timeSpec{abs: ingest.FromTime(t), raw: m.At, present: true}
+			*at = timeSpec{Abs: ingest.FromTime(t), Raw: m.At, Present: true}
 			spec.AtSource = m.AtChosenBy
 		}
 	}

@@ -1,9 +1,9 @@
-package driver
+package analysis
 
 import (
 	"fmt"
 	"maps"
-	"math"
+
 	"regexp"
 	"slices"
 	"sort"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -105,8 +106,8 @@ func checkTarget(b *ingest.Bundle, t tcg.Target, raw string) error {
 		found = found || s == t.Service
 	}
 	if !found {
-		return fmt.Errorf("%w: --target %s: no service %s in the data%s known: %s", errUsage, raw, t.Service,
-			orPeriod(didYouMean(t.Service, svcs, nil)), knownList(svcs, 8))
+		return fmt.Errorf("%w: --target %s: no service %s in the data%s known: %s", ErrUsage, raw, t.Service,
+			suggest.OrPeriod(suggest.DidYouMean(t.Service, svcs, nil)), suggest.KnownList(svcs, 8))
 	}
 	sig := t.Signal
 	if sig == ingest.SignalOther {
@@ -125,8 +126,8 @@ func checkTarget(b *ingest.Bundle, t tcg.Target, raw string) error {
 	}
 	if !signals[sig.String()] {
 		have := slices.Sorted(maps.Keys(signals))
-		return fmt.Errorf("%w: --target %s: service %s has no %s signal%s it has: %s", errUsage, raw, t.Service, sig,
-			orPeriod(didYouMean(sig.String(), have, nil)), orNone(strings.Join(have, ", ")))
+		return fmt.Errorf("%w: --target %s: service %s has no %s signal%s it has: %s", ErrUsage, raw, t.Service, sig,
+			suggest.OrPeriod(suggest.DidYouMean(sig.String(), have, nil)), suggest.OrNone(strings.Join(have, ", ")))
 	}
 	// A SIGNAL word that is not the signal's own name (ttft, tpot) names
 	// the series: one of the service's series of that signal must carry it
@@ -153,14 +154,14 @@ func checkTarget(b *ingest.Bundle, t tcg.Target, raw string) error {
 			if t.Stat != "" {
 				stat = " with statistic " + t.Stat
 			}
-			return fmt.Errorf("%w: --target %s: no %s %s series named like %q%s; it has: %s", errUsage, raw, t.Service, sig,
-				w.words[0], stat, knownList(names, 5))
+			return fmt.Errorf("%w: --target %s: no %s %s series named like %q%s; it has: %s", ErrUsage, raw, t.Service, sig,
+				w.words[0], stat, suggest.KnownList(names, 5))
 		}
 	}
 	if t.Stat != "" && !stats[t.Stat] {
 		have := slices.Sorted(maps.Keys(stats))
-		return fmt.Errorf("%w: --target %s: %s %s has no statistic %s%s it has: %s", errUsage, raw, t.Service, sig, t.Stat,
-			orPeriod(didYouMean(t.Stat, have, nil)), orNone(strings.Join(have, ", ")))
+		return fmt.Errorf("%w: --target %s: %s %s has no statistic %s%s it has: %s", ErrUsage, raw, t.Service, sig, t.Stat,
+			suggest.OrPeriod(suggest.DidYouMean(t.Stat, have, nil)), suggest.OrNone(strings.Join(have, ", ")))
 	}
 	return nil
 }
@@ -169,33 +170,17 @@ func checkTarget(b *ingest.Bundle, t tcg.Target, raw string) error {
 // p999) or a summary.
 var statRE = regexp.MustCompile(`^(p[0-9]{1,4}|mean|max|min|rate|ratio|count|sum)$`)
 
-// orPeriod turns a "; did you mean X?" suggestion into the separator before
-// the list of known names.
-func orPeriod(s string) string {
-	if s == "" {
-		return ";"
-	}
-	return s
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
 // timeFlags are the time flags the user set, for checkWindow.
 type timeFlags struct {
-	at            timeSpec
+	at            TimeSpec
 	window        time.Duration
 	windowGiven   bool
 	baseline      time.Duration
 	baselineGiven bool
 }
 
-// dataRange is "2026-11-30T02:20:00.000Z → 2026-11-30T02:34:00.000Z (14m0s)".
-func dataRange(b *ingest.Bundle) string {
+// DataRange is "2026-11-30T02:20:00.000Z → 2026-11-30T02:34:00.000Z (14m0s)".
+func DataRange(b *ingest.Bundle) string {
 	return fmt.Sprintf("%s → %s (%s)", b.Start, b.End, b.End.Sub(b.Start).Round(time.Second))
 }
 
@@ -209,17 +194,17 @@ func dataStep(b *ingest.Bundle) time.Duration {
 
 // checkAt refuses an --at outside the data's time range, naming the range
 // and a time inside it.
-func checkAt(b *ingest.Bundle, at timeSpec) error {
-	if !at.present || b.End == 0 {
+func checkAt(b *ingest.Bundle, at TimeSpec) error {
+	if !at.Present || b.End == 0 {
 		return nil
 	}
-	t := at.resolve(b.End)
+	t := at.Resolve(b.End)
 	if t >= b.Start && t <= b.End {
 		return nil
 	}
 	inside := b.Start.Add(b.End.Sub(b.Start) * 2 / 3).Std().Truncate(time.Second).Format(time.RFC3339)
 	return fmt.Errorf("%w: %s is %s, outside the data, which spans %s; give a time inside it, e.g. --at %s",
-		errUsage, at.source(), t, dataRange(b), inside)
+		ErrUsage, at.Source(), t, DataRange(b), inside)
 }
 
 // checkWindow checks the resolved incident's window against the data. A
@@ -247,7 +232,7 @@ func checkWindow(b *ingest.Bundle, tf timeFlags, inc tcg.Incident) (notes []stri
 		w = minW
 	}
 	minBase := minBaselineSteps * step
-	if base := inc.WindowStart.Sub(b.Start); (tf.at.present || tf.windowGiven) && base < minBase {
+	if base := inc.WindowStart.Sub(b.Start); (tf.at.Present || tf.windowGiven) && base < minBase {
 		var fix []string
 		if maxW := 2 * (inc.At.Sub(b.Start) - minBase); maxW >= tcg.MinWindowSteps*step {
 			fix = append(fix, fmt.Sprintf("--window %s or less", maxW.Truncate(time.Minute)))
@@ -259,11 +244,11 @@ func checkWindow(b *ingest.Bundle, tf timeFlags, inc tcg.Incident) (notes []stri
 			fix = append(fix, "a shorter --window")
 		}
 		what := "--window " + tf.window.String()
-		if tf.at.present {
-			what = tf.at.source() + " with a " + w.String() + " window"
+		if tf.at.Present {
+			what = tf.at.Source() + " with a " + w.String() + " window"
 		}
 		return notes, fmt.Errorf("%w: %s leaves %s of baseline before the window (at least %s, %d steps, needed); the data spans %s: give %s",
-			errUsage, what, max(base, 0).Round(time.Second), minBase, minBaselineSteps, dataRange(b), strings.Join(fix, " or "))
+			ErrUsage, what, max(base, 0).Round(time.Second), minBase, minBaselineSteps, DataRange(b), strings.Join(fix, " or "))
 	}
 	if end := inc.At.Add(w / 2); end > inc.WindowEnd {
 		notes = append(notes, fmt.Sprintf("the window ends after the data: %s → %s holds %s of the %s asked for",
@@ -281,18 +266,33 @@ func checkWindow(b *ingest.Bundle, tf timeFlags, inc tcg.Incident) (notes []stri
 // nothing about normal behaviour.
 const minBaselineSteps = 4
 
-// epochUnit reads a unix epoch number by its magnitude: seconds (up to
-// 1e11, the year 5138), milliseconds (up to 1e14), microseconds (up to
-// 1e17), else nanoseconds. It returns the instant and the unit's name.
-func epochUnit(f float64) (ingest.Time, string) {
-	a := math.Abs(f)
-	switch {
-	case a < 1e11:
-		return ingest.FromUnixSeconds(f), "s"
-	case a < 1e14:
-		return ingest.FromUnixSeconds(f / 1e3), "ms"
-	case a < 1e17:
-		return ingest.FromUnixSeconds(f / 1e6), "µs"
+// ParseTarget parses SERVICE[:SIGNAL[:STAT]].
+func ParseTarget(s string) (tcg.Target, error) {
+	var t tcg.Target
+	if s == "" {
+		return t, nil
 	}
-	return ingest.FromUnixSeconds(f / 1e9), "ns"
+	parts := strings.Split(s, ":")
+	if len(parts) > 3 || parts[0] == "" {
+		return t, fmt.Errorf("--target %q: want SERVICE[:SIGNAL[:STAT]], e.g. api-gateway:latency:p99", s)
+	}
+	t.Service = parts[0]
+	if len(parts) > 1 {
+		sig, ok := ingest.ParseSignalKind(parts[1])
+		if !ok {
+			return t, fmt.Errorf("--target %q: unknown signal %q (latency, errors, traffic, cpu, kv_cache, gpu_util, ...)", s, parts[1])
+		}
+		t.Signal = sig
+		switch strings.ToLower(parts[1]) {
+		case "p50", "p90", "p95", "p99":
+			t.Stat = strings.ToLower(parts[1])
+		}
+	}
+	if len(parts) > 2 {
+		t.Stat = strings.ToLower(parts[2])
+		if !statRE.MatchString(t.Stat) {
+			return t, fmt.Errorf("--target %q: unknown statistic %q (p50, p90, p99, mean, rate, ratio, ...)", s, parts[2])
+		}
+	}
+	return t, nil
 }

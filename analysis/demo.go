@@ -1,4 +1,4 @@
-package driver
+package analysis
 
 import "github.com/pipeline-analyze/pipeline-analyze/fixtures"
 

@@ -1,9 +1,10 @@
-package driver
+package eval
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
@@ -13,12 +14,12 @@ import (
 func TestEvalCasePanicIsAFailure(t *testing.T) {
 	old := evalOneCase
 	t.Cleanup(func() { evalOneCase = old })
-	evalOneCase = func(string, []string, tcg.IncidentSpec, timeSpec, tcg.Options, causal.Options, bool) []caseResult {
+	evalOneCase = func(string, []string, tcg.IncidentSpec, analysis.TimeSpec, tcg.Options, causal.Options, bool) []caseResult {
 		var m map[string]int
 		m["boom"]++ // a nil-map write: a runtime panic
 		return nil
 	}
-	out := evalCaseSafe("cases/a/broken-case", []string{"tcg", "baro"}, tcg.IncidentSpec{}, timeSpec{}, tcg.Options{}, causal.Options{}, false)
+	out := evalCaseSafe("cases/a/broken-case", []string{"tcg", "baro"}, tcg.IncidentSpec{}, analysis.TimeSpec{}, tcg.Options{}, causal.Options{}, false)
 	if len(out) != 2 {
 		t.Fatalf("%d results, want one per method (2)", len(out))
 	}

@@ -1,4 +1,4 @@
-package driver
+package eval
 
 import (
 	"crypto/sha256"
@@ -17,9 +17,9 @@ import (
 // Split halves of a development set (eval --split): rules are designed while
 // looking at the design half only, and the check half is only measured.
 const (
-	splitAll    = "all"
-	splitDesign = "design"
-	splitCheck  = "check"
+	SplitAll    = "all"
+	SplitDesign = "design"
+	SplitCheck  = "check"
 )
 
 // caseHalf is a case's half of its set: "design" or "check". Within a set,
@@ -47,9 +47,9 @@ func caseHalves(cases []splitCase) map[string]string {
 			return cs[i].id < cs[j].id
 		})
 		for k, c := range cs {
-			h := splitDesign
+			h := SplitDesign
 			if k%2 == 1 {
-				h = splitCheck
+				h = SplitCheck
 			}
 			out[c.dir] = h
 		}
@@ -91,7 +91,7 @@ func summarizeSets(rs []caseResult, methods []string) []setSummary {
 // at the service (AC@k, Avg@5) and the component level (C@1, C@3).
 func printSets(w io.Writer, sum []setSummary, half string) {
 	title := "per set, every method"
-	if half != splitAll {
+	if half != SplitAll {
 		title += fmt.Sprintf(" (the %s half)", half)
 	}
 	fmt.Fprintln(w, title)
@@ -136,4 +136,13 @@ func printEvalOverall(w io.Writer, rs []caseResult, sum []evalSummary, methods [
 		}
 	}
 	fmt.Fprintf(w, "failures: %d (counted as misses)\n\n", failures)
+}
+
+// truncateRunes cuts s to n runes, ending in "…".
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -1,8 +1,9 @@
-package driver
+package analysis
 
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTimeSpecRange(t *testing.T) {
@@ -21,7 +22,7 @@ func TestTimeSpecRange(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			_, err := parseTimeSpec(tc.in)
+			_, err := ParseTime(tc.in)
 			switch {
 			case tc.err == "" && err != nil:
 				t.Errorf("rejected: %v", err)
@@ -29,5 +30,23 @@ func TestTimeSpecRange(t *testing.T) {
 				t.Errorf("err = %v, want one line with %q", err, tc.err)
 			}
 		})
+	}
+}
+
+func TestEpochUnits(t *testing.T) {
+	want := time.Date(2026, 11, 30, 3, 12, 0, 0, time.UTC)
+	for _, tc := range []struct{ in, unit string }{
+		{"1796008320", "s"}, {"1796008320.5", "s"}, {"1796008320000", "ms"}, {"1796008320000000", "µs"}, {"1796008320000000000", "ns"},
+	} {
+		ts, err := ParseTime(tc.in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if got := ts.Abs.Std().Truncate(time.Second); !got.Equal(want) || ts.Unit != tc.unit {
+			t.Errorf("%s: %s (%s), want %s (%s)", tc.in, got, ts.Unit, want, tc.unit)
+		}
+	}
+	if _, unit := epochUnit(99_999_999_999); unit != "s" {
+		t.Errorf("1e11-1 read as %s", unit)
 	}
 }

@@ -1,4 +1,6 @@
-package driver
+// Package suggest offers "did you mean" suggestions for names a user typed:
+// the nearest known names by edit distance or containment.
+package suggest
 
 import (
 	"slices"
@@ -7,9 +9,9 @@ import (
 	"strings"
 )
 
-// editDistance is the Levenshtein distance between a and b, in runes,
+// EditDistance is the Levenshtein distance between a and b, in runes,
 // case-insensitively. O(len(a)·len(b)) time, O(len(b)) space.
-func editDistance(a, b string) int {
+func EditDistance(a, b string) int {
 	ra, rb := []rune(strings.ToLower(a)), []rune(strings.ToLower(b))
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
@@ -30,11 +32,11 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// suggest returns the candidates closest to s: those within an edit
+// nearest returns the candidates closest to s: those within an edit
 // distance of a third of s's length (at least 1, at most 3), or that
 // contain s or are contained in it (at least 3 runes), nearest first, ties
 // by name. It is what "did you mean" offers.
-func suggest(s string, candidates []string) []string {
+func nearest(s string, candidates []string) []string {
 	type hit struct {
 		name string
 		d    int
@@ -48,7 +50,7 @@ func suggest(s string, candidates []string) []string {
 			continue
 		}
 		seen[c] = true
-		d := editDistance(s, c)
+		d := EditDistance(s, c)
 		lc := strings.ToLower(c)
 		sub := len(ls) >= 3 && (strings.Contains(lc, ls) || strings.Contains(ls, lc) && len(lc) >= 3)
 		if d <= limit || sub {
@@ -68,24 +70,24 @@ func suggest(s string, candidates []string) []string {
 	return out
 }
 
-// didYouMean is "; did you mean X?" (or "X or Y?") for the closest
+// DidYouMean is "; did you mean X?" (or "X or Y?") for the closest
 // candidates, "" when none is close.
-func didYouMean(s string, candidates []string, quote func(string) string) string {
-	hits := suggest(s, candidates)
+func DidYouMean(s string, candidates []string, quote func(string) string) string {
+	hits := nearest(s, candidates)
 	if len(hits) == 0 {
 		return ""
 	}
 	if quote == nil {
 		quote = func(x string) string { return x }
 	}
-	if len(hits) == 1 || len(hits) > 1 && editDistance(s, hits[0]) < editDistance(s, hits[1]) {
+	if len(hits) == 1 || len(hits) > 1 && EditDistance(s, hits[0]) < EditDistance(s, hits[1]) {
 		return "; did you mean " + quote(hits[0]) + "?"
 	}
 	return "; did you mean " + quote(hits[0]) + " or " + quote(hits[1]) + "?"
 }
 
-// knownList is "a, b, c, … (N in all)" with at most n names, sorted.
-func knownList(names []string, n int) string {
+// KnownList is "a, b, c, … (N in all)" with at most n names, sorted.
+func KnownList(names []string, n int) string {
 	s := append([]string(nil), names...)
 	sort.Strings(s)
 	s = slices.Compact(s)
@@ -93,4 +95,21 @@ func knownList(names []string, n int) string {
 		return strings.Join(s, ", ")
 	}
 	return strings.Join(s[:n], ", ") + ", … (" + strconv.Itoa(len(s)) + " in all)"
+}
+
+// OrPeriod turns a "; did you mean X?" suggestion into the separator before
+// the list of known names.
+func OrPeriod(s string) string {
+	if s == "" {
+		return ";"
+	}
+	return s
+}
+
+// OrNone is s, or "none" when s is empty.
+func OrNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package driver
+package mcp
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
@@ -59,8 +60,8 @@ func firstN[T any](xs []T, n int, full bool) []T {
 	return xs[:n]
 }
 
-// causeSummary is one ranked cause in an analyze result.
-type causeSummary struct {
+// CauseSummary is one ranked cause in an analyze result.
+type CauseSummary struct {
 	Rank           int       `json:"rank"`
 	Service        string    `json:"service"`
 	Component      string    `json:"component"`
@@ -70,11 +71,11 @@ type causeSummary struct {
 	Severity       string    `json:"severity"`
 	State          string    `json:"state"`
 	ExplainedShare *float64  `json:"explained_share" jsonschema:"share 0..1 of the target's deviation the cause explains (do-intervention)"`
-	NextSteps      []stepOut `json:"next_steps,omitempty" jsonschema:"how to confirm the cause, then how to mitigate it"`
+	NextSteps      []StepOut `json:"next_steps,omitempty" jsonschema:"how to confirm the cause, then how to mitigate it"`
 }
 
-// stepOut is a next step (scorecard.Step) without its empty fields.
-type stepOut struct {
+// StepOut is a next step (scorecard.Step) without its empty fields.
+type StepOut struct {
 	Kind    string `json:"kind" jsonschema:"confirm, or mitigate (changes the cluster)"`
 	Text    string `json:"text"`
 	Command string `json:"command,omitempty" jsonschema:"a shell command"`
@@ -85,16 +86,16 @@ type stepOut struct {
 }
 
 // steps are a cause's next steps as the tools give them.
-func steps(ss []scorecard.Step) []stepOut {
-	var out []stepOut
+func steps(ss []scorecard.Step) []StepOut {
+	var out []StepOut
 	for _, s := range ss {
-		out = append(out, stepOut(s))
+		out = append(out, StepOut(s))
 	}
 	return out
 }
 
-// analyzeOutput is the analyze tool's result.
-type analyzeOutput struct {
+// AnalyzeOutput is the analyze tool's result.
+type AnalyzeOutput struct {
 	Verdict        string         `json:"verdict" jsonschema:"the one-line answer"`
 	Confident      bool           `json:"confident"`
 	Counterfactual string         `json:"counterfactual,omitempty"`
@@ -106,29 +107,31 @@ type analyzeOutput struct {
 	WindowChosenBy string         `json:"window_chosen_by,omitempty" jsonschema:"why the window is not centred on at: it reaches back to the target's onset"`
 	WindowStart    string         `json:"window_start"`
 	WindowEnd      string         `json:"window_end"`
-	Causes         []causeSummary `json:"causes" jsonschema:"ranked causes (summary: the top ones); explain_cause gives one in depth"`
+	Causes         []CauseSummary `json:"causes" jsonschema:"ranked causes (summary: the top ones); explain_cause gives one in depth"`
 	CausesShown    int            `json:"causes_shown"`
 	RequestBreaks  []string       `json:"request_breaks,omitempty" jsonschema:"services whose requests broke (most of them stopped doing what they did), the most significant first: SERVICE: the step that broke"`
 	Warnings       []string       `json:"warnings,omitempty" jsonschema:"data-quality warnings (summary: the first ones)"`
 	WarningsTotal  int            `json:"warnings_total"`
 	Inputs         int            `json:"inputs"`
 	Skipped        []string       `json:"skipped,omitempty" jsonschema:"inputs not analysed, with why"`
-	Card           any            `json:"card,omitempty" jsonschema:"with detail full: the whole JSON scorecard (docs/scorecard.schema.json)"`
+	Card           json.Marshaler `json:"card,omitempty" jsonschema:"with detail full: the whole JSON scorecard (docs/scorecard.schema.json)"`
 	Markdown       string         `json:"markdown,omitempty" jsonschema:"with detail full: the scorecard in Markdown"`
 }
 
-// analyzeResult is the analyze tool's result of a card.
-func analyzeResult(c *scorecard.Card, full bool) (*analyzeOutput, error) {
+// AnalyzeResult is the analyze tool's result of a run's card (the
+// analysis.Run's Card): with detail full, the whole card, in the JSON the
+// CLI's -o json writes (scorecard.Card's MarshalJSON).
+func AnalyzeResult(c *scorecard.Card, full bool) (*AnalyzeOutput, error) {
 	t := c.Incident.Target
-	out := &analyzeOutput{
+	out := &AnalyzeOutput{
 		Verdict: c.Verdict.Text, Confident: c.Verdict.Confident, Counterfactual: c.Verdict.Counterfactual, WouldDecide: c.Verdict.WouldDecide,
 		Target: strings.Join([]string{t.Service, t.Signal, t.Stat}, ":"), TargetChosenBy: c.Incident.TargetChosenBy,
 		At: instant(c.Incident.At), AtChosenBy: c.Incident.AtChosenBy, WindowChosenBy: c.Incident.WindowChosenBy,
 		WindowStart: instant(c.Incident.WindowStart), WindowEnd: instant(c.Incident.WindowEnd),
-		Causes: []causeSummary{}, CausesShown: len(c.Causes), WarningsTotal: len(c.Warnings), Inputs: len(c.Inputs),
+		Causes: []CauseSummary{}, CausesShown: len(c.Causes), WarningsTotal: len(c.Warnings), Inputs: len(c.Inputs),
 	}
 	for _, cause := range firstN(c.Causes, mcpTopCauses, full) {
-		out.Causes = append(out.Causes, causeSummary{Rank: cause.Rank, Service: cause.Service, Component: cause.Component,
+		out.Causes = append(out.Causes, CauseSummary{Rank: cause.Rank, Service: cause.Service, Component: cause.Component,
 			ComponentKind: cause.ComponentKind, Signal: cause.Signal, Confidence: num(cause.Confidence), Severity: cause.Severity,
 			State: cause.State, ExplainedShare: num(cause.Intervention.ExplainedShare), NextSteps: steps(cause.NextSteps)})
 	}
@@ -144,14 +147,8 @@ func analyzeResult(c *scorecard.Card, full bool) (*analyzeOutput, error) {
 		}
 	}
 	if full {
+		out.Card = c
 		var sb strings.Builder
-		if err := scorecard.Render(&sb, c, "json", scorecard.RenderOptions{}); err != nil {
-			return nil, fmt.Errorf("render the scorecard: %w", err)
-		}
-		if err := json.Unmarshal([]byte(sb.String()), &out.Card); err != nil {
-			return nil, fmt.Errorf("the JSON scorecard: %w", err)
-		}
-		sb.Reset()
 		if err := scorecard.Render(&sb, c, "markdown", scorecard.RenderOptions{Width: 100}); err != nil {
 			return nil, fmt.Errorf("render the scorecard: %w", err)
 		}
@@ -207,8 +204,8 @@ type dimensionOut struct {
 	Weight *float64 `json:"weight"`
 }
 
-// explainOutput is the explain_cause tool's result.
-type explainOutput struct {
+// ExplainOutput is the explain_cause tool's result.
+type ExplainOutput struct {
 	Rank           int             `json:"rank"`
 	Service        string          `json:"service"`
 	Component      string          `json:"component"`
@@ -227,14 +224,14 @@ type explainOutput struct {
 	TraceIDs       []string        `json:"trace_ids" jsonschema:"traces of the evidence, in its order (summary: the first ones)"`
 	TraceIDsTotal  int             `json:"trace_ids_total"`
 	Dimensions     []dimensionOut  `json:"dimensions,omitempty" jsonschema:"with detail full: the score's dimensions"`
-	NextSteps      []stepOut       `json:"next_steps"`
+	NextSteps      []StepOut       `json:"next_steps"`
 }
 
 // explainResult is the explain_cause result of one cause of card c.
-func explainResult(c *scorecard.Card, cause *scorecard.Cause, full bool) *explainOutput {
+func explainResult(c *scorecard.Card, cause *scorecard.Cause, full bool) *ExplainOutput {
 	t := c.Incident.Target
 	iv := cause.Intervention
-	out := &explainOutput{Rank: cause.Rank, Service: cause.Service, Component: cause.Component, ComponentKind: cause.ComponentKind,
+	out := &ExplainOutput{Rank: cause.Rank, Service: cause.Service, Component: cause.Component, ComponentKind: cause.ComponentKind,
 		Signal: cause.Signal, Confidence: num(cause.Confidence), Score: num(cause.Score), Severity: cause.Severity, State: cause.State,
 		Target: strings.Join([]string{t.Service, t.Signal, t.Stat}, ":"),
 		Intervention: interventionOut{Node: iv.Target, Observed: num(iv.Observed), Counterfactual: num(iv.Counterfactual), Unit: iv.Unit,
@@ -245,7 +242,7 @@ func explainResult(c *scorecard.Card, cause *scorecard.Cause, full bool) *explai
 		out.Counterfactual = c.Verdict.Counterfactual
 	}
 	if out.NextSteps == nil {
-		out.NextSteps = []stepOut{}
+		out.NextSteps = []StepOut{}
 	}
 	for _, p := range cause.Path {
 		out.Path = append(out.Path, pathStepOut{Node: p.Node, Service: p.Service, Signal: p.Signal, LagSeconds: p.Lag.Seconds(),
@@ -291,8 +288,8 @@ type workloadOut struct {
 	Reason   string   `json:"reason"`
 }
 
-// compareOutput is the compare tool's result.
-type compareOutput struct {
+// CompareOutput is the compare tool's result.
+type CompareOutput struct {
 	Mode          string         `json:"mode" jsonschema:"before-after, canary or profile"`
 	Verdict       string         `json:"verdict" jsonschema:"the one-line answer"`
 	Target        *findingOut    `json:"target,omitempty" jsonschema:"before-after: the incident target's verdict"`
@@ -304,7 +301,7 @@ type compareOutput struct {
 	Workloads     []workloadOut  `json:"workloads,omitempty" jsonschema:"canary mode: each canary workload's verdict"`
 	Warnings      []string       `json:"warnings,omitempty"`
 	WarningsTotal int            `json:"warnings_total"`
-	Report        any            `json:"report,omitempty" jsonschema:"with detail full: the whole JSON report (docs/compare.schema.json; profile: docs/profdiff.schema.json) without its plot data"`
+	Report        json.Marshaler `json:"report,omitempty" jsonschema:"with detail full: the whole JSON report (docs/compare.schema.json; profile: docs/profdiff.schema.json) without its plot data"`
 }
 
 // watchOut is one item to keep watching after the fix (compare.Watch).
@@ -315,59 +312,49 @@ type watchOut struct {
 	Query   string `json:"query,omitempty" jsonschema:"PromQL of its series"`
 }
 
-// compareResult is the compare tool's result of a JSON report.
-func compareResult(data []byte, full bool) (*compareOutput, error) {
-	var rep struct {
-		Mode    string `json:"mode"`
-		Verdict struct {
-			Text string `json:"text"`
-		} `json:"verdict"`
-		Target       findingOut   `json:"target"`
-		Causes       []findingOut `json:"causes"`
-		Regressions  []findingOut `json:"regressions"`
-		Improvements []findingOut `json:"improvements"`
-		Counts       []struct {
-			Verdict string `json:"verdict"`
-			N       int    `json:"n"`
-		} `json:"counts"`
-		Watch    []watchOut `json:"watch"`
-		Warnings []struct {
-			Source  string `json:"source"`
-			Message string `json:"message"`
-		} `json:"warnings"`
-		Canary struct {
-			Workloads []workloadOut `json:"workloads"`
-		} `json:"canary"`
+// compareResult is the compare tool's result of a report: with detail
+// full, the whole report in the JSON the CLI's -o json writes, its plot
+// data left out.
+func compareResult(rep *compare.Report, full bool) *CompareOutput {
+	finding := func(f compare.Finding) findingOut {
+		return findingOut{Rank: f.Rank, Label: f.Label, Item: f.Item, Verdict: string(f.Verdict), Text: f.Text}
 	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("the JSON report: %w", err)
+	findings := func(fs []compare.Finding) []findingOut {
+		var out []findingOut
+		for _, f := range fs {
+			out = append(out, finding(f))
+		}
+		return out
 	}
-	out := &compareOutput{Mode: rep.Mode, Verdict: rep.Verdict.Text, WarningsTotal: len(rep.Warnings),
-		Workloads: rep.Canary.Workloads, Causes: rep.Causes, Watch: rep.Watch,
-		Regressions: firstN(rep.Regressions, mcpFindings, full), Improvements: firstN(rep.Improvements, mcpFindings, full)}
+	out := &CompareOutput{Mode: rep.Mode, Verdict: rep.Verdict.Text, WarningsTotal: len(rep.Warnings), Causes: findings(rep.Causes),
+		Regressions: findings(firstN(rep.Regressions, mcpFindings, full)), Improvements: findings(firstN(rep.Improvements, mcpFindings, full))}
 	if rep.Target.Label != "" {
-		out.Target = &rep.Target
+		t := finding(rep.Target)
+		out.Target = &t
+	}
+	for _, w := range rep.Canary.Workloads {
+		out.Workloads = append(out.Workloads, workloadOut{Workload: w.Workload, Service: w.Service, Verdict: w.Verdict, Score: num(w.Score), Reason: w.Reason})
+	}
+	for _, w := range rep.Watch {
+		out.Watch = append(out.Watch, watchOut{Label: w.Label, Verdict: string(w.Verdict), Text: w.Text, Query: w.Query})
 	}
 	for _, c := range rep.Counts {
 		if c.N > 0 {
 			if out.Counts == nil {
 				out.Counts = map[string]int{}
 			}
-			out.Counts[c.Verdict] = c.N
+			out.Counts[string(c.Verdict)] = c.N
 		}
 	}
 	for _, w := range firstN(rep.Warnings, mcpWarnings, full) {
-		out.Warnings = append(out.Warnings, warningLine(w.Source, w.Message))
+		out.Warnings = append(out.Warnings, w.Message)
 	}
 	if full {
-		var all map[string]any
-		if err := json.Unmarshal(data, &all); err != nil {
-			return nil, fmt.Errorf("the JSON report: %w", err)
-		}
-		delete(all, "plots")
+		all := *rep
+		all.Plots = nil
 		out.Report = all
 	}
-	return out, nil
+	return out
 }
 
 // inputOut is one input as list_inputs reports it.
@@ -396,8 +383,8 @@ type rootOut struct {
 	Total   int      `json:"total"`
 }
 
-// listOutput is the list_inputs tool's result.
-type listOutput struct {
+// ListOutput is the list_inputs tool's result.
+type ListOutput struct {
 	Roots         []rootOut      `json:"roots,omitempty" jsonschema:"without paths: the roots and their entries"`
 	Live          []string       `json:"live,omitempty" jsonschema:"without paths: the kinds of live source the server fetches from"`
 	Start         string         `json:"start,omitempty" jsonschema:"the data's time range"`
@@ -415,8 +402,8 @@ type listOutput struct {
 }
 
 // listResult is the list_inputs result of a bundle.
-func listResult(b *ingest.Bundle, full bool) *listOutput {
-	out := &listOutput{Start: instant(b.Start), End: instant(b.End), Formats: map[string]int{}, Spans: len(b.Spans), Series: len(b.Series),
+func listResult(b *ingest.Bundle, full bool) *ListOutput {
+	out := &ListOutput{Start: instant(b.Start), End: instant(b.End), Formats: map[string]int{}, Spans: len(b.Spans), Series: len(b.Series),
 		Logs: len(b.Logs), Events: len(b.Events), Alerts: len(b.Alerts), InputsTotal: len(b.Inputs), WarningsTotal: len(b.Warnings)}
 	var rows []inputOut
 	for _, in := range b.Inputs {
@@ -447,9 +434,9 @@ func listResult(b *ingest.Bundle, full bool) *listOutput {
 }
 
 // listRoots lists each root's entries and the kinds of live source.
-func (s *mcpServer) listRoots() *listOutput {
-	out := &listOutput{}
-	for _, r := range s.roots {
+func (s *Server) listRoots() *ListOutput {
+	out := &ListOutput{}
+	for _, r := range s.Roots {
 		ro := rootOut{Path: r, Entries: []string{}}
 		ents, err := os.ReadDir(r) // sorted by name
 		if err != nil {
@@ -471,6 +458,22 @@ func (s *mcpServer) listRoots() *listOutput {
 		out.Roots = append(out.Roots, ro)
 	}
 	// The kinds only: an endpoint's URL may carry credentials.
-	out.Live = s.liveKinds
+	out.Live = s.LiveKinds
 	return out
+}
+
+// orNone is s, or "none" when s is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// plural is "1 input", "3 inputs".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -1,19 +1,17 @@
-package driver
+package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"reflect"
 	"runtime/debug"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pipeline-analyze/pipeline-analyze/features"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
@@ -22,10 +20,6 @@ const (
 	detailSummary = "summary"
 	detailFull    = "full"
 )
-
-// mcpMaxError is the longest tool error in characters (several sources'
-// failures can share one).
-const mcpMaxError = 1000
 
 // checkDetail checks a detail argument and returns whether it is full.
 func checkDetail(d string) (bool, error) {
@@ -38,8 +32,8 @@ func checkDetail(d string) (bool, error) {
 	return false, fmt.Errorf("detail %q: want summary or full", d)
 }
 
-// analyzeInput are the analyze tool's arguments.
-type analyzeInput struct {
+// AnalyzeInput are the analyze tool's arguments.
+type AnalyzeInput struct {
 	Paths    []string `json:"paths,omitempty" jsonschema:"files or directories under a root (relative to a root, or absolute inside one); empty: fetch from the server's live sources"`
 	At       string   `json:"at,omitempty" jsonschema:"incident time: RFC3339, a unix epoch, or now-15m (now = end of the data); default: the firing alert, else the largest deviation"`
 	Window   string   `json:"window,omitempty" jsonschema:"length of the incident window centred on at, e.g. 10m"`
@@ -49,14 +43,14 @@ type analyzeInput struct {
 	Detail   string   `json:"detail,omitempty" jsonschema:"summary (default: verdict, target, top causes with next steps) or full (adds the whole JSON scorecard and its Markdown)"`
 }
 
-// explainInput are the explain_cause tool's arguments.
-type explainInput struct {
+// ExplainInput are the explain_cause tool's arguments.
+type ExplainInput struct {
 	Rank   int    `json:"rank,omitempty" jsonschema:"the cause's rank in the last analyze result (1 = top; default 1)"`
 	Detail string `json:"detail,omitempty" jsonschema:"summary (default: the first evidence and trace IDs) or full (all of them and the score's dimensions)"`
 }
 
-// compareInput are the compare tool's arguments.
-type compareInput struct {
+// CompareInput are the compare tool's arguments.
+type CompareInput struct {
 	Paths         []string `json:"paths,omitempty" jsonschema:"BEFORE AFTER (two inputs under the roots), or one DATA with before_at and after_at; canary mode: the DATA; empty: the server's live sources"`
 	BeforeAt      string   `json:"before_at,omitempty" jsonschema:"centre of BEFORE's window (RFC3339, unix epoch or now-15m); default: its alert, else its largest deviation"`
 	AfterAt       string   `json:"after_at,omitempty" jsonschema:"centre of AFTER's window; default: the last window of AFTER's data"`
@@ -68,8 +62,8 @@ type compareInput struct {
 	Profile       bool     `json:"profile,omitempty" jsonschema:"profiler A/B: paths are BASE CAND, each a PyTorch profiler (Kineto) trace, an Nsight Systems SQLite export or a directory of one per rank; the step, layers and kernels compared (the other options do not apply)"`
 }
 
-// listInput are the list_inputs tool's arguments.
-type listInput struct {
+// ListInput are the list_inputs tool's arguments.
+type ListInput struct {
 	Paths  []string `json:"paths,omitempty" jsonschema:"files or directories under the roots to read; empty: list what the roots hold"`
 	Detail string   `json:"detail,omitempty" jsonschema:"summary (default: formats, counts, time range, the first warnings) or full (every input and warning)"`
 }
@@ -79,41 +73,51 @@ type listInput struct {
 // server keeps serving; one on a goroutine the call started reaches the
 // call through internal/parallel, see TestGoroutinesCarryPanics), and its
 // result passes the redactor.
-func (s *mcpServer) addTools(srv *mcp.Server) {
-	addTool(s, srv, &mcp.Tool{Name: "analyze", Description: "Find the root cause of an incident: " +
+func (s *Server) addTools(srv *sdk.Server) {
+	addTool(s, srv, &sdk.Tool{Name: "analyze", Description: "Find the root cause of an incident: " +
 		"the verdict, the ranked causes with confidence, counterfactual and next steps (the CLI's scorecard). " +
 		"paths: incident files or directories under the server's roots."}, s.analyze)
-	addTool(s, srv, &mcp.Tool{Name: "explain_cause", Description: "One cause of the last analyze result in depth: " +
+	addTool(s, srv, &sdk.Tool{Name: "explain_cause", Description: "One cause of the last analyze result in depth: " +
 		"its evidence, propagation path to the symptom, counterfactual (do-intervention), trace IDs and next steps."}, s.explainCause)
-	addTool(s, srv, &mcp.Tool{Name: "compare", Description: "Did the fix work? Compares BEFORE and AFTER entity by entity " +
+	addTool(s, srv, &sdk.Tool{Name: "compare", Description: "Did the fix work? Compares BEFORE and AFTER entity by entity " +
 		"(fixed, improved, unchanged, regressed); with canary, judges a rollout's pods against their baseline pods (pass, marginal, fail); " +
 		"with profile, compares two profiler captures (Kineto, Nsight) step, layer and kernel (faster, slower, unchanged)."}, s.compare)
-	addTool(s, srv, &mcp.Tool{Name: "list_inputs", Description: "What the analysis would read: each input's format, counts and time range, " +
-		"and the data-quality warnings; without paths, what the server's roots hold."}, s.listInputs)
+	addTool(s, srv, &sdk.Tool{Name: "list_inputs", Description: "What the analysis would read: each input's format, counts and time range, " +
+		"and the data-quality warnings; without paths, what the server's roots hold."}, s.ListInputs)
 }
 
 // addTool adds one tool whose handler returns its result, the result's
-// one-line text and an error.
-func addTool[In, Out any](s *mcpServer, srv *mcp.Server, t *mcp.Tool, h func(context.Context, In) (Out, string, error)) {
-	mcp.AddTool(srv, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+// one-line text and an error. The result's output schema is derived from
+// Out; what leaves the server is Out's JSON after the redactor
+// (redactedJSON), so that no secret a server echoed reaches the client.
+func addTool[In, Out any](s *Server, srv *sdk.Server, t *sdk.Tool, h func(context.Context, In) (Out, string, error)) {
+	rt := reflect.TypeFor[Out]()
+	if rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	schema, err := jsonschema.ForType(rt, &jsonschema.ForOptions{})
+	if err != nil {
+		panic(fmt.Sprintf("mcp tool %s: output schema: %v", t.Name, err)) // a programmer error, caught by the tests
+	}
+	t.OutputSchema = schema
+	sdk.AddTool(srv, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out redactedJSON, err error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		defer debug.FreeOSMemory() // a long-lived server gives a large run's memory back
 		defer func() {
 			if p := recover(); p != nil {
-				var zero Out
-				res, out, err = nil, zero, fmt.Errorf("internal error: %v", p)
-				fmt.Fprintf(s.stderr, "pipeline-analyze mcp: %s: internal error: %v\n", t.Name, p)
+				res, out, err = nil, redactedJSON{}, fmt.Errorf("internal error: %v", p)
+				fmt.Fprintf(s.Stderr, "pipeline-analyze mcp: %s: internal error: %v\n", t.Name, p)
 				stack := debug.Stack()
 				if gp, ok := p.(*parallel.Panic); ok {
 					stack = gp.Stack // where it happened, on the goroutine the call started
 				}
 				for _, l := range strings.Split(string(stack), "\n") {
-					fmt.Fprintf(s.stderr, "  %s\n", l)
+					fmt.Fprintf(s.Stderr, "  %s\n", l)
 				}
 			}
 			if err != nil {
-				err = errors.New(escapeText(s.red.replace(err.Error()), mcpMaxError))
+				err = errors.New(s.Clean(err.Error()))
 			}
 		}()
 		if err := checkNoURLs(in); err != nil {
@@ -123,50 +127,47 @@ func addTool[In, Out any](s *mcpServer, srv *mcp.Server, t *mcp.Tool, h func(con
 		if err != nil {
 			return nil, out, err
 		}
-		data, err := json.Marshal(o)
+		out = redactedJSON{v: o, redact: s.Redact}
+		data, err := out.MarshalJSON()
 		if err != nil {
-			return nil, out, err
+			return nil, redactedJSON{}, err
 		}
-		if red := s.red.replace(string(data)); red != string(data) {
-			data = []byte(red)
-			var clean Out
-			if err := json.Unmarshal(data, &clean); err != nil {
-				return nil, out, err
-			}
-			o = clean
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{
-			&mcp.TextContent{Text: s.red.replace(text)},
-			&mcp.TextContent{Text: string(data)},
-		}}, o, nil
+		return &sdk.CallToolResult{Content: []sdk.Content{
+			&sdk.TextContent{Text: s.Redact(text)},
+			&sdk.TextContent{Text: string(data)},
+		}}, out, nil
 	})
 }
 
-// runArgs are the command-line arguments of a run a tool starts: the
-// server's flags, then the tool's options as --name=value (a value can
-// never be taken for a flag), then the paths after "--".
-func (s *mcpServer) runArgs(opts [][2]string, paths []string) []string {
-	args := append([]string(nil), s.flagArgs...)
-	for _, o := range opts {
-		if o[1] != "" {
-			args = append(args, "--"+o[0]+"="+o[1])
-		}
+// redactedJSON is a tool's result as it leaves the server: the JSON of v
+// with the redactor's secrets replaced.
+type redactedJSON struct {
+	v      any
+	redact func(string) string
+}
+
+// MarshalJSON is v's JSON after the redactor.
+func (r redactedJSON) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(r.v)
+	if err != nil {
+		return nil, err
 	}
-	return append(append(args, "--"), paths...)
+	return []byte(r.redact(string(data))), nil
 }
 
 // needPaths refuses a call without paths when the server has no live
 // sources.
-func (s *mcpServer) needPaths(paths []string) error {
-	if len(paths) == 0 && !s.live {
-		return fmt.Errorf("paths: name files or directories under the roots (%s); the server has no live sources", strings.Join(s.roots, ", "))
+func (s *Server) needPaths(paths []string) error {
+	if len(paths) == 0 && !s.Live {
+		return fmt.Errorf("paths: name files or directories under the roots (%s); the server has no live sources", strings.Join(s.Roots, ", "))
 	}
 	return nil
 }
 
-// analyze runs the CLI's analysis (analyzeRun.card) on the paths or the
-// live sources and keeps the card for explain_cause.
-func (s *mcpServer) analyze(ctx context.Context, in analyzeInput) (*analyzeOutput, string, error) {
+// analyze runs the CLI's analysis (the Runner: analysis.Analyze with the
+// call's options) on the paths or the live sources and keeps the card for
+// explain_cause.
+func (s *Server) analyze(ctx context.Context, in AnalyzeInput) (*AnalyzeOutput, string, error) {
 	s.last = nil
 	full, err := checkDetail(in.Detail)
 	if err != nil {
@@ -179,33 +180,20 @@ func (s *mcpServer) analyze(ctx context.Context, in analyzeInput) (*analyzeOutpu
 	if err := s.needPaths(paths); err != nil {
 		return nil, "", err
 	}
-	args := s.runArgs([][2]string{{"at", in.At}, {"window", in.Window}, {"baseline", in.Baseline}, {"target", in.Target}, {"method", in.Method}}, paths)
-	fs, o := newAnalyzeFlags()
-	if err := fs.Parse(args); err != nil {
-		return nil, "", err
-	}
-	var stderr bytes.Buffer
-	se := newSafeWriter(&stderr, s.red, maxErrLine)
-	env := cmdEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: se, explain: io.Discard, red: s.red} // stdout is the protocol
-	r, err := newAnalyzeRun(env, fs, o, &reporter{w: se, quiet: true})
-	if err != nil {
-		return nil, "", runError(err.Error())
-	}
-	card, err := r.card(ctx, args)
-	se.Flush()
-	if err != nil {
-		return nil, "", runError(stderr.String())
-	}
-	s.last = card
-	out, err := analyzeResult(card, full)
+	run, err := s.Runner.Analyze(ctx, paths, in)
 	if err != nil {
 		return nil, "", err
 	}
-	return out, card.Verdict.Text, nil
+	s.last = run.Card
+	out, err := AnalyzeResult(run.Card, full)
+	if err != nil {
+		return nil, "", err
+	}
+	return out, run.Card.Verdict.Text, nil
 }
 
 // explainCause explains one cause of the last analysis.
-func (s *mcpServer) explainCause(_ context.Context, in explainInput) (*explainOutput, string, error) {
+func (s *Server) explainCause(_ context.Context, in ExplainInput) (*ExplainOutput, string, error) {
 	full, err := checkDetail(in.Detail)
 	if err != nil {
 		return nil, "", err
@@ -229,9 +217,9 @@ func (s *mcpServer) explainCause(_ context.Context, in explainInput) (*explainOu
 	return nil, "", fmt.Errorf("rank %d: the last analysis has %d causes (ranks 1 to %d)", rank, len(s.last.Causes), len(s.last.Causes))
 }
 
-// compare runs the CLI's compare command (runCompare, before/after or
-// canary mode) on the paths or the live sources, with its JSON report.
-func (s *mcpServer) compare(_ context.Context, in compareInput) (*compareOutput, string, error) {
+// compare runs the CLI's comparison (the Runner: before/after, canary or
+// profile mode) on the paths or the live sources, and reads its report.
+func (s *Server) compare(ctx context.Context, in CompareInput) (*CompareOutput, string, error) {
 	full, err := checkDetail(in.Detail)
 	if err != nil {
 		return nil, "", err
@@ -244,28 +232,19 @@ func (s *mcpServer) compare(_ context.Context, in compareInput) (*compareOutput,
 		return nil, "", err
 	}
 	if in.Profile {
-		return s.compareProfile(in, paths, full)
+		return s.compareProfile(ctx, in, paths, full)
 	}
-	opts := [][2]string{{"before-at", in.BeforeAt}, {"after-at", in.AfterAt}, {"window", in.Window}, {"target", in.Target},
-		{"canary", in.Canary}, {"baseline-group", in.BaselineGroup}}
-	args := append([]string{"-q", "-o", "json"}, s.runArgs(opts, paths)...)
-	var stdout, stderr bytes.Buffer
-	se := newSafeWriter(&stderr, s.red, maxErrLine)
-	code := runCompare(args, strings.NewReader(""), &stdout, se)
-	se.Flush()
-	if code != 0 {
-		return nil, "", runError(stderr.String())
-	}
-	out, err := compareResult(stdout.Bytes(), full)
+	rep, err := s.Runner.Compare(ctx, paths, in)
 	if err != nil {
 		return nil, "", err
 	}
+	out := compareResult(rep, full)
 	return out, out.Verdict, nil
 }
 
-// listInputs reads the paths as the analysis would and says what they
+// ListInputs reads the paths as the analysis would and says what they
 // hold; without paths, it lists the roots.
-func (s *mcpServer) listInputs(_ context.Context, in listInput) (*listOutput, string, error) {
+func (s *Server) ListInputs(_ context.Context, in ListInput) (*ListOutput, string, error) {
 	full, err := checkDetail(in.Detail)
 	if err != nil {
 		return nil, "", err
@@ -278,13 +257,7 @@ func (s *mcpServer) listInputs(_ context.Context, in listInput) (*listOutput, st
 	if err != nil {
 		return nil, "", err
 	}
-	work, err := os.MkdirTemp("", "pipeline-analyze-mcp-*")
-	if err != nil {
-		return nil, "", err
-	}
-	untrack := trackTemp(work)
-	defer func() { os.RemoveAll(work); untrack() }()
-	b, err := features.Read(paths, strings.NewReader(""), ingest.Options{Limits: s.lim, TempDir: work}, features.Options{})
+	b, err := s.Runner.Read(paths)
 	if err != nil {
 		return nil, "", err
 	}
@@ -298,7 +271,7 @@ func (s *mcpServer) listInputs(_ context.Context, in listInput) (*listOutput, st
 	text := fmt.Sprintf("%s (%d skipped): %d spans, %d series, %d log records", plural(len(b.Inputs), "input"),
 		skipped, len(b.Spans), len(b.Series), len(b.Logs))
 	if b.End != 0 {
-		text += ", " + dataRange(b)
+		text += ", " + analysis.DataRange(b)
 	}
 	return out, text, nil
 }

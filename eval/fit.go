@@ -1,4 +1,4 @@
-package driver
+package eval
 
 import (
 	"fmt"

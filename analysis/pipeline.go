@@ -1,4 +1,4 @@
-package driver
+package analysis
 
 import (
 	"path/filepath"
@@ -11,40 +11,44 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
-// analysis is one run of the pipeline on a bundle.
-type analysis struct {
-	inc    tcg.Incident
-	graph  *tcg.Graph
-	result *causal.Result
-	notes  []string // what the card should say about the target's series
+// Ranked is one run of the pipeline's incident-time stages on a bundle:
+// the resolved incident (its window reaching back to the target's onset
+// where it moved), the graph and the ranked causes.
+type Ranked struct {
+	Incident tcg.Incident
+	Graph    *tcg.Graph
+	Result   *causal.Result
+	Notes    []string // what the card should say about the target's series
 }
 
-// analyzeBundle resolves the incident, builds the graph and ranks causes.
-func analyzeBundle(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec, topt tcg.Options, copt causal.Options) (*analysis, error) {
-	inc, err := resolveIncident(b, spec, at)
+// AnalyzeBundle resolves the incident (at resolved against the end of the
+// data), builds the graph and ranks causes: what eval and compare's
+// BEFORE side run.
+func AnalyzeBundle(b *ingest.Bundle, spec tcg.IncidentSpec, at TimeSpec, topt tcg.Options, copt causal.Options) (*Ranked, error) {
+	inc, err := ResolveIncident(b, spec, at)
 	if err != nil {
 		return nil, err
 	}
-	return analyzeIncident(b, inc, topt, copt)
+	return AnalyzeIncident(b, inc, topt, copt)
 }
 
-// resolveIncident fills the incident's target and times (tcg.ResolveIncident)
-// with --at resolved against the end of the data.
-func resolveIncident(b *ingest.Bundle, spec tcg.IncidentSpec, at timeSpec) (tcg.Incident, error) {
-	spec.At = at.resolve(b.End)
+// ResolveIncident fills the incident's target and times (tcg.ResolveIncident)
+// with at resolved against the end of the data.
+func ResolveIncident(b *ingest.Bundle, spec tcg.IncidentSpec, at TimeSpec) (tcg.Incident, error) {
+	spec.At = at.Resolve(b.End)
 	return tcg.ResolveIncident(b, spec)
 }
 
-// analyzeIncident builds the graph of a resolved incident and ranks causes.
+// AnalyzeIncident builds the graph of a resolved incident and ranks causes.
 // The target's series is the alert's own when the target came from an
 // alert that says which (pickSeries).
-func analyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options) (*analysis, error) {
+func AnalyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options) (*Ranked, error) {
 	return analyzeIncidentWith(b, inc, topt, copt, nil)
 }
 
-// analyzeIncidentWith is analyzeIncident with the target's series chosen
+// analyzeIncidentWith is AnalyzeIncident with the target's series chosen
 // by want (--target's words) instead of the alert, when want is not nil.
-func analyzeIncidentWith(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options, want *seriesWanted) (*analysis, error) {
+func analyzeIncidentWith(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options, want *seriesWanted) (*Ranked, error) {
 	// Log templates are new, missing or shifted relative to the incident's
 	// own baseline, known only now.
 	features.DeriveLogSeries(b, inc.BaselineStart, inc.WindowStart, features.Options{})
@@ -78,13 +82,13 @@ func analyzeIncidentWith(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, c
 	if err != nil {
 		return nil, err
 	}
-	return &analysis{inc: inc, graph: g, result: res, notes: notes}, nil
+	return &Ranked{Incident: inc, Graph: g, Result: res, Notes: notes}, nil
 }
 
-// relabelInputs shows a temporary directory's paths (the demo's, or a live
+// RelabelInputs shows a temporary directory's paths (the demo's, or a live
 // fetch's without --save-bundle) as prefix/<file>, so reports do not carry
 // random paths and the demo's report is the same on every run.
-func relabelInputs(b *ingest.Bundle, dir, prefix string) {
+func RelabelInputs(b *ingest.Bundle, dir, prefix string) {
 	b.RelabelSources(func(s string) string {
 		if rel, err := filepath.Rel(dir, s); err == nil && !strings.HasPrefix(rel, "..") {
 			return filepath.ToSlash(filepath.Join(prefix, rel))

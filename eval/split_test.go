@@ -1,4 +1,4 @@
-package driver
+package eval
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ func TestCaseHalves(t *testing.T) {
 		if h[c.dir] != h2[c.dir] {
 			t.Errorf("%s: %s in one order, %s in another", c.id, h[c.dir], h2[c.dir])
 		}
-		if h[c.dir] != splitDesign && h[c.dir] != splitCheck {
+		if h[c.dir] != SplitDesign && h[c.dir] != SplitCheck {
 			t.Fatalf("%s: half %q", c.id, h[c.dir])
 		}
 		k := c.set + "/" + c.fault
@@ -49,12 +49,12 @@ func TestCaseHalves(t *testing.T) {
 		perSet[c.set][h[c.dir]]++
 	}
 	for k, m := range perFault {
-		if m[splitDesign]+m[splitCheck] == 2 && (m[splitDesign] != 1 || m[splitCheck] != 1) {
+		if m[SplitDesign]+m[SplitCheck] == 2 && (m[SplitDesign] != 1 || m[SplitCheck] != 1) {
 			t.Errorf("%s: two cases split %v, want one in each half", k, m)
 		}
 	}
 	for s, m := range perSet {
-		if d := m[splitDesign] - m[splitCheck]; d < -1 || d > 1 {
+		if d := m[SplitDesign] - m[SplitCheck]; d < -1 || d > 1 {
 			t.Errorf("set %s: halves %v differ by more than one case", s, m)
 		}
 	}
