@@ -9,15 +9,30 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
+// baselineScale is how a per-series comparison method measures the
+// baseline: its location and scale.
+type baselineScale uint8
+
+const (
+	robustScale baselineScale = iota // median and IQR (baro)
+	sigmaScale                       // mean and standard deviation (nsigma)
+)
+
+// rankBaseline is the ranking of the per-series comparison method that
+// measures the baseline by scale (analyzeBaseline).
+func rankBaseline(scale baselineScale) RankFunc {
+	return func(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result { return analyzeBaseline(g, b, opt, scale) }
+}
+
 // analyzeBaseline implements the two comparison methods over every aligned
 // series (no graph, no counterfactual):
-//   - nsigma: baseline mean and standard deviation; score = the largest
-//     upward z in the window;
-//   - baro (BARO, FSE 2024): baseline median and IQR; score = the largest
-//     upward deviation (x − median)/IQR in the window.
+//   - nsigma (sigmaScale): baseline mean and standard deviation; score =
+//     the largest upward z in the window;
+//   - baro (BARO, FSE 2024; robustScale): baseline median and IQR; score =
+//     the largest upward deviation (x − median)/IQR in the window.
 //
 // Both rank series by score; a service appears at its best series' rank.
-func analyzeBaseline(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
+func analyzeBaseline(g *tcg.Graph, b *ingest.Bundle, opt Options, how baselineScale) *Result {
 	res := &Result{Method: opt.Method, MinScore: 0, MinVerdictShare: math.NaN()}
 	type scored struct {
 		s     *ingest.Series
@@ -40,7 +55,7 @@ func analyzeBaseline(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 			continue
 		}
 		var loc, scale float64
-		if opt.Method == "nsigma" {
+		if how == sigmaScale {
 			var sum, sq float64
 			for _, x := range bs {
 				sum += x

@@ -18,7 +18,7 @@ import (
 
 // Options configure the analysis. Zero fields take defaults.
 type Options struct {
-	Method string // "tcg" (default), or a comparison method: "baro", "nsigma", "selftime", "traversal", "circa"
+	Method string // a registered method's name (Methods; default DefaultMethod)
 	// DisplayWeights weight the card's display dimensions (the --weights
 	// flag); they never change the ranking (Params.Weights does).
 	DisplayWeights DisplayWeights
@@ -38,7 +38,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Method == "" {
-		o.Method = "tcg"
+		o.Method = DefaultMethod
 	}
 	if o.DisplayWeights == (DisplayWeights{}) {
 		o.DisplayWeights = DefaultDisplayWeights()
@@ -60,9 +60,6 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
-
-// Methods lists the ranking methods.
-func Methods() []string { return []string{"tcg", "baro", "nsigma", "selftime", "traversal", "circa"} }
 
 // Intervention is the counterfactual of do(candidate := baseline) on the target.
 type Intervention struct {
@@ -127,6 +124,8 @@ type Candidate struct {
 
 // Result is the ranked analysis.
 type Result struct {
+	// Method is the name of the method that ranked it (Kind says what
+	// kind of method that is).
 	Method     string
 	Candidates []Candidate // rank order, pruned
 	Total      int         // candidates before pruning
@@ -163,24 +162,16 @@ type Result struct {
 	Warnings       []string
 }
 
-// Analyze ranks the causes of the incident on the graph.
+// Analyze ranks the causes of the incident on the graph with the method
+// registered under Options.Method (RegisterMethod).
 func Analyze(g *tcg.Graph, b *ingest.Bundle, opt Options) (*Result, error) {
 	opt = opt.withDefaults()
-	var res *Result
-	switch opt.Method {
-	case "tcg":
-		res = analyzeTCG(g, b, opt)
-	case "baro", "nsigma":
-		res = analyzeBaseline(g, b, opt)
-	case "selftime":
-		res = analyzeSelfTime(g, b, opt)
-	case "traversal":
-		res = analyzeTraversal(g, b, opt)
-	case "circa":
-		res = analyzeCIRCA(g, b, opt)
-	default:
+	m, ok := LookupMethod(opt.Method)
+	if !ok {
 		return nil, fmt.Errorf("unknown method %q (want one of %s)", opt.Method, strings.Join(Methods(), ", "))
 	}
+	res := m.Rank(g, b, opt)
+	res.Method = m.Name
 	if res.Changes == nil {
 		res.Changes = judgeChanges(g, res.Candidates)
 	}
@@ -218,7 +209,7 @@ type scored struct {
 // each shown candidate with its counterfactual, state, path and evidence.
 func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	p := opt.Params.withAblation(opt.Ablate)
-	res := &Result{Method: "tcg", MinScore: opt.MinScore, DisplayWeights: opt.DisplayWeights, MinVerdictShare: p.MinVerdictShare}
+	res := &Result{Method: DefaultMethod, MinScore: opt.MinScore, DisplayWeights: opt.DisplayWeights, MinVerdictShare: p.MinVerdictShare}
 	res.Warnings = append(res.Warnings, g.Warnings...)
 	if g.Target < 0 {
 		res.Warnings = append(res.Warnings, "no target node: causes are ranked by their own change and what it explains downstream")
