@@ -69,7 +69,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 	// The unexplained share on the rows' scale: the target's deviation, in
 	// its units, that remains with every candidate at its baseline.
 	c.Unexplained = r.Unexplained
-	if r.Method == MethodTCG {
+	if causalMethod(r) {
 		c.Unexplained = causal.DeviationShare(g, r.Unexplained)
 	}
 	shown := r.Candidates
@@ -135,7 +135,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 	c.Inventory = inventory(ev.Entities, g)
 	c.Manifest.Version = opt.Version
 	c.Manifest.Args = append([]string{"pipeline-analyze"}, opt.Args...)
-	if r.Method == "tcg" {
+	if causalMethod(r) {
 		c.Sampling = "confidence is the probability that the cause's service is the root cause, from the ranking's fitted model (calibrated on labelled development incidents; see docs/accuracy.md)"
 	}
 	return c
@@ -256,7 +256,7 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 		// the part one acts on, and the signal where it was measured
 		words = top.ComponentKind.String() + " " + top.Component + " (" + signalWords(top.Signal, top.Facet) + " of " + strings.Replace(top.Via, "->", " → ", 1) + ")"
 	}
-	v := Verdict{Confident: r.Confident && r.Method == MethodTCG, MinShare: r.MinVerdictShare}
+	v := Verdict{Confident: r.Confident && causalMethod(r), MinShare: r.MinVerdictShare}
 	if v.Confident {
 		v.Text = fmt.Sprintf("root cause: %s, confidence %.2f", words, top.Confidence)
 	} else {
@@ -271,20 +271,20 @@ func verdict(g *tcg.Graph, r *causal.Result, c *Card) Verdict {
 			}
 			seen[cand.Service] = true
 			g := cand.Service
-			if r.Method == "tcg" {
+			if causalMethod(r) {
 				g += fmt.Sprintf(" %.2f", cand.Confidence)
 			}
 			guesses = append(guesses, g)
 		}
 		reason := r.Abstention
-		if r.Method != MethodTCG {
+		if !causalMethod(r) {
 			reason = comparisonNote(r.Method)
 		} else if reason == "" {
 			reason = "the ranking is not confident"
 		}
 		v.Text = fmt.Sprintf("no confident root cause: %s (best guesses: %s)", reason, strings.Join(guesses, ", "))
 	}
-	if r.Method == "tcg" && g.TargetSeries != nil && (v.Confident || top.Intervention.ExplainedShare >= r.MinVerdictShare) {
+	if causalMethod(r) && g.TargetSeries != nil && (v.Confident || top.Intervention.ExplainedShare >= r.MinVerdictShare) {
 		// (an abstention's top guess that explains nothing has no counterfactual worth a line)
 		iv := top.Intervention
 		unit := seriesUnit(g.TargetSeries, alertExpr(g))
@@ -308,18 +308,23 @@ func cfSubject(confident bool) string {
 
 // comparisonNote says what a comparison method is, for its verdict.
 func comparisonNote(method string) string {
-	what := map[string]string{
-		MethodBARO:   "BARO ranks each metric by its largest median/IQR deviation after the baseline",
-		MethodNSigma: "N-sigma ranks each metric by its largest mean/σ deviation after the baseline",
-	}[method]
+	m, _ := causal.LookupMethod(method)
+	what := m.Note
 	if what == "" {
 		what = method + " ranks candidates by its own criterion"
 	}
 	return "--method " + method + " is a comparison baseline that does not decide: " + what
 }
 
-func severity(cand causal.Candidate, method string) string {
-	if method != "tcg" {
+// causalMethod reports whether the result is the engine's own causal
+// method's (counterfactuals, confidences, a verdict that decides) rather
+// than a comparison baseline's: the registry's kind, never the name.
+func causalMethod(r *causal.Result) bool { return r.Kind() == causal.KindCausal }
+
+// severity grades a cause by its confidence; a comparison method's causes
+// are all SeverityInfo.
+func severity(cand causal.Candidate, r *causal.Result) string {
+	if !causalMethod(r) {
 		return SeverityInfo
 	}
 	// critical: more likely than not the root cause; warning: a real
@@ -336,7 +341,7 @@ func severity(cand causal.Candidate, method string) string {
 // buildCause renders one ranked candidate with its evidence ce.
 func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce evidence.Cause) Cause {
 	cs := Cause{Rank: i + 1, Service: cand.Service, Component: cand.Component, ComponentKind: cand.ComponentKind.String(),
-		Via: cand.Via, PartWhy: cand.PartWhy, Signal: cand.Signal.String(), Score: cand.Score, Confidence: cand.Confidence, Severity: severity(cand, r.Method),
+		Via: cand.Via, PartWhy: cand.PartWhy, Signal: cand.Signal.String(), Score: cand.Score, Confidence: cand.Confidence, Severity: severity(cand, r),
 		State: cand.State.String()}
 	if cand.Facet != "" {
 		cs.Signal += "/" + cand.Facet
@@ -349,7 +354,7 @@ func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce
 	}
 	cs.Intervention = Intervention{Target: intervened, Observed: iv.Observed, Counterfactual: iv.Counterfactual, Unit: iv.Unit,
 		ExplainedShare: iv.ExplainedShare, Interval: iv.Interval}
-	if r.Method != "tcg" {
+	if !causalMethod(r) {
 		cs.Intervention = Intervention{Observed: math.NaN(), Counterfactual: math.NaN(), ExplainedShare: math.NaN(), Interval: [2]float64{math.NaN(), math.NaN()}}
 	}
 	w := r.DisplayWeights

@@ -13,7 +13,10 @@ const SchemaVersion = "2"
 // DefaultSlice is the heatmap time-slice width used when Heatmap.Slice is zero.
 const DefaultSlice = 30 * time.Second
 
-// Methods the Card can report in Card.Method.
+// Names of built-in methods the Card can report in Card.Method (every
+// name in causal.Methods() can appear). No behaviour hangs on them: what a
+// card shows for a method follows its kind in causal's registry
+// (causal.KindOf).
 const (
 	MethodTCG    = "tcg"
 	MethodBARO   = "baro"
@@ -67,7 +70,7 @@ const (
 type Card struct {
 	SchemaVersion string   `json:"schema_version"` // SchemaVersion
 	Tool          Tool     `json:"tool"`
-	Method        string   `json:"method"` // MethodTCG, MethodBARO or MethodNSigma
+	Method        string   `json:"method"` // the ranking method's name (causal.Methods)
 	Demo          string   `json:"demo"`   // non-empty when run on the embedded demo: says so and how to run on your data
 	Incident      Incident `json:"incident"`
 	Verdict       Verdict  `json:"verdict"`

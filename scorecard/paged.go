@@ -32,7 +32,7 @@ func buildPaged(g *tcg.Graph, r *causal.Result, slice time.Duration) Paged {
 	case -1:
 		p.Direction = "down"
 	}
-	if len(r.Candidates) > 0 && r.Method == MethodTCG {
+	if len(r.Candidates) > 0 && causalMethod(r) {
 		iv := r.Candidates[0].Intervention
 		p.Baseline, p.Observed = iv.Baseline, iv.Observed
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
@@ -267,8 +268,12 @@ func toolLine(c *Card) string {
 }
 
 // isComparison reports whether the card is a comparison method's (BARO,
-// N-sigma, ...): its causes have no confidence, counterfactual or state.
-func isComparison(c *Card) bool { return c.Method != MethodTCG && c.Method != "" }
+// N-sigma, ...): its causes have no confidence, counterfactual or state. A
+// card of a method the registry does not know (an older or newer tool's
+// JSON) reads as a comparison; one with no method as the causal method's.
+func isComparison(c *Card) bool {
+	return c.Method != "" && causal.KindOf(c.Method) != causal.KindCausal
+}
 
 // fmtBytes renders a size in binary units: "812 B", "3.4 KiB", "1.2 GiB".
 func fmtBytes(n int64) string {

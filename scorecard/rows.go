@@ -22,7 +22,7 @@ func componentKey(kind, name string) string { return kind + "/" + name }
 // (r.Candidates), from which a component's share of its service's
 // probability is taken.
 func buildRows(g *tcg.Graph, r *causal.Result, shown []causal.Candidate, causes []Cause, slice time.Duration) []Row {
-	comparison := r.Method != MethodTCG
+	comparison := !causalMethod(r)
 	// The component's best score among every ranked candidate, and the
 	// sum of exp(best − top) over the components of each service.
 	best := map[string]float64{}
@@ -183,7 +183,7 @@ func round4(x float64) float64 {
 // row's confidence (and its service's, when they differ); an abstention
 // because the first cause explains too little the row's explained share.
 func rowVerdict(v Verdict, row Row, r *causal.Result) Verdict {
-	if r.Method != MethodTCG {
+	if !causalMethod(r) {
 		return v
 	}
 	if v.Confident {
