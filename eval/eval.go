@@ -200,7 +200,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	printSets(stdout, perSet, cfg.Split)
 	if cfg.Fit || cfg.LeaveOneOut {
 		var rerun heldOutRun
-		if (cfg.LeaveOneOut || fitOnDesign) && slices.Contains(ms, "tcg") {
+		if (cfg.LeaveOneOut || fitOnDesign) && slices.Contains(ms, causal.DefaultMethod) {
 			rerun = func(set string, weights map[string]float64, none float64) []caseResult {
 				var idx []int
 				for _, i := range scoredIdx {
@@ -214,9 +214,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 				}
 				p.Weights, p.NoneScore = weights, none
 				co := copt
-				co.Method, co.Params = "tcg", &p
+				co.Method, co.Params = causal.DefaultMethod, &p
 				var out []caseResult
-				for _, r := range run(idx, []string{"tcg"}, co, false) {
+				for _, r := range run(idx, []string{causal.DefaultMethod}, co, false) {
 					out = append(out, r...)
 				}
 				return out

@@ -29,7 +29,7 @@ func setOf(dir string, roots []string) string {
 func trainingCases(rs []caseResult) []causal.TrainingCase {
 	var out []causal.TrainingCase
 	for _, r := range rs {
-		if r.Method != "tcg" || r.Error != "" {
+		if r.Method != causal.DefaultMethod || r.Error != "" {
 			continue
 		}
 		out = append(out, causal.TrainingCase{Name: r.Case, Set: r.Set, Truth: r.Truth, Scored: r.scored})
@@ -308,7 +308,7 @@ func outOfFold(cases []causal.TrainingCase, terms []string) []causal.CalPoint {
 func heldOutMetrics(rs []caseResult) evalSummary {
 	var m evalSummary
 	for _, r := range rs {
-		if r.Method != "tcg" {
+		if r.Method != causal.DefaultMethod {
 			continue
 		}
 		m.N++
