@@ -107,7 +107,8 @@
 //
 // # Comparison methods
 //
-// Each is a published-style method, documented where it is implemented and
+// Each is a published-style method, documented where it is implemented,
+// registered (KindComparison) in methods.go's table with its ranking and
 // selectable with --method and eval --methods:
 //   - "baro" (BARO, Pham et al., FSE 2024) and "nsigma": per metric series,
 //     the largest window deviation from the baseline median/IQR or
