@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard/reporttest"
 )
 
@@ -95,5 +96,22 @@ func TestJSONEncoding(t *testing.T) {
 				t.Errorf("got %#v, want %#v", tc.got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSchemaMethods: the schema's `method` enum is every registered ranking
+// method (causal.Methods), so a card of any method validates and a new
+// registration that the schema does not list fails here.
+func TestSchemaMethods(t *testing.T) {
+	props, _ := loadSchema(t)["properties"].(map[string]any)
+	m, _ := props["method"].(map[string]any)
+	enum, _ := m["enum"].([]any)
+	var got []string
+	for _, e := range enum {
+		s, _ := e.(string)
+		got = append(got, s)
+	}
+	if want := causal.Methods(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("docs/scorecard.schema.json lists methods %v; causal registers %v: update the schema's enum", got, want)
 	}
 }
