@@ -309,7 +309,7 @@ func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *tim
 		first, last = last, first
 	}
 	fetch := *af
-	fetch.Baseline = last.Abs.Sub(first.Abs) + fetchBaseline(af.Baseline, af.Window)
+	fetch.Baseline = last.Abs.Sub(first.Abs) + analysis.FetchBaseline(af.Baseline, af.Window)
 	work, err := os.MkdirTemp("", "pipeline-analyze-compare-*")
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
