@@ -2,14 +2,13 @@ package driver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
-	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
@@ -64,32 +63,14 @@ func (cc compareCall) canaryReport() (*compare.Report, int) {
 	if len(paths) == 0 {
 		return usage("compare --canary: want DATA (a file or directory), or live sources (--prometheus-url ...)")
 	}
-	t0 := time.Now()
-	b, err := features.Read(paths, stdin, ingest.Options{Step: c.af.Step, Progress: say.detail, Notice: say.say, Limits: c.lim}, features.Options{})
+	rep, err := analysis.Canary(context.Background(), analysis.CanaryInputs{Paths: paths, Stdin: stdin}, analysis.CanaryConfig{
+		Options: c.canary, Step: c.af.Step, LastWindow: cc.changed("window"), Window: c.af.Window, Limits: c.lim, Version: version, Args: args,
+		Progress: analysis.CompareProgress{Say: say.say, Detail: say.detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
+			say.say("%s: %s", name, readSummary(b, took))
+		}}})
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return nil, 1
 	}
-	say.say("%s: %s", strings.Join(paths, ", "), readSummary(b, time.Since(t0)))
-	o := c.canary
-	o.Version, o.Args, o.Paths = version, args, paths
-	if cc.changed("window") && b.End != 0 {
-		o.End = b.End.Add(time.Nanosecond)
-		o.Start = o.End.Add(-c.af.Window)
-	}
-	rep, err := compare.RunCanary(b, o)
-	if err != nil {
-		if errors.Is(err, compare.ErrNoCanary) {
-			fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-			return nil, 1
-		}
-		fmt.Fprintf(stderr, "pipeline-analyze compare: canary: %v\n", err)
-		return nil, 1
-	}
-	n := fmt.Sprintf("%d canaries", len(rep.Canary.Workloads))
-	if len(rep.Canary.Workloads) == 1 {
-		n = "1 canary"
-	}
-	say.say("judged %s: %s", n, rep.Verdict.Text)
 	return rep, 0
 }

@@ -10,9 +10,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
-	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
-	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
@@ -274,53 +272,17 @@ func (cc compareCall) report() (*compare.Report, int) {
 	case len(paths) == 0 || len(paths) > 2:
 		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
 	}
-	read := func(p string) (*ingest.Bundle, error) {
-		t0 := time.Now()
-		b, err := features.Read([]string{p}, stdin, ingest.Options{Step: af.Step, Progress: say.detail, Notice: say.say, Limits: lim}, features.Options{})
-		if err == nil {
-			progress("%s: %s", p, readSummary(b, time.Since(t0)))
-		}
-		return b, err
-	}
-	before, err := read(paths[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: BEFORE: %v\n", err)
-		return nil, 1
-	}
-	after := before
-	if len(paths) == 2 {
-		if after, err = read(paths[1]); err != nil {
-			fmt.Fprintf(stderr, "pipeline-analyze compare: AFTER: %v\n", err)
-			return nil, 1
-		}
-	}
-	ws := compare.WindowSpec{BeforeAt: bAt.Resolve(before.End), AfterAt: aAt.Resolve(after.End), Window: af.Window,
-		Baseline: af.Baseline, Target: spec.Target}
-	if bAt.Present {
-		ws.BeforeAtSource = "--before-at " + bAt.Raw
-	}
-	if aAt.Present {
-		ws.AfterAtSource = "--after-at " + aAt.Raw
-	}
-	bs, as, inc, err := compare.ResolveSides(before, after, ws)
+	pr := analysis.CompareProgress{Say: progress, Detail: say.detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
+		progress("%s: %s", name, readSummary(b, took))
+	}}
+	rep, err := analysis.Compare(context.Background(), analysis.CompareInputs{Paths: paths, Stdin: stdin}, analysis.CompareConfig{
+		Options: o, Spec: spec, Graph: topt, Causal: copt, Step: af.Step, Window: af.Window, Baseline: af.Baseline,
+		BeforeAt: bAt, AfterAt: aAt, Limits: lim, NoCauses: c.noCauses, ScorecardFile: c.scorecardFile, NCauses: c.nCauses,
+		Version: version, Args: args, Progress: pr})
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return nil, 1
 	}
-	bs.Paths, as.Paths = paths[:1], paths[len(paths)-1:]
-	o.Target, o.TargetChosenBy = inc.Target, inc.TargetChosenBy
-	o.Baseline = af.Baseline
-	o.Version, o.Args = version, args
-	if err := beforeCauses(c, &o, before, spec, inc, topt, copt, progress); err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return nil, 1
-	}
-	rep, err := compare.Run(bs, as, o)
-	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return nil, 1
-	}
-	progress("compared %d items: %s", len(rep.Items), rep.Verdict.Text)
 	return rep, 0
 }
 
@@ -347,7 +309,7 @@ func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *tim
 		first, last = last, first
 	}
 	fetch := *af
-	fetch.Baseline = last.Abs.Sub(first.Abs) + fetchBaseline(af.Baseline, af.Window)
+	fetch.Baseline = last.Abs.Sub(first.Abs) + analysis.FetchBaseline(af.Baseline, af.Window)
 	work, err := os.MkdirTemp("", "pipeline-analyze-compare-*")
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
@@ -387,34 +349,6 @@ func compareRerun(args []string, bAt, aAt *timeSpec, dir string) []string {
 		}
 	}
 	return append(out, dir)
-}
-
-// beforeCauses fills o.Causes with BEFORE's top causes: none with
-// --no-causes, those of --scorecard, else those of an analysis of BEFORE's
-// incident (a failed analysis is a note: its causes get no verdict).
-func beforeCauses(c *compareOpts, o *compare.Options, before *ingest.Bundle, spec tcg.IncidentSpec, inc tcg.Incident,
-	topt tcg.Options, copt causal.Options, progress func(string, ...any)) error {
-	switch {
-	case c.noCauses:
-	case c.scorecardFile != "":
-		var err error
-		if o.Causes, err = compare.CausesFromScorecard(c.scorecardFile, c.nCauses, c.lim.MaxDocumentBytes); err != nil {
-			return err
-		}
-		o.CausesFrom = "scorecard " + c.scorecardFile
-	default:
-		spec.At = inc.At
-		spec.AtSource = inc.AtChosenBy
-		an, err := analysis.AnalyzeBundle(before, spec, timeSpec{Abs: inc.At, Present: true}, topt, copt)
-		if err != nil {
-			progress("BEFORE's analysis failed, so its causes get no verdict: %v", err)
-			o.CausesFrom = "analysis of BEFORE failed: " + err.Error()
-		} else {
-			o.Causes = compare.CausesOf(an.Result, c.nCauses)
-			o.CausesFrom = "analysis of BEFORE (method " + an.Result.Method + ")"
-		}
-	}
-	return nil
 }
 
 // writeReport renders the comparison and writes it to export (atomically)

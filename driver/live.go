@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/live"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
@@ -168,84 +168,27 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 		}
 	}
 	opt.Transport.Secrets = red.secrets()
-	if l.SaveBundle != "" {
-		if err := live.CheckBundleDir(l.SaveBundle); err != nil { // before fetching anything
-			return nil, fmt.Errorf("%w: --save-bundle: %v", errUsage, err)
-		}
+	r, err := analysis.FetchLive(ctx, analysis.LiveFetch{Options: opt, At: *at, AtSource: spec.AtSource, Window: af.Window, Baseline: af.Baseline, Step: af.Step,
+		Selector: l.Selector, Packs: l.Packs, Queries: l.Queries, SaveBundle: l.SaveBundle, WorkDir: work, Version: version,
+		Track: trackTemp, Progress: progress})
+	if r != nil {
+		*at, spec.AtSource = r.At, r.AtSource
 	}
-	now := time.Now().UTC().Truncate(time.Second) // the wall clock: live sources only
-	win := af.Window
-	var wStart, wEnd time.Time
-	if at.Present {
-		a := at.Abs.Std()
-		if at.IsRel {
-			a = now.Add(at.Rel)
-			spec.AtSource = fmt.Sprintf("--at %s (now = wall clock at fetch, %s)", at.Raw, now.Format(time.RFC3339))
-			*at = timeSpec{Abs: ingest.FromTime(a), Raw: a.Format(time.RFC3339Nano), Present: true}
-		}
-		wStart, wEnd = a.Add(-win/2), a.Add(win/2)
-	} else {
-		wStart, wEnd = now.Add(-win), now
-	}
-	base := fetchBaseline(af.Baseline, win)
-	opt.Start, opt.End, opt.WindowStart, opt.WindowEnd = wStart.Add(-base), wEnd, wStart, wEnd
-	opt.Step = af.Step
-	opt.Progress = progress
-	if l.PromURL != "" {
-		sel, err := live.ParseSelector(l.Selector)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
-		}
-		opt.Queries, err = live.Queries(l.Packs, sel, live.EffectiveStep(opt.Start, opt.End, opt.Step), l.Queries)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
-		}
-	}
-	dir := l.SaveBundle
-	if dir == "" {
-		dir, err = os.MkdirTemp(work, "pipeline-analyze-live-*")
-		if err != nil {
-			return nil, fmt.Errorf("live: %w", err)
-		}
-		lr.cleanup = func() { os.RemoveAll(dir) }
-		lr.tempDir = dir
-	}
-	t0 := time.Now()
-	progress("live: fetching %s..%s (window %s..%s)", opt.Start.Format(time.RFC3339), opt.End.Format(time.RFC3339),
-		wStart.Format(time.RFC3339), wEnd.Format(time.RFC3339))
-	m, files, err := live.Fetch(ctx, opt)
 	if err != nil {
-		lr.cleanup()
-		if local := localOnly(err, m, paths, args); local != nil {
-			progress("live: nothing fetched; analysing the %d local inputs given beside the live sources", len(paths))
-			return local, nil
+		if r != nil {
+			if local := localOnly(err, r.Manifest, paths, args); local != nil {
+				progress("live: nothing fetched; analysing the %d local inputs given beside the live sources", len(paths))
+				return local, nil
+			}
 		}
-		return nil, fmt.Errorf("live: %w", err)
-	}
-	m.Tool = "pipeline-analyze " + version
-	m.FetchedAt = now.Format(time.RFC3339)
-	if at.Present {
-		m.At = at.Abs.Std().Format(time.RFC3339Nano)
-		m.AtChosenBy = spec.AtSource
-	}
-	if err := (&live.Saver{Track: trackTemp}).Save(dir, m, files); err != nil {
-		lr.cleanup()
 		return nil, err
 	}
-	progress("live: fetched %d files in %v into %s", len(files), time.Since(t0).Round(time.Millisecond), dir)
-	lr.paths = append(append([]string{}, paths...), dir)
-	lr.args = append(rerunArgs(args), dir)
-	lr.warnings = noteWarnings(m.Notes)
-	lr.addSampling(m)
+	lr.cleanup, lr.tempDir = r.Cleanup, r.TempDir
+	lr.paths = append(append([]string{}, paths...), r.Dir)
+	lr.args = append(rerunArgs(args), r.Dir)
+	lr.warnings = r.Warnings
+	lr.sampling = r.Sampling
 	return lr, nil
-}
-
-func (lr *inputs) addSampling(m *live.Manifest) {
-	for _, mj := range []*live.ManifestJaeger{m.Jaeger, m.Tempo} {
-		if mj != nil && mj.Sampling != "" {
-			lr.sampling = strings.TrimPrefix(lr.sampling+"; "+mj.Sampling, "; ")
-		}
-	}
 }
 
 // annotate states the trace sampling of the fetch in the card.
@@ -319,15 +262,6 @@ func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
 	return opt, nil
 }
 
-// fetchBaseline is the baseline a live fetch reaches back over before its
-// window: --baseline, else max(6 windows, 30m).
-func fetchBaseline(baseline, window time.Duration) time.Duration {
-	if baseline > 0 {
-		return baseline
-	}
-	return max(6*window, 30*time.Minute)
-}
-
 // rerunArgs drops the live flags and --at (the saved manifest carries the
 // incident time) from args, leaving the analysis flags and paths.
 func rerunArgs(args []string) []string {
@@ -349,20 +283,6 @@ func rerunArgs(args []string) []string {
 		}
 	}
 	return out
-}
-
-// noteWarnings turns the fetch's notes into scorecard warnings.
-func noteWarnings(notes []live.Note) []ingest.Warning {
-	var ws []ingest.Warning
-	for _, n := range notes {
-		kind := ingest.ErrPartialInput
-		switch n.Kind {
-		case live.NoteLimit:
-			kind = ingest.ErrLimit
-		}
-		ws = append(ws, ingest.Warning{Kind: kind, Source: "live " + n.Source, Count: 1, Message: n.Message})
-	}
-	return ws
 }
 
 // liveExit is the exit status of a source's open error: 2 for usage, else 1.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/live"
 )
@@ -20,7 +21,7 @@ func localOnly(err error, m *live.Manifest, paths, args []string) *inputs {
 	}
 	in := &inputs{paths: paths, args: rerunArgs(args), cleanup: func() {}}
 	if m != nil {
-		in.warnings = noteWarnings(m.Notes)
+		in.warnings = analysis.NoteWarnings(m.Notes)
 	}
 	in.warnings = append(in.warnings, ingest.Warning{Kind: ingest.ErrPartialInput, Source: "live", Count: len(nf.Failures),
 		Message: "nothing fetched (" + strings.Join(nf.Failures, "; ") + "): the local inputs were analysed alone"})

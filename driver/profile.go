@@ -1,12 +1,14 @@
 package driver
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
 	"github.com/spf13/pflag"
 )
@@ -101,15 +103,13 @@ func profileReport(c *compareOpts, changed func(string) bool, paths, args []stri
 	}
 	untrack := trackTemp(work)
 	defer func() { os.RemoveAll(work); untrack() }()
-	o.TempDir = work
 	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
-	say.say("profiler A/B: %s against %s", paths[0], paths[1])
-	rep, err := profdiff.Compare(paths[:1], paths[1:], o)
+	rep, err := analysis.Profile(context.Background(), analysis.ProfileInputs{Base: paths[:1], Cand: paths[1:], WorkDir: work},
+		analysis.ProfileConfig{Options: o, Say: say.say})
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %s\n", oneLine(err.Error()))
 		return nil, 1
 	}
-	say.say("compared %d layers and %d kernels: %s", len(rep.Layers), len(rep.Kernels), rep.Verdict.Text)
 	return rep, 0
 }
 

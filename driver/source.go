@@ -2,11 +2,9 @@ package driver
 
 import (
 	"context"
-	"fmt"
-	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/live"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -49,25 +47,12 @@ type localSource struct{}
 
 // open restores the manifests of saved bundles among paths.
 func (localSource) open(_ context.Context, args, paths []string, at *timeSpec, spec *tcg.IncidentSpec) (*inputs, error) {
-	in := &inputs{paths: paths, args: args, cleanup: func() {}}
-	for _, p := range paths {
-		m, ok, err := live.LoadManifest(p)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
-		}
-		in.warnings = append(in.warnings, noteWarnings(m.Notes)...)
-		in.addSampling(m)
-		if !at.Present && m.At != "" {
-			t, err := time.Parse(time.RFC3339Nano, m.At)
-			if err != nil {
-				return nil, fmt.Errorf("%s: at %q: %w", p, m.At, err)
-			}
-			*at = timeSpec{Abs: ingest.FromTime(t), Raw: m.At, Present: true}
-			spec.AtSource = m.AtChosenBy
-		}
+	saved, err := analysis.RestoreSaved(paths, *at)
+	if err != nil {
+		return nil, err
 	}
-	return in, nil
+	if !at.Present && saved.At.Present {
+		*at, spec.AtSource = saved.At, saved.AtSource
+	}
+	return &inputs{paths: paths, args: args, cleanup: func() {}, warnings: saved.Warnings, sampling: saved.Sampling}, nil
 }

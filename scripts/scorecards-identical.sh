@@ -8,7 +8,12 @@
 # the first case of each set) and the canary reports (`compare --canary auto`
 # on every changerca-dev case). With EVAL=1 it also runs `pipeline-analyze
 # eval` on each development set with both and diffs the tables (the "median
-# time per case" line excepted).
+# time per case" line excepted). With MCP=1 (the default) it also runs, for
+# the first two cases of each set and for the demo incident (simulate
+# --fault gpu_bandwidth_contention --seed 42, as the demo), one
+# `pipeline-analyze mcp --root` session with each binary — initialize, then
+# tools/call analyze (detail summary and full) and compare (summary) — and
+# diffs the JSON-RPC responses byte for byte.
 #
 # Usage: scripts/scorecards-identical.sh [BASE_REV] [EXTRA_DIR...]
 #        BASE_REV defaults to HEAD (the last commit: checks uncommitted work);
@@ -16,7 +21,7 @@
 # Env:   OLD_BIN / NEW_BIN to use prebuilt binaries instead of building;
 #        DATA (default ../shared/data); EVAL=1; FORMATS (default "json");
 #        DOT=1 also compares the graph (--dot) of each case;
-#        COMPARE=0 skips the compare and canary reports.
+#        COMPARE=0 skips the compare and canary reports; MCP=0 the MCP sessions.
 # Exit:  0 all identical, 1 some differ (their diffs are printed), 2 set-up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -140,6 +145,80 @@ if [[ ${COMPARE:-1} == 1 && -d $data ]]; then
 	done
 	echo "compare reports: $ncmp compared, $((ncmp - cmpdiffer)) identical, $cmpdiffer differ ($cmpfailed without a report)"
 	echo "canary reports: $ncan compared, $((ncan - cdiffer + cmpdiffer)) identical, $((cdiffer - cmpdiffer)) differ ($((failed - cmpfailed)) without a report)"
+fi
+
+# mcp_session BIN ROOT OUT REQUEST...: one MCP server on stdio, each request
+# line sent once the previous request's response is read (a notification
+# has none); the responses, then whatever the server writes after its input
+# closes, and its exit status, go to OUT.
+mcp_session() {
+	local bin=$1 root=$2 out=$3 line r
+	shift 3
+	: >"$out"
+	coproc MCP { "$bin" mcp --root "$root" 2>&1; }
+	# bash unsets MCP and MCP_PID once the server exits: keep copies.
+	local pid=$MCP_PID in out_fd
+	exec {in}>&"${MCP[1]}" {out_fd}<&"${MCP[0]}"
+	for r in "$@"; do
+		printf '%s\n' "$r" >&"$in" 2>/dev/null || {
+			echo "(server gone)" >>"$out"
+			break
+		}
+		[[ $r == *'"id":'* ]] || continue
+		IFS= read -r line <&"$out_fd" || {
+			echo "(no response)" >>"$out"
+			break
+		}
+		printf '%s\n' "$line" >>"$out"
+	done
+	[[ -n ${MCP[1]:-} ]] && exec {MCP[1]}>&-
+	exec {in}>&-
+	cat <&"$out_fd" >>"$out" || true
+	exec {out_fd}<&-
+	local rc=0
+	wait "$pid" 2>/dev/null || rc=$?
+	echo "exit $rc" >>"$out"
+}
+
+# mcp_same ROOT CASE [CASE2]: the same session with both binaries — analyze
+# CASE (summary, full), compare CASE CASE2 when given — diffed.
+mcp_same() {
+	local root=$1 c1=$2 c2=${3:-}
+	local reqs=('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"scorecards-identical","version":"1"}}}'
+		'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+		'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"analyze","arguments":{"paths":["'"$c1"'"],"detail":"summary"}}}'
+		'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"analyze","arguments":{"paths":["'"$c1"'"],"detail":"full"}}}')
+	[[ -n $c2 ]] && reqs+=('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"compare","arguments":{"paths":["'"$c1"'","'"$c2"'"],"detail":"summary"}}}')
+	mcp_session "$old" "$root" "$work/mo" "${reqs[@]}"
+	mcp_session "$new" "$root" "$work/mn" "${reqs[@]}"
+	nmcp=$((nmcp + 1))
+	if ! cmp -s "$work/mo" "$work/mn"; then
+		differ=$((differ + 1)) mdiffer=$((mdiffer + 1))
+		echo "DIFFERS: mcp session on $c1${c2:+ and $c2}"
+		diff "$work/mo" "$work/mn" | cut -c1-300 | head -n 20 || true
+	elif [[ $(grep -c '"isError":true\|(no response)' "$work/mn") != 0 ]]; then
+		mfailed=$((mfailed + 1))
+	fi
+}
+
+if [[ ${MCP:-1} == 1 ]]; then
+	nmcp=0 mdiffer=0 mfailed=0
+	if [[ -d $data ]]; then
+		droot=$(cd "$data" && pwd)
+		for s in "$droot"/*/; do
+			ds=()
+			for d in "$s"*/; do
+				[[ -f $d/alert.json || -f $d/label.json ]] && ds+=("$(basename "$s")/$(basename "$d")")
+				[[ ${#ds[@]} == 2 ]] && break
+			done
+			[[ ${#ds[@]} == 0 ]] && continue
+			mcp_same "$droot" "${ds[@]}"
+		done
+	fi
+	mkdir -p "$work/mcproot"
+	"$new" simulate --fault gpu_bandwidth_contention --seed 42 --out "$work/mcproot/demo" >/dev/null 2>&1 || { echo "scorecards-identical: cannot simulate the demo" >&2; exit 2; }
+	mcp_same "$work/mcproot" demo
+	echo "mcp sessions: $nmcp compared, $((nmcp - mdiffer)) identical, $mdiffer differ ($mfailed with a tool error)"
 fi
 
 if [[ ${EVAL:-} == 1 && -d $data ]]; then
