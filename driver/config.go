@@ -75,7 +75,7 @@ func defaultAnalysisFlags() analysisFlags {
 	return analysisFlags{
 		Window:        tcg.DefaultWindow,
 		OnsetLookback: tcg.DefaultOnsetLookback,
-		Method:        causal.Methods()[0],
+		Method:        causal.DefaultMethod,
 		Weights:       fmt.Sprintf("%.2f,%.2f,%.2f,%.2f", w.LatencySurge, w.ErrorPropagation, w.ResourceSaturation, w.ConfigDrift),
 		Threshold:     tcg.DefaultThreshold,
 		MinEdgeConf:   tcg.DefaultMinConfidence,
@@ -93,7 +93,7 @@ var analysisHelp = map[string]string{
 	"onset-lookback":  "how far the window's start may move back to the target's onset when the target was already off at its start (an alert fires after its rule held a while); 0: the window stays centred on --at",
 	"target":          "the symptom to explain, `SERVICE[:SIGNAL[:STAT]]`, e.g. api-gateway:latency:p99 (default: from the alert, else the entry service's latency)",
 	"step":            "common time step (default: the metrics' median step, or 15s)",
-	"method":          "ranking `METHOD`: tcg, or a comparison baseline: " + strings.Join(causal.Methods()[1:], ", "),
+	"method":          "ranking `METHOD`: " + causal.DefaultMethod + ", or a comparison baseline: " + strings.Join(comparisonMethods(), ", "),
 	"weights":         "scorecard dimension `WEIGHTS`: latency surge, error propagation, resource saturation, config drift",
 	"threshold":       "robust z-score above which a signal is anomalous",
 	"lag-window":      "how far propagation may lag between neighbours (default max(3 steps, 2m))",
@@ -172,4 +172,16 @@ func (a *analysisFlags) options() (stageOptions, error) {
 		so.causal.Params = &p
 	}
 	return so, nil
+}
+
+// comparisonMethods are the registered comparison baselines, in the
+// registry's order (the --method help lists them).
+func comparisonMethods() []string {
+	var out []string
+	for _, m := range causal.Methods() {
+		if causal.KindOf(m) == causal.KindComparison {
+			out = append(out, m)
+		}
+	}
+	return out
 }
