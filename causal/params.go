@@ -131,16 +131,6 @@ type DisplayWeights struct {
 // DefaultDisplayWeights are the seed's 0.35/0.30/0.25/0.10.
 func DefaultDisplayWeights() DisplayWeights { return DisplayWeights{0.35, 0.30, 0.25, 0.10} }
 
-// Weights is the old name of DisplayWeights.
-//
-// Deprecated: use DisplayWeights; Params.Weights are the ranking's weights.
-type Weights = DisplayWeights
-
-// DefaultWeights is the old name of DefaultDisplayWeights.
-//
-// Deprecated: use DefaultDisplayWeights.
-func DefaultWeights() DisplayWeights { return DefaultDisplayWeights() }
-
 // Score terms of the default method, each computed per anomalous node i.
 const (
 	// TermTargetShare is the counterfactual: the share of the target's

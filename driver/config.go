@@ -31,20 +31,20 @@ func parseTimeSpec(s string) (timeSpec, error) { return analysis.ParseTime(s) }
 func parseTarget(s string) (tcg.Target, error) { return analysis.ParseTarget(s) }
 
 // parseWeights parses "0.35,0.30,0.25,0.10".
-func parseWeights(s string) (causal.Weights, error) {
+func parseWeights(s string) (causal.DisplayWeights, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 4 {
-		return causal.Weights{}, fmt.Errorf("--weights %q: want four numbers: latency,errors,saturation,config", s)
+		return causal.DisplayWeights{}, fmt.Errorf("--weights %q: want four numbers: latency,errors,saturation,config", s)
 	}
 	var v [4]float64
 	for i, p := range parts {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || f < 0 {
-			return causal.Weights{}, fmt.Errorf("--weights %q: %q is not a non-negative number", s, p)
+			return causal.DisplayWeights{}, fmt.Errorf("--weights %q: %q is not a non-negative number", s, p)
 		}
 		v[i] = f
 	}
-	return causal.Weights{LatencySurge: v[0], ErrorPropagation: v[1], ResourceSaturation: v[2], ConfigDrift: v[3]}, nil
+	return causal.DisplayWeights{LatencySurge: v[0], ErrorPropagation: v[1], ResourceSaturation: v[2], ConfigDrift: v[3]}, nil
 }
 
 // analysisFlags are the flags shared by the analysis, eval and compare.
@@ -71,7 +71,7 @@ type analysisFlags struct {
 // defaultAnalysisFlags are the analysis defaults, taken from the stages'
 // own defaults so that each is written once.
 func defaultAnalysisFlags() analysisFlags {
-	w := causal.DefaultWeights()
+	w := causal.DefaultDisplayWeights()
 	return analysisFlags{
 		Window:        tcg.DefaultWindow,
 		OnsetLookback: tcg.DefaultOnsetLookback,
