@@ -65,23 +65,28 @@ func measuredOn(kind, comp, via string) (string, string) {
 // the defaults of DefaultOptions; see the package documentation for how
 // each was chosen.
 type Options struct {
-	Alpha       float64       // Benjamini–Hochberg false-discovery rate (default 0.01)
-	MinDelta    float64       // |Cliff's δ| of a location change (default 0.2)
-	MinRatio    float64       // relative quantile (or traffic) change (default 0.25)
-	MinH        float64       // Cohen's h of an error-ratio change (default 0.2)
-	MinShift    float64       // robust σ of a metric level change (default 3)
-	MinSamples  int           // spans or requests per side (default 30)
-	MinCells    int           // time cells with spans per side (default 4)
-	MinPoints   int           // series points per side (default 3)
-	MinCoverage float64       // share of each window the side's data must cover (default 0.5)
-	BandWindows int           // baseline windows needed for a band (default 3)
-	Cell        time.Duration // time cell of the clustering correction and the block bootstrap (default 15s)
-	Slice       time.Duration // heatmap slice (default 30s)
-	Baseline    time.Duration // BEFORE's baseline before its window (0: all the data before it)
-	Bootstrap   int           // block-bootstrap replicates (default 200)
-	Seed        uint64        // bootstrap seed (default 1)
-	MaxFindings int           // regressions and improvements listed (default 10)
-	MaxPlots    int           // distributions plotted (default 6)
+	Alpha       float64 // Benjamini–Hochberg false-discovery rate (default 0.01)
+	MinDelta    float64 // |Cliff's δ| of a location change (default 0.2)
+	MinRatio    float64 // relative quantile (or traffic) change (default 0.25)
+	MinH        float64 // Cohen's h of an error-ratio change (default 0.2)
+	MinShift    float64 // robust σ of a metric level change (default 3)
+	MinSamples  int     // spans or requests per side (default 30)
+	MinCells    int     // time cells with spans per side (default 4)
+	MinPoints   int     // series points per side (default 3)
+	MinCoverage float64 // share of each window the side's data must cover (default 0.5)
+	BandWindows int     // baseline windows needed for a band (default 3)
+	// SeriesWindows is how many disjoint baseline windows as long as the
+	// compared ones an episodic metric series (one that bursts in its
+	// baseline, on a sibling pod, or ends AFTER back in its band) needs
+	// before a level beyond its band is a regression (default 5).
+	SeriesWindows int
+	Cell          time.Duration // time cell of the clustering correction and the block bootstrap (default 15s)
+	Slice         time.Duration // heatmap slice (default 30s)
+	Baseline      time.Duration // BEFORE's baseline before its window (0: all the data before it)
+	Bootstrap     int           // block-bootstrap replicates (default 200)
+	Seed          uint64        // bootstrap seed (default 1)
+	MaxFindings   int           // regressions and improvements listed (default 10)
+	MaxPlots      int           // distributions plotted (default 6)
 
 	Target         tcg.Target // the incident target (Service "" = the busiest entry service)
 	TargetChosenBy string
@@ -97,7 +102,7 @@ type Options struct {
 // DefaultOptions are the documented defaults.
 func DefaultOptions() Options {
 	return Options{Alpha: 0.01, MinDelta: 0.2, MinRatio: 0.25, MinH: 0.2, MinShift: 3, MinSamples: 30, MinCells: 4,
-		MinPoints: 3, MinCoverage: 0.5, BandWindows: 3, Cell: 15 * time.Second, Slice: 30 * time.Second,
+		MinPoints: 3, MinCoverage: 0.5, BandWindows: 3, SeriesWindows: 5, Cell: 15 * time.Second, Slice: 30 * time.Second,
 		Bootstrap: 200, Seed: 1, MaxFindings: 10, MaxPlots: 6}
 }
 
@@ -123,6 +128,7 @@ func (o Options) withDefaults() Options {
 	setI(&o.MinCells, d.MinCells)
 	setI(&o.MinPoints, d.MinPoints)
 	setI(&o.BandWindows, d.BandWindows)
+	setI(&o.SeriesWindows, d.SeriesWindows)
 	setI(&o.Bootstrap, d.Bootstrap)
 	setI(&o.MaxFindings, d.MaxFindings)
 	setI(&o.MaxPlots, d.MaxPlots)
@@ -153,8 +159,11 @@ type run struct {
 	depth          map[string]int
 	calls          map[string]map[string]bool // caller → callees seen in the spans of either side (callDepths)
 	work           []*itemWork
-	tests          int // p-values in the Benjamini–Hochberg family
-	warnings       []Footnote
+	// burstyFamily marks the series families (the same series of every
+	// pod of a workload) whose baseline bursts on some member (episodic).
+	burstyFamily map[string]bool
+	tests        int // p-values in the Benjamini–Hochberg family
+	warnings     []Footnote
 }
 
 // Run compares AFTER with BEFORE and returns the report. It is a pure

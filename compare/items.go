@@ -20,6 +20,14 @@ type itemWork struct {
 	// side, two constant equal series): no test, unchanged.
 	degenerate string
 	xs, ys     []float64 // sorted samples (distributions and series), for plots
+	// afterSeq is a series' AFTER points in time order, bursts whether its
+	// baseline holds points beyond MinShift robust σ of its level in the
+	// bad direction, and family the key of the same series of every pod of
+	// its workload: whether the series is episodic (run.episodic) when its
+	// baseline is short.
+	afterSeq []float64
+	bursts   bool
+	family   string
 	// nearOne marks a series that should stay near 1 (bad direction
 	// down, every point in [0, 1], some above ½): its material change is
 	// measured on the shortfall from 1.

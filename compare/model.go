@@ -130,10 +130,13 @@ type Settings struct {
 	Cell        time.Duration `json:"cell_seconds"` // time cell for clustering and the block bootstrap
 	Window      time.Duration `json:"window_seconds"`
 	BandWindows int           `json:"band_windows"` // baseline windows needed for a band
-	Bootstrap   int           `json:"bootstrap"`
-	Seed        uint64        `json:"seed"`
-	Tests       int           `json:"tests"` // p-values in the Benjamini–Hochberg family
-	MaxFindings int           `json:"max_findings"`
+	// SeriesWindows is the disjoint baseline windows an episodic metric
+	// series' regression needs (Options.SeriesWindows).
+	SeriesWindows int    `json:"series_windows"`
+	Bootstrap     int    `json:"bootstrap"`
+	Seed          uint64 `json:"seed"`
+	Tests         int    `json:"tests"` // p-values in the Benjamini–Hochberg family
+	MaxFindings   int    `json:"max_findings"`
 }
 
 // Finding is one item singled out for the reader: the target, a BEFORE

@@ -88,9 +88,9 @@ func sideText(s SideInfo) string {
 // settingsText is the thresholds in one line.
 func settingsText(s Settings) string {
 	return fmt.Sprintf("α %s (Benjamini–Hochberg over %d tests; two quiet windows report a change at most %s%% of the time) · |δ| ≥ %s · quantile, level and traffic ±%s%% · h ≥ %s · %sσ · "+
-		"at least %d spans in %d cells, %d points · band of %d baseline windows · block bootstrap %d × %s cells (seed %d)",
+		"at least %d spans in %d cells, %d points · band of %d baseline windows (an episodic series: %d disjoint ones) · block bootstrap %d × %s cells (seed %d)",
 		fix(s.Alpha, 3), s.Tests, fix(100*s.FalseAlarm, 1), fix(s.MinDelta, 2), fix(100*s.MinRatio, 0), fix(s.MinH, 2), fix(s.MinShift, 1),
-		s.MinSamples, s.MinCells, s.MinPoints, s.BandWindows, s.Bootstrap, fmtDur(s.Cell), s.Seed)
+		s.MinSamples, s.MinCells, s.MinPoints, s.BandWindows, s.SeriesWindows, s.Bootstrap, fmtDur(s.Cell), s.Seed)
 }
 
 func countsText(cs []Count) string {

@@ -16,7 +16,7 @@ func (r *run) report() *Report {
 	rep := &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "pipeline-analyze", Version: o.Version}, Mode: ModeBeforeAfter, CausesFrom: o.CausesFrom}
 	rep.Settings = Settings{Alpha: o.Alpha, FalseAlarm: o.Alpha, MinDelta: o.MinDelta, MinRatio: o.MinRatio, MinH: o.MinH, MinShift: o.MinShift,
 		MinSamples: o.MinSamples, MinCells: o.MinCells, MinPoints: o.MinPoints, MinCoverage: o.MinCoverage, Cell: o.Cell,
-		Window: r.window, BandWindows: o.BandWindows, Bootstrap: o.Bootstrap, Seed: o.Seed, Tests: r.tests, MaxFindings: o.MaxFindings}
+		Window: r.window, BandWindows: o.BandWindows, SeriesWindows: o.SeriesWindows, Bootstrap: o.Bootstrap, Seed: o.Seed, Tests: r.tests, MaxFindings: o.MaxFindings}
 	rep.Before = r.sideInfo("before", r.before, r.bd)
 	rep.After = r.sideInfo("after", r.after, r.ad)
 	if r.baseStart != 0 {

@@ -55,12 +55,19 @@ func (r *run) seriesItems() {
 	collect(r.bd, 0)
 	collect(r.ad, 1)
 	collect(r.base, 2)
+	first := len(r.work)
 	for _, key := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[key]
 		if len(g.b) == 0 && len(g.a) == 0 {
 			continue
 		}
 		r.work = append(r.work, r.seriesItem(key, g))
+	}
+	r.burstyFamily = map[string]bool{}
+	for _, w := range r.work[first:] {
+		if w.bursts && w.family != "" {
+			r.burstyFamily[w.family] = true
+		}
 	}
 }
 
@@ -156,6 +163,18 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	it.After, ys = stats(pa)
 	it.Baseline, hs = stats(pbase)
 	w.xs, w.ys = xs, ys
+	w.afterSeq = pa.v
+	if m.pod != "" && !g.pooled {
+		w.family = m.pooled
+	}
+	if len(hs) > 0 {
+		c := measure.QuantileSorted(hs, 0.5)
+		worst := hs[len(hs)-1] - c // how far the baseline went in the bad direction
+		if m.dir < 0 {
+			worst = c - hs[0]
+		}
+		w.bursts = m.dir != 0 && worst > r.opt.MinShift*math.Max(robustScale(hs), math.Max(0.01*math.Abs(c), 1e-12))
+	}
 	w.nearOne = it.Direction < 0 && nearOne(xs, ys, hs)
 	// The level is the median (measure.QuantileSorted at 0.5), also for a
 	// ratio that should stay near 1: its mean would catch a two-minute

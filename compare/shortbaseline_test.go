@@ -18,16 +18,19 @@ import (
 // TestShortBaselineQuietPairs is issue 42's compare check: two quiet
 // windows near the start of a development case's data — BEFORE after a
 // baseline of only 2, 4, 6 or 8 minutes, AFTER right after it, both
-// before the injection and any distractor — give no regression when the
-// baseline holds fewer than BandWindows (3) windows as long as the
-// compared ones (2 and 4 minutes at the 2-minute windows of 15 s data): a band from few baseline windows
-// is wide (a prediction interval for n windows) or insufficient, never a
-// regression at +7σ from 3 minutes. At 6 and 8 minutes the regressions
-// found are logged (knownShortBursts): each is a burst beyond everything
-// its baseline did, which a longer baseline may show to be normal.
-// Cases whose pre-onset data is documented as not quiet, holds another
-// injection of the same timeline or a known event, are skipped as
-// TestDevelopmentCases skips them. Skipped where ../shared/data is absent.
+// before the injection and any distractor. A band from fewer than
+// BandWindows (3) windows as long as the compared ones (2 and 4 minutes at
+// the 2-minute windows of 15 s data) is insufficient, so those never
+// regress; at 6 and 8 minutes an episodic series (episodic) needs
+// SeriesWindows (5) disjoint windows. Before that rule the bursty p99s and
+// error ratios of eight LLM cases regressed at 6–8 minutes (+5σ to +100σ);
+// with it one case is left (a p99 end-to-end latency 23% above its steady
+// 6-minute baseline on one pod for the whole AFTER window, which only a
+// longer baseline shows to be normal), and the test fails if more appear
+// (maxShortBaselineCases). Cases whose pre-onset data is documented as
+// not quiet, holds another injection of the same timeline or a known
+// event, are skipped as TestDevelopmentCases skips them. Skipped where
+// ../shared/data is absent.
 func TestShortBaselineQuietPairs(t *testing.T) {
 	labels := devLabels(t)
 	if raceEnabled && os.Getenv("PA_COMPARE_FULL") == "" {
@@ -47,11 +50,10 @@ func TestShortBaselineQuietPairs(t *testing.T) {
 		}
 	}
 	type result struct {
-		name   string
-		pairs  int
-		regs   []string
-		logged []string // regressions after a baseline of BandWindows windows or more
-		err    error
+		name  string
+		pairs int
+		regs  []string
+		err   error
 	}
 	results := make([]result, len(labels))
 	var wg sync.WaitGroup
@@ -117,23 +119,14 @@ func TestShortBaselineQuietPairs(t *testing.T) {
 					if it.Verdict != Regressed {
 						continue
 					}
-					msg := fmt.Sprintf("baseline %s: %s %s", base, it.ID, fmtShift(it))
-					if it.Band.Windows >= DefaultOptions().BandWindows {
-						res.logged = append(res.logged, msg)
-						continue
-					}
-					res.regs = append(res.regs, msg)
+					res.regs = append(res.regs, fmt.Sprintf("baseline %s: %s %s", base, it.ID, fmtShift(it)))
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	pairs, bad, logged := 0, 0, 0
+	pairs, bad := 0, 0
 	for _, r := range results {
-		if len(r.logged) > 0 {
-			logged++
-			t.Logf("%s: a burst beyond its short baseline: %s", r.name, strings.Join(r.logged[:min(3, len(r.logged))], "; "))
-		}
 		if r.err != nil {
 			t.Errorf("%s: %v", r.name, r.err)
 			continue
@@ -141,12 +134,18 @@ func TestShortBaselineQuietPairs(t *testing.T) {
 		pairs += r.pairs
 		if len(r.regs) > 0 {
 			bad++
-			t.Errorf("%s: quiet windows after a short baseline: %d regressions: %s", r.name, len(r.regs), strings.Join(r.regs[:min(4, len(r.regs))], "; "))
+			t.Logf("%s: quiet windows after a short baseline: %d regressions: %s", r.name, len(r.regs), strings.Join(r.regs[:min(4, len(r.regs))], "; "))
 		}
 	}
-	t.Logf("%d quiet pairs with a 2–8 minute baseline in %d cases; %d cases with a regression from fewer than 3 baseline windows, %d with one from 3 or more (logged)",
-		pairs, len(results), bad, logged)
+	t.Logf("%d quiet pairs with a 2–8 minute baseline in %d cases; %d cases with a regression", pairs, len(results), bad)
+	if bad > maxShortBaselineCases {
+		t.Errorf("%d cases with a regression in quiet windows after a short baseline (measured: %d)", bad, maxShortBaselineCases)
+	}
 }
+
+// maxShortBaselineCases is the cases with a regression in
+// TestShortBaselineQuietPairs when the episodic rule was built (8 before).
+const maxShortBaselineCases = 1
 
 // fmtShift is an item's shift in σ for a test's message.
 func fmtShift(it Item) string {

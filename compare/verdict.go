@@ -39,7 +39,58 @@ func (r *run) decide(w *itemWork) {
 		}
 	case KindSeries:
 		r.decideSeries(w)
+		if it.Verdict == Regressed {
+			if k := r.disjointBaseWindows(); k < r.opt.SeriesWindows {
+				if why := r.episodic(w); why != "" {
+					it.Verdict = Insufficient
+					it.Reason = "level beyond the band of " + plural(k, "baseline window") + " as long as the compared ones, but " + why +
+						": how often such episodes come needs " + itoa(r.opt.SeriesWindows) + " or more windows of baseline (a quiet window beats " +
+						plural(k, "window") + " by chance once in " + itoa(k+1) + ")"
+				}
+			}
+		}
 	}
+}
+
+// episodic says why a series that went beyond its band is episodic ("" when
+// it is not): its baseline, or the same series' baseline on another pod of
+// its workload, already holds bursts (points beyond MinShift robust σ of its
+// level in the bad direction), or AFTER ends back within the band (a burst
+// that ended in the window). An episodic series beyond every one of k
+// disjoint baseline windows is no evidence of a change when k is small —
+// one more burst, or a longer one, beats k windows by chance once in k+1
+// quiet pairs whatever the shift test says — so it is a regression only
+// from SeriesWindows windows of baseline on. A series that was steady
+// through a short baseline, on every pod, and stays away from it to the end
+// of AFTER is judged by the shift test alone: a clean baseline that breaks
+// is strong evidence.
+func (r *run) episodic(w *itemWork) string {
+	it := &w.item
+	ys := w.afterSeq
+	switch {
+	case len(ys) == 0 || !it.Band.Known:
+		return ""
+	case w.bursts:
+		return "its baseline already holds bursts beyond " + fix(r.opt.MinShift, 0) + "σ of its level"
+	case w.family != "" && r.burstyFamily[w.family]:
+		return "the same series on another pod of " + it.Service + " bursts beyond " + fix(r.opt.MinShift, 0) + "σ in its baseline"
+	}
+	band := it.Band.Level
+	for _, v := range ys[len(ys)-max(1, (len(ys)+3)/4):] {
+		if v < band[0] || v > band[1] {
+			return ""
+		}
+	}
+	return "AFTER ends back within the band (a burst that ended)"
+}
+
+// disjointBaseWindows is how many disjoint windows as long as the compared
+// ones BEFORE's baseline holds (see episodic).
+func (r *run) disjointBaseWindows() int {
+	if r.baseStart == 0 || r.window <= 0 {
+		return 0
+	}
+	return int(r.before.Start.Sub(r.baseStart) / r.window)
 }
 
 // move is one statistic that moved significantly and by at least the
