@@ -305,6 +305,50 @@ func TestSampleScorecardsCurrent(t *testing.T) {
 	}
 }
 
+// TestSampleCompareCurrent regenerates docs/sample-compare.md and .html
+// with docs/commands.md's commands (a simulated incident and its fixed
+// follow-up, compared) and fails when the files differ: a change to
+// compare's report must regenerate them (they had gone stale once, missing
+// the request-shape section).
+func TestSampleCompareCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates two inputs and compares them twice")
+	}
+	docs, err := filepath.Abs(filepath.Join("..", "docs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if err := os.Mkdir("docs", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"simulate", "--fault", "tool_api_slow", "--seed", "7", "--out", "incident"},
+		{"simulate", "--fault", "tool_api_slow", "--seed", "7", "--fixed", "--out", "fixed"},
+	} {
+		if r := runCmd(nil, args...); r.code != 0 {
+			t.Fatalf("%v", r)
+		}
+	}
+	for _, f := range []struct{ format, file string }{{"markdown", "sample-compare.md"}, {"html", "sample-compare.html"}} {
+		want, err := os.ReadFile(filepath.Join(docs, f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := runCmd(nil, "compare", "-q", "-o", f.format, "--export", "docs/"+f.file, "incident/", "fixed/"); r.code != 0 {
+			t.Fatalf("%v", r)
+		}
+		got, err := os.ReadFile(filepath.Join("docs", f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("docs/%s is not the simulated pair's %s report: regenerate it in a directory holding incident/ and fixed/ (docs/commands.md) with "+
+				"pipeline-analyze compare -q -o %s --export docs/%s incident/ fixed/", f.file, f.format, f.format, f.file)
+		}
+	}
+}
+
 // TestDocLinks checks that every relative link of the README and the pages
 // under docs/ names a file that exists (after the README's split into
 // pages, a link left pointing at the old place would otherwise rot).
