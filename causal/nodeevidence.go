@@ -3,6 +3,8 @@ package causal
 import (
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 
@@ -163,7 +165,7 @@ func physicalResidual(g *tcg.Graph, byEnt map[string][]int, i int) (float64, map
 	sort.Ints(parts)
 	sort.Ints(callees)
 	sort.Ints(pods)
-	want := child.Stat
+	want := statOf(child)
 	if derived {
 		want = "" // the derived composable series
 	}
@@ -194,6 +196,7 @@ func physicalResidual(g *tcg.Graph, byEnt map[string][]int, i int) (float64, map
 		for _, j := range callees {
 			if qs := composableSeries(g.Nodes[j], want); qs != nil {
 				if d, _ := shift(qs, g.B0, g.B1, cells); d > 0 {
+					d *= calleeShare(g, byEnt, g.Nodes[j], n, cells)
 					calls += d
 					contrib[j] = d
 				}
@@ -386,8 +389,12 @@ func usageResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
 
 // composableSeries picks the node's series that composes with its
 // neighbours': the span-derived mean (exclusive time, gap) when the node has
-// one and want is "", else the series of statistic want, else the
-// representative when it is in seconds. nil when none is in seconds.
+// one and want is "", else the series of statistic want (statOf), else the
+// representative when it is in seconds. nil when none is in seconds, and
+// when want is a statistic the node's series name but none of them is
+// want: a callee's p99 rising does not add to its caller's median, nor a
+// quantile to a mean (statistics compose only with their own kind), so such
+// a neighbour cannot account for the node's rise.
 func composableSeries(n *tcg.Node, want string) *ingest.Series {
 	if want == "" {
 		for _, s := range n.Series {
@@ -397,10 +404,16 @@ func composableSeries(n *tcg.Node, want string) *ingest.Series {
 		}
 	}
 	if want != "" {
+		known := false
 		for _, s := range n.Series {
-			if s.Stat == want && s.Unit == "s" {
+			st := statOf(s)
+			if st == want && s.Unit == "s" {
 				return s
 			}
+			known = known || st != "" && s.Unit == "s"
+		}
+		if known {
+			return nil
 		}
 	}
 	if r := n.Series[n.Rep]; r.Unit == "s" {
@@ -412,6 +425,29 @@ func composableSeries(n *tcg.Node, want string) *ingest.Series {
 		}
 	}
 	return nil
+}
+
+// statOf is the statistic a series measures: its Stat, else the one its
+// labels name — a quantile label (0.99: "p99") or a stat label
+// (CloudWatch's Average: "mean", p95: "p95") — else "".
+func statOf(s *ingest.Series) string {
+	if s.Stat != "" {
+		return s.Stat
+	}
+	if q := s.Labels.Get("quantile"); q != "" {
+		if f, err := strconv.ParseFloat(q, 64); err == nil && f > 0 && f < 1 {
+			return "p" + strconv.FormatFloat(math.Round(f*1e6)/1e4, 'f', -1, 64)
+		}
+	}
+	switch v := strings.ToLower(s.Labels.Get("stat")); {
+	case v == "average" || v == "avg" || v == "mean":
+		return "mean"
+	case len(v) > 1 && v[0] == 'p':
+		if _, err := strconv.ParseFloat(v[1:], 64); err == nil {
+			return v
+		}
+	}
+	return ""
 }
 
 // episodeCells are the window cells of the node's anomalous episode: from
@@ -511,6 +547,41 @@ func callsPerRequest(g *tcg.Graph, byEnt map[string][]int, client, caller *tcg.N
 		return 1
 	}
 	return measure.Quantile(rs, 0.5)
+}
+
+// calleeShare is how much of a callee's latency a caller's request
+// carries when no trace measures it: the callee's requests per request of
+// the caller over the cells (the same request measurement on both, e.g.
+// one requests metric of a service map), at most 1 — a callee that serves
+// one request in twenty adds a twentieth of its rise to its caller's mean,
+// and a workflow started asynchronously for some requests cannot add its
+// seconds to every request of its caller. 1 when either side has no such
+// measurement (the callee's rise counts whole, as before).
+func calleeShare(g *tcg.Graph, byEnt map[string][]int, callee, caller *tcg.Node, cells []int) float64 {
+	traffic := func(n *tcg.Node) *ingest.Series {
+		for _, j := range byEnt[n.Entity.ID()] {
+			if nd := g.Nodes[j]; nd.Signal == ingest.SignalTraffic && nd.Facet == tcg.FacetNone && len(nd.Series) > 0 {
+				return nd.Series[nd.Rep]
+			}
+		}
+		return nil
+	}
+	cs, rs := traffic(callee), traffic(caller)
+	if cs == nil || rs == nil || cs.Name != rs.Name || cs.Unit != rs.Unit || len(cs.V) != len(rs.V) {
+		return 1
+	}
+	var ratios []float64
+	for _, t := range cells {
+		if t < len(cs.V) {
+			if c, r := cs.V[t], rs.V[t]; !math.IsNaN(c) && !math.IsNaN(r) && r > 0 {
+				ratios = append(ratios, c/r)
+			}
+		}
+	}
+	if len(ratios) == 0 {
+		return 1
+	}
+	return math.Min(1, measure.Quantile(ratios, 0.5))
 }
 
 // Evidence fits the mechanisms on the baseline and returns every node's
