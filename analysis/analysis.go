@@ -116,7 +116,7 @@ func (p Progress) phase(name string, since time.Time) {
 
 // Run is one analysis: the typed results renderers and callers read.
 type Run struct {
-	Bundle   *ingest.Bundle  // what was read (the window's derived series added)
+	Bundle   *ingest.Bundle  // what was read, as the incident window sees it (Ranked.Bundle)
 	Incident tcg.Incident    // the resolved incident, its window as analysed
 	Graph    *tcg.Graph      // the temporal causal graph
 	Result   *causal.Result  // the ranked causes
@@ -155,10 +155,10 @@ func Analyze(ctx context.Context, in Inputs, cfg Config) (*Run, error) {
 		cfg.Progress.say("note: %s", n)
 	}
 	r.Notes = append(r.Notes, an.Notes...)
-	r.Incident, r.Graph, r.Result = an.Incident, an.Graph, an.Result
+	r.Bundle, r.Incident, r.Graph, r.Result = an.Bundle, an.Incident, an.Graph, an.Result
 	// The evidence step: what the raw bundle says about the ranked causes,
 	// gathered once so that the scorecard only renders.
-	r.Evidence = evidence.Collect(b, an.Graph, an.Result, cfg.Evidence)
+	r.Evidence = evidence.Collect(an.Bundle, an.Graph, an.Result, cfg.Evidence)
 	cfg.Progress.phase("analyse", analyseStart)
 	cfg.Progress.say("analysed %d nodes, %d edges, %d anomalous; %d candidates", len(an.Graph.Nodes), len(an.Graph.Edges), an.Graph.AnomalousCount(), an.Result.Total)
 	card := scorecard.Build(an.Graph, an.Result, r.Evidence, scorecard.BuildOptions{

@@ -16,9 +16,15 @@ import (
 // where it moved), the graph and the ranked causes.
 type Ranked struct {
 	Incident tcg.Incident
-	Graph    *tcg.Graph
-	Result   *causal.Result
-	Notes    []string // what the card should say about the target's series
+	// Bundle is the incident window's view of the bundle read: the same
+	// data with the window's derived series (log templates against the
+	// incident's baseline, per-request patterns) and pattern evidence. The
+	// bundle passed in is left as it was (windowView), so a caller that
+	// reuses it — compare's sides, eval's methods — sees what was read.
+	Bundle *ingest.Bundle
+	Graph  *tcg.Graph
+	Result *causal.Result
+	Notes  []string // what the card should say about the target's series
 }
 
 // AnalyzeBundle resolves the incident (at resolved against the end of the
@@ -48,7 +54,8 @@ func AnalyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt 
 
 // analyzeIncidentWith is AnalyzeIncident with the target's series chosen
 // by want (--target's words) instead of the alert, when want is not nil.
-func analyzeIncidentWith(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options, want *seriesWanted) (*Ranked, error) {
+func analyzeIncidentWith(read *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options, want *seriesWanted) (*Ranked, error) {
+	b := windowView(read)
 	// Log templates are new, missing or shifted relative to the incident's
 	// own baseline, known only now.
 	features.DeriveLogSeries(b, inc.BaselineStart, inc.WindowStart, features.Options{})
@@ -82,7 +89,18 @@ func analyzeIncidentWith(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, c
 	if err != nil {
 		return nil, err
 	}
-	return &Ranked{Incident: inc, Graph: g, Result: res, Notes: notes}, nil
+	return &Ranked{Incident: inc, Bundle: b, Graph: g, Result: res, Notes: notes}, nil
+}
+
+// windowView is a bundle the incident window's derivations may change
+// without changing read: the same data (spans, logs and series shared,
+// never written), its own list of series and no pattern evidence yet. The
+// window's derived series replace those in the list, not in read's.
+func windowView(read *ingest.Bundle) *ingest.Bundle {
+	b := *read
+	b.Series = slices.Clone(read.Series)
+	b.Patterns = slices.Clone(read.Patterns)
+	return &b
 }
 
 // RelabelInputs shows a temporary directory's paths (the demo's, or a live

@@ -302,6 +302,7 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at analysis.T
 	readTime := time.Since(start)
 	var out []caseResult
 	var g *tcg.Graph
+	wb := b // the window's view of the bundle, once the first method built it
 	for _, m := range methods {
 		t0 := time.Now()
 		o := copt
@@ -316,9 +317,9 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at analysis.T
 				out = append(out, r)
 				continue
 			}
-			g, res = an.Graph, an.Result
+			g, res, wb = an.Graph, an.Result, an.Bundle
 		} else {
-			res, err = causal.Analyze(g, b, o)
+			res, err = causal.Analyze(g, wb, o)
 			if err != nil {
 				r.Error = err.Error()
 				out = append(out, r)
@@ -341,7 +342,7 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at analysis.T
 		if len(res.Candidates) > 0 {
 			c := res.Candidates[0]
 			r.Top = c.Component
-			isEnt := namesEntity(b, lb.RootCause.Component)
+			isEnt := namesEntity(wb, lb.RootCause.Component)
 			r.CompHit = componentMatches(c, g, isEnt, lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal)
 			seenComp := map[string]bool{}
 			for _, c := range res.Candidates {
@@ -363,7 +364,7 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at analysis.T
 		r.Confident = res.Confident
 		r.scored = res.Scored
 		if dump && len(out) == 0 && g != nil {
-			r.evidence = dumpEvidence(name, lb, b, g)
+			r.evidence = dumpEvidence(name, lb, wb, g)
 		}
 		r.Seconds = (time.Since(t0) + readTime).Seconds()
 		out = append(out, r)
