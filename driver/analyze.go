@@ -14,6 +14,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/spf13/pflag"
@@ -137,7 +138,7 @@ type cmdEnv struct {
 	stderr  io.Writer
 	explain io.Writer
 	tty     io.Writer
-	red     *redactor
+	red     *cliio.Redactor
 }
 
 // runAnalyze is the analysis command: the flags, then the steps of an
@@ -168,7 +169,7 @@ func runAnalyzeRow(args []string, env cmdEnv, row int) int {
 	if lf.ListQueries {
 		return lf.list(stdout, stderr, af.Step)
 	}
-	if err := checkOutputs(fs.Args(), of.Export, of.Dot, lf.SaveBundle); err != nil {
+	if err := cliio.CheckOutputs(fs.Args(), of.Export, of.Dot, lf.SaveBundle); err != nil {
 		return usageError(stderr, err)
 	}
 	run, err := r.run(context.Background(), args)
@@ -250,7 +251,7 @@ func (r *analyzeRun) run(ctx context.Context, args []string) (*analysis.Run, err
 	if err != nil {
 		return nil, r.fail("", err)
 	}
-	untrack := trackTemp(work)
+	untrack := cliio.TrackTemp(work)
 	defer func() { os.RemoveAll(work); untrack() }()
 	r.in, err = newSource(&r.o.lf, &r.o.af, work, r.env.red, r.rep.say).open(ctx, args, r.named, &r.so.at, &r.so.spec)
 	if err != nil {
@@ -267,7 +268,7 @@ func (r *analyzeRun) run(ctx context.Context, args []string) (*analysis.Run, err
 		return nil, r.fail("", err)
 	}
 	if dot := r.o.of.Dot; dot != "" {
-		if err := writeFileAtomic(dot, []byte(r.env.red.replace(run.Graph.DOT()))); err != nil {
+		if err := cliio.WriteFileAtomic(dot, []byte(r.env.red.Replace(run.Graph.DOT()))); err != nil {
 			return nil, r.fail("", err)
 		}
 	}
@@ -315,7 +316,7 @@ func exitCode(err error) int {
 
 // fail reports err (after prefix) and returns the error of exit status 1.
 func (r *analyzeRun) fail(prefix string, err error) error {
-	sayErr(r.env.stderr, prefix, err)
+	cliio.SayErr(r.env.stderr, prefix, err)
 	return reported(1)
 }
 
@@ -327,7 +328,7 @@ func (r *analyzeRun) report(card *scorecard.Card) error {
 	of, stdout := &r.o.of, r.env.stdout
 	color := false
 	if of.Export == "" && of.Format == "text" {
-		color = isTerminal(stdout) && os.Getenv("NO_COLOR") == ""
+		color = cliio.IsTerminal(stdout) && os.Getenv("NO_COLOR") == ""
 	}
 	var sb strings.Builder
 	maxChars := of.MaxChars
@@ -342,9 +343,9 @@ func (r *analyzeRun) report(card *scorecard.Card) error {
 		return r.fail("render: ", err)
 	}
 	r.rep.phase("report", r.reportStart)
-	report := r.env.red.replace(sb.String()) // no secret leaves the process, whatever a server echoed
+	report := r.env.red.Replace(sb.String()) // no secret leaves the process, whatever a server echoed
 	if of.Export != "" {
-		if err := writeFileAtomic(of.Export, []byte(report)); err != nil {
+		if err := cliio.WriteFileAtomic(of.Export, []byte(report)); err != nil {
 			return r.fail("", err)
 		}
 		r.rep.say("wrote %s (%s)", of.Export, of.Format)

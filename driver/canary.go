@@ -10,6 +10,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -50,7 +51,7 @@ func (cc compareCall) canaryReport() (*compare.Report, int) {
 	paths := cc.paths
 	if c.lf.active() {
 		var spec tcg.IncidentSpec
-		in, err := newSource(&c.lf, &c.af, "", &redactor{}, say.say).open(context.Background(), args, paths, &timeSpec{}, &spec)
+		in, err := newSource(&c.lf, &c.af, "", &cliio.Redactor{}, say.say).open(context.Background(), args, paths, &timeSpec{}, &spec)
 		if err != nil {
 			return nil, liveExit(stderr, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
 )
@@ -315,11 +316,11 @@ func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *tim
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return "", nil, 1
 	}
-	untrack := trackTemp(work)
+	untrack := cliio.TrackTemp(work)
 	done := func() { os.RemoveAll(work); untrack() }
 	var spec tcg.IncidentSpec
 	at := last
-	in, err := newSource(lf, &fetch, work, &redactor{}, progress).open(context.Background(), args, nil, &at, &spec)
+	in, err := newSource(lf, &fetch, work, &cliio.Redactor{}, progress).open(context.Background(), args, nil, &at, &spec)
 	if err != nil {
 		done()
 		return "", nil, liveExit(stderr, err)
@@ -359,7 +360,7 @@ func writeReport(rep *compare.Report, format, export string, stdout io.Writer, p
 		return err
 	}
 	if export != "" {
-		if err := writeFileAtomic(export, []byte(sb.String())); err != nil {
+		if err := cliio.WriteFileAtomic(export, []byte(sb.String())); err != nil {
 			return err
 		}
 		progress("wrote %s (%s)", export, format)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/eval"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/spf13/pflag"
 )
@@ -116,7 +117,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	cfg := eval.Config{Roots: fs.Args(), Cases: cases, Methods: ms, Split: o.split, Spec: so.spec, At: so.at, Graph: so.graph, Causal: copt,
 		Jobs: *jobs, Fit: *fit, LeaveOneOut: *loo, JSON: *asJSON, Quiet: *quiet}
 	if *dump != "" {
-		cfg.Dump = func(data []byte) error { return writeFileAtomic(*dump, data) }
+		cfg.Dump = func(data []byte) error { return cliio.WriteFileAtomic(*dump, data) }
 	}
 	if err := eval.Run(cfg, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze eval: %v\n", err)

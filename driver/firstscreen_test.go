@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
 
@@ -41,7 +42,7 @@ func devCases(t *testing.T) []string {
 // card (as the command builds it before rendering).
 func analyseCard(t *testing.T, args ...string) *scorecard.Card {
 	t.Helper()
-	red := &redactor{}
+	red := &cliio.Redactor{}
 	env := cmdEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, explain: io.Discard, red: red}
 	fs, o := newAnalyzeFlags()
 	if err := fs.Parse(args); err != nil {

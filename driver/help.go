@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/spf13/pflag"
 )
@@ -126,26 +127,10 @@ func flagDefault(f *pflag.Flag) string {
 	if strings.Contains(f.Usage, "bytes") {
 		var n int64
 		if _, err := fmt.Sscan(f.DefValue, &n); err == nil && n >= 1<<20 {
-			return fmt.Sprintf("%s = %s", f.DefValue, binaryBytes(n))
+			return fmt.Sprintf("%s = %s", f.DefValue, cliio.BinaryBytes(n))
 		}
 	}
 	return f.DefValue
-}
-
-// binaryBytes renders n bytes as "512 MiB", "1 GiB".
-func binaryBytes(n int64) string {
-	for _, u := range []struct {
-		v    int64
-		name string
-	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		if n >= u.v && n%u.v == 0 {
-			return fmt.Sprintf("%d %s", n/u.v, u.name)
-		}
-		if n >= u.v {
-			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.v), u.name)
-		}
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // wrapWords splits text at spaces into lines of at most width runes (a
@@ -216,7 +201,7 @@ func usageErrorFor(stderr io.Writer, cmd string, err error) int {
 		prog += " " + cmd
 	}
 	msg := strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
-	fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", prog, oneLine(msg), prog)
+	fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", prog, cliio.OneLine(msg), prog)
 	return 2
 }
 

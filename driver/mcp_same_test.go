@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	mcpserver "github.com/pipeline-analyze/pipeline-analyze/mcp"
 )
 
@@ -17,7 +18,7 @@ import (
 // result's card is the CLI's card, and every summary field is the card's.
 func TestMCPAnalyzeAgreesWithCLI(t *testing.T) {
 	var stdout bytes.Buffer
-	red := &redactor{}
+	red := &cliio.Redactor{}
 	env := cmdEnv{stdin: strings.NewReader(""), stdout: &stdout, stderr: io.Discard, explain: io.Discard, red: red}
 	args := []string{"-q", "-o", "json"} // the embedded demo
 	fs, o := newAnalyzeFlags()

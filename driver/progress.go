@@ -14,6 +14,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 )
 
 // reporter is the command's progress on stderr. With -q it says nothing;
@@ -40,7 +41,7 @@ func (r *reporter) say(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.clearLive()
-	fmt.Fprintln(r.w, oneLine(fmt.Sprintf(format, args...)))
+	fmt.Fprintln(r.w, cliio.OneLine(fmt.Sprintf(format, args...)))
 }
 
 // detail writes a line only with -v.
@@ -169,7 +170,7 @@ func (p *readProgress) line() string {
 	if n, ok := processReadBytes(); ok && p.totalBytes > 0 {
 		read := min(max(n-p.startRead, 0), p.totalBytes)
 		rate := float64(read) / el
-		parts = append(parts, fmt.Sprintf("%s of %s", binaryBytes(read), binaryBytes(p.totalBytes)), binaryBytes(int64(rate))+"/s")
+		parts = append(parts, fmt.Sprintf("%s of %s", cliio.BinaryBytes(read), cliio.BinaryBytes(p.totalBytes)), cliio.BinaryBytes(int64(rate))+"/s")
 		if spans > 0 {
 			parts = append(parts, fmt.Sprintf("%d spans (%.0f/s)", spans, float64(spans)/el))
 		}
