@@ -15,6 +15,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/spf13/pflag"
@@ -158,7 +159,7 @@ func runAnalyzeRow(args []string, env cmdEnv, row int) int {
 		fmt.Fprintf(stdout, "pipeline-analyze %s\n", version)
 		return 0
 	}
-	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &reporter{w: stderr, raw: env.tty, quiet: of.Quiet, verbose: of.Verbose})
+	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &progress.Reporter{Out: stderr, Terminal: env.tty, Quiet: of.Quiet, Verbose: of.Verbose})
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -192,7 +193,7 @@ type analyzeRun struct {
 	o       *analyzeOpts
 	changed func(flag string) bool // whether the user set a flag
 	named   []string               // the inputs as the user named them (the positional arguments)
-	rep     *reporter
+	rep     *progress.Reporter
 	slice   time.Duration
 	so      stageOptions
 	in      *inputs // what the source delivered
@@ -208,7 +209,7 @@ type analyzeRun struct {
 // the stages' options; an error is a usage error (not yet reported).
 // changed says whether the user set a flag; named are the inputs as the
 // user named them.
-func newAnalyzeRun(env cmdEnv, o *analyzeOpts, changed func(string) bool, named []string, rep *reporter) (*analyzeRun, error) {
+func newAnalyzeRun(env cmdEnv, o *analyzeOpts, changed func(string) bool, named []string, rep *progress.Reporter) (*analyzeRun, error) {
 	r := &analyzeRun{env: env, o: o, changed: changed, named: named, rep: rep}
 	if err := exportFormat(&o.of, changed("output-format")); err != nil {
 		return nil, err
@@ -253,7 +254,7 @@ func (r *analyzeRun) run(ctx context.Context, args []string) (*analysis.Run, err
 	}
 	untrack := cliio.TrackTemp(work)
 	defer func() { os.RemoveAll(work); untrack() }()
-	r.in, err = newSource(&r.o.lf, &r.o.af, work, r.env.red, r.rep.say).open(ctx, args, r.named, &r.so.at, &r.so.spec)
+	r.in, err = newSource(&r.o.lf, &r.o.af, work, r.env.red, r.rep.Say).open(ctx, args, r.named, &r.so.at, &r.so.spec)
 	if err != nil {
 		return nil, reported(liveExit(r.env.stderr, err))
 	}
@@ -288,13 +289,13 @@ func (r *analyzeRun) config() analysis.Config {
 		Card: analysis.CardOptions{Version: version, Slice: r.slice, Runbooks: r.runbooks,
 			Links: scorecard.StepLinks{JaegerUI: of.JaegerUI, GrafanaURL: of.Grafana, GrafanaDatasource: of.GrafanaDatasource}},
 		Progress: analysis.Progress{
-			Say:   r.rep.say,
-			Phase: r.rep.phase,
+			Say:   r.rep.Say,
+			Phase: r.rep.Phase,
 			StartRead: func(files []string) (func(string, ...any), func()) {
-				rp := r.rep.startRead(files)
-				return rp.callback, rp.end
+				rp := r.rep.StartRead(files)
+				return rp.File, rp.End
 			},
-			Read: func(b *ingest.Bundle, took time.Duration) { r.rep.say("%s", readSummary(b, took)) },
+			Read: func(b *ingest.Bundle, took time.Duration) { r.rep.Say("%s", readSummary(b, took)) },
 		},
 	}
 }
@@ -342,17 +343,17 @@ func (r *analyzeRun) report(card *scorecard.Card) error {
 		}
 		return r.fail("render: ", err)
 	}
-	r.rep.phase("report", r.reportStart)
+	r.rep.Phase("report", r.reportStart)
 	report := r.env.red.Replace(sb.String()) // no secret leaves the process, whatever a server echoed
 	if of.Export != "" {
 		if err := cliio.WriteFileAtomic(of.Export, []byte(report)); err != nil {
 			return r.fail("", err)
 		}
-		r.rep.say("wrote %s (%s)", of.Export, of.Format)
+		r.rep.Say("wrote %s (%s)", of.Export, of.Format)
 	} else if _, err := io.WriteString(stdout, report); err != nil {
 		return r.fail("", err)
 	}
-	r.rep.printPhases()
+	r.rep.PrintPhases()
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
 )
@@ -184,8 +185,8 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if rep == nil {
 		return code
 	}
-	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
-	if err := writeReport(rep, c.format, c.export, stdout, say.say); err != nil {
+	say := &progress.Reporter{Out: stderr, Quiet: c.quiet, Verbose: c.verbose}
+	if err := writeReport(rep, c.format, c.export, stdout, say.Say); err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return 1
 	}
@@ -250,8 +251,8 @@ func (cc compareCall) report() (*compare.Report, int) {
 	if c.lf.ListQueries {
 		return nil, c.lf.list(stdout, stderr, af.Step)
 	}
-	say := &reporter{w: stderr, quiet: quiet, verbose: c.verbose}
-	progress := say.say
+	say := &progress.Reporter{Out: stderr, Quiet: quiet, Verbose: c.verbose}
+	progress := say.Say
 	if c.lf.active() {
 		if len(paths) != 0 {
 			return usage("compare: with live sources give no inputs (both windows come from one fetch)")
@@ -273,7 +274,7 @@ func (cc compareCall) report() (*compare.Report, int) {
 	case len(paths) == 0 || len(paths) > 2:
 		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
 	}
-	pr := analysis.CompareProgress{Say: progress, Detail: say.detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
+	pr := analysis.CompareProgress{Say: progress, Detail: say.Detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
 		progress("%s: %s", name, readSummary(b, took))
 	}}
 	rep, err := analysis.Compare(context.Background(), analysis.CompareInputs{Paths: paths, Stdin: stdin}, analysis.CompareConfig{

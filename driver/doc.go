@@ -15,7 +15,8 @@
 // Runner of package mcp: the commands' code paths with Go values), the
 // eval command's flags over package eval, and compare and simulate's
 // wiring. What the process writes (redacted, escaped stderr; atomic
-// outputs; temporary files removed on a signal) is package internal/cliio's.
+// outputs; temporary files removed on a signal) is package internal/cliio's,
+// its progress on stderr package internal/progress's.
 //
 // It must not analyse: no anomaly rule, no score, no report wording lives
 // here; those belong to tcg, causal and scorecard, and the pipeline and

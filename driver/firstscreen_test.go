@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
 
@@ -48,7 +49,7 @@ func analyseCard(t *testing.T, args ...string) *scorecard.Card {
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &reporter{w: io.Discard, quiet: true})
+	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &progress.Reporter{Out: io.Discard, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/mcp"
 	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
 	"github.com/spf13/pflag"
@@ -147,7 +148,7 @@ func (m *mcpRunner) Analyze(ctx context.Context, paths []string, in mcp.AnalyzeI
 	var stderr bytes.Buffer
 	se := cliio.NewSafeWriter(&stderr, m.red, cliio.MaxErrLine)
 	env := cmdEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: se, explain: io.Discard, red: m.red} // stdout is the protocol
-	r, err := newAnalyzeRun(env, o, func(flag string) bool { return changed[flag] }, paths, &reporter{w: se, quiet: true})
+	r, err := newAnalyzeRun(env, o, func(flag string) bool { return changed[flag] }, paths, &progress.Reporter{Out: se, Quiet: true})
 	if err != nil {
 		return nil, runError(err.Error())
 	}

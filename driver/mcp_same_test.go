@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	mcpserver "github.com/pipeline-analyze/pipeline-analyze/mcp"
 )
 
@@ -25,7 +26,7 @@ func TestMCPAnalyzeAgreesWithCLI(t *testing.T) {
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &reporter{w: io.Discard, quiet: true})
+	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &progress.Reporter{Out: io.Discard, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}
