@@ -14,6 +14,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
@@ -103,7 +104,7 @@ var outputHelp = map[string]string{
 // register fills o with the defaults and defines its flags.
 func (o *outputFlags) register(fs *pflag.FlagSet) {
 	*o = defaultOutputFlags()
-	registerFields(fs, o, outputHelp, groupOutput)
+	registerFields(fs, o, outputHelp, clihelp.GroupOutput)
 }
 
 // analyzeOpts are the analysis command's flags.
@@ -123,7 +124,7 @@ func newAnalyzeFlags() (*pflag.FlagSet, *analyzeOpts) {
 	o.af.register(fs)
 	registerLimitFlags(fs, &o.lim)
 	fs.StringVar(&o.logEntity, "log-entity", "", "`ENTITY` of log files whose data names none (kubectl logs output): pod/NAME, service/NAME or NAME")
-	setGroup(fs, groupInputs, "log-entity")
+	clihelp.SetGroup(fs, clihelp.GroupInputs, "log-entity")
 	o.lf.register(fs)
 	o.of.register(fs)
 	return fs, o

@@ -12,6 +12,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -131,7 +132,7 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.Float64Var(&c.canary.Pass, "pass-score", dc.Pass, "canary mode: the score (0–100) a workload passes with")
 	fs.Float64Var(&c.canary.Marginal, "marginal-score", dc.Marginal, "canary mode: the score below which a workload fails")
 	fs.BoolVar(&c.profile, "profile", false, "profiler A/B: BASE and CAND are PyTorch profiler (Kineto) traces or Nsight Systems SQLite exports, each a file or a directory of one per rank; steps, layers and kernels compared (--alpha, --min-ratio default 0.05, --seed, --bootstrap apply)")
-	setGroup(fs, groupAnalysis, "profile", "canary", "baseline-group", "warmup", "pass-score", "marginal-score", "before-at", "after-at", "alpha", "min-delta", "min-ratio", "min-h", "min-shift", "seed", "bootstrap",
+	clihelp.SetGroup(fs, clihelp.GroupAnalysis, "profile", "canary", "baseline-group", "warmup", "pass-score", "marginal-score", "before-at", "after-at", "alpha", "min-delta", "min-ratio", "min-h", "min-shift", "seed", "bootstrap",
 		"min-samples", "min-points", "scorecard", "no-causes", "causes")
 	fs.StringVarP(&c.format, "output-format", "o", "text", "report `FORMAT`: text, json, markdown or html")
 	fs.StringVar(&c.export, "export", "", "write the report to `FILE` (atomically) instead of stdout")
@@ -141,7 +142,7 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.DurationVar(&o.Slice, "slice", d.Slice, "heatmap time-slice width")
 	fs.StringVar(&o.GrafanaURL, "grafana-url", "", "link each watched series' PromQL to Grafana Explore at this `URL`")
 	fs.StringVar(&o.GrafanaDatasource, "grafana-datasource", "", "the `UID` of Grafana's Prometheus data source for --grafana-url (default: Grafana's default one)")
-	setGroup(fs, groupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice", "grafana-url", "grafana-datasource")
+	clihelp.SetGroup(fs, clihelp.GroupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice", "grafana-url", "grafana-datasource")
 	registerLimitFlags(fs, &c.lim)
 	c.lf.register(fs)
 	return fs, c

@@ -16,7 +16,8 @@
 // eval command's flags over package eval, and compare and simulate's
 // wiring. What the process writes (redacted, escaped stderr; atomic
 // outputs; temporary files removed on a signal) is package internal/cliio's,
-// its progress on stderr package internal/progress's.
+// its progress on stderr package internal/progress's, and how flags are
+// printed in the help and completed by the shells package internal/clihelp's.
 //
 // It must not analyse: no anomaly rule, no score, no report wording lives
 // here; those belong to tcg, causal and scorecard, and the pipeline and

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/live"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
@@ -109,7 +110,7 @@ var liveFlagNames = flagKinds(&liveFlags{})
 // register fills l with the defaults and defines its flags.
 func (l *liveFlags) register(fs *pflag.FlagSet) {
 	*l = defaultLiveFlags()
-	registerFields(fs, l, liveHelp, groupLive)
+	registerFields(fs, l, liveHelp, clihelp.GroupLive)
 }
 
 // active reports whether a live source was given.

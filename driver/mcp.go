@@ -15,6 +15,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/mcp"
@@ -59,7 +60,7 @@ func newMCPFlags() (*pflag.FlagSet, *mcpOpts) {
 	fs.SortFlags = false
 	o := &mcpOpts{}
 	fs.StringArrayVar(&o.roots, "root", nil, "serve the files and directories under `DIR` to the tools (repeatable)")
-	setGroup(fs, groupInputs, "root")
+	clihelp.SetGroup(fs, clihelp.GroupInputs, "root")
 	registerLimitFlags(fs, &o.lim)
 	o.lf.register(fs)
 	_ = fs.MarkHidden("save-bundle") // the tools write no files
