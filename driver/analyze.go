@@ -14,6 +14,9 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/spf13/pflag"
@@ -101,7 +104,7 @@ var outputHelp = map[string]string{
 // register fills o with the defaults and defines its flags.
 func (o *outputFlags) register(fs *pflag.FlagSet) {
 	*o = defaultOutputFlags()
-	registerFields(fs, o, outputHelp, groupOutput)
+	registerFields(fs, o, outputHelp, clihelp.GroupOutput)
 }
 
 // analyzeOpts are the analysis command's flags.
@@ -121,7 +124,7 @@ func newAnalyzeFlags() (*pflag.FlagSet, *analyzeOpts) {
 	o.af.register(fs)
 	registerLimitFlags(fs, &o.lim)
 	fs.StringVar(&o.logEntity, "log-entity", "", "`ENTITY` of log files whose data names none (kubectl logs output): pod/NAME, service/NAME or NAME")
-	setGroup(fs, groupInputs, "log-entity")
+	clihelp.SetGroup(fs, clihelp.GroupInputs, "log-entity")
 	o.lf.register(fs)
 	o.of.register(fs)
 	return fs, o
@@ -137,7 +140,7 @@ type cmdEnv struct {
 	stderr  io.Writer
 	explain io.Writer
 	tty     io.Writer
-	red     *redactor
+	red     *cliio.Redactor
 }
 
 // runAnalyze is the analysis command: the flags, then the steps of an
@@ -157,7 +160,7 @@ func runAnalyzeRow(args []string, env cmdEnv, row int) int {
 		fmt.Fprintf(stdout, "pipeline-analyze %s\n", version)
 		return 0
 	}
-	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &reporter{w: stderr, raw: env.tty, quiet: of.Quiet, verbose: of.Verbose})
+	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &progress.Reporter{Out: stderr, Terminal: env.tty, Quiet: of.Quiet, Verbose: of.Verbose})
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -168,7 +171,7 @@ func runAnalyzeRow(args []string, env cmdEnv, row int) int {
 	if lf.ListQueries {
 		return lf.list(stdout, stderr, af.Step)
 	}
-	if err := checkOutputs(fs.Args(), of.Export, of.Dot, lf.SaveBundle); err != nil {
+	if err := cliio.CheckOutputs(fs.Args(), of.Export, of.Dot, lf.SaveBundle); err != nil {
 		return usageError(stderr, err)
 	}
 	run, err := r.run(context.Background(), args)
@@ -191,7 +194,7 @@ type analyzeRun struct {
 	o       *analyzeOpts
 	changed func(flag string) bool // whether the user set a flag
 	named   []string               // the inputs as the user named them (the positional arguments)
-	rep     *reporter
+	rep     *progress.Reporter
 	slice   time.Duration
 	so      stageOptions
 	in      *inputs // what the source delivered
@@ -207,7 +210,7 @@ type analyzeRun struct {
 // the stages' options; an error is a usage error (not yet reported).
 // changed says whether the user set a flag; named are the inputs as the
 // user named them.
-func newAnalyzeRun(env cmdEnv, o *analyzeOpts, changed func(string) bool, named []string, rep *reporter) (*analyzeRun, error) {
+func newAnalyzeRun(env cmdEnv, o *analyzeOpts, changed func(string) bool, named []string, rep *progress.Reporter) (*analyzeRun, error) {
 	r := &analyzeRun{env: env, o: o, changed: changed, named: named, rep: rep}
 	if err := exportFormat(&o.of, changed("output-format")); err != nil {
 		return nil, err
@@ -250,9 +253,9 @@ func (r *analyzeRun) run(ctx context.Context, args []string) (*analysis.Run, err
 	if err != nil {
 		return nil, r.fail("", err)
 	}
-	untrack := trackTemp(work)
+	untrack := cliio.TrackTemp(work)
 	defer func() { os.RemoveAll(work); untrack() }()
-	r.in, err = newSource(&r.o.lf, &r.o.af, work, r.env.red, r.rep.say).open(ctx, args, r.named, &r.so.at, &r.so.spec)
+	r.in, err = newSource(&r.o.lf, &r.o.af, work, r.env.red, r.rep.Say).open(ctx, args, r.named, &r.so.at, &r.so.spec)
 	if err != nil {
 		return nil, reported(liveExit(r.env.stderr, err))
 	}
@@ -267,7 +270,7 @@ func (r *analyzeRun) run(ctx context.Context, args []string) (*analysis.Run, err
 		return nil, r.fail("", err)
 	}
 	if dot := r.o.of.Dot; dot != "" {
-		if err := writeFileAtomic(dot, []byte(r.env.red.replace(run.Graph.DOT()))); err != nil {
+		if err := cliio.WriteFileAtomic(dot, []byte(r.env.red.Replace(run.Graph.DOT()))); err != nil {
 			return nil, r.fail("", err)
 		}
 	}
@@ -287,13 +290,13 @@ func (r *analyzeRun) config() analysis.Config {
 		Card: analysis.CardOptions{Version: version, Slice: r.slice, Runbooks: r.runbooks,
 			Links: scorecard.StepLinks{JaegerUI: of.JaegerUI, GrafanaURL: of.Grafana, GrafanaDatasource: of.GrafanaDatasource}},
 		Progress: analysis.Progress{
-			Say:   r.rep.say,
-			Phase: r.rep.phase,
+			Say:   r.rep.Say,
+			Phase: r.rep.Phase,
 			StartRead: func(files []string) (func(string, ...any), func()) {
-				rp := r.rep.startRead(files)
-				return rp.callback, rp.end
+				rp := r.rep.StartRead(files)
+				return rp.File, rp.End
 			},
-			Read: func(b *ingest.Bundle, took time.Duration) { r.rep.say("%s", readSummary(b, took)) },
+			Read: func(b *ingest.Bundle, took time.Duration) { r.rep.Say("%s", readSummary(b, took)) },
 		},
 	}
 }
@@ -315,7 +318,7 @@ func exitCode(err error) int {
 
 // fail reports err (after prefix) and returns the error of exit status 1.
 func (r *analyzeRun) fail(prefix string, err error) error {
-	sayErr(r.env.stderr, prefix, err)
+	cliio.SayErr(r.env.stderr, prefix, err)
 	return reported(1)
 }
 
@@ -327,7 +330,7 @@ func (r *analyzeRun) report(card *scorecard.Card) error {
 	of, stdout := &r.o.of, r.env.stdout
 	color := false
 	if of.Export == "" && of.Format == "text" {
-		color = isTerminal(stdout) && os.Getenv("NO_COLOR") == ""
+		color = cliio.IsTerminal(stdout) && os.Getenv("NO_COLOR") == ""
 	}
 	var sb strings.Builder
 	maxChars := of.MaxChars
@@ -341,17 +344,17 @@ func (r *analyzeRun) report(card *scorecard.Card) error {
 		}
 		return r.fail("render: ", err)
 	}
-	r.rep.phase("report", r.reportStart)
-	report := r.env.red.replace(sb.String()) // no secret leaves the process, whatever a server echoed
+	r.rep.Phase("report", r.reportStart)
+	report := r.env.red.Replace(sb.String()) // no secret leaves the process, whatever a server echoed
 	if of.Export != "" {
-		if err := writeFileAtomic(of.Export, []byte(report)); err != nil {
+		if err := cliio.WriteFileAtomic(of.Export, []byte(report)); err != nil {
 			return r.fail("", err)
 		}
-		r.rep.say("wrote %s (%s)", of.Export, of.Format)
+		r.rep.Say("wrote %s (%s)", of.Export, of.Format)
 	} else if _, err := io.WriteString(stdout, report); err != nil {
 		return r.fail("", err)
 	}
-	r.rep.printPhases()
+	r.rep.PrintPhases()
 	return nil
 }
 

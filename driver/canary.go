@@ -10,6 +10,8 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -46,17 +48,17 @@ func (cc compareCall) canaryReport() (*compare.Report, int) {
 	if c.lf.ListQueries {
 		return nil, c.lf.list(stdout, stderr, c.af.Step)
 	}
-	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
+	say := &progress.Reporter{Out: stderr, Quiet: c.quiet, Verbose: c.verbose}
 	paths := cc.paths
 	if c.lf.active() {
 		var spec tcg.IncidentSpec
-		in, err := newSource(&c.lf, &c.af, "", &redactor{}, say.say).open(context.Background(), args, paths, &timeSpec{}, &spec)
+		in, err := newSource(&c.lf, &c.af, "", &cliio.Redactor{}, say.Say).open(context.Background(), args, paths, &timeSpec{}, &spec)
 		if err != nil {
 			return nil, liveExit(stderr, err)
 		}
 		defer in.cleanup()
 		for _, w := range in.warnings {
-			say.say("live: %s", w.Message)
+			say.Say("live: %s", w.Message)
 		}
 		paths, args = in.paths, in.args
 	}
@@ -65,8 +67,8 @@ func (cc compareCall) canaryReport() (*compare.Report, int) {
 	}
 	rep, err := analysis.Canary(context.Background(), analysis.CanaryInputs{Paths: paths, Stdin: stdin}, analysis.CanaryConfig{
 		Options: c.canary, Step: c.af.Step, LastWindow: cc.changed("window"), Window: c.af.Window, Limits: c.lim, Version: version, Args: args,
-		Progress: analysis.CompareProgress{Say: say.say, Detail: say.detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
-			say.say("%s: %s", name, readSummary(b, took))
+		Progress: analysis.CompareProgress{Say: say.Say, Detail: say.Detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
+			say.Say("%s: %s", name, readSummary(b, took))
 		}}})
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/spf13/pflag"
 )
@@ -133,7 +134,7 @@ func writeHelp(w io.Writer, c *command) {
 	}
 	io.WriteString(w, usage)
 	if c.flags != nil {
-		printFlags(w, c.flags(), helpWidth)
+		clihelp.PrintFlags(w, c.flags(), clihelp.Width)
 	}
 }
 

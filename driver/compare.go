@@ -12,6 +12,9 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
 )
@@ -129,7 +132,7 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.Float64Var(&c.canary.Pass, "pass-score", dc.Pass, "canary mode: the score (0–100) a workload passes with")
 	fs.Float64Var(&c.canary.Marginal, "marginal-score", dc.Marginal, "canary mode: the score below which a workload fails")
 	fs.BoolVar(&c.profile, "profile", false, "profiler A/B: BASE and CAND are PyTorch profiler (Kineto) traces or Nsight Systems SQLite exports, each a file or a directory of one per rank; steps, layers and kernels compared (--alpha, --min-ratio default 0.05, --seed, --bootstrap apply)")
-	setGroup(fs, groupAnalysis, "profile", "canary", "baseline-group", "warmup", "pass-score", "marginal-score", "before-at", "after-at", "alpha", "min-delta", "min-ratio", "min-h", "min-shift", "seed", "bootstrap",
+	clihelp.SetGroup(fs, clihelp.GroupAnalysis, "profile", "canary", "baseline-group", "warmup", "pass-score", "marginal-score", "before-at", "after-at", "alpha", "min-delta", "min-ratio", "min-h", "min-shift", "seed", "bootstrap",
 		"min-samples", "min-points", "scorecard", "no-causes", "causes")
 	fs.StringVarP(&c.format, "output-format", "o", "text", "report `FORMAT`: text, json, markdown or html")
 	fs.StringVar(&c.export, "export", "", "write the report to `FILE` (atomically) instead of stdout")
@@ -139,7 +142,7 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.DurationVar(&o.Slice, "slice", d.Slice, "heatmap time-slice width")
 	fs.StringVar(&o.GrafanaURL, "grafana-url", "", "link each watched series' PromQL to Grafana Explore at this `URL`")
 	fs.StringVar(&o.GrafanaDatasource, "grafana-datasource", "", "the `UID` of Grafana's Prometheus data source for --grafana-url (default: Grafana's default one)")
-	setGroup(fs, groupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice", "grafana-url", "grafana-datasource")
+	clihelp.SetGroup(fs, clihelp.GroupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice", "grafana-url", "grafana-datasource")
 	registerLimitFlags(fs, &c.lim)
 	c.lf.register(fs)
 	return fs, c
@@ -183,8 +186,8 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if rep == nil {
 		return code
 	}
-	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
-	if err := writeReport(rep, c.format, c.export, stdout, say.say); err != nil {
+	say := &progress.Reporter{Out: stderr, Quiet: c.quiet, Verbose: c.verbose}
+	if err := writeReport(rep, c.format, c.export, stdout, say.Say); err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return 1
 	}
@@ -249,8 +252,8 @@ func (cc compareCall) report() (*compare.Report, int) {
 	if c.lf.ListQueries {
 		return nil, c.lf.list(stdout, stderr, af.Step)
 	}
-	say := &reporter{w: stderr, quiet: quiet, verbose: c.verbose}
-	progress := say.say
+	say := &progress.Reporter{Out: stderr, Quiet: quiet, Verbose: c.verbose}
+	progress := say.Say
 	if c.lf.active() {
 		if len(paths) != 0 {
 			return usage("compare: with live sources give no inputs (both windows come from one fetch)")
@@ -272,7 +275,7 @@ func (cc compareCall) report() (*compare.Report, int) {
 	case len(paths) == 0 || len(paths) > 2:
 		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
 	}
-	pr := analysis.CompareProgress{Say: progress, Detail: say.detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
+	pr := analysis.CompareProgress{Say: progress, Detail: say.Detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
 		progress("%s: %s", name, readSummary(b, took))
 	}}
 	rep, err := analysis.Compare(context.Background(), analysis.CompareInputs{Paths: paths, Stdin: stdin}, analysis.CompareConfig{
@@ -315,11 +318,11 @@ func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *tim
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return "", nil, 1
 	}
-	untrack := trackTemp(work)
+	untrack := cliio.TrackTemp(work)
 	done := func() { os.RemoveAll(work); untrack() }
 	var spec tcg.IncidentSpec
 	at := last
-	in, err := newSource(lf, &fetch, work, &redactor{}, progress).open(context.Background(), args, nil, &at, &spec)
+	in, err := newSource(lf, &fetch, work, &cliio.Redactor{}, progress).open(context.Background(), args, nil, &at, &spec)
 	if err != nil {
 		done()
 		return "", nil, liveExit(stderr, err)
@@ -359,7 +362,7 @@ func writeReport(rep *compare.Report, format, export string, stdout io.Writer, p
 		return err
 	}
 	if export != "" {
-		if err := writeFileAtomic(export, []byte(sb.String())); err != nil {
+		if err := cliio.WriteFileAtomic(export, []byte(sb.String())); err != nil {
 			return err
 		}
 		progress("wrote %s (%s)", export, format)

@@ -10,6 +10,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/evidence"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/shape"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
@@ -107,7 +108,7 @@ var analysisHelp = map[string]string{
 // register fills a with the defaults and defines its flags.
 func (a *analysisFlags) register(fs *pflag.FlagSet) {
 	*a = defaultAnalysisFlags()
-	registerFields(fs, a, analysisHelp, groupAnalysis)
+	registerFields(fs, a, analysisHelp, clihelp.GroupAnalysis)
 }
 
 // stageOptions are the analysis flags turned into each stage's options.

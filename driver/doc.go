@@ -13,10 +13,11 @@
 // analysis (analyze.go: the flags → analysis.Config → analysis.Analyze, the
 // card rendered), the mcp command (mcp.go: the server's flags, and the
 // Runner of package mcp: the commands' code paths with Go values), the
-// eval command's flags over package eval, compare and simulate's wiring,
-// and what the process writes (safeout.go: redacted,
-// escaped stderr; files.go: atomic outputs; cleanup.go: temporary files
-// removed on a signal).
+// eval command's flags over package eval, and compare and simulate's
+// wiring. What the process writes (redacted, escaped stderr; atomic
+// outputs; temporary files removed on a signal) is package internal/cliio's,
+// its progress on stderr package internal/progress's, and how flags are
+// printed in the help and completed by the shells package internal/clihelp's.
 //
 // It must not analyse: no anomaly rule, no score, no report wording lives
 // here; those belong to tcg, causal and scorecard, and the pipeline and

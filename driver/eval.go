@@ -7,6 +7,8 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/eval"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/spf13/pflag"
 )
@@ -59,10 +61,10 @@ func newEvalFlags() (*pflag.FlagSet, *evalOpts) {
 	fs.StringVar(&o.ablate, "ablate", "", "turn these score `TERMS` off (comma-separated: "+strings.Join(causal.Terms(), ", ")+")")
 	fs.StringVar(&o.split, "split", eval.SplitAll, "`HALF` of each set's cases to score: all, design or check (a fixed half by fault and a hash of the case id; check prints aggregates only, and with --fit its weights come from the design half)")
 	_ = fs.MarkHidden("dump-evidence")
-	setGroup(fs, groupAnalysis, "methods", "jobs", "fit", "leave-one-out", "ablate", "split")
+	clihelp.SetGroup(fs, clihelp.GroupAnalysis, "methods", "jobs", "fit", "leave-one-out", "ablate", "split")
 	fs.BoolVar(&o.asJSON, "json", false, "print JSON (per case and summary) instead of tables")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
-	setGroup(fs, groupOutput, "json", "quiet")
+	clihelp.SetGroup(fs, clihelp.GroupOutput, "json", "quiet")
 	return fs, o
 }
 
@@ -116,7 +118,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	cfg := eval.Config{Roots: fs.Args(), Cases: cases, Methods: ms, Split: o.split, Spec: so.spec, At: so.at, Graph: so.graph, Causal: copt,
 		Jobs: *jobs, Fit: *fit, LeaveOneOut: *loo, JSON: *asJSON, Quiet: *quiet}
 	if *dump != "" {
-		cfg.Dump = func(data []byte) error { return writeFileAtomic(*dump, data) }
+		cfg.Dump = func(data []byte) error { return cliio.WriteFileAtomic(*dump, data) }
 	}
 	if err := eval.Run(cfg, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze eval: %v\n", err)

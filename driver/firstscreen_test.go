@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
 
@@ -41,13 +43,13 @@ func devCases(t *testing.T) []string {
 // card (as the command builds it before rendering).
 func analyseCard(t *testing.T, args ...string) *scorecard.Card {
 	t.Helper()
-	red := &redactor{}
+	red := &cliio.Redactor{}
 	env := cmdEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, explain: io.Discard, red: red}
 	fs, o := newAnalyzeFlags()
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &reporter{w: io.Discard, quiet: true})
+	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &progress.Reporter{Out: io.Discard, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}

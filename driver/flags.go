@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/spf13/pflag"
 )
 
@@ -81,7 +82,7 @@ func registerFields(fs *pflag.FlagSet, ptr any, help map[string]string, group st
 		}
 		visible = append(visible, f.name)
 	}
-	setGroup(fs, group, visible...)
+	clihelp.SetGroup(fs, group, visible...)
 }
 
 // flagKinds maps each flag name of the struct ptr points to to whether the

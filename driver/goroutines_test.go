@@ -22,8 +22,8 @@ var bareGoroutines = map[string]string{
 	"internal/parallel/parallel.go": "the carriers themselves",
 	"ingest/read.go readAll":        "each worker's file is read by readSorted, whose recoverInput turns a panic into that file's error; the feeder only sends indices",
 	"ingest/read.go mergeParts":     "runtime.GC: no code of ours",
-	"driver/cleanup.go":             "the signal handler: removes temporary files and exits",
-	"driver/progress.go":            "the live progress line: formats numbers; never started with -q, so never in an MCP call",
+	"internal/cliio/cleanup.go":     "the signal handler: removes temporary files and exits",
+	"internal/progress/progress.go": "the live progress line: formats numbers; never started with -q, so never in an MCP call",
 	"eval/eval.go Run":              "each eval case runs under evalCaseSafe, which recovers its panic into the case's failure",
 }
 

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"github.com/spf13/pflag"
 )
@@ -39,7 +40,7 @@ func TestHelpTexts(t *testing.T) {
 				t.Errorf("help %s and %s --help differ", c.name, c.name)
 			}
 			for i, l := range strings.Split(a.stdout, "\n") {
-				if n := utf8.RuneCountInString(l); n > helpWidth {
+				if n := utf8.RuneCountInString(l); n > clihelp.Width {
 					t.Errorf("line %d is %d columns: %q", i+1, n, l)
 				}
 			}

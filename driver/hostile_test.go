@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 )
 
 // TestHostileFiles is the hostile-file suite of issue 15: every case of
@@ -95,8 +96,8 @@ func TestHostileFiles(t *testing.T) {
 				if r.code != 1 || len(lines) != 1 || lines[0] == "" {
 					t.Errorf("alone: exit %d, stderr %q; want exit 1 and one line", r.code, r.stderr)
 				}
-				if hc.reject && !strings.Contains(r.stderr, escapeText(hc.file, 0)) {
-					t.Errorf("alone: the error does not name %q: %q", escapeText(hc.file, 0), r.stderr)
+				if hc.reject && !strings.Contains(r.stderr, cliio.EscapeText(hc.file, 0)) {
+					t.Errorf("alone: the error does not name %q: %q", cliio.EscapeText(hc.file, 0), r.stderr)
 				}
 			case r.code != 0:
 				t.Errorf("alone: exit %d, stderr %q; want 0", r.code, r.stderr)
@@ -186,7 +187,7 @@ func checkRun(t *testing.T, mode string, r binResult) {
 		t.Errorf("%s: took %v > %v", mode, r.wall, maxRunWall)
 	}
 	for _, l := range strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n") {
-		if n := utf8.RuneCountInString(l); n > maxErrLine {
+		if n := utf8.RuneCountInString(l); n > cliio.MaxErrLine {
 			t.Errorf("%s: a stderr line of %d characters", mode, n)
 		}
 		for _, c := range []byte(l) {

@@ -65,11 +65,14 @@ var layers = map[string][]string{
 	"mcp": {"analysis", "compare", "ingest", "internal/parallel", "internal/reportfmt", "profdiff", "scorecard"},
 	// eval: the analysis scored against labelled cases (--split, --fit); the eval command is its flag wiring.
 	"eval": {"analysis", "causal", "features", "ingest", "internal/boundedfile", "measure", "tcg"},
-	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/parallel", "internal/suggest", "live", "logtemplate", "mcp", "measure",
+	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/clihelp", "internal/cliio", "internal/parallel", "internal/progress", "internal/suggest", "live", "logtemplate", "mcp", "measure",
 		"peers", "profdiff", "scorecard", "shape", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 
-	"internal/boundedfile": {}, // the one reader of files a flag names (issue 28)
+	"internal/boundedfile": {},                                     // the one reader of files a flag names (issue 28)
+	"internal/clihelp":     {"internal/cliio", "internal/suggest"}, // the commands' flag help (groups, wrapped descriptions, "did you mean") and shell completion scripts
+	"internal/cliio":       {"ingest", "live"},                     // the command line's I/O: safe stderr (redacted, escaped), atomic output files, temporary files removed on a signal
+	"internal/progress":    {"internal/cliio"},                     // the command's progress on stderr: stage lines, -v's details and phases, a long read's live line
 	"internal/reportfmt":   {"ingest/model"},
 	"internal/suggest":     {}, // "did you mean": the nearest known names to one typed
 }

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/spf13/pflag"
 )
 
@@ -35,7 +36,7 @@ func registerLimitFlags(fs *pflag.FlagSet, l *ingest.Limits) {
 	fs.IntVar(&l.MaxLogEntities, "max-log-entities", d.MaxLogEntities, "services and pods with log series; the busiest are kept")
 	fs.IntVar(&l.MaxLogTemplates, "max-log-templates", d.MaxLogTemplates, "log templates mined per service of one input")
 	fs.IntVar(&l.MaxLogTemplatesTotal, "max-log-templates-total", d.MaxLogTemplatesTotal, "log templates of one input, and of all inputs once merged")
-	setGroup(fs, groupInputs, "max-file-size", "max-depth", "max-string", "max-spans", "max-series", "max-points", "max-token",
+	clihelp.SetGroup(fs, clihelp.GroupInputs, "max-file-size", "max-depth", "max-string", "max-spans", "max-series", "max-points", "max-token",
 		"max-document-size", "max-events", "max-trace-spans", "max-cells", "max-temp-size", "query-timeout", "stall-timeout", "span-budget",
 		"max-log-records-per-input", "max-log-record-size", "max-log-streams", "max-log-entities", "max-log-templates", "max-log-templates-total")
 }

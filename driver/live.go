@@ -13,6 +13,8 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/live"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -108,7 +110,7 @@ var liveFlagNames = flagKinds(&liveFlags{})
 // register fills l with the defaults and defines its flags.
 func (l *liveFlags) register(fs *pflag.FlagSet) {
 	*l = defaultLiveFlags()
-	registerFields(fs, l, liveHelp, groupLive)
+	registerFields(fs, l, liveHelp, clihelp.GroupLive)
 }
 
 // active reports whether a live source was given.
@@ -132,7 +134,7 @@ func (l *liveFlags) list(stdout, stderr io.Writer, step time.Duration) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", q.Pack, q.Name, q.Expr)
 	}
 	if err := tw.Flush(); err != nil {
-		sayErr(stderr, "", err)
+		cliio.SayErr(stderr, "", err)
 		return 1
 	}
 	return 0
@@ -144,8 +146,8 @@ func (l *liveFlags) list(stdout, stderr io.Writer, step time.Duration) int {
 type liveSource struct {
 	l        *liveFlags
 	af       *analysisFlags
-	work     string    // the run's temporary directory (a fetch without --save-bundle goes there)
-	red      *redactor // receives the flags' secrets, redacted from everything the run writes
+	work     string          // the run's temporary directory (a fetch without --save-bundle goes there)
+	red      *cliio.Redactor // receives the flags' secrets, redacted from everything the run writes
 	progress func(string, ...any)
 }
 
@@ -159,18 +161,18 @@ func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpe
 	if err != nil {
 		return nil, err
 	}
-	red.add(opt.Transport.BearerToken)
-	red.addBasic(opt.Transport.BasicUser, opt.Transport.BasicPassword)
+	red.Add(opt.Transport.BearerToken)
+	red.AddBasic(opt.Transport.BasicUser, opt.Transport.BasicPassword)
 	for _, u := range []string{l.JaegerURL, l.PromURL, l.TempoURL, l.LokiURL, l.VlogsURL} { // credentials in a URL are secrets too
 		if pu, err := url.Parse(u); err == nil && pu.User != nil {
 			p, _ := pu.User.Password()
-			red.addBasic(pu.User.Username(), p)
+			red.AddBasic(pu.User.Username(), p)
 		}
 	}
-	opt.Transport.Secrets = red.secrets()
+	opt.Transport.Secrets = red.Secrets()
 	r, err := analysis.FetchLive(ctx, analysis.LiveFetch{Options: opt, At: *at, AtSource: spec.AtSource, Window: af.Window, Baseline: af.Baseline, Step: af.Step,
 		Selector: l.Selector, Packs: l.Packs, Queries: l.Queries, SaveBundle: l.SaveBundle, WorkDir: work, Version: version,
-		Track: trackTemp, Progress: progress})
+		Track: cliio.TrackTemp, Progress: progress})
 	if r != nil {
 		*at, spec.AtSource = r.At, r.AtSource
 	}
@@ -287,7 +289,7 @@ func rerunArgs(args []string) []string {
 
 // liveExit is the exit status of a source's open error: 2 for usage, else 1.
 // When no source delivered anything, each source's cause gets its own line
-// (one line for all would be cut at maxErrLine), even with --quiet.
+// (one line for all would be cut at cliio.MaxErrLine), even with --quiet.
 func liveExit(stderr io.Writer, err error) int {
 	if errors.Is(err, errUsage) {
 		return usageError(stderr, err)
@@ -295,11 +297,11 @@ func liveExit(stderr io.Writer, err error) int {
 	var nf *live.NothingFetchedError
 	if errors.As(err, &nf) {
 		for _, f := range nf.Failures {
-			fmt.Fprintf(stderr, "pipeline-analyze: live: %s\n", oneLine(f))
+			fmt.Fprintf(stderr, "pipeline-analyze: live: %s\n", cliio.OneLine(f))
 		}
 		fmt.Fprintln(stderr, "pipeline-analyze: live: nothing fetched")
 		return 1
 	}
-	sayErr(stderr, "", err)
+	cliio.SayErr(stderr, "", err)
 	return 1
 }

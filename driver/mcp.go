@@ -15,6 +15,9 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/mcp"
 	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
 	"github.com/spf13/pflag"
@@ -57,7 +60,7 @@ func newMCPFlags() (*pflag.FlagSet, *mcpOpts) {
 	fs.SortFlags = false
 	o := &mcpOpts{}
 	fs.StringArrayVar(&o.roots, "root", nil, "serve the files and directories under `DIR` to the tools (repeatable)")
-	setGroup(fs, groupInputs, "root")
+	clihelp.SetGroup(fs, clihelp.GroupInputs, "root")
 	registerLimitFlags(fs, &o.lim)
 	o.lf.register(fs)
 	_ = fs.MarkHidden("save-bundle") // the tools write no files
@@ -87,8 +90,8 @@ func runMCP(args []string, env cmdEnv) int {
 	red := env.red
 	r := &mcpRunner{lim: o.lim, lf: o.lf, red: red}
 	s := &mcp.Server{Live: o.lf.active(), Runner: r, Version: version, Stderr: env.stderr,
-		Redact: red.replace,
-		Clean:  func(msg string) string { return escapeText(red.replace(msg), mcpMaxError) }}
+		Redact: red.Replace,
+		Clean:  func(msg string) string { return cliio.EscapeText(red.Replace(msg), mcpMaxError) }}
 	for _, k := range [][2]string{{"jaeger", o.lf.JaegerURL}, {"prometheus", o.lf.PromURL}, {"loki", o.lf.LokiURL}, {"victorialogs", o.lf.VlogsURL}} {
 		if k[1] != "" {
 			s.LiveKinds = append(s.LiveKinds, k[0])
@@ -116,7 +119,7 @@ func runMCP(args []string, env cmdEnv) int {
 		r.flagArgs = append(r.flagArgs, "--"+f.Name+"="+f.Value.String())
 	})
 	if err := s.Serve(context.Background(), env.stdin, env.stdout); err != nil {
-		sayErr(env.stderr, "mcp: ", err)
+		cliio.SayErr(env.stderr, "mcp: ", err)
 		return 1
 	}
 	return 0
@@ -132,7 +135,7 @@ const mcpMaxError = 1000
 type mcpRunner struct {
 	lim      ingest.Limits
 	lf       liveFlags
-	red      *redactor
+	red      *cliio.Redactor
 	flagArgs []string // the server's limit and live flags, for the rerun lines
 }
 
@@ -144,9 +147,9 @@ func (m *mcpRunner) Analyze(ctx context.Context, paths []string, in mcp.AnalyzeI
 		return nil, err
 	}
 	var stderr bytes.Buffer
-	se := newSafeWriter(&stderr, m.red, maxErrLine)
+	se := cliio.NewSafeWriter(&stderr, m.red, cliio.MaxErrLine)
 	env := cmdEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: se, explain: io.Discard, red: m.red} // stdout is the protocol
-	r, err := newAnalyzeRun(env, o, func(flag string) bool { return changed[flag] }, paths, &reporter{w: se, quiet: true})
+	r, err := newAnalyzeRun(env, o, func(flag string) bool { return changed[flag] }, paths, &progress.Reporter{Out: se, Quiet: true})
 	if err != nil {
 		return nil, runError(err.Error())
 	}
@@ -205,7 +208,7 @@ func (m *mcpRunner) Compare(_ context.Context, paths []string, in mcp.CompareInp
 	opts := [][2]string{{"before-at", in.BeforeAt}, {"after-at", in.AfterAt}, {"window", in.Window}, {"target", in.Target},
 		{"canary", in.Canary}, {"baseline-group", in.BaselineGroup}}
 	var stderr bytes.Buffer
-	se := newSafeWriter(&stderr, m.red, maxErrLine)
+	se := cliio.NewSafeWriter(&stderr, m.red, cliio.MaxErrLine)
 	cc := compareCall{c: c, changed: func(flag string) bool { return changed[flag] }, paths: paths,
 		args: append([]string{"-q", "-o", "json"}, m.runArgs(opts, paths)...), stdin: strings.NewReader(""), stdout: io.Discard, stderr: se}
 	var rep *compare.Report
@@ -235,7 +238,7 @@ func (m *mcpRunner) Profile(_ context.Context, paths []string) (*profdiff.Report
 	c.quiet, c.format, c.profile, c.lim = true, "json", true, m.lim
 	c.lim.SpanBudget = ingest.DefaultLimits().SpanBudget
 	var stderr strings.Builder
-	se := newSafeWriter(&stderr, m.red, maxErrLine)
+	se := cliio.NewSafeWriter(&stderr, m.red, cliio.MaxErrLine)
 	rep, _ := profileReport(c, func(string) bool { return false }, paths, args, se)
 	se.Flush()
 	if rep == nil {
@@ -251,7 +254,7 @@ func (m *mcpRunner) Read(paths []string) (*ingest.Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	untrack := trackTemp(work)
+	untrack := cliio.TrackTemp(work)
 	defer func() { os.RemoveAll(work); untrack() }()
 	return features.Read(paths, strings.NewReader(""), ingest.Options{Limits: m.lim, TempDir: work}, features.Options{})
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 )
 
 // TestMCPHostile sends every case of the hostile-file corpus (hostileCases,
@@ -56,8 +58,8 @@ func TestMCPHostile(t *testing.T) {
 				t.Errorf("%s: %q (error %v); want a tool error of one line", hc.name, text, isErr)
 			}
 			quoted := strings.Trim(strconv.Quote(hc.file), `"`)
-			if hc.reject && !strings.Contains(text, escapeText(hc.file, 0)) && !strings.Contains(text, quoted) {
-				t.Errorf("%s: the error does not name %q: %q", hc.name, escapeText(hc.file, 0), text)
+			if hc.reject && !strings.Contains(text, cliio.EscapeText(hc.file, 0)) && !strings.Contains(text, quoted) {
+				t.Errorf("%s: the error does not name %q: %q", hc.name, cliio.EscapeText(hc.file, 0), text)
 			}
 		case isErr:
 			t.Errorf("%s: accepted by the CLI, a tool error here: %q", hc.name, text)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	mcpserver "github.com/pipeline-analyze/pipeline-analyze/mcp"
 )
 
@@ -17,14 +19,14 @@ import (
 // result's card is the CLI's card, and every summary field is the card's.
 func TestMCPAnalyzeAgreesWithCLI(t *testing.T) {
 	var stdout bytes.Buffer
-	red := &redactor{}
+	red := &cliio.Redactor{}
 	env := cmdEnv{stdin: strings.NewReader(""), stdout: &stdout, stderr: io.Discard, explain: io.Discard, red: red}
 	args := []string{"-q", "-o", "json"} // the embedded demo
 	fs, o := newAnalyzeFlags()
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &reporter{w: io.Discard, quiet: true})
+	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &progress.Reporter{Out: io.Discard, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}

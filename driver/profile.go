@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
 	"github.com/spf13/pflag"
 )
@@ -41,18 +43,18 @@ func runProfile(c *compareOpts, fs *pflag.FlagSet, args []string, stdout, stderr
 	if rep == nil {
 		return code
 	}
-	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
+	say := &progress.Reporter{Out: stderr, Quiet: c.quiet, Verbose: c.verbose}
 	var sb strings.Builder
 	if err := profdiff.Render(&sb, rep, c.format, profdiff.RenderOptions{Width: 100}); err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return 1
 	}
 	if c.export != "" {
-		if err := writeFileAtomic(c.export, []byte(sb.String())); err != nil {
+		if err := cliio.WriteFileAtomic(c.export, []byte(sb.String())); err != nil {
 			fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 			return 1
 		}
-		say.say("wrote %s (%s)", c.export, c.format)
+		say.Say("wrote %s (%s)", c.export, c.format)
 	} else if _, err := io.WriteString(stdout, sb.String()); err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return 1
@@ -101,13 +103,13 @@ func profileReport(c *compareOpts, changed func(string) bool, paths, args []stri
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return nil, 1
 	}
-	untrack := trackTemp(work)
+	untrack := cliio.TrackTemp(work)
 	defer func() { os.RemoveAll(work); untrack() }()
-	say := &reporter{w: stderr, quiet: c.quiet, verbose: c.verbose}
+	say := &progress.Reporter{Out: stderr, Quiet: c.quiet, Verbose: c.verbose}
 	rep, err := analysis.Profile(context.Background(), analysis.ProfileInputs{Base: paths[:1], Cand: paths[1:], WorkDir: work},
-		analysis.ProfileConfig{Options: o, Say: say.say})
+		analysis.ProfileConfig{Options: o, Say: say.Say})
 	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "pipeline-analyze compare: %s\n", cliio.OneLine(err.Error()))
 		return nil, 1
 	}
 	return rep, 0

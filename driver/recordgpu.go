@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pipeline-analyze/pipeline-analyze/gpurecord"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 )
 
 const recordGPUUsage = `pipeline-analyze record-gpu samples every NVIDIA GPU of this machine through
@@ -50,10 +51,10 @@ func newRecordGPUFlags() (*pflag.FlagSet, *recordGPUOpts) {
 	fs.DurationVar(&o.interval, "interval", time.Second, "time between samples")
 	fs.DurationVar(&o.duration, "duration", 0, "how long to record; 0 records until SIGINT/SIGTERM")
 	fs.StringVar(&o.host, "host", "", "host name recorded in the header (default: this machine's)")
-	setGroup(fs, groupAnalysis, "interval", "duration", "host")
+	clihelp.SetGroup(fs, clihelp.GroupAnalysis, "interval", "duration", "host")
 	fs.StringVar(&o.out, "out", "-", "recording `FILE` (written to a temporary file, then renamed); - for stdout")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
-	setGroup(fs, groupOutput, "out", "quiet")
+	clihelp.SetGroup(fs, clihelp.GroupOutput, "out", "quiet")
 	return fs, o
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 )
 
 // These tests drive the command through Run(args, stdin, stdout, stderr),
@@ -645,7 +646,7 @@ func TestRunExportFailure(t *testing.T) {
 	}
 	// A write that fails later (the directory is not writable) names the
 	// export and its directory, never the temporary file.
-	if err := writeFileAtomic(filepath.Join(work, "missing", "card.md"), []byte("x")); err == nil ||
+	if err := cliio.WriteFileAtomic(filepath.Join(work, "missing", "card.md"), []byte("x")); err == nil ||
 		strings.Contains(err.Error(), ".tmp-") || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("writeFileAtomic into a missing directory: %v", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/live"
 )
 
@@ -394,7 +395,7 @@ func TestMisbehavingServers(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, sc.wantExit, r.stderr)
 			}
 			for _, l := range strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n") {
-				if len([]rune(l)) > maxErrLine || strings.ContainsAny(l, "\x1b\r\x07") {
+				if len([]rune(l)) > cliio.MaxErrLine || strings.ContainsAny(l, "\x1b\r\x07") {
 					t.Errorf("stderr line not safe: %q", l)
 				}
 			}

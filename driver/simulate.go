@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/spf13/pflag"
 )
 
@@ -56,12 +57,12 @@ func newSimulateFlags() (*pflag.FlagSet, *simulateOpts) {
 	fs.BoolVar(&spec.OTLP, "otlp", false, "write traces.otlp.json (OTLP JSON) instead of traces.json.gz (Jaeger JSON)")
 	fs.BoolVar(&spec.Fixed, "fixed", false, "write the case's follow-up after the fix: same system, traffic and seed, the fault never injected")
 	fs.BoolVar(&o.demo, "demo", false, "write the embedded demo incident (gpu_bandwidth_contention, seed 42) to --out")
-	setGroup(fs, groupAnalysis, "fault", "seed", "scale", "magnitude", "onset", "inject-after", "duration", "sample-rate", "otlp", "fixed", "demo")
+	clihelp.SetGroup(fs, clihelp.GroupAnalysis, "fault", "seed", "scale", "magnitude", "onset", "inject-after", "duration", "sample-rate", "otlp", "fixed", "demo")
 	fs.StringVar(&o.out, "out", "", "output `DIR` of the incident")
 	fs.BoolVar(&o.list, "list", false, "list the fault catalog and exit")
 	fs.StringVar(&o.catalog, "catalog", "", "write every fault x every seed into `DIR`/<fault>-s<seed>")
 	fs.StringVar(&o.seeds, "seeds", "101,102,103,104,105", "comma-separated seeds for --catalog")
-	setGroup(fs, groupOutput, "out", "list", "catalog", "seeds")
+	clihelp.SetGroup(fs, clihelp.GroupOutput, "out", "list", "catalog", "seeds")
 	return fs, o
 }
 
@@ -77,7 +78,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case list:
-		if err := printFaults(stdout, helpWidth); err != nil {
+		if err := printFaults(stdout, clihelp.Width); err != nil {
 			fmt.Fprintf(stderr, "simulate: %v\n", err)
 			return 1
 		}
@@ -160,7 +161,7 @@ func printFaults(w io.Writer, width int) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%-*s  %-*s  %s\n", nw, "FAULT", sw, "SIGNAL", "DESCRIPTION")
 	for _, f := range faults {
-		for i, l := range wrapWords(f.Description, max(width-indent, 30)) {
+		for i, l := range clihelp.WrapWords(f.Description, max(width-indent, 30)) {
 			if i == 0 {
 				fmt.Fprintf(ew, "%-*s  %-*s  %s\n", nw, f.Name, sw, f.Signal, l)
 			} else {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -32,7 +33,7 @@ type inputs struct {
 
 // newSource picks the live source when a live endpoint was given, else the
 // local one.
-func newSource(l *liveFlags, af *analysisFlags, work string, red *redactor, progress func(string, ...any)) source {
+func newSource(l *liveFlags, af *analysisFlags, work string, red *cliio.Redactor, progress func(string, ...any)) source {
 	if !l.active() {
 		return localSource{}
 	}

@@ -1,4 +1,4 @@
-package driver
+package cliio
 
 import (
 	"bytes"
@@ -13,21 +13,21 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/live"
 )
 
-// maxErrLine is the longest line (in characters) written to stderr; longer
+// MaxErrLine is the longest line (in characters) written to stderr; longer
 // ones (a 10,000-character server error) are cut with "…".
-const maxErrLine = 300
+const MaxErrLine = 300
 
-// redactor replaces every configured secret, and its base64 and URL-escaped
+// Redactor replaces every configured secret, and its base64 and URL-escaped
 // forms, by "[REDACTED]". The zero value redacts nothing. Safe for
 // concurrent use.
-type redactor struct {
+type Redactor struct {
 	mu    sync.RWMutex
 	forms []string // longest first
 }
 
-// add registers secrets (a bearer token, a password, a header value) and
+// Add registers secrets (a bearer token, a password, a header value) and
 // user:password pairs given as pairs[i][0], pairs[i][1].
-func (r *redactor) add(secrets ...string) {
+func (r *Redactor) Add(secrets ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seen := map[string]bool{}
@@ -45,25 +45,25 @@ func (r *redactor) add(secrets ...string) {
 	sort.SliceStable(r.forms, func(i, j int) bool { return len(r.forms[i]) > len(r.forms[j]) })
 }
 
-// addBasic registers a basic-auth password and the user:password pair (the
+// AddBasic registers a basic-auth password and the user:password pair (the
 // form the Authorization header carries, base64-encoded).
-func (r *redactor) addBasic(user, pass string) {
+func (r *Redactor) AddBasic(user, pass string) {
 	if pass == "" {
 		return
 	}
-	r.add(pass, user+":"+pass)
+	r.Add(pass, user+":"+pass)
 }
 
-// secrets returns the raw forms registered (for the live client, which
+// Secrets returns the raw forms registered (for the live client, which
 // redacts server text at the source too).
-func (r *redactor) secrets() []string {
+func (r *Redactor) Secrets() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return append([]string(nil), r.forms...)
 }
 
-// replace redacts s.
-func (r *redactor) replace(s string) string {
+// Replace redacts s.
+func (r *Redactor) Replace(s string) string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	for _, f := range r.forms {
@@ -74,12 +74,12 @@ func (r *redactor) replace(s string) string {
 	return s
 }
 
-// escapeText shows every control character of s (ESC, CR, LF, DEL, C1
+// EscapeText shows every control character of s (ESC, CR, LF, DEL, C1
 // controls), bidirectional overrides and invalid UTF-8 as Go-style escapes
 // (\x1b, \r, \n, \u202e), so that text from files and servers can never
 // move the cursor, rewrite a line or forge one. max > 0 cuts the result to
 // at most max characters, ending in "…".
-func escapeText(s string, max int) string {
+func EscapeText(s string, max int) string {
 	clean := true
 	for _, r := range s {
 		if needsEscape(r) {
@@ -128,23 +128,26 @@ func needsEscape(r rune) bool {
 		r == '\u200E' || r == '\u200F'
 }
 
-// safeWriter is stderr as the command writes it: line by line, each line
+// SafeWriter is stderr as the command writes it: line by line, each line
 // redacted, escaped and cut to maxLine characters (0 = not cut). Partial
 // lines wait for their newline (or Flush). Safe for concurrent use.
-type safeWriter struct {
+type SafeWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
-	red     *redactor
+	red     *Redactor
 	maxLine int
 	buf     []byte
 }
 
-func newSafeWriter(w io.Writer, red *redactor, maxLine int) *safeWriter {
-	return &safeWriter{w: w, red: red, maxLine: maxLine}
+// NewSafeWriter returns a SafeWriter onto w that redacts with red and cuts
+// lines to maxLine characters (0: not cut; the command's stderr uses
+// MaxErrLine, --explain's 0).
+func NewSafeWriter(w io.Writer, red *Redactor, maxLine int) *SafeWriter {
+	return &SafeWriter{w: w, red: red, maxLine: maxLine}
 }
 
 // Write implements io.Writer.
-func (s *safeWriter) Write(p []byte) (int, error) {
+func (s *SafeWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.buf = append(s.buf, p...)
@@ -167,7 +170,7 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 }
 
 // Flush writes a pending partial line.
-func (s *safeWriter) Flush() error {
+func (s *SafeWriter) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.buf) == 0 {
@@ -178,20 +181,20 @@ func (s *safeWriter) Flush() error {
 	return err
 }
 
-func (s *safeWriter) emit(line []byte) error {
-	text := s.red.replace(string(line))
-	_, err := io.WriteString(s.w, escapeText(text, s.maxLine)+"\n")
+func (s *SafeWriter) emit(line []byte) error {
+	text := s.red.Replace(string(line))
+	_, err := io.WriteString(s.w, EscapeText(text, s.maxLine)+"\n")
 	return err
 }
 
 // lineBreaks are escaped inside one message, so that it stays one line
-// (the safeWriter splits its input at newlines).
+// (the SafeWriter splits its input at newlines).
 var lineBreaks = strings.NewReplacer("\r\n", `\r\n`, "\n", `\n`, "\r", `\r`)
 
-// oneLine escapes the line breaks of a message.
-func oneLine(s string) string { return lineBreaks.Replace(s) }
+// OneLine escapes the line breaks of a message.
+func OneLine(s string) string { return lineBreaks.Replace(s) }
 
-// sayErr writes "pipeline-analyze: <what><err>" as one line.
-func sayErr(w io.Writer, what string, err error) {
-	fmt.Fprintf(w, "pipeline-analyze: %s%s\n", what, oneLine(err.Error()))
+// SayErr writes "pipeline-analyze: <what><err>" as one line.
+func SayErr(w io.Writer, what string, err error) {
+	fmt.Fprintf(w, "pipeline-analyze: %s%s\n", what, OneLine(err.Error()))
 }

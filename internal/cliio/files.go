@@ -1,4 +1,4 @@
-package driver
+package cliio
 
 import (
 	"errors"
@@ -12,11 +12,11 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
-// writeFileAtomic writes data to a temp file beside path, syncs it to disk
+// WriteFileAtomic writes data to a temp file beside path, syncs it to disk
 // and renames it over path (then syncs the directory), so an interrupted run
 // or a crash never leaves a half-written file. The temp file is removed on
 // SIGINT/SIGTERM.
-func writeFileAtomic(path string, data []byte) error {
+func WriteFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -32,7 +32,7 @@ func writeFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: cannot create a file in %s: %w", path, dir, err)
 	}
 	tmp := f.Name()
-	untrack := trackTemp(tmp)
+	untrack := TrackTemp(tmp)
 	defer untrack()
 	fail := func(err error) error {
 		f.Close()
@@ -62,18 +62,18 @@ func writeFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// checkOutputs refuses output files that are inputs: an --export or --dot
+// CheckOutputs refuses output files that are inputs: an --export or --dot
 // path that is one of the input files (compared as device and inode, so a
 // symlink, a hard link or "./x" and "x" are caught), that lies inside
 // --save-bundle, or --export and --dot naming the same file.
-func checkOutputs(paths []string, outs ...string) error {
+func CheckOutputs(paths []string, outs ...string) error {
 	files, _ := ingest.ExpandPaths(paths) // unreadable paths are Read's to report
 	export, dot, bundle := outs[0], outs[1], outs[2]
 	for _, o := range []struct{ flag, path string }{{"--export", export}, {"--dot", dot}} {
 		if o.path == "" {
 			continue
 		}
-		if err := checkOutputDir(o.flag, o.path); err != nil {
+		if err := CheckOutputDir(o.flag, o.path); err != nil {
 			return err
 		}
 		st, err := os.Stat(o.path)
@@ -107,9 +107,9 @@ func checkOutputs(paths []string, outs ...string) error {
 	return nil
 }
 
-// checkOutputDir refuses an output file whose directory does not exist or
+// CheckOutputDir refuses an output file whose directory does not exist or
 // is not a directory, before anything is read.
-func checkOutputDir(flag, path string) error {
+func CheckOutputDir(flag, path string) error {
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	switch {
@@ -123,8 +123,8 @@ func checkOutputDir(flag, path string) error {
 	return nil
 }
 
-// isTerminal reports whether w is a character device (a TTY).
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a character device (a TTY).
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -1,4 +1,4 @@
-package driver
+package cliio
 
 import (
 	"os"
@@ -18,9 +18,9 @@ var temps = struct {
 	paths map[string]bool
 }{paths: map[string]bool{}}
 
-// trackTemp registers path for removal on a signal; the returned function
+// TrackTemp registers path for removal on a signal; the returned function
 // unregisters it (call it once the path is removed or renamed into place).
-func trackTemp(path string) (untrack func()) {
+func TrackTemp(path string) (untrack func()) {
 	temps.Lock()
 	temps.paths[path] = true
 	temps.Unlock()

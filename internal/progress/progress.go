@@ -1,4 +1,12 @@
-package driver
+// Package progress is the command's progress on stderr (Reporter): the
+// lines of each stage, the per-file lines and phase timings of -v, and on
+// a terminal the live line of a long read (Reading: inputs, bytes, spans,
+// rates, ETA), erased when the read ends.
+//
+// It writes through the writer it is given (the command's safe stderr,
+// cliio.SafeWriter); only the live line, which holds nothing but numbers
+// it formats itself, goes to the terminal directly.
+package progress
 
 import (
 	"bufio"
@@ -6,89 +14,88 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/pipeline-analyze/pipeline-analyze/analysis"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 )
 
-// reporter is the command's progress on stderr. With -q it says nothing;
+// Reporter is the command's progress on stderr. With -q it says nothing;
 // by default one line per stage (what was read, what was analysed, what was
 // written); with -v also every input file and each phase's time. On a
 // terminal, reading inputs that take more than a second shows a live line
 // (bytes and spans per second, ETA) that is erased when reading ends.
-type reporter struct {
-	w       io.Writer // the safe (escaping) stderr
-	raw     io.Writer // the terminal itself, for the live line only (nil: none)
-	quiet   bool
-	verbose bool
+// Safe for concurrent use; set the exported fields before the first call.
+type Reporter struct {
+	Out      io.Writer // the safe (escaping) stderr
+	Terminal io.Writer // the terminal itself, for the live line only (nil: none)
+	Quiet    bool      // -q: say nothing
+	Verbose  bool      // -v: also Detail's lines and the phase timings
 
 	mu        sync.Mutex
 	liveShown bool
 	phases    []string
 }
 
-// say writes a progress line (not with -q).
-func (r *reporter) say(format string, args ...any) {
-	if r.quiet {
+// Say writes a progress line (not with -q).
+func (r *Reporter) Say(format string, args ...any) {
+	if r.Quiet {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.clearLive()
-	fmt.Fprintln(r.w, oneLine(fmt.Sprintf(format, args...)))
+	fmt.Fprintln(r.Out, cliio.OneLine(fmt.Sprintf(format, args...)))
 }
 
-// detail writes a line only with -v.
-func (r *reporter) detail(format string, args ...any) {
-	if r.verbose && !r.quiet {
-		r.say(format, args...)
+// Detail writes a line only with -v.
+func (r *Reporter) Detail(format string, args ...any) {
+	if r.Verbose && !r.Quiet {
+		r.Say(format, args...)
 	}
 }
 
-// phase records how long a phase took (printed with -v by phases).
-func (r *reporter) phase(name string, since time.Time) {
+// Phase records how long a phase took (printed with -v by PrintPhases).
+func (r *Reporter) Phase(name string, since time.Time) {
 	r.mu.Lock()
 	r.phases = append(r.phases, fmt.Sprintf("%s %s", name, time.Since(since).Round(time.Millisecond)))
 	r.mu.Unlock()
 }
 
-// printPhases writes the phase timings (with -v).
-func (r *reporter) printPhases() {
+// PrintPhases writes the phase timings (with -v).
+func (r *Reporter) PrintPhases() {
 	r.mu.Lock()
 	p := strings.Join(r.phases, ", ")
 	r.mu.Unlock()
 	if p != "" {
-		r.detail("phases: %s", p)
+		r.Detail("phases: %s", p)
 	}
 }
 
 // clearLive erases the live line; r.mu is held.
-func (r *reporter) clearLive() {
+func (r *Reporter) clearLive() {
 	if r.liveShown {
-		io.WriteString(r.raw, "\r\x1b[K")
+		io.WriteString(r.Terminal, "\r\x1b[K")
 		r.liveShown = false
 	}
 }
 
 // showLive replaces the live line with s (only ASCII and numbers the
 // command formats itself: it bypasses the escaping writer).
-func (r *reporter) showLive(s string) {
+func (r *Reporter) showLive(s string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	io.WriteString(r.raw, "\r"+s+"\x1b[K")
+	io.WriteString(r.Terminal, "\r"+s+"\x1b[K")
 	r.liveShown = true
 }
 
-// readProgress follows one ingest.Read: files and spans done (from
+// Reading follows one ingest.Read: files and spans done (from
 // ingest's per-file progress calls) and bytes read (from the process's
 // read counter, where the OS has one).
-type readProgress struct {
-	r          *reporter
+type Reading struct {
+	r          *Reporter
 	files      int
 	totalBytes int64
 	start      time.Time
@@ -102,17 +109,18 @@ type readProgress struct {
 	stopped   chan struct{}
 }
 
-// startRead begins following a read of files (their sizes summed for the
-// ETA). The live line starts after a second, on a terminal only.
-func (r *reporter) startRead(files []string) *readProgress {
-	p := &readProgress{r: r, files: len(files), start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
+// StartRead begins following a read of files (their sizes summed for the
+// ETA). The live line starts after a second, on a terminal only; End
+// stops it.
+func (r *Reporter) StartRead(files []string) *Reading {
+	p := &Reading{r: r, files: len(files), start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
 			p.totalBytes += st.Size()
 		}
 	}
 	p.startRead, _ = processReadBytes()
-	if r.raw == nil || r.quiet {
+	if r.Terminal == nil || r.Quiet {
 		close(p.stopped)
 		return p
 	}
@@ -120,10 +128,10 @@ func (r *reporter) startRead(files []string) *readProgress {
 	return p
 }
 
-// callback is ingest.Options.Progress: one call per file read or skipped.
+// File is ingest.Options.Progress: one call per file read or skipped.
 // It counts them (and the spans of a file read, its third argument), and
 // passes the line on with -v.
-func (p *readProgress) callback(format string, args ...any) {
+func (p *Reading) File(format string, args ...any) {
 	p.mu.Lock()
 	p.done++
 	if strings.HasPrefix(format, "skip ") {
@@ -134,10 +142,10 @@ func (p *readProgress) callback(format string, args ...any) {
 		}
 	}
 	p.mu.Unlock()
-	p.r.detail(format, args...)
+	p.r.Detail(format, args...)
 }
 
-func (p *readProgress) loop() {
+func (p *Reading) loop() {
 	defer close(p.stopped)
 	delay := time.NewTimer(time.Second)
 	defer delay.Stop()
@@ -160,7 +168,7 @@ func (p *readProgress) loop() {
 
 // line is "reading 3/12 inputs · 412 MiB of 1.1 GiB · 180 MiB/s · 2100000
 // spans (950000/s) · ETA 4s".
-func (p *readProgress) line() string {
+func (p *Reading) line() string {
 	p.mu.Lock()
 	done, spans := p.done, p.spans
 	p.mu.Unlock()
@@ -169,7 +177,7 @@ func (p *readProgress) line() string {
 	if n, ok := processReadBytes(); ok && p.totalBytes > 0 {
 		read := min(max(n-p.startRead, 0), p.totalBytes)
 		rate := float64(read) / el
-		parts = append(parts, fmt.Sprintf("%s of %s", binaryBytes(read), binaryBytes(p.totalBytes)), binaryBytes(int64(rate))+"/s")
+		parts = append(parts, fmt.Sprintf("%s of %s", cliio.BinaryBytes(read), cliio.BinaryBytes(p.totalBytes)), cliio.BinaryBytes(int64(rate))+"/s")
 		if spans > 0 {
 			parts = append(parts, fmt.Sprintf("%d spans (%.0f/s)", spans, float64(spans)/el))
 		}
@@ -183,8 +191,8 @@ func (p *readProgress) line() string {
 	return strings.Join(parts, " · ")
 }
 
-// end stops the live line and erases it.
-func (p *readProgress) end() {
+// End stops the live line and erases it.
+func (p *Reading) End() {
 	select {
 	case <-p.stop:
 	default:
@@ -212,50 +220,4 @@ func processReadBytes() (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// readSummary is the one line saying what was read: "read 14 inputs in
-// 0.4s (prometheus-query-range 9, jaeger-json 1, ...): 4210 spans, 312
-// series, 0 log records, 2026-… → 2026-… (14m0s); 1 skipped".
-func readSummary(b *ingest.Bundle, took time.Duration) string {
-	n := map[string]int{}
-	read, skipped := 0, 0
-	for _, in := range b.Inputs {
-		if in.Skipped {
-			skipped++
-			continue
-		}
-		read++
-		n[in.Format.String()]++
-	}
-	formats := make([]string, 0, len(n))
-	for f := range n {
-		formats = append(formats, f)
-	}
-	sort.Slice(formats, func(i, j int) bool {
-		if n[formats[i]] != n[formats[j]] {
-			return n[formats[i]] > n[formats[j]]
-		}
-		return formats[i] < formats[j]
-	})
-	for i, f := range formats {
-		formats[i] = fmt.Sprintf("%s %d", f, n[f])
-	}
-	s := fmt.Sprintf("read %s in %s (%s): %d spans, %d series, %d log records", plural(read, "input"), took.Round(10*time.Millisecond),
-		strings.Join(formats, ", "), len(b.Spans), len(b.Series), len(b.Logs))
-	if b.End != 0 {
-		s += ", " + analysis.DataRange(b)
-	}
-	if skipped > 0 {
-		s += fmt.Sprintf("; %d skipped (see the report's inputs; -v names them)", skipped)
-	}
-	return s
-}
-
-// plural is "1 input", "3 inputs".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
