@@ -537,16 +537,28 @@ func callsPerRequest(g *tcg.Graph, byEnt map[string][]int, client, caller *tcg.N
 	if calls == nil || reqs == nil {
 		return 1
 	}
+	if m, ok := medianRatio(calls, reqs, cells); ok {
+		return m
+	}
+	return 1
+}
+
+// medianRatio is the median over cells of num's value per den's (cells
+// where either is missing or den is not positive left out); ok is false
+// when no cell has both.
+func medianRatio(num, den *ingest.Series, cells []int) (float64, bool) {
 	var rs []float64
 	for _, t := range cells {
-		if c, r := calls.V[t], reqs.V[t]; !math.IsNaN(c) && !math.IsNaN(r) && r > 0 {
-			rs = append(rs, c/r)
+		if t < len(num.V) && t < len(den.V) {
+			if c, r := num.V[t], den.V[t]; !math.IsNaN(c) && !math.IsNaN(r) && r > 0 {
+				rs = append(rs, c/r)
+			}
 		}
 	}
 	if len(rs) == 0 {
-		return 1
+		return 0, false
 	}
-	return measure.Quantile(rs, 0.5)
+	return measure.Quantile(rs, 0.5), true
 }
 
 // calleeShare is how much of a callee's latency a caller's request
@@ -570,18 +582,10 @@ func calleeShare(g *tcg.Graph, byEnt map[string][]int, callee, caller *tcg.Node,
 	if cs == nil || rs == nil || cs.Name != rs.Name || cs.Unit != rs.Unit || len(cs.V) != len(rs.V) {
 		return 1
 	}
-	var ratios []float64
-	for _, t := range cells {
-		if t < len(cs.V) {
-			if c, r := cs.V[t], rs.V[t]; !math.IsNaN(c) && !math.IsNaN(r) && r > 0 {
-				ratios = append(ratios, c/r)
-			}
-		}
+	if m, ok := medianRatio(cs, rs, cells); ok {
+		return math.Min(1, m)
 	}
-	if len(ratios) == 0 {
-		return 1
-	}
-	return math.Min(1, measure.Quantile(ratios, 0.5))
+	return 1
 }
 
 // Evidence fits the mechanisms on the baseline and returns every node's
