@@ -24,6 +24,10 @@ func TestMask(t *testing.T) {
 		{"-5 +3.5e-3 .5 100% 7x", "<NUM> <NUM> <NUM> <NUM> <NUM>"},
 		{"version 1.2.3.4.5 at 300.1.1.1", "version 1.2.3.4.5 at 300.1.1.1"},
 		{`unclosed "quote here`, `unclosed "quote here`},
+		// A quote closing beyond maxQuoted is dropped; kept, it would pair
+		// with its closer once the run of spaces between is one space.
+		{`a "` + strings.Repeat(" ", maxQuoted) + `x" b`, `a x" b`},
+		{`''` + strings.Repeat("0", maxQuoted-1) + `'`, `<STR>`}, // the second opens once the first is dropped
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			if got := string(Mask(nil, tc.in)); got != tc.want {

@@ -26,8 +26,10 @@ const (
 	Wildcard  = "<*>"    // a position where the mined lines differ
 )
 
-// maxQuoted is the longest quoted string masked as one <STR>; a quote that
-// does not close within it is left alone (an apostrophe, a truncated line).
+// maxQuoted is the longest quoted string masked as one <STR>. A quote that
+// never closes is left alone (an apostrophe, a truncated line); one that
+// closes beyond maxQuoted is dropped, so that it cannot pair with its closer
+// once masking has shortened what lies between (Mask stays idempotent).
 const maxQuoted = 512
 
 // Mask appends to dst the masked form of line: placeholders for values,
@@ -35,6 +37,8 @@ const maxQuoted = 512
 func Mask(dst []byte, line string) []byte {
 	i := 0
 	first := true
+	var closes quoteCloser
+tokens:
 	for i < len(line) {
 		for i < len(line) && byteKind[line[i]] == kindSpace {
 			i++
@@ -42,13 +46,21 @@ func Mask(dst []byte, line string) []byte {
 		if i >= len(line) {
 			break
 		}
+		wasFirst := first
 		if !first {
 			dst = append(dst, ' ')
 		}
 		first = false
-		// A quoted string, possibly with spaces inside, is one <STR>.
-		if c := line[i]; c == '"' || c == '\'' && (i == 0 || isSpace(line[i-1])) {
-			if j := closeQuote(line, i); j > 0 {
+		// A quoted string, possibly with spaces inside, is one <STR>. An
+		// opener dropped for closing too far away leaves the next byte at
+		// the token's start, where a quote opens too.
+		opens := i == 0 || isSpace(line[i-1])
+		for c := line[i]; c == '"' || c == '\'' && opens; c = line[i] {
+			j := closes.after(line, i)
+			if j < 0 {
+				break // never closes: kept
+			}
+			if j-i <= maxQuoted+1 {
 				k := j
 				for k < len(line) && !isSpace(line[k]) { // whatever is glued after the quote
 					k++
@@ -61,8 +73,17 @@ func Mask(dst []byte, line string) []byte {
 					dst = maskToken(dst, PlaceStr+line[j:k])
 				}
 				i = k
-				continue
+				continue tokens
 			}
+			i++ // closes too far away: dropped
+			if i >= len(line) || isSpace(line[i]) {
+				if !wasFirst {
+					dst = dst[:len(dst)-1] // the separator written for it
+				}
+				first = wasFirst
+				continue tokens
+			}
+			opens = true
 		}
 		j := i
 		digit := false
@@ -101,24 +122,42 @@ var byteKind = func() (t [256]uint8) {
 	return t
 }()
 
-// closeQuote returns the index after the quote closing the one at line[i],
-// or -1 when it does not close within maxQuoted bytes (backslash escapes
-// skipped). A single quote closes only before a space, punctuation or the
-// end, so "don't" is not a quote.
-func closeQuote(line string, i int) int {
+// quoteCloser finds the quote closing the one at line[i]: the index after
+// it, or -1. A single quote closes only before a space, punctuation or the
+// end, so "don't" is not a quote; backslash escapes are skipped. It
+// remembers its last scan per quote character: a scan from a later opener
+// inside that span walks the same bytes to the same answer, so a line of n
+// bytes costs O(n) however many quotes it holds.
+type quoteCloser struct {
+	from, to [2]int // per quote kind (0 double, 1 single): the last scan's opener and answer
+	set      [2]bool
+}
+
+func (c *quoteCloser) after(line string, i int) int {
 	q := line[i]
-	for j := i + 1; j < len(line) && j-i <= maxQuoted; j++ {
-		switch line[j] {
-		case '\\':
+	k := 0
+	if q == '\'' {
+		k = 1
+	}
+	if c.set[k] && i > c.from[k] && (c.to[k] < 0 || i < c.to[k]-1) {
+		return c.to[k]
+	}
+	to := -1
+	for j := i + 1; j < len(line); j++ {
+		if line[j] == '\\' {
 			j++
-		case q:
+			continue
+		}
+		if line[j] == q {
 			if q == '\'' && j+1 < len(line) && !isSpace(line[j+1]) && !isPunct(line[j+1]) {
 				continue
 			}
-			return j + 1
+			to = j + 1
+			break
 		}
 	}
-	return -1
+	c.from[k], c.to[k], c.set[k] = i, to, true
+	return to
 }
 
 func isSpace(c byte) bool { return byteKind[c] == kindSpace }
