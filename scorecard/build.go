@@ -207,8 +207,19 @@ func signalWords(s ingest.SignalKind, facet string) string {
 		w = "callee-side latency"
 	case "mix":
 		w = "mix of operations"
+	case "calls":
+		w = "calls it makes"
 	}
 	return w
+}
+
+// reachedWords says where a recurring episode went, in its bad direction:
+// "reached 1.2 s or more", or, where a fall is bad, "fell to 0.95 or less".
+func reachedWords(level float64, unit string, dir int) string {
+	if dir < 0 {
+		return "fell to " + formatValue(level, unit) + " or less"
+	}
+	return "reached " + formatValue(level, unit) + " or more"
 }
 
 // formatValue renders a value with its unit at fixed precision.
@@ -381,8 +392,8 @@ func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce
 	} else if r := n.Recurrence; r != nil {
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: shortKey(s), Baseline: n.Baseline,
 			Incident: n.Incident, Unit: s.Unit, At: n.Onset,
-			Text: fmt.Sprintf("%s reached %s or more in %d of %d window samples, as it did in %d of %d baseline samples: %.1f σ as a rate (a %.0f robust σ spike that recurs)",
-				n.Label(), formatValue(r.Level, s.Unit), r.WindowHits, r.WindowN, r.BaselineHits, r.BaselineN, r.Score, r.Raw)})
+			Text: fmt.Sprintf("%s %s in %d of %d window samples, as it did in %d of %d baseline samples: %.1f σ as a rate (a %.0f robust σ spike that recurs)",
+				n.Label(), reachedWords(r.Level, s.Unit, n.Dir), r.WindowHits, r.WindowN, r.BaselineHits, r.BaselineN, r.Score, r.Raw)})
 	} else {
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: shortKey(s), Baseline: n.Baseline,
 			Incident: n.Incident, Unit: s.Unit, At: n.Onset,

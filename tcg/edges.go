@@ -60,6 +60,7 @@ func (g *Graph) buildEdges(b *ingest.Bundle, opt Options) {
 	g.PodsOn = podsOn
 	g.placementEdges(eb, podsOn)
 	g.rolloutEdges(eb)
+	g.callsEdges(eb)
 	g.peerEdges(eb, podsOn)
 	topo := map[string]bool{}
 	for _, c := range calls {
@@ -169,6 +170,8 @@ func (g *Graph) componentEdges(eb *edgeBuilder) {
 			switch {
 			case n.Facet == FacetPeers:
 				// a contrast with peers: its edges are peerEdges'
+			case n.Facet == FacetCalls:
+				// the calls its requests make: callsEdges'
 			case n.Signal == ingest.SignalChange:
 				change = append(change, i)
 			case n.Signal == ingest.SignalLogs:

@@ -40,9 +40,10 @@ const (
 	// FacetUnready is a rollout's availability: the share of the new
 	// version's pods asked for that report (package peers).
 	FacetUnready Facet = "unready"
-	// FacetCalls is a rollout's calls: the share of the dependencies its
-	// old version's pods call that its new version's pods call too
-	// (peers.Model.CallsContrast).
+	// FacetCalls is a service's calls: on a rollout, the share of the
+	// dependencies its old version's pods call that its new version's
+	// pods call too (peers.Model.CallsContrast); on a service, its calls
+	// per request against the baseline's (CallsPerRequest).
 	FacetCalls Facet = "calls"
 )
 
@@ -199,6 +200,8 @@ func facetOf(s *ingest.Series) Facet {
 		return FacetMissing
 	case ingest.LogPatternShift:
 		return FacetPattern
+	case CallsPerRequest:
+		return FacetCalls
 	}
 	if s.Entity.Kind == ingest.KindEdge && s.Signal == ingest.SignalLatency {
 		switch s.Labels.Get("reporter") {
@@ -246,7 +249,10 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	// Group series into nodes.
 	groups := map[string][]*ingest.Series{}
 	meta := map[string]*Node{}
+	counts := requestCounts(b.Series, b.Step)
+	g.Counts = counts
 	series := append(append([]*ingest.Series(nil), b.Series...), changeSeries(b, opt.ChangeHold, nil, inc.At)...)
+	series = append(series, callsSeries(b, counts, g.B0, g.B1)...)
 	for _, s := range series {
 		if !s.Aligned || s.Entity.Kind == ingest.KindUnknown || s.Entity.Name == "" {
 			continue
@@ -295,8 +301,6 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	// (every CPU, each writing only its node); the nodes are then added in
 	// ID order. O(series · cells log cells).
 	kept := make([]bool, len(ids))
-	counts := requestCounts(b.Series, b.Step)
-	g.Counts = counts
 	parallel.For(len(ids), 64, func(k int) {
 		n := meta[ids[k]]
 		if n.Peer != nil {
@@ -349,8 +353,11 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 // for it; ok is false when the series has nothing to judge.
 func seriesAnomaly(s *ingest.Series, step time.Duration, grid []ingest.Time, opt Options, b0, b1, w0, w1 int, counts map[string]CountSeries) (an Anomaly, dir int, ok bool) {
 	dir = ingest.BadDirection(s)
-	if s.Signal == ingest.SignalTraffic || s.Name == ingest.LogRecords {
+	switch {
+	case s.Signal == ingest.SignalTraffic || s.Name == ingest.LogRecords:
 		dir = 1 // a surge can cause an incident; a drop is an effect
+	case s.Name == CallsPerRequest:
+		dir = -1 // calls its requests no longer make
 	}
 	hold := 1
 	if s.Every > 0 && step > 0 {
