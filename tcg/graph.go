@@ -339,6 +339,7 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 		g.Nodes = append(g.Nodes, meta[id])
 	}
 	g.tailTests(b, opt)
+	g.materialParts(opt)
 	g.changePriors(opt)
 	g.pickTarget(inc.Target)
 	g.buildEdges(b, opt)
