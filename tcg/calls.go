@@ -22,16 +22,6 @@ import (
 // which is never a cause of its own.
 const CallsPerRequest = "calls_per_request_shift"
 
-// Parameters of the calls-per-request series (one place for its numbers).
-const (
-	// callsMinBaseline is the least calls to a dependency over the
-	// baseline for its rate per request to be known.
-	callsMinBaseline = 20
-	// callsMinCellShare is the least share of the baseline's cells in
-	// which both counts are known.
-	callsMinCellShare = 0.5
-)
-
 // callsSeries derives the CallsPerRequest series of every service whose
 // requests and whose calls to at least one dependency are counted: a
 // call edge's own count (spans, service-graph or mesh metrics) or, for a

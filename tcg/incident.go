@@ -87,6 +87,14 @@ const (
 	DefaultChangeHold   = 10 * time.Minute // Options.ChangeHold
 )
 
+// The calls-per-request series' constants (callsSeries): the least calls
+// to a dependency over the baseline for its rate per request to be known,
+// and the least share of the baseline's cells in which both counts are.
+const (
+	callsMinBaseline  = 20
+	callsMinCellShare = 0.5
+)
+
 func (o Options) withDefaults(step time.Duration) Options {
 	if o.Threshold <= 0 {
 		o.Threshold = DefaultThreshold
