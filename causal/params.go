@@ -183,10 +183,13 @@ func Terms() []string {
 }
 
 // contentSignal reports whether a signal measures what a component's
-// requests do — its log content, operation mix or their patterns — rather
-// than how much or how fast it works (log volume counts as traffic).
+// requests do — its log content, operation mix, the calls they make or
+// their patterns — rather than how much or how fast it works (log volume
+// counts as traffic). The calls its requests make were an errors signal
+// with the errors prior until 2026-12-05: folds fitted the prior up on
+// them, and leave-one-set-out lost two llm-dev cases and a PetShop one.
 func contentSignal(sig ingest.SignalKind, facet string) bool {
-	return facet == "mix" || sig == ingest.SignalLogs && facet != "records"
+	return facet == "mix" || facet == "calls" || sig == ingest.SignalLogs && facet != "records"
 }
 
 // levelTerm names the level term of a node's signal ("" for the others).

@@ -62,7 +62,13 @@ func callsSeries(b *ingest.Bundle, counts map[string]CountSeries, b0, b1 int) []
 			pods[e.Service] = append(pods[e.Service], e.ID())
 		}
 	}
-	requests := func(svc string) []float64 {
+	// Two views of the counts: every source's (spans first, requestCounts)
+	// and the metrics' alone. Spans may cover only minutes around an
+	// incident while the metrics cover the baseline too; each pair of
+	// counts (a caller's requests, its calls to one dependency) comes from
+	// one view, the first whose baseline knows the rate.
+	views := []map[string]CountSeries{counts, requestCounts(measured(b.Series), b.Step)}
+	requests := func(counts map[string]CountSeries, svc string) []float64 {
 		if cs, ok := counts[svcEntity(svc).ID()]; ok {
 			return countsOf(cs, n)
 		}
@@ -84,6 +90,25 @@ func callsSeries(b *ingest.Bundle, counts map[string]CountSeries, b0, b1 int) []
 		}
 		return sum
 	}
+	// residuals is the first view's residuals of a's calls to c.
+	residuals := func(a, c string) []float64 {
+		for _, counts := range views {
+			in := requests(counts, a)
+			if in == nil {
+				continue
+			}
+			var made []float64
+			if cs, ok := counts[ingest.Entity{Kind: ingest.KindEdge, Name: a + "->" + c}.ID()]; ok {
+				made = countsOf(cs, n)
+			} else if len(callers[c]) == 1 {
+				made = requests(counts, c) // its only caller's calls
+			}
+			if d := callResiduals(in, made, b0, b1); d != nil {
+				return d
+			}
+		}
+		return nil
+	}
 	names := make([]string, 0, len(callees))
 	for a := range callees {
 		names = append(names, a)
@@ -91,19 +116,9 @@ func callsSeries(b *ingest.Bundle, counts map[string]CountSeries, b0, b1 int) []
 	sort.Strings(names)
 	var out []*ingest.Series
 	for _, a := range names {
-		in := requests(a)
-		if in == nil {
-			continue
-		}
 		var shift []float64
 		for _, c := range slices.Sorted(maps.Keys(callees[a])) {
-			var made []float64
-			if cs, ok := counts[ingest.Entity{Kind: ingest.KindEdge, Name: a + "->" + c}.ID()]; ok {
-				made = countsOf(cs, n)
-			} else if len(callers[c]) == 1 {
-				made = requests(c) // its only caller's calls
-			}
-			d := callResiduals(in, made, b0, b1)
+			d := residuals(a, c)
 			if d == nil {
 				continue
 			}
@@ -123,6 +138,17 @@ func callsSeries(b *ingest.Bundle, counts map[string]CountSeries, b0, b1 int) []
 		ent := svcEntity(a)
 		out = append(out, &ingest.Series{Name: CallsPerRequest, Entity: ent, Signal: ingest.SignalErrors, Stat: "shift", Unit: "z",
 			Source: ingest.DerivedSource, T: b.Grid, V: shift, Aligned: true})
+	}
+	return out
+}
+
+// measured is the series not derived from spans or logs (the metrics).
+func measured(series []*ingest.Series) []*ingest.Series {
+	var out []*ingest.Series
+	for _, s := range series {
+		if s.Source != ingest.DerivedSource {
+			out = append(out, s)
+		}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package tcg
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -16,8 +17,9 @@ import (
 // From cell onset on, stop says what changes: "payment" — checkout stops
 // calling payment while its own requests go on (an exception thrown before
 // the call); "load" — checkout's requests halve and its calls with them;
-// "none".
-func callsBundle(t *testing.T, onset int, stop string) *ingest.Bundle {
+// "none". With spans, checkout's requests are also counted from spans that
+// cover only the last 15 cells (a trace export around the incident).
+func callsBundle(t *testing.T, onset int, stop string, spans bool) *ingest.Bundle {
 	t.Helper()
 	step := time.Minute
 	rate := func(name string, ent ingest.Entity) *ingest.Series {
@@ -44,7 +46,16 @@ func callsBundle(t *testing.T, onset int, stop string) *ingest.Bundle {
 			p.s.T, p.s.V = append(p.s.T, tm), append(p.s.V, p.v/60)
 		}
 	}
-	b := &ingest.Bundle{Series: []*ingest.Series{checkout, payment, currency},
+	series := []*ingest.Series{checkout, payment, currency}
+	if spans {
+		traced := &ingest.Series{Name: ingest.TraceRequests, Entity: svc("checkout"), Signal: ingest.SignalTraffic, Stat: "rate", Unit: "1/s",
+			Source: ingest.DerivedSource}
+		for i, tm := range checkout.T[len(checkout.T)-15:] {
+			traced.T, traced.V = append(traced.T, tm), append(traced.V, checkout.V[len(checkout.V)-15+i])
+		}
+		series = append(series, traced)
+	}
+	b := &ingest.Bundle{Series: series,
 		Deps: []ingest.Dependency{{Parent: "frontend", Child: "checkout"}, {Parent: "checkout", Child: "payment"}}}
 	if err := features.Finalize(b, ingest.Options{Step: step}, features.Options{}); err != nil {
 		t.Fatal(err)
@@ -55,16 +66,18 @@ func callsBundle(t *testing.T, onset int, stop string) *ingest.Bundle {
 // TestCallsPerRequest: a service that stops making a call its requests
 // make, while its requests go on, is anomalous in its calls per request —
 // a large, certain change in the bad direction, from the cell it stopped —
-// and that node explains its own errors and its callers'. Fewer requests
+// also where spans count its requests around the incident only (the
+// metrics' counts, which cover the baseline, judge it). Fewer requests
 // making fewer calls, or nothing changing, is not anomalous.
 func TestCallsPerRequest(t *testing.T) {
 	const onset = 55
 	for _, tc := range []struct {
 		stop      string
+		spans     bool
 		anomalous bool
-	}{{"payment", true}, {"load", false}, {"none", false}} {
-		t.Run(tc.stop, func(t *testing.T) {
-			b := callsBundle(t, onset, tc.stop)
+	}{{"payment", false, true}, {"payment", true, true}, {"load", false, false}, {"none", false, false}} {
+		t.Run(fmt.Sprintf("%s/spans=%v", tc.stop, tc.spans), func(t *testing.T) {
+			b := callsBundle(t, onset, tc.stop, tc.spans)
 			at := t0.Add(onset * time.Minute)
 			inc := Incident{Target: Target{Service: "checkout", Signal: ingest.SignalLatency}, At: at,
 				WindowStart: at - ingest.Time(2*time.Minute), WindowEnd: b.End, BaselineStart: b.Start}
