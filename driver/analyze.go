@@ -296,7 +296,7 @@ func (r *analyzeRun) config() analysis.Config {
 				rp := r.rep.StartRead(files)
 				return rp.File, rp.End
 			},
-			Read: func(b *ingest.Bundle, took time.Duration) { r.rep.Say("%s", readSummary(b, took)) },
+			Read: func(b *ingest.Bundle, took time.Duration) { r.rep.Say("%s", analysis.ReadSummary(b, took)) },
 		},
 	}
 }

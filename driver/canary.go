@@ -68,7 +68,7 @@ func (cc compareCall) canaryReport() (*compare.Report, int) {
 	rep, err := analysis.Canary(context.Background(), analysis.CanaryInputs{Paths: paths, Stdin: stdin}, analysis.CanaryConfig{
 		Options: c.canary, Step: c.af.Step, LastWindow: cc.changed("window"), Window: c.af.Window, Limits: c.lim, Version: version, Args: args,
 		Progress: analysis.CompareProgress{Say: say.Say, Detail: say.Detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
-			say.Say("%s: %s", name, readSummary(b, took))
+			say.Say("%s: %s", name, analysis.ReadSummary(b, took))
 		}}})
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)

@@ -276,7 +276,7 @@ func (cc compareCall) report() (*compare.Report, int) {
 		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
 	}
 	pr := analysis.CompareProgress{Say: progress, Detail: say.Detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
-		progress("%s: %s", name, readSummary(b, took))
+		progress("%s: %s", name, analysis.ReadSummary(b, took))
 	}}
 	rep, err := analysis.Compare(context.Background(), analysis.CompareInputs{Paths: paths, Stdin: stdin}, analysis.CompareConfig{
 		Options: o, Spec: spec, Graph: topt, Causal: copt, Step: af.Step, Window: af.Window, Baseline: af.Baseline,
