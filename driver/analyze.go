@@ -182,7 +182,7 @@ func runAnalyzeRow(args []string, env cmdEnv, row int) int {
 	if err := r.report(card); err != nil {
 		return exitCode(err)
 	}
-	if failOnHit(card, of.FailOn) {
+	if scorecard.GateTripped(card, of.FailOn) {
 		return 3
 	}
 	return 0
@@ -413,25 +413,6 @@ func checkGrafana(u, datasource string) error {
 		return fmt.Errorf("--grafana-datasource needs --grafana-url (the Grafana it belongs to)")
 	}
 	return nil
-}
-
-// failOnHit reports whether a cause reaches the --fail-on severity.
-func failOnHit(c *scorecard.Card, failOn string) bool {
-	if failOn == "never" {
-		return false
-	}
-	if failOn == "abstain" && !c.Verdict.Confident {
-		return true // an incident whose card abstains still pages
-	}
-	for _, cause := range c.Causes {
-		switch {
-		case cause.Severity == scorecard.SeverityCritical:
-			return true
-		case failOn == "warning" && cause.Severity == scorecard.SeverityWarning:
-			return true
-		}
-	}
-	return false
 }
 
 // exportExts are the report formats' file extensions.
