@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
@@ -128,12 +127,7 @@ func (l *liveFlags) list(stdout, stderr io.Writer, step time.Duration) int {
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PACK\tNAME\tQUERY")
-	for _, q := range qs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", q.Pack, q.Name, q.Expr)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := live.WriteQueries(stdout, qs); err != nil {
 		cliio.SayErr(stderr, "", err)
 		return 1
 	}
