@@ -197,7 +197,7 @@ type analyzeRun struct {
 	rep     *progress.Reporter
 	slice   time.Duration
 	so      stageOptions
-	in      *inputs // what the source delivered
+	in      *analysis.Opened // what the source delivered
 	// runbooks are the team's runbooks (--runbooks), read before the data.
 	runbooks []scorecard.Runbook
 	// explain is the row `explain N` renders (0: the whole card).
@@ -255,13 +255,16 @@ func (r *analyzeRun) run(ctx context.Context, args []string) (*analysis.Run, err
 	}
 	untrack := cliio.TrackTemp(work)
 	defer func() { os.RemoveAll(work); untrack() }()
-	r.in, err = newSource(&r.o.lf, &r.o.af, work, r.env.red, r.rep.Say).open(ctx, args, r.named, &r.so.at, &r.so.spec)
+	src, err := newSource(&r.o.lf, &r.o.af, work, r.env.red, r.rep.Say)
+	if err == nil {
+		r.in, err = src.Open(ctx, args, r.named, &r.so.at, &r.so.spec)
+	}
 	if err != nil {
 		return nil, reported(liveExit(r.env.stderr, err))
 	}
-	defer r.in.cleanup()
-	in := analysis.Inputs{Paths: r.in.paths, Named: r.named, Stdin: r.env.stdin, Args: r.in.args, Warnings: r.in.warnings,
-		Sampling: r.in.sampling, LiveDir: r.in.tempDir, Live: r.o.lf.active(), WorkDir: work}
+	defer r.in.Cleanup()
+	in := analysis.Inputs{Paths: r.in.Paths, Named: r.named, Stdin: r.env.stdin, Args: r.in.Args, Warnings: r.in.Warnings,
+		Sampling: r.in.Sampling, LiveDir: r.in.TempDir, Live: r.o.lf.active(), WorkDir: work}
 	run, err := analysis.Analyze(ctx, in, r.config())
 	if err != nil {
 		if errors.Is(err, errUsage) {

@@ -15,7 +15,6 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
-	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
 )
 
@@ -289,30 +288,13 @@ func (cc compareCall) report() (*compare.Report, int) {
 	return rep, 0
 }
 
-// fetchCompare fetches, in one go, the range that holds both windows and
-// their baseline from the live sources: the later time's window with a
-// baseline reaching back over the earlier window and its own baseline
-// (--baseline, else max(6 windows, 30m)). Relative times are resolved
-// against the wall clock now and rewritten as absolute ones. It returns
-// the fetched bundle's directory (--save-bundle, else a temporary one that
-// cleanup removes) or a nonzero exit code, having said why.
+// fetchCompare fetches both windows and their baseline from the live
+// sources in one go (analysis.LiveSource.FetchCompare), relative times
+// made absolute. It returns the fetched bundle's directory (--save-bundle,
+// else a temporary one that cleanup removes) or a nonzero exit code,
+// having said why.
 func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *timeSpec, stderr io.Writer,
 	progress func(string, ...any)) (string, func(), int) {
-	now := time.Now().UTC().Truncate(time.Second)
-	abs := func(t *timeSpec) {
-		if t.IsRel {
-			a := now.Add(t.Rel)
-			*t = timeSpec{Abs: ingest.FromTime(a), Raw: a.Format(time.RFC3339Nano) + " (" + t.Raw + ", now = wall clock at fetch)", Present: true}
-		}
-	}
-	abs(bAt)
-	abs(aAt)
-	first, last := *bAt, *aAt
-	if first.Abs > last.Abs {
-		first, last = last, first
-	}
-	fetch := *af
-	fetch.Baseline = last.Abs.Sub(first.Abs) + analysis.FetchBaseline(af.Baseline, af.Window)
 	work, err := os.MkdirTemp("", "pipeline-analyze-compare-*")
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
@@ -320,17 +302,17 @@ func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *tim
 	}
 	untrack := cliio.TrackTemp(work)
 	done := func() { os.RemoveAll(work); untrack() }
-	var spec tcg.IncidentSpec
-	at := last
-	in, err := newSource(lf, &fetch, work, &cliio.Redactor{}, progress).open(context.Background(), args, nil, &at, &spec)
+	src, err := newLiveSource(lf, af, &cliio.Redactor{}, progress)
+	var in *analysis.Opened
+	if err == nil {
+		src.Fetch.WorkDir = work
+		in, err = src.FetchCompare(context.Background(), args, bAt, aAt)
+	}
 	if err != nil {
 		done()
 		return "", nil, liveExit(stderr, err)
 	}
-	for _, w := range in.warnings {
-		progress("live: %s", w.Message)
-	}
-	return in.paths[len(in.paths)-1], func() { in.cleanup(); done() }, 0
+	return in.Paths[len(in.Paths)-1], func() { in.Cleanup(); done() }, 0
 }
 
 // compareRerun is the command line that compares the fetched bundle dir
