@@ -121,7 +121,7 @@ func newAnalyzeFlags() (*pflag.FlagSet, *analyzeOpts) {
 	fs := pflag.NewFlagSet("pipeline-analyze", pflag.ContinueOnError)
 	fs.SortFlags = false
 	o := &analyzeOpts{}
-	o.af.register(fs)
+	registerAnalysisFlags(fs, &o.af)
 	registerLimitFlags(fs, &o.lim)
 	fs.StringVar(&o.logEntity, "log-entity", "", "`ENTITY` of log files whose data names none (kubectl logs output): pod/NAME, service/NAME or NAME")
 	clihelp.SetGroup(fs, clihelp.GroupInputs, "log-entity")
@@ -219,11 +219,11 @@ func newAnalyzeRun(env cmdEnv, o *analyzeOpts, changed func(string) bool, named 
 	if r.slice, err = checkOutputFlags(&o.of); err != nil {
 		return nil, err
 	}
-	if r.so, err = o.af.options(); err != nil {
+	if r.so, err = o.af.Stages(); err != nil {
 		return nil, err
 	}
 	if o.af.Explain {
-		r.so.causal.Explain = env.explain
+		r.so.Causal.Explain = env.explain
 	}
 	return r, nil
 }
@@ -257,7 +257,7 @@ func (r *analyzeRun) run(ctx context.Context, args []string) (*analysis.Run, err
 	defer func() { os.RemoveAll(work); untrack() }()
 	src, err := newSource(&r.o.lf, &r.o.af, work, r.env.red, r.rep.Say)
 	if err == nil {
-		r.in, err = src.Open(ctx, args, r.named, &r.so.at, &r.so.spec)
+		r.in, err = src.Open(ctx, args, r.named, &r.so.At, &r.so.Incident)
 	}
 	if err != nil {
 		return nil, reported(liveExit(r.env.stderr, err))
@@ -287,9 +287,9 @@ func (r *analyzeRun) config() analysis.Config {
 	af, of := &r.o.af, &r.o.of
 	return analysis.Config{
 		Step: af.Step, Limits: r.o.lim, LogEntity: r.o.logEntity,
-		At: r.so.at, Incident: r.so.spec, Target: af.Target,
+		At: r.so.At, Incident: r.so.Incident, Target: af.Target,
 		TargetGiven: r.changed("target"), WindowGiven: r.changed("window"), BaselineGiven: r.changed("baseline"),
-		Graph: r.so.graph, Causal: r.so.causal, Evidence: r.so.evidence,
+		Graph: r.so.Graph, Causal: r.so.Causal, Evidence: r.so.Evidence,
 		Card: analysis.CardOptions{Version: version, Slice: r.slice, Runbooks: r.runbooks,
 			Links: scorecard.StepLinks{JaegerUI: of.JaegerUI, GrafanaURL: of.Grafana, GrafanaDatasource: of.GrafanaDatasource}},
 		Progress: analysis.Progress{

@@ -101,7 +101,7 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SortFlags = false
 	c := &compareOpts{}
-	c.af.register(fs)
+	registerAnalysisFlags(fs, &c.af)
 	_ = fs.MarkHidden("at")         // --before-at / --after-at instead
 	_ = fs.MarkHidden("explain")    // the BEFORE analysis is only a source of causes here
 	_ = fs.MarkHidden("shape-seed") // the request-shape map's change takes --seed
@@ -234,11 +234,11 @@ func (cc compareCall) report() (*compare.Report, int) {
 	if err := checkGrafana(o.GrafanaURL, o.GrafanaDatasource); err != nil {
 		return nil, usageErrorFor(stderr, "compare", err)
 	}
-	so, err := af.options()
+	so, err := af.Stages()
 	if err != nil {
 		return nil, usageErrorFor(stderr, "compare", err)
 	}
-	spec, topt, copt := so.spec, so.graph, so.causal
+	spec, topt, copt := so.Incident, so.Graph, so.Causal
 	bAt, err := parseTimeSpec(beforeAt)
 	if err != nil {
 		return usage("%s", strings.Replace(err.Error(), "--at", "--before-at", 1))

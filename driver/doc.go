@@ -6,8 +6,8 @@
 //
 // It owns the command line (commands.go: the subcommands and their help;
 // flags.go: flags generated from the fields of the configuration structs
-// analysisFlags, outputFlags and liveFlags, each default written once),
-// turning flags into each stage's Options (config.go: stageOptions), the
+// analysis.Settings, outputFlags and liveFlags, each default written once),
+// turning flags into each stage's Options (analysis.Settings.Stages), the
 // sources of an analysis (source.go: analysis.LocalSource, or
 // analysis.LiveSource built from the live flags), the call of the
 // analysis (analyze.go: the flags → analysis.Config → analysis.Analyze, the

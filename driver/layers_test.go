@@ -61,7 +61,7 @@ var layers = map[string][]string{
 	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "ingest/gpu/nsight", "internal/parallel", "internal/reportfmt", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
 	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "measure", "peers", "scorecard", "shape", "tcg"},
 	// analysis: the one in-process core the CLI, the MCP server, eval and compare call (Analyze → *Run; Compare, Canary, Profile → reports).
-	"analysis": {"causal", "compare", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "live", "measure", "profdiff", "scorecard", "tcg"},
+	"analysis": {"causal", "compare", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "live", "measure", "profdiff", "scorecard", "shape", "tcg"},
 	// mcp: the MCP server's tools over analysis.Run and the comparisons' reports (the command supplies its Runner).
 	"mcp": {"analysis", "compare", "ingest", "internal/parallel", "internal/reportfmt", "profdiff", "scorecard"},
 	// eval: the analysis scored against labelled cases (--split, --fit); the eval command is its flag wiring.
