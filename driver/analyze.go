@@ -349,12 +349,7 @@ func (r *analyzeRun) report(card *scorecard.Card) error {
 	}
 	r.rep.Phase("report", r.reportStart)
 	report := r.env.red.Replace(sb.String()) // no secret leaves the process, whatever a server echoed
-	if of.Export != "" {
-		if err := cliio.WriteFileAtomic(of.Export, []byte(report)); err != nil {
-			return r.fail("", err)
-		}
-		r.rep.Say("wrote %s (%s)", of.Export, of.Format)
-	} else if _, err := io.WriteString(stdout, report); err != nil {
+	if err := writeOutput(report, of.Format, of.Export, stdout, r.rep.Say); err != nil {
 		return r.fail("", err)
 	}
 	r.rep.PrintPhases()

@@ -186,7 +186,12 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	say := &progress.Reporter{Out: stderr, Quiet: c.quiet, Verbose: c.verbose}
-	if err := writeReport(rep, c.format, c.export, stdout, say.Say); err != nil {
+	var sb strings.Builder
+	err := compare.Render(&sb, rep, c.format, compare.RenderOptions{Width: 100})
+	if err == nil {
+		err = writeOutput(sb.String(), c.format, c.export, stdout, say.Say)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return 1
 	}
@@ -336,20 +341,16 @@ func compareRerun(args []string, bAt, aAt *timeSpec, dir string) []string {
 	return append(out, dir)
 }
 
-// writeReport renders the comparison and writes it to export (atomically)
-// or stdout.
-func writeReport(rep *compare.Report, format, export string, stdout io.Writer, progress func(string, ...any)) error {
-	var sb strings.Builder
-	if err := compare.Render(&sb, rep, format, compare.RenderOptions{Width: 100}); err != nil {
-		return err
-	}
+// writeOutput writes a rendered report to export (atomically; said on
+// say) or stdout.
+func writeOutput(report, format, export string, stdout io.Writer, say func(string, ...any)) error {
 	if export != "" {
-		if err := cliio.WriteFileAtomic(export, []byte(sb.String())); err != nil {
+		if err := cliio.WriteFileAtomic(export, []byte(report)); err != nil {
 			return err
 		}
-		progress("wrote %s (%s)", export, format)
+		say("wrote %s (%s)", export, format)
 		return nil
 	}
-	_, err := io.WriteString(stdout, sb.String())
+	_, err := io.WriteString(stdout, report)
 	return err
 }

@@ -38,17 +38,11 @@ func runProfile(c *compareOpts, fs *pflag.FlagSet, args []string, stdout, stderr
 	}
 	say := &progress.Reporter{Out: stderr, Quiet: c.quiet, Verbose: c.verbose}
 	var sb strings.Builder
-	if err := profdiff.Render(&sb, rep, c.format, profdiff.RenderOptions{Width: 100}); err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+	err := profdiff.Render(&sb, rep, c.format, profdiff.RenderOptions{Width: 100})
+	if err == nil {
+		err = writeOutput(sb.String(), c.format, c.export, stdout, say.Say)
 	}
-	if c.export != "" {
-		if err := cliio.WriteFileAtomic(c.export, []byte(sb.String())); err != nil {
-			fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-			return 1
-		}
-		say.Say("wrote %s (%s)", c.export, c.format)
-	} else if _, err := io.WriteString(stdout, sb.String()); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return 1
 	}
