@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/spf13/pflag"
@@ -413,10 +413,6 @@ func checkGrafana(u, datasource string) error {
 	return nil
 }
 
-// exportExts are the report formats' file extensions.
-var exportExts = map[string]string{".txt": "text", ".text": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown",
-	".html": "html", ".htm": "html"}
-
 // exportFormat checks --export's extension against -o: without -o the
 // format follows the extension (report.html is HTML); with a -o that
 // contradicts it, the run is refused rather than writing text into an
@@ -425,8 +421,7 @@ func exportFormat(of *outputFlags, formatGiven bool) error {
 	if of.Export == "" {
 		return nil
 	}
-	ext := strings.ToLower(filepath.Ext(of.Export))
-	want, ok := exportExts[ext]
+	want, ok := reportfmt.FormatOfFile(of.Export)
 	switch {
 	case !ok || want == of.Format:
 		return nil
@@ -435,10 +430,5 @@ func exportFormat(of *outputFlags, formatGiven bool) error {
 		return nil
 	}
 	return fmt.Errorf("--export %s is %s by its extension but -o is %s: give -o %s, or an export file ending in %s",
-		of.Export, want, of.Format, want, extOf(of.Format))
-}
-
-// extOf is the usual extension of a report format.
-func extOf(format string) string {
-	return map[string]string{"text": ".txt", "json": ".json", "markdown": ".md", "html": ".html"}[format]
+		of.Export, want, of.Format, want, reportfmt.Ext(of.Format))
 }

@@ -23,7 +23,7 @@ var layers = map[string][]string{
 	"logtemplate":       {},
 	"live":              {"internal/boundedfile", "internal/parallel", "measure"},
 	"fixtures":          {},
-	"simulate":          {"fixtures", "internal/clihelp"}, // the simulate command's work over fixtures: the catalog table, --seeds, a catalog with its progress, a case's summary
+	"simulate":          {"fixtures", "internal/clihelp", "internal/reportfmt"}, // the simulate command's work over fixtures: the catalog table, --seeds, a catalog with its progress, a case's summary
 	"gpurecord":         {},
 	"ingest":            {"ingest/classify", "ingest/fastjson", "ingest/model", "internal/parallel", "logtemplate", "measure"},
 	"ingest/model":      {},               // the data model: Bundle, Span, Series, Entity, Sym, Time, logs, warnings
@@ -66,7 +66,7 @@ var layers = map[string][]string{
 	"mcp": {"analysis", "compare", "ingest", "internal/parallel", "internal/reportfmt", "profdiff", "scorecard"},
 	// eval: the analysis scored against labelled cases (--split, --fit); the eval command is its flag wiring.
 	"eval": {"analysis", "causal", "features", "ingest", "internal/boundedfile", "measure", "tcg"},
-	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/clihelp", "internal/cliio", "internal/parallel", "internal/progress", "internal/suggest", "live", "logtemplate", "mcp", "measure",
+	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/clihelp", "internal/cliio", "internal/parallel", "internal/progress", "internal/reportfmt", "internal/suggest", "live", "logtemplate", "mcp", "measure",
 		"peers", "profdiff", "scorecard", "shape", "simulate", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 

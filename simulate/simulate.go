@@ -15,6 +15,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // ParseSeeds parses a comma-separated list of seeds ("101,102"); empty
@@ -82,7 +83,7 @@ func PrintFaults(w io.Writer, width int) error {
 		nw, sw = max(nw, len(f.Name)), max(sw, len(f.Signal))
 	}
 	indent := nw + sw + 4
-	ew := &errWriter{w: w}
+	ew := reportfmt.NewErrWriter(w)
 	fmt.Fprintf(ew, "%-*s  %-*s  %s\n", nw, "FAULT", sw, "SIGNAL", "DESCRIPTION")
 	for _, f := range faults {
 		for i, l := range clihelp.WrapWords(f.Description, max(width-indent, 30)) {
@@ -93,20 +94,5 @@ func PrintFaults(w io.Writer, width int) error {
 			}
 		}
 	}
-	return ew.err
-}
-
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
+	return ew.Err()
 }
