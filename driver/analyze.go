@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/suggest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 	"github.com/spf13/pflag"
@@ -121,7 +121,7 @@ func newAnalyzeFlags() (*pflag.FlagSet, *analyzeOpts) {
 	fs := pflag.NewFlagSet("pipeline-analyze", pflag.ContinueOnError)
 	fs.SortFlags = false
 	o := &analyzeOpts{}
-	o.af.register(fs)
+	registerAnalysisFlags(fs, &o.af)
 	registerLimitFlags(fs, &o.lim)
 	fs.StringVar(&o.logEntity, "log-entity", "", "`ENTITY` of log files whose data names none (kubectl logs output): pod/NAME, service/NAME or NAME")
 	clihelp.SetGroup(fs, clihelp.GroupInputs, "log-entity")
@@ -182,7 +182,7 @@ func runAnalyzeRow(args []string, env cmdEnv, row int) int {
 	if err := r.report(card); err != nil {
 		return exitCode(err)
 	}
-	if failOnHit(card, of.FailOn) {
+	if scorecard.GateTripped(card, of.FailOn) {
 		return 3
 	}
 	return 0
@@ -197,7 +197,7 @@ type analyzeRun struct {
 	rep     *progress.Reporter
 	slice   time.Duration
 	so      stageOptions
-	in      *inputs // what the source delivered
+	in      *analysis.Opened // what the source delivered
 	// runbooks are the team's runbooks (--runbooks), read before the data.
 	runbooks []scorecard.Runbook
 	// explain is the row `explain N` renders (0: the whole card).
@@ -219,11 +219,11 @@ func newAnalyzeRun(env cmdEnv, o *analyzeOpts, changed func(string) bool, named 
 	if r.slice, err = checkOutputFlags(&o.of); err != nil {
 		return nil, err
 	}
-	if r.so, err = o.af.options(); err != nil {
+	if r.so, err = o.af.Stages(); err != nil {
 		return nil, err
 	}
 	if o.af.Explain {
-		r.so.causal.Explain = env.explain
+		r.so.Causal.Explain = env.explain
 	}
 	return r, nil
 }
@@ -255,13 +255,16 @@ func (r *analyzeRun) run(ctx context.Context, args []string) (*analysis.Run, err
 	}
 	untrack := cliio.TrackTemp(work)
 	defer func() { os.RemoveAll(work); untrack() }()
-	r.in, err = newSource(&r.o.lf, &r.o.af, work, r.env.red, r.rep.Say).open(ctx, args, r.named, &r.so.at, &r.so.spec)
+	src, err := newSource(&r.o.lf, &r.o.af, work, r.env.red, r.rep.Say)
+	if err == nil {
+		r.in, err = src.Open(ctx, args, r.named, &r.so.At, &r.so.Incident)
+	}
 	if err != nil {
 		return nil, reported(liveExit(r.env.stderr, err))
 	}
-	defer r.in.cleanup()
-	in := analysis.Inputs{Paths: r.in.paths, Named: r.named, Stdin: r.env.stdin, Args: r.in.args, Warnings: r.in.warnings,
-		Sampling: r.in.sampling, LiveDir: r.in.tempDir, Live: r.o.lf.active(), WorkDir: work}
+	defer r.in.Cleanup()
+	in := analysis.Inputs{Paths: r.in.Paths, Named: r.named, Stdin: r.env.stdin, Args: r.in.Args, Warnings: r.in.Warnings,
+		Sampling: r.in.Sampling, LiveDir: r.in.TempDir, Live: r.o.lf.active(), WorkDir: work}
 	run, err := analysis.Analyze(ctx, in, r.config())
 	if err != nil {
 		if errors.Is(err, errUsage) {
@@ -284,9 +287,9 @@ func (r *analyzeRun) config() analysis.Config {
 	af, of := &r.o.af, &r.o.of
 	return analysis.Config{
 		Step: af.Step, Limits: r.o.lim, LogEntity: r.o.logEntity,
-		At: r.so.at, Incident: r.so.spec, Target: af.Target,
+		At: r.so.At, Incident: r.so.Incident, Target: af.Target,
 		TargetGiven: r.changed("target"), WindowGiven: r.changed("window"), BaselineGiven: r.changed("baseline"),
-		Graph: r.so.graph, Causal: r.so.causal, Evidence: r.so.evidence,
+		Graph: r.so.Graph, Causal: r.so.Causal, Evidence: r.so.Evidence,
 		Card: analysis.CardOptions{Version: version, Slice: r.slice, Runbooks: r.runbooks,
 			Links: scorecard.StepLinks{JaegerUI: of.JaegerUI, GrafanaURL: of.Grafana, GrafanaDatasource: of.GrafanaDatasource}},
 		Progress: analysis.Progress{
@@ -296,7 +299,7 @@ func (r *analyzeRun) config() analysis.Config {
 				rp := r.rep.StartRead(files)
 				return rp.File, rp.End
 			},
-			Read: func(b *ingest.Bundle, took time.Duration) { r.rep.Say("%s", readSummary(b, took)) },
+			Read: func(b *ingest.Bundle, took time.Duration) { r.rep.Say("%s", analysis.ReadSummary(b, took)) },
 		},
 	}
 }
@@ -346,12 +349,7 @@ func (r *analyzeRun) report(card *scorecard.Card) error {
 	}
 	r.rep.Phase("report", r.reportStart)
 	report := r.env.red.Replace(sb.String()) // no secret leaves the process, whatever a server echoed
-	if of.Export != "" {
-		if err := cliio.WriteFileAtomic(of.Export, []byte(report)); err != nil {
-			return r.fail("", err)
-		}
-		r.rep.Say("wrote %s (%s)", of.Export, of.Format)
-	} else if _, err := io.WriteString(stdout, report); err != nil {
+	if err := writeOutput(report, of.Format, of.Export, stdout, r.rep.Say); err != nil {
 		return r.fail("", err)
 	}
 	r.rep.PrintPhases()
@@ -415,29 +413,6 @@ func checkGrafana(u, datasource string) error {
 	return nil
 }
 
-// failOnHit reports whether a cause reaches the --fail-on severity.
-func failOnHit(c *scorecard.Card, failOn string) bool {
-	if failOn == "never" {
-		return false
-	}
-	if failOn == "abstain" && !c.Verdict.Confident {
-		return true // an incident whose card abstains still pages
-	}
-	for _, cause := range c.Causes {
-		switch {
-		case cause.Severity == scorecard.SeverityCritical:
-			return true
-		case failOn == "warning" && cause.Severity == scorecard.SeverityWarning:
-			return true
-		}
-	}
-	return false
-}
-
-// exportExts are the report formats' file extensions.
-var exportExts = map[string]string{".txt": "text", ".text": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown",
-	".html": "html", ".htm": "html"}
-
 // exportFormat checks --export's extension against -o: without -o the
 // format follows the extension (report.html is HTML); with a -o that
 // contradicts it, the run is refused rather than writing text into an
@@ -446,8 +421,7 @@ func exportFormat(of *outputFlags, formatGiven bool) error {
 	if of.Export == "" {
 		return nil
 	}
-	ext := strings.ToLower(filepath.Ext(of.Export))
-	want, ok := exportExts[ext]
+	want, ok := reportfmt.FormatOfFile(of.Export)
 	switch {
 	case !ok || want == of.Format:
 		return nil
@@ -456,10 +430,5 @@ func exportFormat(of *outputFlags, formatGiven bool) error {
 		return nil
 	}
 	return fmt.Errorf("--export %s is %s by its extension but -o is %s: give -o %s, or an export file ending in %s",
-		of.Export, want, of.Format, want, extOf(of.Format))
-}
-
-// extOf is the usual extension of a report format.
-func extOf(format string) string {
-	return map[string]string{"text": ".txt", "json": ".json", "markdown": ".md", "html": ".html"}[format]
+		of.Export, want, of.Format, want, reportfmt.Ext(of.Format))
 }

@@ -52,15 +52,17 @@ func (cc compareCall) canaryReport() (*compare.Report, int) {
 	paths := cc.paths
 	if c.lf.active() {
 		var spec tcg.IncidentSpec
-		in, err := newSource(&c.lf, &c.af, "", &cliio.Redactor{}, say.Say).open(context.Background(), args, paths, &timeSpec{}, &spec)
+		src, err := newSource(&c.lf, &c.af, "", &cliio.Redactor{}, say.Say)
+		var in *analysis.Opened
+		if err == nil {
+			in, err = src.Open(context.Background(), args, paths, &timeSpec{}, &spec)
+		}
 		if err != nil {
 			return nil, liveExit(stderr, err)
 		}
-		defer in.cleanup()
-		for _, w := range in.warnings {
-			say.Say("live: %s", w.Message)
-		}
-		paths, args = in.paths, in.args
+		defer in.Cleanup()
+		in.SayWarnings(say.Say)
+		paths, args = in.Paths, in.Args
 	}
 	if len(paths) == 0 {
 		return usage("compare --canary: want DATA (a file or directory), or live sources (--prometheus-url ...)")
@@ -68,7 +70,7 @@ func (cc compareCall) canaryReport() (*compare.Report, int) {
 	rep, err := analysis.Canary(context.Background(), analysis.CanaryInputs{Paths: paths, Stdin: stdin}, analysis.CanaryConfig{
 		Options: c.canary, Step: c.af.Step, LastWindow: cc.changed("window"), Window: c.af.Window, Limits: c.lim, Version: version, Args: args,
 		Progress: analysis.CompareProgress{Say: say.Say, Detail: say.Detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
-			say.Say("%s: %s", name, readSummary(b, took))
+			say.Say("%s: %s", name, analysis.ReadSummary(b, took))
 		}}})
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)

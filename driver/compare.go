@@ -15,7 +15,6 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
-	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
 )
 
@@ -102,7 +101,7 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SortFlags = false
 	c := &compareOpts{}
-	c.af.register(fs)
+	registerAnalysisFlags(fs, &c.af)
 	_ = fs.MarkHidden("at")         // --before-at / --after-at instead
 	_ = fs.MarkHidden("explain")    // the BEFORE analysis is only a source of causes here
 	_ = fs.MarkHidden("shape-seed") // the request-shape map's change takes --seed
@@ -187,7 +186,12 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	say := &progress.Reporter{Out: stderr, Quiet: c.quiet, Verbose: c.verbose}
-	if err := writeReport(rep, c.format, c.export, stdout, say.Say); err != nil {
+	var sb strings.Builder
+	err := compare.Render(&sb, rep, c.format, compare.RenderOptions{Width: 100})
+	if err == nil {
+		err = writeOutput(sb.String(), c.format, c.export, stdout, say.Say)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return 1
 	}
@@ -235,11 +239,11 @@ func (cc compareCall) report() (*compare.Report, int) {
 	if err := checkGrafana(o.GrafanaURL, o.GrafanaDatasource); err != nil {
 		return nil, usageErrorFor(stderr, "compare", err)
 	}
-	so, err := af.options()
+	so, err := af.Stages()
 	if err != nil {
 		return nil, usageErrorFor(stderr, "compare", err)
 	}
-	spec, topt, copt := so.spec, so.graph, so.causal
+	spec, topt, copt := so.Incident, so.Graph, so.Causal
 	bAt, err := parseTimeSpec(beforeAt)
 	if err != nil {
 		return usage("%s", strings.Replace(err.Error(), "--at", "--before-at", 1))
@@ -276,7 +280,7 @@ func (cc compareCall) report() (*compare.Report, int) {
 		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
 	}
 	pr := analysis.CompareProgress{Say: progress, Detail: say.Detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
-		progress("%s: %s", name, readSummary(b, took))
+		progress("%s: %s", name, analysis.ReadSummary(b, took))
 	}}
 	rep, err := analysis.Compare(context.Background(), analysis.CompareInputs{Paths: paths, Stdin: stdin}, analysis.CompareConfig{
 		Options: o, Spec: spec, Graph: topt, Causal: copt, Step: af.Step, Window: af.Window, Baseline: af.Baseline,
@@ -289,30 +293,13 @@ func (cc compareCall) report() (*compare.Report, int) {
 	return rep, 0
 }
 
-// fetchCompare fetches, in one go, the range that holds both windows and
-// their baseline from the live sources: the later time's window with a
-// baseline reaching back over the earlier window and its own baseline
-// (--baseline, else max(6 windows, 30m)). Relative times are resolved
-// against the wall clock now and rewritten as absolute ones. It returns
-// the fetched bundle's directory (--save-bundle, else a temporary one that
-// cleanup removes) or a nonzero exit code, having said why.
+// fetchCompare fetches both windows and their baseline from the live
+// sources in one go (analysis.LiveSource.FetchCompare), relative times
+// made absolute. It returns the fetched bundle's directory (--save-bundle,
+// else a temporary one that cleanup removes) or a nonzero exit code,
+// having said why.
 func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *timeSpec, stderr io.Writer,
 	progress func(string, ...any)) (string, func(), int) {
-	now := time.Now().UTC().Truncate(time.Second)
-	abs := func(t *timeSpec) {
-		if t.IsRel {
-			a := now.Add(t.Rel)
-			*t = timeSpec{Abs: ingest.FromTime(a), Raw: a.Format(time.RFC3339Nano) + " (" + t.Raw + ", now = wall clock at fetch)", Present: true}
-		}
-	}
-	abs(bAt)
-	abs(aAt)
-	first, last := *bAt, *aAt
-	if first.Abs > last.Abs {
-		first, last = last, first
-	}
-	fetch := *af
-	fetch.Baseline = last.Abs.Sub(first.Abs) + analysis.FetchBaseline(af.Baseline, af.Window)
 	work, err := os.MkdirTemp("", "pipeline-analyze-compare-*")
 	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
@@ -320,17 +307,17 @@ func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *tim
 	}
 	untrack := cliio.TrackTemp(work)
 	done := func() { os.RemoveAll(work); untrack() }
-	var spec tcg.IncidentSpec
-	at := last
-	in, err := newSource(lf, &fetch, work, &cliio.Redactor{}, progress).open(context.Background(), args, nil, &at, &spec)
+	src, err := newLiveSource(lf, af, &cliio.Redactor{}, progress)
+	var in *analysis.Opened
+	if err == nil {
+		src.Fetch.WorkDir = work
+		in, err = src.FetchCompare(context.Background(), args, bAt, aAt)
+	}
 	if err != nil {
 		done()
 		return "", nil, liveExit(stderr, err)
 	}
-	for _, w := range in.warnings {
-		progress("live: %s", w.Message)
-	}
-	return in.paths[len(in.paths)-1], func() { in.cleanup(); done() }, 0
+	return in.Paths[len(in.Paths)-1], func() { in.Cleanup(); done() }, 0
 }
 
 // compareRerun is the command line that compares the fetched bundle dir
@@ -354,20 +341,16 @@ func compareRerun(args []string, bAt, aAt *timeSpec, dir string) []string {
 	return append(out, dir)
 }
 
-// writeReport renders the comparison and writes it to export (atomically)
-// or stdout.
-func writeReport(rep *compare.Report, format, export string, stdout io.Writer, progress func(string, ...any)) error {
-	var sb strings.Builder
-	if err := compare.Render(&sb, rep, format, compare.RenderOptions{Width: 100}); err != nil {
-		return err
-	}
+// writeOutput writes a rendered report to export (atomically; said on
+// say) or stdout.
+func writeOutput(report, format, export string, stdout io.Writer, say func(string, ...any)) error {
 	if export != "" {
-		if err := cliio.WriteFileAtomic(export, []byte(sb.String())); err != nil {
+		if err := cliio.WriteFileAtomic(export, []byte(report)); err != nil {
 			return err
 		}
-		progress("wrote %s (%s)", export, format)
+		say("wrote %s (%s)", export, format)
 		return nil
 	}
-	_, err := io.WriteString(stdout, sb.String())
+	_, err := io.WriteString(stdout, report)
 	return err
 }

@@ -50,7 +50,7 @@ func newEvalFlags() (*pflag.FlagSet, *evalOpts) {
 	fs := pflag.NewFlagSet("eval", pflag.ContinueOnError)
 	fs.SortFlags = false
 	o := &evalOpts{}
-	o.af.register(fs)
+	registerAnalysisFlags(fs, &o.af)
 	_ = fs.MarkHidden("explain")    // per-candidate tables for 56 cases would drown the summary
 	_ = fs.MarkHidden("shape-seed") // eval scores the ranking; it builds no card
 	fs.StringVar(&o.methods, "methods", strings.Join(causal.Methods(), ","), "comma-separated `METHODS` to compare (--method takes a list too)")
@@ -107,15 +107,15 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	default:
 		return usageErrorFor(stderr, "eval", fmt.Errorf("--split: unknown half %q (want all, design or check)", o.split))
 	}
-	so, err := af.options()
+	so, err := af.Stages()
 	if err != nil {
 		return usageErrorFor(stderr, "eval", err)
 	}
-	copt := so.causal
+	copt := so.Causal
 	if copt.Ablate, err = causal.ParseAblate(*ablate); err != nil {
 		return usageErrorFor(stderr, "eval", fmt.Errorf("--ablate: %w", err))
 	}
-	cfg := eval.Config{Roots: fs.Args(), Cases: cases, Methods: ms, Split: o.split, Spec: so.spec, At: so.at, Graph: so.graph, Causal: copt,
+	cfg := eval.Config{Roots: fs.Args(), Cases: cases, Methods: ms, Split: o.split, Spec: so.Incident, At: so.At, Graph: so.Graph, Causal: copt,
 		Jobs: *jobs, Fit: *fit, LeaveOneOut: *loo, JSON: *asJSON, Quiet: *quiet}
 	if *dump != "" {
 		cfg.Dump = func(data []byte) error { return cliio.WriteFileAtomic(*dump, data) }

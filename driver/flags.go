@@ -10,11 +10,12 @@ import (
 )
 
 // The analysis, output and live flags are generated from the fields of
-// their configuration structs (analysisFlags, outputFlags, liveFlags), as
-// pprof's internal/driver/config.go generates its settings: a field tagged
-// `flag:"NAME"` is the flag --NAME (`short:"o"` adds -o, `hidden:"true"`
-// hides it), its value in the struct's default (defaultAnalysisFlags, ...)
-// is the flag's default, and flagHelp[NAME] is its help. A field is written
+// their configuration structs (analysisFlags = analysis.Settings,
+// outputFlags, liveFlags), as pprof's internal/driver/config.go generates
+// its settings: a field tagged `flag:"NAME"` is the flag --NAME
+// (`short:"o"` adds -o, `hidden:"true"` hides it), its value in the
+// struct's default (analysis.DefaultSettings, defaultOutputFlags, ...) is
+// the flag's default, and flagHelp[NAME] is its help. A field is written
 // once; the flag, its help line, its default and the rerun filter
 // (liveFlagNames) all come from it.
 

@@ -23,6 +23,7 @@ var layers = map[string][]string{
 	"logtemplate":       {},
 	"live":              {"internal/boundedfile", "internal/parallel", "measure"},
 	"fixtures":          {},
+	"simulate":          {"fixtures", "internal/clihelp", "internal/reportfmt"}, // the simulate command's work over fixtures: the catalog table, --seeds, a catalog with its progress, a case's summary
 	"gpurecord":         {},
 	"ingest":            {"ingest/classify", "ingest/fastjson", "ingest/model", "internal/parallel", "logtemplate", "measure"},
 	"ingest/model":      {},               // the data model: Bundle, Span, Series, Entity, Sym, Time, logs, warnings
@@ -60,13 +61,13 @@ var layers = map[string][]string{
 	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "ingest/gpu/nsight", "internal/parallel", "internal/reportfmt", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
 	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "measure", "peers", "scorecard", "shape", "tcg"},
 	// analysis: the one in-process core the CLI, the MCP server, eval and compare call (Analyze → *Run; Compare, Canary, Profile → reports).
-	"analysis": {"causal", "compare", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "live", "measure", "profdiff", "scorecard", "tcg"},
+	"analysis": {"causal", "compare", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "live", "measure", "profdiff", "scorecard", "shape", "tcg"},
 	// mcp: the MCP server's tools over analysis.Run and the comparisons' reports (the command supplies its Runner).
 	"mcp": {"analysis", "compare", "ingest", "internal/parallel", "internal/reportfmt", "profdiff", "scorecard"},
 	// eval: the analysis scored against labelled cases (--split, --fit); the eval command is its flag wiring.
 	"eval": {"analysis", "causal", "features", "ingest", "internal/boundedfile", "measure", "tcg"},
-	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/clihelp", "internal/cliio", "internal/parallel", "internal/progress", "internal/suggest", "live", "logtemplate", "mcp", "measure",
-		"peers", "profdiff", "scorecard", "shape", "tcg"},
+	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/clihelp", "internal/cliio", "internal/parallel", "internal/progress", "internal/reportfmt", "internal/suggest", "live", "logtemplate", "mcp", "measure",
+		"peers", "profdiff", "scorecard", "shape", "simulate", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 
 	"internal/boundedfile": {},                                     // the one reader of files a flag names (issue 28)

@@ -1,23 +1,17 @@
 package driver
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/live"
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
-	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 	"github.com/spf13/pflag"
 )
 
@@ -128,76 +122,11 @@ func (l *liveFlags) list(stdout, stderr io.Writer, step time.Duration) int {
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PACK\tNAME\tQUERY")
-	for _, q := range qs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", q.Pack, q.Name, q.Expr)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := live.WriteQueries(stdout, qs); err != nil {
 		cliio.SayErr(stderr, "", err)
 		return 1
 	}
 	return 0
-}
-
-// liveSource fetches the incident from the live endpoints into a bundle
-// directory (--save-bundle, or one in the run's work directory) and reads
-// that, with any local paths beside it.
-type liveSource struct {
-	l        *liveFlags
-	af       *analysisFlags
-	work     string          // the run's temporary directory (a fetch without --save-bundle goes there)
-	red      *cliio.Redactor // receives the flags' secrets, redacted from everything the run writes
-	progress func(string, ...any)
-}
-
-// open fetches the live sources. A relative --at is resolved against the
-// wall clock at fetch time (the only place the wall clock is read) and said
-// so in spec.AtSource.
-func (s *liveSource) open(ctx context.Context, args, paths []string, at *timeSpec, spec *tcg.IncidentSpec) (*inputs, error) {
-	l, af, work, red, progress := s.l, s.af, s.work, s.red, s.progress
-	lr := &inputs{paths: paths, args: args, cleanup: func() {}}
-	opt, err := l.options(af)
-	if err != nil {
-		return nil, err
-	}
-	red.Add(opt.Transport.BearerToken)
-	red.AddBasic(opt.Transport.BasicUser, opt.Transport.BasicPassword)
-	for _, u := range []string{l.JaegerURL, l.PromURL, l.TempoURL, l.LokiURL, l.VlogsURL} { // credentials in a URL are secrets too
-		if pu, err := url.Parse(u); err == nil && pu.User != nil {
-			p, _ := pu.User.Password()
-			red.AddBasic(pu.User.Username(), p)
-		}
-	}
-	opt.Transport.Secrets = red.Secrets()
-	r, err := analysis.FetchLive(ctx, analysis.LiveFetch{Options: opt, At: *at, AtSource: spec.AtSource, Window: af.Window, Baseline: af.Baseline, Step: af.Step,
-		Selector: l.Selector, Packs: l.Packs, Queries: l.Queries, SaveBundle: l.SaveBundle, WorkDir: work, Version: version,
-		Track: cliio.TrackTemp, Progress: progress})
-	if r != nil {
-		*at, spec.AtSource = r.At, r.AtSource
-	}
-	if err != nil {
-		if r != nil {
-			if local := localOnly(err, r.Manifest, paths, args); local != nil {
-				progress("live: nothing fetched; analysing the %d local inputs given beside the live sources", len(paths))
-				return local, nil
-			}
-		}
-		return nil, err
-	}
-	lr.cleanup, lr.tempDir = r.Cleanup, r.TempDir
-	lr.paths = append(append([]string{}, paths...), r.Dir)
-	lr.args = append(rerunArgs(args), r.Dir)
-	lr.warnings = r.Warnings
-	lr.sampling = r.Sampling
-	return lr, nil
-}
-
-// annotate states the trace sampling of the fetch in the card.
-func (lr *inputs) annotate(c *scorecard.Card) {
-	if lr.sampling != "" {
-		c.Sampling = strings.TrimPrefix(c.Sampling+"; "+lr.sampling, "; ")
-	}
 }
 
 // options builds the transport from the flags and the secret files.

@@ -166,7 +166,7 @@ func (m *mcpRunner) Analyze(ctx context.Context, paths []string, in mcp.AnalyzeI
 // the defaults, the server's limits and live sources, and the call's
 // arguments; changed names the flags the call set.
 func (m *mcpRunner) analyzeOptions(in mcp.AnalyzeInput) (*analyzeOpts, map[string]bool, error) {
-	o := &analyzeOpts{af: defaultAnalysisFlags(), of: defaultOutputFlags(), lf: m.lf, lim: m.lim}
+	o := &analyzeOpts{af: analysis.DefaultSettings(), of: defaultOutputFlags(), lf: m.lf, lim: m.lim}
 	changed := map[string]bool{}
 	set := func(flag, value string, to *string) {
 		if value != "" {

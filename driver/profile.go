@@ -15,13 +15,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Profile gates of --fail-on in profile mode (compare's own names).
-const (
-	profileGateRegressed = "regressed" // the step, a layer or a kernel slower
-	profileGateUnchanged = "unchanged" // also: the step not faster
-	profileGateNever     = "never"
-)
-
 // profileFlags are the compare flags that mean nothing to a profiler A/B
 // (incident windows, causes, canary mode, live sources, time-series
 // thresholds): given with --profile, they are a usage error.
@@ -45,21 +38,15 @@ func runProfile(c *compareOpts, fs *pflag.FlagSet, args []string, stdout, stderr
 	}
 	say := &progress.Reporter{Out: stderr, Quiet: c.quiet, Verbose: c.verbose}
 	var sb strings.Builder
-	if err := profdiff.Render(&sb, rep, c.format, profdiff.RenderOptions{Width: 100}); err != nil {
+	err := profdiff.Render(&sb, rep, c.format, profdiff.RenderOptions{Width: 100})
+	if err == nil {
+		err = writeOutput(sb.String(), c.format, c.export, stdout, say.Say)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
 		return 1
 	}
-	if c.export != "" {
-		if err := cliio.WriteFileAtomic(c.export, []byte(sb.String())); err != nil {
-			fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-			return 1
-		}
-		say.Say("wrote %s (%s)", c.export, c.format)
-	} else if _, err := io.WriteString(stdout, sb.String()); err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
-	}
-	return profileFailOn(rep, c.failOn)
+	return profdiff.FailOn(rep, c.failOn)
 }
 
 // profileReport is a profiler A/B up to its report (profdiff.Compare):
@@ -73,7 +60,7 @@ func profileReport(c *compareOpts, changed func(string) bool, paths, args []stri
 	if len(paths) != 2 {
 		return usage("compare --profile: want BASE CAND (each a Kineto trace, an Nsight SQLite export or a directory of one per rank), got %d argument(s)", len(paths))
 	}
-	if !slices.Contains([]string{profileGateRegressed, profileGateUnchanged, profileGateNever}, c.failOn) {
+	if !slices.Contains([]string{profdiff.GateRegressed, profdiff.GateUnchanged, profdiff.GateNever}, c.failOn) {
 		return usage("--fail-on %q: want regressed, unchanged or never with --profile", c.failOn)
 	}
 	o := profdiff.DefaultOptions()
@@ -113,24 +100,4 @@ func profileReport(c *compareOpts, changed func(string) bool, paths, args []stri
 		return nil, 1
 	}
 	return rep, 0
-}
-
-// profileFailOn is the exit status of --fail-on in profile mode: 3 when
-// the gate trips, 4 when the step could not be decided, else 0.
-func profileFailOn(r *profdiff.Report, gate string) int {
-	slower := r.Step.Verdict == profdiff.Slower || r.Verdict.Slower > 0
-	switch gate {
-	case profileGateRegressed:
-		if slower {
-			return 3
-		}
-	case profileGateUnchanged:
-		if slower || r.Step.Verdict != profdiff.Faster {
-			if r.Step.Verdict == profdiff.Insufficient {
-				return 4
-			}
-			return 3
-		}
-	}
-	return 0
 }

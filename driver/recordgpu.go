@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -58,7 +57,7 @@ func newRecordGPUFlags() (*pflag.FlagSet, *recordGPUOpts) {
 	return fs, o
 }
 
-// runRecordGPU is the record-gpu subcommand.
+// runRecordGPU is the record-gpu subcommand (gpurecord.RecordFile).
 func runRecordGPU(args []string, stdout, stderr io.Writer) int {
 	fs, o := newRecordGPUFlags()
 	if code, ok := parseFlags(fs, args, "record-gpu", func(w io.Writer) { writeHelp(w, commandByName("record-gpu")) }, stdout, stderr); !ok {
@@ -76,19 +75,6 @@ func runRecordGPU(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-
-	var w io.Writer = stdout
-	var tmp *os.File
-	if *out != "-" {
-		var err error
-		tmp, err = os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*.tmp")
-		if err != nil {
-			fmt.Fprintf(stderr, "record-gpu: %v\n", err)
-			return 1
-		}
-		defer os.Remove(tmp.Name()) // no-op after a successful rename
-		w = tmp
-	}
 	opt := gpurecord.Options{Interval: *interval, Duration: *duration, Host: *host}
 	ticks := 0
 	if !*quiet {
@@ -99,21 +85,10 @@ func runRecordGPU(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	n, err := gpurecord.RecordDefault(ctx, w, opt)
-	if tmp != nil {
-		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("write %s: %w", *out, cerr)
-		}
-	}
+	n, err := gpurecord.RecordFile(ctx, *out, stdout, opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "record-gpu: %v\n", err)
 		return 1
-	}
-	if tmp != nil {
-		if err := os.Rename(tmp.Name(), *out); err != nil {
-			fmt.Fprintf(stderr, "record-gpu: %v\n", err)
-			return 1
-		}
 	}
 	if !*quiet {
 		fmt.Fprintf(stderr, "record-gpu: done, %d samples written to %s\n", n, *out)

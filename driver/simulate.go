@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
+	"github.com/pipeline-analyze/pipeline-analyze/simulate"
 	"github.com/spf13/pflag"
 )
 
@@ -66,42 +64,36 @@ func newSimulateFlags() (*pflag.FlagSet, *simulateOpts) {
 	return fs, o
 }
 
-// runSimulate is the simulate subcommand: 0 ok, 1 runtime error, 2 usage error.
+// runSimulate is the simulate subcommand (package simulate over
+// fixtures): 0 ok, 1 runtime error, 2 usage error.
 func runSimulate(args []string, stdout, stderr io.Writer) int {
 	fs, o := newSimulateFlags()
 	if code, ok := parseFlags(fs, args, "simulate", func(w io.Writer) { writeHelp(w, commandByName("simulate")) }, stdout, stderr); !ok {
 		return code
 	}
-	spec, out, list, catalog, seeds, demo := o.spec, o.out, o.list, o.catalog, o.seeds, o.demo
+	spec, out := o.spec, o.out
 	if fs.NArg() > 0 {
 		return usageErrorFor(stderr, "simulate", fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
 	switch {
-	case list:
-		if err := printFaults(stdout, clihelp.Width); err != nil {
+	case o.list:
+		if err := simulate.PrintFaults(stdout, clihelp.Width); err != nil {
 			fmt.Fprintf(stderr, "simulate: %v\n", err)
 			return 1
 		}
 		return 0
-	case catalog != "":
-		ss, err := parseSeeds(seeds)
+	case o.catalog != "":
+		ss, err := simulate.ParseSeeds(o.seeds)
 		if err != nil {
 			return usageErrorFor(stderr, "simulate", fmt.Errorf("--seeds: %w", err))
 		}
-		start := time.Now()
-		n := 0
-		err = fixtures.WriteCatalog(catalog, ss, func(msg string) {
-			n++
-			fmt.Fprintf(stderr, "[%d/%d] %s\n", n, len(ss)*len(fixtures.Faults()), msg)
-		})
-		if err != nil {
+		if err := simulate.WriteCatalog(o.catalog, ss, stderr); err != nil {
 			fmt.Fprintf(stderr, "simulate: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stderr, "wrote %d incidents to %s in %s\n", n, catalog, time.Since(start).Round(time.Millisecond))
 		return 0
 	}
-	if demo {
+	if o.demo {
 		d := fixtures.DemoSpec()
 		spec.Fault, spec.Seed = d.Fault, d.Seed
 	}
@@ -116,73 +108,6 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pipeline-analyze simulate: %v\n", err)
 		return 1
 	}
-	alert := l.AlertTime
-	if alert == "" {
-		alert = "never (SLO not breached)"
-	}
-	if l.Fixed {
-		fmt.Fprintf(stdout, "wrote %s\nfault:      %s, fixed (never injected)\nalert:      %s\n", out, l.Fault, alert)
-		return 0
-	}
-	fmt.Fprintf(stdout, "wrote %s\nfault:      %s (injected %s)\nroot cause: %s / %s (%s)\ndistractor: %s / %s (%s)\nalert:      %s\n",
-		out, l.Fault, l.InjectTime, l.RootCause.Service, l.RootCause.Component, l.RootCause.Signal,
-		l.Distractor.Service, l.Distractor.Component, l.Distractor.Signal, alert)
+	simulate.WriteSummary(stdout, out, l)
 	return 0
-}
-
-func parseSeeds(s string) ([]uint64, error) {
-	var out []uint64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.ParseUint(f, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("bad seed %q: %w", f, err)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no seeds")
-	}
-	return out, nil
-}
-
-// printFaults writes the fault catalog within width columns: the name and
-// signal, and the description wrapped under them.
-func printFaults(w io.Writer, width int) error {
-	faults := fixtures.Faults()
-	nw, sw := len("FAULT"), len("SIGNAL")
-	for _, f := range faults {
-		nw, sw = max(nw, len(f.Name)), max(sw, len(f.Signal))
-	}
-	indent := nw + sw + 4
-	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "%-*s  %-*s  %s\n", nw, "FAULT", sw, "SIGNAL", "DESCRIPTION")
-	for _, f := range faults {
-		for i, l := range clihelp.WrapWords(f.Description, max(width-indent, 30)) {
-			if i == 0 {
-				fmt.Fprintf(ew, "%-*s  %-*s  %s\n", nw, f.Name, sw, f.Signal, l)
-			} else {
-				fmt.Fprintf(ew, "%s%s\n", strings.Repeat(" ", indent), l)
-			}
-		}
-	}
-	return ew.err
-}
-
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
 }

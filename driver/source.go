@@ -1,59 +1,46 @@
 package driver
 
 import (
-	"context"
+	"net/url"
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
-	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
-// source delivers the inputs of one analysis, like pprof's Fetcher: local
-// files and directories (localSource) or what live endpoints returned
-// (liveSource). The analysis picks one from the flags and never looks
-// behind it, so an offline run never passes through the live fetch.
-type source interface {
-	// open returns the paths to read and what the scorecard must say about
-	// them. args are the command line (for the rerun recorded in the card),
-	// paths the positional arguments. It may change at and spec (an
-	// incident time restored from a saved bundle, or resolved at fetch).
-	open(ctx context.Context, args, paths []string, at *timeSpec, spec *tcg.IncidentSpec) (*inputs, error)
-}
-
-// inputs is what a source delivered before the inputs are read.
-type inputs struct {
-	paths    []string         // the inputs to read (a fetched bundle appended)
-	args     []string         // the rerun arguments recorded in the scorecard
-	warnings []ingest.Warning // a fetch's notes (or a saved bundle's), for the bundle
-	sampling string           // how the traces were sampled, for the scorecard
-	cleanup  func()
-	tempDir  string // a fetched bundle's temporary directory (no --save-bundle), shown as live/<file>
-}
-
-// newSource picks the live source when a live endpoint was given, else the
-// local one.
-func newSource(l *liveFlags, af *analysisFlags, work string, red *cliio.Redactor, progress func(string, ...any)) source {
+// newSource picks the source of an analysis (analysis.Source): the live
+// one when a live endpoint was given, its fetch built from the flags (the
+// secret files read, the secrets given to red), else the local one. An
+// error is a flag's (errUsage) or a secret file's.
+func newSource(l *liveFlags, af *analysisFlags, work string, red *cliio.Redactor, progress func(string, ...any)) (analysis.Source, error) {
 	if !l.active() {
-		return localSource{}
+		return analysis.LocalSource{}, nil
 	}
-	return &liveSource{l: l, af: af, work: work, red: red, progress: progress}
-}
-
-// localSource reads local files and directories. A saved bundle among them
-// (a directory --save-bundle wrote) has its fetch notes, trace sampling and
-// incident time restored from its manifest, so that `pipeline-analyze DIR`
-// reproduces the scorecard of the run that saved DIR.
-type localSource struct{}
-
-// open restores the manifests of saved bundles among paths.
-func (localSource) open(_ context.Context, args, paths []string, at *timeSpec, spec *tcg.IncidentSpec) (*inputs, error) {
-	saved, err := analysis.RestoreSaved(paths, *at)
+	src, err := newLiveSource(l, af, red, progress)
 	if err != nil {
 		return nil, err
 	}
-	if !at.Present && saved.At.Present {
-		*at, spec.AtSource = saved.At, saved.AtSource
+	src.Fetch.WorkDir = work
+	return src, nil
+}
+
+// newLiveSource is the live source of the flags: the transport from the
+// flags and the secret files (options), the secrets given to red, the
+// incident's window and the queries.
+func newLiveSource(l *liveFlags, af *analysisFlags, red *cliio.Redactor, progress func(string, ...any)) (*analysis.LiveSource, error) {
+	opt, err := l.options(af)
+	if err != nil {
+		return nil, err
 	}
-	return &inputs{paths: paths, args: args, cleanup: func() {}, warnings: saved.Warnings, sampling: saved.Sampling}, nil
+	red.Add(opt.Transport.BearerToken)
+	red.AddBasic(opt.Transport.BasicUser, opt.Transport.BasicPassword)
+	for _, u := range []string{l.JaegerURL, l.PromURL, l.TempoURL, l.LokiURL, l.VlogsURL} { // credentials in a URL are secrets too
+		if pu, err := url.Parse(u); err == nil && pu.User != nil {
+			p, _ := pu.User.Password()
+			red.AddBasic(pu.User.Username(), p)
+		}
+	}
+	opt.Transport.Secrets = red.Secrets()
+	return &analysis.LiveSource{Fetch: analysis.LiveFetch{Options: opt, Window: af.Window, Baseline: af.Baseline, Step: af.Step,
+		Selector: l.Selector, Packs: l.Packs, Queries: l.Queries, SaveBundle: l.SaveBundle, Version: version,
+		Track: cliio.TrackTemp, Progress: progress}, Rerun: rerunArgs}, nil
 }

@@ -427,3 +427,14 @@ func TestFetchPartialAndTotalFailure(t *testing.T) {
 func certPEM(der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
+
+func TestWriteQueries(t *testing.T) {
+	var sb strings.Builder
+	if err := WriteQueries(&sb, []Query{{Pack: "user", Name: "q1", Expr: "up"}, {Pack: "vllm", Name: "long_name", Expr: "rate(x[1m])"}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "PACK  NAME       QUERY\nuser  q1         up\nvllm  long_name  rate(x[1m])\n"
+	if sb.String() != want {
+		t.Errorf("got %q, want %q", sb.String(), want)
+	}
+}

@@ -2,8 +2,10 @@ package live
 
 import (
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
+	"text/tabwriter"
 	"time"
 )
 
@@ -199,4 +201,15 @@ func Queries(packList string, selector string, step time.Duration, user []string
 		names[q.Name] = true
 	}
 	return out, nil
+}
+
+// WriteQueries writes queries as a table (PACK, NAME, QUERY), as
+// --list-queries prints them.
+func WriteQueries(w io.Writer, qs []Query) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PACK\tNAME\tQUERY")
+	for _, q := range qs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", q.Pack, q.Name, q.Expr)
+	}
+	return tw.Flush()
 }

@@ -3,6 +3,7 @@ package reportfmt
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 )
 
@@ -67,3 +68,21 @@ func (e *ErrWriter) Printf(format string, args ...any) { fmt.Fprintf(e, format, 
 
 // Err is the first write error, nil when every write succeeded.
 func (e *ErrWriter) Err() error { return e.err }
+
+// fileExts are the report formats' file extensions.
+var fileExts = map[string]string{".txt": "text", ".text": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown",
+	".html": "html", ".htm": "html"}
+
+// FormatOfFile is the report format a file name's extension says
+// (report.html: html, case aside), or false for an extension the table
+// does not know.
+func FormatOfFile(name string) (string, bool) {
+	f, ok := fileExts[strings.ToLower(filepath.Ext(name))]
+	return f, ok
+}
+
+// Ext is the usual file extension of a report format (".md" for
+// markdown; "" for an unknown format).
+func Ext(format string) string {
+	return map[string]string{"text": ".txt", "json": ".json", "markdown": ".md", "html": ".html"}[format]
+}

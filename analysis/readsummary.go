@@ -1,4 +1,4 @@
-package driver
+package analysis
 
 import (
 	"fmt"
@@ -7,14 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
-// readSummary is the one line saying what was read: "read 14 inputs in
-// 0.4s (prometheus-query-range 9, jaeger-json 1, ...): 4210 spans, 312
-// series, 0 log records, 2026-… → 2026-… (14m0s); 1 skipped".
-func readSummary(b *ingest.Bundle, took time.Duration) string {
+// ReadSummary is the one line saying what was read, as the CLI's
+// progress says it after a read (Progress.Read): "read 14 inputs in 0.4s
+// (prometheus-query-range 9, jaeger-json 1, ...): 4210 spans, 312 series,
+// 0 log records, 2026-… → 2026-… (14m0s); 1 skipped".
+func ReadSummary(b *ingest.Bundle, took time.Duration) string {
 	n := map[string]int{}
 	read, skipped := 0, 0
 	for _, in := range b.Inputs {
@@ -41,7 +41,7 @@ func readSummary(b *ingest.Bundle, took time.Duration) string {
 	s := fmt.Sprintf("read %s in %s (%s): %d spans, %d series, %d log records", plural(read, "input"), took.Round(10*time.Millisecond),
 		strings.Join(formats, ", "), len(b.Spans), len(b.Series), len(b.Logs))
 	if b.End != 0 {
-		s += ", " + analysis.DataRange(b)
+		s += ", " + DataRange(b)
 	}
 	if skipped > 0 {
 		s += fmt.Sprintf("; %d skipped (see the report's inputs; -v names them)", skipped)
