@@ -15,11 +15,11 @@ import (
 // calls can be counted, the most negative signed Poisson deviance residual
 // of the calls made given the calls its requests made at the baseline's
 // rate, each in its baseline's spread (a standard deviate: about 0 at the
-// baseline's rate, negative for fewer calls). A service that stops making the calls its requests make — an
-// exception thrown before them, a wrong branch, a call left out — shows
-// here while its own load, latency and resource use look as before; its
-// callees see the calls it no longer makes as a fall in their traffic,
-// which is never a cause of its own.
+// baseline's rate, negative for fewer calls). A service that stops making
+// the calls its requests make — an exception thrown before them, a wrong
+// branch, a call left out — shows here while its own load, latency and
+// resource use look as before; its callees see the calls it no longer
+// makes as a fall in their traffic, which is never a cause of its own.
 const CallsPerRequest = "calls_per_request_shift"
 
 // callsSeries derives the CallsPerRequest series of every service whose
@@ -68,32 +68,26 @@ func callsSeries(b *ingest.Bundle, counts map[string]CountSeries, b0, b1 int) []
 	// counts (a caller's requests, its calls to one dependency) comes from
 	// one view, the first whose baseline knows the rate.
 	views := []map[string]CountSeries{counts, requestCounts(measured(b.Series), b.Step)}
-	requests := func(counts map[string]CountSeries, svc string) []float64 {
-		if cs, ok := counts[svcEntity(svc).ID()]; ok {
-			return countsOf(cs, n)
+	// requests is a service's requests per cell in one view (memoised: a
+	// service is asked once per view, however many pods or callers).
+	type viewSvc struct {
+		view int
+		svc  string
+	}
+	memo := map[viewSvc][]float64{}
+	requests := func(view int, svc string) []float64 {
+		k := viewSvc{view, svc}
+		if v, ok := memo[k]; ok {
+			return v
 		}
-		ids := slices.Sorted(slices.Values(pods[svc]))
-		var sum []float64
-		for _, id := range ids {
-			cs, ok := counts[id]
-			if !ok {
-				return nil // a pod not counted: the service's requests are not known
-			}
-			v := countsOf(cs, n)
-			if sum == nil {
-				sum = v
-				continue
-			}
-			for t := range sum {
-				sum[t] += v[t]
-			}
-		}
-		return sum
+		v := serviceRequests(views[view], pods[svc], svc, n)
+		memo[k] = v
+		return v
 	}
 	// residuals is the first view's residuals of a's calls to c.
 	residuals := func(a, c string) []float64 {
-		for _, counts := range views {
-			in := requests(counts, a)
+		for view, counts := range views {
+			in := requests(view, a)
 			if in == nil {
 				continue
 			}
@@ -101,7 +95,7 @@ func callsSeries(b *ingest.Bundle, counts map[string]CountSeries, b0, b1 int) []
 			if cs, ok := counts[ingest.Entity{Kind: ingest.KindEdge, Name: a + "->" + c}.ID()]; ok {
 				made = countsOf(cs, n)
 			} else if len(callers[c]) == 1 {
-				made = requests(counts, c) // its only caller's calls
+				made = requests(view, c) // its only caller's calls
 			}
 			if d := callResiduals(in, made, b0, b1); d != nil {
 				return d
@@ -140,6 +134,31 @@ func callsSeries(b *ingest.Bundle, counts map[string]CountSeries, b0, b1 int) []
 			Source: ingest.DerivedSource, T: b.Grid, V: shift, Aligned: true})
 	}
 	return out
+}
+
+// serviceRequests is a service's requests per cell on a grid of n cells:
+// its own count, else the sum of its pods' (nil when a pod is not counted:
+// the service's requests are then not known).
+func serviceRequests(counts map[string]CountSeries, pods []string, svc string, n int) []float64 {
+	if cs, ok := counts[svcEntity(svc).ID()]; ok {
+		return countsOf(cs, n)
+	}
+	var sum []float64
+	for _, id := range slices.Sorted(slices.Values(pods)) {
+		cs, ok := counts[id]
+		if !ok {
+			return nil
+		}
+		v := countsOf(cs, n)
+		if sum == nil {
+			sum = v
+			continue
+		}
+		for t := range sum {
+			sum[t] += v[t]
+		}
+	}
+	return sum
 }
 
 // measured is the series not derived from spans or logs (the metrics).
