@@ -110,8 +110,8 @@ type cmdEnv struct {
 	red     *cliio.Redactor
 }
 
-// runAnalyze is the analysis command: the flags, then the steps of an
-// analyzeRun (inputs, context checks, analysis, report).
+// runAnalyze is the analysis command: the flags, then the steps of a
+// cmdrun.AnalyzeRun (inputs, context checks, analysis, report).
 func runAnalyze(args []string, env cmdEnv) int { return runAnalyzeRow(args, env, 0) }
 
 // runAnalyzeRow is the analysis command; row > 0 renders only that row of

@@ -9,7 +9,6 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cmdrun"
-	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/spf13/pflag"
 )
 
@@ -165,15 +164,10 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if rep == nil {
 		return cmdrun.Exit(stderr, err)
 	}
-	say := &progress.Reporter{Out: stderr, Quiet: c.Quiet, Verbose: c.Verbose}
-	var sb strings.Builder
-	err = compare.Render(&sb, rep, c.Format, compare.RenderOptions{Width: 100})
-	if err == nil {
-		err = cmdrun.WriteOutput(sb.String(), c.Format, c.Export, stdout, say.Say)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+	if err := c.WriteReport(func(w io.Writer, format string) error {
+		return compare.Render(w, rep, format, compare.RenderOptions{Width: 100})
+	}, stdout, stderr); err != nil {
+		return cmdrun.Exit(stderr, err)
 	}
 	if canary {
 		return compare.FailOnCanary(rep, c.FailOn)

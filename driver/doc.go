@@ -8,13 +8,13 @@
 // flags.go: flags generated from the fields of the configuration structs
 // analysis.Settings, cmdrun.Output and cmdrun.Live, each default written
 // once) and, per command, the flag wiring: parse the flags into the
-// command's options (internal/cmdrun: AnalyzeOptions, CompareOptions),
-// call its run there (cmdrun.AnalyzeRun, CompareCall, ProfileReport),
-// render, and map the result to an exit status (cmdrun.Exit writes a
-// failure's lines); eval's flags are over package eval. The mcp command (mcp.go) is the
-// server's flags over mcp.CommandRunner, which calls the same runs with
-// the tools' arguments; simulate's flags are over package simulate and
-// record-gpu's over gpurecord.RecordFile. What the process writes
+// command's options (internal/cmdrun: AnalyzeOptions, CompareOptions,
+// EvalOptions), call its run there (cmdrun.AnalyzeRun, CompareCall,
+// ProfileReport, Eval), render, and map the result to an exit status
+// (cmdrun.Exit writes a failure's lines). The mcp command (mcp.go) is the
+// server's flags over mcp.NewServer and mcp.CommandRunner, which calls the
+// same runs with the tools' arguments; simulate's flags are over package
+// simulate and record-gpu's over gpurecord.RecordFile. What the process writes
 // (redacted, escaped stderr; atomic outputs; temporary files removed on a
 // signal) is package internal/cliio's, its progress on stderr package
 // internal/progress's, and how flags are printed in the help and

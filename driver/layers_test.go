@@ -65,7 +65,7 @@ var layers = map[string][]string{
 	// mcp: the MCP server's tools over analysis.Run and the comparisons' reports, and their Runner over internal/cmdrun (the commands' runs with the server's flags).
 	"mcp": {"analysis", "compare", "features", "ingest", "internal/cliio", "internal/cmdrun", "internal/parallel", "internal/progress", "internal/reportfmt", "profdiff", "scorecard"},
 	// internal/cmdrun: each command's work below its flags (options as Go values, checks, run, report; failures as the lines the command says), which driver and the MCP runner call.
-	"internal/cmdrun": {"analysis", "compare", "ingest", "internal/boundedfile", "internal/cliio", "internal/progress", "internal/reportfmt", "internal/suggest", "live", "profdiff", "scorecard", "tcg"},
+	"internal/cmdrun": {"analysis", "causal", "compare", "eval", "ingest", "internal/boundedfile", "internal/cliio", "internal/progress", "internal/reportfmt", "internal/suggest", "live", "profdiff", "scorecard", "tcg"},
 	// eval: the analysis scored against labelled cases (--split, --fit); the eval command is its flag wiring.
 	"eval": {"analysis", "causal", "features", "ingest", "internal/boundedfile", "measure", "tcg"},
 	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/clihelp", "internal/cliio", "internal/cmdrun", "internal/parallel", "internal/progress", "internal/reportfmt", "internal/suggest", "live", "logtemplate", "mcp", "measure",

@@ -79,16 +79,8 @@ func runMCP(args []string, env cmdEnv) int {
 	if o.lf.ListQueries {
 		return cmdrun.Exit(env.stderr, o.lf.List(env.stdout, 0))
 	}
-	red := env.red
-	r := &mcp.CommandRunner{Limits: o.lim, Live: o.lf, Red: red, Version: version}
-	s := &mcp.Server{Live: o.lf.Active(), Runner: r, Version: version, Stderr: env.stderr,
-		Redact: red.Replace,
-		Clean:  func(msg string) string { return cliio.EscapeText(red.Replace(msg), mcpMaxError) }}
-	for _, k := range [][2]string{{"jaeger", o.lf.JaegerURL}, {"prometheus", o.lf.PromURL}, {"loki", o.lf.LokiURL}, {"victorialogs", o.lf.VlogsURL}} {
-		if k[1] != "" {
-			s.LiveKinds = append(s.LiveKinds, k[0])
-		}
-	}
+	r := &mcp.CommandRunner{Limits: o.lim, Live: o.lf, Red: env.red, Version: version}
+	s := mcp.NewServer(r, version, env.stderr)
 	for _, root := range o.roots {
 		real, err := mcp.RealDir(root)
 		if err != nil {
@@ -116,7 +108,3 @@ func runMCP(args []string, env cmdEnv) int {
 	}
 	return 0
 }
-
-// mcpMaxError is the longest tool error in characters (several sources'
-// failures can share one).
-const mcpMaxError = 1000

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cmdrun"
-	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
 	"github.com/spf13/pflag"
 )
@@ -33,15 +32,10 @@ func runProfile(c *compareOpts, fs *pflag.FlagSet, args []string, stdout, stderr
 	if rep == nil {
 		return cmdrun.Exit(stderr, err)
 	}
-	say := &progress.Reporter{Out: stderr, Quiet: c.Quiet, Verbose: c.Verbose}
-	var sb strings.Builder
-	err = profdiff.Render(&sb, rep, c.Format, profdiff.RenderOptions{Width: 100})
-	if err == nil {
-		err = cmdrun.WriteOutput(sb.String(), c.Format, c.Export, stdout, say.Say)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+	if err := c.WriteReport(func(w io.Writer, format string) error {
+		return profdiff.Render(w, rep, format, profdiff.RenderOptions{Width: 100})
+	}, stdout, stderr); err != nil {
+		return cmdrun.Exit(stderr, err)
 	}
 	return profdiff.FailOn(rep, c.FailOn)
 }

@@ -170,3 +170,25 @@ func toolDuration(flag, value string, to *time.Duration, changed map[string]bool
 	*to, changed[flag] = v, true
 	return nil
 }
+
+// MaxError is the longest tool error in characters (several sources'
+// failures can share one).
+const MaxError = 1000
+
+// NewServer is the server of a CommandRunner: its live sources (their
+// kinds, for list_inputs), every result redacted with the runner's
+// redactor, every tool error redacted, escaped and cut to MaxError
+// characters; stderr says why a tool call failed inside the server. The
+// caller adds the roots.
+func NewServer(r *CommandRunner, version string, stderr io.Writer) *Server {
+	red := r.Red
+	s := &Server{Live: r.Live.Active(), Runner: r, Version: version, Stderr: stderr,
+		Redact: red.Replace,
+		Clean:  func(msg string) string { return cliio.EscapeText(red.Replace(msg), MaxError) }}
+	for _, k := range [][2]string{{"jaeger", r.Live.JaegerURL}, {"prometheus", r.Live.PromURL}, {"loki", r.Live.LokiURL}, {"victorialogs", r.Live.VlogsURL}} {
+		if k[1] != "" {
+			s.LiveKinds = append(s.LiveKinds, k[0])
+		}
+	}
+	return s
+}

@@ -177,3 +177,19 @@ func compareRerun(args []string, bAt, aAt *analysis.TimeSpec, dir string) []stri
 	}
 	return append(out, dir)
 }
+
+// WriteReport renders a comparison's report (render: compare.Render or
+// profdiff.Render of it in --output-format) and writes it to --export or
+// stdout, saying an export on stderr; a failure is an *Error.
+func (c *CompareOptions) WriteReport(render func(w io.Writer, format string) error, stdout, stderr io.Writer) error {
+	say := &progress.Reporter{Out: stderr, Quiet: c.Quiet, Verbose: c.Verbose}
+	var sb strings.Builder
+	err := render(&sb, c.Format)
+	if err == nil {
+		err = WriteOutput(sb.String(), c.Format, c.Export, stdout, say.Say)
+	}
+	if err != nil {
+		return compareFailed(err)
+	}
+	return nil
+}

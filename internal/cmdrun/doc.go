@@ -1,7 +1,7 @@
 // Package cmdrun is each command's work below its flags (the kubectl
 // Options/Run pattern): the settings as typed values (AnalyzeOptions,
-// CompareOptions, Live, Output, with analysis.Settings), their checks, the
-// run over package analysis and the report. Package driver binds the flags
+// CompareOptions, EvalOptions, Live, Output, with analysis.Settings),
+// their checks, the run over package analysis (or eval) and the report. Package driver binds the flags
 // to these values and maps the results to exit statuses; package mcp fills
 // the same values from a tool's arguments and calls the same runs, so that
 // a tool answers from the *analysis.Run (or report) the command line would
