@@ -1,20 +1,14 @@
 package driver
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
-	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
-	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cmdrun"
 	"github.com/spf13/pflag"
 )
 
@@ -83,33 +77,24 @@ the step not faster); 4 --fail-on given but the target (a canary, the step)
 could not be decided (insufficient data).
 `
 
-// compareOpts are the compare command's flags.
-type compareOpts struct {
-	af                                                       analysisFlags
-	o                                                        compare.Options
-	beforeAt, afterAt, format, export, failOn, scorecardFile string
-	quiet, verbose, noCauses                                 bool
-	nCauses                                                  int
-	lim                                                      ingest.Limits
-	lf                                                       liveFlags
-	canary                                                   compare.CanaryOptions
-	profile                                                  bool // compare --profile: a profiler A/B (profile.go)
-}
+// compareOpts are the compare command's settings (cmdrun.CompareOptions)
+// that its flags fill.
+type compareOpts = cmdrun.CompareOptions
 
 // newCompareFlags defines the compare command's flags.
 func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SortFlags = false
-	c := &compareOpts{}
-	registerAnalysisFlags(fs, &c.af)
+	c := &compareOpts{Version: version}
+	registerAnalysisFlags(fs, &c.Settings)
 	_ = fs.MarkHidden("at")         // --before-at / --after-at instead
 	_ = fs.MarkHidden("explain")    // the BEFORE analysis is only a source of causes here
 	_ = fs.MarkHidden("shape-seed") // the request-shape map's change takes --seed
 	d := compare.DefaultOptions()
-	c.o = d
-	o := &c.o
-	fs.StringVar(&c.beforeAt, "before-at", "", "centre of BEFORE's window: RFC3339, a unix epoch, or now-15m (now = end of BEFORE's data); default: its alert's startsAt, else its largest deviation")
-	fs.StringVar(&c.afterAt, "after-at", "", "centre of AFTER's window (now = end of AFTER's data); default: the last --window of AFTER's data")
+	c.Options = d
+	o := &c.Options
+	fs.StringVar(&c.BeforeAt, "before-at", "", "centre of BEFORE's window: RFC3339, a unix epoch, or now-15m (now = end of BEFORE's data); default: its alert's startsAt, else its largest deviation")
+	fs.StringVar(&c.AfterAt, "after-at", "", "centre of AFTER's window (now = end of AFTER's data); default: the last --window of AFTER's data")
 	fs.Float64Var(&o.Alpha, "alpha", d.Alpha, "false-discovery rate (Benjamini–Hochberg over every test)")
 	fs.Float64Var(&o.MinDelta, "min-delta", d.MinDelta, "smallest |Cliff's δ| of a latency location change")
 	fs.Float64Var(&o.MinRatio, "min-ratio", d.MinRatio, "smallest relative change of a quantile, metric level or traffic (0.25 = 25%)")
@@ -119,43 +104,37 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.IntVar(&o.Bootstrap, "bootstrap", d.Bootstrap, "block-bootstrap replicates for the quantile intervals")
 	fs.IntVar(&o.MinSamples, "min-samples", d.MinSamples, "fewest spans (requests) per side to decide")
 	fs.IntVar(&o.MinPoints, "min-points", d.MinPoints, "fewest metric points per side to decide")
-	fs.StringVar(&c.scorecardFile, "scorecard", "", "BEFORE's scorecard (pipeline-analyze -o json) to take the causes from, instead of analysing BEFORE")
-	fs.BoolVar(&c.noCauses, "no-causes", false, "do not analyse BEFORE for its causes")
-	fs.IntVar(&c.nCauses, "causes", 5, "how many of BEFORE's top causes get a verdict")
+	fs.StringVar(&c.ScorecardFile, "scorecard", "", "BEFORE's scorecard (pipeline-analyze -o json) to take the causes from, instead of analysing BEFORE")
+	fs.BoolVar(&c.NoCauses, "no-causes", false, "do not analyse BEFORE for its causes")
+	fs.IntVar(&c.NCauses, "causes", 5, "how many of BEFORE's top causes get a verdict")
 	dc := compare.DefaultCanaryOptions()
-	c.canary = dc
-	c.canary.Canary = ""
-	fs.StringVar(&c.canary.Canary, "canary", "", "canary mode: judge the pods that `SELECTOR` picks against their baseline pods in the same minutes: auto (each service's latest rollout), version=v2 (a version label), pod-template-hash=HASH, or a ReplicaSet or workload name")
-	fs.StringVar(&c.canary.Baseline, "baseline-group", "", "canary mode: the baseline pods, as --canary selects (default: the other pods of each canary's service)")
-	fs.DurationVar(&c.canary.Warmup, "warmup", dc.Warmup, "canary mode: skip this long after the canary's first sample")
-	fs.Float64Var(&c.canary.Pass, "pass-score", dc.Pass, "canary mode: the score (0–100) a workload passes with")
-	fs.Float64Var(&c.canary.Marginal, "marginal-score", dc.Marginal, "canary mode: the score below which a workload fails")
-	fs.BoolVar(&c.profile, "profile", false, "profiler A/B: BASE and CAND are PyTorch profiler (Kineto) traces or Nsight Systems SQLite exports, each a file or a directory of one per rank; steps, layers and kernels compared (--alpha, --min-ratio default 0.05, --seed, --bootstrap apply)")
+	c.Canary = dc
+	c.Canary.Canary = ""
+	fs.StringVar(&c.Canary.Canary, "canary", "", "canary mode: judge the pods that `SELECTOR` picks against their baseline pods in the same minutes: auto (each service's latest rollout), version=v2 (a version label), pod-template-hash=HASH, or a ReplicaSet or workload name")
+	fs.StringVar(&c.Canary.Baseline, "baseline-group", "", "canary mode: the baseline pods, as --canary selects (default: the other pods of each canary's service)")
+	fs.DurationVar(&c.Canary.Warmup, "warmup", dc.Warmup, "canary mode: skip this long after the canary's first sample")
+	fs.Float64Var(&c.Canary.Pass, "pass-score", dc.Pass, "canary mode: the score (0–100) a workload passes with")
+	fs.Float64Var(&c.Canary.Marginal, "marginal-score", dc.Marginal, "canary mode: the score below which a workload fails")
+	fs.BoolVar(&c.Profile, "profile", false, "profiler A/B: BASE and CAND are PyTorch profiler (Kineto) traces or Nsight Systems SQLite exports, each a file or a directory of one per rank; steps, layers and kernels compared (--alpha, --min-ratio default 0.05, --seed, --bootstrap apply)")
 	clihelp.SetGroup(fs, clihelp.GroupAnalysis, "profile", "canary", "baseline-group", "warmup", "pass-score", "marginal-score", "before-at", "after-at", "alpha", "min-delta", "min-ratio", "min-h", "min-shift", "seed", "bootstrap",
 		"min-samples", "min-points", "scorecard", "no-causes", "causes")
-	fs.StringVarP(&c.format, "output-format", "o", "text", "report `FORMAT`: text, json, markdown or html")
-	fs.StringVar(&c.export, "export", "", "write the report to `FILE` (atomically) instead of stdout")
-	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
-	fs.BoolVarP(&c.verbose, "verbose", "v", false, "also every input file on stderr")
-	fs.StringVar(&c.failOn, "fail-on", "never", "exit 3 when: regressed (the target or anything regressed), unchanged (also when the target is not fixed or improved), never; canary mode: fail (a workload failed), marginal (also marginal), never")
+	fs.StringVarP(&c.Format, "output-format", "o", "text", "report `FORMAT`: text, json, markdown or html")
+	fs.StringVar(&c.Export, "export", "", "write the report to `FILE` (atomically) instead of stdout")
+	fs.BoolVarP(&c.Quiet, "quiet", "q", false, "no progress on stderr")
+	fs.BoolVarP(&c.Verbose, "verbose", "v", false, "also every input file on stderr")
+	fs.StringVar(&c.FailOn, "fail-on", "never", "exit 3 when: regressed (the target or anything regressed), unchanged (also when the target is not fixed or improved), never; canary mode: fail (a workload failed), marginal (also marginal), never")
 	fs.DurationVar(&o.Slice, "slice", d.Slice, "heatmap time-slice width")
 	fs.StringVar(&o.GrafanaURL, "grafana-url", "", "link each watched series' PromQL to Grafana Explore at this `URL`")
 	fs.StringVar(&o.GrafanaDatasource, "grafana-datasource", "", "the `UID` of Grafana's Prometheus data source for --grafana-url (default: Grafana's default one)")
 	clihelp.SetGroup(fs, clihelp.GroupOutput, "output-format", "export", "quiet", "verbose", "fail-on", "slice", "grafana-url", "grafana-datasource")
-	registerLimitFlags(fs, &c.lim)
-	c.lf.register(fs)
+	registerLimitFlags(fs, &c.Limits)
+	registerLiveFlags(fs, &c.Live)
 	return fs, c
 }
 
-// defaultCompareOpts are the compare command's options at their flags'
-// defaults.
-func defaultCompareOpts() *compareOpts {
-	_, c := newCompareFlags()
-	return c
-}
-
-// runCompare is the compare subcommand: flags over compare.Run (or
-// compare.RunCanary, or profdiff.Compare), the report rendered.
+// runCompare is the compare subcommand: flags over cmdrun.CompareCall
+// (compare.Run, or compare.RunCanary) or cmdrun.ProfileReport, the
+// report rendered.
 func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, c := newCompareFlags()
 	if code, ok := parseFlags(fs, args, "compare", func(w io.Writer) { writeHelp(w, commandByName("compare")) }, stdout, stderr); !ok {
@@ -167,190 +146,31 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if fs.Changed("at") {
 		return usage("compare: use --before-at and --after-at instead of --at")
 	}
-	if !slices.Contains(compare.Formats(), c.format) {
-		return usage("--output-format %q: want one of %s", c.format, strings.Join(compare.Formats(), ", "))
+	if !slices.Contains(compare.Formats(), c.Format) {
+		return usage("--output-format %q: want one of %s", c.Format, strings.Join(compare.Formats(), ", "))
 	}
-	if c.profile {
+	if c.Profile {
 		return runProfile(c, fs, args, stdout, stderr)
 	}
-	cc := compareCall{c: c, changed: fs.Changed, paths: fs.Args(), args: args, stdin: stdin, stdout: stdout, stderr: stderr}
+	cc := cmdrun.CompareCall{Options: c, Changed: fs.Changed, Paths: fs.Args(), Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	var rep *compare.Report
-	var code int
+	var err error
 	canary := fs.Changed("canary")
 	if canary {
-		rep, code = cc.canaryReport()
+		rep, err = cc.CanaryReport()
 	} else {
-		rep, code = cc.report()
+		rep, err = cc.Report()
 	}
 	if rep == nil {
-		return code
+		return cmdrun.Exit(stderr, err)
 	}
-	say := &progress.Reporter{Out: stderr, Quiet: c.quiet, Verbose: c.verbose}
-	var sb strings.Builder
-	err := compare.Render(&sb, rep, c.format, compare.RenderOptions{Width: 100})
-	if err == nil {
-		err = writeOutput(sb.String(), c.format, c.export, stdout, say.Say)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return 1
+	if err := c.WriteReport(func(w io.Writer, format string) error {
+		return compare.Render(w, rep, format, compare.RenderOptions{Width: 100})
+	}, stdout, stderr); err != nil {
+		return cmdrun.Exit(stderr, err)
 	}
 	if canary {
-		return compare.FailOnCanary(rep, c.failOn)
+		return compare.FailOnCanary(rep, c.FailOn)
 	}
-	return compare.FailOn(rep, c.failOn)
-}
-
-// compareCall is one comparison: its options, what the user set, the
-// inputs as named, the command line for the rerun and the streams (stdout
-// only for --list-queries). The command builds it from its flags, the MCP
-// compare tool from its arguments.
-type compareCall struct {
-	c              *compareOpts
-	changed        func(flag string) bool
-	paths, args    []string
-	stdin          io.Reader
-	stdout, stderr io.Writer
-}
-
-// report runs a before/after comparison up to its report. A nil report
-// comes with the exit status, its reason written to stderr (0: nothing to
-// report, as with --list-queries).
-func (cc compareCall) report() (*compare.Report, int) {
-	c, stdin, stdout, stderr := cc.c, cc.stdin, cc.stdout, cc.stderr
-	af, o, lim := &c.af, c.o, c.lim
-	beforeAt, afterAt, failOn := c.beforeAt, c.afterAt, c.failOn
-	quiet := c.quiet
-	args := cc.args
-	usage := func(format string, a ...any) (*compare.Report, int) {
-		return nil, usageErrorFor(stderr, "compare", fmt.Errorf(format, a...))
-	}
-	for _, f := range []string{"baseline-group", "warmup", "pass-score", "marginal-score"} {
-		if cc.changed(f) {
-			return usage("--%s is for canary mode: add --canary SELECTOR", f)
-		}
-	}
-	if !slices.Contains([]string{compare.GateNever, compare.GateRegressed, compare.GateUnchanged}, failOn) {
-		return usage("--fail-on %q: want regressed, unchanged or never", failOn)
-	}
-	if o.Slice <= 0 || o.Alpha <= 0 || o.Alpha >= 1 {
-		return usage("--slice must be positive and --alpha in (0, 1)")
-	}
-	if err := checkGrafana(o.GrafanaURL, o.GrafanaDatasource); err != nil {
-		return nil, usageErrorFor(stderr, "compare", err)
-	}
-	so, err := af.Stages()
-	if err != nil {
-		return nil, usageErrorFor(stderr, "compare", err)
-	}
-	spec, topt, copt := so.Incident, so.Graph, so.Causal
-	bAt, err := parseTimeSpec(beforeAt)
-	if err != nil {
-		return usage("%s", strings.Replace(err.Error(), "--at", "--before-at", 1))
-	}
-	aAt, err := parseTimeSpec(afterAt)
-	if err != nil {
-		return usage("%s", strings.Replace(err.Error(), "--at", "--after-at", 1))
-	}
-	paths := cc.paths
-	if c.lf.ListQueries {
-		return nil, c.lf.list(stdout, stderr, af.Step)
-	}
-	say := &progress.Reporter{Out: stderr, Quiet: quiet, Verbose: c.verbose}
-	progress := say.Say
-	if c.lf.active() {
-		if len(paths) != 0 {
-			return usage("compare: with live sources give no inputs (both windows come from one fetch)")
-		}
-		if !bAt.Present || !aAt.Present {
-			return usage("compare: live sources need --before-at and --after-at")
-		}
-		dir, cleanup, code := fetchCompare(args, &c.lf, af, &bAt, &aAt, stderr, progress)
-		if code != 0 {
-			return nil, code
-		}
-		defer cleanup()
-		paths = []string{dir}
-		args = compareRerun(args, &bAt, &aAt, dir)
-	}
-	switch {
-	case len(paths) == 1 && (!bAt.Present || !aAt.Present):
-		return usage("compare: one input needs both --before-at and --after-at (or give BEFORE AFTER)")
-	case len(paths) == 0 || len(paths) > 2:
-		return usage("compare: want BEFORE AFTER, or --before-at T --after-at T DATA")
-	}
-	pr := analysis.CompareProgress{Say: progress, Detail: say.Detail, Read: func(name string, b *ingest.Bundle, took time.Duration) {
-		progress("%s: %s", name, analysis.ReadSummary(b, took))
-	}}
-	rep, err := analysis.Compare(context.Background(), analysis.CompareInputs{Paths: paths, Stdin: stdin}, analysis.CompareConfig{
-		Options: o, Spec: spec, Graph: topt, Causal: copt, Step: af.Step, Window: af.Window, Baseline: af.Baseline,
-		BeforeAt: bAt, AfterAt: aAt, Limits: lim, NoCauses: c.noCauses, ScorecardFile: c.scorecardFile, NCauses: c.nCauses,
-		Version: version, Args: args, Progress: pr})
-	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return nil, 1
-	}
-	return rep, 0
-}
-
-// fetchCompare fetches both windows and their baseline from the live
-// sources in one go (analysis.LiveSource.FetchCompare), relative times
-// made absolute. It returns the fetched bundle's directory (--save-bundle,
-// else a temporary one that cleanup removes) or a nonzero exit code,
-// having said why.
-func fetchCompare(args []string, lf *liveFlags, af *analysisFlags, bAt, aAt *timeSpec, stderr io.Writer,
-	progress func(string, ...any)) (string, func(), int) {
-	work, err := os.MkdirTemp("", "pipeline-analyze-compare-*")
-	if err != nil {
-		fmt.Fprintf(stderr, "pipeline-analyze compare: %v\n", err)
-		return "", nil, 1
-	}
-	untrack := cliio.TrackTemp(work)
-	done := func() { os.RemoveAll(work); untrack() }
-	src, err := newLiveSource(lf, af, &cliio.Redactor{}, progress)
-	var in *analysis.Opened
-	if err == nil {
-		src.Fetch.WorkDir = work
-		in, err = src.FetchCompare(context.Background(), args, bAt, aAt)
-	}
-	if err != nil {
-		done()
-		return "", nil, liveExit(stderr, err)
-	}
-	return in.Paths[len(in.Paths)-1], func() { in.Cleanup(); done() }, 0
-}
-
-// compareRerun is the command line that compares the fetched bundle dir
-// offline as the live run did: the live flags dropped (rerunArgs), the two
-// times absolute, the bundle as the one input.
-func compareRerun(args []string, bAt, aAt *timeSpec, dir string) []string {
-	out := rerunArgs(args)
-	abs := map[string]string{"before-at": bAt.Abs.Std().Format(time.RFC3339Nano), "after-at": aAt.Abs.Std().Format(time.RFC3339Nano)}
-	for i := 0; i < len(out); i++ {
-		name, _, eq := strings.Cut(strings.TrimPrefix(out[i], "--"), "=")
-		v, ok := abs[name]
-		switch {
-		case !ok || !strings.HasPrefix(out[i], "--"):
-		case eq:
-			out[i] = "--" + name + "=" + v
-		case i+1 < len(out):
-			out[i+1] = v
-			i++
-		}
-	}
-	return append(out, dir)
-}
-
-// writeOutput writes a rendered report to export (atomically; said on
-// say) or stdout.
-func writeOutput(report, format, export string, stdout io.Writer, say func(string, ...any)) error {
-	if export != "" {
-		if err := cliio.WriteFileAtomic(export, []byte(report)); err != nil {
-			return err
-		}
-		say("wrote %s (%s)", export, format)
-		return nil
-	}
-	_, err := io.WriteString(stdout, report)
-	return err
+	return compare.FailOn(rep, c.FailOn)
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cmdrun"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
@@ -49,11 +50,11 @@ func analyseCard(t *testing.T, args ...string) *scorecard.Card {
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &progress.Reporter{Out: io.Discard, Quiet: true})
+	r, err := cmdrun.NewAnalyzeRun(env.command(), o, fs.Changed, fs.Args(), &progress.Reporter{Out: io.Discard, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := r.run(context.Background(), args)
+	run, err := r.Run(context.Background(), args)
 	if err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}

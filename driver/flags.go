@@ -10,14 +10,14 @@ import (
 )
 
 // The analysis, output and live flags are generated from the fields of
-// their configuration structs (analysisFlags = analysis.Settings,
-// outputFlags, liveFlags), as pprof's internal/driver/config.go generates
-// its settings: a field tagged `flag:"NAME"` is the flag --NAME
-// (`short:"o"` adds -o, `hidden:"true"` hides it), its value in the
-// struct's default (analysis.DefaultSettings, defaultOutputFlags, ...) is
-// the flag's default, and flagHelp[NAME] is its help. A field is written
-// once; the flag, its help line, its default and the rerun filter
-// (liveFlagNames) all come from it.
+// their configuration structs (analysis.Settings, cmdrun.Output,
+// cmdrun.Live), as pprof's internal/driver/config.go generates its
+// settings: a field tagged `flag:"NAME"` is the flag --NAME (`short:"o"`
+// adds -o, `hidden:"true"` hides it), its value in the struct's default
+// (analysis.DefaultSettings, cmdrun.DefaultOutput, ...) is the flag's
+// default, and flagHelp[NAME] is its help. A field is written once; the
+// flag, its help line, its default and the rerun filter (cmdrun.RerunArgs
+// reads the live tags) all come from it.
 
 // flagField is one generated flag.
 type flagField struct {
@@ -84,15 +84,4 @@ func registerFields(fs *pflag.FlagSet, ptr any, help map[string]string, group st
 		visible = append(visible, f.name)
 	}
 	clihelp.SetGroup(fs, group, visible...)
-}
-
-// flagKinds maps each flag name of the struct ptr points to to whether the
-// flag is boolean (a boolean flag takes no separate value).
-func flagKinds(ptr any) map[string]bool {
-	m := map[string]bool{}
-	for _, f := range flagFields(ptr) {
-		_, isBool := f.ptr.(*bool)
-		m[f.name] = isBool
-	}
-	return m
 }

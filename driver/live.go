@@ -1,66 +1,15 @@
 package driver
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"strings"
-	"time"
-
-	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
-	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
-	"github.com/pipeline-analyze/pipeline-analyze/live"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cmdrun"
 	"github.com/spf13/pflag"
 )
 
 // liveFlags fetch the incident from a running Jaeger, Prometheus, Loki and
-// VictoriaLogs. Each tagged field is a flag (see flags.go): its default is
-// in defaultLiveFlags, its help in liveHelp.
-type liveFlags struct {
-	JaegerURL     string        `flag:"jaeger-url"`
-	JaegerGRPC    string        `flag:"jaeger-grpc"`
-	JaegerGRPCAPI string        `flag:"jaeger-grpc-api"`
-	TempoURL      string        `flag:"tempo-url"`
-	OrgID         string        `flag:"org-id"`
-	PromURL       string        `flag:"prometheus-url"`
-	Queries       []string      `flag:"query"`
-	Selector      string        `flag:"selector"`
-	Packs         string        `flag:"packs"`
-	ListQueries   bool          `flag:"list-queries"`
-	TokenFile     string        `flag:"token-file"`
-	TokenEnv      string        `flag:"token-env"`
-	BasicAuthFile string        `flag:"basic-auth-file"`
-	CaFile        string        `flag:"ca-file"`
-	Insecure      bool          `flag:"insecure-skip-verify"`
-	Timeout       time.Duration `flag:"timeout"`
-	Retries       int           `flag:"retries"`
-	MaxTraces     int           `flag:"max-traces"`
-	SaveBundle    string        `flag:"save-bundle"`
-	Concurrency   int           `flag:"concurrency"`
-	LokiURL       string        `flag:"loki-url"`
-	VlogsURL      string        `flag:"victorialogs-url"`
-	LogSelector   string        `flag:"log-selector"`
-	LogPage       int           `flag:"log-page"`
-	MaxLogRecords int           `flag:"max-log-records"`
-	FetchTimeout  time.Duration `flag:"fetch-timeout"`
-	MaxResponse   int64         `flag:"max-response-size"`
-	MaxServices   int           `flag:"max-services"`
-	MaxRequests   int           `flag:"max-requests"`
-	MaxFetch      int64         `flag:"max-fetch-size"`
-}
-
-// defaultLiveFlags are the live defaults (the fetch bounds are the live
-// package's).
-func defaultLiveFlags() liveFlags {
-	return liveFlags{
-		JaegerGRPCAPI: "auto", Packs: "all", TokenEnv: "PIPELINE_ANALYZE_TOKEN", Timeout: live.DefaultTimeout, Retries: 2, MaxTraces: live.DefaultMaxTraces, Concurrency: live.DefaultConcurrency,
-		LogPage: live.DefaultLogPage, MaxLogRecords: live.DefaultLogMax, FetchTimeout: live.DefaultFetchTimeout,
-		MaxResponse: live.DefaultMaxBody, MaxServices: live.DefaultMaxServices, MaxRequests: live.DefaultMaxRequests,
-		MaxFetch: live.DefaultMaxFetchBytes,
-	}
-}
+// VictoriaLogs (cmdrun.Live): each tagged field is a flag (see flags.go),
+// its default in cmdrun.DefaultLive, its help in liveHelp.
+type liveFlags = cmdrun.Live
 
 // liveHelp is the help of each live flag.
 var liveHelp = map[string]string{
@@ -96,141 +45,8 @@ var liveHelp = map[string]string{
 	"max-fetch-size":       "most bytes of traces and query results the fetch keeps in memory",
 }
 
-// liveFlagNames are the flags that only steer the fetch, each with whether
-// it is boolean; they are dropped from the rerun command recorded in the
-// scorecard (the rerun reads the saved bundle instead).
-var liveFlagNames = flagKinds(&liveFlags{})
-
 // register fills l with the defaults and defines its flags.
-func (l *liveFlags) register(fs *pflag.FlagSet) {
-	*l = defaultLiveFlags()
+func registerLiveFlags(fs *pflag.FlagSet, l *liveFlags) {
+	*l = cmdrun.DefaultLive()
 	registerFields(fs, l, liveHelp, clihelp.GroupLive)
-}
-
-// active reports whether a live source was given.
-func (l *liveFlags) active() bool {
-	return l.JaegerURL != "" || l.JaegerGRPC != "" || l.TempoURL != "" || l.PromURL != "" || l.LokiURL != "" || l.VlogsURL != ""
-}
-
-// list prints the queries --prometheus-url would run.
-func (l *liveFlags) list(stdout, stderr io.Writer, step time.Duration) int {
-	sel, err := live.ParseSelector(l.Selector)
-	if err != nil {
-		return usageError(stderr, err)
-	}
-	qs, err := live.Queries(l.Packs, sel, live.EffectiveStep(time.Time{}, time.Time{}, step), l.Queries)
-	if err != nil {
-		return usageError(stderr, err)
-	}
-	if err := live.WriteQueries(stdout, qs); err != nil {
-		cliio.SayErr(stderr, "", err)
-		return 1
-	}
-	return 0
-}
-
-// options builds the transport from the flags and the secret files.
-func (l *liveFlags) options(af *analysisFlags) (live.Options, error) {
-	var opt live.Options
-	tr := live.TransportOptions{CAFile: l.CaFile, InsecureSkipVerify: l.Insecure, Timeout: l.Timeout, Retries: l.Retries,
-		UserAgent: "pipeline-analyze/" + version}
-	switch {
-	case l.TokenFile != "":
-		data, err := boundedfile.ReadFile(l.TokenFile, maxSecretBytes, "")
-		if err != nil {
-			return opt, fmt.Errorf("--token-file: %w", err)
-		}
-		tr.BearerToken = strings.TrimSpace(string(data))
-		if tr.BearerToken == "" {
-			return opt, fmt.Errorf("--token-file %s: empty", l.TokenFile)
-		}
-	case l.TokenEnv != "":
-		tr.BearerToken = strings.TrimSpace(os.Getenv(l.TokenEnv))
-	}
-	if l.BasicAuthFile != "" {
-		data, err := boundedfile.ReadFile(l.BasicAuthFile, maxSecretBytes, "")
-		if err != nil {
-			return opt, fmt.Errorf("--basic-auth-file: %w", err)
-		}
-		user, pass, ok := strings.Cut(strings.TrimSpace(string(data)), ":")
-		if !ok || user == "" {
-			return opt, fmt.Errorf("--basic-auth-file %s: want one line user:password", l.BasicAuthFile)
-		}
-		tr.BasicUser, tr.BasicPassword = user, pass
-		if l.TokenFile == "" {
-			tr.BearerToken = "" // an explicit basic auth file beats a token from the environment
-		}
-	}
-	if l.Concurrency <= 0 || l.MaxTraces <= 0 || l.Retries < 0 || l.Timeout <= 0 || l.FetchTimeout <= 0 || l.MaxResponse <= 0 ||
-		l.MaxServices <= 0 || l.MaxRequests <= 0 || l.MaxFetch <= 0 || l.LogPage <= 0 || l.MaxLogRecords <= 0 {
-		return opt, fmt.Errorf("%w: --concurrency, --max-traces, --timeout, --fetch-timeout, --log-page, --max-log-records and the --max-* fetch bounds must be positive, --retries not negative", errUsage)
-	}
-	if sel := strings.TrimSpace(l.LogSelector); sel != "" && !(strings.HasPrefix(sel, "{") && strings.HasSuffix(sel, "}")) {
-		return opt, fmt.Errorf("%w: --log-selector %q: want a stream selector {label=\"value\",...}", errUsage, sel)
-	}
-	opt.LokiURL, opt.VictoriaLogsURL, opt.LogSelector = l.LokiURL, l.VlogsURL, l.LogSelector
-	opt.LogPage, opt.MaxLogRecords = l.LogPage, l.MaxLogRecords
-	tr.MaxBody = l.MaxResponse
-	opt.JaegerURL, opt.PrometheusURL, opt.JaegerGRPC, opt.TempoURL = l.JaegerURL, l.PromURL, l.JaegerGRPC, l.TempoURL
-	switch l.JaegerGRPCAPI {
-	case "auto", "":
-	case "v2", "v3":
-		opt.JaegerGRPCAPI = l.JaegerGRPCAPI
-	default:
-		return opt, fmt.Errorf("%w: --jaeger-grpc-api %q: want auto, v3 or v2", errUsage, l.JaegerGRPCAPI)
-	}
-	tr.OrgID = strings.TrimSpace(l.OrgID)
-	if ep := l.JaegerGRPC; ep != "" || live.IsGRPCURL(l.JaegerURL) {
-		if ep == "" {
-			ep = l.JaegerURL
-		}
-		if _, _, _, err := live.JaegerGRPCTarget(ep); err != nil {
-			return opt, fmt.Errorf("%w: %v", errUsage, err)
-		}
-	}
-	opt.Transport, opt.MaxTraces, opt.Concurrency = tr, l.MaxTraces, l.Concurrency
-	opt.FetchTimeout, opt.MaxServices, opt.MaxRequests, opt.MaxFetchBytes = l.FetchTimeout, l.MaxServices, l.MaxRequests, l.MaxFetch
-	return opt, nil
-}
-
-// rerunArgs drops the live flags and --at (the saved manifest carries the
-// incident time) from args, leaving the analysis flags and paths.
-func rerunArgs(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			out = append(out, args[i:]...)
-			break
-		}
-		name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		isBool, isLive := liveFlagNames[name]
-		if !strings.HasPrefix(a, "--") || !(isLive || name == "at") {
-			out = append(out, a)
-			continue
-		}
-		if !hasValue && !isBool && i+1 < len(args) {
-			i++ // the flag's value
-		}
-	}
-	return out
-}
-
-// liveExit is the exit status of a source's open error: 2 for usage, else 1.
-// When no source delivered anything, each source's cause gets its own line
-// (one line for all would be cut at cliio.MaxErrLine), even with --quiet.
-func liveExit(stderr io.Writer, err error) int {
-	if errors.Is(err, errUsage) {
-		return usageError(stderr, err)
-	}
-	var nf *live.NothingFetchedError
-	if errors.As(err, &nf) {
-		for _, f := range nf.Failures {
-			fmt.Fprintf(stderr, "pipeline-analyze: live: %s\n", cliio.OneLine(f))
-		}
-		fmt.Fprintln(stderr, "pipeline-analyze: live: nothing fetched")
-		return 1
-	}
-	cliio.SayErr(stderr, "", err)
-	return 1
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cmdrun"
 	"github.com/pipeline-analyze/pipeline-analyze/live"
 )
 
@@ -32,7 +33,7 @@ func TestRerunArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.in, " "), func(t *testing.T) {
-			if got := rerunArgs(tt.in); !reflect.DeepEqual(got, tt.want) {
+			if got := cmdrun.RerunArgs(tt.in); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("rerunArgs = %q, want %q", got, tt.want)
 			}
 		})

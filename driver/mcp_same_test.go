@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/analysis"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/cmdrun"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
 	mcpserver "github.com/pipeline-analyze/pipeline-analyze/mcp"
 )
@@ -26,16 +29,16 @@ func TestMCPAnalyzeAgreesWithCLI(t *testing.T) {
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	r, err := newAnalyzeRun(env, o, fs.Changed, fs.Args(), &progress.Reporter{Out: io.Discard, Quiet: true})
+	r, err := cmdrun.NewAnalyzeRun(env.command(), o, fs.Changed, fs.Args(), &progress.Reporter{Out: io.Discard, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := r.run(context.Background(), args)
+	run, err := r.Run(context.Background(), args)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The CLI's report of the run.
-	if err := r.report(run.Card); err != nil {
+	if err := r.Report(run.Card); err != nil {
 		t.Fatal(err)
 	}
 	var cli map[string]any
@@ -107,5 +110,22 @@ func TestMCPAnalyzeAgreesWithCLI(t *testing.T) {
 		if got, want := m["explained_share"], get(c, "intervention", "explained_share"); !reflect.DeepEqual(got, want) {
 			t.Errorf("cause %d explained_share: MCP %v, the CLI's card %v", i+1, got, want)
 		}
+	}
+}
+
+// TestMCPCompareDefaults: the MCP compare tool starts from
+// cmdrun.DefaultCompareOptions, which must be the compare command's flags'
+// defaults.
+func TestMCPCompareDefaults(t *testing.T) {
+	_, flags := newCompareFlags()
+	d := cmdrun.DefaultCompareOptions()
+	d.Version = version // the command's; the MCP runner sets it
+	if !reflect.DeepEqual(d, flags) {
+		t.Errorf("cmdrun.DefaultCompareOptions\n%+v\nthe compare flags' defaults\n%+v", d, flags)
+	}
+	_, a := newAnalyzeFlags()
+	if want := (cmdrun.AnalyzeOptions{Settings: analysis.DefaultSettings(), Output: cmdrun.DefaultOutput(), Live: cmdrun.DefaultLive(),
+		Limits: ingest.DefaultLimits(), Version: version}); !reflect.DeepEqual(*a, want) {
+		t.Errorf("the analysis' flags' defaults\n%+v, want\n%+v", *a, want)
 	}
 }

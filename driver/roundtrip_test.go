@@ -33,13 +33,20 @@ var roundTrips = []struct {
 		// else (the MCP server, a harness) calls the Go API.
 		return strings.HasPrefix(rel, "driver/mcp") || !strings.HasPrefix(rel, "driver/") && !strings.HasPrefix(rel, "cmd/")
 	}},
-	{"--name=value argv built for a parser", regexp.MustCompile(`"--"\s*\+\s*\w+\s*\+\s*"="`), []string{"driver/mcp.go", "driver/compare.go"}, nil}, // the rerun lines the cards record
+	{"--name=value argv built for a parser", regexp.MustCompile(`"--"\s*\+\s*\w+\s*\+\s*"="`), []string{"internal/cmdrun/compare.go"}, nil}, // the rerun line the live compare's report records
 	{"our own rendered JSON unmarshalled back", regexp.MustCompile(`json\.Unmarshal\(\[\]byte\((sb|buf|out|stdout)\.String\(\)\)|json\.Unmarshal\((stdout|out|rendered)\.Bytes\(\)`), nil, nil},
 	// The MCP server's arguments arrive decoded by the SDK and its results
 	// are Go values: it has no JSON of its own to read, nor has analysis.
 	{"JSON decoded in the MCP server or the analysis core", regexp.MustCompile(`json\.(Unmarshal|NewDecoder)\(`), nil, func(rel string) bool {
 		return strings.HasPrefix(rel, "driver/mcp") || strings.HasPrefix(rel, "mcp/") || strings.HasPrefix(rel, "analysis/")
 	}},
+	// The MCP tools call the commands' runs (internal/cmdrun) with Go
+	// values and read their failures as values (cmdrun.ToolText): no
+	// runner in the command's package, no stderr captured and read back.
+	{"an MCP runner in the command's flag wiring", regexp.MustCompile(`func \(\w+ \*\w+\) (Analyze|Compare|Profile|Read)\(`), nil, func(rel string) bool {
+		return strings.HasPrefix(rel, "driver/")
+	}},
+	{"a command's stderr captured to be read back", regexp.MustCompile(`NewSafeWriter\(&|\brunError\(|errors\.New\(\w*[sS]tderr\w*\.String\(\)`), nil, nil},
 }
 
 // knownRoundTrips are round trips yet to be removed, by file: none. The

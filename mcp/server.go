@@ -2,11 +2,11 @@
 // Protocol (the go-sdk): the tools analyze, explain_cause, compare and
 // list_inputs, their arguments and results typed Go values whose JSON
 // schemas the SDK derives. A tool resolves its paths under the server's
-// roots and asks the Runner — the CLI's own code paths, which the command
-// (driver) supplies with the server's flags — for an *analysis.Run, a
-// comparison's report or a bundle, and builds its result from those typed
-// values: never argv for a flag parser, never output the process rendered
-// and read back.
+// roots and asks the Runner — CommandRunner: the commands' own runs
+// (internal/cmdrun) with the server's flags, which the command (driver)
+// fills — for an *analysis.Run, a comparison's report or a bundle, and
+// builds its result from those typed values: never argv for a flag parser,
+// never output the process rendered and read back.
 package mcp
 
 import (
@@ -28,9 +28,9 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
 
-// Runner runs what the tools ask for, as the CLI runs it: the command
-// implements it with its own code paths, the server's limits and live
-// sources. paths are real paths under the roots (none: the live sources).
+// Runner runs what the tools ask for, as the CLI runs it: CommandRunner
+// implements it with the commands' runs (internal/cmdrun), the server's
+// limits and live sources. paths are real paths under the roots (none: the live sources).
 // An error is the tool's error, in one line.
 type Runner interface {
 	// Analyze runs the analysis with the call's options.

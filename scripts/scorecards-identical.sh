@@ -13,7 +13,9 @@
 # --fault gpu_bandwidth_contention --seed 42, as the demo), one
 # `pipeline-analyze mcp --root` session with each binary — initialize, then
 # tools/call analyze (detail summary and full) and compare (summary) — and
-# diffs the JSON-RPC responses byte for byte.
+# diffs the JSON-RPC responses byte for byte; and on the demo incident one
+# session of calls the tools refuse (their errors' text byte for byte;
+# MCP_ERRORS_SHOW=FILE keeps the new binary's responses).
 #
 # Usage: scripts/scorecards-identical.sh [BASE_REV] [EXTRA_DIR...]
 #        BASE_REV defaults to HEAD (the last commit: checks uncommitted work);
@@ -201,6 +203,48 @@ mcp_same() {
 	fi
 }
 
+# mcp_errors ROOT CASE: one session of calls the tools refuse — the
+# analysis', compare's, canary mode's and --profile's usage and runtime
+# errors, a duration the flag parser would refuse, a line long enough to be
+# cut — with both binaries, diffed: the tool errors' text byte for byte.
+mcp_errors() {
+	local root=$1 c=$2 i=1 a
+	local long
+	long=$(printf 'svc%.0s' {1..120})
+	local reqs=('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"scorecards-identical","version":"1"}}}'
+		'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+	for a in '"name":"analyze","arguments":{"paths":["'"$c"'"],"target":"no-such-service"}' \
+		'"name":"analyze","arguments":{"paths":["'"$c"'"],"target":"'"$long"':latency"}' \
+		'"name":"analyze","arguments":{"paths":["'"$c"'"],"window":"bogus"}' \
+		'"name":"analyze","arguments":{"paths":["'"$c"'"],"window":"-5m"}' \
+		'"name":"analyze","arguments":{"paths":["'"$c"'"],"method":"nope"}' \
+		'"name":"analyze","arguments":{"paths":["'"$c"'"],"at":"yesterday"}' \
+		'"name":"analyze","arguments":{"paths":["'"$c"'"],"at":"2001-01-01T00:00:00Z"}' \
+		'"name":"compare","arguments":{"paths":["'"$c"'"]}' \
+		'"name":"compare","arguments":{"paths":["'"$c"'","'"$c"'"],"baseline_group":"version=v1"}' \
+		'"name":"compare","arguments":{"paths":["'"$c"'"],"canary":"auto","before_at":"now-5m"}' \
+		'"name":"compare","arguments":{"paths":["'"$c"'"],"canary":"   "}' \
+		'"name":"compare","arguments":{"paths":["'"$c"'"],"before_at":"soon","after_at":"now"}' \
+		'"name":"compare","arguments":{"paths":["'"$c"'"],"before_at":"now-2m","after_at":"later"}' \
+		'"name":"compare","arguments":{"paths":["'"$c"'","'"$c"'"],"target":"no-such-service:latency"}' \
+		'"name":"compare","arguments":{"paths":["'"$c"'","'"$c"'"],"window":"0s"}' \
+		'"name":"compare","arguments":{"paths":["'"$c"'/alert.json","'"$c"'/alert.json"],"profile":true}'; do
+		i=$((i + 1))
+		reqs+=('{"jsonrpc":"2.0","id":'$i',"method":"tools/call","params":{'"$a"'}}')
+	done
+	mcp_session "$old" "$root" "$work/eo" "${reqs[@]}"
+	mcp_session "$new" "$root" "$work/en" "${reqs[@]}"
+	nmcp=$((nmcp + 1))
+	if ! cmp -s "$work/eo" "$work/en"; then
+		differ=$((differ + 1)) mdiffer=$((mdiffer + 1))
+		echo "DIFFERS: mcp error session on $c"
+		diff "$work/eo" "$work/en" | cut -c1-600 | head -n 40 || true
+	fi
+	if [[ -n ${MCP_ERRORS_SHOW:-} ]]; then
+		cp "$work/en" "$MCP_ERRORS_SHOW"
+	fi
+}
+
 if [[ ${MCP:-1} == 1 ]]; then
 	nmcp=0 mdiffer=0 mfailed=0
 	if [[ -d $data ]]; then
@@ -218,6 +262,7 @@ if [[ ${MCP:-1} == 1 ]]; then
 	mkdir -p "$work/mcproot"
 	"$new" simulate --fault gpu_bandwidth_contention --seed 42 --out "$work/mcproot/demo" >/dev/null 2>&1 || { echo "scorecards-identical: cannot simulate the demo" >&2; exit 2; }
 	mcp_same "$work/mcproot" demo
+	mcp_errors "$work/mcproot" demo
 	echo "mcp sessions: $nmcp compared, $((nmcp - mdiffer)) identical, $mdiffer differ ($mfailed with a tool error)"
 fi
 
