@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -283,7 +284,7 @@ func (p *ProtoStream) Next() ([]byte, int64, error) {
 				}
 				continue
 			}
-			if int64(v) > p.max {
+			if p.max < 0 || v > uint64(p.max) { // as unsigned: a length past 2⁶³ is not negative
 				return nil, start, ErrorAt(p.name, start, fmt.Errorf("%w: protobuf message of %d bytes (the limit is %d)", ErrLimit, v, p.max))
 			}
 			head := protowire.AppendVarint(protowire.AppendTag(p.buf[:0], num, protowire.BytesType), v)
@@ -291,7 +292,7 @@ func (p *ProtoStream) Next() ([]byte, int64, error) {
 		default:
 			return nil, start, ErrorAt(p.name, start, errors.New("protobuf: unknown framing"))
 		}
-		if int64(l) > p.max {
+		if p.max < 0 || l > uint64(p.max) { // as unsigned: a length past 2⁶³ is not negative
 			return nil, start, ErrorAt(p.name, start, fmt.Errorf("%w: protobuf message of %d bytes (the limit is %d)", ErrLimit, l, p.max))
 		}
 		return p.body(p.buf[:0], l, start)
@@ -360,6 +361,9 @@ func (p *ProtoStream) skipScalar(typ protowire.Type) error {
 
 // discard skips n bytes.
 func (p *ProtoStream) discard(n uint64) error {
+	if n > math.MaxInt64 { // no input is that long: CopyN of a negative count would skip nothing
+		return ErrorAt(p.name, p.off, fmt.Errorf("protobuf: field of %d bytes cut short: %w", n, io.ErrUnexpectedEOF))
+	}
 	m, err := io.CopyN(io.Discard, p.r, int64(n))
 	p.off += m
 	if err != nil {
