@@ -1,7 +1,6 @@
 package tcg
 
 import (
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -27,33 +26,17 @@ const CallsPerRequest = "calls_per_request_shift"
 // call edge's own count (spans, service-graph or mesh metrics) or, for a
 // dependency with no other known caller, the dependency's requests. The
 // baseline is cells [b0, b1). O(calls · cells).
-func callsSeries(b *ingest.Bundle, counts map[string]CountSeries, b0, b1 int) []*ingest.Series {
+func callsSeries(b *ingest.Bundle, calls []call, counts map[string]CountSeries, b0, b1 int) []*ingest.Series {
 	n := len(b.Grid)
 	if n == 0 || b1-b0 < 2 {
 		return nil
 	}
-	// The call topology: dependencies and counted call edges.
-	callees := map[string]map[string]bool{}
-	callers := map[string]map[string]bool{}
-	link := func(a, c string) {
-		if a == "" || c == "" || a == c {
-			return
-		}
-		if callees[a] == nil {
-			callees[a] = map[string]bool{}
-		}
-		if callers[c] == nil {
-			callers[c] = map[string]bool{}
-		}
-		callees[a][c], callers[c][a] = true, true
-	}
-	for _, d := range b.Deps {
-		link(d.Parent, d.Child)
-	}
-	for _, s := range b.Series {
-		if s.Entity.Kind == ingest.KindEdge {
-			link(s.Entity.Caller, s.Entity.Callee)
-		}
+	// The call topology (topologyOf): dependencies and call edges.
+	callees := map[string][]string{}
+	callers := map[string]int{}
+	for _, c := range calls {
+		callees[c.caller] = append(callees[c.caller], c.callee)
+		callers[c.callee]++
 	}
 	// A service's requests per cell: its own count, else its pods' sum.
 	pods := map[string][]string{}
@@ -67,7 +50,10 @@ func callsSeries(b *ingest.Bundle, counts map[string]CountSeries, b0, b1 int) []
 	// incident while the metrics cover the baseline too; each pair of
 	// counts (a caller's requests, its calls to one dependency) comes from
 	// one view, the first whose baseline knows the rate.
-	views := []map[string]CountSeries{counts, requestCounts(measured(b.Series), b.Step)}
+	views := []map[string]CountSeries{counts}
+	if anyDerived(counts) {
+		views = append(views, requestCounts(measured(b.Series), b.Step))
+	}
 	// requests is a service's requests per cell in one view (memoised: a
 	// service is asked once per view, however many pods or callers).
 	type viewSvc struct {
@@ -94,7 +80,7 @@ func callsSeries(b *ingest.Bundle, counts map[string]CountSeries, b0, b1 int) []
 			var made []float64
 			if cs, ok := counts[ingest.Entity{Kind: ingest.KindEdge, Name: a + "->" + c}.ID()]; ok {
 				made = countsOf(cs, n)
-			} else if len(callers[c]) == 1 {
+			} else if callers[c] == 1 {
 				made = requests(view, c) // its only caller's calls
 			}
 			if d := callResiduals(in, made, b0, b1); d != nil {
@@ -111,7 +97,7 @@ func callsSeries(b *ingest.Bundle, counts map[string]CountSeries, b0, b1 int) []
 	var out []*ingest.Series
 	for _, a := range names {
 		var shift []float64
-		for _, c := range slices.Sorted(maps.Keys(callees[a])) {
+		for _, c := range callees[a] { // sorted: calls is
 			d := residuals(a, c)
 			if d == nil {
 				continue
@@ -159,6 +145,16 @@ func serviceRequests(counts map[string]CountSeries, pods []string, svc string, n
 		}
 	}
 	return sum
+}
+
+// anyDerived reports whether a count comes from spans or logs.
+func anyDerived(counts map[string]CountSeries) bool {
+	for _, cs := range counts {
+		if cs.Series.Source == ingest.DerivedSource {
+			return true
+		}
+	}
+	return false
 }
 
 // measured is the series not derived from spans or logs (the metrics).

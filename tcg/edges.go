@@ -232,20 +232,33 @@ type call struct {
 // callTopology collects caller → callee pairs from dependencies and from
 // call-edge nodes (span-derived or edge metrics), sorted.
 func callTopology(g *Graph, b *ingest.Bundle) []call {
+	var edges []*ingest.Series
+	for _, n := range g.Nodes {
+		if n.Entity.Kind == ingest.KindEdge {
+			edges = append(edges, n.Series[0])
+		}
+	}
+	return topologyOf(b.Deps, edges)
+}
+
+// topologyOf is the caller → callee pairs of the dependencies (confidence
+// 0.85) and of call-edge series (0.9 for span-derived ones, else 0.85),
+// sorted; a service calling itself is left out.
+func topologyOf(deps []ingest.Dependency, edges []*ingest.Series) []call {
 	type pair struct{ a, b string }
 	conf := map[pair]float64{}
-	for _, d := range b.Deps {
+	for _, d := range deps {
 		if d.Parent != d.Child {
 			conf[pair{d.Parent, d.Child}] = math.Max(conf[pair{d.Parent, d.Child}], 0.85)
 		}
 	}
-	for _, n := range g.Nodes {
-		if n.Entity.Kind == ingest.KindEdge && n.Entity.Caller != n.Entity.Callee {
+	for _, s := range edges {
+		if e := s.Entity; e.Kind == ingest.KindEdge && e.Caller != e.Callee {
 			c := 0.85
-			if n.Series[0].Source == ingest.DerivedSource {
+			if s.Source == ingest.DerivedSource {
 				c = 0.9
 			}
-			k := pair{n.Entity.Caller, n.Entity.Callee}
+			k := pair{e.Caller, e.Callee}
 			conf[k] = math.Max(conf[k], c)
 		}
 	}

@@ -6,27 +6,20 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
-// materialParts bounds the anomaly of a latency that is a part of another
-// — a call's network/queueing gap (a part of its caller-side latency) and
-// a service's own processing time (a part of its latency) — by what its
-// rise is in the whole's terms: the part's rise in seconds over the
-// whole's baseline scale, both on means (means add up: client = server +
-// gap; latency = own time + calls). A gap that went from 1 ms to 3 ms is
-// 100 σ of its own flat baseline and nothing to the calls it is part of
-// when their latency varies by 20 ms; a rise that matters to the whole
-// keeps its score. A part whose whole has no mean series keeps its score.
+// materialParts bounds the anomaly of a service's own processing time, a
+// part of its latency (means add up: latency = own time + calls), by what
+// its rise is in the whole's terms: the rise in seconds over the baseline
+// scale of the service's mean latency. 1 ms → 3 ms of own time is 100 σ of
+// its own flat baseline and nothing to a latency that varies by 20 ms; a
+// rise that matters to the latency keeps its score, and so does a part
+// whose service has no mean latency series. (A call's network gap, a part
+// of its caller-side latency, is left uncapped: docs/accuracy.md.)
 func (g *Graph) materialParts(opt Options) {
 	for _, n := range g.Nodes {
-		if !n.Anomalous || n.Signal != ingest.SignalLatency || n.Peer != nil {
+		if !n.Anomalous || n.Signal != ingest.SignalLatency || n.Facet != FacetSelf || n.Peer != nil {
 			continue
 		}
-		var whole int
-		switch n.Facet {
-		case FacetSelf:
-			whole = g.find(n.Entity, ingest.SignalLatency, FacetNone)
-		default:
-			continue
-		}
+		whole := g.find(n.Entity, ingest.SignalLatency, FacetNone)
 		if whole < 0 {
 			continue
 		}
