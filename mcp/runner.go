@@ -38,12 +38,8 @@ type CommandRunner struct {
 // the call's options.
 func (m *CommandRunner) Analyze(ctx context.Context, paths []string, in AnalyzeInput) (*analysis.Run, error) {
 	o := &cmdrun.AnalyzeOptions{Settings: analysis.DefaultSettings(), Output: cmdrun.DefaultOutput(), Live: m.Live, Limits: m.Limits, Version: m.Version}
-	changed := map[string]bool{}
-	set := func(flag, value string, to *string) {
-		if value != "" {
-			*to, changed[flag] = value, true
-		}
-	}
+	changed := changedFlags{}
+	set := changed.set
 	set("at", in.At, &o.Settings.At)
 	set("target", in.Target, &o.Settings.Target)
 	set("method", in.Method, &o.Settings.Method)
@@ -71,12 +67,8 @@ func (m *CommandRunner) Analyze(ctx context.Context, paths []string, in AnalyzeI
 func (m *CommandRunner) Compare(_ context.Context, paths []string, in CompareInput) (*compare.Report, error) {
 	c := m.compareOptions()
 	c.Live = m.Live
-	changed := map[string]bool{}
-	set := func(flag, value string, to *string) {
-		if value != "" {
-			*to, changed[flag] = value, true
-		}
-	}
+	changed := changedFlags{}
+	set := changed.set
 	set("before-at", in.BeforeAt, &c.BeforeAt)
 	set("after-at", in.AfterAt, &c.AfterAt)
 	set("target", in.Target, &c.Settings.Target)
@@ -159,7 +151,7 @@ func (m *CommandRunner) runArgs(opts [][2]string, paths []string) []string {
 // toolDuration sets *to from a tool's duration argument (when given) and
 // marks its flag changed; a bad value is refused in the words of the
 // command line's flag parser (pflag's duration).
-func toolDuration(flag, value string, to *time.Duration, changed map[string]bool) error {
+func toolDuration(flag, value string, to *time.Duration, changed changedFlags) error {
 	if value == "" {
 		return nil
 	}
@@ -169,6 +161,16 @@ func toolDuration(flag, value string, to *time.Duration, changed map[string]bool
 	}
 	*to, changed[flag] = v, true
 	return nil
+}
+
+// changedFlags are the flags a tool call set, as a command line's would be.
+type changedFlags map[string]bool
+
+// set sets the flag's value when the call gave one.
+func (c changedFlags) set(flag, value string, to *string) {
+	if value != "" {
+		*to, c[flag] = value, true
+	}
 }
 
 // MaxError is the longest tool error in characters (several sources'
