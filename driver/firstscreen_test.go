@@ -150,7 +150,12 @@ func checkPasteable(t *testing.T, where string, p pasteable) {
 // is absent; -short checks one case of each set.
 func TestFirstScreenDevelopment(t *testing.T) {
 	cases := devCases(t)
-	if testing.Short() {
+	// Every development case takes about 50 s without the race detector and
+	// over 200 s with it, which alone nearly filled the driver package's
+	// 10-minute test budget on CI's two cores. Under -race (and -short) it
+	// checks the first case of each set; .ci/run runs every case in its step
+	// without -race.
+	if testing.Short() || raceEnabled {
 		seen := map[string]bool{}
 		var few []string
 		for _, d := range cases {
