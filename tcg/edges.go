@@ -537,6 +537,15 @@ func (g *Graph) placementEdges(eb *edgeBuilder, podsOn map[string][]ingest.Entit
 	}
 	// A service's change reaches its pods; replicas share the service's
 	// load, so a failing replica's requests move to its siblings.
+	// A change also alters what a pod is compared with: a rollout or a
+	// scale change replaces, adds or removes its siblings and reshares the
+	// load among them, so a pod unlike its peers is explained by it too.
+	peersOf := map[string][]int{}
+	for i, n := range g.Nodes {
+		if n.Facet == FacetPeers && n.Entity.Kind == ingest.KindPod {
+			peersOf[n.Entity.ID()] = append(peersOf[n.Entity.ID()], i)
+		}
+	}
 	for _, svc := range slices.Sorted(maps.Keys(g.podsBy())) {
 		pods := g.podsBy()[svc]
 		change := g.find(svcEntity(svc), ingest.SignalChange, FacetNone)
@@ -545,6 +554,9 @@ func (g *Graph) placementEdges(eb *edgeBuilder, podsOn map[string][]ingest.Entit
 			if change >= 0 {
 				for _, j := range g.entityNodes(p) {
 					eb.add(change, j, EdgePlacement, 0.8, "a change of the service rolls out to its pods")
+				}
+				for _, j := range peersOf[g.canon(p).ID()] {
+					eb.add(change, j, EdgePlacement, 0.8, "a change of the service replaces or reshares a pod's peers")
 				}
 			}
 			sib.link(eb, i)

@@ -21,7 +21,13 @@ import (
 // minute 25. kv(pod, minute) and sm(gpu, minute) give the values.
 func peerCase(t *testing.T, kv func(pod, m int) float64, sm func(gpu, m int) float64) *tcg.Graph {
 	t.Helper()
-	dir := t.TempDir()
+	return peerCaseIn(t, t.TempDir(), kv, sm)
+}
+
+// peerCaseIn is peerCase with its files written to dir, beside whatever
+// the caller put there.
+func peerCaseIn(t *testing.T, dir string, kv func(pod, m int) float64, sm func(gpu, m int) float64) *tcg.Graph {
+	t.Helper()
 	t0 := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
 	type ser struct {
 		Metric map[string]string `json:"metric"`
@@ -92,6 +98,47 @@ func TestPeerReplicaOutlier(t *testing.T) {
 	if !got["pod/vllm-1:kv_cache/peers"] || len(got) != 1 {
 		t.Errorf("peer nodes %v, want only pod/vllm-1:kv_cache/peers", got)
 	}
+}
+
+// TestChangeExplainsPeers: a scale change of the workload reshares the
+// load among its replicas, so a replica unlike its siblings right after it
+// has a mechanism in the change (an edge from the service's change node to
+// the pod's contrast with its peers), as its own signals already do.
+func TestChangeExplainsPeers(t *testing.T) {
+	dir := t.TempDir()
+	events := `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Event",
+"involvedObject":{"apiVersion":"apps/v1","kind":"Deployment","name":"vllm","namespace":"llm"},
+"message":"Scaled down replica set vllm-6d4cf56db6 to 3","metadata":{"name":"vllm.1","namespace":"llm"},
+"reason":"ScalingReplicaSet","type":"Normal","count":1,
+"firstTimestamp":"2026-11-30T02:20:30Z","lastTimestamp":"2026-11-30T02:20:30Z"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "events.json"), []byte(events), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := peerCaseIn(t, dir, func(p, m int) float64 {
+		x := 0.4 + wobble(p, m)
+		if p == 1 && m >= 21 {
+			x = 0.95
+		}
+		return x
+	}, func(gpu, m int) float64 { return 0.45 + wobble(gpu, m) })
+	change, peer := -1, -1
+	for i, n := range g.Nodes {
+		switch n.ID {
+		case "service/vllm:change":
+			change = i
+		case "pod/vllm-1:kv_cache/peers":
+			peer = i
+		}
+	}
+	if change < 0 || peer < 0 {
+		t.Fatalf("change node %d, peers node %d: want both", change, peer)
+	}
+	for _, e := range g.Edges {
+		if e.From == change && e.To == peer {
+			return
+		}
+	}
+	t.Errorf("no edge service/vllm:change → pod/vllm-1:kv_cache/peers")
 }
 
 func TestPeerAllMoveTogether(t *testing.T) {
