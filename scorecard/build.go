@@ -103,7 +103,7 @@ func Build(g *tcg.Graph, r *causal.Result, ev *evidence.Set, opt BuildOptions) *
 			// Steps that change the cluster only for what the verdict
 			// blames: the first cause's component, when it is confident.
 			blamed := c.Verdict.Confident && cand.Component == shown[0].Component && cand.ComponentKind == shown[0].ComponentKind
-			cs.NextSteps = nextSteps(g, g.Nodes[cand.Node], !blamed, opt.Runbooks, opt.Links)
+			cs.NextSteps = nextSteps(g, g.Nodes[cand.Node], rolloutWorkload(g, cand), !blamed, opt.Runbooks, opt.Links)
 			if i == 0 && c.Incident.RunbookURL != "" {
 				cs.NextSteps = append([]Step{runbookStep(c.Incident.RunbookURL)}, cs.NextSteps...)
 			}

@@ -36,7 +36,7 @@ func TestStepLinks(t *testing.T) {
 	links := StepLinks{JaegerUI: "http://jaeger:16686/", GrafanaURL: "https://grafana.example.com", GrafanaDatasource: "prom-1"}
 
 	// Without links: no Jaeger step, a PromQL step without a URL.
-	for _, st := range append(nextSteps(g, lat, false, nil, StepLinks{}), nextSteps(g, mem, false, nil, StepLinks{})...) {
+	for _, st := range append(nextSteps(g, lat, "", false, nil, StepLinks{}), nextSteps(g, mem, "", false, nil, StepLinks{})...) {
 		if st.URL != "" {
 			t.Errorf("no links given, but step %+v has a URL", st)
 		}
@@ -45,7 +45,7 @@ func TestStepLinks(t *testing.T) {
 	// The latency node measured on spans: a Jaeger search of its service in
 	// the window, longer than the baseline's p90.
 	var search *url.URL
-	for _, st := range nextSteps(g, lat, false, nil, links) {
+	for _, st := range nextSteps(g, lat, "", false, nil, links) {
 		if strings.HasPrefix(st.URL, "http://jaeger:16686/search?") {
 			u, err := url.Parse(st.URL)
 			if err != nil {
@@ -69,7 +69,7 @@ func TestStepLinks(t *testing.T) {
 	// The Prometheus node: its PromQL and an Explore link over baseline and
 	// window, the expression carried intact through the JSON of the panes.
 	var explore *Step
-	steps := nextSteps(g, mem, false, nil, links)
+	steps := nextSteps(g, mem, "", false, nil, links)
 	for i, st := range steps {
 		if st.Query != "" {
 			explore = &steps[i]

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
@@ -144,11 +145,34 @@ func isAllDigits(s string) bool {
 	return err == nil && s != "" && !strings.ContainsAny(s, "+-")
 }
 
+// rolloutWorkload is the workload of the rollout a service's change was
+// resolved to (the candidate's component is that rollout), "" when the
+// candidate is no such change or the version model does not know the
+// rollout's workload.
+func rolloutWorkload(g *tcg.Graph, cand causal.Candidate) string {
+	if cand.ComponentKind != ingest.KindRollout || cand.Node < 0 || cand.Node >= len(g.Nodes) ||
+		g.Nodes[cand.Node].Entity.Kind == ingest.KindRollout {
+		return ""
+	}
+	for _, c := range g.Changes {
+		if c.Node == cand.Node && c.Rollout == cand.Component {
+			return c.Workload
+		}
+	}
+	return ""
+}
+
 // nextSteps are a cause's steps, built from its entity and signal and
-// filled only from the data's names. confirmOnly drops the mitigations
-// (an abstaining verdict's guesses).
-func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool, rbs []Runbook, links StepLinks) []Step {
+// filled only from the data's names. rollout is the workload of the
+// rollout the ranking resolved the cause to ("" for none, rolloutWorkload):
+// a service's change named by its rollout is that workload's, not the
+// service's first pod's (a sibling version's). confirmOnly drops the
+// mitigations (an abstaining verdict's guesses).
+func nextSteps(g *tcg.Graph, n *tcg.Node, rollout string, confirmOnly bool, rbs []Runbook, links StepLinks) []Step {
 	f := factsFor(g, n)
+	if rollout != "" && n.Entity.Kind != ingest.KindRollout {
+		f.workload = "deployment/" + rollout
+	}
 	e := n.Entity
 	vals := map[string]string{"namespace": f.ns, "service": e.Service, "node": e.Node, "gpu": e.GPU, "workload": f.workload, "component": e.Name}
 	switch {
@@ -233,6 +257,10 @@ func nextSteps(g *tcg.Graph, n *tcg.Node, confirmOnly bool, rbs []Runbook, links
 			add(StepConfirm, "a recent change of the service's workload", f.kubectl("rollout", "history", f.workload))
 			add(StepConfirm, "its logs from the incident window", f.kubectl("logs", f.workload, "--all-containers", "--since-time="+f.since))
 			switch n.Signal {
+			case ingest.SignalChange:
+				if rollout != "" {
+					add(StepMitigate, "back to the previous revision, the version before the change", f.kubectl("rollout", "undo", f.workload))
+				}
 			case ingest.SignalMemory:
 				add(StepMitigate, "restart its pods one by one (a leak starts again from zero)", f.kubectl("rollout", "restart", f.workload))
 			case ingest.SignalCPU, ingest.SignalCPUThrottle, ingest.SignalQueue, ingest.SignalKVCache:

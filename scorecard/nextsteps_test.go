@@ -41,7 +41,7 @@ func TestNextStepsHostileNames(t *testing.T) {
 	}}
 	seen := 0
 	for _, n := range g.Nodes {
-		steps := nextSteps(g, n, false, nil, StepLinks{})
+		steps := nextSteps(g, n, "", false, nil, StepLinks{})
 		if len(steps) == 0 {
 			t.Fatalf("%s: no steps", n.Entity.Kind)
 		}
@@ -92,7 +92,7 @@ func TestNextStepsKinds(t *testing.T) {
 		{Entity: ingest.Entity{Kind: ingest.KindRollout, Name: "cart-7c9b45d8f", Service: "cart"}, Signal: ingest.SignalErrors, Series: []*ingest.Series{s}},
 	} {
 		g := &tcg.Graph{Nodes: []*tcg.Node{n}}
-		all, confirm := nextSteps(g, n, false, nil, StepLinks{}), nextSteps(g, n, true, nil, StepLinks{})
+		all, confirm := nextSteps(g, n, "", false, nil, StepLinks{}), nextSteps(g, n, "", true, nil, StepLinks{})
 		kinds := ""
 		for _, st := range all {
 			kinds += st.Kind[:1]
@@ -109,5 +109,58 @@ func TestNextStepsKinds(t *testing.T) {
 				t.Errorf("%s: abstaining steps hold %+v", n.Entity.Kind, st)
 			}
 		}
+	}
+}
+
+// TestNextStepsRolloutOfService: a service's change that the ranking
+// resolved to one rollout (a second version beside the first) is that
+// rollout's workload in every step, never the service's other version
+// that the first pod of the data happens to belong to, and the change
+// blamed can be undone.
+func TestNextStepsRolloutOfService(t *testing.T) {
+	s := &ingest.Series{Name: "container_cpu_usage_seconds_total", Signal: ingest.SignalCPU,
+		Labels: ingest.Labels{{Name: "namespace", Value: "shop"}, {Name: "pod", Value: "cart-v1-59dcc9f97-xb98f"}}}
+	pod := &tcg.Node{Entity: ingest.Entity{Kind: ingest.KindPod, Name: "cart-v1-59dcc9f97-xb98f", Service: "cart"}, Signal: ingest.SignalCPU, Series: []*ingest.Series{s}}
+	change := &tcg.Node{Entity: ingest.Entity{Kind: ingest.KindService, Name: "cart", Service: "cart"}, Signal: ingest.SignalChange}
+	g := &tcg.Graph{Nodes: []*tcg.Node{pod, change}}
+	var cmds []string
+	for _, st := range nextSteps(g, change, "cart-v2", false, nil, StepLinks{}) {
+		cmds = append(cmds, st.Command)
+	}
+	all := strings.Join(cmds, "\n")
+	if strings.Contains(all, "cart-v1") || !strings.Contains(all, "rollout history deployment/cart-v2") || !strings.Contains(all, "rollout undo deployment/cart-v2") {
+		t.Errorf("steps of the change resolved to rollout cart-v2:\n%s", all)
+	}
+	for _, st := range nextSteps(g, change, "cart-v2", true, nil, StepLinks{}) {
+		if st.Kind == StepMitigate {
+			t.Errorf("a change not blamed has a mitigation: %s", st.Command)
+		}
+	}
+	// without the rollout, the service's workload as the data names it
+	if got := nextSteps(g, change, "", false, nil, StepLinks{}); len(got) == 0 || !strings.Contains(got[0].Command, "deployment/cart-v1") {
+		t.Errorf("steps without a rollout: %+v", got)
+	}
+}
+
+// TestNodeOnsetOfChange: a change node's onset on the card is its change's
+// first event, not the grid cell holding it (which can end after the alert
+// the change preceded); a change made after the incident does not count.
+func TestNodeOnsetOfChange(t *testing.T) {
+	const sec = ingest.Time(1e9)
+	change := &tcg.Node{Entity: ingest.Entity{Kind: ingest.KindService, Name: "cart", Service: "cart"}, Signal: ingest.SignalChange, Anomaly: tcg.Anomaly{Onset: 300 * sec}}
+	lat := &tcg.Node{Entity: change.Entity, Signal: ingest.SignalLatency, Anomaly: tcg.Anomaly{Onset: 300 * sec}}
+	g := &tcg.Graph{Nodes: []*tcg.Node{change, lat}, Changes: []tcg.Change{
+		{Service: "cart", At: 400 * sec, Node: 0, After: true},
+		{Service: "cart", At: 243 * sec, Node: 0},
+	}}
+	if got := nodeOnset(g, 0); got != 243*sec {
+		t.Errorf("change onset %v, want its event's 243 s", got)
+	}
+	if got := nodeOnset(g, 1); got != 300*sec {
+		t.Errorf("latency onset %v, want the node's own 300 s", got)
+	}
+	g.Changes = nil
+	if got := nodeOnset(g, 0); got != 300*sec {
+		t.Errorf("change without its events: onset %v, want the node's 300 s", got)
 	}
 }

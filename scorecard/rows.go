@@ -84,7 +84,7 @@ func buildRows(g *tcg.Graph, r *causal.Result, shown []causal.Candidate, causes 
 			row.ExplainedShare = x
 		}
 		if cand.Node >= 0 && cand.Node < len(g.Nodes) {
-			if on := g.Nodes[cand.Node].Onset; on != 0 && (row.Onset == 0 || on < row.Onset) {
+			if on := nodeOnset(g, cand.Node); on != 0 && (row.Onset == 0 || on < row.Onset) {
 				row.Onset = on
 			}
 		}
@@ -226,4 +226,24 @@ func componentName(kind, name string) string {
 		return name
 	}
 	return kind + "/" + name
+}
+
+// nodeOnset is when node i started: a change node's is its first change's
+// first event (the graph's onset is a grid cell's time, which may lie
+// after the alert the change preceded, or before the change), any other
+// node's its onset.
+func nodeOnset(g *tcg.Graph, i int) ingest.Time {
+	if g.Nodes[i].Signal != ingest.SignalChange {
+		return g.Nodes[i].Onset
+	}
+	first := ingest.Time(0)
+	for _, c := range g.Changes {
+		if c.Node == i && c.At != 0 && !c.After && (first == 0 || c.At < first) {
+			first = c.At
+		}
+	}
+	if first == 0 {
+		return g.Nodes[i].Onset
+	}
+	return first
 }

@@ -42,7 +42,7 @@ func TestParseRunbooks(t *testing.T) {
 	lbl := ingest.Labels{{Name: "namespace", Value: "shop"}, {Name: "pod", Value: pod}}
 	s := &ingest.Series{Name: "container_memory_working_set_bytes", Signal: ingest.SignalMemory, Labels: lbl}
 	n := &tcg.Node{Entity: ingest.Entity{Kind: ingest.KindPod, Name: pod, Service: "cart"}, Signal: ingest.SignalMemory, Series: []*ingest.Series{s}}
-	steps := nextSteps(&tcg.Graph{Nodes: []*tcg.Node{n}}, n, false, rbs, StepLinks{})
+	steps := nextSteps(&tcg.Graph{Nodes: []*tcg.Node{n}}, n, "", false, rbs, StepLinks{})
 	var team []Step
 	for _, st := range steps {
 		if st.Source == "runbook" {
@@ -58,7 +58,7 @@ func TestParseRunbooks(t *testing.T) {
 		t.Errorf("heap command %q: want the pod quoted (%s) and ${TOKEN} kept", team[1].Command, want)
 	}
 	gpu := &tcg.Node{Entity: ingest.Entity{Kind: ingest.KindGPU, Name: "GPU-1", GPU: "GPU-1", Node: "n1"}, Signal: ingest.SignalGPUMemBW, Series: []*ingest.Series{s}}
-	gs := nextSteps(&tcg.Graph{Nodes: []*tcg.Node{gpu}}, gpu, false, rbs, StepLinks{})
+	gs := nextSteps(&tcg.Graph{Nodes: []*tcg.Node{gpu}}, gpu, "", false, rbs, StepLinks{})
 	if len(gs) != 1 || gs[0].Command != "dcgmi health -g GPU-1" {
 		t.Errorf("replacing runbook: steps %+v, want only dcgmi health", gs)
 	}

@@ -84,6 +84,10 @@ type Change struct {
 	// Rollout is the rollout's entity name (package peers) when the
 	// version model knows the change as a rollout, "" otherwise.
 	Rollout string
+	// Workload is the rollout's workload (its Deployment) when the version
+	// model knows it, "" otherwise: what one rolls back, where Rollout may
+	// name the new ReplicaSet.
+	Workload string
 	// Node is the service's change node (-1 when the graph has none).
 	Node int
 	// Judged is the change's rollout nodes (its new pods against its old
@@ -161,7 +165,7 @@ func (g *Graph) collectChanges(b *ingest.Bundle, m *peers.Model, hold time.Durat
 			for i := range out {
 				c := &out[i]
 				if c.Service == r.Service && r.At >= c.At-ingest.Time(hold) && r.At <= c.Last+ingest.Time(hold) {
-					c.Rollout, found = r.Name(), true
+					c.Rollout, c.Workload, found = r.Name(), r.New.Workload, true
 					c.What = "rollout to " + r.Name()
 					if r.New != nil && r.New.Name != r.Name() {
 						c.What += " (" + r.New.Name + ")"
@@ -174,7 +178,7 @@ func (g *Graph) collectChanges(b *ingest.Bundle, m *peers.Model, hold time.Durat
 			}
 			if !found {
 				out = append(out, Change{Service: r.Service, At: r.At, Last: r.At, What: "rollout to " + r.Name() + " (" + r.By + ")",
-					Events: len(r.Events), Rollout: r.Name(), Node: -1})
+					Events: len(r.Events), Rollout: r.Name(), Workload: r.New.Workload, Node: -1})
 			}
 		}
 	}
