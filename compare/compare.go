@@ -157,7 +157,7 @@ type run struct {
 	window         time.Duration // BEFORE's window length (the band's window)
 	shortB, shortA string        // why a side is too short ("" when it is not)
 	depth          map[string]int
-	calls          map[string]map[string]bool // caller → callees seen in the spans of either side (callDepths)
+	calls          map[string]map[string]bool // caller → callees of either side's call topology (callDepths)
 	work           []*itemWork
 	// burstyFamily marks the series families (the same series of every
 	// pod of a workload) whose baseline bursts on some member (episodic).
@@ -236,9 +236,10 @@ func (r *run) tooShort(name string, s Side, d *sideData) string {
 }
 
 // callDepths is the hop distance of every service from the target's
-// service along call edges (caller → callee) seen in the spans of any
+// service along the call topology the graph follows (tcg.CallPairs: the
+// dependencies and the call-edge series, span-derived or measured) of any
 // bundle, breadth first; services not reached get -1. The target defaults
-// to the busiest entry service.
+// to the busiest entry service of the spans.
 func callDepths(bs []*ingest.Bundle, target string, r *run) map[string]int {
 	adj := map[string]map[string]bool{}
 	roots := map[string]int{}
@@ -246,16 +247,12 @@ func callDepths(bs []*ingest.Bundle, target string, r *run) map[string]int {
 		if bi > 0 && b == bs[0] {
 			continue
 		}
+		for _, p := range tcg.CallPairs(b) {
+			add(adj, p[0], p[1])
+		}
 		for i := range b.Spans {
-			s := &b.Spans[i]
-			p := parentOf(b, i)
-			if p < 0 {
-				roots[s.Service.String()]++
-			} else if ps := b.Spans[p].Service; ps != s.Service {
-				add(adj, ps.String(), s.Service.String())
-			}
-			if !s.Peer.IsEmpty() && s.Peer != s.Service {
-				add(adj, s.Service.String(), s.Peer.String())
+			if parentOf(b, i) < 0 {
+				roots[b.Spans[i].Service.String()]++
 			}
 		}
 	}

@@ -205,7 +205,8 @@
 // (an effect does not outrank its cause: a service's latency or errors
 // come after the same signal's regression, at least as large — within a
 // material change, MinRatio — in a service it calls, directly or through
-// others, along the spans' call edges, unless that one calls it back;
+// others, along the call topology the graph follows (tcg.CallPairs:
+// dependencies, call-edge series, spans), unless that one calls it back;
 // its log regressions after a latency or errors regression of any such
 // service, as callers log their callees' failures),
 // each group ranked by Effect (|Cliff's δ|: how separated the

@@ -149,7 +149,7 @@ func (r *run) report() *Report {
 // whatever its size: callers log their callees' failures (TrainTicket's
 // Tomcat "threw exception … with root cause" lines). An
 // edge's items belong to its callee (a delay on a call is on the way to
-// it). Without spans the order is unchanged.
+// it). Without a call topology the order is unchanged.
 func (r *run) causesFirst(regs []*itemWork) []*itemWork {
 	if len(r.calls) == 0 || len(regs) < 2 {
 		return regs

@@ -241,6 +241,25 @@ func callTopology(g *Graph, b *ingest.Bundle) []call {
 	return topologyOf(b.Deps, edges)
 }
 
+// CallPairs is a bundle's call topology as the graph's call edges follow
+// it: the caller → callee pairs of its dependencies and of its call-edge
+// series (span-derived or edge metrics), sorted, a service calling itself
+// left out. Package compare orders regressions along it.
+func CallPairs(b *ingest.Bundle) [][2]string {
+	var edges []*ingest.Series
+	for _, s := range b.Series {
+		if s.Entity.Kind == ingest.KindEdge {
+			edges = append(edges, s)
+		}
+	}
+	calls := topologyOf(b.Deps, edges)
+	out := make([][2]string, len(calls))
+	for i, c := range calls {
+		out[i] = [2]string{c.caller, c.callee}
+	}
+	return out
+}
+
 // topologyOf is the caller → callee pairs of the dependencies (confidence
 // 0.85) and of call-edge series (0.9 for span-derived ones, else 0.85),
 // sorted; a service calling itself is left out.
