@@ -68,9 +68,7 @@ func seriesBundle(tb testing.TB, seed uint64, pods int, minutes, faultAt int, bu
 		}
 	}
 	b.Inputs = []ingest.Input{{Path: "null/metrics.json", Format: ingest.FormatPromQueryRange}}
-	if err := ingest.Finalize(b, ingest.Options{Step: time.Minute, NoFeatures: true}); err != nil {
-		tb.Fatal(err)
-	}
+	ingest.Finalize(b, ingest.Options{Step: time.Minute})
 	return b
 }
 
@@ -172,9 +170,7 @@ func cpuBundle(tb testing.TB, seed uint64, pods, minutes int, mul func(m int) fl
 		b.Series = append(b.Series, s)
 	}
 	b.Inputs = []ingest.Input{{Path: "cpu/metrics.json", Format: ingest.FormatPromQueryRange}}
-	if err := ingest.Finalize(b, ingest.Options{Step: time.Minute, NoFeatures: true}); err != nil {
-		tb.Fatal(err)
-	}
+	ingest.Finalize(b, ingest.Options{Step: time.Minute})
 	return b
 }
 

@@ -120,9 +120,7 @@ func TestTargetMeasuredByItsCalls(t *testing.T) {
 		ingest.ClassifySeries(s)
 		b.Series = append(b.Series, s)
 	}
-	if err := ingest.Finalize(b, ingest.Options{Step: time.Minute, NoFeatures: true}); err != nil {
-		t.Fatal(err)
-	}
+	ingest.Finalize(b, ingest.Options{Step: time.Minute})
 	opt := DefaultOptions()
 	opt.Target.Service, opt.Target.Signal = "frontend", ingest.SignalErrors
 	at := func(m int) ingest.Time { return t0.Add(time.Duration(m) * time.Minute) }

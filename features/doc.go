@@ -23,11 +23,20 @@
 //
 // # How it runs
 //
-// Inside ingest's Finalize, as ingest.Options.Derive: after the repairs,
-// the grid step and entity matching, before the series are aligned onto the
-// grid, so that derived series are aligned like the rest. Read and Finalize
-// set the hook; everything that reads data for analysis calls
-// features.Read (driver, compare, bench, tests), so none forgets the stage.
+// The stage runs once, between two steps of ingest, called from this
+// package, never from ingest: data flows one way, ingest → features →
+// tcg. Read is
+// ingest.ReadUnaligned (inputs read and merged, the repairs, the log step
+// and the grid step: ingest.Prepare), then Derive, then the read's Align
+// (every series, the derived ones too, aligned onto the grid; the entity
+// list built: ingest.Align). Finalize is the same for a bundle built in
+// memory (ingest.Prepare, Derive, ingest.Align). Everything that reads data
+// for analysis calls Read (analysis, mcp, eval, bench, tests).
+//
+// The one part that runs inside the read is the span digest of a read over
+// the span budget (stream.go): Read sets ingest.Options.Stream to Streamer,
+// which ingest calls on each file's spans before all but a sample of them
+// are dropped; Derive then derives the trace series from the digests.
 //
 // # Parameters
 //
@@ -39,7 +48,7 @@
 //	MaxMixOps           20       opmix.go        operations followed per service; rarer ones pooled (routes with IDs)
 //	MinMixSpans         5        opmix.go, logfeatures.go  fewest spans (records) in a step for its operation (template) mix to be scored
 //	MaxMixTemplates     20       logfeatures.go  templates followed per entity in the template mix; rarer ones pooled
-//	ReferenceShare      0.6      logfeatures.go  share of the grid Finalize's log series take as reference, before the incident is known
+//	ReferenceShare      0.6      logfeatures.go  share of the grid Derive's log series take as reference, before the incident is known
 //	SteadyShare         0.5      logfeatures.go  least share of reference steps a template appears in to be steady (log_missing_templates)
 //	MinSteadySteps      3        logfeatures.go  fewest reference steps for steadiness to be judged
 //	MinPatternBaseline  5        logpattern.go   fewest baseline transitions from an (operation, event) pair for it to be tested
@@ -57,9 +66,9 @@
 //
 // Not here: classification (package ingest/classify), which the Prometheus
 // decoder calls at read time: the series' entity it sets decides their
-// keys, sort order, limits and per-input counts before Finalize, so moving
-// it after reading would change outputs. The entity list and the service
-// matching every stage shares (Bundle.CollectEntities, KnownServices,
-// MatchService, WorkloadOf) are the model's (ingest/model), since Finalize
-// builds the list whether or not the stage runs.
+// keys, sort order, limits and per-input counts before ingest.Prepare, so
+// moving it after reading would change outputs. The entity list and the
+// service matching every stage shares (Bundle.CollectEntities,
+// KnownServices, MatchService, WorkloadOf) are the model's (ingest/model),
+// since ingest.Align builds the list whether or not the stage runs.
 package features

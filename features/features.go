@@ -6,30 +6,35 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
-// Read reads the inputs as ingest.Read does, with the features stage run
-// inside Finalize: what every caller that analyses data uses, so that none
-// forgets the features.
+// Read reads the inputs with the features stage: ingest.ReadUnaligned
+// (read, merged, repaired, the grid step chosen; span digests taken with
+// Streamer when the read is over the span budget), then Derive, then the
+// read's Align (every series, the derived ones too, aligned onto the grid;
+// the entity list built). It is what every caller that analyses data uses;
+// ingest.Read is the same read without the stage. Its errors are
+// ingest.ReadUnaligned's.
 func Read(paths []string, stdin io.Reader, opt ingest.Options, fo Options) (*ingest.Bundle, error) {
-	opt.Derive = Deriver(fo)
 	opt.Stream = Streamer()
-	return ingest.Read(paths, stdin, opt)
+	r, err := ingest.ReadUnaligned(paths, stdin, opt)
+	if err != nil {
+		return nil, err
+	}
+	Derive(r.Bundle, fo)
+	return r.Align(), nil
 }
 
-// Finalize is ingest.Finalize with the features stage (for bundles built in
-// memory: the simulator's, the tests').
+// Finalize makes a bundle built in memory (the simulator's, the tests')
+// one aligned bundle with the features stage: ingest.Prepare, Derive,
+// ingest.Align. It cannot fail: the error is always nil.
 func Finalize(b *ingest.Bundle, opt ingest.Options, fo Options) error {
-	opt.Derive = Deriver(fo)
-	return ingest.Finalize(b, opt)
+	ingest.Prepare(b, opt)
+	Derive(b, fo)
+	ingest.Align(b, opt.Limits)
+	return nil
 }
 
-// Deriver returns the features stage as ingest.Options.Derive: Finalize
-// calls it after the repairs, the grid step and entity matching, and before
-// the series are aligned onto the grid.
-func Deriver(fo Options) func(*ingest.Bundle) {
-	return func(b *ingest.Bundle) { Derive(b, fo) }
-}
-
-// Derive computes the features of a bundle being finalized:
+// Derive computes the features of a prepared bundle (ingest.Prepare: its
+// grid step chosen, its series not yet aligned), before ingest.Align:
 //  1. entities matched across sources (entitymatch.go): a series, event or
 //     alert naming a pod or workload of a traced service is that service's,
 //     X-Ray component vertices merge into their service, and log streams

@@ -63,7 +63,7 @@ func writeJaeger(t *testing.T, path string, spans []testSpan) {
 // readPaths reads and finalizes several inputs.
 func readPaths(t *testing.T, paths ...string) *ingest.Bundle {
 	t.Helper()
-	b, err := ingest.Read(paths, nil, ingest.Options{NoFeatures: true})
+	b, err := ingest.Read(paths, nil, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // standard normal deviate (Wilson–Hilferty), so that it reads alike for
 // busy and quiet steps. NaN where a cell has fewer than Options.MinMixSpans spans.
 // The reference mix includes the incident, which only dilutes a shift. It
-// only reads the spans and the grid, so Finalize runs it beside
+// only reads the spans and the grid, so Derive runs it beside
 // deriveTraceSeries. O(spans + services·cells·MaxMixOps).
 func operationMixSeries(b *ingest.Bundle, fo Options) (out []*ingest.Series) {
 	if len(b.Spans) == 0 || len(b.Grid) == 0 {

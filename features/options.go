@@ -13,7 +13,7 @@ type Options struct {
 	// MaxMixTemplates is how many templates per entity the log template mix
 	// follows; rarer ones are pooled. 0: 20.
 	MaxMixTemplates int
-	// ReferenceShare is the share of the grid that the log series Finalize
+	// ReferenceShare is the share of the grid that the log series Derive
 	// derives take as their reference period, before the incident is known
 	// (DeriveLogSeries takes the incident's baseline). 0: 0.6.
 	ReferenceShare float64

@@ -45,7 +45,7 @@ type spanDigest struct {
 	podsOf  map[ingest.Sym]map[ingest.Sym]bool
 }
 
-// digestSpans summarises one file's checked spans (parent as Finalize
+// digestSpans summarises one file's checked spans (parent as Prepare
 // links them). O(n) beside the children's index and the range's sort.
 func digestSpans(b *ingest.Bundle, parent []int32) ingest.SpanDigest {
 	dg := &spanDigest{cells: map[aggKey]map[int64]*aggCell{}, nodes: map[aggKey]ingest.Sym{},

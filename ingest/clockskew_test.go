@@ -136,9 +136,7 @@ func TestClockSkewAdjust(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &Bundle{Spans: tc.spans, Inputs: []Input{{Path: "t.json"}}}
-			if err := Finalize(b, Options{NoFeatures: true}); err != nil {
-				t.Fatal(err)
-			}
+			Finalize(b, Options{})
 			if err := b.Validate(); err != nil {
 				t.Fatalf("Validate: %v", err)
 			}
@@ -187,9 +185,7 @@ func TestClockSkewSortAndParents(t *testing.T) {
 		)
 	}
 	b := &Bundle{Spans: spans, Inputs: []Input{{Path: "t.json"}}}
-	if err := Finalize(b, Options{NoFeatures: true}); err != nil {
-		t.Fatal(err)
-	}
+	Finalize(b, Options{})
 	if err := b.Validate(); err != nil {
 		t.Fatalf("Validate: %v", err)
 	}

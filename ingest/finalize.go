@@ -18,34 +18,25 @@ const defaultStep = 15 * time.Second
 // allocate a year of 1 s cells).
 const maxGridCells = 20_000
 
-// Finalize turns the merged readers' output into one aligned bundle:
+// Prepare repairs a merged bundle and gives it its grid, leaving the
+// series as read (not yet aligned):
 //  1. series: points sorted, duplicate timestamps dropped, ±Inf → NaN;
-//     raw counters that drop warned as counter resets;
-//  2. spans: sorted; duplicate IDs, orphans and clock skew counted as warnings;
-//  3. the common step (median metric step unless opt.Step) and time grid
-//     (history events, see historyEvents, do not stretch it);
-//  4. the features stage, opt.Derive (package features: entities matched
-//     across sources, pod → workload, unmatched warned; GPUs matched,
-//     processes placed, per-service, per-pod and per-call-edge RED series
-//     derived from spans, the operation mix, the log series with the
-//     default reference period);
-//  5. every series of step ≥ 1 s aligned onto the grid (gaps warned);
-//  6. the entity list (Bundle.CollectEntities).
+//     spans, points, events and log records timed far outside the data's
+//     robust range dropped (dropTimeOutliers); raw counters that drop
+//     warned as counter resets;
+//  2. spans: sorted; duplicate IDs, orphans and clock skew counted as
+//     warnings; Bundle.Parent set;
+//  3. the log step (the one package ingest/logs registers,
+//     RegisterLogFinalizer: templates merged across files, records sorted,
+//     linked to spans);
+//  4. the common step (median metric step unless opt.Step) and time grid
+//     (history events, see historyEvents, do not stretch it).
 //
-// Log records are finalized beside (the log step package ingest/logs
-// registers, RegisterLogFinalizer: templates merged across
-// files, records sorted, linked to spans; their entities matched like the
-// series'); the features stage derives the log series with the default
-// reference period (features.DeriveLogSeries derives them again for the
-// incident's baseline).
-//
-// Finalize is idempotent only in the sense that it must be called once. It
-// returns ErrNoFeatures, doing nothing, when opt neither sets Derive nor
-// says NoFeatures.
-func Finalize(b *Bundle, opt Options) error {
-	if err := opt.checkFeatures(); err != nil {
-		return err
-	}
+// What the features stage (package features) computes from the data runs
+// between Prepare and Align, so that the series it derives are aligned
+// like the rest: features.Finalize is Prepare, features.Derive, Align.
+// Prepare must be called once per bundle, before Align.
+func Prepare(b *Bundle, opt Options) {
 	cleanSeries(b)
 	hist := historyEvents(b)
 	onGrid := dropTimeOutliers(b, hist)
@@ -53,12 +44,25 @@ func Finalize(b *Bundle, opt Options) error {
 	b.Parent = checkSpans(b)
 	finalizeLogs(b, opt)
 	chooseStep(b, opt.Step, onGrid, hist)
-	if opt.Derive != nil {
-		opt.Derive(b)
-	}
-	alignSeries(b, opt.Limits.WithDefaults().MaxCells)
+}
+
+// Align finishes a prepared bundle (Prepare): every series of step ≥ 1 s
+// aligned onto the grid (gaps warned; at most lim.MaxCells cells, see
+// alignSeries), then the entity list built (Bundle.CollectEntities), from
+// the entities the features stage matched when it ran. Call it once, after
+// Prepare and the features stage.
+func Align(b *Bundle, lim Limits) {
+	alignSeries(b, lim.WithDefaults().MaxCells)
 	b.CollectEntities()
-	return nil
+}
+
+// Finalize is Prepare then Align: a bundle built in memory made into one
+// aligned bundle without the features stage (the decoders' own tests, a
+// program that needs only what the inputs say). features.Finalize is the
+// same with the features stage between the two. Call it once per bundle.
+func Finalize(b *Bundle, opt Options) {
+	Prepare(b, opt)
+	Align(b, opt.Limits)
 }
 
 // cleanSeries sorts every series' points by time, drops duplicate
@@ -112,7 +116,7 @@ func sortSeriesByKey(ss []*Series) {
 	}
 }
 
-// ParallelMinSpans is the fewest spans for which Finalize splits the merge
+// ParallelMinSpans is the fewest spans for which Prepare splits the merge
 // of sorted runs, the parent links and the trace series over two goroutines
 // (a variable so tests can compare Both paths).
 var ParallelMinSpans = 20_000
@@ -142,8 +146,8 @@ func BothIf(n int, first, second func()) {
 
 // seriesStep returns the median spacing of a series' points (0 when < 2).
 // Evenly spaced points (most series) are one pass without allocating;
-// otherwise O(n log n) for the sort. Finalize asks up to three times per
-// series.
+// otherwise O(n log n) for the sort. Prepare and Align ask it several
+// times per series.
 func seriesStep(s *Series) time.Duration {
 	if len(s.T) < 2 {
 		return 0

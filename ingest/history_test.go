@@ -63,9 +63,7 @@ func TestHistoryEvents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := tt.b
-			if err := Finalize(b, Options{NoFeatures: true}); err != nil {
-				t.Fatal(err)
-			}
+			Finalize(b, Options{})
 			if b.Start != tt.start || b.End != tt.end {
 				t.Errorf("range %v → %v, want %v → %v", b.Start, b.End, tt.start, tt.end)
 			}
@@ -128,7 +126,7 @@ func TestHistoryInputsNotDisjoint(t *testing.T) {
 	write("z-2017.json", trace(t2017))
 	write("snapshot.txt", magic+fmt.Sprintf("%d %d %d\n", t2017/1e6-30*day/1e6, (t2017+t2022)/2e6, t2022/1e6-3600))
 	write("old-changes.txt", magic+fmt.Sprintf("%d\n", t2022/1e6-40*day/1e6))
-	b, err := Read([]string{dir}, nil, Options{NoFeatures: true})
+	b, err := Read([]string{dir}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

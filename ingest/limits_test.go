@@ -61,7 +61,7 @@ func TestHugeGarbageFailsFast(t *testing.T) {
 			}
 			var b *Bundle
 			var err error
-			d, alloc := testkit.MeasureCost(func() { b, err = Read([]string{path}, nil, Options{NoFeatures: true}) })
+			d, alloc := testkit.MeasureCost(func() { b, err = Read([]string{path}, nil, Options{}) })
 			if err == nil {
 				t.Fatalf("accepted 2 GB of garbage: %d spans %d series", len(b.Spans), len(b.Series))
 			}
@@ -164,7 +164,7 @@ func TestCountLimits(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			b, err := Read([]string{path}, nil, Options{Limits: tc.lim, NoFeatures: true})
+			b, err := Read([]string{path}, nil, Options{Limits: tc.lim})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -292,7 +292,7 @@ func TestDirtyData(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			b, err := Read([]string{dir}, nil, Options{NoFeatures: true})
+			b, err := Read([]string{dir}, nil, Options{})
 			if err != nil {
 				t.Fatalf("rejected: %v", err)
 			}

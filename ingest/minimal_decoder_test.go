@@ -145,7 +145,7 @@ func TestMinimalDecoder(t *testing.T) {
 		}
 	})
 	t.Run("read like any format", func(t *testing.T) {
-		b, err := Read([]string{good}, nil, Options{NoFeatures: true})
+		b, err := Read([]string{good}, nil, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestMinimalDecoder(t *testing.T) {
 	})
 	t.Run("positioned errors", func(t *testing.T) {
 		broken := write("b.kv", kvHeader+"\n1796000000 x checkout 1\n1796000015 x checkout\n")
-		_, err := Read([]string{broken}, nil, Options{NoFeatures: true})
+		_, err := Read([]string{broken}, nil, Options{})
 		var ie *InputError
 		if !errors.As(err, &ie) || ie.File != broken || ie.Line != 3 {
 			t.Fatalf("err = %v, want an InputError at %s line 3", err, broken)

@@ -16,7 +16,7 @@ import (
 // types and values: code may use either spelling. The model's methods
 // (Bundle.Merge, Warn, Validate, LogSpans, KnownServices, CountInto,
 // RelabelSources, ...) are on these types; what the core does to a bundle
-// is a function of the core (Finalize).
+// is a function of the core (Prepare, Align).
 
 // Aliases of the model's types.
 type (

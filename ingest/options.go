@@ -1,9 +1,6 @@
 package ingest
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // Limits bound what hostile or runaway input can make the readers allocate.
 // A zero field means "use the default".
@@ -133,11 +130,11 @@ func (l Limits) WithDefaults() Limits {
 	return l.logDefaults(d)
 }
 
-// Options configure reading and alignment. The zero value reads with the
-// default limits and step, but Read and Finalize also need to be told about
-// the features stage: either Derive (features.Read and features.Finalize set
-// it) or NoFeatures, else they fail with ErrNoFeatures, so that no reader
-// skips the stage without saying so.
+// Options configure reading and finalizing (Read, ReadUnaligned, Prepare,
+// Finalize). The zero value reads with the default limits and step. The
+// features stage is not among them: it runs after Prepare and before
+// Align, called by package features (features.Read, features.Finalize),
+// never by ingest.
 type Options struct {
 	Limits Limits
 	// Step is the common step series are aligned to and span RED series are
@@ -160,39 +157,16 @@ type Options struct {
 	// TempDir is where temporary copies of inputs go ("" = os.TempDir());
 	// the command points it at a per-run directory it removes on signals.
 	TempDir string
-	// Derive is the features stage (package features sets it: features.Read
-	// and features.Finalize): Finalize calls it once the entities are
-	// matched, before every series is aligned onto the grid, so that
-	// derived series are aligned like the rest. Nil derives nothing (GPU
-	// matching, process placement, span-derived RED series, the operation
-	// mix and the log series are all features).
-	Derive func(*Bundle)
 	// Stream is the features stage's digest of one file's spans for a read
-	// over the span budget (Limits.SpanBudget; features.Read sets it):
-	// given the file's spans checked as Finalize checks them (parent[i] is
-	// span i's parent, -1 for none), it summarises what the span-derived
-	// series need before all but a sample of the spans are dropped;
-	// Finalize's Derive then reads Bundle.Digest. Nil: every span is kept,
-	// whatever the budget.
+	// over the span budget (Limits.SpanBudget; features.Read sets it,
+	// features.Streamer). It is the one hook ingest calls while reading,
+	// because it must run before all but a sample of a file's spans are
+	// dropped: given the file's spans checked as Prepare checks them
+	// (parent[i] is span i's parent, -1 for none), it summarises what the
+	// span-derived series need; the bundle keeps the digests
+	// (Bundle.Digest), which features.Derive reads after Prepare. Nil:
+	// every span is kept, whatever the budget.
 	Stream func(b *Bundle, parent []int32) SpanDigest
-	// NoFeatures says that the bundle is read without the features stage on
-	// purpose (the core's and the decoders' own tests, a program that needs
-	// only what the inputs say). With Derive nil and NoFeatures false, Read
-	// and Finalize return ErrNoFeatures and do nothing.
-	NoFeatures bool
-}
-
-// ErrNoFeatures is what Read and Finalize return when Options say neither
-// how to run the features stage (Derive) nor that it is skipped on purpose
-// (NoFeatures).
-var ErrNoFeatures = errors.New("ingest: Options.Derive is nil and Options.NoFeatures is not set: read through features.Read or features.Finalize, or set NoFeatures to skip the features stage on purpose")
-
-// checkFeatures is the ErrNoFeatures check of Read and Finalize.
-func (opt Options) checkFeatures() error {
-	if opt.Derive == nil && !opt.NoFeatures {
-		return ErrNoFeatures
-	}
-	return nil
 }
 
 // enforceLimits trims what a reader produced to lim (spans, series, points),

@@ -15,6 +15,8 @@ import (
 	"runtime"
 	"slices"
 	"unsafe"
+
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
 // ExpandPaths turns files and directories (recursed, sorted, hidden entries
@@ -29,16 +31,42 @@ func ExpandPaths(paths []string) ([]string, error) {
 	return files, nil
 }
 
-// Read reads every input (files, directories, "-" for stdin), merges them and
-// finalizes the bundle. A file that cannot be read is reported as a skipped
-// Input with a warning and the rest are read; so is a path that cannot be
-// opened (missing, a dangling symlink, a device), and an input whose time
-// range is disjoint from all the others (see disjointInputs). Read fails
-// only when nothing at all could be read, returning the first error.
+// Read reads every input (files, directories, "-" for stdin), merges them
+// and makes them one aligned bundle, without the features stage: it is
+// ReadUnaligned, then UnalignedRead.Align at once. Whatever analyses the
+// data reads through features.Read instead, which runs the stage between
+// the two. A file that cannot be read is reported as a skipped Input with
+// a warning and the rest are read; so is a path that cannot be opened
+// (missing, a dangling symlink, a device), and an input whose time range
+// is disjoint from all the others (see disjointInputs). Read fails only
+// when nothing at all could be read, returning the first error.
 func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
-	if err := opt.checkFeatures(); err != nil {
+	r, err := ReadUnaligned(paths, stdin, opt)
+	if err != nil {
 		return nil, err
 	}
+	return r.Align(), nil
+}
+
+// UnalignedRead is a read whose bundle is merged and prepared (Prepare:
+// repaired, its grid step chosen) but not yet aligned, while the input
+// files are hashed beside: what ReadUnaligned returns, for the features
+// stage to run on before Align finishes the read.
+type UnalignedRead struct {
+	// Bundle is the bundle as read and prepared; its series are not yet
+	// on the grid and its entity list is not yet built.
+	Bundle *Bundle
+	limits Limits
+	// hashing hashes the regular files (after parsing, beside Prepare and
+	// whatever runs before Align) into hashed.
+	hashing parallel.Group
+	hashed  []fileHash
+}
+
+// ReadUnaligned reads every input as Read does, merges them and prepares
+// the bundle (Prepare) without aligning it; UnalignedRead.Align finishes
+// the read. It fails as Read fails.
+func ReadUnaligned(paths []string, stdin io.Reader, opt Options) (*UnalignedRead, error) {
 	files, unread := expandPaths(paths)
 	if len(files) == 0 {
 		switch len(unread) {
@@ -79,18 +107,29 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 	warnStreamed(b)
 	enforceLimits(b, lim, "inputs")
 	// Regular files were parsed without hashing; hash them now, beside
-	// Finalize (whose span passes are split over two goroutines only in
-	// part, so a core is often free).
+	// Prepare, the features stage and Align (whose span passes are split
+	// over two goroutines only in part, so a core is often free).
 	var toHash []int
 	for i := range files {
 		if !streams[i] && plan == nil && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
 			toHash = append(toHash, i)
 		}
 	}
-	var hashed []fileHash
-	var err error
-	Both(func() { err = Finalize(b, opt) }, func() { hashed = hashFiles(files, toHash) })
-	for _, h := range hashed {
+	r := &UnalignedRead{Bundle: b, limits: opt.Limits}
+	r.hashing.Go(func() { r.hashed = hashFiles(files, toHash) })
+	Prepare(b, opt)
+	return r, nil
+}
+
+// Align finishes the read: the bundle aligned (ingest.Align), then the
+// input files' hashes awaited and recorded (Input.SHA256; a file that
+// could not be hashed, or changed while it was read, is warned). It
+// returns the bundle; call it once.
+func (r *UnalignedRead) Align() *Bundle {
+	b := r.Bundle
+	Align(b, r.limits)
+	r.hashing.Wait()
+	for _, h := range r.hashed {
 		in := &b.Inputs[h.input]
 		switch {
 		case h.err != nil:
@@ -102,10 +141,7 @@ func Read(paths []string, stdin io.Reader, opt Options) (*Bundle, error) {
 			in.SHA256 = h.sum
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return b
 }
 
 // collectParts takes each file's decoded part (or error) from the readers,
@@ -152,7 +188,7 @@ func mergeParts(files []string, parts []*Bundle, errs []error, unread []Input, l
 		b.Logs = make([]LogRecord, 0, logs) // Merge appends each file's records once
 	}
 	// Workers sorted each file's spans; when no span limit cuts them, merge
-	// those runs here (what Finalize's stable sort would give, without
+	// those runs here (what Prepare's stable sort would give, without
 	// sorting again). Over the limit, the spans are concatenated in file
 	// order so the limit drops the last files' spans, as it always has.
 	var runs [][]Span
@@ -204,9 +240,9 @@ func mergeParts(files []string, parts []*Bundle, errs []error, unread []Input, l
 			// The runs, as large as the merged spans, are garbage now, but
 			// the GC's goal was set while both were live (about twice the
 			// spans): without a collection here, everything allocated
-			// from Finalize to the report (a third of the peak at a
+			// from Prepare to the report (a third of the peak at a
 			// million spans) takes fresh memory on top of the dead runs.
-			// One collection, on its own goroutine beside Finalize, lets
+			// One collection, on its own goroutine beside Prepare, lets
 			// that reuse the runs' memory.
 			go runtime.GC()
 		}
@@ -296,7 +332,7 @@ func readAll(files []string, streams []bool, stdin io.Reader, lim Limits, env re
 		go func() { // a panic in a worker is its file's error (readSorted): it ends no other
 			for i := range next {
 				// A streamed read hashes each file as it reads it: its
-				// Finalize, on the sample, is too short to hide hashing
+				// Prepare, on the sample, is too short to hide hashing
 				// gigabytes on the other core afterwards.
 				part, err := readSorted(files[i], stdin, lim, streams[i] || env.stream != nil, env)
 				results[i] <- readResult{part, err}

@@ -36,7 +36,7 @@ func TestReadHashesInputs(t *testing.T) {
 		}
 	}
 	stdin := []byte(nvmlRecording("host-c", "1"))
-	b, err := Read([]string{dir, "-"}, bytes.NewReader(stdin), Options{NoFeatures: true})
+	b, err := Read([]string{dir, "-"}, bytes.NewReader(stdin), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

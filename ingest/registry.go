@@ -62,7 +62,7 @@ type FormatSpec struct {
 	// before the incident (change records, a snapshot of cluster objects
 	// whose ReplicaSets date back months): they place changes in time but
 	// do not set the data's time range. While the bundle holds anything
-	// else with a time, Finalize lets them neither widen the robust time
+	// else with a time, Prepare lets them neither widen the robust time
 	// range nor stretch the common grid, and keeps those within the range
 	// (the look-back: a day, or the data's own length, around the data;
 	// see historyEvents, dropTimeOutliers); its inputs take no part in
@@ -171,13 +171,13 @@ func init() {
 	}}}})
 }
 
-// logFinalizer is Finalize's log step, registered by package ingest/logs
+// logFinalizer is Prepare's log step, registered by package ingest/logs
 // (the log machinery lives with the log decoders): the templates of all
 // inputs merged, the records sorted, linked to spans, their entities
 // capped. Set once, from an init function, before any Read.
 var logFinalizer func(b *Bundle, opt Options)
 
-// RegisterLogFinalizer sets Finalize's log step; package ingest/logs calls
+// RegisterLogFinalizer sets Prepare's log step; package ingest/logs calls
 // it from its init function. It panics (a programmer error) on a second
 // registration.
 func RegisterLogFinalizer(f func(b *Bundle, opt Options)) {

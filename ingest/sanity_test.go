@@ -42,7 +42,7 @@ func TestImpossibleValues(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "t.json"), []byte(spans), 0o644)
 	os.WriteFile(filepath.Join(dir, "m.json"), []byte(prom), 0o644)
-	b, err := Read([]string{dir}, nil, Options{NoFeatures: true})
+	b, err := Read([]string{dir}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestParentCycles(t *testing.T) {
 	)
 	path := filepath.Join(t.TempDir(), "t.json")
 	os.WriteFile(path, []byte(spans), 0o644)
-	b, err := Read([]string{path}, nil, Options{NoFeatures: true})
+	b, err := Read([]string{path}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestManyReferencesAndHugeTrace(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "refs.json"), []byte(jaegerTrace(jaegerSpan("1", "", "p1", t0, 100), many)), 0o644)
 	os.WriteFile(filepath.Join(dir, "big.json"), []byte(jaegerTrace(big...)), 0o644)
-	b, err := Read([]string{dir}, nil, Options{Limits: Limits{MaxTraceSpans: 100}, NoFeatures: true})
+	b, err := Read([]string{dir}, nil, Options{Limits: Limits{MaxTraceSpans: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestDisjointInputs(t *testing.T) {
 	write("b-2022.json", t2022+3600e6, 50)
 	write("c-2022-next-day.json", t2022+day/2, 5) // within a day: kept
 	write("z-2017.json", t2017, 50)
-	b, err := Read([]string{dir}, nil, Options{NoFeatures: true})
+	b, err := Read([]string{dir}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestExpandPathsHostile(t *testing.T) {
 	// A FIFO nobody writes to fails at the stall timeout; the good file
 	// beside the bad paths is analysed.
 	start := time.Now()
-	b, err := Read([]string{fifo, filepath.Join(dir, "nope"), linked}, nil, Options{Limits: Limits{StallTimeout: 200 * time.Millisecond}, NoFeatures: true})
+	b, err := Read([]string{fifo, filepath.Join(dir, "nope"), linked}, nil, Options{Limits: Limits{StallTimeout: 200 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestExpandPathsHostile(t *testing.T) {
 	if !found {
 		t.Errorf("FIFO nobody writes to: not a skipped input at the stall timeout: %+v", b.Inputs)
 	}
-	if _, err := Read([]string{"/dev/zero"}, nil, Options{NoFeatures: true}); err == nil || !strings.Contains(err.Error(), "character device") {
+	if _, err := Read([]string{"/dev/zero"}, nil, Options{}); err == nil || !strings.Contains(err.Error(), "character device") {
 		t.Errorf("/dev/zero: %v", err)
 	}
 }
@@ -260,7 +260,7 @@ func TestFIFOStall(t *testing.T) {
 		w.Close()
 	}()
 	start := time.Now()
-	_, err := Read([]string{fifo}, nil, Options{Limits: Limits{StallTimeout: 300 * time.Millisecond}, NoFeatures: true})
+	_, err := Read([]string{fifo}, nil, Options{Limits: Limits{StallTimeout: 300 * time.Millisecond}})
 	if err == nil || !strings.Contains(err.Error(), "--stall-timeout") {
 		t.Fatalf("err = %v", err)
 	}
@@ -285,7 +285,7 @@ func TestFIFOWriterLate(t *testing.T) {
 		w.Write([]byte(jaegerTrace(jaegerSpan("1", "", "p1", 1700000000000000, 100), jaegerSpan("2", "1", "p2", 1700000000000010, 50))))
 		w.Close()
 	}()
-	b, err := Read([]string{fifo}, nil, Options{Limits: Limits{StallTimeout: 20 * time.Second}, NoFeatures: true})
+	b, err := Read([]string{fifo}, nil, Options{Limits: Limits{StallTimeout: 20 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestFIFOWaitSaid(t *testing.T) {
 		w.Close()
 	}()
 	notice := func(format string, args ...any) { said <- fmt.Sprintf(format, args...) }
-	b, err := Read([]string{fifo}, nil, Options{Limits: Limits{StallTimeout: 20 * time.Second}, Notice: notice, NoFeatures: true})
+	b, err := Read([]string{fifo}, nil, Options{Limits: Limits{StallTimeout: 20 * time.Second}, Notice: notice})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestProcessSubstitution(t *testing.T) {
 		w.Write([]byte(jaegerTrace(jaegerSpan("1", "", "p1", 1700000000000000, 100), jaegerSpan("2", "1", "p2", 1700000000000010, 50))))
 		w.Close()
 	}()
-	b, err := Read([]string{path}, nil, Options{NoFeatures: true})
+	b, err := Read([]string{path}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestSQLiteReadInPlace(t *testing.T) {
 			}
 			in = b.Inputs[0]
 		default:
-			b, err := Read([]string{path}, nil, Options{Limits: Limits{MaxFileBytes: 70_000}, TempDir: t.TempDir(), NoFeatures: true})
+			b, err := Read([]string{path}, nil, Options{Limits: Limits{MaxFileBytes: 70_000}, TempDir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -401,21 +401,43 @@ func TestSQLiteReadInPlace(t *testing.T) {
 	}
 }
 
-// TestReadNeedsFeaturesOrOptOut: Read and Finalize fail with ErrNoFeatures
-// when Options neither run the features stage nor skip it on purpose.
-func TestReadNeedsFeaturesOrOptOut(t *testing.T) {
-	if _, err := Read([]string{t.TempDir()}, nil, Options{}); !errors.Is(err, ErrNoFeatures) {
-		t.Errorf("Read with zero Options: %v, want ErrNoFeatures", err)
+// TestReadUnalignedThenAlign: ReadUnaligned leaves the bundle prepared
+// (grid step chosen, series not yet on the grid, no entity list, inputs
+// not yet hashed); a series added before Align, as the features stage adds
+// its own, is aligned like the rest, and the result is Read's plus that
+// series.
+func TestReadUnalignedThenAlign(t *testing.T) {
+	const t0 = 1700000000000000 // µs
+	spans := jaegerTrace(jaegerSpan("1", "", "p1", t0, 100), jaegerSpan("2", "1", "p2", t0+10, 50))
+	prom := `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"x","pod":"p1"},"values":[[1700000000,"1"],[1700000015,"2"],[1700000030,"3"]]}]}}`
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "t.json"), []byte(spans), 0o644)
+	os.WriteFile(filepath.Join(dir, "m.json"), []byte(prom), 0o644)
+	whole, err := Read([]string{dir}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	b := &Bundle{}
-	if err := Finalize(b, Options{}); !errors.Is(err, ErrNoFeatures) {
-		t.Errorf("Finalize with zero Options: %v, want ErrNoFeatures", err)
+	r, err := ReadUnaligned([]string{dir}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := Finalize(b, Options{NoFeatures: true}); err != nil {
-		t.Errorf("Finalize with NoFeatures: %v", err)
+	b := r.Bundle
+	if b.Step != 15*time.Second || len(b.Grid) == 0 || len(b.Series) != 1 || b.Series[0].Aligned || len(b.Entities) != 0 || b.Inputs[0].SHA256 != "" {
+		t.Fatalf("prepared: step %v, %d cells, %d series (aligned %v), %d entities, sha %q",
+			b.Step, len(b.Grid), len(b.Series), len(b.Series) > 0 && b.Series[0].Aligned, len(b.Entities), b.Inputs[0].SHA256)
 	}
-	derived := false
-	if err := Finalize(&Bundle{}, Options{Derive: func(*Bundle) { derived = true }}); err != nil || !derived {
-		t.Errorf("Finalize with Derive: %v, derived %v", err, derived)
+	b.Series = append(b.Series, &Series{Name: "derived", Source: DerivedSource, T: []Time{b.Grid[0]}, V: []float64{1}})
+	if got := r.Align(); got != b {
+		t.Fatal("Align returned another bundle")
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Series) != 2 || !b.Series[0].Aligned || !b.Series[1].Aligned || len(b.Series[1].T) != len(b.Grid) {
+		t.Errorf("aligned: %d series, want 2 on the %d-cell grid", len(b.Series), len(b.Grid))
+	}
+	if len(b.Entities) != len(whole.Entities) || b.Inputs[0].SHA256 != whole.Inputs[0].SHA256 || b.Inputs[1].SHA256 != whole.Inputs[1].SHA256 ||
+		fmt.Sprint(b.Warnings) != fmt.Sprint(whole.Warnings) || fmt.Sprint(b.Series[0].V) != fmt.Sprint(whole.Series[0].V) {
+		t.Errorf("ReadUnaligned then Align differs from Read:\n%+v\n%+v", b, whole)
 	}
 }

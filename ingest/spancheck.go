@@ -9,7 +9,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/ingest/model"
 )
 
-// Finalize's span pass: spans merged from sorted runs, duplicate IDs,
+// Prepare's span pass: spans merged from sorted runs, duplicate IDs,
 // orphans and parent cycles counted as warnings, parent links built with
 // an open-addressing table (checkSpans).
 

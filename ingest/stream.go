@@ -18,7 +18,7 @@ import (
 // would need gigabytes. Up to Limits.SpanBudget bytes of trace files, Read
 // keeps every span, as it always has. Above it the read is streamed: each
 // file's spans are checked (sorted, deduplicated, linked, clock skew
-// adjusted, as Finalize does) and summarised by Options.Stream — the
+// adjusted, as Prepare does) and summarised by Options.Stream — the
 // features stage's per-entity, per-second digest of what the span-derived
 // series need — as soon as the file is decoded, and only a deterministic
 // sample of whole traces (those whose ID hashes into the first Rate of the
@@ -138,13 +138,13 @@ func mix64(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// reduce streams one file's part: its spans checked as Finalize checks
+// reduce streams one file's part: its spans checked as Prepare checks
 // them, summarised into part.Digest, and replaced by the sample's.
 // O(n log n) for the part's n spans.
 func (p *streamPlan) reduce(part *Bundle) {
 	tmp := &Bundle{Spans: part.Spans}
 	parent := checkSpans(tmp)
-	// The check's warnings are of every span of the file (Finalize's own
+	// The check's warnings are of every span of the file (Prepare's own
 	// on the sample, already checked, find nothing more).
 	for _, w := range tmp.Warnings {
 		if len(part.Inputs) == 1 {

@@ -99,7 +99,7 @@ func TestStreamedRead(t *testing.T) {
 		files = append(files, p)
 	}
 	read := func() *Bundle {
-		b, err := Read(files, nil, Options{NoFeatures: true, Stream: countSpans, Limits: Limits{SpanBudget: 100_000}})
+		b, err := Read(files, nil, Options{Stream: countSpans, Limits: Limits{SpanBudget: 100_000}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestStreamedRead(t *testing.T) {
 		}
 	}
 	// Under the budget: no digest, every span.
-	whole, err := Read(files, nil, Options{NoFeatures: true, Stream: countSpans})
+	whole, err := Read(files, nil, Options{Stream: countSpans})
 	if err != nil {
 		t.Fatal(err)
 	}

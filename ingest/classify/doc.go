@@ -10,7 +10,7 @@
 //
 // At read time: the Prometheus decoder classifies every series it emits
 // (the entity decides the series' keys, sort order, limits and per-input
-// counts before Finalize), and so do the tests and tools that build series
+// counts before ingest.Prepare), and so do the tests and tools that build series
 // in memory, through ingest.ClassifySeries (the core's name for Series).
 // It imports only the model.
 package classify

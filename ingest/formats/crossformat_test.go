@@ -27,7 +27,7 @@ func TestBadNsightBesideGood(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "c-trace.json"), []byte(tr), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := ingest.Read([]string{dir}, nil, ingest.Options{TempDir: t.TempDir(), NoFeatures: true})
+	b, err := ingest.Read([]string{dir}, nil, ingest.Options{TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func TestLogTemplateBudgets(t *testing.T) {
 
 	// Two inputs of 7 templates each stay within 7 once merged.
 	q := bundletest.WriteTemp(t, dir, "w.jsonl", vlogsLines(60, func(i int) string { return `app=\"svc-0\"` }, func(i int) string { return distinct(i + 100) }))
-	b, err := ingest.Read([]string{p, q}, nil, ingest.Options{Limits: ingest.Limits{MaxLogTemplatesTotal: 7}, NoFeatures: true})
+	b, err := ingest.Read([]string{p, q}, nil, ingest.Options{Limits: ingest.Limits{MaxLogTemplatesTotal: 7}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@
 //     MetaFields, FirstLabel); the line reader of line-oriented files and
 //     the bound on one JSON document (linereader.go: LineReader, DocBound);
 //     OTLP log records (otlp.go: LogSink.OTLPLogs, shared with ingest/otlp);
-//   - the log step of ingest.Finalize (finalize.go: the templates of all
+//   - the log step of ingest.Prepare (finalize.go: the templates of all
 //     inputs merged deterministically, records sorted and linked to spans,
 //     the entity cap), which it registers with ingest.RegisterLogFinalizer.
 //

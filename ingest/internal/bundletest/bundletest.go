@@ -89,7 +89,7 @@ func HasWarning(b *ingest.Bundle, kind error, substr string) bool {
 // the test (the caller imports the formats it reads).
 func ReadLimited(t testing.TB, path string, lim ingest.Limits) *ingest.Bundle {
 	t.Helper()
-	b, err := ingest.Read([]string{path}, nil, ingest.Options{Limits: lim, NoFeatures: true})
+	b, err := ingest.Read([]string{path}, nil, ingest.Options{Limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}

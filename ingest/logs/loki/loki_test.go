@@ -77,7 +77,7 @@ func TestLokiBackward(t *testing.T) {
 	var got [2]string
 	for k, rev := range []bool{true, false} {
 		p := bundletest.WriteTemp(t, dir, fmt.Sprintf("l%d.json", k), body(rev))
-		b, err := ingest.Read([]string{p}, nil, ingest.Options{NoFeatures: true})
+		b, err := ingest.Read([]string{p}, nil, ingest.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
