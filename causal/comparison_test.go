@@ -52,9 +52,7 @@ func spanChain(t *testing.T, slow string) (*ingest.Bundle, *tcg.Graph) {
 		add(dbc, ca, "cart", "db.query", ingest.SpanClient, feSelf/2+gap/2+cartSelf/2, dbDur+0.5)
 		add(db, dbc, "db", "query", ingest.SpanServer, feSelf/2+gap/2+cartSelf/2+0.25, dbDur)
 	}
-	if err := features.Finalize(b, ingest.Options{Step: 15 * time.Second}, features.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	features.Finalize(b, ingest.Options{Step: 15 * time.Second}, features.Options{})
 	at := t0.Add(16 * time.Minute)
 	inc := tcg.Incident{Target: tcg.Target{Service: "frontend", Signal: ingest.SignalLatency}, At: at,
 		WindowStart: at - ingest.Time(150*time.Second), WindowEnd: at + ingest.Time(150*time.Second), BaselineStart: b.Start}

@@ -69,9 +69,7 @@ func mapRequests(svc string, n float64) *ingest.Series {
 // the target, the window over the last 8 of 40 cells.
 func mapGraph(t *testing.T, b *ingest.Bundle) *tcg.Graph {
 	t.Helper()
-	if err := features.Finalize(b, ingest.Options{Step: 5 * time.Minute}, features.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	features.Finalize(b, ingest.Options{Step: 5 * time.Minute}, features.Options{})
 	inc := tcg.Incident{Target: tcg.Target{Service: "web", Signal: ingest.SignalLatency}, At: mapT0.Add(33 * 5 * time.Minute),
 		WindowStart: mapT0.Add(32 * 5 * time.Minute), WindowEnd: b.End, BaselineStart: b.Start}
 	g, err := tcg.Build(b, inc, tcg.Options{})

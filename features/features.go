@@ -25,12 +25,11 @@ func Read(paths []string, stdin io.Reader, opt ingest.Options, fo Options) (*ing
 
 // Finalize makes a bundle built in memory (the simulator's, the tests')
 // one aligned bundle with the features stage: ingest.Prepare, Derive,
-// ingest.Align. It cannot fail: the error is always nil.
-func Finalize(b *ingest.Bundle, opt ingest.Options, fo Options) error {
+// ingest.Align.
+func Finalize(b *ingest.Bundle, opt ingest.Options, fo Options) {
 	ingest.Prepare(b, opt)
 	Derive(b, fo)
 	ingest.Align(b, opt.Limits)
-	return nil
 }
 
 // Derive computes the features of a prepared bundle (ingest.Prepare: its

@@ -35,9 +35,7 @@ func TestMaterialParts(t *testing.T) {
 				self.T, self.V = append(self.T, tm), append(self.V, own)
 			}
 			b := &ingest.Bundle{Series: []*ingest.Series{lat, self}}
-			if err := features.Finalize(b, ingest.Options{Step: step}, features.Options{}); err != nil {
-				t.Fatal(err)
-			}
+			features.Finalize(b, ingest.Options{Step: step}, features.Options{})
 			at := t0.Add(onset * step)
 			inc := Incident{Target: Target{Service: "orders", Signal: ingest.SignalLatency}, At: at,
 				WindowStart: at - ingest.Time(2*step), WindowEnd: b.End, BaselineStart: b.Start}
