@@ -163,15 +163,15 @@ func rolloutWorkload(g *tcg.Graph, cand causal.Candidate) string {
 }
 
 // nextSteps are a cause's steps, built from its entity and signal and
-// filled only from the data's names. rollout is the workload of the
+// filled only from the data's names. changed is the workload of the
 // rollout the ranking resolved the cause to ("" for none, rolloutWorkload):
 // a service's change named by its rollout is that workload's, not the
 // service's first pod's (a sibling version's). confirmOnly drops the
 // mitigations (an abstaining verdict's guesses).
-func nextSteps(g *tcg.Graph, n *tcg.Node, rollout string, confirmOnly bool, rbs []Runbook, links StepLinks) []Step {
+func nextSteps(g *tcg.Graph, n *tcg.Node, changed string, confirmOnly bool, rbs []Runbook, links StepLinks) []Step {
 	f := factsFor(g, n)
-	if rollout != "" && n.Entity.Kind != ingest.KindRollout {
-		f.workload = "deployment/" + rollout
+	if changed != "" && n.Entity.Kind != ingest.KindRollout {
+		f.workload = "deployment/" + changed
 	}
 	e := n.Entity
 	vals := map[string]string{"namespace": f.ns, "service": e.Service, "node": e.Node, "gpu": e.GPU, "workload": f.workload, "component": e.Name}
@@ -258,7 +258,7 @@ func nextSteps(g *tcg.Graph, n *tcg.Node, rollout string, confirmOnly bool, rbs 
 			add(StepConfirm, "its logs from the incident window", f.kubectl("logs", f.workload, "--all-containers", "--since-time="+f.since))
 			switch n.Signal {
 			case ingest.SignalChange:
-				if rollout != "" {
+				if changed != "" {
 					add(StepMitigate, "back to the previous revision, the version before the change", f.kubectl("rollout", "undo", f.workload))
 				}
 			case ingest.SignalMemory:

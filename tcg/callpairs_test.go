@@ -10,10 +10,11 @@ import (
 
 // TestCallPairs: the call topology compare orders regressions along is the
 // graph's: dependencies and call-edge series (measured or derived from
-// spans), one pair each, sorted, self-calls left out, other series ignored.
+// spans, aligned as the graph's nodes are), one pair each, sorted, self-calls
+// left out, other series ignored.
 func TestCallPairs(t *testing.T) {
 	edge := func(caller, callee string) *ingest.Series {
-		return &ingest.Series{Name: "edge_latency", Signal: ingest.SignalLatency,
+		return &ingest.Series{Name: "edge_latency", Signal: ingest.SignalLatency, Aligned: true,
 			Entity: ingest.Entity{Kind: ingest.KindEdge, Name: caller + "->" + callee, Caller: caller, Callee: callee}}
 	}
 	b := &ingest.Bundle{

@@ -246,18 +246,24 @@ func callTopology(g *Graph, b *ingest.Bundle) []call {
 // series (span-derived or edge metrics), sorted, a service calling itself
 // left out. Package compare orders regressions along it.
 func CallPairs(b *ingest.Bundle) [][2]string {
-	var edges []*ingest.Series
-	for _, s := range b.Series {
-		if s.Entity.Kind == ingest.KindEdge {
-			edges = append(edges, s)
-		}
-	}
-	calls := topologyOf(b.Deps, edges)
+	calls := bundleTopology(b)
 	out := make([][2]string, len(calls))
 	for i, c := range calls {
 		out[i] = [2]string{c.caller, c.callee}
 	}
 	return out
+}
+
+// bundleTopology is the call topology of a bundle's dependencies and of
+// the call-edge series the graph's nodes are made of (aligned, named).
+func bundleTopology(b *ingest.Bundle) []call {
+	var edges []*ingest.Series
+	for _, s := range b.Series {
+		if s.Aligned && s.Entity.Kind == ingest.KindEdge && s.Entity.Name != "" {
+			edges = append(edges, s)
+		}
+	}
+	return topologyOf(b.Deps, edges)
 }
 
 // topologyOf is the caller → callee pairs of the dependencies (confidence
@@ -554,8 +560,6 @@ func (g *Graph) placementEdges(eb *edgeBuilder, podsOn map[string][]ingest.Entit
 			}
 		}
 	}
-	// A service's change reaches its pods; replicas share the service's
-	// load, so a failing replica's requests move to its siblings.
 	// A change also alters what a pod is compared with: a rollout or a
 	// scale change replaces, adds or removes its siblings and reshares the
 	// load among them, so a pod unlike its peers is explained by it too.
@@ -565,6 +569,8 @@ func (g *Graph) placementEdges(eb *edgeBuilder, podsOn map[string][]ingest.Entit
 			peersOf[n.Entity.ID()] = append(peersOf[n.Entity.ID()], i)
 		}
 	}
+	// A service's change reaches its pods; replicas share the service's
+	// load, so a failing replica's requests move to its siblings.
 	for _, svc := range slices.Sorted(maps.Keys(g.podsBy())) {
 		pods := g.podsBy()[svc]
 		change := g.find(svcEntity(svc), ingest.SignalChange, FacetNone)

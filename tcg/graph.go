@@ -252,13 +252,7 @@ func Build(b *ingest.Bundle, inc Incident, opt Options) (*Graph, error) {
 	counts := requestCounts(b.Series, b.Step)
 	g.Counts = counts
 	series := append(append([]*ingest.Series(nil), b.Series...), changeSeries(b, opt.ChangeHold, nil, inc.At)...)
-	var edges []*ingest.Series // the call edges the nodes will hold
-	for _, s := range b.Series {
-		if s.Aligned && s.Entity.Kind == ingest.KindEdge && s.Entity.Name != "" {
-			edges = append(edges, s)
-		}
-	}
-	series = append(series, callsSeries(b, topologyOf(b.Deps, edges), counts, g.B0, g.B1)...)
+	series = append(series, callsSeries(b, bundleTopology(b), counts, g.B0, g.B1)...)
 	for _, s := range series {
 		if !s.Aligned || s.Entity.Kind == ingest.KindUnknown || s.Entity.Name == "" {
 			continue
