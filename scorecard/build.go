@@ -391,12 +391,12 @@ func buildCause(g *tcg.Graph, r *causal.Result, i int, cand causal.Candidate, ce
 		cs.Evidence = append(cs.Evidence, ev)
 	} else if r := n.Recurrence; r != nil {
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: shortKey(s), Baseline: n.Baseline,
-			Incident: n.Incident, Unit: s.Unit, At: n.Onset,
+			Incident: n.Incident, Unit: s.Unit, At: nodeOnset(g, n),
 			Text: fmt.Sprintf("%s %s in %d of %d window samples, as it did in %d of %d baseline samples: %.1f σ as a rate (a %.0f robust σ spike that recurs)",
 				n.Label(), reachedWords(r.Level, s.Unit, n.Dir), r.WindowHits, r.WindowN, r.BaselineHits, r.BaselineN, r.Score, r.Raw)})
 	} else {
 		cs.Evidence = append(cs.Evidence, Evidence{Kind: EvidenceSeries, Series: shortKey(s), Baseline: n.Baseline,
-			Incident: n.Incident, Unit: s.Unit, At: n.Onset,
+			Incident: n.Incident, Unit: s.Unit, At: nodeOnset(g, n),
 			Text: n.Label() + " " + n.DeviationWords()})
 	}
 	if ce.Pattern != nil {

@@ -153,14 +153,14 @@ func TestNodeOnsetOfChange(t *testing.T) {
 		{Service: "cart", At: 400 * sec, Node: 0, After: true},
 		{Service: "cart", At: 243 * sec, Node: 0},
 	}}
-	if got := nodeOnset(g, 0); got != 243*sec {
+	if got := nodeOnset(g, change); got != 243*sec {
 		t.Errorf("change onset %v, want its event's 243 s", got)
 	}
-	if got := nodeOnset(g, 1); got != 300*sec {
+	if got := nodeOnset(g, lat); got != 300*sec {
 		t.Errorf("latency onset %v, want the node's own 300 s", got)
 	}
 	g.Changes = nil
-	if got := nodeOnset(g, 0); got != 300*sec {
+	if got := nodeOnset(g, change); got != 300*sec {
 		t.Errorf("change without its events: onset %v, want the node's 300 s", got)
 	}
 }

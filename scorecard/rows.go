@@ -84,7 +84,7 @@ func buildRows(g *tcg.Graph, r *causal.Result, shown []causal.Candidate, causes 
 			row.ExplainedShare = x
 		}
 		if cand.Node >= 0 && cand.Node < len(g.Nodes) {
-			if on := nodeOnset(g, cand.Node); on != 0 && (row.Onset == 0 || on < row.Onset) {
+			if on := nodeOnset(g, g.Nodes[cand.Node]); on != 0 && (row.Onset == 0 || on < row.Onset) {
 				row.Onset = on
 			}
 		}
@@ -127,7 +127,7 @@ func contains(xs []string, x string) bool {
 // level and normal band (± the anomaly threshold in robust σ).
 func nodeChart(g *tcg.Graph, nd *tcg.Node, slice time.Duration) Chart {
 	ch := Chart{Label: nd.Label(), Baseline: math.NaN(), BandLow: math.NaN(), BandHigh: math.NaN(),
-		WindowStart: g.Incident.WindowStart, WindowEnd: g.Incident.WindowEnd, Onset: nd.Onset}
+		WindowStart: g.Incident.WindowStart, WindowEnd: g.Incident.WindowEnd, Onset: nodeOnset(g, nd)}
 	if g.Incident.Alert != nil {
 		ch.Alert = g.Incident.Alert.StartsAt
 	}
@@ -228,22 +228,22 @@ func componentName(kind, name string) string {
 	return kind + "/" + name
 }
 
-// nodeOnset is when node i started: a change node's is its first change's
+// nodeOnset is when a node started: a change node's is its first change's
 // first event (the graph's onset is a grid cell's time, which may lie
 // after the alert the change preceded, or before the change), any other
-// node's its onset.
-func nodeOnset(g *tcg.Graph, i int) ingest.Time {
-	if g.Nodes[i].Signal != ingest.SignalChange {
-		return g.Nodes[i].Onset
+// node's its onset. The row, its chart and its evidence say the same.
+func nodeOnset(g *tcg.Graph, n *tcg.Node) ingest.Time {
+	if n.Signal != ingest.SignalChange {
+		return n.Onset
 	}
 	first := ingest.Time(0)
 	for _, c := range g.Changes {
-		if c.Node == i && c.At != 0 && !c.After && (first == 0 || c.At < first) {
+		if c.Node >= 0 && c.Node < len(g.Nodes) && g.Nodes[c.Node] == n && c.At != 0 && !c.After && (first == 0 || c.At < first) {
 			first = c.At
 		}
 	}
 	if first == 0 {
-		return g.Nodes[i].Onset
+		return n.Onset
 	}
 	return first
 }
