@@ -21,10 +21,10 @@ func TestRequestBreaks(t *testing.T) {
 		// a pattern after a call (an edge's owner) is not a service's own
 		{Service: "gateway", Callee: "orders", P: 1e-40, BaselineHits: 100, BaselineN: 100, WindowHits: 0, WindowN: 100},
 	}
-	if got, want := breakServices(RequestBreaks(ps, 1e-3, 0.5)), []string{"orders", "basic"}; !slices.Equal(got, want) {
+	if got, want := breakServices(RequestBreaks(ps, 1e-3, 0.5, 0.5)), []string{"orders", "basic"}; !slices.Equal(got, want) {
 		t.Errorf("breaks %v, want %v", got, want)
 	}
-	if n := len(RequestBreaks(ps, 1e-3, 0.05)); n != 3 {
+	if n := len(RequestBreaks(ps, 1e-3, 0.05, 0.05)); n != 3 {
 		t.Errorf("with a 5%% move counting as a break: %d services, want 3 (frontend too)", n)
 	}
 	// A caller's break that begins at the answer of a call to a service
@@ -34,7 +34,7 @@ func TestRequestBreaks(t *testing.T) {
 		{Service: "frontend", AfterCall: "checkout", P: 1e-30, BaselineHits: 40, BaselineN: 40, WindowHits: 6, WindowN: 22},
 		{Service: "checkout", AfterCall: "payment", P: 1e-10, BaselineHits: 40, BaselineN: 40, WindowHits: 6, WindowN: 22},
 	}
-	if got, want := breakServices(RequestBreaks(chain, 1e-3, 0.5)), []string{"checkout", "frontend"}; !slices.Equal(got, want) {
+	if got, want := breakServices(RequestBreaks(chain, 1e-3, 0.5, 0.1)), []string{"checkout", "frontend"}; !slices.Equal(got, want) {
 		t.Errorf("caller and callee broke: %v, want %v", got, want)
 	}
 	// Every service tested counts in the correction, those whose requests
@@ -45,14 +45,33 @@ func TestRequestBreaks(t *testing.T) {
 		{Service: "b", P: 1, BaselineHits: 50, BaselineN: 50, WindowHits: 40, WindowN: 40},
 		{Service: "c", P: 1, BaselineHits: 50, BaselineN: 50, WindowHits: 40, WindowN: 40},
 	}
-	if n := len(RequestBreaks(quiet, 1e-3, 0.5)); n != 1 {
+	if n := len(RequestBreaks(quiet, 1e-3, 0.5, 0.1)); n != 1 {
 		t.Errorf("one break among four services tested: %d breaks", n)
 	}
 	quiet = append(quiet, quiet[3], quiet[3])
-	if n := len(RequestBreaks(quiet, 1e-3, 0.5)); n != 0 {
+	if n := len(RequestBreaks(quiet, 1e-3, 0.5, 0.1)); n != 0 {
 		t.Errorf("p 2e-4 among six services tested: %d breaks, want none", n)
 	}
-	if n := len(RequestBreaks(nil, 1e-3, 0.5)); n != 0 {
+	// A step that every baseline request took (59 of 59) and that 23 of 50
+	// window requests skip (an exception thrown in some of them) broke,
+	// though not in a majority; the same move of a step the baseline took
+	// in 4 of 5 requests is a shift. 1 − 27/50 = 0.46, under BreakShare.
+	partial := []ingest.PatternShift{
+		{Service: "travel", P: 1e-7, BaselineHits: 59, BaselineN: 59, WindowHits: 27, WindowN: 50},
+		{Service: "seats", P: 1e-7, BaselineHits: 400, BaselineN: 500, WindowHits: 17, WindowN: 50},
+	}
+	if got, want := breakServices(RequestBreaks(partial, 1e-3, 0.5, 0.1)), []string{"travel"}; !slices.Equal(got, want) {
+		t.Errorf("invariant step skipped by 46%%: breaks %v, want %v", got, want)
+	}
+	if n := len(RequestBreaks(partial, 1e-3, 0.5, 0.5)); n != 0 {
+		t.Errorf("with the invariant floor at a majority: %d breaks, want none", n)
+	}
+	// Under the invariant floor (1 in 20 requests skip it) it is no break.
+	partial[0].WindowHits = 48
+	if n := len(RequestBreaks(partial[:1], 1e-3, 0.5, 0.1)); n != 0 {
+		t.Errorf("invariant step skipped by 4%%: %d breaks, want none", n)
+	}
+	if n := len(RequestBreaks(nil, 1e-3, 0.5, 0.1)); n != 0 {
 		t.Errorf("no patterns: %d breaks", n)
 	}
 }

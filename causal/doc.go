@@ -92,7 +92,8 @@
 // MinVerdictShare of its deviation), the service whose requests broke
 // (RequestBreaks: its per-request pattern test under BreakLevel over the
 // services tested, with the share of its requests taking the step moved
-// by BreakShare) comes first, and the verdict abstains. A
+// by BreakShare, or by BreakShareInvariant for a step every baseline
+// request took) comes first, and the verdict abstains. A
 // candidate counts for its entity's service; a node (host) or an unplaced
 // GPU counts for the hosted service its change reaches most, and lists the
 // services it hosts.

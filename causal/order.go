@@ -143,13 +143,15 @@ func threshold(g *tcg.Graph) float64 {
 // most significant per-request pattern (not one after a call) whose
 // p-value, adjusted over every service tested (Bonferroni), is under
 // level and whose share of requests taking the expected step moved by at
-// least share. The most significant first (ties: the larger move, then
+// least share — or by at least invariant when every baseline request took
+// it (a step that never failed to follow: a clean baseline that breaks).
+// The most significant first (ties: the larger move, then
 // the service), except that a break that begins at the answer of a call
 // to a service whose requests broke too comes after every break that
 // does not: the caller's changed step is explained by its callee's break
 // (the callee is the first service along the trace whose pattern broke).
 // Deterministic.
-func RequestBreaks(ps []ingest.PatternShift, level, share float64) []ingest.PatternShift {
+func RequestBreaks(ps []ingest.PatternShift, level, share, invariant float64) []ingest.PatternShift {
 	k := 0
 	for _, p := range ps {
 		if p.Callee == "" {
@@ -158,7 +160,11 @@ func RequestBreaks(ps []ingest.PatternShift, level, share float64) []ingest.Patt
 	}
 	var out []ingest.PatternShift
 	for _, p := range ps {
-		if p.Callee == "" && p.P*float64(k) < level && p.ShareChange() >= share {
+		floor := share
+		if p.BaselineN > 0 && p.BaselineHits == p.BaselineN {
+			floor = invariant
+		}
+		if p.Callee == "" && p.P*float64(k) < level && p.ShareChange() >= floor {
 			out = append(out, p)
 		}
 	}

@@ -55,6 +55,13 @@ type Params struct {
 	// and the share of its requests that take the broken step moved by at
 	// least BreakShare (the majority of them do something else now).
 	BreakLevel, BreakShare float64
+	// BreakShareInvariant replaces BreakShare for a step that every
+	// baseline request took (an invariant of the code, such as two
+	// statements that always follow each other): a clean baseline that
+	// breaks is strong evidence, so a significant share of requests that
+	// now skip it is a break even when it is not a majority (an exception
+	// thrown in some of the requests that reach a statement).
+	BreakShareInvariant float64
 	// ChangeTau is how fast a change's timing weight falls with its lead
 	// over the symptom's onset (TermChangeTiming): a change that came τ
 	// before the onset counts e⁻¹ of one that came just before it.
@@ -221,20 +228,21 @@ func levelTerm(sig ingest.SignalKind, facet string) string {
 // than its table shows.
 func DefaultParams() Params {
 	return Params{
-		Mechanism:       DefaultMechanismParams(),
-		Weights:         map[string]float64{TermTargetShare: 1.38, TermOwn: 0.76, TermDownstream: 1.17, TermLevelTraffic: -0.94, TermLevelErrors: 1.21, TermChangeTiming: 1.16, TermLate: -0.53},
-		NoneScore:       1.30,
-		Calibration:     Calibration{Slope: 1.33, Intercept: 0.18},
-		MinConfidence:   0.35,
-		MinTargetShare:  0.2,
-		MinVerdictShare: 0.05,
-		MinOwnShare:     0.5,
-		PrecedenceOwn:   0.5,
-		ChangeTau:       5 * time.Minute,
-		BreakLevel:      1e-3,
-		BreakShare:      0.5,
-		ReachWeight:     20,
-		AncestorMargin:  2,
+		Mechanism:           DefaultMechanismParams(),
+		Weights:             map[string]float64{TermTargetShare: 1.38, TermOwn: 0.76, TermDownstream: 1.17, TermLevelTraffic: -0.94, TermLevelErrors: 1.21, TermChangeTiming: 1.16, TermLate: -0.53},
+		NoneScore:           1.30,
+		Calibration:         Calibration{Slope: 1.33, Intercept: 0.18},
+		MinConfidence:       0.35,
+		MinTargetShare:      0.2,
+		MinVerdictShare:     0.05,
+		MinOwnShare:         0.5,
+		PrecedenceOwn:       0.5,
+		ChangeTau:           5 * time.Minute,
+		BreakLevel:          1e-3,
+		BreakShare:          0.5,
+		BreakShareInvariant: 0.1,
+		ReachWeight:         20,
+		AncestorMargin:      2,
 	}
 }
 
@@ -288,7 +296,8 @@ func (p Params) withAblation(terms []string) Params {
 // Set overrides one parameter by name (for eval experiments): a score
 // term's weight by its name (Terms), or none_score, min_confidence,
 // min_verdict_share, min_target_share, min_own_share, precedence_own,
-// reach_weight, ancestor_margin, break_level, break_share, ridge, huber,
+// reach_weight, ancestor_margin, break_level, break_share,
+// break_share_invariant, ridge, huber,
 // min_residual_scale.
 func (p *Params) Set(name string, v float64) error {
 	for _, t := range Terms() {
@@ -306,7 +315,7 @@ func (p *Params) Set(name string, v float64) error {
 		"none_score": &p.NoneScore, "min_confidence": &p.MinConfidence, "min_verdict_share": &p.MinVerdictShare,
 		"min_target_share": &p.MinTargetShare, "min_own_share": &p.MinOwnShare, "precedence_own": &p.PrecedenceOwn,
 		"reach_weight": &p.ReachWeight, "ancestor_margin": &p.AncestorMargin, "ridge": &p.Mechanism.Ridge,
-		"break_level": &p.BreakLevel, "break_share": &p.BreakShare,
+		"break_level": &p.BreakLevel, "break_share": &p.BreakShare, "break_share_invariant": &p.BreakShareInvariant,
 		"huber": &p.Mechanism.Huber, "min_residual_scale": &p.Mechanism.MinResidualScale,
 	}
 	f, ok := fields[name]

@@ -136,7 +136,8 @@ type Result struct {
 	// deviation to share out, and candidates' ExplainedShare is NaN too).
 	Unexplained float64
 	// RequestBreaks are the services whose requests broke (RequestBreaks
-	// under Params.BreakLevel and BreakShare), the most significant first:
+	// under Params.BreakLevel, BreakShare and BreakShareInvariant), the most
+	// significant first:
 	// when no candidate explains a share of the target, the first of them
 	// ranks first (requestBreakFirst). The default method only.
 	RequestBreaks []ingest.PatternShift
@@ -231,7 +232,7 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	}
 	cands := scoreCandidates(g, sp, tflow, aT, p)
 	if b != nil {
-		res.RequestBreaks = RequestBreaks(b.Patterns, p.BreakLevel, p.BreakShare)
+		res.RequestBreaks = RequestBreaks(b.Patterns, p.BreakLevel, p.BreakShare, p.BreakShareInvariant)
 		cands = requestBreakFirst(g, cands, res.RequestBreaks, p.MinVerdictShare)
 	}
 	res.Total = len(cands)
