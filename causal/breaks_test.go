@@ -92,7 +92,7 @@ func TestRequestBreakFirst(t *testing.T) {
 		return cs
 	}
 	order := candidateNodes
-	breaks := []ingest.PatternShift{{Service: "orders"}}
+	breaks := "orders"
 	// The target barely moved: the broken service's pattern goes first,
 	// the candidates it passed score below it.
 	cs := requestBreakFirst(g, mk(), breaks, 0.05)
@@ -128,8 +128,38 @@ func TestRequestBreakFirst(t *testing.T) {
 	}
 	// No break: the order stands.
 	g.Nodes[0].Score = 1.2
-	if got := order(requestBreakFirst(g, mk(), nil, 0.05)); !slices.Equal(got, []int{1, 2, 3, 4}) {
+	if got := order(requestBreakFirst(g, mk(), "", 0.05)); !slices.Equal(got, []int{1, 2, 3, 4}) {
 		t.Errorf("no break: order %v, want [1 2 3 4]", got)
+	}
+}
+
+func TestBreakOriginOf(t *testing.T) {
+	// Two callers whose requests end right after calling catalog, where
+	// they went on to other calls (an exception in catalog answered as
+	// an error): catalog is the origin, though it has no pattern of its own.
+	frontend := ingest.PatternShift{Service: "frontend", After: "a call to catalog", AfterCall: "catalog", P: 1e-30,
+		BaselineHits: 2425, BaselineN: 3952, WindowHits: 36, WindowN: 928}
+	checkout := ingest.PatternShift{Service: "checkout", After: "a call to catalog", AfterCall: "catalog", P: 1e-12,
+		BaselineHits: 45, BaselineN: 78, WindowHits: 1, WindowN: 21}
+	if svc, callers := BreakOriginOf([]ingest.PatternShift{frontend, checkout}); svc != "catalog" || !slices.Equal(callers, []string{"frontend", "checkout"}) {
+		t.Errorf("two callers react to catalog's answer: origin %q, callers %v; want catalog, [frontend checkout]", svc, callers)
+	}
+	// One caller alone may have changed its own handling of the answer.
+	if svc, callers := BreakOriginOf([]ingest.PatternShift{frontend}); svc != "frontend" || callers != nil {
+		t.Errorf("one caller: origin %q, callers %v; want frontend, none", svc, callers)
+	}
+	// The second break begins elsewhere: no shared reaction.
+	other := checkout
+	other.AfterCall, other.After = "", "the request's start"
+	if svc, _ := BreakOriginOf([]ingest.PatternShift{frontend, other}); svc != "frontend" {
+		t.Errorf("breaks at different steps: origin %q, want frontend", svc)
+	}
+	// A first break not at a call's answer is its own origin.
+	if svc, _ := BreakOriginOf([]ingest.PatternShift{other, frontend}); svc != "checkout" {
+		t.Errorf("first break at the request's start: origin %q, want checkout", svc)
+	}
+	if svc, callers := BreakOriginOf(nil); svc != "" || callers != nil {
+		t.Errorf("no breaks: %q %v", svc, callers)
 	}
 }
 

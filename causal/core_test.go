@@ -156,6 +156,32 @@ func TestCalibration(t *testing.T) {
 	}
 }
 
+func TestCalibrateKeepsTheTopFirst(t *testing.T) {
+	// A near tie: the calibration lowers the top (slope above 1), and the
+	// others' shares of the rest would exceed it; capped at the top's.
+	c := Calibration{Slope: 1.33, Intercept: 0.18}
+	prob := map[string]float64{"a": 0.26, "b": 0.25, "c": 0.24, "d": 0.05}
+	c.Calibrate(prob)
+	if prob["a"] >= 0.26 {
+		t.Fatalf("calibrated top %.3f, want it lowered (the test's premise)", prob["a"])
+	}
+	for _, s := range []string{"b", "c", "d"} {
+		if prob[s] > prob["a"] {
+			t.Errorf("%s %.3f above the top's %.3f", s, prob[s], prob["a"])
+		}
+	}
+	if prob["d"] >= prob["c"] {
+		t.Errorf("order below the top changed: c %.3f, d %.3f", prob["c"], prob["d"])
+	}
+	sum := 0.0
+	for _, p := range prob {
+		sum += p
+	}
+	if sum > 1+1e-12 {
+		t.Errorf("probabilities sum to %.3f", sum)
+	}
+}
+
 func TestFitLearnsTheInformativeTerm(t *testing.T) {
 	// In every case the true service's candidate has the larger "own";
 	// "downstream" is noise. The fit must weigh own positively and rank

@@ -207,7 +207,10 @@ func (c Calibration) Apply(p float64) float64 {
 
 // Calibrate turns the softmax's probabilities of the services into
 // calibrated ones: the top service's through Apply; the others share the
-// rest in proportion to their softmax probabilities.
+// rest in proportion to their softmax probabilities, none above the top's:
+// calibrating a near tie lowers its top (a softmax's 0.25 among four
+// near-equal services reads about 0.2) and would leave the second above
+// the first it ranks under; what the cap takes goes to "none of them".
 func (c Calibration) Calibrate(prob map[string]float64) {
 	if c == (Calibration{}) || len(prob) == 0 {
 		return
@@ -229,7 +232,7 @@ func (c Calibration) Calibrate(prob map[string]float64) {
 		case s == top:
 			prob[s] = pt
 		case rest > 0:
-			prob[s] = prob[s] / rest * (1 - pt)
+			prob[s] = math.Min(prob[s]/rest*(1-pt), pt)
 		}
 	}
 }

@@ -188,10 +188,11 @@ func RequestBreaks(ps []ingest.PatternShift, level, share, invariant float64) []
 }
 
 // requestBreakFirst puts first, when no candidate explains a share of the
-// target, the service whose requests broke (RequestBreaks): a code fault
-// changes what requests do — a statement that stops following its
-// predecessor, a call no longer made — in most of the requests that reach
-// it, whether or not they got slower, and a test on those requests is the
+// target, svc: where the request breaks point (BreakOriginOf: the service
+// whose requests broke, or the callee whose answer its broken callers
+// react to). A code fault changes what requests do — a statement that
+// stops following its predecessor, a call no longer made — in the
+// requests that reach it, whether or not they got slower, and a test on those requests is the
 // strongest evidence such an incident leaves. No candidate explains a
 // share when the target barely moved (under the detection threshold: no
 // share of noise, and the scores compare deviations of unlike series), or
@@ -202,11 +203,10 @@ func RequestBreaks(ps []ingest.PatternShift, level, share, invariant float64) []
 // best candidate) moves to the front, the candidates it passed score just
 // below it. When the first candidate explains a share of a target that
 // moved, the order stands: the mechanisms decide.
-func requestBreakFirst(g *tcg.Graph, cands []scored, breaks []ingest.PatternShift, minShare float64) []scored {
-	if len(cands) == 0 || len(breaks) == 0 || targetMoved(g) && !(cands[0].terms[TermTargetShare] < minShare) {
+func requestBreakFirst(g *tcg.Graph, cands []scored, svc string, minShare float64) []scored {
+	if len(cands) == 0 || svc == "" || targetMoved(g) && !(cands[0].terms[TermTargetShare] < minShare) {
 		return cands
 	}
-	svc := breaks[0].Service
 	pick := -1
 	for j, c := range cands {
 		n := g.Nodes[c.node]
@@ -236,4 +236,36 @@ func toFront(cands []scored, j int) []scored {
 		cands[k].score = math.Min(cands[k].score, math.Nextafter(c.score, math.Inf(-1)))
 	}
 	return cands
+}
+
+// BreakOriginOf is where request breaks point (most significant first):
+// the first break's service, unless its step begins at the answer of a
+// call to a service X at which another broken service's step begins too.
+// Then X is the origin and those services (the first break's first, then
+// in order) its callers: two callers that changed, from the same minutes,
+// what they do once X has answered — stopping right after it, going on
+// to something else — react to a changed answer of X's (an error, a wrong
+// value), which X's own requests need not show (a service that logs
+// nothing and calls nothing has no pattern of its own). One caller alone
+// may as well have changed its own handling of the answer: its break
+// stays its own. ("", nil) without breaks.
+func BreakOriginOf(breaks []ingest.PatternShift) (string, []string) {
+	if len(breaks) == 0 {
+		return "", nil
+	}
+	first := breaks[0]
+	x := first.AfterCall
+	if x == "" || x == first.Service {
+		return first.Service, nil
+	}
+	callers := []string{first.Service}
+	for _, p := range breaks[1:] {
+		if p.AfterCall == x && p.Service != x && !slices.Contains(callers, p.Service) {
+			callers = append(callers, p.Service)
+		}
+	}
+	if len(callers) < 2 {
+		return first.Service, nil
+	}
+	return x, callers
 }

@@ -137,10 +137,16 @@ type Result struct {
 	Unexplained float64
 	// RequestBreaks are the services whose requests broke (RequestBreaks
 	// under Params.BreakLevel, BreakShare and BreakShareInvariant), the most
-	// significant first:
-	// when no candidate explains a share of the target, the first of them
-	// ranks first (requestBreakFirst). The default method only.
+	// significant first: when no candidate explains a share of the target,
+	// BreakOrigin ranks first (requestBreakFirst). The default method only.
 	RequestBreaks []ingest.PatternShift
+	// BreakOrigin is where the request breaks point (BreakOriginOf): the
+	// first break's service, or the service whose answer the first break
+	// and another begin at; "" without breaks.
+	BreakOrigin string
+	// BreakCallers are, when BreakOrigin is such a callee, the broken
+	// services whose step begins at its answer (nil otherwise).
+	BreakCallers []string
 	// MinVerdictShare is the least share of the target's deviation the
 	// first cause must explain for a confident verdict, and under which the
 	// service whose requests broke goes first (Params.MinVerdictShare); NaN
@@ -233,7 +239,8 @@ func analyzeTCG(g *tcg.Graph, b *ingest.Bundle, opt Options) *Result {
 	cands := scoreCandidates(g, sp, tflow, aT, p)
 	if b != nil {
 		res.RequestBreaks = RequestBreaks(b.Patterns, p.BreakLevel, p.BreakShare, p.BreakShareInvariant)
-		cands = requestBreakFirst(g, cands, res.RequestBreaks, p.MinVerdictShare)
+		res.BreakOrigin, res.BreakCallers = BreakOriginOf(res.RequestBreaks)
+		cands = requestBreakFirst(g, cands, res.BreakOrigin, p.MinVerdictShare)
 	}
 	res.Total = len(cands)
 	// Probabilities: a softmax over the services' best scores and "none
@@ -425,10 +432,14 @@ func decide(res *Result, g *tcg.Graph, aT float64, p Params) {
 // firstBreak names, for an abstention over a target that did not move,
 // the service whose requests broke that ranks first ("" when none broke).
 func firstBreak(res *Result) string {
-	if len(res.RequestBreaks) == 0 {
+	switch {
+	case res.BreakOrigin == "":
 		return ""
+	case len(res.BreakCallers) > 0:
+		return "; first: " + res.BreakOrigin + ", whose answer " + strings.Join(res.BreakCallers, " and ") +
+			" react to differently since the onset (their requests broke right after calling it)"
 	}
-	return "; first: the service whose requests broke, " + res.RequestBreaks[0].Service
+	return "; first: the service whose requests broke, " + res.BreakOrigin
 }
 
 // counterfactual turns a target share (of the target's log-anomaly) into

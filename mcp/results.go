@@ -109,7 +109,7 @@ type AnalyzeOutput struct {
 	WindowEnd      string         `json:"window_end"`
 	Causes         []CauseSummary `json:"causes" jsonschema:"ranked causes (summary: the top ones); explain_cause gives one in depth"`
 	CausesShown    int            `json:"causes_shown"`
-	RequestBreaks  []string       `json:"request_breaks,omitempty" jsonschema:"services whose requests broke (most of them stopped doing what they did), the most significant first: SERVICE: the step that broke"`
+	RequestBreaks  []string       `json:"request_breaks,omitempty" jsonschema:"services whose requests broke (most of them stopped doing what they did, or some for a step every baseline request took), the most significant first: SERVICE: the step that broke"`
 	Warnings       []string       `json:"warnings,omitempty" jsonschema:"data-quality warnings (summary: the first ones)"`
 	WarningsTotal  int            `json:"warnings_total"`
 	Inputs         int            `json:"inputs"`

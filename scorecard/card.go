@@ -91,10 +91,12 @@ type Card struct {
 	Unexplained float64 `json:"unexplained"`
 	Pruned      Pruned  `json:"pruned"`
 	// RequestBreaks are the services whose requests broke (most of them
-	// stopped doing what they did: a per-request pattern test), the most
-	// significant first, at most three; when no cause explains a share of
-	// the target's deviation (it barely moved, or the first cause explains
-	// under Verdict.MinShare of it) the first of them is the first cause.
+	// stopped doing what they did, or some for a step every baseline
+	// request took: a per-request pattern test), the most significant
+	// first, at most three; when no cause explains a share of the target's
+	// deviation (it barely moved, or the first cause explains under
+	// Verdict.MinShare of it) the first of them is the first cause, or the
+	// service two of them broke right after calling (causal.BreakOriginOf).
 	RequestBreaks []RequestBreak `json:"request_breaks"`
 	Heatmaps      []Heatmap      `json:"heatmaps"` // at most one per top cause, top-3
 	// Overview is every service (rows ordered by call depth from the entry

@@ -251,10 +251,11 @@ func requestBreaksNote(minShare float64) string {
 	if !math.IsNaN(minShare) {
 		under = fmt.Sprintf("%.3g%%", 100*minShare)
 	}
-	return "services whose requests mostly stopped doing what they did (a test of each request's " +
-		"sequence of log lines and calls against the baseline's), the most significant first; when no cause " +
-		"explains a share of the target's deviation (it barely moved, or the first cause explains under " + under + "), " +
-		"the first of them ranks first"
+	return "services whose requests stopped doing what they did (most of them, or some for a step every baseline " +
+		"request took; a test of each request's sequence of log lines and calls against the baseline's), the most " +
+		"significant first; when no cause explains a share of the target's deviation (it barely moved, or the first " +
+		"cause explains under " + under + "), the first of them ranks first, or the service two of them broke right " +
+		"after calling (its answer changed)"
 }
 
 // requestBreaksSentence is requestBreaksNote as a sentence.
