@@ -60,6 +60,10 @@ type caseResult struct {
 	Set       string          `json:"set"`
 	evidence  []string        // JSON lines of node evidence (--dump-evidence)
 	scored    []causal.Scored // the default method's candidates (for --fit)
+	// topP is the first cause's confidence as the card shows it (its
+	// service's probability after the order rules; uncalibrated in the
+	// held-out reruns, which run without a calibration); 0 without one.
+	topP float64
 }
 
 // evalSummary aggregates per fault and method.
@@ -213,6 +217,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 					p = *copt.Params
 				}
 				p.Weights, p.NoneScore = weights, none
+				// Uncalibrated: the calibration of what the card shows is
+				// fitted on these probabilities (printFit).
+				p.Calibration = causal.Calibration{}
 				co := copt
 				co.Method, co.Params = causal.DefaultMethod, &p
 				var out []caseResult
@@ -342,6 +349,7 @@ func evalCase(dir string, methods []string, spec tcg.IncidentSpec, at analysis.T
 		if len(res.Candidates) > 0 {
 			c := res.Candidates[0]
 			r.Top = c.Component
+			r.topP = c.Confidence
 			isEnt := namesEntity(wb, lb.RootCause.Component)
 			r.CompHit = componentMatches(c, g, isEnt, lb.RootCause.Component, lb.RootCause.Service, lb.RootCause.Signal)
 			seenComp := map[string]bool{}

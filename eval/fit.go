@@ -148,8 +148,13 @@ func printFit(w io.Writer, train, test []causal.TrainingCase, separate bool, abl
 		}
 		return causal.Fit(tr, causal.FitOptions{Terms: terms, Fixed: fixed})
 	}
-	printHeldOut(w, "weights fitted on the other sets", names, sets, rerun, fold)
-	// Calibration of the held-out probabilities of the top service.
+	ranked := printHeldOut(w, "weights fitted on the other sets", names, sets, rerun, fold)
+	if ranked != nil {
+		printCardCalibration(w, names, ranked)
+		return
+	}
+	// Without the reruns: calibration of the held-out probabilities of
+	// the top service by the score alone.
 	var preds []calPoint
 	for _, s := range names {
 		var tr []causal.TrainingCase
@@ -172,9 +177,10 @@ func printFit(w io.Writer, train, test []causal.TrainingCase, separate bool, abl
 
 // printHeldOut prints, per set, the test cases scored with the weights
 // weights(set) gives: by the score alone, then, when rerun is set, as the
-// method ranks with them (the order rules included).
+// method ranks with them (the order rules included), and returns those
+// results by set (nil without rerun).
 func printHeldOut(w io.Writer, how string, names []string, sets map[string][]causal.TrainingCase, rerun heldOutRun,
-	weights func(string) (map[string]float64, float64)) {
+	weights func(string) (map[string]float64, float64)) map[string][]caseResult {
 	fmt.Fprintf(w, "%-16s %4s  %4s %4s %4s %5s  %s\n", "held-out set", "n", "AC@1", "AC@3", "AC@5", "Avg@5", how)
 	mean := 0.0
 	foldW := map[string]map[string]float64{}
@@ -188,20 +194,70 @@ func printHeldOut(w io.Writer, how string, names []string, sets map[string][]cau
 	}
 	fmt.Fprintf(w, "mean AC@1 over %d sets, by the score alone: %.3f\n", len(names), mean/float64(max(1, len(names))))
 	if rerun == nil {
-		return
+		return nil
 	}
+	ranked := map[string][]caseResult{}
 	fmt.Fprintf(w, "held out, as the method ranks (the order rules included):\n")
 	fmt.Fprintf(w, "%-16s %4s  %4s %4s %4s %5s %5s %5s\n", "held-out set", "n", "AC@1", "AC@3", "AC@5", "Avg@5", "C@1", "C@3")
 	mean = 0
 	meanC := 0.0
 	for _, s := range names {
-		m := heldOutMetrics(rerun(s, foldW[s], foldNone[s]))
+		ranked[s] = rerun(s, foldW[s], foldNone[s])
+		m := heldOutMetrics(ranked[s])
 		mean += m.AC1
 		meanC += m.Comp1
 		fmt.Fprintf(w, "%-16s %4d  %4.2f %4.2f %4.2f %5.2f %5.2f %5.2f\n", s, m.N, m.AC1, m.AC3, m.AC5, m.Avg5, m.Comp1, m.Comp3)
 	}
 	n := float64(max(1, len(names)))
 	fmt.Fprintf(w, "mean over %d sets, as the method ranks: AC@1 %.3f, C@1 %.3f\n", len(names), mean/n, meanC/n)
+	return ranked
+}
+
+// printCardCalibration prints the calibration of the confidence the card
+// shows: the first cause's service probability after the order rules
+// (which move a candidate first and score the ones it passed just below
+// it, so that a request break or a content rule leaves a near tie the
+// scores alone never show), each set's from weights fitted without it
+// (ranked). Each held-out set's probabilities are calibrated by a Platt
+// scaling fitted on the other sets' — what a system never seen gets —
+// and the scaling fitted on every set's is the one to ship
+// (causal.DefaultParams' Calibration).
+func printCardCalibration(w io.Writer, names []string, ranked map[string][]caseResult) {
+	points := map[string][]causal.CalPoint{}
+	var all []causal.CalPoint
+	for _, s := range names {
+		for _, r := range ranked[s] {
+			if r.Method != causal.DefaultMethod {
+				continue
+			}
+			pt := causal.CalPoint{P: r.topP, Right: r.Rank == 1}
+			points[s] = append(points[s], pt)
+			all = append(all, pt)
+		}
+	}
+	var preds []calPoint
+	for _, s := range names {
+		var tr []causal.CalPoint
+		for _, o := range names {
+			if o != s {
+				tr = append(tr, points[o]...)
+			}
+		}
+		cal := causal.FitCalibration(tr)
+		for _, pt := range points[s] {
+			preds = append(preds, calPoint{cal.Apply(pt.P), pt.Right})
+		}
+	}
+	cal := causal.FitCalibration(all)
+	fmt.Fprintf(w, "calibration of the card's confidence (fitted on every set's held-out probabilities as the method ranks): slope %.2f intercept %.2f\n",
+		cal.Slope, cal.Intercept)
+	printCalibration(w, "leave-one-set-out, the confidence the card shows", preds)
+	shipped := causal.DefaultParams().Calibration
+	var as []calPoint
+	for _, pt := range all {
+		as = append(as, calPoint{shipped.Apply(pt.P), pt.Right})
+	}
+	printCalibration(w, fmt.Sprintf("held out, with the shipped calibration: slope %.2f intercept %.2f", shipped.Slope, shipped.Intercept), as)
 }
 
 // topPoints are the cases' top-service probabilities (calibrated by cal)
