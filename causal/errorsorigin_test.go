@@ -150,3 +150,70 @@ func TestErrorOriginSpans(t *testing.T) {
 		t.Errorf("cart explains %.2f of frontend's failures, want nearly all", sh)
 	}
 }
+
+// TestErrorOriginTargetInNoise: frontend's success ratio wanders in its
+// baseline (0 to 1.2% failures), so the 0.8% of the window is no anomaly;
+// what it calls, lists, failed a clean 2% of its requests from a success
+// ratio of exactly 1, the same failed requests; a step function it also
+// calls got six times slower in the same minutes, a larger deviation that
+// cannot fail a request. The target barely moved, but its failures still
+// have an origin: lists explains them (its share of the window's failures,
+// targetFailureShares) and ranks first; the latency explains none.
+func TestErrorOriginTargetInNoise(t *testing.T) {
+	deps := []ingest.Dependency{{Parent: "frontend", Child: "lists", CallCount: 100}, {Parent: "frontend", Child: "stepfn", CallCount: 100}}
+	b := &ingest.Bundle{Deps: deps}
+	ratio := func(name string, reqs float64, v func(i int) float64) {
+		ent := svcEnt(name)
+		r := &ingest.Series{Name: "request_success_ratio", Entity: ent, Signal: ingest.SignalErrors, Stat: "success_ratio", Unit: "ratio", Source: "test"}
+		c := &ingest.Series{Name: "requests", Entity: ent, Signal: ingest.SignalTraffic, Labels: ingest.Labels{{Name: "stat", Value: "Sum"}}, Source: "test"}
+		for i := 0; i < 80; i++ {
+			tm := originT0.Add(time.Duration(i) * time.Minute)
+			r.T, r.V = append(r.T, tm), append(r.V, v(i))
+			c.T, c.V = append(c.T, tm), append(c.V, reqs)
+		}
+		b.Series = append(b.Series, r, c)
+	}
+	ratio("frontend", 700, func(i int) float64 {
+		if i >= 64 {
+			return 0.992
+		}
+		return 1 - 0.004*float64(i%4)
+	})
+	ratio("lists", 180, func(i int) float64 {
+		if i >= 64 {
+			return 0.98
+		}
+		return 1
+	})
+	latency := func(name string, base, window float64) {
+		lat := &ingest.Series{Name: "request_duration_seconds", Entity: svcEnt(name), Signal: ingest.SignalLatency, Stat: "p90", Unit: "s", Source: "test"}
+		for i := 0; i < 80; i++ {
+			v := base * (1 + 0.04*float64(i%5))
+			if i >= 63 {
+				v = window
+			}
+			lat.T, lat.V = append(lat.T, originT0.Add(time.Duration(i)*time.Minute)), append(lat.V, v)
+		}
+		b.Series = append(b.Series, lat)
+	}
+	latency("stepfn", 0.5, 3)
+	latency("frontend", 0.1, 0.1)
+	g, res := originIncident(t, b)
+	if targetMoved(g) {
+		t.Fatalf("frontend's errors moved (%.1f σ): the test needs a target within its noise", g.Nodes[g.Target].Score)
+	}
+	if n := g.Nodes[g.NodeByID("service/lists:errors")]; !n.Anomalous {
+		t.Fatalf("lists' clean break is not anomalous (%.1f σ)", n.Score)
+	}
+	if len(res.Candidates) == 0 || res.Candidates[0].Service != "lists" {
+		t.Fatalf("first cause %+v, want lists: its failures are frontend's", res.Candidates[:min(1, len(res.Candidates))])
+	}
+	if sh := res.Candidates[0].Terms[TermTargetShare]; !(sh > 0.5) {
+		t.Errorf("lists' share of frontend's failures %.2f, want most of them", sh)
+	}
+	for _, c := range res.Candidates {
+		if c.Service == "stepfn" && c.Terms[TermTargetShare] != 0 {
+			t.Errorf("stepfn's latency takes a share %.2f of frontend's failures", c.Terms[TermTargetShare])
+		}
+	}
+}

@@ -260,12 +260,31 @@ func standInResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
 // twice. All in the bad direction (a success ratio's fall is a failure
 // ratio's rise). NaN when no such parent moved.
 func errorsResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
+	dc, scale, contrib := errorsComposition(g, i)
+	if math.IsNaN(dc) {
+		return math.NaN(), nil
+	}
+	if contrib == nil {
+		return math.NaN(), nil
+	}
+	explained := 0.0
+	for _, d := range contrib {
+		explained = math.Max(explained, d)
+	}
+	return (dc - math.Min(explained, math.Max(dc, 0))) / scale, contrib
+}
+
+// errorsComposition is errorsResidual's accounting: the rise of node i's
+// failures over its episode in the bad direction (dc, in its series'
+// unit, NaN when it cannot be measured), its baseline scale, and each
+// failing callee's part of it in the same unit (nil when none moved).
+func errorsComposition(g *tcg.Graph, i int) (float64, float64, map[int]float64) {
 	n := g.Nodes[i]
 	cells := episodeCells(g, n)
 	child := n.Series[n.Rep]
 	dc, scale := failureShift(child, g.B0, g.B1, cells)
 	if math.IsNaN(dc) || !(scale > 0) || len(cells) == 0 {
-		return math.NaN(), nil
+		return math.NaN(), 0, nil
 	}
 	dc *= badSign(n.Dir)
 	// failures is how many failed requests per cell one unit of a rise of
@@ -324,15 +343,13 @@ func errorsResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
 		}
 	}
 	if len(best) == 0 {
-		return math.NaN(), nil
+		return dc, scale, nil
 	}
 	contrib := map[int]float64{}
-	explained := 0.0
 	for key, d := range best {
 		contrib[arg[key]] = d
-		explained = math.Max(explained, d)
 	}
-	return (dc - math.Min(explained, math.Max(dc, 0))) / scale, contrib
+	return dc, scale, contrib
 }
 
 // badSign is +1 for a series whose rise is bad (or either way), −1 for one

@@ -237,7 +237,7 @@ func DefaultParams() Params {
 		Mechanism:           DefaultMechanismParams(),
 		Weights:             map[string]float64{TermTargetShare: 1.38, TermOwn: 0.76, TermDownstream: 1.17, TermLevelTraffic: -0.94, TermLevelErrors: 1.21, TermChangeTiming: 1.16, TermLate: -0.53},
 		NoneScore:           1.30,
-		Calibration:         Calibration{Slope: 0.81, Intercept: 1.25},
+		Calibration:         Calibration{Slope: 0.74, Intercept: 1.32},
 		MinConfidence:       0.35,
 		MinTargetShare:      0.2,
 		MinVerdictShare:     0.05,

@@ -355,6 +355,7 @@ func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT f
 			compShare[partKey(i)] += tflow[i]
 		}
 	}
+	failShare := targetFailureShares(g, partKey)
 	var cands []scored
 	for _, i := range sp.order {
 		if i == g.Target {
@@ -367,9 +368,12 @@ func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT f
 		if lt := levelTerm(g.Nodes[i].Signal, string(g.Nodes[i].Facet)); lt != "" {
 			t[lt] = 1
 		}
-		if aT > 0 {
+		switch {
+		case failShare != nil:
+			t[TermTargetShare] = failShare[partKey(i)]
+		case aT > 0:
 			t[TermTargetShare] = compShare[partKey(i)] / aT
-		} else {
+		default:
 			t[TermTargetShare] = 0
 		}
 		t[TermChangeTiming] = timing[i]
@@ -397,6 +401,32 @@ func scoreCandidates(g *tcg.Graph, sp *anomalySpace, tflow map[int]float64, aT f
 		return g.Nodes[cands[x].node].ID < g.Nodes[cands[y].node].ID
 	})
 	return contentNotFirst(g, ancestorsFirst(g, sp, cands, p.AncestorMargin), p.MinVerdictShare)
+}
+
+// targetFailureShares is, for an errors target that barely moved (under
+// the detection threshold: no deviation to share out), the share of its
+// failures' rise in the window that each failing callee's failures
+// account for (errorsComposition: counted in failed requests where both
+// sides' requests are counted), at most 1, by component (partKey); nil
+// for any other target. A failure ratio that wanders in its baseline can
+// hide a callee's clean break: the callee's failures are the caller's
+// failures all the same — the same requests failing — so the callee
+// explains what the target's failures did, whether or not that rose above
+// the target's own noise.
+func targetFailureShares(g *tcg.Graph, partKey func(int) string) map[string]float64 {
+	if g.Target < 0 || targetMoved(g) || g.Nodes[g.Target].Signal != ingest.SignalErrors {
+		return nil
+	}
+	dc, _, contrib := errorsComposition(g, g.Target)
+	if !(dc > 0) || len(contrib) == 0 {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, j := range slices.Sorted(maps.Keys(contrib)) {
+		k := partKey(j)
+		out[k] = math.Max(out[k], math.Min(1, contrib[j]/dc))
+	}
+	return out
 }
 
 // decide sets the verdict: confident when the top cause's probability
