@@ -32,7 +32,9 @@
 //     lines), text.go, markdown.go, html.go and canary_render.go (the
 //     canary report's text, Markdown and HTML). The presentation they
 //     share with the scorecard (sanitizing, escaping, numbers, the JSON
-//     conventions, the style sheet) is package internal/reportfmt.
+//     conventions, the style sheet) is package internal/reportfmt; the
+//     sections they share with it (the request-shape section, a series'
+//     PromQL and Grafana Explore link) are package internal/reportview.
 //
 // # What is compared
 //

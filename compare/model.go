@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
 )
 
 // SchemaVersion is the version of the Report's JSON shape
@@ -79,7 +79,7 @@ type Report struct {
 	// RequestShape is the target's LLM requests shape by shape, AFTER's
 	// window against BEFORE's (shape.go); nil, and no JSON key, unless both
 	// hold LLM request shapes.
-	RequestShape *scorecard.RequestShape `json:"request_shape,omitempty"`
+	RequestShape *reportview.RequestShape `json:"request_shape,omitempty"`
 }
 
 // Tool names the program that produced the Report.

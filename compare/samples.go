@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
 )
 
 // spanSet is the span-level samples of one entity and facet on one side:
@@ -368,7 +368,7 @@ func newSeriesMeta(s *ingest.Series) seriesMeta {
 	}
 	m.entity, m.entityKind, m.service, m.facet = e.ID(), e.Kind.String(), e.Service, facet
 	m.name = s.Name + s.Labels.String()
-	m.query = scorecard.SeriesQuery(s)
+	m.query = reportview.SeriesQuery(s)
 	m.exact = "series/" + e.ID() + ":" + sig + " " + m.name
 	if e.Kind == ingest.KindPod {
 		m.pod = e.Name
@@ -381,7 +381,7 @@ func newSeriesMeta(s *ingest.Series) seriesMeta {
 		m.pooledName = s.Name + kept.String()
 		pooled := *s
 		pooled.Labels = kept
-		m.pooledQuery = scorecard.SeriesQuery(&pooled)
+		m.pooledQuery = reportview.SeriesQuery(&pooled)
 		m.pooled = "series/workload/" + e.Service + ":" + sig + " " + m.pooledName
 	}
 	return m

@@ -4,22 +4,22 @@ import (
 	"fmt"
 	"html/template"
 
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
 	"github.com/pipeline-analyze/pipeline-analyze/shape"
 )
 
 // The request-shape map in before/after mode: the target's LLM requests of
 // BEFORE's window against AFTER's, shape by shape (package shape), so that
 // a fix is seen where it acted — long prompts back to their old TTFT, the
-// short ones never moved. The section is scorecard's RequestShape with the
-// sides named "AFTER ÷ BEFORE", and its reading is a count of the cells
-// that moved; present only when both windows hold the same service's LLM
-// request shapes.
+// short ones never moved. The section is the card's
+// (reportview.RequestShape) with the sides named "AFTER ÷ BEFORE", and its
+// reading is a count of the cells that moved; present only when both
+// windows hold the same service's LLM request shapes.
 
 // shapeChange maps the target's requests of BEFORE's window against
 // AFTER's, with the comparison's seed; nil without LLM request shapes on
 // both sides.
-func shapeChange(before, after Side, opt Options) *scorecard.RequestShape {
+func shapeChange(before, after Side, opt Options) *reportview.RequestShape {
 	src, ok := shape.FindSource(before.Bundle, opt.Target.Service, 1)
 	if !ok {
 		return nil
@@ -34,7 +34,7 @@ func shapeChange(before, after Side, opt Options) *scorecard.RequestShape {
 	if m == nil {
 		return nil
 	}
-	s := scorecard.NewRequestShape(m)
+	s := reportview.NewRequestShape(m)
 	s.Compared = "AFTER ÷ BEFORE"
 	s.Reading = shapeSummary(m)
 	return s
@@ -73,32 +73,32 @@ func shapeSummary(m *shape.Map) string {
 }
 
 // shapeText writes the section in text.
-func (t *textWriter) shape(s *scorecard.RequestShape) {
+func (t *textWriter) shape(s *reportview.RequestShape) {
 	if s == nil {
 		return
 	}
 	t.blank()
 	t.section("Request shape")
-	for _, l := range scorecard.ShapeTextLines(s, t.width-2) {
+	for _, l := range reportview.ShapeTextLines(s, t.width-2) {
 		t.line("  " + l)
 	}
 }
 
 // shape writes the section in Markdown.
-func (m *mdWriter) shape(s *scorecard.RequestShape) {
+func (m *mdWriter) shape(s *reportview.RequestShape) {
 	if s == nil {
 		return
 	}
 	m.p("")
 	m.p("### Request shape")
 	m.p("")
-	m.ew.Printf("%s\n", scorecard.ShapeMarkdown(s))
+	m.ew.Printf("%s\n", reportview.ShapeMarkdown(s))
 }
 
 // shapeHTML is the section's body in HTML ("" without one).
-func shapeHTML(s *scorecard.RequestShape) template.HTML {
+func shapeHTML(s *reportview.RequestShape) template.HTML {
 	if s == nil {
 		return ""
 	}
-	return scorecard.ShapeHTML(s)
+	return reportview.ShapeHTML(s)
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
 )
 
 // Watch is what to keep watching after a fix: one per measurement of the
@@ -35,7 +35,7 @@ func (r *run) watchList(measures []*itemWork, causes []*itemWork, labels []strin
 		it := &w.item
 		wt := Watch{Label: label, Item: it.ID, Verdict: it.Verdict, Text: watchRange(it), Query: it.Query}
 		if wt.Query != "" && r.opt.GrafanaURL != "" {
-			wt.URL = scorecard.GrafanaExplore(r.opt.GrafanaURL, r.opt.GrafanaDatasource, wt.Query,
+			wt.URL = reportview.GrafanaExplore(r.opt.GrafanaURL, r.opt.GrafanaDatasource, wt.Query,
 				watchFrom(rep).Std(), rep.After.End.Std())
 		}
 		out = append(out, wt)

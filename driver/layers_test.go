@@ -57,9 +57,9 @@ var layers = map[string][]string{
 	"causal":                   {"features", "ingest", "internal/parallel", "measure", "tcg"},
 	"shape":                    {"ingest", "measure"}, // the tail latency by request shape of LLM requests (spans' token counts, else histograms)
 	"evidence":                 {"causal", "ingest", "measure", "shape", "tcg"},
-	"scorecard":                {"causal", "evidence", "ingest", "internal/reportfmt", "measure", "peers", "shape", "tcg"},
+	"scorecard":                {"causal", "evidence", "ingest", "internal/reportfmt", "internal/reportview", "measure", "peers", "shape", "tcg"},
 	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "ingest/gpu/nsight", "internal/parallel", "internal/reportfmt", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
-	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "measure", "peers", "scorecard", "shape", "tcg"},
+	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "internal/reportview", "measure", "peers", "shape", "tcg"},
 	// analysis: the one in-process core the CLI, the MCP server, eval and compare call (Analyze → *Run; Compare, Canary, Profile → reports).
 	"analysis": {"causal", "compare", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "live", "measure", "profdiff", "scorecard", "shape", "tcg"},
 	// mcp: the MCP server's tools over analysis.Run and the comparisons' reports, and their Runner over internal/cmdrun (the commands' runs with the server's flags).
@@ -78,6 +78,8 @@ var layers = map[string][]string{
 	"internal/progress":    {"internal/cliio"},                     // the command's progress on stderr: stage lines, -v's details and phases, a long read's live line
 	"internal/reportfmt":   {"ingest/model"},
 	"internal/suggest":     {}, // "did you mean": the nearest known names to one typed
+	// internal/reportview: the sections the scorecard and compare both show (the request-shape section, a series' PromQL and Grafana Explore link).
+	"internal/reportview": {"ingest", "internal/reportfmt", "shape"},
 }
 
 // harnesses are the module's packages outside the data flow — the

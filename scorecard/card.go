@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
 )
 
 // SchemaVersion is the version of the Card's JSON shape (docs/scorecard.schema.json).
@@ -111,7 +112,7 @@ type Card struct {
 	// RequestShape is the target's tail latency by request shape (shape.go);
 	// nil, and no JSON key, unless the target is an LLM latency whose
 	// requests carry their shapes.
-	RequestShape *RequestShape `json:"request_shape,omitempty"`
+	RequestShape *reportview.RequestShape `json:"request_shape,omitempty"`
 }
 
 // Row is one component of the ranked causes: every ranked signal of one

@@ -19,9 +19,11 @@
 // what pruning dropped ([Pruned]), up to three bottleneck [Heatmap] grids,
 // numbered data-quality [Footnote] warnings, the [InputRow] table, the entity
 // [Inventory], a rerun [Manifest] and, for an LLM-serving incident whose
-// requests carry their shapes, the [RequestShape] section (shape.go,
-// shape_render.go: the only section absent from the JSON when empty). The analysis stages fill it (build.go);
-// renderers only read it, never re-rank or recompute it.
+// requests carry their shapes, the [reportview.RequestShape] section
+// (shape.go adds the causes' bearings and writes it; the section and its
+// renderings are package internal/reportview's, which compare shares: the
+// only section absent from the JSON when empty). The analysis stages fill
+// it (build.go); renderers only read it, never re-rank or recompute it.
 //
 // Unknown numbers are NaN and render as "~" (JSON null); unknown instants are
 // the zero ingest.Time and render as "-" (JSON null). Every number is shown at

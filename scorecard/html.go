@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
 )
 
 //go:embed card.html.tmpl
@@ -48,7 +49,7 @@ type htmlData struct {
 	Command      string
 	Comparison   bool // a comparison method: no confidence, counterfactual or state columns
 	HeatLegend   string
-	Shape        template.HTML // the request-shape section's body (shape_render.go); empty without one
+	Shape        template.HTML // the request-shape section's body (reportview.ShapeHTML); empty without one
 }
 
 type htmlCause struct {
@@ -188,7 +189,7 @@ func renderHTML(w io.Writer, c *Card, opt RenderOptions) error {
 	}
 	d.RequestNote = requestBreaksSentence(c.Verdict.MinShare)
 	if c.RequestShape != nil {
-		d.Shape = ShapeHTML(c.RequestShape)
+		d.Shape = reportview.ShapeHTML(c.RequestShape)
 	}
 	maps := cardHeatmaps(c)
 	labelW := heatLabelWidth(maps)

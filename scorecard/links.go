@@ -1,7 +1,6 @@
 package scorecard
 
 import (
-	"encoding/json"
 	"math"
 	"net/url"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -25,44 +25,6 @@ type StepLinks struct {
 	// GrafanaDatasource is the UID of Grafana's Prometheus data source
 	// (--grafana-datasource); empty opens Explore on the default one.
 	GrafanaDatasource string
-}
-
-// GrafanaExplore is Grafana's Explore URL (schemaVersion 1 panes, Grafana
-// 10 and later) at base showing the PromQL expr from "from" to "to" on the
-// Prometheus data source of UID datasource ("": Grafana's default).
-func GrafanaExplore(base, datasource, expr string, from, to time.Time) string {
-	type dsRef struct {
-		Type string `json:"type"`
-		UID  string `json:"uid"`
-	}
-	type query struct {
-		RefID      string `json:"refId"`
-		Expr       string `json:"expr"`
-		Datasource *dsRef `json:"datasource,omitempty"`
-	}
-	type pane struct {
-		Datasource string            `json:"datasource,omitempty"`
-		Queries    []query           `json:"queries"`
-		Range      map[string]string `json:"range"`
-	}
-	q := query{RefID: "A", Expr: expr}
-	if datasource != "" {
-		q.Datasource = &dsRef{Type: "prometheus", UID: datasource}
-	}
-	p := map[string]pane{"pa": {
-		Datasource: datasource,
-		Queries:    []query{q},
-		Range: map[string]string{
-			"from": strconv.FormatInt(from.UnixMilli(), 10),
-			"to":   strconv.FormatInt(to.UnixMilli(), 10),
-		},
-	}}
-	js, _ := json.Marshal(p) // plain structs of strings: cannot fail
-	v := url.Values{}
-	v.Set("schemaVersion", "1")
-	v.Set("panes", string(js))
-	v.Set("orgId", "1")
-	return strings.TrimRight(base, "/") + "/explore?" + v.Encode()
 }
 
 // jaegerSearch is the Jaeger UI's search of service's traces from "from"
@@ -133,7 +95,7 @@ func queryStep(g *tcg.Graph, n *tcg.Node, links StepLinks) (Step, bool) {
 		if g.B0 >= 0 && g.B0 < len(g.Grid) {
 			from = g.Grid[g.B0].Std()
 		}
-		s.URL = GrafanaExplore(links.GrafanaURL, links.GrafanaDatasource, q, from, g.Incident.WindowEnd.Std())
+		s.URL = reportview.GrafanaExplore(links.GrafanaURL, links.GrafanaDatasource, q, from, g.Incident.WindowEnd.Std())
 	}
 	return s, true
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -296,41 +297,7 @@ func movedQuery(n *tcg.Node) string {
 	if n.Rep < 0 || n.Rep >= len(n.Series) {
 		return ""
 	}
-	return SeriesQuery(n.Series[n.Rep])
-}
-
-// SeriesQuery is the PromQL selecting a series when it came from
-// Prometheus ("" for a series derived from spans, logs or peers): its name
-// and labels, values escaped as PromQL strings.
-func SeriesQuery(s *ingest.Series) string {
-	if strings.HasPrefix(s.Source, "derived") || !validMetricName(s.Name) { // derived:traces, derived:peers, ...
-		return ""
-	}
-	var ls []string
-	for _, l := range s.Labels {
-		if !validMetricName(l.Name) || strings.Contains(l.Name, ":") {
-			continue
-		}
-		ls = append(ls, l.Name+"="+strconv.Quote(l.Value))
-	}
-	if len(ls) == 0 {
-		return s.Name
-	}
-	return s.Name + "{" + strings.Join(ls, ",") + "}"
-}
-
-// validMetricName is Prometheus' [a-zA-Z_:][a-zA-Z0-9_:]*.
-func validMetricName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		ok := r == '_' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9'
-		if !ok {
-			return false
-		}
-	}
-	return true
+	return reportview.SeriesQuery(n.Series[n.Rep])
 }
 
 // runbookStep is the alert's runbook_url annotation as a step.

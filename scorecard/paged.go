@@ -8,6 +8,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -25,7 +26,7 @@ func buildPaged(g *tcg.Graph, r *causal.Result, slice time.Duration) Paged {
 		return p
 	}
 	tn := g.Nodes[g.Target]
-	p.Series, p.Query, p.Unit, p.What = shortKey(ts), SeriesQuery(ts), seriesUnit(ts, p.Expr), targetWords(g)
+	p.Series, p.Query, p.Unit, p.What = shortKey(ts), reportview.SeriesQuery(ts), seriesUnit(ts, p.Expr), targetWords(g)
 	switch tn.Dir {
 	case 1:
 		p.Direction = "up"

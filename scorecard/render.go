@@ -108,6 +108,7 @@ var (
 	md           = reportfmt.EscapeMarkdown
 	mdFence      = reportfmt.MarkdownFence
 	heatColor    = reportfmt.HeatColor
+	wrap         = reportfmt.Wrap
 )
 
 // heatNoDataColor is the fill for heatmap cells without data.

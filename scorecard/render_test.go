@@ -257,7 +257,6 @@ func TestFormatHelpers(t *testing.T) {
 		{"quote space", shellQuote("a b"), "'a b'"},
 		{"quote quote", shellQuote("it's"), `'it'\''s'`},
 		{"sanitize", sanitize("a\x1b[31mb\nc\u202Ed"), `a\x1b[31mb\nc\u202ed`},
-		{"wrap hard", strings.Join(wrap("abcdefghijklmnop qr", 10), "|"), "abcdefghij|klmnop qr"},
 		{"truncate", truncate("abcdef", 4), "abc…"},
 	}
 	for _, tc := range tests {

@@ -1,12 +1,12 @@
 package scorecard
 
 import (
-	"math"
 	"strings"
 	"testing"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/llmgen"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard/reporttest"
 	"github.com/pipeline-analyze/pipeline-analyze/shape"
 )
@@ -39,11 +39,11 @@ func shapeCard() *Card {
 // withShape adds the section to c.
 func withShape(c *Card) {
 	m := shapeMap()
-	c.RequestShape = NewRequestShape(m)
+	c.RequestShape = reportview.NewRequestShape(m)
 	for _, cs := range c.Causes {
 		sig, _ := ingest.ParseSignalKind(cs.Signal)
 		if be, why := m.Reading.Bears(sig); be != shape.Neutral {
-			c.RequestShape.Bearings = append(c.RequestShape.Bearings, ShapeBearing{Rank: cs.Rank, Component: causeComponent(cs), Signal: cs.Signal, Bearing: be.String(), Why: why})
+			c.RequestShape.Bearings = append(c.RequestShape.Bearings, reportview.ShapeBearing{Rank: cs.Rank, Component: causeComponent(cs), Signal: cs.Signal, Bearing: be.String(), Why: why})
 		}
 	}
 }
@@ -62,7 +62,7 @@ func hostileShapeCard() *Card {
 	s := c.RequestShape
 	s.Service, s.Operation, s.Source, s.Reading = hostile, hostile, hostile, hostile
 	s.Notes = append(s.Notes, hostile)
-	s.Bearings = append(s.Bearings, ShapeBearing{Rank: 1, Component: hostile, Signal: hostile, Bearing: "supports", Why: hostile})
+	s.Bearings = append(s.Bearings, reportview.ShapeBearing{Rank: 1, Component: hostile, Signal: hostile, Bearing: "supports", Why: hostile})
 	return c
 }
 
@@ -110,24 +110,5 @@ func TestShapeSection(t *testing.T) {
 				t.Errorf("width %d, line %d not sanitised: %q", width, i+1, l)
 			}
 		}
-	}
-}
-
-// TestShapeGridMargins: a bucket merged into its neighbour shows the
-// merged margin's change, and a missing one is "~".
-func TestShapeGridMargins(t *testing.T) {
-	ch := func(r float64) shape.Change { return shape.Change{Ratio: r, Lo: r, Hi: r, BaseN: 50, WinN: 50} }
-	ms := []ShapeCell{{InputLo: 0, InputHi: 1024, TTFT: ch(1)}, {InputLo: 1024, InputHi: -1, TTFT: ch(3)}}
-	if got := marginChange(ms, 256, 1024, true, shape.TTFT).Ratio; got != 1 {
-		t.Errorf("256–1k in <1k: %v", got)
-	}
-	if got := marginChange(ms, 4096, 16384, true, shape.TTFT).Ratio; got != 3 {
-		t.Errorf("4k–16k in ≥1k: %v", got)
-	}
-	if got := marginChange(ms[:1], 4096, -1, true, shape.TTFT); !got.Few || !math.IsNaN(got.Ratio) {
-		t.Errorf("uncovered bucket: %+v", got)
-	}
-	if ShapeMark(ch(3)) != "▒" || ShapeMark(ch(0.5)) != "◦" || ShapeMark(ch(1.1)) != "·" || ShapeMark(shape.Change{Few: true, Ratio: math.NaN()}) != "~" {
-		t.Error("marks")
 	}
 }

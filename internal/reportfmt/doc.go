@@ -3,9 +3,10 @@
 // and the profile comparison: how an input-derived string is made safe
 // (Sanitize) and escaped for Markdown (EscapeMarkdown, MarkdownFence), how
 // numbers, digests and command lines are written (FormatFixed, FormatValue,
-// ShortHash, ShellCommand), the heatmap colour scale (HeatColor), the JSON
-// conventions (MarshalJSONValue), the HTML pages' style sheet (StyleSheet),
-// and the format table each report's Render dispatches through (Formats).
+// ShortHash, ShellCommand), how prose wraps to a width (Wrap), the heatmap
+// colour scale (HeatColor), the JSON conventions (MarshalJSONValue), the
+// HTML pages' style sheet (StyleSheet), and the format table each report's
+// Render dispatches through (Formats).
 //
 // It sits beside the stages, below every renderer: it imports only the
 // data model (for ingest.Time's JSON form), so a report can share the

@@ -21,6 +21,9 @@ func TestSanitizeAndEscape(t *testing.T) {
 	if got := ShellCommand([]string{"kubectl", "it's", ""}); got != `kubectl 'it'\''s' ''` {
 		t.Errorf("ShellCommand = %q", got)
 	}
+	if got := strings.Join(Wrap("abcdefghijklmnop qr", 10), "|"); got != "abcdefghij|klmnop qr" {
+		t.Errorf("Wrap = %q", got)
+	}
 }
 
 func TestNumbers(t *testing.T) {

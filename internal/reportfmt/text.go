@@ -169,3 +169,51 @@ func ShellCommand(args []string) string {
 	}
 	return strings.Join(q, " ")
 }
+
+// Wrap splits text into lines of at most width runes at spaces. A word
+// longer than a line is broken after a ',', '/', '&' or ';' where it can
+// be (a series' labels, a path's directories), so a name is split only when
+// it alone is longer than a line. It always returns at least one line.
+func Wrap(text string, width int) []string {
+	width = max(width, 10)
+	var lines []string
+	var cur []rune
+	for _, word := range strings.Fields(text) {
+		wr := []rune(word)
+		if len(cur) > 0 && len(cur)+1+len(wr) > width {
+			lines = append(lines, string(cur))
+			cur = cur[:0]
+		}
+		if len(cur) > 0 {
+			cur = append(cur, ' ')
+		}
+		for len(cur)+len(wr) > width {
+			k := width - len(cur)
+			if b := lastBreak(wr[:k]); b > 0 {
+				k = b
+			} else if len(cur) > 0 {
+				k = 0 // start the word on a fresh line before splitting it
+			}
+			cur = append(cur, wr[:k]...)
+			lines = append(lines, strings.TrimRight(string(cur), " "))
+			cur, wr = cur[:0], wr[k:]
+		}
+		cur = append(cur, wr...)
+	}
+	if len(cur) > 0 || len(lines) == 0 {
+		lines = append(lines, string(cur))
+	}
+	return lines
+}
+
+// lastBreak is the index after the last break character of w (a ',', '/',
+// '&' or ';' not at its start), 0 when none.
+func lastBreak(w []rune) int {
+	for i := len(w) - 1; i > 0; i-- {
+		switch w[i] {
+		case ',', '/', '&', ';':
+			return i + 1
+		}
+	}
+	return 0
+}

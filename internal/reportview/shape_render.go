@@ -1,4 +1,4 @@
-package scorecard
+package reportview
 
 import (
 	"fmt"
@@ -6,15 +6,28 @@ import (
 	"math"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 	"github.com/pipeline-analyze/pipeline-analyze/shape"
 )
 
 // The request-shape section in every format. The grid is the shown
-// metric's ratio (window ÷ baseline) per input × output bucket, with the
+// metric's ratio (Compared: window ÷ baseline on the card, AFTER ÷ BEFORE
+// in compare) per input × output bucket, with the
 // margins; a cell is shaded only when its interval excludes 1 and the
 // ratio is material (shape.Change.Slowed, Sped), "~" when a side has too
-// few requests. compare renders its before/after map with the same
+// few requests. The scorecard and compare render their maps with the same
 // functions.
+
+// defaultWidth is the text width when ShapeTextLines is given none: the
+// card's and compare's default.
+const defaultWidth = 100
+
+// The shared conventions of package reportfmt, by their short local names.
+var (
+	sanitize = reportfmt.Sanitize
+	md       = reportfmt.EscapeMarkdown
+	wrap     = reportfmt.Wrap
+)
 
 // ShapeMark is a cell's glyph: ░ ▒ ▓ █ for slower by ×1.25, ×2, ×4, ×8
 // (interval above 1), ◦ for faster, · for no clear change, ~ for too few.
@@ -71,7 +84,7 @@ func bearingText(b ShapeBearing) string {
 // narrow (to 6 runes) before they would overflow.
 func ShapeTextLines(s *RequestShape, width int) []string {
 	if width <= 0 {
-		width = DefaultWidth
+		width = defaultWidth
 	}
 	var lines []string
 	prose := func(text string) {
@@ -120,33 +133,6 @@ func ShapeTextLines(s *RequestShape, width int) []string {
 	return lines
 }
 
-// shapeBrief is the first screen's line of the request-shape reading (the
-// map itself is among the details, -v).
-func (t *textWriter) shapeBrief(c *Card) {
-	if c.RequestShape == nil {
-		return
-	}
-	t.kv("shapes", sanitize(c.RequestShape.Reading)+" (the map: -v)")
-}
-
-// shape writes the text section.
-func (t *textWriter) shape(c *Card) {
-	if c.RequestShape == nil {
-		return
-	}
-	t.section("Request shape")
-	w := t.width
-	if w <= 0 {
-		w = DefaultWidth
-	}
-	for i, l := range ShapeTextLines(c.RequestShape, w-2) {
-		if i == 1 {
-			l = t.paint(ansiBold, l)
-		}
-		t.line("  " + l)
-	}
-}
-
 // ShapeMarkdown renders the section as Markdown (no heading): the reading
 // in bold, the grid as a table, bearings as a list.
 func ShapeMarkdown(s *RequestShape) string {
@@ -183,15 +169,6 @@ func ShapeMarkdown(s *RequestShape) string {
 	}
 	fmt.Fprintf(&sb, "\n%s\n", md(shapeFooter(s)))
 	return sb.String()
-}
-
-// shape writes the Markdown section.
-func (m *mdWriter) shape(c *Card) {
-	if c.RequestShape == nil {
-		return
-	}
-	m.p("\n### Request shape\n")
-	m.ew.Printf("%s", ShapeMarkdown(c.RequestShape))
 }
 
 // shapeFill is a cell's colour: red by how much slower, blue faster,
