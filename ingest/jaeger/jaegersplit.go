@@ -89,7 +89,7 @@ func decodeSplit(name string, f io.ReaderAt, size int64, lim ingest.Limits, n in
 		if c < len(starts)-1 {
 			parts = append(parts, strings.NewReader(`]}`))
 		}
-		readers[c], errs[c] = fastRead(name, io.MultiReader(parts...), lim)
+		readers[c], errs[c] = fastRead(name, io.MultiReader(parts...), ends[c]-starts[c], lim)
 	})
 	total := 0
 	for c, r := range readers {
