@@ -16,6 +16,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/hugepage"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
@@ -193,7 +194,7 @@ func mergeParts(files []string, parts []*Bundle, errs []error, unread []Input, l
 	// order so the limit drops the last files' spans, as it always has.
 	var runs [][]Span
 	if spans > 0 {
-		b.Spans = make([]Span, 0, spans)
+		b.Spans = hugepage.Make[Span](0, spans)
 		if spans <= lim.MaxSpans {
 			runs = make([][]Span, 0, len(files))
 		}
@@ -416,6 +417,28 @@ func (h *hashingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// sizedReader is a reader whose whole length is known (a regular file):
+// SizeHint reports it.
+type sizedReader struct {
+	io.Reader
+	size int64
+}
+
+// Size is the reader's whole length in bytes.
+func (s sizedReader) Size() int64 { return s.size }
+
+// SizeHint returns the whole length in bytes of what r reads when it
+// says so (a regular file as readFile hands it to a decoder, a
+// bytes.Reader, an io.SectionReader), else 0. It is a hint for sizing
+// what a decoder builds, never a bound: the input may be shorter or
+// longer (a file that changes while it is read).
+func SizeHint(r io.Reader) int64 {
+	if s, ok := r.(interface{ Size() int64 }); ok {
+		return max(s.Size(), 0)
+	}
+	return 0
+}
+
 // limitReader fails with ErrLimit once more than max bytes were read.
 type limitReader struct {
 	r    io.Reader
@@ -575,6 +598,13 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, env rea
 		var src io.Reader = pr
 		if sp.WholeDocument {
 			src = &limitReader{r: pr, left: lim.MaxDocumentBytes, what: "JSON document (--max-document-size)"}
+		}
+		if f, ok := raw.(*os.File); ok && sp.Fast != nil && fast && !zipped {
+			// A regular file's size lets a fast decoder size what it
+			// builds (SizeHint) instead of growing it by doubling.
+			if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
+				src = sizedReader{src, st.Size()}
+			}
 		}
 		part, err = dec(name, src, lim)
 		if errors.Is(err, ErrSlowPath) {

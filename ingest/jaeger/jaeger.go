@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/hugepage"
 )
 
 // Jaeger JSON reader.
@@ -178,6 +180,9 @@ type jaegerReader struct {
 	// (fast path only, jaegerfast.go).
 	fastProcs   map[string]procInfo
 	fastProcSet map[string]jProcess // reused as each trace's procs
+	// size is the input's length when known (0: not), read how much of it
+	// has been read so far (fast path): growSpans sizes the spans by them.
+	size, read int64
 }
 
 // decodeJaeger reads Jaeger JSON (see the shapes above) into spans.
@@ -490,9 +495,15 @@ func (r *jaegerReader) flushTrace() {
 		}
 		s.Service = pi.service
 		loc.Place(&s)
-		r.b.Spans = ingest.AppendSpan(r.b.Spans, s)
+		if len(r.b.Spans) == cap(r.b.Spans) {
+			r.b.Spans = hugepage.Grow(r.b.Spans, grownFor(len(r.b.Spans), 4096, r.read, r.size)) // as ingest.AppendSpan without a size
+		}
+		r.b.Spans = append(r.b.Spans, s)
 		if p.llm.Known() {
 			p.llm.Key = ingest.SpanKey{Trace: s.TraceID, Span: s.SpanID}
+			if len(r.b.LLM) == cap(r.b.LLM) {
+				r.b.LLM = slices.Grow(r.b.LLM, grownFor(len(r.b.LLM), 1, r.read, r.size))
+			}
 			r.b.LLM = append(r.b.LLM, p.llm)
 		}
 		committed = true

@@ -482,3 +482,29 @@ func FuzzDecodeJaeger(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeJaegerFastBig decodes the Jaeger file named by
+// PA_JAEGER_BENCH (e.g. /tmp/bench/1M-3000/traces-00.json, a quarter of
+// the million-span bundle) from memory through the fast path; skipped
+// when unset.
+func BenchmarkDecodeJaegerFastBig(b *testing.B) {
+	path := os.Getenv("PA_JAEGER_BENCH")
+	if path == "" {
+		b.Skip("PA_JAEGER_BENCH not set")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	spans := 0
+	for b.Loop() {
+		bu, err := decodeJaegerFast("traces.json", bytes.NewReader(raw), ingest.Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		spans += len(bu.Spans)
+	}
+	b.ReportMetric(float64(spans)/b.Elapsed().Seconds(), "spans/s")
+}

@@ -48,7 +48,7 @@ var (
 // decodeJaegerFast is the fast path of decodeJaeger; ErrSlowPath means
 // "re-read with the general reader".
 func decodeJaegerFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
-	jr, err := fastRead(name, r, lim)
+	jr, err := fastRead(name, r, ingest.SizeHint(r), lim)
 	if err != nil {
 		return nil, err
 	}
@@ -58,12 +58,14 @@ func decodeJaegerFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bund
 // fastRead runs the fast scanner over r and returns the reader with what
 // it read, for finish (or for combining with the other chunks of a file
 // read in parallel, jaegersplit.go); ErrSlowPath means "re-read with the
-// general reader".
-func fastRead(name string, r io.Reader, lim ingest.Limits) (*jaegerReader, error) {
+// general reader". size is r's length when known (0: unknown), a hint
+// for sizing the spans (growSpans).
+func fastRead(name string, r io.Reader, size int64, lim ingest.Limits) (*jaegerReader, error) {
 	lim = lim.WithDefaults()
 	jr := &jaegerReader{name: name, file: ingest.Intern(name), src: r, lim: lim, b: &ingest.Bundle{}, in: ingest.NewInterner(lim.MaxStringBytes)}
 	jr.tr.procCache = map[string]procInfo{}
-	s := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
+	jr.size = size
+	s := &fastjson.Scanner{R: &countingReader{r: r, n: &jr.read}, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
 	var sk fastjson.Seen
 	ok := s.Object(func(key string) bool {
 		switch key {
@@ -327,4 +329,37 @@ func (r *jaegerReader) fastSpan(s *fastjson.Scanner) bool {
 	}
 	r.tr.pending = append(r.tr.pending, p)
 	return true
+}
+
+// countingReader adds what it reads to *n: how far into its input a
+// reader is, for growSpans' estimate.
+type countingReader struct {
+	r io.Reader
+	n *int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	*c.n += int64(k)
+	return k, err
+}
+
+// grownFor returns how many more elements to make room for in a slice of
+// n elements that is full, when size bytes of input are expected and read
+// of them gave the n: the estimate of the whole input's count (n scaled
+// by size/read, plus a sixteenth) where the reader knows its size, at
+// most 8n so that an early misestimate costs little; at least
+// max(n, floor) (doubling), which is all it is without a size. A
+// misestimate only costs another grow: the count is never bounded by it.
+func grownFor(n, floor int, read, size int64) int {
+	add := max(n, floor)
+	if n == 0 || read <= 0 || size <= read {
+		return add
+	}
+	est := float64(n) * float64(size) / float64(read)
+	est += est / 16
+	if want := int(min(est, float64(9*n))) - n; want > add {
+		add = want
+	}
+	return add
 }

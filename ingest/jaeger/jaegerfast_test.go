@@ -152,3 +152,26 @@ func FuzzJaegerFast(f *testing.F) {
 		compareFast(t, in, ingest.Limits{MaxSpans: 1000})
 	})
 }
+
+// TestGrownFor: without a size it doubles; with one it jumps to the
+// estimate (within 8n), and never below doubling.
+func TestGrownFor(t *testing.T) {
+	for _, c := range []struct {
+		n, floor   int
+		read, size int64
+		want       int
+	}{
+		{0, 4096, 0, 0, 4096},
+		{5000, 4096, 0, 0, 5000},
+		{4096, 4096, 1 << 20, 0, 4096},
+		{4096, 4096, 1 << 20, 100 << 20, 8 * 4096},   // estimate 409,600: capped at 9n
+		{100000, 4096, 50 << 20, 100 << 20, 112500},  // 200,000 + a sixteenth, less n
+		{100000, 4096, 100 << 20, 100 << 20, 100000}, // all read: doubling
+		{100000, 4096, 90 << 20, 100 << 20, 100000},  // the estimate is below doubling
+		{100000, 4096, 200 << 20, 100 << 20, 100000}, // longer than said: doubling
+	} {
+		if got := grownFor(c.n, c.floor, c.read, c.size); got != c.want {
+			t.Errorf("grownFor(%d, %d, %d, %d) = %d, want %d", c.n, c.floor, c.read, c.size, got, c.want)
+		}
+	}
+}

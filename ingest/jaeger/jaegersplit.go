@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/hugepage"
 )
 
 // Parallel read of one large file (issue 44). Files are read one per CPU,
@@ -89,7 +90,7 @@ func decodeSplit(name string, f io.ReaderAt, size int64, lim ingest.Limits, n in
 		if c < len(starts)-1 {
 			parts = append(parts, strings.NewReader(`]}`))
 		}
-		readers[c], errs[c] = fastRead(name, io.MultiReader(parts...), lim)
+		readers[c], errs[c] = fastRead(name, io.MultiReader(parts...), ends[c]-starts[c], lim)
 	})
 	total := 0
 	for c, r := range readers {
@@ -174,7 +175,7 @@ func isHex(b byte) bool { return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' ||
 // one reader of the whole file would hold. total is their spans.
 func combine(rs []*jaegerReader, total int) *jaegerReader {
 	r := rs[0]
-	spans := make([]ingest.Span, 0, total)
+	spans := hugepage.Make[ingest.Span](0, total)
 	procs := map[ingest.Process]bool{}
 	versions := map[ingest.PodVersion]bool{}
 	var ps []ingest.Process

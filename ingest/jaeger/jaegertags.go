@@ -1,9 +1,11 @@
 package jaeger
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
@@ -129,7 +131,9 @@ func (r *jaegerReader) process(p jProcess) procInfo {
 }
 
 // tagString returns a tag's value as text: strings unquoted, numbers and
-// bools as written, null as "".
+// bools as written, null as "". Without escapes the text is a view of the
+// tag's bytes, not a copy: it is valid only while the span's tags are (its
+// callers compare it, parse it or intern it, and the Interner copies).
 func tagString(t *jTag) string {
 	if t.direct {
 		return t.str
@@ -139,8 +143,11 @@ func tagString(t *jTag) string {
 		return ""
 	}
 	if v[0] == '"' {
-		if len(v) >= 2 && !strings.ContainsRune(string(v[1:len(v)-1]), '\\') {
-			return string(v[1 : len(v)-1])
+		if len(v) >= 2 && bytes.IndexByte(v[1:len(v)-1], '\\') < 0 {
+			if len(v) == 2 {
+				return ""
+			}
+			return unsafe.String(&v[1], len(v)-2)
 		}
 		var s string
 		if json.Unmarshal(v, &s) == nil {
@@ -148,7 +155,7 @@ func tagString(t *jTag) string {
 		}
 		return ""
 	}
-	return string(v)
+	return unsafe.String(&v[0], len(v))
 }
 
 // tagFloat coerces a number (or numeric string) tag.
