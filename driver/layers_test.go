@@ -20,12 +20,13 @@ import (
 var layers = map[string][]string{
 	"measure":           {},
 	"internal/parallel": {},
+	"internal/hugepage": {}, // huge-page advice for the readers' large span arrays (Linux madvise; advice only)
 	"logtemplate":       {},
 	"live":              {"internal/boundedfile", "internal/parallel", "measure"},
 	"fixtures":          {},
 	"simulate":          {"fixtures", "internal/clihelp", "internal/reportfmt"}, // the simulate command's work over fixtures: the catalog table, --seeds, a catalog with its progress, a case's summary
 	"gpurecord":         {},
-	"ingest":            {"ingest/classify", "ingest/fastjson", "ingest/model", "internal/parallel", "logtemplate", "measure"},
+	"ingest":            {"ingest/classify", "ingest/fastjson", "ingest/model", "internal/hugepage", "internal/parallel", "logtemplate", "measure"},
 	"ingest/model":      {},               // the data model: Bundle, Span, Series, Entity, Sym, Time, logs, warnings
 	"ingest/classify":   {"ingest/model"}, // a series' signal, statistic, unit and entity from its name and labels
 	"ingest/fastjson":   {},               // the fast paths' JSON scanner: a library

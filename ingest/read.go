@@ -16,7 +16,6 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/pipeline-analyze/pipeline-analyze/internal/hugepage"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 )
 
@@ -194,7 +193,7 @@ func mergeParts(files []string, parts []*Bundle, errs []error, unread []Input, l
 	// order so the limit drops the last files' spans, as it always has.
 	var runs [][]Span
 	if spans > 0 {
-		b.Spans = hugepage.Make[Span](0, spans)
+		b.Spans = MakeSpans(0, spans)
 		if spans <= lim.MaxSpans {
 			runs = make([][]Span, 0, len(files))
 		}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/internal/hugepage"
 )
 
 // Jaeger JSON reader.
@@ -496,7 +495,7 @@ func (r *jaegerReader) flushTrace() {
 		s.Service = pi.service
 		loc.Place(&s)
 		if len(r.b.Spans) == cap(r.b.Spans) {
-			r.b.Spans = hugepage.Grow(r.b.Spans, grownFor(len(r.b.Spans), 4096, r.read, r.size)) // as ingest.AppendSpan without a size
+			r.b.Spans = ingest.GrowSpans(r.b.Spans, grownFor(len(r.b.Spans), 4096, r.read, r.size)) // as ingest.AppendSpan without a size
 		}
 		r.b.Spans = append(r.b.Spans, s)
 		if p.llm.Known() {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/internal/hugepage"
 )
 
 // Parallel read of one large file (issue 44). Files are read one per CPU,
@@ -175,7 +174,7 @@ func isHex(b byte) bool { return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' ||
 // one reader of the whole file would hold. total is their spans.
 func combine(rs []*jaegerReader, total int) *jaegerReader {
 	r := rs[0]
-	spans := hugepage.Make[ingest.Span](0, total)
+	spans := ingest.MakeSpans(0, total)
 	procs := map[ingest.Process]bool{}
 	versions := map[ingest.PodVersion]bool{}
 	var ps []ingest.Process
