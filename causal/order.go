@@ -192,8 +192,8 @@ func RequestBreaks(ps []ingest.PatternShift, level, share, invariant float64) []
 // whose requests broke, or the callee whose answer its broken callers
 // react to). A code fault changes what requests do — a statement that
 // stops following its predecessor, a call no longer made — in the
-// requests that reach it, whether or not they got slower, and a test on those requests is the
-// strongest evidence such an incident leaves. No candidate explains a
+// requests that reach it, whether or not they got slower, and a test on
+// those requests is the strongest evidence such an incident leaves. No candidate explains a
 // share when the target barely moved (under the detection threshold: no
 // share of noise, and the scores compare deviations of unlike series), or
 // when even the first candidate's intervention removes under minShare of
