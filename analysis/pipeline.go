@@ -19,7 +19,7 @@ type Ranked struct {
 	// Bundle is the incident window's view of the bundle read: the same
 	// data with the window's derived series (log templates against the
 	// incident's baseline, per-request patterns) and pattern evidence. The
-	// bundle passed in is left as it was (windowView), so a caller that
+	// bundle passed in is left as it was (features.ForWindow), so a caller that
 	// reuses it — compare's sides, eval's methods — sees what was read.
 	Bundle *ingest.Bundle
 	Graph  *tcg.Graph
@@ -55,12 +55,11 @@ func AnalyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt 
 // analyzeIncidentWith is AnalyzeIncident with the target's series chosen
 // by want (--target's words) instead of the alert, when want is not nil.
 func analyzeIncidentWith(read *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options, want *seriesWanted) (*Ranked, error) {
-	b := windowView(read)
-	// Log templates are new, missing or shifted relative to the incident's
-	// own baseline, known only now.
-	features.DeriveLogSeries(b, inc.BaselineStart, inc.WindowStart, features.Options{})
-	// What each request does, where its log records join its spans.
-	features.DerivePatternSeries(b, inc.BaselineStart, inc.WindowStart, inc.WindowEnd, features.Options{})
+	// The window's values: log templates new, missing or shifted relative
+	// to the incident's own baseline, known only now, and what each
+	// request does where its log records join its spans. read is not
+	// changed (features.ForWindow).
+	b := features.ForWindow(read, inc.BaselineStart, inc.WindowStart, inc.WindowEnd, features.Options{}).View(read)
 	g, err := tcg.Build(b, inc, topt)
 	if err != nil {
 		return nil, err
@@ -69,8 +68,7 @@ func analyzeIncidentWith(read *ingest.Bundle, inc tcg.Incident, topt tcg.Options
 	// to its onset, and everything that depends on the window is redone.
 	if ext, ok := tcg.ExtendToOnset(g, topt); ok {
 		inc = ext
-		features.DeriveLogSeries(b, inc.BaselineStart, inc.WindowStart, features.Options{})
-		features.DerivePatternSeries(b, inc.BaselineStart, inc.WindowStart, inc.WindowEnd, features.Options{})
+		b = features.ForWindow(read, inc.BaselineStart, inc.WindowStart, inc.WindowEnd, features.Options{}).View(read)
 		if g, err = tcg.Build(b, inc, topt); err != nil {
 			return nil, err
 		}
@@ -90,17 +88,6 @@ func analyzeIncidentWith(read *ingest.Bundle, inc tcg.Incident, topt tcg.Options
 		return nil, err
 	}
 	return &Ranked{Incident: inc, Bundle: b, Graph: g, Result: res, Notes: notes}, nil
-}
-
-// windowView is a bundle the incident window's derivations may change
-// without changing read: the same data (spans, logs and series shared,
-// never written), its own list of series and no pattern evidence yet. The
-// window's derived series replace those in the list, not in read's.
-func windowView(read *ingest.Bundle) *ingest.Bundle {
-	b := *read
-	b.Series = slices.Clone(read.Series)
-	b.Patterns = slices.Clone(read.Patterns)
-	return &b
 }
 
 // RelabelInputs shows a temporary directory's paths (the demo's, or a live

@@ -59,9 +59,10 @@
 // LogEvidence), ingest.ParallelMinSpans (20,000, in the core: the fewest
 // spans for which derive and the mix run side by side).
 //
-// DeriveLogSeries and DerivePatternSeries derive the log series again once
-// the incident's baseline is known (driver's analyzeIncident), with the
-// same Options; LogEvidence is what causal's ranking quotes of a cause's
+// ForWindow derives the log series again once the incident's baseline is
+// known, and the per-request patterns (DeriveLogSeries, DerivePatternSeries),
+// returning them as values for that window (Window) and leaving the bundle
+// as it was read (analysis's analyzeIncidentWith), with the same Options; LogEvidence is what causal's ranking quotes of a cause's
 // logs.
 //
 // Not here: classification (package ingest/classify), which the Prometheus
