@@ -261,10 +261,7 @@ func standInResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
 // ratio's rise). NaN when no such parent moved.
 func errorsResidual(g *tcg.Graph, i int) (float64, map[int]float64) {
 	dc, scale, contrib := errorsComposition(g, i)
-	if math.IsNaN(dc) {
-		return math.NaN(), nil
-	}
-	if contrib == nil {
+	if math.IsNaN(dc) || contrib == nil {
 		return math.NaN(), nil
 	}
 	explained := 0.0

@@ -422,9 +422,9 @@ func targetFailureShares(g *tcg.Graph, partKey func(int) string) map[string]floa
 		return nil
 	}
 	out := map[string]float64{}
-	for _, j := range slices.Sorted(maps.Keys(contrib)) {
+	for j, d := range contrib { // a max: the same in any order
 		k := partKey(j)
-		out[k] = math.Max(out[k], math.Min(1, contrib[j]/dc))
+		out[k] = math.Max(out[k], math.Min(1, d/dc))
 	}
 	return out
 }
