@@ -61,3 +61,18 @@ func TestObjectHintedSameAsObject(t *testing.T) {
 		}
 	}
 }
+
+// TestValueRefusesNumbersBeyondFloat64: a number that may overflow float64
+// is refused, conservatively from 1e308 (the general readers' json.Decoder.Token rejects it), one
+// within range is not, however many fraction digits or how small.
+func TestValueRefusesNumbersBeyondFloat64(t *testing.T) {
+	for in, want := range map[string]bool{
+		"1e307": true, "-9.9e307": true, "0.5e308": true, "1e-400": true, "123.456789012345678901234567890": true,
+		"1e700": false, "-1e309": false, "12e307": false, "1" + strings.Repeat("0", 400): false, "0.1e999999999999": false,
+	} {
+		s := &Scanner{Buf: []byte(in), EOF: true, Keep: -1, MaxDepth: 8}
+		if _, ok := s.Value(0); ok != want {
+			t.Errorf("Value(%.20s) ok = %v, want %v", in, ok, want)
+		}
+	}
+}

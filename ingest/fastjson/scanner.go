@@ -479,7 +479,10 @@ func (s *Scanner) Lit(w string) bool {
 }
 
 // number consumes a JSON number, checking its grammar (and its length
-// against MaxTok).
+// against MaxTok). A number that may lie beyond float64's range (more than
+// 308 decimal digits before the point, counting the exponent) is refused:
+// encoding/json's Token, which the general readers skip values with,
+// rejects it, so the fast paths decline it and leave the error to them.
 func (s *Scanner) number() bool {
 	n := 0 // bytes consumed
 	peek := func() byte {
@@ -506,9 +509,10 @@ func (s *Scanner) number() bool {
 	if peek() == '-' {
 		next()
 	}
+	intDigits := 0 // a leading 0 is not a magnitude digit
 	if peek() == '0' {
 		next()
-	} else if digits() == 0 {
+	} else if intDigits = digits(); intDigits == 0 {
 		return false
 	}
 	if peek() == '.' {
@@ -517,14 +521,32 @@ func (s *Scanner) number() bool {
 			return false
 		}
 	}
+	exp := 0
 	if c := peek(); c == 'e' || c == 'E' {
 		next()
+		sign := 1
 		if c := peek(); c == '+' || c == '-' {
+			if c == '-' {
+				sign = -1
+			}
 			next()
 		}
-		if digits() == 0 {
+		d := 0
+		for c := peek(); c >= '0' && c <= '9'; c = peek() {
+			next()
+			d++
+			exp = min(exp*10+int(c-'0'), 1<<20)
+			if s.MaxTok > 0 && int64(n) > s.MaxTok {
+				return false
+			}
+		}
+		if d == 0 {
 			return false
 		}
+		exp *= sign
+	}
+	if intDigits+exp > 308 {
+		return false // maybe beyond float64: see above
 	}
 	return s.MaxTok <= 0 || int64(n) <= s.MaxTok
 }
