@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -276,5 +277,50 @@ func TestDisturbedBaseline(t *testing.T) {
 	t.Logf("60-minute baselines: %d of %d quiet pairs with a change", alarms, runs)
 	if alarms*20 > runs {
 		t.Errorf("%d of %d quiet pairs with a 60-minute baseline reported a change; at most 1 in 20 allowed", alarms, runs)
+	}
+}
+
+// TestShortBaselineLevelsVary: with three disjoint baseline windows (15
+// minutes before 5-minute windows) a pod whose CPU doubles in AFTER after a
+// steady baseline regresses, while one whose baseline windows' levels
+// already moved (×1, ×1, ×1.12, with ±8% from minute to minute) and whose
+// AFTER goes from ×1 to ×1.4 — beyond every baseline point, but within
+// what three windows' levels predict for one more (×1.6) — is insufficient
+// data and says why (levelPrediction).
+func TestShortBaselineLevelsVary(t *testing.T) {
+	const id = `series/pod/svc00-5d8f7c9b4-x000:cpu container_cpu_usage_seconds_rate{container="svc00",pod="svc00-5d8f7c9b4-x000"}`
+	for _, tc := range []struct {
+		name string
+		mul  func(m int) float64
+		want Verdict
+	}{
+		{"steady, then doubled", func(m int) float64 { return 1 + float64(m/20) }, Regressed},
+		{"levels that move", func(m int) float64 {
+			return []float64{1, 1, 1.12, 1, 1.4}[min(m/5, 4)] * (1 + 0.08*float64(1-2*(m%2))) // ±8% a minute: no bursts
+		}, Insufficient},
+	} {
+		b := cpuBundle(t, 3, 20, 25, tc.mul)
+		mid := t0.Add(20 * time.Minute)
+		rep, err := Run(Side{Bundle: b, Start: mid.Add(-5 * time.Minute), End: mid}, Side{Bundle: b, Start: mid, End: mid.Add(5 * time.Minute)}, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(rep.Items, func(it Item) bool { return it.ID == id })
+		if i < 0 {
+			t.Fatalf("%s: no item %s", tc.name, id)
+		}
+		it := rep.Items[i]
+		if it.Verdict != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, it.Verdict, it.Reason, tc.want)
+		}
+		if tc.want == Insufficient && !strings.Contains(it.Reason, "3 baseline windows' levels") {
+			t.Errorf("%s: reason %q does not name the windows' levels", tc.name, it.Reason)
+		}
+	}
+	if got, ok := levelPrediction([]float64{1, 1.25, 1.5}, +1); !ok || math.Abs(got-(1.25+6.9646*0.25*math.Sqrt(4.0/3))) > 1e-3 {
+		t.Errorf("levelPrediction = %v, %v", got, ok)
+	}
+	if _, ok := levelPrediction([]float64{1, 2}, +1); ok {
+		t.Error("levelPrediction from two levels")
 	}
 }

@@ -136,14 +136,22 @@
 // whatever the series' distribution, and the Gaussian shift test cannot see
 // that for a bursty p99, so an episodic series beyond its band from fewer
 // than SeriesWindows (5) disjoint windows is "insufficient data" with that
-// reason. A series steady through a short baseline on every pod that
-// stays away from it to the end of AFTER is still a regression: a clean
-// baseline that breaks is strong evidence (a release a few minutes into
-// a run). TestShortBaselineQuietPairs: quiet pairs after 2–8 minutes of
-// baseline on every development case; before this rule eight LLM cases
-// regressed at 6–8 minutes (+5σ to +100σ), after it one (a p99 end-to-end
-// latency 23% up on one pod for the whole AFTER window). Disturbed baseline
-// windows are left out of a band only from five windows on.
+// reason. So is a series whose three or four disjoint baseline windows'
+// levels (medians) already vary as far as AFTER went: AFTER's level within
+// the 98% Student-t prediction interval of one more window's level, mean ±
+// t(0.99, k−1)·s·√(1+1/k) from the k levels — a p99 whose windows sat at
+// 37, 37 and 43 s says nothing by reaching 47 s, however far that is in
+// its points' robust σ. A series steady through a short baseline on every
+// pod, whose windows agree, that stays away from it to the end of AFTER is
+// still a regression: a clean baseline that breaks is strong evidence (a
+// release a few minutes into a run). TestShortBaselineQuietPairs: quiet
+// pairs after 2–8 minutes of baseline on every development case; before
+// these rules eight LLM cases regressed at 6–8 minutes (+5σ to +100σ),
+// after the bursts rule one (a p99 end-to-end latency 23% up on one pod for
+// the whole AFTER window, from a baseline whose windows' levels were 37.4,
+// 37.5 and 43.1 s), after the levels rule none; every development table
+// of scripts/compare-dev.sh unchanged. Disturbed baseline windows are left
+// out of a band only from five windows on.
 //
 // # Verdicts
 //

@@ -28,6 +28,10 @@ type itemWork struct {
 	afterSeq []float64
 	bursts   bool
 	family   string
+	// levels are a series' medians in the disjoint baseline windows as
+	// long as the compared ones (every other band window): whether a short
+	// baseline's own levels already vary as far as AFTER went (episodic).
+	levels []float64
 	// nearOne marks a series that should stay near 1 (bad direction
 	// down, every point in [0, 1], some above ½): its material change is
 	// measured on the shortfall from 1.

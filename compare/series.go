@@ -222,7 +222,9 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		w.fullLevel = it.Band.Level
 	}
 	var meds []float64
+	nth := 0
 	r.bandWindows(func(lo, hi ingest.Time) {
+		nth++
 		i, j := between(pbase.t, lo, hi)
 		if j-i < r.opt.MinPoints {
 			return
@@ -230,6 +232,9 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		c := slices.Clone(pbase.v[i:j])
 		slices.Sort(c)
 		meds = append(meds, measure.QuantileSorted(c, 0.5))
+		if nth%2 == 1 { // band windows step by half a window
+			w.levels = append(w.levels, meds[len(meds)-1])
+		}
 	})
 	it.Band.Windows = len(meds)
 	// The drift between windows comes from the spread of the baseline's

@@ -24,10 +24,11 @@ import (
 // regress; at 6 and 8 minutes an episodic series (episodic) needs
 // SeriesWindows (5) disjoint windows. Before that rule the bursty p99s and
 // error ratios of eight LLM cases regressed at 6–8 minutes (+5σ to +100σ);
-// with it one case is left (a p99 end-to-end latency 23% above its steady
-// 6-minute baseline on one pod for the whole AFTER window, which only a
-// longer baseline shows to be normal), and the test fails if more appear
-// (maxShortBaselineCases). Cases whose pre-onset data is documented as
+// with it one case was left (a p99 end-to-end latency 23% above its
+// 6-minute baseline on one pod for the whole AFTER window), which the
+// windows' levels rule (levelPrediction: 37.4, 37.5 and 43.1 s predict up
+// to 65 s for one more window) leaves insufficient data; the test fails on
+// any regression (issue 42: none, whatever the baseline's length). Cases whose pre-onset data is documented as
 // not quiet, holds another injection of the same timeline or a known
 // event, are skipped as TestDevelopmentCases skips them. Skipped where
 // ../shared/data is absent.
@@ -141,14 +142,10 @@ func TestShortBaselineQuietPairs(t *testing.T) {
 		}
 	}
 	t.Logf("%d quiet pairs with a 2–8 minute baseline in %d cases; %d cases with a regression", pairs, len(results), bad)
-	if bad > maxShortBaselineCases {
-		t.Errorf("%d cases with a regression in quiet windows after a short baseline (measured: %d)", bad, maxShortBaselineCases)
+	if bad > 0 {
+		t.Errorf("%d cases with a regression in quiet windows after a short baseline; want none", bad)
 	}
 }
-
-// maxShortBaselineCases is the cases with a regression in
-// TestShortBaselineQuietPairs when the episodic rule was built (8 before).
-const maxShortBaselineCases = 1
 
 // fmtShift is an item's shift in σ for a test's message.
 func fmtShift(it Item) string {

@@ -3,8 +3,12 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
@@ -56,14 +60,16 @@ func (r *run) decide(w *itemWork) {
 // it is not): its baseline, or the same series' baseline on another pod of
 // its workload, already holds bursts (points beyond MinShift robust σ of its
 // level in the bad direction), or AFTER ends back within the band (a burst
-// that ended in the window). An episodic series beyond every one of k
+// that ended in the window), or its three or more disjoint baseline
+// windows' levels predict AFTER's (levelPrediction). An episodic series
+// beyond every one of k
 // disjoint baseline windows is no evidence of a change when k is small —
 // one more burst, or a longer one, beats k windows by chance once in k+1
 // quiet pairs whatever the shift test says — so it is a regression only
 // from SeriesWindows windows of baseline on. A series that was steady
-// through a short baseline, on every pod, and stays away from it to the end
-// of AFTER is judged by the shift test alone: a clean baseline that breaks
-// is strong evidence.
+// through a short baseline, on every pod and from window to window, and
+// stays away from it to the end of AFTER is judged by the shift test
+// alone: a clean baseline that breaks is strong evidence.
 func (r *run) episodic(w *itemWork) string {
 	it := &w.item
 	ys := w.afterSeq
@@ -75,6 +81,10 @@ func (r *run) episodic(w *itemWork) string {
 	case w.family != "" && r.burstyFamily[w.family]:
 		return "the same series on another pod of " + it.Service + " bursts beyond " + fix(r.opt.MinShift, 0) + "σ in its baseline"
 	}
+	if hi, ok := levelPrediction(w.levels, it.Direction); ok && (it.After.Median-hi)*float64(it.Direction) <= 0 {
+		return "its " + plural(len(w.levels), "baseline window") + "' levels (" + fix(slices.Min(w.levels), 3) + "–" + fix(slices.Max(w.levels), 3) +
+			") already vary enough to predict " + fix(hi, 3) + " for one more (98% prediction interval)"
+	}
 	band := it.Band.Level
 	for _, v := range ys[len(ys)-max(1, (len(ys)+3)/4):] {
 		if v < band[0] || v > band[1] {
@@ -82,6 +92,24 @@ func (r *run) episodic(w *itemWork) string {
 		}
 	}
 	return "AFTER ends back within the band (a burst that ended)"
+}
+
+// levelPrediction is the bad-direction end of the 98% Student-t prediction
+// interval of one more window's level from k disjoint baseline windows'
+// levels, mean ± t(0.99, k−1)·s·√(1+1/k): how far a quiet window may go
+// when the baseline holds only a few windows, allowing for their mean and
+// spread being estimated from k of them. ok is false with fewer than
+// three levels (two degrees of freedom for their spread: from two,
+// t(0.99, 1) = 31.8 would predict almost any level, and the band's own
+// rules decide) or no bad direction.
+func levelPrediction(levels []float64, dir int) (bound float64, ok bool) {
+	k := float64(len(levels))
+	if k < 3 || dir == 0 {
+		return nan(), false
+	}
+	mean, sd := stat.MeanStdDev(levels, nil)
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}.Quantile(0.99) * sd * math.Sqrt(1+1/k)
+	return mean + float64(dir)*half, true
 }
 
 // disjointBaseWindows is how many disjoint windows as long as the compared
