@@ -100,7 +100,7 @@ func printFit(w io.Writer, train, test []causal.TrainingCase, separate bool, abl
 	fixed := map[string]float64{causal.TermReach: causal.DefaultParams().ReachWeight}
 	all, none := causal.Fit(train, causal.FitOptions{Terms: terms, Fixed: fixed})
 	cal := causal.FitCalibration(outOfFold(train, terms))
-	fmt.Fprintf(w, "fit on %d cases (terms %s): %s, none %.2f, calibration slope %.2f intercept %.2f\n", len(train),
+	fmt.Fprintf(w, "fit on %d cases (terms %s): %s, none %.2f; score-alone calibration slope %.2f intercept %.2f (the card's confidence, after the order rules, is calibrated on its own)\n", len(train),
 		strings.Join(terms, ","), fmtWeights(all), none, cal.Slope, cal.Intercept)
 	cover := map[string][3]int{}
 	for _, c := range test {
