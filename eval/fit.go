@@ -155,7 +155,7 @@ func printFit(w io.Writer, train, test []causal.TrainingCase, separate bool, abl
 	}
 	// Without the reruns: calibration of the held-out probabilities of
 	// the top service by the score alone.
-	var preds []calPoint
+	var preds []causal.CalPoint
 	for _, s := range names {
 		var tr []causal.TrainingCase
 		for _, c := range train {
@@ -169,7 +169,7 @@ func printFit(w io.Writer, train, test []causal.TrainingCase, separate bool, abl
 		// will see them).
 		cal := causal.FitCalibration(outOfFold(tr, terms))
 		for _, pt := range topPoints(wt, nn, cal, sets[s]) {
-			preds = append(preds, calPoint{pt.P, pt.Right})
+			preds = append(preds, causal.CalPoint{P: pt.P, Right: pt.Right})
 		}
 	}
 	printCalibration(w, "leave-one-set-out", preds)
@@ -235,7 +235,7 @@ func printCardCalibration(w io.Writer, names []string, ranked map[string][]caseR
 			all = append(all, pt)
 		}
 	}
-	var preds []calPoint
+	var preds []causal.CalPoint
 	for _, s := range names {
 		var tr []causal.CalPoint
 		for _, o := range names {
@@ -245,7 +245,7 @@ func printCardCalibration(w io.Writer, names []string, ranked map[string][]caseR
 		}
 		cal := causal.FitCalibration(tr)
 		for _, pt := range points[s] {
-			preds = append(preds, calPoint{cal.Apply(pt.P), pt.Right})
+			preds = append(preds, causal.CalPoint{P: cal.Apply(pt.P), Right: pt.Right})
 		}
 	}
 	cal := causal.FitCalibration(all)
@@ -253,9 +253,9 @@ func printCardCalibration(w io.Writer, names []string, ranked map[string][]caseR
 		cal.Slope, cal.Intercept)
 	printCalibration(w, "leave-one-set-out, the confidence the card shows", preds)
 	shipped := causal.DefaultParams().Calibration
-	var as []calPoint
+	var as []causal.CalPoint
 	for _, pt := range all {
-		as = append(as, calPoint{shipped.Apply(pt.P), pt.Right})
+		as = append(as, causal.CalPoint{P: shipped.Apply(pt.P), Right: pt.Right})
 	}
 	printCalibration(w, fmt.Sprintf("held out, with the shipped calibration: slope %.2f intercept %.2f", shipped.Slope, shipped.Intercept), as)
 }
@@ -276,25 +276,19 @@ func topPoints(w map[string]float64, none float64, cal causal.Calibration, cases
 	return out
 }
 
-// calPoint is one case's top-cause probability and whether it was right.
-type calPoint struct {
-	p     float64
-	right bool
-}
-
 // printCalibration prints a reliability table (probability bins → share
 // right), the expected calibration error and the accuracy above 0.8.
-func printCalibration(w io.Writer, label string, pts []calPoint) {
+func printCalibration(w io.Writer, label string, pts []causal.CalPoint) {
 	bins := []float64{0, 0.2, 0.4, 0.6, 0.8, 1.0001}
 	fmt.Fprintf(w, "calibration (%s, %d cases): confidence bin → cases, mean confidence, share right\n", label, len(pts))
 	ece := 0.0
 	for k := 0; k+1 < len(bins); k++ {
 		n, right, sum := 0, 0, 0.0
 		for _, pt := range pts {
-			if pt.p >= bins[k] && pt.p < bins[k+1] {
+			if pt.P >= bins[k] && pt.P < bins[k+1] {
 				n++
-				sum += pt.p
-				if pt.right {
+				sum += pt.P
+				if pt.Right {
 					right++
 				}
 			}
@@ -309,9 +303,9 @@ func printCalibration(w io.Writer, label string, pts []calPoint) {
 	}
 	n8, r8 := 0, 0
 	for _, pt := range pts {
-		if pt.p >= 0.8 {
+		if pt.P >= 0.8 {
 			n8++
-			if pt.right {
+			if pt.Right {
 				r8++
 			}
 		}
