@@ -10,6 +10,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
@@ -79,7 +80,7 @@ type CompareConfig struct {
 // windows, takes BEFORE's top causes and compares the windows entity by
 // entity (compare.Run). An input that cannot be read is an error naming
 // its side.
-func Compare(_ context.Context, in CompareInputs, cfg CompareConfig) (*compare.Report, error) {
+func Compare(_ context.Context, in CompareInputs, cfg CompareConfig) (*model.Report, error) {
 	paths := in.Paths
 	if len(paths) == 0 || len(paths) > 2 {
 		return nil, fmt.Errorf("%w: compare: want BEFORE AFTER, or --before-at T --after-at T DATA", ErrUsage)
@@ -178,7 +179,7 @@ type CanaryConfig struct {
 // baseline pods in the same minutes (compare.RunCanary). An input without
 // a canary is compare.ErrNoCanary; another failure of the judgement is
 // wrapped as "canary: ...".
-func Canary(_ context.Context, in CanaryInputs, cfg CanaryConfig) (*compare.Report, error) {
+func Canary(_ context.Context, in CanaryInputs, cfg CanaryConfig) (*model.Report, error) {
 	paths := in.Paths
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%w: compare --canary: want DATA (a file or directory), or live sources (--prometheus-url ...)", ErrUsage)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
@@ -68,13 +69,13 @@ func TestCanaryDevelopmentCases(t *testing.T) {
 			case w.Service == lb.RootCause.Service && strings.Contains(lb.Fault, "rollout") || set == "changerca-dev" && w.Service == lb.RootCause.Service:
 				role = "defective"
 				tl.defects++
-				if w.Verdict == CanaryFail {
+				if w.Verdict == model.CanaryFail {
 					tl.defectFail++
 				}
 			case slices.Contains(lb.Healthy, w.Service):
 				role = "healthy"
 				tl.healthy++
-				if w.Verdict == CanaryPass {
+				if w.Verdict == model.CanaryPass {
 					tl.healthyPass++
 				}
 			default:

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
@@ -21,12 +22,12 @@ const maxMetricsShown = 12
 const maxPassShown = 3
 
 // canaryToolLine is "pipeline-analyze 0.1.0 · compare --canary · schema 1".
-func canaryToolLine(r *Report) string {
+func canaryToolLine(r *model.Report) string {
 	return strings.Replace(toolLine(r), "· compare ·", "· compare --canary ·", 1)
 }
 
 // canarySettingsText is the canary thresholds in one line.
-func canarySettingsText(s CanarySettings) string {
+func canarySettingsText(s model.CanarySettings) string {
 	return fmt.Sprintf("high or low: the canary's median difference ≥ %s scales of how far one baseline pod strays from the others, "+
 		"held in ≥ %s%% of the cells, a ≥ %s%% change · at least %d cells of %s with both groups · warm-up %s · "+
 		"score = mean over signals of the share of metrics not worse; pass ≥ %s, marginal ≥ %s; critical: %s",
@@ -35,7 +36,7 @@ func canarySettingsText(s CanarySettings) string {
 }
 
 // workloadHead is "FAIL  adservice-v2-… (adservice) score 80".
-func workloadHead(w CanaryWorkload) string {
+func workloadHead(w model.CanaryWorkload) string {
 	s := strings.ToUpper(w.Verdict) + "  " + clean(w.Workload) + " (" + clean(w.Service) + ")"
 	if !math.IsNaN(w.Score) {
 		s += " · score " + fix(w.Score, 0)
@@ -45,7 +46,7 @@ func workloadHead(w CanaryWorkload) string {
 
 // workloadGroups is "canary: 1 pod of cart-7c9b45d8f (version v2, by
 // pod-template hash); baseline: 3 pods of cart-5d8f7c9b4 (version v1)".
-func workloadGroups(w CanaryWorkload) string {
+func workloadGroups(w model.CanaryWorkload) string {
 	by := "by " + clean(w.By)
 	if w.Version != "" && !strings.Contains(w.Workload, w.Version) {
 		by = "version " + clean(w.Version) + ", " + by
@@ -65,12 +66,12 @@ func podCount(n int) string {
 }
 
 // workloadWindow is the window line.
-func workloadWindow(w CanaryWorkload) string {
+func workloadWindow(w model.CanaryWorkload) string {
 	return fmt.Sprintf("%s · %s · %d cells with both groups", windowText(w.Start, w.End), clean(w.ChosenBy), w.Cells)
 }
 
 // metricResult is "high ✗" for a bad result, the result otherwise.
-func metricResult(m Metric) string {
+func metricResult(m model.Metric) string {
 	if m.Bad {
 		return m.Result + " ✗"
 	}
@@ -78,8 +79,8 @@ func metricResult(m Metric) string {
 }
 
 // metricText is the numbers of one metric in words.
-func metricText(m Metric) string {
-	if m.Result == MetricInsufficient {
+func metricText(m model.Metric) string {
+	if m.Result == model.MetricInsufficient {
 		return clean(m.Reason)
 	}
 	return fmt.Sprintf("canary %s, baseline %s · %s scales (scale from %s) · %s", value(m.Canary, m.Unit), value(m.Baseline, m.Unit),
@@ -90,23 +91,23 @@ func metricText(m Metric) string {
 // ones, then the decided ones nearest to the threshold, at most
 // maxMetricsShown in all and at most maxPassShown that passed; and how
 // many decided ones are left out.
-func shownMetrics(ms []Metric) ([]Metric, int) {
-	var out, rest []Metric
+func shownMetrics(ms []model.Metric) ([]model.Metric, int) {
+	var out, rest []model.Metric
 	for _, m := range ms {
 		switch {
-		case m.Result == MetricInsufficient:
+		case m.Result == model.MetricInsufficient:
 		case m.Bad && len(out) < maxMetricsShown:
 			out = append(out, m)
 		default:
 			rest = append(rest, m)
 		}
 	}
-	slices.SortStableFunc(rest, func(a, b Metric) int { return cmp.Compare(math.Abs(nan0(b.Effect)), math.Abs(nan0(a.Effect))) })
+	slices.SortStableFunc(rest, func(a, b model.Metric) int { return cmp.Compare(math.Abs(nan0(b.Effect)), math.Abs(nan0(a.Effect))) })
 	n := min(len(rest), maxPassShown, maxMetricsShown-len(out))
 	return append(out, rest[:n]...), len(rest) - n
 }
 
-func renderCanaryText(w io.Writer, r *Report, opt RenderOptions) error {
+func renderCanaryText(w io.Writer, r *model.Report, opt RenderOptions) error {
 	t := &textWriter{ew: reportfmt.NewErrWriter(w), width: opt.Width}
 	c := r.Canary
 	t.wrap("", "  ", canaryToolLine(r))
@@ -141,7 +142,7 @@ func renderCanaryText(w io.Writer, r *Report, opt RenderOptions) error {
 	return t.ew.Err()
 }
 
-func renderCanaryMarkdown(w io.Writer, r *Report) error {
+func renderCanaryMarkdown(w io.Writer, r *model.Report) error {
 	m := &mdWriter{ew: reportfmt.NewErrWriter(w)}
 	c := r.Canary
 	m.p("## Canary analysis")
@@ -238,13 +239,13 @@ type canaryHTMLMetric struct {
 
 // canaryClass is a verdict's CSS class.
 func canaryClass(v string) string {
-	if v == CanaryInsufficient {
+	if v == model.CanaryInsufficient {
 		return "insufficient"
 	}
 	return v
 }
 
-func renderCanaryHTML(w io.Writer, r *Report) error {
+func renderCanaryHTML(w io.Writer, r *model.Report) error {
 	d := canaryHTMLData{CSS: reportfmt.StyleSheet() + template.CSS(canaryCSS), Tool: canaryToolLine(r), Verdict: clean(r.Verdict.Text),
 		VClass: canaryClass(r.Canary.Verdict), Settings: canarySettingsText(r.Canary.Settings)}
 	if len(r.Manifest.Args) > 0 {

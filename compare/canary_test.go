@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/peers"
@@ -94,7 +95,7 @@ func (cs canarySystem) write(t *testing.T) string {
 	return dir
 }
 
-func runCanaryOn(t *testing.T, dir string, opt CanaryOptions) *Report {
+func runCanaryOn(t *testing.T, dir string, opt CanaryOptions) *model.Report {
 	t.Helper()
 	b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
@@ -108,7 +109,7 @@ func runCanaryOn(t *testing.T, dir string, opt CanaryOptions) *Report {
 }
 
 // verdicts maps each workload's service to its verdict.
-func verdicts(r *Report) map[string]string {
+func verdicts(r *model.Report) map[string]string {
 	out := map[string]string{}
 	for _, w := range r.Canary.Workloads {
 		out[w.Service] = w.Verdict
@@ -126,14 +127,14 @@ func TestCanaryDefectiveVersionFails(t *testing.T) {
 	}
 	rep := runCanaryOn(t, cs.write(t), CanaryOptions{Canary: "version=v2"})
 	got := verdicts(rep)
-	if got["cart"] != CanaryFail || got["pay"] != CanaryPass {
+	if got["cart"] != model.CanaryFail || got["pay"] != model.CanaryPass {
 		t.Fatalf("verdicts %v, want cart fail and pay pass\n%s", got, rep.Verdict.Text)
 	}
-	if rep.Canary.Verdict != CanaryFail || rep.Verdict.Verdict != Regressed {
+	if rep.Canary.Verdict != model.CanaryFail || rep.Verdict.Verdict != model.Regressed {
 		t.Errorf("overall %q / %q, want fail / regressed", rep.Canary.Verdict, rep.Verdict.Verdict)
 	}
 	cart := rep.Canary.Workloads[0]
-	if cart.Service != "cart" || !cart.Metrics[0].Bad || cart.Metrics[0].Result != MetricLow || cart.Metrics[0].Signal != "errors" {
+	if cart.Service != "cart" || !cart.Metrics[0].Bad || cart.Metrics[0].Result != model.MetricLow || cart.Metrics[0].Signal != "errors" {
 		t.Errorf("cart's first metric %+v, want the success ratio low and bad", cart.Metrics[0])
 	}
 	if !strings.Contains(cart.Reason, "critical: errors low") {
@@ -142,7 +143,7 @@ func TestCanaryDefectiveVersionFails(t *testing.T) {
 	if len(cart.CanaryPods) != 1 || len(cart.BaselinePods) != 3 || cart.Cells < 15 {
 		t.Errorf("canary %v, baseline %v, %d cells: want 1 pod against 3 in the 20 minutes both report", cart.CanaryPods, cart.BaselinePods, cart.Cells)
 	}
-	if FailOnCanary(rep, GateFail) != ExitGate || FailOnCanary(rep, GateNever) != 0 {
+	if FailOnCanary(rep, GateFail) != model.ExitGate || FailOnCanary(rep, GateNever) != 0 {
 		t.Errorf("gates: fail %d, never %d", FailOnCanary(rep, GateFail), FailOnCanary(rep, GateNever))
 	}
 }
@@ -165,11 +166,11 @@ func TestCanaryHealthyVersionPasses(t *testing.T) {
 	}
 	rep := runCanaryOn(t, cs.write(t), CanaryOptions{Canary: "version=v2"})
 	for _, w := range rep.Canary.Workloads {
-		if w.Verdict != CanaryPass || w.Score != 100 {
+		if w.Verdict != model.CanaryPass || w.Score != 100 {
 			t.Errorf("%s: %s score %.0f (%s), want pass 100", w.Service, w.Verdict, w.Score, w.Reason)
 		}
 		for _, m := range w.Metrics {
-			if m.Signal == "memory" && m.Result != MetricLow {
+			if m.Signal == "memory" && m.Result != model.MetricLow {
 				t.Errorf("%s memory: %s, want low", w.Service, m.Result)
 			}
 		}
@@ -191,10 +192,10 @@ func TestCanaryResourceOnlyIsMarginal(t *testing.T) {
 	got := verdicts(rep)
 	// Errors, latency and memory are the signals: memory alone worse is a
 	// score of 67, below pass (75), above marginal (50).
-	if got["pay"] != CanaryMarginal || got["cart"] != CanaryPass {
+	if got["pay"] != model.CanaryMarginal || got["cart"] != model.CanaryPass {
 		t.Fatalf("verdicts %v, want pay marginal, cart pass", got)
 	}
-	if FailOnCanary(rep, GateFail) != 0 || FailOnCanary(rep, GateMarginal) != ExitGate {
+	if FailOnCanary(rep, GateFail) != 0 || FailOnCanary(rep, GateMarginal) != model.ExitGate {
 		t.Errorf("gates: fail %d (want 0), marginal %d (want 3)", FailOnCanary(rep, GateFail), FailOnCanary(rep, GateMarginal))
 	}
 }
@@ -250,12 +251,12 @@ func TestCanaryFullRolloutIsInsufficient(t *testing.T) {
 	cs.oldUntil = 11 // the old pods go a minute after the new one comes
 	rep := runCanaryOn(t, cs.write(t), CanaryOptions{Canary: "version=v2"})
 	for _, w := range rep.Canary.Workloads {
-		if w.Verdict != CanaryInsufficient || !strings.Contains(w.Reason, "a full rollout") || !strings.Contains(w.Reason, "--before-at") {
+		if w.Verdict != model.CanaryInsufficient || !strings.Contains(w.Reason, "a full rollout") || !strings.Contains(w.Reason, "--before-at") {
 			t.Errorf("%s: %s (%s), want insufficient data pointing at before/after", w.Service, w.Verdict, w.Reason)
 		}
 	}
-	if FailOnCanary(rep, GateFail) != ExitUndetermined {
-		t.Errorf("gate on undecided canaries: %d, want %d", FailOnCanary(rep, GateFail), ExitUndetermined)
+	if FailOnCanary(rep, GateFail) != model.ExitUndetermined {
+		t.Errorf("gate on undecided canaries: %d, want %d", FailOnCanary(rep, GateFail), model.ExitUndetermined)
 	}
 }
 
@@ -292,7 +293,7 @@ func TestCanaryRenderers(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &v); err != nil {
 				t.Fatal(err)
 			}
-			if v.Mode != ModeCanary || len(v.Canary.Workloads) != 2 || v.Canary.Workloads[1].Verdict != CanaryFail ||
+			if v.Mode != model.ModeCanary || len(v.Canary.Workloads) != 2 || v.Canary.Workloads[1].Verdict != model.CanaryFail ||
 				v.Canary.Workloads[0].Score != 100 {
 				t.Errorf("json: %+v", v)
 			}
@@ -302,7 +303,7 @@ func TestCanaryRenderers(t *testing.T) {
 
 // canaryGoldenReport is the golden canary report: pay's new version is five
 // times slower, cart's passes. The inputs (temporary paths) are dropped.
-func canaryGoldenReport(tb testing.TB) *Report {
+func canaryGoldenReport(tb testing.TB) *model.Report {
 	t := tb.(*testing.T)
 	cs := healthySystem()
 	cs.latency = func(svc string, v2 bool, _ int) float64 {
@@ -333,11 +334,11 @@ func TestAvailabilityNeverUp(t *testing.T) {
 		want string
 		bad  bool
 	}{
-		{"never up, two cells", win(n, n, n, 0, 0), MetricLow, true},
-		{"up in one of two cells", win(n, n, n, 1, 0), MetricInsufficient, false},
-		{"up in both of two cells", win(n, n, n, 1, 1), MetricInsufficient, false},
-		{"never up, one cell", win(n, n, n, n, 0), MetricInsufficient, false},
-		{"up, three cells", win(n, n, 1, 1, 1), MetricPass, false},
+		{"never up, two cells", win(n, n, n, 0, 0), model.MetricLow, true},
+		{"up in one of two cells", win(n, n, n, 1, 0), model.MetricInsufficient, false},
+		{"up in both of two cells", win(n, n, n, 1, 1), model.MetricInsufficient, false},
+		{"never up, one cell", win(n, n, n, n, 0), model.MetricInsufficient, false},
+		{"up, three cells", win(n, n, 1, 1, 1), model.MetricPass, false},
 	} {
 		mt := judgeAvailability(tc.av, c, opt)
 		if mt.Result != tc.want || mt.Bad != tc.bad {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
@@ -77,7 +78,7 @@ type htmlInput struct {
 	Size                                 int64
 }
 
-func findingsHTML(fs []Finding) []htmlFinding {
+func findingsHTML(fs []model.Finding) []htmlFinding {
 	out := make([]htmlFinding, len(fs))
 	for i, f := range fs {
 		out[i] = htmlFinding{Rank: f.Rank, Verdict: string(f.Verdict), Class: verdictClass(f.Verdict), Label: clean(f.Label), Text: clean(f.Text)}
@@ -85,15 +86,15 @@ func findingsHTML(fs []Finding) []htmlFinding {
 	return out
 }
 
-func renderHTML(w io.Writer, r *Report, _ RenderOptions) error {
-	if r.Mode == ModeCanary {
+func renderHTML(w io.Writer, r *model.Report, _ RenderOptions) error {
+	if r.Mode == model.ModeCanary {
 		return renderCanaryHTML(w, r)
 	}
 	d := htmlData{
 		CSS: reportfmt.StyleSheet() + template.CSS(extraCSS), Tool: toolLine(r),
 		Verdict: clean(r.Verdict.Text), VClass: verdictClass(r.Verdict.Verdict),
 		Before: sideText(r.Before), After: sideText(r.After), Settings: settingsText(r.Settings), Counts: countsText(r.Counts),
-		Target: findingsHTML([]Finding{r.Target}), Causes: findingsHTML(r.Causes), Regs: findingsHTML(r.Regressions),
+		Target: findingsHTML([]model.Finding{r.Target}), Causes: findingsHTML(r.Causes), Regs: findingsHTML(r.Regressions),
 		Imps: findingsHTML(r.Improvements), Traffic: findingsHTML(r.Traffic), Watch: watchHTML(r.Watch),
 		Command: commandLine(r.Manifest), Version: orDash(clean(r.Manifest.Version)),
 		Title: clean(r.Target.Label), From: clean(r.CausesFrom), Seed: r.Manifest.Seed, Rerun: len(r.Manifest.Args) > 0,
@@ -114,7 +115,7 @@ func renderHTML(w io.Writer, r *Report, _ RenderOptions) error {
 }
 
 // notesAndInputsHTML are the report's warnings and inputs for a page.
-func notesAndInputsHTML(r *Report) ([]htmlNote, []htmlInput) {
+func notesAndInputsHTML(r *model.Report) ([]htmlNote, []htmlInput) {
 	var notes []htmlNote
 	var inputs []htmlInput
 	for _, f := range r.Warnings {
@@ -168,7 +169,7 @@ const (
 
 // newHTMLPlot lays out the two ECDFs as step lines over a shared x axis
 // (logarithmic when Plot.LogX), the band as a grey strip.
-func newHTMLPlot(p Plot) htmlPlot {
+func newHTMLPlot(p model.Plot) htmlPlot {
 	hp := htmlPlot{Title: clean(p.Title), Unit: clean(p.Unit), W: pW, H: pH, X0: pLeft, X1: pW - pRight, Y0: pTop, Y1: pH - pBottom}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, pts := range [][][2]float64{p.Before, p.After} {
@@ -263,7 +264,7 @@ const (
 // newHTMLHeat lays out the heatmap: labels right-aligned left of the grid,
 // cells coloured on the scorecard's blue→red scale (blue faster, red
 // slower), ticks at up to six slice starts, a legend.
-func newHTMLHeat(h Heatmap) htmlHeat {
+func newHTMLHeat(h model.Heatmap) htmlHeat {
 	cols := 0
 	for _, row := range h.Cells {
 		cols = max(cols, len(row))
@@ -330,7 +331,7 @@ type htmlWatch struct {
 
 // watchHTML cleans the watch list for the page; a link that is not
 // http(s) is left out.
-func watchHTML(ws []Watch) []htmlWatch {
+func watchHTML(ws []model.Watch) []htmlWatch {
 	var out []htmlWatch
 	for _, w := range ws {
 		hw := htmlWatch{Label: clean(w.Label), Verdict: clean(string(w.Verdict)), Text: clean(w.Text), Query: clean(w.Query)}

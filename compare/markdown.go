@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
@@ -14,8 +15,8 @@ var md = reportfmt.EscapeMarkdown
 // mdWriter renders GitHub-flavoured Markdown for a ticket.
 type mdWriter struct{ ew *errWriter }
 
-func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
-	if r.Mode == ModeCanary {
+func renderMarkdown(w io.Writer, r *model.Report, _ RenderOptions) error {
+	if r.Mode == model.ModeCanary {
 		return renderCanaryMarkdown(w, r)
 	}
 	m := &mdWriter{ew: reportfmt.NewErrWriter(w)}
@@ -35,7 +36,7 @@ func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
 	m.p("")
 	m.p("### Target")
 	m.p("")
-	m.table([]Finding{r.Target}, false)
+	m.table([]model.Finding{r.Target}, false)
 	if len(r.Causes) > 0 || r.CausesFrom != "" {
 		m.p("### Causes of BEFORE")
 		m.p("")
@@ -109,7 +110,7 @@ func (m *mdWriter) p(format string, args ...any) { m.ew.Printf(format+"\n", args
 // row writes one table row of already-escaped cells.
 func (m *mdWriter) row(cells ...string) { m.p("| %s |", strings.Join(cells, " | ")) }
 
-func (m *mdWriter) table(fs []Finding, ranked bool) {
+func (m *mdWriter) table(fs []model.Finding, ranked bool) {
 	if len(fs) == 0 {
 		m.p("None.")
 		m.p("")
@@ -132,7 +133,7 @@ func (m *mdWriter) table(fs []Finding, ranked bool) {
 	m.p("")
 }
 
-func (m *mdWriter) heatmap(h Heatmap) {
+func (m *mdWriter) heatmap(h model.Heatmap) {
 	if len(h.Rows) == 0 {
 		return
 	}
@@ -150,7 +151,7 @@ func (m *mdWriter) heatmap(h Heatmap) {
 }
 
 // warnings writes the numbered warnings section (nothing when none).
-func (m *mdWriter) warnings(fs []Footnote) {
+func (m *mdWriter) warnings(fs []model.Footnote) {
 	if len(fs) == 0 {
 		return
 	}

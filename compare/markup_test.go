@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard/reporttest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -18,7 +19,7 @@ const hostile = reporttest.Hostile
 // hostileReport puts the hostile string into every input-derived field a
 // renderer shows: service, operation and pod names (through the spans and
 // series), the target, a cause, the inputs, a warning and the arguments.
-func hostileReport(tb testing.TB) *Report {
+func hostileReport(tb testing.TB) *model.Report {
 	tb.Helper()
 	inc := defaultSynth()
 	inc.faultAt = 22
@@ -90,7 +91,7 @@ func TestHTMLChromium(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name string
-		rep  *Report
+		rep  *model.Report
 	}{{"hostile", hostileReport(t)}, {"fixed", fixedReport(t)}} {
 		t.Run(c.name, func(t *testing.T) {
 			page := filepath.Join(dir, c.name+".html")

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -16,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 // goldenCases are the reports the golden files are named after.
 var goldenCases = []struct {
 	name   string
-	report func(testing.TB) *Report
+	report func(testing.TB) *model.Report
 }{
 	{"fixed", fixedReport},
 	{"regressed", regressedReport},
@@ -24,7 +26,7 @@ var goldenCases = []struct {
 	{"canary", canaryGoldenReport},
 }
 
-func render(t testing.TB, r *Report, format string) string {
+func render(t testing.TB, r *model.Report, format string) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Render(&buf, r, format, RenderOptions{}); err != nil {
@@ -92,31 +94,31 @@ func TestVerdicts(t *testing.T) {
 	fixed := fixedReport(t)
 	reg := regressedReport(t)
 	ins := insufficientReport(t)
-	item := func(r *Report, id string) Item {
+	item := func(r *model.Report, id string) model.Item {
 		for _, it := range r.Items {
 			if it.ID == id {
 				return it
 			}
 		}
 		t.Fatalf("no item %s", id)
-		return Item{}
+		return model.Item{}
 	}
 	tests := []struct {
 		name      string
-		got, want Verdict
+		got, want model.Verdict
 	}{
-		{"fixed: target", fixed.Verdict.Verdict, Fixed},
-		{"fixed: backend latency", item(fixed, "service/backend:latency").Verdict, Fixed},
-		{"fixed: backend errors", item(fixed, "service/backend:errors").Verdict, Fixed},
-		{"fixed: db untouched", item(fixed, "service/db:latency").Verdict, Unchanged},
-		{"fixed: cause 1", fixed.Causes[0].Verdict, Fixed},
-		{"fixed: cause 2 (the pod's CPU)", fixed.Causes[1].Verdict, Fixed},
-		{"regressed: target", reg.Verdict.Verdict, Regressed},
-		{"regressed: backend latency", item(reg, "service/backend:latency").Verdict, Regressed},
-		{"regressed: backend CPU", item(reg, `series/pod/backend-5d8f7c9b4-x2kq9:cpu container_cpu_usage_seconds_rate{container="backend",pod="backend-5d8f7c9b4-x2kq9"}`).Verdict, Regressed},
-		{"regressed: db untouched", item(reg, "service/db:latency").Verdict, Unchanged},
-		{"regressed: traffic the same", item(reg, "service/gateway:traffic").Verdict, Unchanged},
-		{"insufficient: target", ins.Verdict.Verdict, Insufficient},
+		{"fixed: target", fixed.Verdict.Verdict, model.Fixed},
+		{"fixed: backend latency", item(fixed, "service/backend:latency").Verdict, model.Fixed},
+		{"fixed: backend errors", item(fixed, "service/backend:errors").Verdict, model.Fixed},
+		{"fixed: db untouched", item(fixed, "service/db:latency").Verdict, model.Unchanged},
+		{"fixed: cause 1", fixed.Causes[0].Verdict, model.Fixed},
+		{"fixed: cause 2 (the pod's CPU)", fixed.Causes[1].Verdict, model.Fixed},
+		{"regressed: target", reg.Verdict.Verdict, model.Regressed},
+		{"regressed: backend latency", item(reg, "service/backend:latency").Verdict, model.Regressed},
+		{"regressed: backend CPU", item(reg, `series/pod/backend-5d8f7c9b4-x2kq9:cpu container_cpu_usage_seconds_rate{container="backend",pod="backend-5d8f7c9b4-x2kq9"}`).Verdict, model.Regressed},
+		{"regressed: db untouched", item(reg, "service/db:latency").Verdict, model.Unchanged},
+		{"regressed: traffic the same", item(reg, "service/gateway:traffic").Verdict, model.Unchanged},
+		{"insufficient: target", ins.Verdict.Verdict, model.Insufficient},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,7 +138,7 @@ func TestVerdicts(t *testing.T) {
 		t.Errorf("regressed: top regressions %v, want the backend's among the first 5", reg.Regressions)
 	}
 	for _, it := range ins.Items {
-		if it.Verdict != Insufficient {
+		if it.Verdict != model.Insufficient {
 			t.Errorf("insufficient: %s is %s", it.ID, it.Verdict)
 		}
 	}
@@ -146,7 +148,7 @@ func TestVerdicts(t *testing.T) {
 func TestTextWidth(t *testing.T) {
 	for _, gc := range append(goldenCases, struct {
 		name   string
-		report func(testing.TB) *Report
+		report func(testing.TB) *model.Report
 	}{"hostile", hostileReport}) {
 		for _, width := range []int{0, 60} {
 			var buf bytes.Buffer

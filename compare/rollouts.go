@@ -5,16 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/peers"
 )
-
-// KindRollout is an item that judges a rollout inside AFTER's window: the
-// new version's pods against the old version's pods of the same workload
-// in the same minutes (canary mode's judgment, package peers' version
-// model). It needs no baseline band: the old pods are the reference, so a
-// defective release shows even when the data starts shortly before it.
-const KindRollout = "rollout"
 
 // rolloutItems adds one decided item per rollout whose new and old pods
 // both report in AFTER's window: regressed when the canary judgment fails,
@@ -39,17 +33,17 @@ func (r *run) rolloutItems() {
 			continue
 		}
 		cw := judgeCanary(b, m, j, opt)
-		var v Verdict
+		var v model.Verdict
 		effect := 0.0
 		if cw.Score == cw.Score {
 			effect = (100 - cw.Score) / 100
 		}
 		reason := fmt.Sprintf("new pods vs old in the same minutes: %s (score %s)", cw.Reason, fix(cw.Score, 0))
 		switch cw.Verdict {
-		case CanaryFail:
-			v = Regressed
-		case CanaryPass, CanaryMarginal:
-			v = Unchanged
+		case model.CanaryFail:
+			v = model.Regressed
+		case model.CanaryPass, model.CanaryMarginal:
+			v = model.Unchanged
 		default:
 			// A full rollout (the old pods went as the new came) inside
 			// AFTER's window has no old pods to judge the new ones
@@ -59,13 +53,13 @@ func (r *run) rolloutItems() {
 			if !r.fullRollout(b, j, opt) {
 				continue
 			}
-			v, effect, reason = Unchanged, 0, "a full rollout inside AFTER's window (the old pods went as the new came): its service's latency and errors did not regress"
+			v, effect, reason = model.Unchanged, 0, "a full rollout inside AFTER's window (the old pods went as the new came): its service's latency and errors did not regress"
 			if w := r.serviceRegression(j.service); w != nil {
-				v, effect = Regressed, w.item.Effect
+				v, effect = model.Regressed, w.item.Effect
 				reason = "a full rollout inside AFTER's window (the old pods went as the new came), and its service regressed: " + labelOf(&w.item) + " " + changeText(&w.item)
 			}
 		}
-		it := Item{ID: "rollout/" + cw.Workload, Kind: KindRollout, Entity: "workload/" + cw.Workload, EntityKind: "workload",
+		it := model.Item{ID: "rollout/" + cw.Workload, Kind: model.KindRollout, Entity: "workload/" + cw.Workload, EntityKind: "workload",
 			Service: cw.Service, Signal: "rollout", Depth: r.depthOf(cw.Service), Direction: +1, Verdict: v,
 			Reason: reason, Effect: effect, LogRatio: nan(), Before: nanStats(), After: nanStats(), Baseline: nanStats(),
 			Test: nanTest("canary"), Band: nanBand()}
@@ -97,7 +91,7 @@ func (r *run) serviceRegression(svc string) *itemWork {
 	var best *itemWork
 	for _, w := range r.work {
 		it := &w.item
-		if it.Verdict != Regressed || it.Facet != "" || (it.Signal != "latency" && it.Signal != "errors") {
+		if it.Verdict != model.Regressed || it.Facet != "" || (it.Signal != "latency" && it.Signal != "errors") {
 			continue
 		}
 		own := strings.EqualFold(it.Entity[strings.IndexByte(it.Entity, '/')+1:], svc) && (it.EntityKind == "service" || strings.HasPrefix(it.ID, "series/service/"))

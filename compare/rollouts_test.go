@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
@@ -34,13 +35,13 @@ func TestRolloutItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]Verdict{}
+	got := map[string]model.Verdict{}
 	for _, it := range rep.Items {
-		if it.Kind == KindRollout {
+		if it.Kind == model.KindRollout {
 			got[it.Service] = it.Verdict
 		}
 	}
-	if got["cart"] != Regressed || got["pay"] != Unchanged {
+	if got["cart"] != model.Regressed || got["pay"] != model.Unchanged {
 		t.Fatalf("rollout items %v, want cart regressed and pay unchanged", got)
 	}
 	listed := false
@@ -56,7 +57,7 @@ func TestRolloutItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, it := range quiet.Items {
-		if it.Kind == KindRollout {
+		if it.Kind == model.KindRollout {
 			t.Errorf("windows before the rollout: rollout item %+v", it)
 		}
 	}
@@ -88,7 +89,7 @@ func TestFullRolloutItem(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, it := range rep.Items {
-		if it.Kind == KindRollout {
+		if it.Kind == model.KindRollout {
 			got[it.Service] = string(it.Verdict) + ": " + it.Reason
 		}
 	}
@@ -128,7 +129,7 @@ func TestTargetMeasuredByItsCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Target.Verdict != Regressed || !strings.Contains(rep.Target.Text, "measured by its calls") {
+	if rep.Target.Verdict != model.Regressed || !strings.Contains(rep.Target.Text, "measured by its calls") {
 		t.Errorf("target %s (%s), want regressed, measured by its calls", rep.Target.Verdict, rep.Target.Text)
 	}
 	if len(rep.Regressions) != 1 || !strings.HasPrefix(rep.Regressions[0].Item, "series/edge/frontend->cart:errors") || rep.Verdict.Regressions != 1 {
@@ -148,8 +149,8 @@ func TestCausesFirst(t *testing.T) {
 	// w is a regressed series of svc's sig that rose by d (in seconds or
 	// a share of requests failing).
 	w := func(svc, sig string, d float64) *itemWork {
-		return &itemWork{item: Item{ID: svc + ":" + sig, Service: svc, Signal: sig, Kind: KindSeries, Direction: +1, Unit: "s",
-			Before: Stats{Median: 1}, After: Stats{Median: 1 + d}}}
+		return &itemWork{item: model.Item{ID: svc + ":" + sig, Service: svc, Signal: sig, Kind: model.KindSeries, Direction: +1, Unit: "s",
+			Before: model.Stats{Median: 1}, After: model.Stats{Median: 1 + d}}}
 	}
 	regs := []*itemWork{w("gateway", "latency", 1.1), w("cart", "latency", 1), w("gateway", "cpu", 1), w("db", "latency", 1),
 		w("cart", "errors", 0.2), w("cache", "latency", 0.5), w("gateway", "errors", 0.2), w("auth", "latency", 30),

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -127,7 +128,7 @@ const (
 // baseline has a band, for the drift seen between its windows.
 func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	m := g.meta
-	w := &itemWork{signal: m.signal, stat: m.stat, item: Item{ID: key, Kind: KindSeries, Entity: m.entity, EntityKind: m.entityKind,
+	w := &itemWork{signal: m.signal, stat: m.stat, item: model.Item{ID: key, Kind: model.KindSeries, Entity: m.entity, EntityKind: m.entityKind,
 		Service: m.service, Signal: m.signal.String(), Facet: m.facet, Series: m.name, Query: m.query, Unit: m.unit,
 		Depth: r.depthOf(m.service), Direction: m.dir, Effect: nan(), LogRatio: nan(), Test: nanTest("robust-shift"), Band: nanBand()}}
 	it := &w.item
@@ -142,7 +143,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	if len(g.base) > 0 {
 		pbase = merged(g.base)
 	}
-	stats := func(p points) (Stats, []float64) {
+	stats := func(p points) (model.Stats, []float64) {
 		st := nanStats()
 		if len(p.v) == 0 {
 			return st, nil

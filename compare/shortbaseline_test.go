@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -120,7 +121,7 @@ func TestShortBaselineQuietPairs(t *testing.T) {
 				}
 				res.pairs++
 				for _, it := range rep.Items {
-					if it.Verdict != Regressed {
+					if it.Verdict != model.Regressed {
 						continue
 					}
 					res.regs = append(res.regs, fmt.Sprintf("baseline %s: %s %s", base, it.ID, fmtShift(it)))
@@ -148,6 +149,6 @@ func TestShortBaselineQuietPairs(t *testing.T) {
 }
 
 // fmtShift is an item's shift in σ for a test's message.
-func fmtShift(it Item) string {
+func fmtShift(it model.Item) string {
 	return fmt.Sprintf("(%+.1fσ, band of %d windows)", it.Test.Shift, it.Band.Windows)
 }

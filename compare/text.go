@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
@@ -15,8 +16,8 @@ type textWriter struct {
 	width int
 }
 
-func renderText(w io.Writer, r *Report, opt RenderOptions) error {
-	if r.Mode == ModeCanary {
+func renderText(w io.Writer, r *model.Report, opt RenderOptions) error {
+	if r.Mode == model.ModeCanary {
 		return renderCanaryText(w, r, opt)
 	}
 	t := &textWriter{ew: reportfmt.NewErrWriter(w), width: opt.Width}
@@ -34,7 +35,7 @@ func renderText(w io.Writer, r *Report, opt RenderOptions) error {
 	t.field("settings", settingsText(r.Settings))
 	t.blank()
 	t.section("Target")
-	t.findings([]Finding{r.Target}, false)
+	t.findings([]model.Finding{r.Target}, false)
 	if len(r.Causes) > 0 || r.CausesFrom != "" {
 		t.blank()
 		title := "Causes of BEFORE"
@@ -137,7 +138,7 @@ func (t *textWriter) wrap(first, rest, s string) {
 
 // findings writes one finding per entry: "  1  regressed  label", the
 // change on the next line.
-func (t *textWriter) findings(fs []Finding, ranked bool) {
+func (t *textWriter) findings(fs []model.Finding, ranked bool) {
 	for _, f := range fs {
 		head := "  "
 		if ranked {
@@ -150,11 +151,11 @@ func (t *textWriter) findings(fs []Finding, ranked bool) {
 }
 
 // plots writes each plotted item's quantiles on both sides and its band.
-func (t *textWriter) plots(r *Report) {
+func (t *textWriter) plots(r *model.Report) {
 	if len(r.Plots) == 0 {
 		return
 	}
-	byID := map[string]*Item{}
+	byID := map[string]*model.Item{}
 	for i := range r.Items {
 		byID[r.Items[i].ID] = &r.Items[i]
 	}
@@ -167,9 +168,9 @@ func (t *textWriter) plots(r *Report) {
 		}
 		t.wrap("  ", "    ", clean(p.Title))
 		switch it.Kind {
-		case KindDistribution:
+		case model.KindDistribution:
 			t.line(fmt.Sprintf("    %-9s %8s %11s %11s %11s", "", "n", "p50", "p90", "p99"))
-			row := func(name string, s Stats) {
+			row := func(name string, s model.Stats) {
 				t.line(fmt.Sprintf("    %-9s %8d %11s %11s %11s", name, s.N, value(s.P50, it.Unit), value(s.P90, it.Unit), value(s.P99, it.Unit)))
 			}
 			row("before", it.Before)
@@ -179,7 +180,7 @@ func (t *textWriter) plots(r *Report) {
 			}
 		default:
 			t.line(fmt.Sprintf("    %-9s %8s %11s %11s", "", "n", "median", "robust σ"))
-			row := func(name string, s Stats) {
+			row := func(name string, s model.Stats) {
 				t.line(fmt.Sprintf("    %-9s %8d %11s %11s", name, s.N, value(s.Median, it.Unit), value(s.Scale, it.Unit)))
 			}
 			row("before", it.Before)
@@ -192,7 +193,7 @@ func (t *textWriter) plots(r *Report) {
 }
 
 // heatmap writes the latency change by depth × time as shades.
-func (t *textWriter) heatmap(h Heatmap) {
+func (t *textWriter) heatmap(h model.Heatmap) {
 	if len(h.Rows) == 0 {
 		return
 	}
@@ -233,7 +234,7 @@ func truncate(s string, n int) string {
 }
 
 // warnings writes the numbered warnings section (nothing when none).
-func (t *textWriter) warnings(fs []Footnote) {
+func (t *textWriter) warnings(fs []model.Footnote) {
 	if len(fs) == 0 {
 		return
 	}
@@ -246,7 +247,7 @@ func (t *textWriter) warnings(fs []Footnote) {
 
 // inputsAndRerun writes the inputs (with their side when sides) and the
 // rerun command with its closing line.
-func (t *textWriter) inputsAndRerun(r *Report, sides bool, closing string) {
+func (t *textWriter) inputsAndRerun(r *model.Report, sides bool, closing string) {
 	if len(r.Inputs) > 0 {
 		t.blank()
 		t.section("Inputs")

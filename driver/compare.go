@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cmdrun"
 	"github.com/spf13/pflag"
@@ -153,7 +154,7 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runProfile(c, fs, args, stdout, stderr)
 	}
 	cc := cmdrun.CompareCall{Options: c, Changed: fs.Changed, Paths: fs.Args(), Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr}
-	var rep *compare.Report
+	var rep *model.Report
 	var err error
 	canary := fs.Changed("canary")
 	if canary {

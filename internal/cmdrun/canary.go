@@ -8,6 +8,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
@@ -19,9 +20,9 @@ import (
 // any local inputs such as a `kubectl get events -o json` file), the
 // canary's pods judged against their baseline pods (compare.RunCanary). A
 // nil report comes with an *Error.
-func (cc CompareCall) CanaryReport() (*compare.Report, error) {
+func (cc CompareCall) CanaryReport() (*model.Report, error) {
 	c, args, stdin, stdout, stderr := cc.Options, cc.Args, cc.Stdin, cc.Stdout, cc.Stderr
-	usage := func(format string, a ...any) (*compare.Report, error) {
+	usage := func(format string, a ...any) (*model.Report, error) {
 		return nil, Usagef("compare", format, a...)
 	}
 	for _, f := range []string{"before-at", "after-at", "scorecard", "no-causes", "causes", "at"} {

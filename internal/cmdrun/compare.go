@@ -10,6 +10,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
@@ -56,13 +57,13 @@ type CompareCall struct {
 // Report runs a before/after comparison up to its report. A nil report
 // comes with an *Error: what the command says and its exit status (0:
 // nothing to report, as with --list-queries).
-func (cc CompareCall) Report() (*compare.Report, error) {
+func (cc CompareCall) Report() (*model.Report, error) {
 	c, stdin, stdout, stderr := cc.Options, cc.Stdin, cc.Stdout, cc.Stderr
 	af, o, lim := &c.Settings, c.Options, c.Limits
 	beforeAt, afterAt, failOn := c.BeforeAt, c.AfterAt, c.FailOn
 	quiet := c.Quiet
 	args := cc.Args
-	usage := func(format string, a ...any) (*compare.Report, error) {
+	usage := func(format string, a ...any) (*model.Report, error) {
 		return nil, Usagef("compare", format, a...)
 	}
 	for _, f := range []string{"baseline-group", "warmup", "pass-score", "marginal-score"} {
