@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
@@ -23,7 +24,7 @@ const maxPassShown = 3
 
 // canaryToolLine is "pipeline-analyze 0.1.0 · compare --canary · schema 1".
 func canaryToolLine(r *model.Report) string {
-	return strings.Replace(toolLine(r), "· compare ·", "· compare --canary ·", 1)
+	return strings.Replace(render.ToolLine(r), "· compare ·", "· compare --canary ·", 1)
 }
 
 // canarySettingsText is the canary thresholds in one line.
@@ -67,7 +68,7 @@ func podCount(n int) string {
 
 // workloadWindow is the window line.
 func workloadWindow(w model.CanaryWorkload) string {
-	return fmt.Sprintf("%s · %s · %d cells with both groups", windowText(w.Start, w.End), clean(w.ChosenBy), w.Cells)
+	return fmt.Sprintf("%s · %s · %d cells with both groups", render.Window(w.Start, w.End), clean(w.ChosenBy), w.Cells)
 }
 
 // metricResult is "high ✗" for a bad result, the result otherwise.
@@ -108,94 +109,94 @@ func shownMetrics(ms []model.Metric) ([]model.Metric, int) {
 }
 
 func renderCanaryText(w io.Writer, r *model.Report, opt RenderOptions) error {
-	t := &textWriter{ew: reportfmt.NewErrWriter(w), width: opt.Width}
+	t := &textWriter{render.NewText(w, opt.Width)}
 	c := r.Canary
-	t.wrap("", "  ", canaryToolLine(r))
-	t.blank()
-	t.section("Verdict")
-	t.wrap("  ", "  ", clean(r.Verdict.Text))
-	t.blank()
-	t.section("Canaries")
+	t.Wrap("", "  ", canaryToolLine(r))
+	t.Blank()
+	t.Section("Verdict")
+	t.Wrap("  ", "  ", clean(r.Verdict.Text))
+	t.Blank()
+	t.Section("Canaries")
 	if len(c.Workloads) == 0 {
-		t.line("  none")
+		t.Line("  none")
 	}
 	for _, wl := range c.Workloads {
-		t.wrap("  ", "        ", workloadHead(wl))
-		t.wrap("        ", "        ", clean(wl.Reason))
-		t.wrap("        ", "        ", workloadGroups(wl))
-		t.wrap("        ", "        ", workloadWindow(wl))
+		t.Wrap("  ", "        ", workloadHead(wl))
+		t.Wrap("        ", "        ", clean(wl.Reason))
+		t.Wrap("        ", "        ", workloadGroups(wl))
+		t.Wrap("        ", "        ", workloadWindow(wl))
 		ms, more := shownMetrics(wl.Metrics)
 		for _, m := range ms {
 			head := fmt.Sprintf("          %-8s ", metricResult(m))
 			pad := strings.Repeat(" ", len([]rune(head))+2)
-			t.wrap(head, pad, clean(m.Name))
-			t.wrap(pad, pad, metricText(m))
+			t.Wrap(head, pad, clean(m.Name))
+			t.Wrap(pad, pad, metricText(m))
 		}
 		if more > 0 {
-			t.line(fmt.Sprintf("          and %d more that passed (the JSON lists every metric)", more))
+			t.Line(fmt.Sprintf("          and %d more that passed (the JSON lists every metric)", more))
 		}
-		t.blank()
+		t.Blank()
 	}
-	t.field("settings", canarySettingsText(c.Settings))
-	t.warnings(r.Warnings)
-	t.inputsAndRerun(r, false, "version "+orDash(clean(r.Manifest.Version)))
-	return t.ew.Err()
+	t.Field("settings", canarySettingsText(c.Settings))
+	t.Warnings(r.Warnings)
+	t.InputsAndRerun(r, false, "version "+render.OrDash(clean(r.Manifest.Version)))
+	return t.EW.Err()
 }
 
 func renderCanaryMarkdown(w io.Writer, r *model.Report) error {
-	m := &mdWriter{ew: reportfmt.NewErrWriter(w)}
+	m := &mdWriter{render.NewMarkdown(w)}
 	c := r.Canary
-	m.p("## Canary analysis")
-	m.p("")
-	m.p("**Verdict:** %s", md(r.Verdict.Text))
-	m.p("")
-	m.row("workload", "service", "verdict", "score", "why")
-	m.row("---", "---", "---", "--:", "---")
+	m.P("## Canary analysis")
+	m.P("")
+	m.P("**Verdict:** %s", md(r.Verdict.Text))
+	m.P("")
+	m.Row("workload", "service", "verdict", "score", "why")
+	m.Row("---", "---", "---", "--:", "---")
 	for _, wl := range c.Workloads {
 		score := "–"
 		if !math.IsNaN(wl.Score) {
 			score = fix(wl.Score, 0)
 		}
-		m.row(md(wl.Workload), md(wl.Service), "**"+md(wl.Verdict)+"**", score, md(wl.Reason))
+		m.Row(md(wl.Workload), md(wl.Service), "**"+md(wl.Verdict)+"**", score, md(wl.Reason))
 	}
-	m.p("")
+	m.P("")
 	for _, wl := range c.Workloads {
-		m.p("<details><summary>%s</summary>", md(workloadHead(wl)))
-		m.p("")
-		m.p("%s.  ", md(workloadGroups(wl)))
-		m.p("Window: %s.", md(workloadWindow(wl)))
-		m.p("")
+		m.P("<details><summary>%s</summary>", md(workloadHead(wl)))
+		m.P("")
+		m.P("%s.  ", md(workloadGroups(wl)))
+		m.P("Window: %s.", md(workloadWindow(wl)))
+		m.P("")
 		ms, more := shownMetrics(wl.Metrics)
 		if len(ms) > 0 {
-			m.row("result", "metric", "canary", "baseline", "scales", "why")
-			m.row("---", "---", "--:", "--:", "--:", "---")
+			m.Row("result", "metric", "canary", "baseline", "scales", "why")
+			m.Row("---", "---", "--:", "--:", "--:", "---")
 			for _, mt := range ms {
 				res := md(metricResult(mt))
 				if mt.Bad {
 					res = "**" + res + "**"
 				}
-				m.row(res, md(mt.Name), md(value(mt.Canary, mt.Unit)), md(value(mt.Baseline, mt.Unit)), fix(mt.Effect, 1), md(mt.Reason))
+				m.Row(res, md(mt.Name), md(value(mt.Canary, mt.Unit)), md(value(mt.Baseline, mt.Unit)), fix(mt.Effect, 1), md(mt.Reason))
 			}
 		}
 		if more > 0 {
-			m.p("")
-			m.p("And %d more metrics that passed.", more)
+			m.P("")
+			m.P("And %d more metrics that passed.", more)
 		}
-		m.p("")
-		m.p("</details>")
-		m.p("")
+		m.P("")
+		m.P("</details>")
+		m.P("")
 	}
-	m.p("Settings: %s. %s.", md(canarySettingsText(c.Settings)), md(canaryToolLine(r)))
-	m.warnings(r.Warnings)
+	m.P("Settings: %s. %s.", md(canarySettingsText(c.Settings)), md(canaryToolLine(r)))
+	m.Warnings(r.Warnings)
 	if len(r.Manifest.Args) > 0 {
-		m.p("")
-		cmd := commandLine(r.Manifest)
+		m.P("")
+		cmd := render.CommandLine(r.Manifest)
 		f := reportfmt.MarkdownFence(cmd)
-		m.p("%ssh", f)
-		m.p("%s", cmd)
-		m.p("%s", f)
+		m.P("%ssh", f)
+		m.P("%s", cmd)
+		m.P("%s", f)
 	}
-	return m.ew.Err()
+	return m.EW.Err()
 }
 
 //go:embed canary.html.tmpl
@@ -221,8 +222,8 @@ type canaryHTMLData struct {
 	VClass    string
 	Settings  string
 	Workloads []canaryHTMLWorkload
-	Notes     []htmlNote
-	Inputs    []htmlInput
+	Notes     []render.HTMLNote
+	Inputs    []render.HTMLInput
 	Command   string
 }
 
@@ -249,7 +250,7 @@ func renderCanaryHTML(w io.Writer, r *model.Report) error {
 	d := canaryHTMLData{CSS: reportfmt.StyleSheet() + template.CSS(canaryCSS), Tool: canaryToolLine(r), Verdict: clean(r.Verdict.Text),
 		VClass: canaryClass(r.Canary.Verdict), Settings: canarySettingsText(r.Canary.Settings)}
 	if len(r.Manifest.Args) > 0 {
-		d.Command = commandLine(r.Manifest)
+		d.Command = render.CommandLine(r.Manifest)
 	}
 	for _, wl := range r.Canary.Workloads {
 		hw := canaryHTMLWorkload{Head: workloadHead(wl), Class: canaryClass(wl.Verdict), Reason: clean(wl.Reason),
@@ -262,6 +263,6 @@ func renderCanaryHTML(w io.Writer, r *model.Report) error {
 		}
 		d.Workloads = append(d.Workloads, hw)
 	}
-	d.Notes, d.Inputs = notesAndInputsHTML(r)
+	d.Notes, d.Inputs = render.NotesAndInputsHTML(r)
 	return canaryHTMLTemplate.Execute(w, d)
 }

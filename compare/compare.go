@@ -312,20 +312,3 @@ func (r *run) adjust() {
 		w.item.Test.Q, w.item.Test.KSQ = qs[2*i], qs[2*i+1]
 	}
 }
-
-// fmtDur renders a duration compactly: "5m", "1m30s", "45s", "1.5s".
-func fmtDur(d time.Duration) string {
-	if d >= 10*time.Second {
-		d = d.Round(time.Second)
-	} else {
-		d = d.Round(100 * time.Millisecond)
-	}
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
@@ -57,8 +58,8 @@ type htmlData struct {
 	Plots    []htmlPlot
 	Heat     *htmlHeat
 	Shape    template.HTML // the request-shape section's body (shape.go)
-	Notes    []htmlNote
-	Inputs   []htmlInput
+	Notes    []render.HTMLNote
+	Inputs   []render.HTMLInput
 	Command  string
 	Version  string
 }
@@ -66,16 +67,6 @@ type htmlData struct {
 type htmlFinding struct {
 	Rank                        int
 	Verdict, Class, Label, Text string
-}
-
-type htmlNote struct {
-	N    int
-	Text string
-}
-
-type htmlInput struct {
-	Side, Path, Format, SHA, SHA12, Note string
-	Size                                 int64
 }
 
 func findingsHTML(fs []model.Finding) []htmlFinding {
@@ -91,16 +82,16 @@ func renderHTML(w io.Writer, r *model.Report, _ RenderOptions) error {
 		return renderCanaryHTML(w, r)
 	}
 	d := htmlData{
-		CSS: reportfmt.StyleSheet() + template.CSS(extraCSS), Tool: toolLine(r),
+		CSS: reportfmt.StyleSheet() + template.CSS(extraCSS), Tool: render.ToolLine(r),
 		Verdict: clean(r.Verdict.Text), VClass: verdictClass(r.Verdict.Verdict),
 		Before: sideText(r.Before), After: sideText(r.After), Settings: settingsText(r.Settings), Counts: countsText(r.Counts),
 		Target: findingsHTML([]model.Finding{r.Target}), Causes: findingsHTML(r.Causes), Regs: findingsHTML(r.Regressions),
 		Imps: findingsHTML(r.Improvements), Traffic: findingsHTML(r.Traffic), Watch: watchHTML(r.Watch),
-		Command: commandLine(r.Manifest), Version: orDash(clean(r.Manifest.Version)),
+		Command: render.CommandLine(r.Manifest), Version: render.OrDash(clean(r.Manifest.Version)),
 		Title: clean(r.Target.Label), From: clean(r.CausesFrom), Seed: r.Manifest.Seed, Rerun: len(r.Manifest.Args) > 0,
 	}
 	if r.Before.BaselineStart != 0 {
-		d.Baseline = windowText(r.Before.BaselineStart, r.Before.BaselineEnd)
+		d.Baseline = render.Window(r.Before.BaselineStart, r.Before.BaselineEnd)
 	}
 	for _, p := range r.Plots {
 		d.Plots = append(d.Plots, newHTMLPlot(p))
@@ -110,26 +101,8 @@ func renderHTML(w io.Writer, r *model.Report, _ RenderOptions) error {
 		d.Heat = &h
 	}
 	d.Shape = shapeHTML(r.RequestShape)
-	d.Notes, d.Inputs = notesAndInputsHTML(r)
+	d.Notes, d.Inputs = render.NotesAndInputsHTML(r)
 	return htmlTemplate.Execute(w, d)
-}
-
-// notesAndInputsHTML are the report's warnings and inputs for a page.
-func notesAndInputsHTML(r *model.Report) ([]htmlNote, []htmlInput) {
-	var notes []htmlNote
-	var inputs []htmlInput
-	for _, f := range r.Warnings {
-		notes = append(notes, htmlNote{N: f.N, Text: footnoteText(f)})
-	}
-	for _, in := range r.Inputs {
-		note := ""
-		if in.Skipped {
-			note = "skipped: " + clean(in.Error)
-		}
-		inputs = append(inputs, htmlInput{Side: clean(in.Side), Path: clean(in.Path), Format: clean(in.Format),
-			SHA: clean(in.SHA256), SHA12: sha12(in.SHA256), Note: note, Size: in.Size})
-	}
-	return notes, inputs
 }
 
 // Plus adds for the template's geometry.

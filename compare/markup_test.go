@@ -53,13 +53,13 @@ func TestMarkdownHostile(t *testing.T) {
 	if len(rep.Regressions)+len(rep.Improvements) == 0 {
 		t.Fatal("the hostile report lists nothing: the test would check little")
 	}
-	reporttest.CheckMarkdown(t, render(t, rep, "markdown"), 2, 3, 4, 5)
+	reporttest.CheckMarkdown(t, renderFormat(t, rep, "markdown"), 2, 3, 4, 5)
 }
 
 // TestHTMLHostile runs the scorecard's HTML checks and counts the figures.
 func TestHTMLHostile(t *testing.T) {
 	rep := hostileReport(t)
-	out := render(t, rep, "html")
+	out := renderFormat(t, rep, "html")
 	reporttest.CheckHTML(t, out)
 	if n := strings.Count(out, `<svg class="ecdf"`); n != len(rep.Plots) || n == 0 {
 		t.Errorf("%d distribution plots, want %d (> 0)", n, len(rep.Plots))
@@ -72,7 +72,7 @@ func TestHTMLHostile(t *testing.T) {
 // TestTextHostile checks the terminal report carries no escape or bidi
 // control and no raw line break from input.
 func TestTextHostile(t *testing.T) {
-	out := render(t, hostileReport(t), "text")
+	out := renderFormat(t, hostileReport(t), "text")
 	for _, bad := range []string{"\x1b", "\u202E", "</script>\nnext"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("text output contains %q", bad)
@@ -95,7 +95,7 @@ func TestHTMLChromium(t *testing.T) {
 	}{{"hostile", hostileReport(t)}, {"fixed", fixedReport(t)}} {
 		t.Run(c.name, func(t *testing.T) {
 			page := filepath.Join(dir, c.name+".html")
-			if err := os.WriteFile(page, []byte(render(t, c.rep, "html")), 0o644); err != nil {
+			if err := os.WriteFile(page, []byte(renderFormat(t, c.rep, "html")), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			url := "file://" + page

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
@@ -47,38 +47,25 @@ func Render(w io.Writer, r *model.Report, format string, opt RenderOptions) erro
 	return renderers.Render(w, r, format, opt, "compare report", ErrUnknownFormat)
 }
 
-// errWriter keeps the first write error.
-type errWriter = reportfmt.ErrWriter
+// textWriter is the terminal report's writer (render.Text) with the
+// sections only before/after mode has.
+type textWriter struct{ *render.Text }
+
+// mdWriter is the Markdown writer (render.Markdown) with the sections only
+// before/after mode has.
+type mdWriter struct{ *render.Markdown }
+
+// The shared presentation under the short names the change texts use.
+var (
+	value  = render.Value
+	fmtDur = render.Duration
+)
 
 var clean = reportfmt.Sanitize
 
-// toolLine is "pipeline-analyze 0.1.0 · compare · schema 1".
-func toolLine(r *model.Report) string {
-	s := r.Tool.Name
-	if s == "" {
-		s = "pipeline-analyze"
-	}
-	if r.Tool.Version != "" {
-		s += " " + r.Tool.Version
-	}
-	v := r.SchemaVersion
-	if v == "" {
-		v = model.SchemaVersion
-	}
-	return clean(s + " · compare · schema " + v)
-}
-
-// windowText is "2026-… → 2026-… (5m)".
-func windowText(a, b ingest.Time) string {
-	if a == 0 && b == 0 {
-		return "-"
-	}
-	return a.String() + " → " + b.String() + " (" + fmtDur(b.Sub(a)) + ")"
-}
-
 // sideText describes a side in one line.
 func sideText(s model.SideInfo) string {
-	parts := []string{windowText(s.Start, s.End)}
+	parts := []string{render.Window(s.Start, s.End)}
 	if s.ChosenBy != "" {
 		parts = append(parts, clean(s.ChosenBy))
 	}
@@ -101,9 +88,6 @@ func countsText(cs []model.Count) string {
 	}
 	return strings.Join(parts, " · ")
 }
-
-// commandLine renders the manifest's args as one shell command line.
-func commandLine(m model.Manifest) string { return reportfmt.ShellCommand(m.Args) }
 
 // sha12 is a digest's display prefix, as the scorecard shows it.
 var sha12 = reportfmt.ShortHash
@@ -159,13 +143,4 @@ func durationTicks(cols int, slice time.Duration) []string {
 		out[j] = "+" + fmtDur(slice*time.Duration(j))
 	}
 	return out
-}
-
-// footnoteText is "[before] kind: message".
-func footnoteText(f model.Footnote) string {
-	s := clean(f.Kind) + ": " + clean(f.Message)
-	if f.Side != "" {
-		s = "(" + clean(f.Side) + ") " + s
-	}
-	return s
 }

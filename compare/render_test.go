@@ -26,7 +26,7 @@ var goldenCases = []struct {
 	{"canary", canaryGoldenReport},
 }
 
-func render(t testing.TB, r *model.Report, format string) string {
+func renderFormat(t testing.TB, r *model.Report, format string) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Render(&buf, r, format, RenderOptions{}); err != nil {
@@ -44,8 +44,8 @@ func TestGolden(t *testing.T) {
 		for _, format := range Formats() {
 			name := gc.name + "." + format
 			t.Run(name, func(t *testing.T) {
-				got := render(t, a, format)
-				if again := render(t, b, format); again != got {
+				got := renderFormat(t, a, format)
+				if again := renderFormat(t, b, format); again != got {
 					t.Fatal("two runs on the same inputs render differently")
 				}
 				path := filepath.Join("testdata", name+".golden")
@@ -179,7 +179,7 @@ func TestUnknownFormat(t *testing.T) {
 // TestJSONRoundTrip checks the JSON parses and carries NaN as null.
 func TestJSONRoundTrip(t *testing.T) {
 	var doc map[string]any
-	if err := json.Unmarshal([]byte(render(t, insufficientReport(t), "json")), &doc); err != nil {
+	if err := json.Unmarshal([]byte(renderFormat(t, insufficientReport(t), "json")), &doc); err != nil {
 		t.Fatal(err)
 	}
 	it := doc["items"].([]any)[0].(map[string]any)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
@@ -555,7 +556,7 @@ func (r *run) footnotes(target *itemWork) []model.Footnote {
 			rr := it.Test.RateRatio
 			if rr == rr && (rr < 1/(1+r.opt.MinRatio) || rr > 1+r.opt.MinRatio) {
 				addF("after", "traffic", fmt.Sprintf("AFTER serves ×%s the target's traffic of BEFORE (%s/s → %s/s): latency and saturation under a different load are not like for like; errors are compared per request and CPU, network and disk per request where traffic is known",
-					fix(rr, 2), fix3(it.Before.Rate), fix3(it.After.Rate)))
+					fix(rr, 2), render.Fix3(it.Before.Rate), render.Fix3(it.After.Rate)))
 			}
 		}
 	}

@@ -211,7 +211,7 @@ func TestJSONSchema(t *testing.T) {
 	}{"hostile", hostileReport}) {
 		t.Run(gc.name, func(t *testing.T) {
 			var doc any
-			if err := json.Unmarshal([]byte(render(t, gc.report(t), "json")), &doc); err != nil {
+			if err := json.Unmarshal([]byte(renderFormat(t, gc.report(t), "json")), &doc); err != nil {
 				t.Fatal(err)
 			}
 			for _, e := range reporttest.Validate(schema, doc) {
@@ -234,7 +234,7 @@ func TestJSONSchema(t *testing.T) {
 	for _, tc := range bad {
 		t.Run("reject/"+tc.name, func(t *testing.T) {
 			var doc map[string]any
-			if err := json.Unmarshal([]byte(render(t, fixedReport(t), "json")), &doc); err != nil {
+			if err := json.Unmarshal([]byte(renderFormat(t, fixedReport(t), "json")), &doc); err != nil {
 				t.Fatal(err)
 			}
 			tc.mutate(doc)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
@@ -77,9 +78,9 @@ func watchRange(it *model.Item) string {
 		return fmt.Sprintf("errors per request near %s or below (AFTER's now)", pct(it.After.Ratio))
 	case model.KindRate:
 		if known(it.Band.Ratio) {
-			return fmt.Sprintf("rate within %s–%s per second (the baseline's band)", fix3(it.Band.Ratio[0]), fix3(it.Band.Ratio[1]))
+			return fmt.Sprintf("rate within %s–%s per second (the baseline's band)", render.Fix3(it.Band.Ratio[0]), render.Fix3(it.Band.Ratio[1]))
 		}
-		return fmt.Sprintf("rate near %s per second (AFTER's now)", fix3(it.After.Rate))
+		return fmt.Sprintf("rate near %s per second (AFTER's now)", render.Fix3(it.After.Rate))
 	case model.KindSeries:
 		if known(it.Band.Level) {
 			return seriesRange(it, it.Band.Level[0], it.Band.Level[1], "the baseline's 1st–99th percentile")

@@ -129,7 +129,7 @@ func TestWatch(t *testing.T) {
 		t.Errorf("the cause's item %q is not watched: %+v", rep.Causes[0].Item, rep.Watch)
 	}
 	for _, f := range Formats() {
-		out := render(t, rep, f)
+		out := renderFormat(t, rep, f)
 		if !strings.Contains(out, "What to watch") && f != "json" {
 			t.Errorf("%s: no watch section", f)
 		}

@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
-	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // labelOf names an item for people: "latency of router → vllm (caller side)".
@@ -56,7 +56,7 @@ func changeText(it *model.Item) string {
 		return fmt.Sprintf("error ratio %s → %s (%d/%d → %d/%d), h %s", pct(it.Before.Ratio), pct(it.After.Ratio),
 			it.Before.Events, it.Before.N, it.After.Events, it.After.N, fix(t.CohenH, 2))
 	case model.KindRate:
-		return fmt.Sprintf("%s/s → %s/s (×%s)", fix3(it.Before.Rate), fix3(it.After.Rate), fix(t.RateRatio, 2))
+		return fmt.Sprintf("%s/s → %s/s (×%s)", render.Fix3(it.Before.Rate), render.Fix3(it.After.Rate), fix(t.RateRatio, 2))
 	case model.KindSeries:
 		s := fmt.Sprintf("level %s → %s (%s)", value(it.Before.Median, it.Unit), value(it.After.Median, it.Unit), shiftText(t.Shift))
 		if it.Normalised != "" {
@@ -103,54 +103,11 @@ func shownQuantile(it *model.Item) (model.QuantileChange, bool) {
 	return it.Test.Quantiles[bi], true
 }
 
-func fix3(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 100:
-		return fix(v, 0)
-	case a >= 10:
-		return fix(v, 1)
-	}
-	return fix(v, 2)
-}
-
 func pct(v float64) string {
 	if v != v {
 		return "~"
 	}
 	return fix(100*v, 1) + "%"
-}
-
-// value renders a measured value: seconds as µs/ms/s/min, bytes in
-// binary units, others as the scorecard does.
-func value(v float64, unit string) string {
-	if unit == "bytes" && v == v {
-		a := math.Abs(v)
-		for _, u := range []struct {
-			f    float64
-			name string
-		}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-			if a >= u.f {
-				return fix3(v/u.f) + " " + u.name
-			}
-		}
-		return fix(v, 0) + " bytes"
-	}
-	if unit != "s" || v != v {
-		return reportfmt.FormatValue(v, unit)
-	}
-	a := math.Abs(v)
-	switch {
-	case a == 0:
-		return "0 s"
-	case a < 1e-3:
-		return fix3(v*1e6) + " µs"
-	case a < 1:
-		return fix3(v*1e3) + " ms"
-	case a < 600:
-		return fix3(v) + " s"
-	}
-	return fix3(v/60) + " min"
 }
 
 // signedValue is value with an explicit sign: "+180 ms", "−2.1 s".
