@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/cstats"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
@@ -402,7 +403,7 @@ func familyName(key string) string {
 // bounded01 reports whether every value of the series lies in [0, 1] and
 // some value is above 0.5: a ratio that should stay near 1.
 func bounded01(sets ...[]*ingest.Series) bool {
-	return nearOneValues(func(yield func(float64) bool) {
+	return cstats.NearOneValues(func(yield func(float64) bool) {
 		for _, ss := range sets {
 			for _, s := range ss {
 				for _, v := range s.V {

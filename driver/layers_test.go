@@ -62,7 +62,8 @@ var layers = map[string][]string{
 	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "ingest/gpu/nsight", "internal/parallel", "internal/reportfmt", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
 	"compare/model":            {"ingest", "internal/reportfmt", "internal/reportview"},                                                                             // compare's one Report model, which both modes fill and the renderers read
 	"compare/internal/render":  {"compare/model", "ingest", "internal/reportfmt"},                                                                                   // the presentation both of compare's modes share: values, durations, the text and Markdown writers
-	"compare":                  {"causal", "compare/internal/render", "compare/model", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "internal/reportview", "measure", "peers", "shape", "tcg"},
+	"compare/internal/cstats":  {},                                                                                                                                  // the statistics both of compare's modes use
+	"compare":                  {"causal", "compare/internal/cstats", "compare/internal/render", "compare/model", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "internal/reportview", "measure", "peers", "shape", "tcg"},
 	// analysis: the one in-process core the CLI, the MCP server, eval and compare call (Analyze → *Run; Compare, Canary, Profile → reports).
 	"analysis": {"causal", "compare", "compare/model", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "live", "measure", "profdiff", "scorecard", "shape", "tcg"},
 	// mcp: the MCP server's tools over analysis.Run and the comparisons' reports, and their Runner over internal/cmdrun (the commands' runs with the server's flags).
