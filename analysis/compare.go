@@ -10,6 +10,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -163,7 +164,7 @@ type CanaryInputs struct {
 type CanaryConfig struct {
 	// Options select the canary and its baseline and set the scores; the
 	// version, command line, inputs and window are filled in here.
-	Options compare.CanaryOptions
+	Options canary.Options
 	Step    time.Duration // the series' step (0: the data's own)
 	// LastWindow judges the last Window of the data instead of the time
 	// since the canary's first sample.
@@ -176,8 +177,8 @@ type CanaryConfig struct {
 }
 
 // Canary reads the input and judges the canary's pods against their
-// baseline pods in the same minutes (compare.RunCanary). An input without
-// a canary is compare.ErrNoCanary; another failure of the judgement is
+// baseline pods in the same minutes (canary.Run). An input without
+// a canary is canary.ErrNoCanary; another failure of the judgement is
 // wrapped as "canary: ...".
 func Canary(_ context.Context, in CanaryInputs, cfg CanaryConfig) (*model.Report, error) {
 	paths := in.Paths
@@ -194,9 +195,9 @@ func Canary(_ context.Context, in CanaryInputs, cfg CanaryConfig) (*model.Report
 		o.End = b.End.Add(time.Nanosecond)
 		o.Start = o.End.Add(-cfg.Window)
 	}
-	rep, err := compare.RunCanary(b, o)
+	rep, err := canary.Run(b, o)
 	if err != nil {
-		if errors.Is(err, compare.ErrNoCanary) {
+		if errors.Is(err, canary.ErrNoCanary) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("canary: %w", err)

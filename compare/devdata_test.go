@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -267,7 +267,7 @@ func preOnsetDirty(name string, b *ingest.Bundle, inj ingest.Time, w time.Durati
 // for everything — no regression, improvement or change at the chosen α on
 // any case (or insufficient data), apart from knownEvents.
 func TestDevelopmentCases(t *testing.T) {
-	labels := devLabels(t)
+	labels := testkit.DevLabels(t)
 	subset := raceEnabled && os.Getenv("PA_COMPARE_FULL") == ""
 	inj := map[string][]ingest.Time{} // set → injections, for timeline sets
 	for _, l := range labels {
@@ -490,22 +490,6 @@ func devTable(cases []devCase) string {
 			c.set, c.name, c.fault, c.incVerdict, c.svcRank, c.compRank, c.incRegs, pre, null)
 	}
 	return sb.String()
-}
-
-// devLabels returns the label.json files of every development case under
-// ../shared/data, sorted; the test skips in -short mode or without them.
-func devLabels(t *testing.T) []string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("development data test skipped in -short mode")
-	}
-	root := filepath.Join("..", "..", "shared", "data")
-	labels, _ := filepath.Glob(filepath.Join(root, "*", "*", "label.json"))
-	if len(labels) == 0 {
-		t.Skipf("no development cases under %s", root)
-	}
-	sort.Strings(labels)
-	return labels
 }
 
 // TestHitsRollout: a rollout item names its new ReplicaSet; a label naming

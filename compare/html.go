@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
@@ -79,7 +80,7 @@ func findingsHTML(fs []model.Finding) []htmlFinding {
 
 func renderHTML(w io.Writer, r *model.Report, _ RenderOptions) error {
 	if r.Mode == model.ModeCanary {
-		return renderCanaryHTML(w, r)
+		return canary.RenderHTML(w, r)
 	}
 	d := htmlData{
 		CSS: reportfmt.StyleSheet() + template.CSS(extraCSS), Tool: render.ToolLine(r),

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
@@ -15,7 +16,7 @@ var md = reportfmt.EscapeMarkdown
 
 func renderMarkdown(w io.Writer, r *model.Report, _ RenderOptions) error {
 	if r.Mode == model.ModeCanary {
-		return renderCanaryMarkdown(w, r)
+		return canary.RenderMarkdown(w, r)
 	}
 	m := &mdWriter{render.NewMarkdown(w)}
 	m.P("## Fix verification")

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard/reporttest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -23,7 +24,6 @@ var goldenCases = []struct {
 	{"fixed", fixedReport},
 	{"regressed", regressedReport},
 	{"insufficient", insufficientReport},
-	{"canary", canaryGoldenReport},
 }
 
 func renderFormat(t testing.TB, r *model.Report, format string) string {
@@ -48,43 +48,10 @@ func TestGolden(t *testing.T) {
 				if again := renderFormat(t, b, format); again != got {
 					t.Fatal("two runs on the same inputs render differently")
 				}
-				path := filepath.Join("testdata", name+".golden")
-				if *update {
-					if err := os.MkdirAll("testdata", 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -run TestGolden -update)", err)
-				}
-				if got != string(want) {
-					t.Errorf("%s differs from the golden file; rerun with -update after checking.\n%s", path, firstDiff(got, string(want)))
-				}
+				reporttest.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 			})
 		}
 	}
-}
-
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
-		}
-	}
-	return "no line differs"
 }
 
 // TestVerdicts checks what the golden reports say, so a change of the
@@ -188,5 +155,36 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 	if doc["after"].(map[string]any)["start"] == nil {
 		t.Error("after.start is null")
+	}
+}
+
+// TestRenderCanaryMode: Render hands a canary report (Mode ModeCanary) to
+// package canary's renderers in every format but JSON, which is the
+// model's for both modes.
+func TestRenderCanaryMode(t *testing.T) {
+	rep := &model.Report{SchemaVersion: model.SchemaVersion, Tool: model.Tool{Name: "pipeline-analyze", Version: "test"}, Mode: model.ModeCanary,
+		Verdict: model.Summary{Verdict: model.Regressed, Text: "canary pay-v2: FAIL (critical: latency high)", Regressions: 1},
+		Canary: model.Canary{Selector: "version=v2", Verdict: model.CanaryFail, Workloads: []model.CanaryWorkload{{Workload: "pay-v2", Service: "pay",
+			Verdict: model.CanaryFail, Score: 50, Reason: "critical: latency high", Metrics: []model.Metric{{Name: "latency_p99", Signal: "latency",
+				Critical: true, Direction: 1, Result: model.MetricHigh, Bad: true, Canary: 0.6, Baseline: 0.12, Effect: 12, Unit: "s"}}}}},
+		Watch: []model.Watch{}}
+	for _, c := range []struct {
+		format string
+		render func(*bytes.Buffer) error
+	}{
+		{"text", func(b *bytes.Buffer) error { return canary.RenderText(b, rep, 100) }},
+		{"markdown", func(b *bytes.Buffer) error { return canary.RenderMarkdown(b, rep) }},
+		{"html", func(b *bytes.Buffer) error { return canary.RenderHTML(b, rep) }},
+	} {
+		var want bytes.Buffer
+		if err := c.render(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := renderFormat(t, rep, c.format); got != want.String() {
+			t.Errorf("%s: Render differs from package canary's renderer:\n%s", c.format, reporttest.FirstDiff(got, want.String()))
+		}
+	}
+	if got := renderFormat(t, rep, "json"); !strings.Contains(got, `"mode": "canary"`) || !strings.Contains(got, `"workload": "pay-v2"`) {
+		t.Errorf("json: no canary mode or workload in\n%s", got)
 	}
 }

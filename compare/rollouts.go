@@ -2,12 +2,10 @@ package compare
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/peers"
 )
 
 // rolloutItems adds one decided item per rollout whose new and old pods
@@ -16,23 +14,8 @@ import (
 // there (no new pods yet, no old pods left, too few common cells) and
 // rollouts after the window add nothing.
 func (r *run) rolloutItems() {
-	b := r.after.Bundle
-	if len(b.Grid) == 0 {
-		return
-	}
-	opt := DefaultCanaryOptions()
-	opt.Canary, opt.Start, opt.End = SelectorAuto, r.after.Start, r.after.End
-	opt = opt.withDefaults()
-	m := peers.Build(b, opt.Peers)
-	jobs, err := canaryJobs(m, opt)
-	if err != nil { // ErrNoCanary: no rollout in the data
-		return
-	}
-	for _, j := range jobs {
-		if j.rollout == nil || j.rollout.At >= r.after.End {
-			continue
-		}
-		cw := judgeCanary(b, m, j, opt)
+	for _, ro := range canary.JudgeRollouts(r.after.Bundle, r.after.Start, r.after.End) {
+		cw := ro.Workload
 		var v model.Verdict
 		effect := 0.0
 		if cw.Score == cw.Score {
@@ -50,11 +33,11 @@ func (r *run) rolloutItems() {
 			// against in the same minutes: before against after is the
 			// judgment, on the service's own latency and errors and its
 			// workload's pooled pods, decided above.
-			if !r.fullRollout(b, j, opt) {
+			if !ro.Full {
 				continue
 			}
 			v, effect, reason = model.Unchanged, 0, "a full rollout inside AFTER's window (the old pods went as the new came): its service's latency and errors did not regress"
-			if w := r.serviceRegression(j.service); w != nil {
+			if w := r.serviceRegression(cw.Service); w != nil {
 				v, effect = model.Regressed, w.item.Effect
 				reason = "a full rollout inside AFTER's window (the old pods went as the new came), and its service regressed: " + labelOf(&w.item) + " " + changeText(&w.item)
 			}
@@ -65,22 +48,6 @@ func (r *run) rolloutItems() {
 			Test: nanTest("canary"), Band: nanBand()}
 		r.work = append(r.work, &itemWork{item: it})
 	}
-}
-
-// fullRollout reports whether a rollout job is a full rollout inside
-// AFTER's window: its event at or after AFTER's start, its new pods
-// reporting, and its old pods gone before the canary judgment could
-// hold them side by side (canary mode's "a full rollout, not a canary").
-func (r *run) fullRollout(b *ingest.Bundle, j canaryJob, opt CanaryOptions) bool {
-	if j.rollout == nil || j.rollout.At < r.after.Start || j.canary.First < 0 || len(j.baseline) == 0 {
-		return false
-	}
-	last := -1
-	for _, g := range j.baseline {
-		last = max(last, g.Last)
-	}
-	w0, _ := slices.BinarySearch(b.Grid, r.after.Start)
-	return last >= 0 && last < max(w0, j.canary.First)+opt.MinCells
 }
 
 // serviceRegression is the regressed item of a service's own latency or

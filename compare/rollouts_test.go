@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/canarytest"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -16,14 +17,14 @@ import (
 // listed, the healthy one is unchanged; a comparison whose windows end
 // before the rollout has no rollout item.
 func TestRolloutItems(t *testing.T) {
-	cs := healthySystem()
-	cs.success = func(svc string, v2 bool, _ int) float64 {
+	cs := canarytest.Healthy()
+	cs.Success = func(svc string, v2 bool, _ int) float64 {
 		if svc == "cart" && v2 {
 			return 0.80
 		}
 		return 0.995
 	}
-	b, err := features.Read([]string{cs.write(t)}, nil, ingest.Options{}, features.Options{})
+	b, err := features.Read([]string{cs.Write(t)}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,15 +70,15 @@ func TestRolloutItems(t *testing.T) {
 // regressed (cart: p99 ×4 on the new version), unchanged otherwise (pay) —
 // and a regressed rollout is listed first.
 func TestFullRolloutItem(t *testing.T) {
-	cs := healthySystem()
-	cs.oldUntil = 11 // the old pods go a minute after the new one comes (minute 10)
-	cs.latency = func(svc string, v2 bool, _ int) float64 {
+	cs := canarytest.Healthy()
+	cs.OldUntil = 11 // the old pods go a minute after the new one comes (minute 10)
+	cs.Latency = func(svc string, v2 bool, _ int) float64 {
 		if svc == "cart" && v2 {
 			return 0.480
 		}
 		return 0.120
 	}
-	b, err := features.Read([]string{cs.write(t)}, nil, ingest.Options{}, features.Options{})
+	b, err := features.Read([]string{cs.Write(t)}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -219,6 +219,20 @@ func TestJSONSchema(t *testing.T) {
 			}
 		})
 	}
+	t.Run("canary", func(t *testing.T) {
+		// Canary mode's golden report (package compare/canary's TestGolden).
+		data, err := os.ReadFile(filepath.Join("canary", "testdata", "canary.json.golden"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range reporttest.Validate(schema, doc) {
+			t.Error(e)
+		}
+	})
 	bad := []struct {
 		name   string
 		mutate func(map[string]any)

@@ -13,6 +13,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -34,7 +35,7 @@ import (
 // event, are skipped as TestDevelopmentCases skips them. Skipped where
 // ../shared/data is absent.
 func TestShortBaselineQuietPairs(t *testing.T) {
-	labels := devLabels(t)
+	labels := testkit.DevLabels(t)
 	// Every injection of a timeline, before any subset: a case in the
 	// subset must still know its siblings' injections to tell whether its
 	// start is quiet.

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 )
 
 func renderText(w io.Writer, r *model.Report, opt RenderOptions) error {
 	if r.Mode == model.ModeCanary {
-		return renderCanaryText(w, r, opt)
+		return canary.RenderText(w, r, opt.Width)
 	}
 	t := &textWriter{render.NewText(w, opt.Width)}
 	t.Wrap("", "  ", render.ToolLine(r))

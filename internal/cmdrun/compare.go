@@ -10,6 +10,7 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
@@ -27,7 +28,7 @@ type CompareOptions struct {
 	NCauses                                                  int
 	Limits                                                   ingest.Limits
 	Live                                                     Live
-	Canary                                                   compare.CanaryOptions
+	Canary                                                   canary.Options
 	Profile                                                  bool   // a profiler A/B (ProfileReport)
 	Version                                                  string // the program's, on the report
 }
@@ -36,7 +37,7 @@ type CompareOptions struct {
 // defaults (before/after mode, text, --fail-on never, five causes).
 func DefaultCompareOptions() *CompareOptions {
 	c := &CompareOptions{Settings: analysis.DefaultSettings(), Options: compare.DefaultOptions(), Format: "text", FailOn: compare.GateNever,
-		NCauses: 5, Limits: ingest.DefaultLimits(), Live: DefaultLive(), Canary: compare.DefaultCanaryOptions()}
+		NCauses: 5, Limits: ingest.DefaultLimits(), Live: DefaultLive(), Canary: canary.DefaultOptions()}
 	c.Options.GrafanaURL, c.Options.GrafanaDatasource = "", ""
 	c.Canary.Canary, c.Canary.Baseline = "", "" // canary mode is --canary's, its baseline the canary's other pods
 	return c

@@ -1,4 +1,4 @@
-package compare
+package canary
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 )
 
 var canaryReport = flag.String("canaryreport", "", "write the table of TestCanaryDevelopmentCases to FILE")
@@ -28,7 +29,7 @@ var canaryReport = flag.String("canaryreport", "", "write the table of TestCanar
 // thresholds were not tuned on these runs: they are the graph's 3 scales,
 // compare's 25% and Kayenta's 75/50 score limits.
 func TestCanaryDevelopmentCases(t *testing.T) {
-	labels := devLabels(t)
+	labels := testkit.DevLabels(t)
 	type tally struct{ defects, defectFail, healthy, healthyPass, other int }
 	sets := map[string]*tally{}
 	var lines []string
@@ -54,7 +55,7 @@ func TestCanaryDevelopmentCases(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}
-		rep, err := RunCanary(b, CanaryOptions{Canary: SelectorAuto})
+		rep, err := Run(b, Options{Canary: SelectorAuto})
 		if err != nil {
 			continue // no rollout in this case
 		}

@@ -1,4 +1,4 @@
-package compare
+package canary
 
 import (
 	"cmp"
@@ -32,15 +32,15 @@ func canarySettingsText(s model.CanarySettings) string {
 	return fmt.Sprintf("high or low: the canary's median difference ≥ %s scales of how far one baseline pod strays from the others, "+
 		"held in ≥ %s%% of the cells, a ≥ %s%% change · at least %d cells of %s with both groups · warm-up %s · "+
 		"score = mean over signals of the share of metrics not worse; pass ≥ %s, marginal ≥ %s; critical: %s",
-		fix(s.Threshold, 1), fix(100*s.Hold, 0), fix(100*s.MinRatio/(1+s.MinRatio), 0), s.MinCells, fmtDur(s.Step),
-		fmtDur(s.Warmup), fix(s.Pass, 0), fix(s.Marginal, 0), strings.Join(s.Critical, ", "))
+		reportfmt.FormatFixed(s.Threshold, 1), reportfmt.FormatFixed(100*s.Hold, 0), reportfmt.FormatFixed(100*s.MinRatio/(1+s.MinRatio), 0), s.MinCells, render.Duration(s.Step),
+		render.Duration(s.Warmup), reportfmt.FormatFixed(s.Pass, 0), reportfmt.FormatFixed(s.Marginal, 0), strings.Join(s.Critical, ", "))
 }
 
 // workloadHead is "FAIL  adservice-v2-… (adservice) score 80".
 func workloadHead(w model.CanaryWorkload) string {
-	s := strings.ToUpper(w.Verdict) + "  " + clean(w.Workload) + " (" + clean(w.Service) + ")"
+	s := strings.ToUpper(w.Verdict) + "  " + reportfmt.Sanitize(w.Workload) + " (" + reportfmt.Sanitize(w.Service) + ")"
 	if !math.IsNaN(w.Score) {
-		s += " · score " + fix(w.Score, 0)
+		s += " · score " + reportfmt.FormatFixed(w.Score, 0)
 	}
 	return s
 }
@@ -48,15 +48,15 @@ func workloadHead(w model.CanaryWorkload) string {
 // workloadGroups is "canary: 1 pod of cart-7c9b45d8f (version v2, by
 // pod-template hash); baseline: 3 pods of cart-5d8f7c9b4 (version v1)".
 func workloadGroups(w model.CanaryWorkload) string {
-	by := "by " + clean(w.By)
+	by := "by " + reportfmt.Sanitize(w.By)
 	if w.Version != "" && !strings.Contains(w.Workload, w.Version) {
-		by = "version " + clean(w.Version) + ", " + by
+		by = "version " + reportfmt.Sanitize(w.Version) + ", " + by
 	}
-	base := clean(strings.Join(w.Baseline, ", "))
+	base := reportfmt.Sanitize(strings.Join(w.Baseline, ", "))
 	if base == "" {
-		return fmt.Sprintf("canary: %s of %s (%s); no baseline pods", podCount(len(w.CanaryPods)), clean(w.Workload), by)
+		return fmt.Sprintf("canary: %s of %s (%s); no baseline pods", podCount(len(w.CanaryPods)), reportfmt.Sanitize(w.Workload), by)
 	}
-	return fmt.Sprintf("canary: %s of %s (%s); baseline: %s of %s", podCount(len(w.CanaryPods)), clean(w.Workload), by, podCount(len(w.BaselinePods)), base)
+	return fmt.Sprintf("canary: %s of %s (%s); baseline: %s of %s", podCount(len(w.CanaryPods)), reportfmt.Sanitize(w.Workload), by, podCount(len(w.BaselinePods)), base)
 }
 
 func podCount(n int) string {
@@ -68,7 +68,7 @@ func podCount(n int) string {
 
 // workloadWindow is the window line.
 func workloadWindow(w model.CanaryWorkload) string {
-	return fmt.Sprintf("%s · %s · %d cells with both groups", render.Window(w.Start, w.End), clean(w.ChosenBy), w.Cells)
+	return fmt.Sprintf("%s · %s · %d cells with both groups", render.Window(w.Start, w.End), reportfmt.Sanitize(w.ChosenBy), w.Cells)
 }
 
 // metricResult is "high ✗" for a bad result, the result otherwise.
@@ -82,10 +82,10 @@ func metricResult(m model.Metric) string {
 // metricText is the numbers of one metric in words.
 func metricText(m model.Metric) string {
 	if m.Result == model.MetricInsufficient {
-		return clean(m.Reason)
+		return reportfmt.Sanitize(m.Reason)
 	}
-	return fmt.Sprintf("canary %s, baseline %s · %s scales (scale from %s) · %s", value(m.Canary, m.Unit), value(m.Baseline, m.Unit),
-		fix(m.Effect, 1), clean(m.ScaleFrom), clean(m.Reason))
+	return fmt.Sprintf("canary %s, baseline %s · %s scales (scale from %s) · %s", render.Value(m.Canary, m.Unit), render.Value(m.Baseline, m.Unit),
+		reportfmt.FormatFixed(m.Effect, 1), reportfmt.Sanitize(m.ScaleFrom), reportfmt.Sanitize(m.Reason))
 }
 
 // shownMetrics are the metrics a text or Markdown report lists: the bad
@@ -108,13 +108,15 @@ func shownMetrics(ms []model.Metric) ([]model.Metric, int) {
 	return append(out, rest[:n]...), len(rest) - n
 }
 
-func renderCanaryText(w io.Writer, r *model.Report, opt RenderOptions) error {
-	t := &textWriter{render.NewText(w, opt.Width)}
+// RenderText writes a canary report (Mode ModeCanary) as text within width
+// runes: package compare's Render calls it for the text format.
+func RenderText(w io.Writer, r *model.Report, width int) error {
+	t := render.NewText(w, width)
 	c := r.Canary
 	t.Wrap("", "  ", canaryToolLine(r))
 	t.Blank()
 	t.Section("Verdict")
-	t.Wrap("  ", "  ", clean(r.Verdict.Text))
+	t.Wrap("  ", "  ", reportfmt.Sanitize(r.Verdict.Text))
 	t.Blank()
 	t.Section("Canaries")
 	if len(c.Workloads) == 0 {
@@ -122,14 +124,14 @@ func renderCanaryText(w io.Writer, r *model.Report, opt RenderOptions) error {
 	}
 	for _, wl := range c.Workloads {
 		t.Wrap("  ", "        ", workloadHead(wl))
-		t.Wrap("        ", "        ", clean(wl.Reason))
+		t.Wrap("        ", "        ", reportfmt.Sanitize(wl.Reason))
 		t.Wrap("        ", "        ", workloadGroups(wl))
 		t.Wrap("        ", "        ", workloadWindow(wl))
 		ms, more := shownMetrics(wl.Metrics)
 		for _, m := range ms {
 			head := fmt.Sprintf("          %-8s ", metricResult(m))
 			pad := strings.Repeat(" ", len([]rune(head))+2)
-			t.Wrap(head, pad, clean(m.Name))
+			t.Wrap(head, pad, reportfmt.Sanitize(m.Name))
 			t.Wrap(pad, pad, metricText(m))
 		}
 		if more > 0 {
@@ -139,43 +141,45 @@ func renderCanaryText(w io.Writer, r *model.Report, opt RenderOptions) error {
 	}
 	t.Field("settings", canarySettingsText(c.Settings))
 	t.Warnings(r.Warnings)
-	t.InputsAndRerun(r, false, "version "+render.OrDash(clean(r.Manifest.Version)))
+	t.InputsAndRerun(r, false, "version "+render.OrDash(reportfmt.Sanitize(r.Manifest.Version)))
 	return t.EW.Err()
 }
 
-func renderCanaryMarkdown(w io.Writer, r *model.Report) error {
-	m := &mdWriter{render.NewMarkdown(w)}
+// RenderMarkdown writes a canary report as GitHub-flavoured Markdown:
+// package compare's Render calls it for the markdown format.
+func RenderMarkdown(w io.Writer, r *model.Report) error {
+	m := render.NewMarkdown(w)
 	c := r.Canary
 	m.P("## Canary analysis")
 	m.P("")
-	m.P("**Verdict:** %s", md(r.Verdict.Text))
+	m.P("**Verdict:** %s", reportfmt.EscapeMarkdown(r.Verdict.Text))
 	m.P("")
 	m.Row("workload", "service", "verdict", "score", "why")
 	m.Row("---", "---", "---", "--:", "---")
 	for _, wl := range c.Workloads {
 		score := "–"
 		if !math.IsNaN(wl.Score) {
-			score = fix(wl.Score, 0)
+			score = reportfmt.FormatFixed(wl.Score, 0)
 		}
-		m.Row(md(wl.Workload), md(wl.Service), "**"+md(wl.Verdict)+"**", score, md(wl.Reason))
+		m.Row(reportfmt.EscapeMarkdown(wl.Workload), reportfmt.EscapeMarkdown(wl.Service), "**"+reportfmt.EscapeMarkdown(wl.Verdict)+"**", score, reportfmt.EscapeMarkdown(wl.Reason))
 	}
 	m.P("")
 	for _, wl := range c.Workloads {
-		m.P("<details><summary>%s</summary>", md(workloadHead(wl)))
+		m.P("<details><summary>%s</summary>", reportfmt.EscapeMarkdown(workloadHead(wl)))
 		m.P("")
-		m.P("%s.  ", md(workloadGroups(wl)))
-		m.P("Window: %s.", md(workloadWindow(wl)))
+		m.P("%s.  ", reportfmt.EscapeMarkdown(workloadGroups(wl)))
+		m.P("Window: %s.", reportfmt.EscapeMarkdown(workloadWindow(wl)))
 		m.P("")
 		ms, more := shownMetrics(wl.Metrics)
 		if len(ms) > 0 {
 			m.Row("result", "metric", "canary", "baseline", "scales", "why")
 			m.Row("---", "---", "--:", "--:", "--:", "---")
 			for _, mt := range ms {
-				res := md(metricResult(mt))
+				res := reportfmt.EscapeMarkdown(metricResult(mt))
 				if mt.Bad {
 					res = "**" + res + "**"
 				}
-				m.Row(res, md(mt.Name), md(value(mt.Canary, mt.Unit)), md(value(mt.Baseline, mt.Unit)), fix(mt.Effect, 1), md(mt.Reason))
+				m.Row(res, reportfmt.EscapeMarkdown(mt.Name), reportfmt.EscapeMarkdown(render.Value(mt.Canary, mt.Unit)), reportfmt.EscapeMarkdown(render.Value(mt.Baseline, mt.Unit)), reportfmt.FormatFixed(mt.Effect, 1), reportfmt.EscapeMarkdown(mt.Reason))
 			}
 		}
 		if more > 0 {
@@ -186,7 +190,7 @@ func renderCanaryMarkdown(w io.Writer, r *model.Report) error {
 		m.P("</details>")
 		m.P("")
 	}
-	m.P("Settings: %s. %s.", md(canarySettingsText(c.Settings)), md(canaryToolLine(r)))
+	m.P("Settings: %s. %s.", reportfmt.EscapeMarkdown(canarySettingsText(c.Settings)), reportfmt.EscapeMarkdown(canaryToolLine(r)))
 	m.Warnings(r.Warnings)
 	if len(r.Manifest.Args) > 0 {
 		m.P("")
@@ -246,20 +250,22 @@ func canaryClass(v string) string {
 	return v
 }
 
-func renderCanaryHTML(w io.Writer, r *model.Report) error {
-	d := canaryHTMLData{CSS: reportfmt.StyleSheet() + template.CSS(canaryCSS), Tool: canaryToolLine(r), Verdict: clean(r.Verdict.Text),
+// RenderHTML writes a canary report as one self-contained HTML page:
+// package compare's Render calls it for the html format.
+func RenderHTML(w io.Writer, r *model.Report) error {
+	d := canaryHTMLData{CSS: reportfmt.StyleSheet() + template.CSS(canaryCSS), Tool: canaryToolLine(r), Verdict: reportfmt.Sanitize(r.Verdict.Text),
 		VClass: canaryClass(r.Canary.Verdict), Settings: canarySettingsText(r.Canary.Settings)}
 	if len(r.Manifest.Args) > 0 {
 		d.Command = render.CommandLine(r.Manifest)
 	}
 	for _, wl := range r.Canary.Workloads {
-		hw := canaryHTMLWorkload{Head: workloadHead(wl), Class: canaryClass(wl.Verdict), Reason: clean(wl.Reason),
+		hw := canaryHTMLWorkload{Head: workloadHead(wl), Class: canaryClass(wl.Verdict), Reason: reportfmt.Sanitize(wl.Reason),
 			Groups: workloadGroups(wl), Window: workloadWindow(wl)}
 		ms, more := shownMetrics(wl.Metrics)
 		hw.More = more
 		for _, m := range ms {
-			hw.Metrics = append(hw.Metrics, canaryHTMLMetric{Result: metricResult(m), Name: clean(m.Name), Canary: value(m.Canary, m.Unit),
-				Baseline: value(m.Baseline, m.Unit), Effect: fix(m.Effect, 1), Reason: clean(m.Reason), Bad: m.Bad})
+			hw.Metrics = append(hw.Metrics, canaryHTMLMetric{Result: metricResult(m), Name: reportfmt.Sanitize(m.Name), Canary: render.Value(m.Canary, m.Unit),
+				Baseline: render.Value(m.Baseline, m.Unit), Effect: reportfmt.FormatFixed(m.Effect, 1), Reason: reportfmt.Sanitize(m.Reason), Bad: m.Bad})
 		}
 		d.Workloads = append(d.Workloads, hw)
 	}

@@ -1,4 +1,4 @@
-package compare
+package canary
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/cstats"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
 	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
@@ -25,7 +26,7 @@ var criticalSignals = []ingest.SignalKind{ingest.SignalErrors, ingest.SignalLate
 const availabilityName = "availability (canary pods reporting / pods asked for)"
 
 // judgeCanary compares one canary group with its baseline groups.
-func judgeCanary(b *ingest.Bundle, m *peers.Model, j canaryJob, opt CanaryOptions) model.CanaryWorkload {
+func judgeCanary(b *ingest.Bundle, m *peers.Model, j canaryJob, opt Options) model.CanaryWorkload {
 	c := j.canary
 	w := model.CanaryWorkload{Workload: c.Name, Service: j.service, Version: c.Version, By: c.By, CanaryPods: slices.Clone(c.Pods),
 		Baseline: []string{}, BaselinePods: []string{}, Metrics: []model.Metric{}, Score: math.NaN()}
@@ -97,7 +98,7 @@ func judgeCanary(b *ingest.Bundle, m *peers.Model, j canaryJob, opt CanaryOption
 
 // canaryCells places the window on the grid: [B0, B1) is the reference
 // before it (for the baseline pods' spread), [W0, W1) the window.
-func canaryCells(b *ingest.Bundle, c *peers.Group, opt CanaryOptions, w *model.CanaryWorkload) peers.Cells {
+func canaryCells(b *ingest.Bundle, c *peers.Group, opt Options, w *model.CanaryWorkload) peers.Cells {
 	start, end := opt.Start, opt.End
 	w.ChosenBy = "--start/--end"
 	if end == 0 {
@@ -109,7 +110,7 @@ func canaryCells(b *ingest.Bundle, c *peers.Group, opt CanaryOptions, w *model.C
 			start = b.Grid[c.First]
 			if opt.Warmup > 0 {
 				start = start.Add(opt.Warmup)
-				w.ChosenBy = "from " + fmtDur(opt.Warmup) + " after the canary's first sample"
+				w.ChosenBy = "from " + render.Duration(opt.Warmup) + " after the canary's first sample"
 			}
 		} else {
 			start = b.Start
@@ -130,7 +131,7 @@ func canaryCells(b *ingest.Bundle, c *peers.Group, opt CanaryOptions, w *model.C
 // judgeMetric compares one family's canary series with its baseline
 // series; false for a family with no bad direction (traffic: a share
 // moving between versions is not a fault).
-func judgeMetric(f peers.Family, mem, base []*ingest.Series, c peers.Cells, opt CanaryOptions) (model.Metric, bool) {
+func judgeMetric(f peers.Family, mem, base []*ingest.Series, c peers.Cells, opt Options) (model.Metric, bool) {
 	dir := ingest.BadDirection(mem[0])
 	if dir == 0 {
 		return model.Metric{}, false
@@ -170,7 +171,7 @@ func judgeMetric(f peers.Family, mem, base []*ingest.Series, c peers.Cells, opt 
 // in it: with three needed it could never be judged there. A release
 // whose pods report in some of few cells stays undecided (a scrape gap at
 // the edge of the data is no outage).
-func judgeAvailability(av []float64, c peers.Cells, opt CanaryOptions) model.Metric {
+func judgeAvailability(av []float64, c peers.Cells, opt Options) model.Metric {
 	mt := model.Metric{Name: availabilityName, Signal: "availability", Critical: true, Direction: -1, Unit: "ratio"}
 	ct := peers.AvailabilityContrast(av, c)
 	ao := opt
@@ -187,7 +188,7 @@ const callsName = "calls (share of the baseline's callees the canary's pods call
 // judgeCalls judges the calls a canary's pods make against its baseline's
 // (peers.Model.CallsContrast): critical — a release that stopped calling
 // a dependency fails its callers however healthy its own metrics look.
-func judgeCalls(ct peers.Contrast, stopped []string, c peers.Cells, opt CanaryOptions) model.Metric {
+func judgeCalls(ct peers.Contrast, stopped []string, c peers.Cells, opt Options) model.Metric {
 	mt := model.Metric{Name: callsName, Signal: "calls", Critical: true, Direction: -1, Unit: "ratio"}
 	decideMetric(&mt, ct, -1, c, opt)
 	if len(stopped) > 0 && mt.Bad {
@@ -208,7 +209,7 @@ func neverUp(av []float64, c peers.Cells) bool {
 }
 
 // decideMetric sets a metric's numbers and result from its contrast.
-func decideMetric(mt *model.Metric, ct peers.Contrast, dir int, c peers.Cells, opt CanaryOptions) {
+func decideMetric(mt *model.Metric, ct peers.Contrast, dir int, c peers.Cells, opt Options) {
 	mt.Scale, mt.ScaleFrom, mt.Cells = ct.Scale, ct.ScaleFrom, ct.Cells
 	var d, cv, bv []float64
 	for t := c.W0; t < c.W1 && t < len(ct.Diff); t++ {
@@ -265,7 +266,7 @@ func decideMetric(mt *model.Metric, ct peers.Contrast, dir int, c peers.Cells, o
 // a signal's decided metrics that are not bad (each signal weighs the
 // same however many series it has); a bad critical metric fails the
 // workload whatever the score.
-func scoreCanary(ms []model.Metric, opt CanaryOptions) (string, float64, string) {
+func scoreCanary(ms []model.Metric, opt Options) (string, float64, string) {
 	type tally struct{ n, ok int }
 	by := map[string]*tally{}
 	var critical []string
@@ -320,9 +321,9 @@ func scoreCanary(ms []model.Metric, opt CanaryOptions) (string, float64, string)
 func metricBrief(mt model.Metric) string {
 	name, _, _ := strings.Cut(mt.Name, "{")
 	if strings.HasPrefix(name, mt.Signal) {
-		return fmt.Sprintf("%s %s (canary %s vs %s)", mt.Signal, mt.Result, value(mt.Canary, mt.Unit), value(mt.Baseline, mt.Unit))
+		return fmt.Sprintf("%s %s (canary %s vs %s)", mt.Signal, mt.Result, render.Value(mt.Canary, mt.Unit), render.Value(mt.Baseline, mt.Unit))
 	}
-	return fmt.Sprintf("%s %s (%s, canary %s vs %s)", mt.Signal, mt.Result, name, value(mt.Canary, mt.Unit), value(mt.Baseline, mt.Unit))
+	return fmt.Sprintf("%s %s (%s, canary %s vs %s)", mt.Signal, mt.Result, name, render.Value(mt.Canary, mt.Unit), render.Value(mt.Baseline, mt.Unit))
 }
 
 // badList names the bad metrics briefly ("" when none), at most three.

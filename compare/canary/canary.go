@@ -1,4 +1,4 @@
-package compare
+package canary
 
 import (
 	"errors"
@@ -18,9 +18,9 @@ import (
 // (events, else new pods in the data) as a canary.
 const SelectorAuto = "auto"
 
-// CanaryOptions are the choices of a canary analysis. Zero fields take
-// the defaults of DefaultCanaryOptions.
-type CanaryOptions struct {
+// Options are the choices of a canary analysis. Zero fields take
+// the defaults of DefaultOptions.
+type Options struct {
 	// Canary selects the canary groups: SelectorAuto, KEY=VALUE (a version
 	// label such as version=v2, or pod-template-hash=HASH), or a name (a
 	// ReplicaSet, a workload, a version).
@@ -56,16 +56,16 @@ type CanaryOptions struct {
 	Paths          []string // the inputs as given
 }
 
-// DefaultCanaryOptions are the documented defaults: Kayenta's score
+// DefaultOptions are the documented defaults: Kayenta's score
 // thresholds (75 pass, 50 marginal), the graph's 3-scale threshold,
 // compare's 25% material change, no warm-up (the hold rule keeps a start-up blip from deciding).
-func DefaultCanaryOptions() CanaryOptions {
-	return CanaryOptions{Canary: SelectorAuto, Warmup: 0, Threshold: 3, Hold: 0.5, MinRatio: 0.25, MinCells: 3,
+func DefaultOptions() Options {
+	return Options{Canary: SelectorAuto, Warmup: 0, Threshold: 3, Hold: 0.5, MinRatio: 0.25, MinCells: 3,
 		Pass: 75, Marginal: 50, Peers: peers.DefaultParams()}
 }
 
-func (o CanaryOptions) withDefaults() CanaryOptions {
-	d := DefaultCanaryOptions()
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
 	if o.Canary == "" {
 		o.Canary = d.Canary
 	}
@@ -96,12 +96,12 @@ type canaryJob struct {
 // ErrNoCanary is returned (wrapped) when the selector matches no group.
 var ErrNoCanary = errors.New("no canary pods")
 
-// RunCanary judges, in one bundle, each selected canary group against its
+// Run judges, in one bundle, each selected canary group against its
 // baseline groups (the version model of package peers), metric family by
 // metric family over the same minutes, and returns the report (Mode
 // ModeCanary). A pure function of its inputs. O(groups · families ·
 // cells · pods).
-func RunCanary(b *ingest.Bundle, opt CanaryOptions) (*model.Report, error) {
+func Run(b *ingest.Bundle, opt Options) (*model.Report, error) {
 	opt = opt.withDefaults()
 	if b == nil {
 		return nil, errors.New("canary: nil bundle")
@@ -169,7 +169,7 @@ func canaryAsVerdict(v string) model.Verdict {
 
 // canaryJobs resolves the selectors into canary groups, each with its
 // baseline groups of the same service.
-func canaryJobs(m *peers.Model, opt CanaryOptions) ([]canaryJob, error) {
+func canaryJobs(m *peers.Model, opt Options) ([]canaryJob, error) {
 	var jobs []canaryJob
 	if opt.Canary == SelectorAuto {
 		latest := map[string]int{}
@@ -276,11 +276,11 @@ func selectGroups(gs []*peers.Group, sel string) ([]*peers.Group, error) {
 	return out, nil
 }
 
-// FailOnCanary returns the exit status a CI gate should take for a canary
+// FailOn returns the exit status a CI gate should take for a canary
 // report: GateFail trips (3) when a workload failed; GateMarginal also
 // when one is marginal; either returns 4 when a workload could not be
 // decided and none tripped; GateNever is 0.
-func FailOnCanary(r *model.Report, gate string) int {
+func FailOn(r *model.Report, gate string) int {
 	if gate != GateFail && gate != GateMarginal {
 		return 0
 	}
@@ -303,7 +303,7 @@ func FailOnCanary(r *model.Report, gate string) int {
 	return 0
 }
 
-// Canary gates for FailOnCanary.
+// Canary gates for FailOn.
 const (
 	GateFail     = "fail"
 	GateMarginal = "marginal"
