@@ -336,8 +336,8 @@ type ManifestInput struct {
 
 // Report modes.
 const (
-	ModeBeforeAfter = "before-after" // two windows (Run)
-	ModeCanary      = "canary"       // two groups of pods in one window (RunCanary)
+	ModeBeforeAfter = "before-after" // two windows (package compare's Run)
+	ModeCanary      = "canary"       // two groups of pods in one window (package compare/canary's Run)
 )
 
 // ErrNoData is returned (wrapped) when neither window holds any data (one
