@@ -93,11 +93,7 @@ func renderMarkdown(w io.Writer, r *model.Report, _ RenderOptions) error {
 		m.P("")
 		m.P("### Rerun")
 		m.P("")
-		cmd := render.CommandLine(r.Manifest)
-		f := reportfmt.MarkdownFence(cmd)
-		m.P("%ssh", f)
-		m.P("%s", cmd)
-		m.P("%s", f)
+		m.Command(r.Manifest)
 		m.P("")
 		m.P("Version %s, seed %d.", md(render.OrDash(r.Manifest.Version)), r.Manifest.Seed)
 	}

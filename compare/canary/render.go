@@ -194,11 +194,7 @@ func RenderMarkdown(w io.Writer, r *model.Report) error {
 	m.Warnings(r.Warnings)
 	if len(r.Manifest.Args) > 0 {
 		m.P("")
-		cmd := render.CommandLine(r.Manifest)
-		f := reportfmt.MarkdownFence(cmd)
-		m.P("%ssh", f)
-		m.P("%s", cmd)
-		m.P("%s", f)
+		m.Command(r.Manifest)
 	}
 	return m.EW.Err()
 }

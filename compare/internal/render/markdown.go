@@ -35,3 +35,12 @@ func (m *Markdown) Warnings(fs []model.Footnote) {
 		m.P("- **\\[%d\\]** %s", f.N, reportfmt.EscapeMarkdown(FootnoteText(f)))
 	}
 }
+
+// Command writes the manifest's command line as a fenced sh block.
+func (m *Markdown) Command(man model.Manifest) {
+	cmd := CommandLine(man)
+	f := reportfmt.MarkdownFence(cmd)
+	m.P("%ssh", f)
+	m.P("%s", cmd)
+	m.P("%s", f)
+}
