@@ -10,6 +10,8 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
@@ -79,7 +81,7 @@ type CompareConfig struct {
 // windows, takes BEFORE's top causes and compares the windows entity by
 // entity (compare.Run). An input that cannot be read is an error naming
 // its side.
-func Compare(_ context.Context, in CompareInputs, cfg CompareConfig) (*compare.Report, error) {
+func Compare(_ context.Context, in CompareInputs, cfg CompareConfig) (*model.Report, error) {
 	paths := in.Paths
 	if len(paths) == 0 || len(paths) > 2 {
 		return nil, fmt.Errorf("%w: compare: want BEFORE AFTER, or --before-at T --after-at T DATA", ErrUsage)
@@ -162,7 +164,7 @@ type CanaryInputs struct {
 type CanaryConfig struct {
 	// Options select the canary and its baseline and set the scores; the
 	// version, command line, inputs and window are filled in here.
-	Options compare.CanaryOptions
+	Options canary.Options
 	Step    time.Duration // the series' step (0: the data's own)
 	// LastWindow judges the last Window of the data instead of the time
 	// since the canary's first sample.
@@ -175,10 +177,10 @@ type CanaryConfig struct {
 }
 
 // Canary reads the input and judges the canary's pods against their
-// baseline pods in the same minutes (compare.RunCanary). An input without
-// a canary is compare.ErrNoCanary; another failure of the judgement is
+// baseline pods in the same minutes (canary.Run). An input without
+// a canary is canary.ErrNoCanary; another failure of the judgement is
 // wrapped as "canary: ...".
-func Canary(_ context.Context, in CanaryInputs, cfg CanaryConfig) (*compare.Report, error) {
+func Canary(_ context.Context, in CanaryInputs, cfg CanaryConfig) (*model.Report, error) {
 	paths := in.Paths
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%w: compare --canary: want DATA (a file or directory), or live sources (--prometheus-url ...)", ErrUsage)
@@ -193,9 +195,9 @@ func Canary(_ context.Context, in CanaryInputs, cfg CanaryConfig) (*compare.Repo
 		o.End = b.End.Add(time.Nanosecond)
 		o.Start = o.End.Add(-cfg.Window)
 	}
-	rep, err := compare.RunCanary(b, o)
+	rep, err := canary.Run(b, o)
 	if err != nil {
-		if errors.Is(err, compare.ErrNoCanary) {
+		if errors.Is(err, canary.ErrNoCanary) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("canary: %w", err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -51,7 +52,7 @@ func BenchmarkCompare(b *testing.B) {
 	opt := compare.DefaultOptions()
 	b.ReportAllocs()
 	b.ResetTimer()
-	var rep *compare.Report
+	var rep *model.Report
 	var err error
 	cpu0 := cpuSeconds()
 	for b.Loop() {

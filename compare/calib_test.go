@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -100,10 +101,10 @@ func TestShortBaselineNull(t *testing.T) {
 				alarm := false
 				for _, it := range rep.Items {
 					items++
-					if it.Verdict != Insufficient {
+					if it.Verdict != model.Insufficient {
 						decided++
 					}
-					if it.Verdict != Unchanged && it.Verdict != Insufficient {
+					if it.Verdict != model.Unchanged && it.Verdict != model.Insufficient {
 						alarm = true
 						t.Logf("seed %d: %s %s: %s (%s)", seed+1, it.Verdict, it.ID, changeText(&it), it.Reason)
 					}
@@ -134,7 +135,7 @@ func TestShortBaselineDetects(t *testing.T) {
 	}
 	var got []string
 	for _, it := range rep.Items {
-		if it.Verdict != Unchanged {
+		if it.Verdict != model.Unchanged {
 			got = append(got, string(it.Verdict)+" "+it.ID)
 		}
 	}
@@ -186,7 +187,7 @@ func cpuBundle(tb testing.TB, seed uint64, pods, minutes int, mul func(m int) fl
 // quiet data with a long
 // baseline stays quiet (at most 1 pair in 20 with any change).
 func TestDisturbedBaseline(t *testing.T) {
-	run := func(b *ingest.Bundle, at int) *Report {
+	run := func(b *ingest.Bundle, at int) *model.Report {
 		t.Helper()
 		mid := t0.Add(time.Duration(at) * time.Minute)
 		rep, err := Run(Side{Bundle: b, Start: mid.Add(-5 * time.Minute), End: mid}, Side{Bundle: b, Start: mid, End: mid.Add(5 * time.Minute)}, DefaultOptions())
@@ -196,14 +197,14 @@ func TestDisturbedBaseline(t *testing.T) {
 		return rep
 	}
 	const id = `series/pod/svc00-5d8f7c9b4-x000:cpu container_cpu_usage_seconds_rate{container="svc00",pod="svc00-5d8f7c9b4-x000"}`
-	verdict := func(rep *Report) (Verdict, Item) {
+	verdict := func(rep *model.Report) (model.Verdict, model.Item) {
 		for _, it := range rep.Items {
 			if it.ID == id {
 				return it.Verdict, it
 			}
 		}
 		t.Fatalf("no item %s", id)
-		return "", Item{}
+		return "", model.Item{}
 	}
 	episode := func(m int) float64 {
 		if m >= 20 && m < 27 || m >= 65 {
@@ -217,7 +218,7 @@ func TestDisturbedBaseline(t *testing.T) {
 	for _, f := range rep.Warnings {
 		warned = warned || f.Kind == "disturbed_baseline"
 	}
-	if v != Regressed || !warned {
+	if v != model.Regressed || !warned {
 		t.Errorf("CPU doubled again after an earlier episode: %s (%s, band %v), disturbed_baseline warned %v; want regressed, warned", v, it.Reason, it.Band.Level, warned)
 	}
 
@@ -227,7 +228,7 @@ func TestDisturbedBaseline(t *testing.T) {
 		}
 		return 1
 	}
-	if v, it := verdict(run(cpuBundle(t, 1, 10, 70, modes), 65)); v == Regressed {
+	if v, it := verdict(run(cpuBundle(t, 1, 10, 70, modes), 65)); v == model.Regressed {
 		t.Errorf("a series alternating between two levels throughout its baseline, AFTER at the high one: %s (%s, band %v); want no regression", v, it.Reason, it.Band.Level)
 	}
 
@@ -246,7 +247,7 @@ func TestDisturbedBaseline(t *testing.T) {
 		}
 		return 1
 	}
-	if v, it := verdict(run(cpuBundle(t, 1, 10, 70, twoIncidents), 65)); v != Regressed {
+	if v, it := verdict(run(cpuBundle(t, 1, 10, 70, twoIncidents), 65)); v != model.Regressed {
 		t.Errorf("two earlier episodes at different levels, AFTER at a third: %s (%s, band %v); want regressed", v, it.Reason, it.Band.Level)
 	}
 	twice := func(m int) float64 {
@@ -255,7 +256,7 @@ func TestDisturbedBaseline(t *testing.T) {
 		}
 		return 1
 	}
-	if v, it := verdict(run(cpuBundle(t, 1, 10, 70, twice), 65)); v == Regressed {
+	if v, it := verdict(run(cpuBundle(t, 1, 10, 70, twice), 65)); v == model.Regressed {
 		t.Errorf("a level the baseline visited twice, AFTER at it: %s (%s, band %v); want no regression", v, it.Reason, it.Band.Level)
 	}
 
@@ -267,7 +268,7 @@ func TestDisturbedBaseline(t *testing.T) {
 	for seed := range uint64(runs) {
 		rep := run(nullSeriesBundle(t, seed+100, 40, 70, 0.02), 65)
 		for _, it := range rep.Items {
-			if it.Verdict != Unchanged && it.Verdict != Insufficient {
+			if it.Verdict != model.Unchanged && it.Verdict != model.Insufficient {
 				alarms++
 				t.Logf("seed %d: %s %s: %s (%s)", seed+100, it.Verdict, it.ID, changeText(&it), it.Reason)
 				break
@@ -292,12 +293,12 @@ func TestShortBaselineLevelsVary(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		mul  func(m int) float64
-		want Verdict
+		want model.Verdict
 	}{
-		{"steady, then doubled", func(m int) float64 { return 1 + float64(m/20) }, Regressed},
+		{"steady, then doubled", func(m int) float64 { return 1 + float64(m/20) }, model.Regressed},
 		{"levels that move", func(m int) float64 {
 			return []float64{1, 1, 1.12, 1, 1.4}[min(m/5, 4)] * (1 + 0.08*float64(1-2*(m%2))) // ±8% a minute: no bursts
-		}, Insufficient},
+		}, model.Insufficient},
 	} {
 		b := cpuBundle(t, 3, 20, 25, tc.mul)
 		mid := t0.Add(20 * time.Minute)
@@ -305,7 +306,7 @@ func TestShortBaselineLevelsVary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		i := slices.IndexFunc(rep.Items, func(it Item) bool { return it.ID == id })
+		i := slices.IndexFunc(rep.Items, func(it model.Item) bool { return it.ID == id })
 		if i < 0 {
 			t.Fatalf("%s: no item %s", tc.name, id)
 		}
@@ -313,7 +314,7 @@ func TestShortBaselineLevelsVary(t *testing.T) {
 		if it.Verdict != tc.want {
 			t.Errorf("%s: %s (%s), want %s", tc.name, it.Verdict, it.Reason, tc.want)
 		}
-		if tc.want == Insufficient && !strings.Contains(it.Reason, "3 baseline windows' levels") {
+		if tc.want == model.Insufficient && !strings.Contains(it.Reason, "3 baseline windows' levels") {
 			t.Errorf("%s: reason %q does not name the windows' levels", tc.name, it.Reason)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
@@ -144,10 +145,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// ErrNoData is returned (wrapped) when neither window holds any data (one
-// empty window is a report whose items are all insufficient data).
-var ErrNoData = errors.New("no data in the window")
-
 // run is one comparison in progress.
 type run struct {
 	opt            Options
@@ -163,14 +160,14 @@ type run struct {
 	// pod of a workload) whose baseline bursts on some member (episodic).
 	burstyFamily map[string]bool
 	tests        int // p-values in the Benjamini–Hochberg family
-	warnings     []Footnote
+	warnings     []model.Footnote
 }
 
 // Run compares AFTER with BEFORE and returns the report. It is a pure
 // function of its inputs: the same bundles, windows and options give the
 // same report. Cost: O(S log S) for S spans in the windows (sorting and
 // ranks) plus O(B · S) for the block bootstrap, B = Options.Bootstrap.
-func Run(before, after Side, opt Options) (*Report, error) {
+func Run(before, after Side, opt Options) (*model.Report, error) {
 	opt = opt.withDefaults()
 	if before.Bundle == nil || after.Bundle == nil {
 		return nil, errors.New("compare: nil bundle")
@@ -197,7 +194,7 @@ func Run(before, after Side, opt Options) (*Report, error) {
 	r.bd = ixB.extract(before.Start, before.End, opt.Cell)
 	r.ad = ixA.extract(after.Start, after.End, opt.Cell)
 	if r.bd.spans+r.bd.nseries+r.bd.logs+r.ad.spans+r.ad.nseries+r.ad.logs == 0 {
-		return nil, fmt.Errorf("compare BEFORE %s → %s, AFTER %s → %s: %w", before.Start, before.End, after.Start, after.End, ErrNoData)
+		return nil, fmt.Errorf("compare BEFORE %s → %s, AFTER %s → %s: %w", before.Start, before.End, after.Start, after.End, model.ErrNoData)
 	}
 	r.shortB = r.tooShort("BEFORE", before, r.bd)
 	r.shortA = r.tooShort("AFTER", after, r.ad)
@@ -314,21 +311,4 @@ func (r *run) adjust() {
 	for i, w := range r.work {
 		w.item.Test.Q, w.item.Test.KSQ = qs[2*i], qs[2*i+1]
 	}
-}
-
-// fmtDur renders a duration compactly: "5m", "1m30s", "45s", "1.5s".
-func fmtDur(d time.Duration) string {
-	if d >= 10*time.Second {
-		d = d.Round(time.Second)
-	} else {
-		d = d.Round(100 * time.Millisecond)
-	}
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }

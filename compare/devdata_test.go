@@ -7,14 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -88,7 +89,7 @@ type devCase struct {
 	label            devLabel
 	err              error
 	// pre-onset window vs incident window
-	incVerdict Verdict
+	incVerdict model.Verdict
 	svcRank    int // 1-based rank of the first regression of the labelled service, 0 none
 	compRank   int // ... of the labelled component
 	incRegs    int
@@ -99,7 +100,7 @@ type devCase struct {
 	dirty string
 	// two clean pre-onset windows
 	nullNA     string // why no null comparison was run ("" when it was)
-	nullTarget Verdict
+	nullTarget model.Verdict
 	nullRegs   []string // items that regressed
 	nullOther  []string // items improved, fixed or changed
 	// nullDisturbed: the null comparison warned disturbed_baseline (some
@@ -117,7 +118,7 @@ type devCase struct {
 // rollout item, its new ReplicaSet ("currencyservice-v2-6654769d56") when
 // the label names the Deployment it belongs to ("currencyservice-v2"), as
 // eval names a rollout by its new version's workload.
-func hits(it Item, lb devLabel) (svc, comp bool) {
+func hits(it model.Item, lb devLabel) (svc, comp bool) {
 	c, s := strings.ToLower(lb.RootCause.Component), strings.ToLower(lb.RootCause.Service)
 	name := strings.ToLower(it.Entity[strings.IndexByte(it.Entity, '/')+1:])
 	series := strings.ToLower(it.Series)
@@ -127,7 +128,7 @@ func hits(it Item, lb devLabel) (svc, comp bool) {
 	comp = name == c || (c != "" && strings.Contains(series, `"`+c+`"`)) || (c == s && svc) ||
 		(it.EntityKind == "edge" && strings.HasSuffix(name, "->"+s) && ingest.WorkloadOf(lb.RootCause.Component) == lb.RootCause.Service) ||
 		(isEdge && (name == c || name == caller && strings.Contains(series, `"`+callee+`"`))) ||
-		(it.Kind == KindRollout && strings.EqualFold(it.Service, s) && c != "" && ingest.WorkloadOf(name) == c)
+		(it.Kind == model.KindRollout && strings.EqualFold(it.Service, s) && c != "" && ingest.WorkloadOf(name) == c)
 	return svc, comp
 }
 
@@ -166,7 +167,7 @@ func runDevCase(dir string, siblings []ingest.Time) devCase {
 	}
 	dc.incVerdict, dc.incRegs = rep.Verdict.Verdict, len(rep.Regressions)
 	dc.dirty = preOnsetDirty(dc.name, b, inj, w, siblings)
-	items := map[string]Item{}
+	items := map[string]model.Item{}
 	for _, it := range rep.Items {
 		items[it.ID] = it
 	}
@@ -216,15 +217,15 @@ func runDevCase(dir string, siblings []ingest.Time) devCase {
 		}
 	}
 	for _, it := range null.Items {
-		if it.Kind == KindSeries && it.Verdict != Insufficient {
+		if it.Kind == model.KindSeries && it.Verdict != model.Insufficient {
 			dc.nullSeries++
 		}
 	}
 	for _, it := range null.Items {
 		switch it.Verdict {
-		case Regressed:
+		case model.Regressed:
 			dc.nullRegs = append(dc.nullRegs, it.ID)
-		case Improved, Fixed, Changed:
+		case model.Improved, model.Fixed, model.Changed:
 			dc.nullOther = append(dc.nullOther, string(it.Verdict)+" "+it.ID)
 		}
 	}
@@ -266,7 +267,7 @@ func preOnsetDirty(name string, b *ingest.Bundle, inj ingest.Time, w time.Durati
 // for everything — no regression, improvement or change at the chosen α on
 // any case (or insufficient data), apart from knownEvents.
 func TestDevelopmentCases(t *testing.T) {
-	labels := devLabels(t)
+	labels := testkit.DevLabels(t)
 	subset := raceEnabled && os.Getenv("PA_COMPARE_FULL") == ""
 	inj := map[string][]ingest.Time{} // set → injections, for timeline sets
 	for _, l := range labels {
@@ -327,13 +328,13 @@ func TestDevelopmentCases(t *testing.T) {
 	got := map[string]struct{ target, comp5, named int }{}
 	for _, c := range cases {
 		g := got[c.set]
-		if c.incVerdict == Regressed {
+		if c.incVerdict == model.Regressed {
 			g.target++
 		}
 		if c.compRank >= 1 && c.compRank <= 5 {
 			g.comp5++
 		}
-		if (c.incVerdict == Regressed || c.incRegs > 0) && c.svcRank > 0 {
+		if (c.incVerdict == model.Regressed || c.incRegs > 0) && c.svcRank > 0 {
 			g.named++
 		}
 		got[c.set] = g
@@ -360,7 +361,7 @@ func TestDevelopmentCases(t *testing.T) {
 		if len(unexpected) > 0 {
 			t.Errorf("%s/%s: two clean pre-onset windows: %d unexpected changes %v; want none", c.set, c.name, len(unexpected), unexpected)
 		}
-		if c.nullTarget != Unchanged && c.nullTarget != Insufficient && len(known) == 0 {
+		if c.nullTarget != model.Unchanged && c.nullTarget != model.Insufficient && len(known) == 0 {
 			t.Errorf("%s/%s: two clean pre-onset windows: target %s, want unchanged", c.set, c.name, c.nullTarget)
 		}
 	}
@@ -403,13 +404,13 @@ func devTable(cases []devCase) string {
 		cs := sets[s]
 		var reg, named, svc5, comp5, insuf, run, na, unch, ninsuf, known, fp, dist int
 		for _, c := range cs {
-			if (c.incVerdict == Regressed || c.incRegs > 0) && c.svcRank > 0 {
+			if (c.incVerdict == model.Regressed || c.incRegs > 0) && c.svcRank > 0 {
 				named++ // a regressed gate naming the root-cause service among the regressions
 			}
-			if c.incVerdict == Regressed {
+			if c.incVerdict == model.Regressed {
 				reg++
 			}
-			if c.incVerdict == Insufficient {
+			if c.incVerdict == model.Insufficient {
 				insuf++
 			}
 			if c.svcRank >= 1 && c.svcRank <= 5 {
@@ -433,9 +434,9 @@ func devTable(cases []devCase) string {
 					known++
 				}
 				switch c.nullTarget {
-				case Unchanged:
+				case model.Unchanged:
 					unch++
-				case Insufficient:
+				case model.Insufficient:
 					ninsuf++
 				}
 			}
@@ -453,7 +454,7 @@ func devTable(cases []devCase) string {
 			switch {
 			case c.dirty == "":
 				n++
-				if (c.incVerdict == Regressed || c.incRegs > 0) && c.svcRank > 0 {
+				if (c.incVerdict == model.Regressed || c.incRegs > 0) && c.svcRank > 0 {
 					named++
 				}
 				if c.svcRank >= 1 && c.svcRank <= 5 {
@@ -491,22 +492,6 @@ func devTable(cases []devCase) string {
 	return sb.String()
 }
 
-// devLabels returns the label.json files of every development case under
-// ../shared/data, sorted; the test skips in -short mode or without them.
-func devLabels(t *testing.T) []string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("development data test skipped in -short mode")
-	}
-	root := filepath.Join("..", "..", "shared", "data")
-	labels, _ := filepath.Glob(filepath.Join(root, "*", "*", "label.json"))
-	if len(labels) == 0 {
-		t.Skipf("no development cases under %s", root)
-	}
-	sort.Strings(labels)
-	return labels
-}
-
 // TestHitsRollout: a rollout item names its new ReplicaSet; a label naming
 // the Deployment (changerca-dev: "currencyservice-v2") is hit by it, and
 // not by another service's rollout or by a ReplicaSet of another
@@ -514,17 +499,17 @@ func devLabels(t *testing.T) []string {
 func TestHitsRollout(t *testing.T) {
 	var lb devLabel
 	lb.RootCause.Service, lb.RootCause.Component = "currencyservice", "currencyservice-v2"
-	it := func(svc, rs string) Item {
-		return Item{ID: "rollout/" + rs, Kind: KindRollout, Entity: "workload/" + rs, EntityKind: "workload", Service: svc}
+	it := func(svc, rs string) model.Item {
+		return model.Item{ID: "rollout/" + rs, Kind: model.KindRollout, Entity: "workload/" + rs, EntityKind: "workload", Service: svc}
 	}
 	for _, c := range []struct {
-		item      Item
+		item      model.Item
 		svc, comp bool
 	}{
 		{it("currencyservice", "currencyservice-v2-6654769d56"), true, true},
 		{it("currencyservice", "currencyservice-v1-59dcc9f97"), true, false},
 		{it("adservice", "adservice-v2-6654769d56"), false, false},
-		{Item{ID: "series/pod/currencyservice-v2-6654769d56-2j545:memory", Kind: KindSeries, Entity: "pod/currencyservice-v2-6654769d56-2j545", EntityKind: "pod", Service: "currencyservice"}, true, false},
+		{model.Item{ID: "series/pod/currencyservice-v2-6654769d56-2j545:memory", Kind: model.KindSeries, Entity: "pod/currencyservice-v2-6654769d56-2j545", EntityKind: "pod", Service: "currencyservice"}, true, false},
 	} {
 		if s, k := hits(c.item, lb); s != c.svc || k != c.comp {
 			t.Errorf("%s: hits %v/%v, want %v/%v", c.item.ID, s, k, c.svc, c.comp)

@@ -3,38 +3,47 @@
 // by entity and signal by signal, and says for the incident target, for the
 // BEFORE side's top causes and for everything else whether AFTER is fixed,
 // improved, unchanged, regressed or changed — or that there is not enough
-// data to say. One model, [Report], has four renderers ([Render]: text, json,
-// markdown, html), like the scorecard's Card.
+// data to say. One model, the Report of package compare/model, has four
+// renderers ([Render]: text, json, markdown, html), like the scorecard's
+// Card.
 //
-// It owns the comparison (windows, statistics, verdicts) and its Report's
+// It owns the comparison (windows, statistics, verdicts) and the Report's
 // renderers. It reads bundles through package ingest and causes through
 // package causal or a saved scorecard; it must not change how a single
 // incident is analysed or reported.
 //
 // # Where things are
 //
-// The package is one model and two modes that fill it, with one set of
-// renderers:
+// compare is one model and two modes that fill it, with one set of
+// renderers, in five packages; each imports only those below it:
 //
-//   - the model: model.go (Report and what it holds), canary_model.go (the
-//     Canary part of a canary report), json.go (its JSON encoding);
-//   - before/after mode ([Run], Mode ModeBeforeAfter): driver.go (the
-//     windows, gates), compare.go (the run), samples.go, series.go and
-//     logs.go (the items of spans, series and log templates), items.go,
-//     stats.go, boot.go and verdict.go (tests and verdicts), rollouts.go
-//     (a rollout's new pods against its old ones), shape.go (the request
+//   - compare/model: the model, the Report and what it holds (model.go),
+//     the Canary part of a canary report (canary.go), its JSON encoding
+//     (json.go);
+//   - compare/internal/cstats: the statistics both modes use (the rule of
+//     a ratio that should stay near 1);
+//   - compare/internal/render: the presentation both modes' renderers
+//     share (values with units, durations, windows, the common lines, the
+//     text and Markdown writers, the page's warnings and inputs);
+//   - compare/canary: canary mode (canary.Run, Mode ModeCanary): options,
+//     jobs, the run, the gate, each workload's metrics judged and scored,
+//     and the canary report's text, Markdown and HTML;
+//   - compare (this package): before/after mode ([Run], Mode
+//     ModeBeforeAfter): driver.go (the windows, gates), compare.go (the
+//     run), samples.go, series.go and logs.go (the items of spans, series
+//     and log templates), items.go, stats.go, boot.go and verdict.go
+//     (tests and verdicts), rollouts.go (a rollout's new pods against its
+//     old ones, judged by canary.JudgeRollouts), shape.go (the request
 //     shape), plots.go, watch.go (what to keep watching), report.go (the
-//     report from the items) and wording.go (labels and change texts);
-//   - canary mode ([RunCanary], Mode ModeCanary): canary.go (options, jobs,
-//     the run, the gate) and canary_judge.go (each workload's metrics
-//     judged and scored);
-//   - the renderers ([Render]): render.go (the format table and shared
-//     lines), text.go, markdown.go, html.go and canary_render.go (the
-//     canary report's text, Markdown and HTML). The presentation they
-//     share with the scorecard (sanitizing, escaping, numbers, the JSON
-//     conventions, the style sheet) is package internal/reportfmt; the
-//     sections they share with it (the request-shape section, a series'
-//     PromQL and Grafana Explore link) are package internal/reportview.
+//     report from the items) and wording.go (labels and change texts); and
+//     the renderers ([Render]): render.go (the format table and shared
+//     lines), text.go, markdown.go, html.go and json.go, which hand a
+//     canary report to canary's renderers (canary.RenderText,
+//     RenderMarkdown, RenderHTML). The presentation they share with the
+//     scorecard (sanitizing, escaping, numbers, the JSON conventions, the
+//     style sheet) is package internal/reportfmt; the sections they share
+//     with it (the request-shape section, a series' PromQL and Grafana
+//     Explore link) are package internal/reportview.
 //
 // # What is compared
 //
@@ -268,33 +277,9 @@
 //
 // # Canary mode
 //
-// RunCanary answers "is the canary worse than the pods it replaces, right
-// now?" in one window: package peers' version model says which pods are
-// which version (ReplicaSets by pod-template hash, version labels, OTLP
-// service.version, image tags, rollout events); the selector picks the
-// canary groups (auto: each service's latest rollout), and each is judged
-// against the other groups of its service (or the baseline selector's),
-// Kayenta-style. Every family of per-pod series (the same metric and
-// labels but the pod's own) with a bad direction is a metric: the
-// canary's per-cell median pod against the baseline's, cell by cell over
-// the cells where both report (peers.Between: no offset, since the canary
-// has no past to learn one from; the scale is how far one baseline pod
-// strays from the others). It is high or low when its median difference
-// reaches Threshold (3) scales, holds beyond half of that in Hold (50%) of
-// the cells and is a material change (MinRatio, as above; for a ratio that
-// should stay near 1, such as a success ratio, on its shortfall from 1).
-// A rollout's availability (canary pods reporting over pods asked for) is
-// one more metric; a release none of whose asked-for pods reports in any
-// cell past the version model's grace is judged from its two cells
-// (peers.Params.MinCells), as one asked for at the start of a 5-minute
-// AFTER window leaves no more (three changerca-dev releases that never came
-// up went unnamed before/after without it; canary mode's results did not
-// change). Node series copied per pod are left out: they measure
-// where a pod runs, not what it is. The score is 100 × the mean over the
-// signals of the share of decided metrics not worse; a worse critical
-// metric (errors, latency, restarts, availability) fails the workload
-// whatever the score; else pass at Pass (75) and marginal at Marginal (50),
-// Kayenta's defaults. A canary whose baseline pods were gone as it started
-// is a full rollout, not a canary: insufficient data, with the
-// before/after command to run instead. O(groups · families · cells · pods).
+// Canary mode (package compare/canary) answers "is the canary worse than
+// the pods it replaces, right now?" in one window, judging each canary
+// group against the other groups of its service in the same minutes; its
+// package documentation says how. Before/after mode uses the same
+// judgment for a rollout inside AFTER's window (rollouts.go).
 package compare

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/boundedfile"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -106,30 +107,24 @@ const (
 	GateUnchanged = "unchanged"
 )
 
-// Exit statuses of a gate (the command's exit codes 3 and 4).
-const (
-	ExitGate         = 3 // the gate tripped
-	ExitUndetermined = 4 // a gate was asked for but the target could not be decided
-)
-
 // FailOn returns the exit status a CI gate should take for the report:
 // GateRegressed trips (3) when the target or any item regressed;
 // GateUnchanged also trips unless the target is fixed or improved; either
 // returns 4 when the target's verdict is insufficient data; GateNever is 0.
-func FailOn(r *Report, gate string) int {
+func FailOn(r *model.Report, gate string) int {
 	switch gate {
 	case GateRegressed, GateUnchanged:
 	default:
 		return 0
 	}
-	if r.Verdict.Regressions > 0 || r.Verdict.Verdict == Regressed {
-		return ExitGate
+	if r.Verdict.Regressions > 0 || r.Verdict.Verdict == model.Regressed {
+		return model.ExitGate
 	}
-	if r.Verdict.Verdict == Insufficient {
-		return ExitUndetermined
+	if r.Verdict.Verdict == model.Insufficient {
+		return model.ExitUndetermined
 	}
-	if gate == GateUnchanged && r.Verdict.Verdict != Fixed && r.Verdict.Verdict != Improved {
-		return ExitGate
+	if gate == GateUnchanged && r.Verdict.Verdict != model.Fixed && r.Verdict.Verdict != model.Improved {
+		return model.ExitGate
 	}
 	return 0
 }

@@ -3,6 +3,8 @@ package compare
 import (
 	"math"
 	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 )
 
 // TestExactMannWhitney: the exact two-sided p-value against the complete
@@ -34,7 +36,7 @@ func TestExactMannWhitney(t *testing.T) {
 // pairs stay quiet (at most 1 in 20 with any change, and the few-span
 // items are insufficient data, not unchanged, when nothing moved).
 func TestFewSpans(t *testing.T) {
-	run := func(seed uint64, slow float64, faultAt int) (Verdict, Item) {
+	run := func(seed uint64, slow float64, faultAt int) (model.Verdict, model.Item) {
 		s := defaultSynth()
 		s.seed, s.rate, s.slow, s.faultAt = seed, 0.07, slow, faultAt
 		b := s.build(t)
@@ -48,20 +50,20 @@ func TestFewSpans(t *testing.T) {
 			}
 		}
 		t.Fatalf("seed %d: no backend latency item", seed)
-		return "", Item{}
+		return "", model.Item{}
 	}
 	const runs = 20
 	big, mid, small, alarms := 0, 0, 0, 0
 	for seed := range uint64(runs) {
-		if _, it := run(seed+1, 50, 25); it.Verdict == Regressed {
+		if _, it := run(seed+1, 50, 25); it.Verdict == model.Regressed {
 			big++
 		} else if seed == 0 {
 			t.Logf("50× slower: %s (%s; %d and %d spans)", it.Verdict, it.Reason, it.Before.N, it.After.N)
 		}
-		if _, it := run(seed+1, 1.5, 25); it.Verdict == Regressed {
+		if _, it := run(seed+1, 1.5, 25); it.Verdict == model.Regressed {
 			mid++
 		}
-		if _, it := run(seed+1, 1.15, 25); it.Verdict == Regressed {
+		if _, it := run(seed+1, 1.15, 25); it.Verdict == model.Regressed {
 			small++
 		}
 		s := defaultSynth()
@@ -72,7 +74,7 @@ func TestFewSpans(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, it := range rep.Items {
-			if it.Kind == KindDistribution && it.Verdict != Insufficient && it.Test.Method == "cell-rank" {
+			if it.Kind == model.KindDistribution && it.Verdict != model.Insufficient && it.Test.Method == "cell-rank" {
 				alarms++
 				t.Logf("seed %d: %s %s: %s", seed+1000, it.Verdict, it.ID, it.Reason)
 				break

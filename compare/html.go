@@ -8,6 +8,9 @@ import (
 	"math"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
@@ -56,8 +59,8 @@ type htmlData struct {
 	Plots    []htmlPlot
 	Heat     *htmlHeat
 	Shape    template.HTML // the request-shape section's body (shape.go)
-	Notes    []htmlNote
-	Inputs   []htmlInput
+	Notes    []render.HTMLNote
+	Inputs   []render.HTMLInput
 	Command  string
 	Version  string
 }
@@ -67,17 +70,7 @@ type htmlFinding struct {
 	Verdict, Class, Label, Text string
 }
 
-type htmlNote struct {
-	N    int
-	Text string
-}
-
-type htmlInput struct {
-	Side, Path, Format, SHA, SHA12, Note string
-	Size                                 int64
-}
-
-func findingsHTML(fs []Finding) []htmlFinding {
+func findingsHTML(fs []model.Finding) []htmlFinding {
 	out := make([]htmlFinding, len(fs))
 	for i, f := range fs {
 		out[i] = htmlFinding{Rank: f.Rank, Verdict: string(f.Verdict), Class: verdictClass(f.Verdict), Label: clean(f.Label), Text: clean(f.Text)}
@@ -85,21 +78,21 @@ func findingsHTML(fs []Finding) []htmlFinding {
 	return out
 }
 
-func renderHTML(w io.Writer, r *Report, _ RenderOptions) error {
-	if r.Mode == ModeCanary {
-		return renderCanaryHTML(w, r)
+func renderHTML(w io.Writer, r *model.Report, _ RenderOptions) error {
+	if r.Mode == model.ModeCanary {
+		return canary.RenderHTML(w, r)
 	}
 	d := htmlData{
-		CSS: reportfmt.StyleSheet() + template.CSS(extraCSS), Tool: toolLine(r),
+		CSS: reportfmt.StyleSheet() + template.CSS(extraCSS), Tool: render.ToolLine(r),
 		Verdict: clean(r.Verdict.Text), VClass: verdictClass(r.Verdict.Verdict),
 		Before: sideText(r.Before), After: sideText(r.After), Settings: settingsText(r.Settings), Counts: countsText(r.Counts),
-		Target: findingsHTML([]Finding{r.Target}), Causes: findingsHTML(r.Causes), Regs: findingsHTML(r.Regressions),
+		Target: findingsHTML([]model.Finding{r.Target}), Causes: findingsHTML(r.Causes), Regs: findingsHTML(r.Regressions),
 		Imps: findingsHTML(r.Improvements), Traffic: findingsHTML(r.Traffic), Watch: watchHTML(r.Watch),
-		Command: commandLine(r.Manifest), Version: orDash(clean(r.Manifest.Version)),
+		Command: render.CommandLine(r.Manifest), Version: render.OrDash(clean(r.Manifest.Version)),
 		Title: clean(r.Target.Label), From: clean(r.CausesFrom), Seed: r.Manifest.Seed, Rerun: len(r.Manifest.Args) > 0,
 	}
 	if r.Before.BaselineStart != 0 {
-		d.Baseline = windowText(r.Before.BaselineStart, r.Before.BaselineEnd)
+		d.Baseline = render.Window(r.Before.BaselineStart, r.Before.BaselineEnd)
 	}
 	for _, p := range r.Plots {
 		d.Plots = append(d.Plots, newHTMLPlot(p))
@@ -109,26 +102,8 @@ func renderHTML(w io.Writer, r *Report, _ RenderOptions) error {
 		d.Heat = &h
 	}
 	d.Shape = shapeHTML(r.RequestShape)
-	d.Notes, d.Inputs = notesAndInputsHTML(r)
+	d.Notes, d.Inputs = render.NotesAndInputsHTML(r)
 	return htmlTemplate.Execute(w, d)
-}
-
-// notesAndInputsHTML are the report's warnings and inputs for a page.
-func notesAndInputsHTML(r *Report) ([]htmlNote, []htmlInput) {
-	var notes []htmlNote
-	var inputs []htmlInput
-	for _, f := range r.Warnings {
-		notes = append(notes, htmlNote{N: f.N, Text: footnoteText(f)})
-	}
-	for _, in := range r.Inputs {
-		note := ""
-		if in.Skipped {
-			note = "skipped: " + clean(in.Error)
-		}
-		inputs = append(inputs, htmlInput{Side: clean(in.Side), Path: clean(in.Path), Format: clean(in.Format),
-			SHA: clean(in.SHA256), SHA12: sha12(in.SHA256), Note: note, Size: in.Size})
-	}
-	return notes, inputs
 }
 
 // Plus adds for the template's geometry.
@@ -168,7 +143,7 @@ const (
 
 // newHTMLPlot lays out the two ECDFs as step lines over a shared x axis
 // (logarithmic when Plot.LogX), the band as a grey strip.
-func newHTMLPlot(p Plot) htmlPlot {
+func newHTMLPlot(p model.Plot) htmlPlot {
 	hp := htmlPlot{Title: clean(p.Title), Unit: clean(p.Unit), W: pW, H: pH, X0: pLeft, X1: pW - pRight, Y0: pTop, Y1: pH - pBottom}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, pts := range [][][2]float64{p.Before, p.After} {
@@ -263,7 +238,7 @@ const (
 // newHTMLHeat lays out the heatmap: labels right-aligned left of the grid,
 // cells coloured on the scorecard's blue→red scale (blue faster, red
 // slower), ticks at up to six slice starts, a legend.
-func newHTMLHeat(h Heatmap) htmlHeat {
+func newHTMLHeat(h model.Heatmap) htmlHeat {
 	cols := 0
 	for _, row := range h.Cells {
 		cols = max(cols, len(row))
@@ -330,7 +305,7 @@ type htmlWatch struct {
 
 // watchHTML cleans the watch list for the page; a link that is not
 // http(s) is left out.
-func watchHTML(ws []Watch) []htmlWatch {
+func watchHTML(ws []model.Watch) []htmlWatch {
 	var out []htmlWatch
 	for _, w := range ws {
 		hw := htmlWatch{Label: clean(w.Label), Verdict: clean(string(w.Verdict)), Text: clean(w.Text), Query: clean(w.Query)}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
@@ -14,7 +15,7 @@ import (
 // itemWork is an item being computed: the report's Item plus what its
 // verdict needs beyond it.
 type itemWork struct {
-	item  Item
+	item  model.Item
 	short string // why it cannot be decided ("" when it can)
 	// degenerate marks a comparison without variance (no errors on either
 	// side, two constant equal series): no test, unchanged.
@@ -57,18 +58,18 @@ var quantiles = []float64{0.5, 0.9, 0.99}
 
 func nan() float64 { return math.NaN() }
 
-func nanStats() Stats {
-	return Stats{P50: nan(), P90: nan(), P99: nan(), Mean: nan(), Median: nan(), Scale: nan(), Ratio: nan(), Rate: nan(), Seconds: nan()}
+func nanStats() model.Stats {
+	return model.Stats{P50: nan(), P90: nan(), P99: nan(), Mean: nan(), Median: nan(), Scale: nan(), Ratio: nan(), Rate: nan(), Seconds: nan()}
 }
 
-func nanTest(method string) Test {
-	return Test{Method: method, Z: nan(), P: nan(), Q: nan(), U: nan(), KSD: nan(), KSP: nan(), KSQ: nan(), Deff: nan(),
-		CliffDelta: nan(), HodgesLehmann: nan(), Shift: nan(), CohenH: nan(), RateRatio: nan(), Quantiles: []QuantileChange{}}
+func nanTest(method string) model.Test {
+	return model.Test{Method: method, Z: nan(), P: nan(), Q: nan(), U: nan(), KSD: nan(), KSP: nan(), KSQ: nan(), Deff: nan(),
+		CliffDelta: nan(), HodgesLehmann: nan(), Shift: nan(), CohenH: nan(), RateRatio: nan(), Quantiles: []model.QuantileChange{}}
 }
 
-func nanBand() Band {
+func nanBand() model.Band {
 	n2 := [2]float64{nan(), nan()}
-	return Band{P50: n2, P90: n2, P99: n2, Level: n2, Ratio: n2, Spread: nan()}
+	return model.Band{P50: n2, P90: n2, P99: n2, Level: n2, Ratio: n2, Spread: nan()}
 }
 
 func facetSuffix(f string) string {
@@ -143,11 +144,11 @@ func (r *run) cellsOf(ts []ingest.Time, start ingest.Time) int {
 }
 
 // distStats summarises a side already sorted by newDistSide.
-func distStats(d distSide) Stats { return sortedStats(d.v, d.k) }
+func distStats(d distSide) model.Stats { return sortedStats(d.v, d.k) }
 
 // distStats summarises a span set (sorting a copy of its values, which it
 // also returns) whose times fall in cells from start.
-func (r *run) distStats(s *spanSet, start ingest.Time) (Stats, []float64) {
+func (r *run) distStats(s *spanSet, start ingest.Time) (model.Stats, []float64) {
 	if s.len() == 0 {
 		return nanStats(), nil
 	}
@@ -157,7 +158,7 @@ func (r *run) distStats(s *spanSet, start ingest.Time) (Stats, []float64) {
 }
 
 // sortedStats summarises sorted values spread over cells time cells.
-func sortedStats(xs []float64, cells int) Stats {
+func sortedStats(xs []float64, cells int) model.Stats {
 	st := nanStats()
 	if len(xs) == 0 {
 		return st
@@ -174,7 +175,7 @@ func sortedStats(xs []float64, cells int) Stats {
 
 // distItem compares the span durations of one set.
 func (r *run) distItem(m setMeta, b, a, base *spanSet) *itemWork {
-	w := &itemWork{signal: ingest.SignalLatency, item: Item{ID: m.entity + ":latency" + facetSuffix(m.facet), Kind: KindDistribution,
+	w := &itemWork{signal: ingest.SignalLatency, item: model.Item{ID: m.entity + ":latency" + facetSuffix(m.facet), Kind: model.KindDistribution,
 		Entity: m.entity, EntityKind: m.entityKind, Service: m.service, Signal: "latency", Facet: m.facet, Unit: "s",
 		Depth: r.depthOf(m.service), Direction: +1, Effect: nan(), LogRatio: nan(), Test: nanTest("mann-whitney+ks"), Band: nanBand()}}
 	it := &w.item
@@ -215,7 +216,7 @@ func (r *run) distItem(m setMeta, b, a, base *spanSet) *itemWork {
 	bb := dsB.boot(quantiles, r.opt.Bootstrap, rng)
 	ba := dsA.boot(quantiles, r.opt.Bootstrap, rng)
 	for i, q := range quantiles {
-		qc := QuantileChange{Q: q, Before: measure.QuantileSorted(dsB.v, q), After: measure.QuantileSorted(dsA.v, q)}
+		qc := model.QuantileChange{Q: q, Before: measure.QuantileSorted(dsB.v, q), After: measure.QuantileSorted(dsA.v, q)}
 		qc.Diff = qc.After - qc.Before
 		qc.Ratio = nan()
 		if qc.Before > 0 && qc.After >= 0 {
@@ -319,12 +320,12 @@ func (r *run) fewSpans(w *itemWork, dsB, dsA distSide, base *spanSet) {
 	t.P = exactMannWhitney(mB, mA)
 	// The median's change, for the report and the ordering of causes (no
 	// quantile test: too few spans beyond any quantile).
-	qc := QuantileChange{Q: 0.5, Before: it.Before.P50, After: it.After.P50, Ratio: nan(), DiffCI: [2]float64{nan(), nan()}, RatioCI: [2]float64{nan(), nan()}}
+	qc := model.QuantileChange{Q: 0.5, Before: it.Before.P50, After: it.After.P50, Ratio: nan(), DiffCI: [2]float64{nan(), nan()}, RatioCI: [2]float64{nan(), nan()}}
 	qc.Diff = qc.After - qc.Before
 	if qc.Before > 0 && qc.After >= 0 {
 		qc.Ratio = qc.After / qc.Before
 	}
-	t.Quantiles = []QuantileChange{qc}
+	t.Quantiles = []model.QuantileChange{qc}
 	it.Band = r.distBand(base, min(it.Before.N, it.After.N))
 }
 
@@ -347,7 +348,7 @@ func cellMedians(d distSide) []float64 {
 // distBand is the band of p50/p90/p99 over the baseline windows with at
 // least minN spans (MinSamples; a quantile counts only where 10 spans lie
 // beyond it).
-func (r *run) distBand(base *spanSet, minN int) Band {
+func (r *run) distBand(base *spanSet, minN int) model.Band {
 	bd := nanBand()
 	if base.len() == 0 {
 		return bd
@@ -375,11 +376,11 @@ func (r *run) distBand(base *spanSet, minN int) Band {
 // propItem compares the error proportions of one set (errors per request,
 // so a quieter side does not look healthier).
 func (r *run) propItem(m setMeta, b, a, base *spanSet) *itemWork {
-	w := &itemWork{signal: ingest.SignalErrors, item: Item{ID: m.entity + ":errors", Kind: KindProportion, Entity: m.entity,
+	w := &itemWork{signal: ingest.SignalErrors, item: model.Item{ID: m.entity + ":errors", Kind: model.KindProportion, Entity: m.entity,
 		EntityKind: m.entityKind, Service: m.service, Signal: "errors", Unit: "ratio", Depth: r.depthOf(m.service), Direction: +1,
 		Effect: nan(), LogRatio: nan(), Test: nanTest("two-proportion"), Band: nanBand()}}
 	it := &w.item
-	prop := func(s *spanSet, start ingest.Time) Stats {
+	prop := func(s *spanSet, start ingest.Time) model.Stats {
 		st := nanStats()
 		if s.len() == 0 {
 			return st
@@ -455,11 +456,11 @@ func (r *run) activeSeconds(d *sideData) float64 {
 // rateItem compares the request (or call) rates of one set; traffic has
 // no bad direction, so a significant change is "changed".
 func (r *run) rateItem(m setMeta, b, a, base *spanSet) *itemWork {
-	w := &itemWork{signal: ingest.SignalTraffic, item: Item{ID: m.entity + ":traffic", Kind: KindRate, Entity: m.entity,
+	w := &itemWork{signal: ingest.SignalTraffic, item: model.Item{ID: m.entity + ":traffic", Kind: model.KindRate, Entity: m.entity,
 		EntityKind: m.entityKind, Service: m.service, Signal: "traffic", Unit: "1/s", Depth: r.depthOf(m.service),
 		Effect: nan(), LogRatio: nan(), Test: nanTest("poisson-rate"), Band: nanBand()}}
 	it := &w.item
-	rate := func(s *spanSet, d *sideData, start ingest.Time) Stats {
+	rate := func(s *spanSet, d *sideData, start ingest.Time) model.Stats {
 		st := nanStats()
 		st.N = s.len()
 		st.Seconds = r.activeSeconds(d)
@@ -488,7 +489,7 @@ func (r *run) rateItem(m setMeta, b, a, base *spanSet) *itemWork {
 // rateBand fills a rate item's baseline band: its rate in each baseline
 // window (events ts over the window's active seconds, activeIn counting
 // the active cells in [lo, hi)) that the data covers enough.
-func (r *run) rateBand(it *Item, ts []ingest.Time, activeIn func(lo, hi ingest.Time) float64) {
+func (r *run) rateBand(it *model.Item, ts []ingest.Time, activeIn func(lo, hi ingest.Time) float64) {
 	r.bandWindows(func(lo, hi ingest.Time) {
 		i, j := between(ts, lo, hi)
 		cells := activeIn(lo, hi)
@@ -504,7 +505,7 @@ func (r *run) rateBand(it *Item, ts []ingest.Time, activeIn func(lo, hi ingest.T
 // rateShort says why a rate item cannot be decided ("" when it can): a
 // side too short, none (no activity in a window), or fewer than MinSamples
 // events of unit on both sides.
-func (r *run) rateShort(it *Item, none, unit string) string {
+func (r *run) rateShort(it *model.Item, none, unit string) string {
 	switch {
 	case r.shortB != "":
 		return r.shortB

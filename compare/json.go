@@ -3,17 +3,11 @@ package compare
 import (
 	"io"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
-// MarshalJSON encodes the Report in its documented shape
-// (docs/compare.schema.json) with the scorecard's conventions: fields in
-// struct order under snake_case keys, every key present, instants as
-// RFC3339Nano UTC strings (null when zero), durations as float seconds in
-// keys ending _seconds, NaN as null, lists never null.
-func (r Report) MarshalJSON() ([]byte, error) { return reportfmt.MarshalJSONValue(r) }
-
-func renderJSON(w io.Writer, r *Report, _ RenderOptions) error {
+func renderJSON(w io.Writer, r *model.Report, _ RenderOptions) error {
 	b, err := reportfmt.MarshalJSONValue(*r)
 	if err != nil {
 		return err

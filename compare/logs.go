@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
@@ -141,11 +142,11 @@ func (r *run) logItem(m logMeta, b, a, base *logSet) *itemWork {
 		dir = +1
 	}
 	entity := "service/" + m.service
-	w := &itemWork{signal: ingest.SignalLogs, item: Item{ID: logItemID(m.service, m.pattern), Kind: KindRate, Entity: entity,
+	w := &itemWork{signal: ingest.SignalLogs, item: model.Item{ID: logItemID(m.service, m.pattern), Kind: model.KindRate, Entity: entity,
 		EntityKind: "service", Service: m.service, Signal: "logs", Facet: "template", Series: m.pattern, Unit: "1/s",
 		Depth: r.depthOf(m.service), Direction: dir, Effect: nan(), LogRatio: nan(), Test: nanTest("poisson-rate"), Band: nanBand()}}
 	it := &w.item
-	rate := func(s *logSet, d *sideData, start ingest.Time) Stats {
+	rate := func(s *logSet, d *sideData, start ingest.Time) model.Stats {
 		st := nanStats()
 		st.N = len(s.t)
 		st.Seconds = r.logSeconds(d)
@@ -199,7 +200,7 @@ func (r *run) decideLogRate(w *itemWork) {
 	it, t, o := &w.item, &w.item.Test, r.opt
 	if it.Direction == 0 {
 		r.decideRate(w)
-		if it.Verdict == Changed {
+		if it.Verdict == model.Changed {
 			it.Reason = "log template ×" + fix(t.RateRatio, 2) + " (" + qText(t.Q) + ")" + zeroSide(it)
 		}
 		return
@@ -210,22 +211,22 @@ func (r *run) decideLogRate(w *itemWork) {
 	known := it.Band.Known && band[1] == band[1]
 	switch {
 	case !(t.Q < o.Alpha):
-		it.Verdict, it.Reason = Unchanged, "no significant change ("+qText(t.Q)+")"
+		it.Verdict, it.Reason = model.Unchanged, "no significant change ("+qText(t.Q)+")"
 	case rr < 1+o.MinRatio && rr > 1/(1+o.MinRatio):
-		it.Verdict, it.Reason = Unchanged, fmt.Sprintf("significant but small: ×%s (at least ×%s or ×%s needed)", fix(rr, 2), fix(1+o.MinRatio, 2), fix(1/(1+o.MinRatio), 2))
+		it.Verdict, it.Reason = model.Unchanged, fmt.Sprintf("significant but small: ×%s (at least ×%s or ×%s needed)", fix(rr, 2), fix(1+o.MinRatio, 2), fix(1/(1+o.MinRatio), 2))
 	case rr > 1 && known && it.After.Rate <= band[1]:
-		it.Verdict, it.Reason = Unchanged, "more ×"+fix(rr, 2)+" but within the baseline band"
+		it.Verdict, it.Reason = model.Unchanged, "more ×"+fix(rr, 2)+" but within the baseline band"
 	case rr > 1:
-		it.Verdict, it.Reason = Regressed, it.Series+" ×"+fix(rr, 2)+" ("+qText(t.Q)+")"+zeroSide(it)
+		it.Verdict, it.Reason = model.Regressed, it.Series+" ×"+fix(rr, 2)+" ("+qText(t.Q)+")"+zeroSide(it)
 	case known && it.Before.Rate > band[1] && it.After.Rate <= band[1]:
-		it.Verdict, it.Reason = Fixed, "back within the baseline band: ×"+fix(rr, 2)+" ("+qText(t.Q)+")"
+		it.Verdict, it.Reason = model.Fixed, "back within the baseline band: ×"+fix(rr, 2)+" ("+qText(t.Q)+")"
 	default:
-		it.Verdict, it.Reason = Improved, "fewer ×"+fix(rr, 2)+" ("+qText(t.Q)+")"+zeroSide(it)
+		it.Verdict, it.Reason = model.Improved, "fewer ×"+fix(rr, 2)+" ("+qText(t.Q)+")"+zeroSide(it)
 	}
 }
 
 // zeroSide notes a template seen on one side only.
-func zeroSide(it *Item) string {
+func zeroSide(it *model.Item) string {
 	switch {
 	case it.Before.N == 0:
 		return "; not logged in BEFORE (new, or mined into another pattern there)"

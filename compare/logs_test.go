@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
@@ -57,8 +58,8 @@ func withLogs(b *ingest.Bundle, seed uint64, minutes, faultAt int, errPerSec flo
 	}
 }
 
-func templateItems(rep *Report) map[string]Item {
-	out := map[string]Item{}
+func templateItems(rep *model.Report) map[string]model.Item {
+	out := map[string]model.Item{}
 	for _, it := range rep.Items {
 		if it.Facet == "template" {
 			out[it.Series] = it
@@ -76,7 +77,7 @@ func TestLogTemplates(t *testing.T) {
 	sp.faultAt = 22
 	b := sp.build(t)
 	withLogs(b, 3, sp.minutes, 22, 2)
-	run := func(bb, ab *ingest.Bundle, b0, b1, a0, a1 float64) *Report {
+	run := func(bb, ab *ingest.Bundle, b0, b1, a0, a1 float64) *model.Report {
 		t.Helper()
 		opt := DefaultOptions()
 		rep, err := Run(Side{Bundle: bb, Start: at(b0), End: at(b1), ChosenBy: "test"}, Side{Bundle: ab, Start: at(a0), End: at(a1), ChosenBy: "test"}, opt)
@@ -89,14 +90,14 @@ func TestLogTemplates(t *testing.T) {
 	rep := run(b, b, 15, 20, 25, 30)
 	items := templateItems(rep)
 	e, i := items[errTpl], items[infoTpl]
-	if e.Verdict != Regressed || e.Direction != +1 || e.Kind != KindRate || e.Test.RateRatio < 5 {
+	if e.Verdict != model.Regressed || e.Direction != +1 || e.Kind != model.KindRate || e.Test.RateRatio < 5 {
 		t.Errorf("error template: %s (dir %d, ×%.2f): %s", e.Verdict, e.Direction, e.Test.RateRatio, e.Reason)
 	}
-	if i.Verdict != Unchanged || i.Direction != 0 {
+	if i.Verdict != model.Unchanged || i.Direction != 0 {
 		t.Errorf("info template: %s (dir %d): %s", i.Verdict, i.Direction, i.Reason)
 	}
 	for id, it := range templateItems(run(b, b, 5, 10, 15, 20)) {
-		if it.Verdict != Unchanged && it.Verdict != Insufficient {
+		if it.Verdict != model.Unchanged && it.Verdict != model.Insufficient {
 			t.Errorf("two healthy windows: %s %s: %s", id, it.Verdict, it.Reason)
 		}
 	}
@@ -104,7 +105,7 @@ func TestLogTemplates(t *testing.T) {
 	fixed := defaultSynth().build(t)
 	withLogs(fixed, 4, sp.minutes, -1, 0)
 	e = templateItems(run(b, fixed, 23, 28, 25, 30))[errTpl]
-	if e.Verdict != Fixed && e.Verdict != Improved {
+	if e.Verdict != model.Fixed && e.Verdict != model.Improved {
 		t.Errorf("after the fix, the error template: %s: %s", e.Verdict, e.Reason)
 	}
 }
@@ -143,7 +144,7 @@ func TestLogCollectionGaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, it := range rep.Items {
-		if it.Signal == "logs" && it.Verdict != Unchanged && it.Verdict != Insufficient {
+		if it.Signal == "logs" && it.Verdict != model.Unchanged && it.Verdict != model.Insufficient {
 			t.Errorf("%s: %s: %s", it.ID, it.Verdict, it.Reason)
 		}
 	}

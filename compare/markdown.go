@@ -5,55 +5,55 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
 // md escapes an input-derived string for inline Markdown, as the scorecard.
 var md = reportfmt.EscapeMarkdown
 
-// mdWriter renders GitHub-flavoured Markdown for a ticket.
-type mdWriter struct{ ew *errWriter }
-
-func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
-	if r.Mode == ModeCanary {
-		return renderCanaryMarkdown(w, r)
+func renderMarkdown(w io.Writer, r *model.Report, _ RenderOptions) error {
+	if r.Mode == model.ModeCanary {
+		return canary.RenderMarkdown(w, r)
 	}
-	m := &mdWriter{ew: reportfmt.NewErrWriter(w)}
-	m.p("## Fix verification")
-	m.p("")
-	m.p("**Verdict:** %s", md(r.Verdict.Text))
-	m.p("")
-	m.row("", "")
-	m.row("---", "---")
-	m.row("Before", md(sideText(r.Before)))
+	m := &mdWriter{render.NewMarkdown(w)}
+	m.P("## Fix verification")
+	m.P("")
+	m.P("**Verdict:** %s", md(r.Verdict.Text))
+	m.P("")
+	m.Row("", "")
+	m.Row("---", "---")
+	m.Row("Before", md(sideText(r.Before)))
 	if r.Before.BaselineStart != 0 {
-		m.row("Baseline", md(windowText(r.Before.BaselineStart, r.Before.BaselineEnd)))
+		m.Row("Baseline", md(render.Window(r.Before.BaselineStart, r.Before.BaselineEnd)))
 	}
-	m.row("After", md(sideText(r.After)))
-	m.row("Settings", md(settingsText(r.Settings)))
-	m.row("Tool", md(toolLine(r)))
-	m.p("")
-	m.p("### Target")
-	m.p("")
-	m.table([]Finding{r.Target}, false)
+	m.Row("After", md(sideText(r.After)))
+	m.Row("Settings", md(settingsText(r.Settings)))
+	m.Row("Tool", md(render.ToolLine(r)))
+	m.P("")
+	m.P("### Target")
+	m.P("")
+	m.table([]model.Finding{r.Target}, false)
 	if len(r.Causes) > 0 || r.CausesFrom != "" {
-		m.p("### Causes of BEFORE")
-		m.p("")
+		m.P("### Causes of BEFORE")
+		m.P("")
 		if r.CausesFrom != "" {
-			m.p("From %s.", md(r.CausesFrom))
-			m.p("")
+			m.P("From %s.", md(r.CausesFrom))
+			m.P("")
 		}
 		m.table(r.Causes, true)
 	}
-	m.p("### Regressions")
-	m.p("")
+	m.P("### Regressions")
+	m.P("")
 	m.table(r.Regressions, true)
-	m.p("### Improvements")
-	m.p("")
+	m.P("### Improvements")
+	m.P("")
 	m.table(r.Improvements, true)
 	if len(r.Watch) > 0 {
-		m.p("### What to watch after the fix")
-		m.p("")
+		m.P("### What to watch after the fix")
+		m.P("")
 		for _, w := range r.Watch {
 			line := fmt.Sprintf("- **%s** (%s now): %s", md(w.Label), md(string(w.Verdict)), md(w.Text))
 			if w.Query != "" {
@@ -62,102 +62,80 @@ func renderMarkdown(w io.Writer, r *Report, _ RenderOptions) error {
 					line += " ([Explore](" + w.URL + "))"
 				}
 			}
-			m.p("%s", line)
+			m.P("%s", line)
 		}
-		m.p("")
+		m.P("")
 	}
 	if len(r.Traffic) > 0 {
-		m.p("### Traffic")
-		m.p("")
+		m.P("### Traffic")
+		m.P("")
 		m.table(r.Traffic, false)
 	}
-	m.p("Items: %s.", md(countsText(r.Counts)))
+	m.P("Items: %s.", md(countsText(r.Counts)))
 	m.shape(r.RequestShape)
 	m.heatmap(r.Heatmap)
-	m.warnings(r.Warnings)
+	m.Warnings(r.Warnings)
 	if len(r.Inputs) > 0 {
-		m.p("")
-		m.p("### Inputs")
-		m.p("")
-		m.row("side", "path", "format", "sha256", "bytes")
-		m.row("---", "---", "---", "---", "--:")
+		m.P("")
+		m.P("### Inputs")
+		m.P("")
+		m.Row("side", "path", "format", "sha256", "bytes")
+		m.Row("---", "---", "---", "---", "--:")
 		for _, in := range r.Inputs {
 			path := md(in.Path)
 			if in.Skipped {
 				path += " (skipped: " + md(in.Error) + ")"
 			}
-			m.row(md(in.Side), path, md(in.Format), md(sha12(in.SHA256)), fmt.Sprint(in.Size))
+			m.Row(md(in.Side), path, md(in.Format), md(sha12(in.SHA256)), fmt.Sprint(in.Size))
 		}
 	}
 	if len(r.Manifest.Args) > 0 {
-		m.p("")
-		m.p("### Rerun")
-		m.p("")
-		cmd := commandLine(r.Manifest)
-		f := reportfmt.MarkdownFence(cmd)
-		m.p("%ssh", f)
-		m.p("%s", cmd)
-		m.p("%s", f)
-		m.p("")
-		m.p("Version %s, seed %d.", md(orDash(r.Manifest.Version)), r.Manifest.Seed)
+		m.P("")
+		m.P("### Rerun")
+		m.P("")
+		m.Command(r.Manifest)
+		m.P("")
+		m.P("Version %s, seed %d.", md(render.OrDash(r.Manifest.Version)), r.Manifest.Seed)
 	}
-	return m.ew.Err()
+	return m.EW.Err()
 }
 
-func (m *mdWriter) p(format string, args ...any) { m.ew.Printf(format+"\n", args...) }
-
-// row writes one table row of already-escaped cells.
-func (m *mdWriter) row(cells ...string) { m.p("| %s |", strings.Join(cells, " | ")) }
-
-func (m *mdWriter) table(fs []Finding, ranked bool) {
+func (m *mdWriter) table(fs []model.Finding, ranked bool) {
 	if len(fs) == 0 {
-		m.p("None.")
-		m.p("")
+		m.P("None.")
+		m.P("")
 		return
 	}
 	if ranked {
-		m.row("#", "verdict", "what", "change")
-		m.row("--:", "---", "---", "---")
+		m.Row("#", "verdict", "what", "change")
+		m.Row("--:", "---", "---", "---")
 	} else {
-		m.row("verdict", "what", "change")
-		m.row("---", "---", "---")
+		m.Row("verdict", "what", "change")
+		m.Row("---", "---", "---")
 	}
 	for _, f := range fs {
 		cells := []string{"**" + md(string(f.Verdict)) + "**", md(f.Label), md(f.Text)}
 		if ranked {
 			cells = append([]string{fmt.Sprint(f.Rank)}, cells...)
 		}
-		m.row(cells...)
+		m.Row(cells...)
 	}
-	m.p("")
+	m.P("")
 }
 
-func (m *mdWriter) heatmap(h Heatmap) {
+func (m *mdWriter) heatmap(h model.Heatmap) {
 	if len(h.Rows) == 0 {
 		return
 	}
-	m.p("")
-	m.p("### Latency change by call depth × time")
-	m.p("")
+	m.P("")
+	m.P("### Latency change by call depth × time")
+	m.P("")
 	var tw strings.Builder
-	t := &textWriter{ew: reportfmt.NewErrWriter(&tw), width: 100}
+	t := &textWriter{render.NewText(&tw, 100)}
 	t.heatmap(h)
 	body := strings.TrimPrefix(tw.String(), "\nLatency change by call depth × time\n")
 	f := reportfmt.MarkdownFence(body)
-	m.p("%stext", f)
-	m.ew.Printf("%s", body)
-	m.p("%s", f)
-}
-
-// warnings writes the numbered warnings section (nothing when none).
-func (m *mdWriter) warnings(fs []Footnote) {
-	if len(fs) == 0 {
-		return
-	}
-	m.p("")
-	m.p("### Warnings")
-	m.p("")
-	for _, f := range fs {
-		m.p("- **\\[%d\\]** %s", f.N, md(footnoteText(f)))
-	}
+	m.P("%stext", f)
+	m.EW.Printf("%s", body)
+	m.P("%s", f)
 }

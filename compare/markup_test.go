@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard/reporttest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -18,7 +19,7 @@ const hostile = reporttest.Hostile
 // hostileReport puts the hostile string into every input-derived field a
 // renderer shows: service, operation and pod names (through the spans and
 // series), the target, a cause, the inputs, a warning and the arguments.
-func hostileReport(tb testing.TB) *Report {
+func hostileReport(tb testing.TB) *model.Report {
 	tb.Helper()
 	inc := defaultSynth()
 	inc.faultAt = 22
@@ -52,13 +53,13 @@ func TestMarkdownHostile(t *testing.T) {
 	if len(rep.Regressions)+len(rep.Improvements) == 0 {
 		t.Fatal("the hostile report lists nothing: the test would check little")
 	}
-	reporttest.CheckMarkdown(t, render(t, rep, "markdown"), 2, 3, 4, 5)
+	reporttest.CheckMarkdown(t, renderFormat(t, rep, "markdown"), 2, 3, 4, 5)
 }
 
 // TestHTMLHostile runs the scorecard's HTML checks and counts the figures.
 func TestHTMLHostile(t *testing.T) {
 	rep := hostileReport(t)
-	out := render(t, rep, "html")
+	out := renderFormat(t, rep, "html")
 	reporttest.CheckHTML(t, out)
 	if n := strings.Count(out, `<svg class="ecdf"`); n != len(rep.Plots) || n == 0 {
 		t.Errorf("%d distribution plots, want %d (> 0)", n, len(rep.Plots))
@@ -71,7 +72,7 @@ func TestHTMLHostile(t *testing.T) {
 // TestTextHostile checks the terminal report carries no escape or bidi
 // control and no raw line break from input.
 func TestTextHostile(t *testing.T) {
-	out := render(t, hostileReport(t), "text")
+	out := renderFormat(t, hostileReport(t), "text")
 	for _, bad := range []string{"\x1b", "\u202E", "</script>\nnext"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("text output contains %q", bad)
@@ -90,11 +91,11 @@ func TestHTMLChromium(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name string
-		rep  *Report
+		rep  *model.Report
 	}{{"hostile", hostileReport(t)}, {"fixed", fixedReport(t)}} {
 		t.Run(c.name, func(t *testing.T) {
 			page := filepath.Join(dir, c.name+".html")
-			if err := os.WriteFile(page, []byte(render(t, c.rep, "html")), 0o644); err != nil {
+			if err := os.WriteFile(page, []byte(renderFormat(t, c.rep, "html")), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			url := "file://" + page

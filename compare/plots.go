@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
@@ -16,32 +17,32 @@ const maxPlotPoints = 120
 // plots are the before/after distributions of the target, the BEFORE
 // causes, the regressions and the improvements, in that order, at most
 // Options.MaxPlots.
-func (r *run) plots(target *itemWork, rep *Report, byID map[string]*itemWork) []Plot {
+func (r *run) plots(target *itemWork, rep *model.Report, byID map[string]*itemWork) []model.Plot {
 	var ids []string
 	if target != nil {
 		ids = append(ids, target.item.ID)
 	}
-	for _, list := range [][]Finding{rep.Causes, rep.Regressions, rep.Improvements} {
+	for _, list := range [][]model.Finding{rep.Causes, rep.Regressions, rep.Improvements} {
 		for _, f := range list {
 			ids = append(ids, f.Item)
 		}
 	}
 	seen := map[string]bool{}
-	var out []Plot
+	var out []model.Plot
 	for _, id := range ids {
 		w := byID[id]
 		if id == "" || seen[id] || w == nil || len(w.xs) == 0 || len(w.ys) == 0 || len(out) >= r.opt.MaxPlots {
 			continue
 		}
 		it := &w.item
-		if it.Kind != KindDistribution && it.Kind != KindSeries {
+		if it.Kind != model.KindDistribution && it.Kind != model.KindSeries {
 			continue
 		}
 		seen[id] = true
-		p := Plot{Item: id, Title: labelOf(it), Unit: it.Unit, Before: ecdf(w.xs), After: ecdf(w.ys), Band: [2]float64{nan(), nan()}}
+		p := model.Plot{Item: id, Title: labelOf(it), Unit: it.Unit, Before: ecdf(w.xs), After: ecdf(w.ys), Band: [2]float64{nan(), nan()}}
 		p.LogX = w.xs[0] > 0 && w.ys[0] > 0 && math.Max(w.xs[len(w.xs)-1], w.ys[len(w.ys)-1])/math.Min(w.xs[0], w.ys[0]) > 20
 		if it.Band.Known {
-			if it.Kind == KindSeries {
+			if it.Kind == model.KindSeries {
 				p.Band = it.Band.Level
 			} else if qc, ok := shownQuantile(it); ok {
 				p.Band, _, _ = bandOf(it, "p"+itoa(int(math.Round(qc.Q*100))))
@@ -77,12 +78,12 @@ func ecdf(xs []float64) [][2]float64 {
 const maxHeatRows = 16
 
 // heatmap is the latency change by topology depth × time (see Heatmap).
-func (r *run) heatmap() Heatmap {
-	h := Heatmap{Slice: r.opt.Slice, Rows: []HeatRow{}, Cells: [][]float64{}}
+func (r *run) heatmap() model.Heatmap {
+	h := model.Heatmap{Slice: r.opt.Slice, Rows: []model.HeatRow{}, Cells: [][]float64{}}
 	var rows []*itemWork
 	for _, w := range r.work {
 		it := &w.item
-		if it.Kind == KindDistribution && it.EntityKind == "service" && it.Facet == "" && it.Verdict != Insufficient {
+		if it.Kind == model.KindDistribution && it.EntityKind == "service" && it.Facet == "" && it.Verdict != model.Insufficient {
 			rows = append(rows, w)
 		}
 	}
@@ -120,7 +121,7 @@ func (r *run) heatmap() Heatmap {
 				row[j] = math.Max(-1, math.Min(1, math.Log2(ma[j]/mb[j])/2))
 			}
 		}
-		h.Rows = append(h.Rows, HeatRow{Label: it.Entity, Depth: it.Depth, Item: it.ID})
+		h.Rows = append(h.Rows, model.HeatRow{Label: it.Entity, Depth: it.Depth, Item: it.ID})
 		h.Cells = append(h.Cells, row)
 	}
 	return h

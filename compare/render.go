@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
@@ -22,7 +23,7 @@ type RenderOptions struct {
 // ErrUnknownFormat is returned (wrapped) by Render for a format not in Formats().
 var ErrUnknownFormat = errors.New("unknown compare report format")
 
-var renderers = reportfmt.Formats[*Report, RenderOptions]{
+var renderers = reportfmt.Formats[*model.Report, RenderOptions]{
 	{Name: "text", Render: renderText},
 	{Name: "json", Render: renderJSON},
 	{Name: "markdown", Render: renderMarkdown},
@@ -35,7 +36,7 @@ func Formats() []string { return renderers.Names() }
 // Render writes r to w in format (one of Formats()). The output is a pure
 // function of r, format and opt; every input-derived string is sanitized
 // (and escaped for Markdown and HTML) exactly as the scorecard does.
-func Render(w io.Writer, r *Report, format string, opt RenderOptions) error {
+func Render(w io.Writer, r *model.Report, format string, opt RenderOptions) error {
 	if r == nil {
 		return errors.New("render compare report: nil report")
 	}
@@ -46,38 +47,25 @@ func Render(w io.Writer, r *Report, format string, opt RenderOptions) error {
 	return renderers.Render(w, r, format, opt, "compare report", ErrUnknownFormat)
 }
 
-// errWriter keeps the first write error.
-type errWriter = reportfmt.ErrWriter
+// textWriter is the terminal report's writer (render.Text) with the
+// sections only before/after mode has.
+type textWriter struct{ *render.Text }
+
+// mdWriter is the Markdown writer (render.Markdown) with the sections only
+// before/after mode has.
+type mdWriter struct{ *render.Markdown }
+
+// The shared presentation under the short names the change texts use.
+var (
+	value  = render.Value
+	fmtDur = render.Duration
+)
 
 var clean = reportfmt.Sanitize
 
-// toolLine is "pipeline-analyze 0.1.0 · compare · schema 1".
-func toolLine(r *Report) string {
-	s := r.Tool.Name
-	if s == "" {
-		s = "pipeline-analyze"
-	}
-	if r.Tool.Version != "" {
-		s += " " + r.Tool.Version
-	}
-	v := r.SchemaVersion
-	if v == "" {
-		v = SchemaVersion
-	}
-	return clean(s + " · compare · schema " + v)
-}
-
-// windowText is "2026-… → 2026-… (5m)".
-func windowText(a, b ingest.Time) string {
-	if a == 0 && b == 0 {
-		return "-"
-	}
-	return a.String() + " → " + b.String() + " (" + fmtDur(b.Sub(a)) + ")"
-}
-
 // sideText describes a side in one line.
-func sideText(s SideInfo) string {
-	parts := []string{windowText(s.Start, s.End)}
+func sideText(s model.SideInfo) string {
+	parts := []string{render.Window(s.Start, s.End)}
 	if s.ChosenBy != "" {
 		parts = append(parts, clean(s.ChosenBy))
 	}
@@ -86,23 +74,20 @@ func sideText(s SideInfo) string {
 }
 
 // settingsText is the thresholds in one line.
-func settingsText(s Settings) string {
+func settingsText(s model.Settings) string {
 	return fmt.Sprintf("α %s (Benjamini–Hochberg over %d tests; two quiet windows report a change at most %s%% of the time) · |δ| ≥ %s · quantile, level and traffic ±%s%% · h ≥ %s · %sσ · "+
 		"at least %d spans in %d cells, %d points · band of %d baseline windows (an episodic series: %d disjoint ones) · block bootstrap %d × %s cells (seed %d)",
 		fix(s.Alpha, 3), s.Tests, fix(100*s.FalseAlarm, 1), fix(s.MinDelta, 2), fix(100*s.MinRatio, 0), fix(s.MinH, 2), fix(s.MinShift, 1),
 		s.MinSamples, s.MinCells, s.MinPoints, s.BandWindows, s.SeriesWindows, s.Bootstrap, fmtDur(s.Cell), s.Seed)
 }
 
-func countsText(cs []Count) string {
+func countsText(cs []model.Count) string {
 	var parts []string
 	for _, c := range cs {
 		parts = append(parts, fmt.Sprintf("%s %d", c.Verdict, c.N))
 	}
 	return strings.Join(parts, " · ")
 }
-
-// commandLine renders the manifest's args as one shell command line.
-func commandLine(m Manifest) string { return reportfmt.ShellCommand(m.Args) }
 
 // sha12 is a digest's display prefix, as the scorecard shows it.
 var sha12 = reportfmt.ShortHash
@@ -129,22 +114,22 @@ func heatShade(v float64) rune {
 const heatLegend = "legend: = much faster (≤ ½×) · - faster · · about the same (±19%) · + slower · # much slower (≥ 2×); blank = no data"
 
 // heatAxis describes the heatmap's columns.
-func heatAxis(h Heatmap, cols int) string {
+func heatAxis(h model.Heatmap, cols int) string {
 	return fmt.Sprintf("columns: %d slices of %s from the start of each window; a cell compares the slice's median latency, AFTER / BEFORE", cols, fmtDur(h.Slice))
 }
 
 // verdictRank orders verdicts for display emphasis.
-func verdictClass(v Verdict) string {
+func verdictClass(v model.Verdict) string {
 	switch v {
-	case Regressed:
+	case model.Regressed:
 		return "regressed"
-	case Fixed:
+	case model.Fixed:
 		return "fixed"
-	case Improved:
+	case model.Improved:
 		return "improved"
-	case Changed:
+	case model.Changed:
 		return "changed"
-	case Unchanged:
+	case model.Unchanged:
 		return "unchanged"
 	}
 	return "insufficient"
@@ -158,13 +143,4 @@ func durationTicks(cols int, slice time.Duration) []string {
 		out[j] = "+" + fmtDur(slice*time.Duration(j))
 	}
 	return out
-}
-
-// footnoteText is "[before] kind: message".
-func footnoteText(f Footnote) string {
-	s := clean(f.Kind) + ": " + clean(f.Message)
-	if f.Side != "" {
-		s = "(" + clean(f.Side) + ") " + s
-	}
-	return s
 }

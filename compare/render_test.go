@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard/reporttest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -16,15 +19,14 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 // goldenCases are the reports the golden files are named after.
 var goldenCases = []struct {
 	name   string
-	report func(testing.TB) *Report
+	report func(testing.TB) *model.Report
 }{
 	{"fixed", fixedReport},
 	{"regressed", regressedReport},
 	{"insufficient", insufficientReport},
-	{"canary", canaryGoldenReport},
 }
 
-func render(t testing.TB, r *Report, format string) string {
+func renderFormat(t testing.TB, r *model.Report, format string) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Render(&buf, r, format, RenderOptions{}); err != nil {
@@ -42,47 +44,14 @@ func TestGolden(t *testing.T) {
 		for _, format := range Formats() {
 			name := gc.name + "." + format
 			t.Run(name, func(t *testing.T) {
-				got := render(t, a, format)
-				if again := render(t, b, format); again != got {
+				got := renderFormat(t, a, format)
+				if again := renderFormat(t, b, format); again != got {
 					t.Fatal("two runs on the same inputs render differently")
 				}
-				path := filepath.Join("testdata", name+".golden")
-				if *update {
-					if err := os.MkdirAll("testdata", 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -run TestGolden -update)", err)
-				}
-				if got != string(want) {
-					t.Errorf("%s differs from the golden file; rerun with -update after checking.\n%s", path, firstDiff(got, string(want)))
-				}
+				reporttest.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 			})
 		}
 	}
-}
-
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
-		}
-	}
-	return "no line differs"
 }
 
 // TestVerdicts checks what the golden reports say, so a change of the
@@ -92,31 +61,31 @@ func TestVerdicts(t *testing.T) {
 	fixed := fixedReport(t)
 	reg := regressedReport(t)
 	ins := insufficientReport(t)
-	item := func(r *Report, id string) Item {
+	item := func(r *model.Report, id string) model.Item {
 		for _, it := range r.Items {
 			if it.ID == id {
 				return it
 			}
 		}
 		t.Fatalf("no item %s", id)
-		return Item{}
+		return model.Item{}
 	}
 	tests := []struct {
 		name      string
-		got, want Verdict
+		got, want model.Verdict
 	}{
-		{"fixed: target", fixed.Verdict.Verdict, Fixed},
-		{"fixed: backend latency", item(fixed, "service/backend:latency").Verdict, Fixed},
-		{"fixed: backend errors", item(fixed, "service/backend:errors").Verdict, Fixed},
-		{"fixed: db untouched", item(fixed, "service/db:latency").Verdict, Unchanged},
-		{"fixed: cause 1", fixed.Causes[0].Verdict, Fixed},
-		{"fixed: cause 2 (the pod's CPU)", fixed.Causes[1].Verdict, Fixed},
-		{"regressed: target", reg.Verdict.Verdict, Regressed},
-		{"regressed: backend latency", item(reg, "service/backend:latency").Verdict, Regressed},
-		{"regressed: backend CPU", item(reg, `series/pod/backend-5d8f7c9b4-x2kq9:cpu container_cpu_usage_seconds_rate{container="backend",pod="backend-5d8f7c9b4-x2kq9"}`).Verdict, Regressed},
-		{"regressed: db untouched", item(reg, "service/db:latency").Verdict, Unchanged},
-		{"regressed: traffic the same", item(reg, "service/gateway:traffic").Verdict, Unchanged},
-		{"insufficient: target", ins.Verdict.Verdict, Insufficient},
+		{"fixed: target", fixed.Verdict.Verdict, model.Fixed},
+		{"fixed: backend latency", item(fixed, "service/backend:latency").Verdict, model.Fixed},
+		{"fixed: backend errors", item(fixed, "service/backend:errors").Verdict, model.Fixed},
+		{"fixed: db untouched", item(fixed, "service/db:latency").Verdict, model.Unchanged},
+		{"fixed: cause 1", fixed.Causes[0].Verdict, model.Fixed},
+		{"fixed: cause 2 (the pod's CPU)", fixed.Causes[1].Verdict, model.Fixed},
+		{"regressed: target", reg.Verdict.Verdict, model.Regressed},
+		{"regressed: backend latency", item(reg, "service/backend:latency").Verdict, model.Regressed},
+		{"regressed: backend CPU", item(reg, `series/pod/backend-5d8f7c9b4-x2kq9:cpu container_cpu_usage_seconds_rate{container="backend",pod="backend-5d8f7c9b4-x2kq9"}`).Verdict, model.Regressed},
+		{"regressed: db untouched", item(reg, "service/db:latency").Verdict, model.Unchanged},
+		{"regressed: traffic the same", item(reg, "service/gateway:traffic").Verdict, model.Unchanged},
+		{"insufficient: target", ins.Verdict.Verdict, model.Insufficient},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,7 +105,7 @@ func TestVerdicts(t *testing.T) {
 		t.Errorf("regressed: top regressions %v, want the backend's among the first 5", reg.Regressions)
 	}
 	for _, it := range ins.Items {
-		if it.Verdict != Insufficient {
+		if it.Verdict != model.Insufficient {
 			t.Errorf("insufficient: %s is %s", it.ID, it.Verdict)
 		}
 	}
@@ -146,7 +115,7 @@ func TestVerdicts(t *testing.T) {
 func TestTextWidth(t *testing.T) {
 	for _, gc := range append(goldenCases, struct {
 		name   string
-		report func(testing.TB) *Report
+		report func(testing.TB) *model.Report
 	}{"hostile", hostileReport}) {
 		for _, width := range []int{0, 60} {
 			var buf bytes.Buffer
@@ -177,7 +146,7 @@ func TestUnknownFormat(t *testing.T) {
 // TestJSONRoundTrip checks the JSON parses and carries NaN as null.
 func TestJSONRoundTrip(t *testing.T) {
 	var doc map[string]any
-	if err := json.Unmarshal([]byte(render(t, insufficientReport(t), "json")), &doc); err != nil {
+	if err := json.Unmarshal([]byte(renderFormat(t, insufficientReport(t), "json")), &doc); err != nil {
 		t.Fatal(err)
 	}
 	it := doc["items"].([]any)[0].(map[string]any)
@@ -186,5 +155,36 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 	if doc["after"].(map[string]any)["start"] == nil {
 		t.Error("after.start is null")
+	}
+}
+
+// TestRenderCanaryMode: Render hands a canary report (Mode ModeCanary) to
+// package canary's renderers in every format but JSON, which is the
+// model's for both modes.
+func TestRenderCanaryMode(t *testing.T) {
+	rep := &model.Report{SchemaVersion: model.SchemaVersion, Tool: model.Tool{Name: "pipeline-analyze", Version: "test"}, Mode: model.ModeCanary,
+		Verdict: model.Summary{Verdict: model.Regressed, Text: "canary pay-v2: FAIL (critical: latency high)", Regressions: 1},
+		Canary: model.Canary{Selector: "version=v2", Verdict: model.CanaryFail, Workloads: []model.CanaryWorkload{{Workload: "pay-v2", Service: "pay",
+			Verdict: model.CanaryFail, Score: 50, Reason: "critical: latency high", Metrics: []model.Metric{{Name: "latency_p99", Signal: "latency",
+				Critical: true, Direction: 1, Result: model.MetricHigh, Bad: true, Canary: 0.6, Baseline: 0.12, Effect: 12, Unit: "s"}}}}},
+		Watch: []model.Watch{}}
+	for _, c := range []struct {
+		format string
+		render func(*bytes.Buffer) error
+	}{
+		{"text", func(b *bytes.Buffer) error { return canary.RenderText(b, rep, 100) }},
+		{"markdown", func(b *bytes.Buffer) error { return canary.RenderMarkdown(b, rep) }},
+		{"html", func(b *bytes.Buffer) error { return canary.RenderHTML(b, rep) }},
+	} {
+		var want bytes.Buffer
+		if err := c.render(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := renderFormat(t, rep, c.format); got != want.String() {
+			t.Errorf("%s: Render differs from package canary's renderer:\n%s", c.format, reporttest.FirstDiff(got, want.String()))
+		}
+	}
+	if got := renderFormat(t, rep, "json"); !strings.Contains(got, `"mode": "canary"`) || !strings.Contains(got, `"workload": "pay-v2"`) {
+		t.Errorf("json: no canary mode or workload in\n%s", got)
 	}
 }

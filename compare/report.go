@@ -4,17 +4,18 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // report assembles the Report from the decided items.
-func (r *run) report() *Report {
+func (r *run) report() *model.Report {
 	o := r.opt
-	rep := &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "pipeline-analyze", Version: o.Version}, Mode: ModeBeforeAfter, CausesFrom: o.CausesFrom}
-	rep.Settings = Settings{Alpha: o.Alpha, FalseAlarm: o.Alpha, MinDelta: o.MinDelta, MinRatio: o.MinRatio, MinH: o.MinH, MinShift: o.MinShift,
+	rep := &model.Report{SchemaVersion: model.SchemaVersion, Tool: model.Tool{Name: "pipeline-analyze", Version: o.Version}, Mode: model.ModeBeforeAfter, CausesFrom: o.CausesFrom}
+	rep.Settings = model.Settings{Alpha: o.Alpha, FalseAlarm: o.Alpha, MinDelta: o.MinDelta, MinRatio: o.MinRatio, MinH: o.MinH, MinShift: o.MinShift,
 		MinSamples: o.MinSamples, MinCells: o.MinCells, MinPoints: o.MinPoints, MinCoverage: o.MinCoverage, Cell: o.Cell,
 		Window: r.window, BandWindows: o.BandWindows, SeriesWindows: o.SeriesWindows, Bootstrap: o.Bootstrap, Seed: o.Seed, Tests: r.tests, MaxFindings: o.MaxFindings}
 	rep.Before = r.sideInfo("before", r.before, r.bd)
@@ -27,14 +28,14 @@ func (r *run) report() *Report {
 		rep.Items = append(rep.Items, w.item)
 		byID[w.item.ID] = w
 	}
-	for _, v := range Verdicts() {
+	for _, v := range model.Verdicts() {
 		n := 0
 		for _, w := range r.work {
 			if w.item.Verdict == v {
 				n++
 			}
 		}
-		rep.Counts = append(rep.Counts, Count{Verdict: v, N: n})
+		rep.Counts = append(rep.Counts, model.Count{Verdict: v, N: n})
 	}
 	measures := r.targetItems()
 	tv, target := targetVerdict(measures)
@@ -70,14 +71,14 @@ func (r *run) report() *Report {
 	var regs, imps, traffic []*itemWork
 	for _, w := range r.work {
 		switch w.item.Verdict {
-		case Regressed:
+		case model.Regressed:
 			if !isTarget[w] {
 				regs = append(regs, w)
 			}
-		case Fixed, Improved:
+		case model.Fixed, model.Improved:
 			imps = append(imps, w)
 		}
-		if w.item.Kind == KindRate && w.item.EntityKind == "service" {
+		if w.item.Kind == model.KindRate && w.item.EntityKind == "service" {
 			traffic = append(traffic, w)
 		}
 	}
@@ -99,7 +100,7 @@ func (r *run) report() *Report {
 	// A rollout that regressed comes first: a change that went bad in the
 	// window is what to undo, whatever moved most downstream of it.
 	sort.SliceStable(regs, func(i, j int) bool {
-		return regs[i].item.Kind == KindRollout && regs[j].item.Kind != KindRollout
+		return regs[i].item.Kind == model.KindRollout && regs[j].item.Kind != model.KindRollout
 	})
 	regs, regMore := perEntity(regs)
 	imps, impMore := perEntity(imps)
@@ -124,7 +125,7 @@ func (r *run) report() *Report {
 		nregs += m
 	}
 	rep.Verdict = r.summary(rep, tv, target, nregs)
-	if byCalls && tv == Regressed {
+	if byCalls && tv == model.Regressed {
 		rep.Verdict.Regressions-- // the target's regressed calls are already among the regressions
 	}
 	rep.Watch = r.watchList(measures, causeWork, causeLabels, rep)
@@ -221,15 +222,15 @@ func (r *run) causesFirst(regs []*itemWork) []*itemWork {
 // worsening is how much an item got worse, in its unit: a
 // distribution's shown quantile, a series' median or an error ratio, the
 // increase in the bad direction; NaN when unknown.
-func worsening(it *Item) float64 {
+func worsening(it *model.Item) float64 {
 	switch it.Kind {
-	case KindDistribution:
+	case model.KindDistribution:
 		if qc, ok := shownQuantile(it); ok {
 			return qc.Diff
 		}
-	case KindProportion:
+	case model.KindProportion:
 		return it.After.Ratio - it.Before.Ratio
-	case KindSeries:
+	case model.KindSeries:
 		if it.Direction != 0 {
 			return float64(it.Direction) * (it.After.Median - it.Before.Median)
 		}
@@ -255,7 +256,7 @@ func perEntity(ws []*itemWork) ([]*itemWork, map[*itemWork]int) {
 }
 
 // withMore notes the entity's other items in a finding.
-func withMore(f Finding, n int, what string) Finding {
+func withMore(f model.Finding, n int, what string) model.Finding {
 	switch {
 	case n == 1:
 		f.Text += "; 1 more item of it " + what
@@ -272,8 +273,8 @@ func first(ws []*itemWork, n int) []*itemWork {
 	return ws
 }
 
-func (r *run) sideInfo(name string, s Side, d *sideData) SideInfo {
-	in := SideInfo{Name: name, Paths: append([]string{}, s.Paths...), Start: s.Start, End: s.End, ChosenBy: s.ChosenBy,
+func (r *run) sideInfo(name string, s Side, d *sideData) model.SideInfo {
+	in := model.SideInfo{Name: name, Paths: append([]string{}, s.Paths...), Start: s.Start, End: s.End, ChosenBy: s.ChosenBy,
 		Covered: covered(s.Bundle, s.Start, s.End), Spans: d.spans, Series: d.nseries}
 	if t := d.sets["service/"+r.opt.Target.Service]; t != nil {
 		in.Requests = t.len()
@@ -301,11 +302,11 @@ func (r *run) targetItems() []*itemWork {
 		if it.Signal != sig || it.Facet != "" {
 			continue
 		}
-		if it.Kind != KindSeries && it.Entity == "service/"+t.Service {
+		if it.Kind != model.KindSeries && it.Entity == "service/"+t.Service {
 			span = append(span, w)
 		}
 		named := strings.EqualFold(it.Entity[strings.IndexByte(it.Entity, '/')+1:], t.Service)
-		if it.Kind == KindSeries && (named || it.Service == t.Service && (it.EntityKind == "workload" || it.EntityKind == "pod")) {
+		if it.Kind == model.KindSeries && (named || it.Service == t.Service && (it.EntityKind == "workload" || it.EntityKind == "pod")) {
 			series = append(series, w)
 		}
 	}
@@ -343,7 +344,7 @@ func (r *run) callerSide(svc, sig string) []*itemWork {
 	prefix := "edge/" + svc + "->"
 	for _, w := range r.work {
 		it := &w.item
-		if it.Signal != sig || !strings.HasPrefix(it.Entity, prefix) || it.Kind == KindRollout {
+		if it.Signal != sig || !strings.HasPrefix(it.Entity, prefix) || it.Kind == model.KindRollout {
 			continue
 		}
 		if it.Facet == "client" || it.Facet == "" && it.Signal != "latency" {
@@ -358,11 +359,11 @@ func (r *run) callerSide(svc, sig string) []*itemWork {
 // fixed (and none only improved); otherwise changed, unchanged, or
 // insufficient data when none could be decided. It returns the verdict and
 // the measurement that shows it (the largest effect among those with it).
-func targetVerdict(ms []*itemWork) (Verdict, *itemWork) {
+func targetVerdict(ms []*itemWork) (model.Verdict, *itemWork) {
 	if len(ms) == 0 {
-		return Insufficient, nil
+		return model.Insufficient, nil
 	}
-	for _, v := range []Verdict{Regressed, Improved, Fixed, Changed, Unchanged} {
+	for _, v := range []model.Verdict{model.Regressed, model.Improved, model.Fixed, model.Changed, model.Unchanged} {
 		var best *itemWork
 		for _, w := range ms {
 			if w.item.Verdict == v && (best == nil || w.item.Effect > best.item.Effect) {
@@ -373,7 +374,7 @@ func targetVerdict(ms []*itemWork) (Verdict, *itemWork) {
 			return v, best
 		}
 	}
-	return Insufficient, ms[0]
+	return model.Insufficient, ms[0]
 }
 
 // seriesPref orders a target's candidate series: the service's own (or
@@ -447,7 +448,7 @@ func (r *run) causeItem(c Cause) *itemWork {
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
 		a, b := cands[i], cands[j]
-		ai, bi := a.w.item.Verdict == Insufficient, b.w.item.Verdict == Insufficient
+		ai, bi := a.w.item.Verdict == model.Insufficient, b.w.item.Verdict == model.Insufficient
 		if ai != bi {
 			return bi
 		}
@@ -474,33 +475,33 @@ func causeLabel(c Cause) string {
 }
 
 // finding describes one item for a list; w may be nil (nothing matched).
-func (r *run) finding(rank int, w *itemWork, label string) Finding {
+func (r *run) finding(rank int, w *itemWork, label string) model.Finding {
 	if w == nil {
-		return Finding{Rank: rank, Label: label, Verdict: Insufficient, Text: "no data of it on both sides"}
+		return model.Finding{Rank: rank, Label: label, Verdict: model.Insufficient, Text: "no data of it on both sides"}
 	}
-	return Finding{Rank: rank, Label: label, Item: w.item.ID, Verdict: w.item.Verdict, Text: changeText(&w.item)}
+	return model.Finding{Rank: rank, Label: label, Item: w.item.ID, Verdict: w.item.Verdict, Text: changeText(&w.item)}
 }
 
 // summary is the one-line answer for the target; elsewhere counts the
 // regressions of items that do not measure the target.
-func (r *run) summary(rep *Report, v Verdict, target *itemWork, elsewhere int) Summary {
-	s := Summary{Verdict: v, Regressions: elsewhere}
+func (r *run) summary(rep *model.Report, v model.Verdict, target *itemWork, elsewhere int) model.Summary {
+	s := model.Summary{Verdict: v, Regressions: elsewhere}
 	what := r.targetLabel()
-	if v == Regressed {
+	if v == model.Regressed {
 		s.Regressions++
 	}
 	switch {
 	case target == nil:
 		s.Text = "insufficient data: no item of the target " + what + " on both sides"
-	case v == Fixed:
+	case v == model.Fixed:
 		s.Text = "fixed: " + what + " is back within its baseline band (" + rep.Target.Text + ")"
-	case v == Improved:
+	case v == model.Improved:
 		s.Text = "improved: " + what + " got better, not (known to be) back within its baseline band (" + rep.Target.Text + ")"
-	case v == Unchanged:
+	case v == model.Unchanged:
 		s.Text = "not fixed: " + what + " is unchanged (" + rep.Target.Text + ")"
-	case v == Regressed:
+	case v == model.Regressed:
 		s.Text = "regressed: " + what + " got worse (" + rep.Target.Text + ")"
-	case v == Changed:
+	case v == model.Changed:
 		s.Text = "changed: " + what + " (" + rep.Target.Text + ")"
 	default:
 		s.Text = "insufficient data for " + what + ": " + target.item.Reason
@@ -518,10 +519,10 @@ func (r *run) summary(rep *Report, v Verdict, target *itemWork, elsewhere int) S
 
 // footnotes are the report's warnings: sides too short, no baseline band,
 // a traffic change at the target, and each side's data-quality warnings.
-func (r *run) footnotes(target *itemWork) []Footnote {
-	var out []Footnote
+func (r *run) footnotes(target *itemWork) []model.Footnote {
+	var out []model.Footnote
 	addF := func(side, kind, msg string) {
-		out = append(out, Footnote{N: len(out) + 1, Side: side, Kind: kind, Message: msg})
+		out = append(out, model.Footnote{N: len(out) + 1, Side: side, Kind: kind, Message: msg})
 	}
 	if r.shortB != "" {
 		addF("before", "too_short", r.shortB)
@@ -555,7 +556,7 @@ func (r *run) footnotes(target *itemWork) []Footnote {
 			rr := it.Test.RateRatio
 			if rr == rr && (rr < 1/(1+r.opt.MinRatio) || rr > 1+r.opt.MinRatio) {
 				addF("after", "traffic", fmt.Sprintf("AFTER serves ×%s the target's traffic of BEFORE (%s/s → %s/s): latency and saturation under a different load are not like for like; errors are compared per request and CPU, network and disk per request where traffic is known",
-					fix(rr, 2), fix3(it.Before.Rate), fix3(it.After.Rate)))
+					fix(rr, 2), render.Fix3(it.Before.Rate), render.Fix3(it.After.Rate)))
 			}
 		}
 	}
@@ -572,7 +573,7 @@ func (r *run) footnotes(target *itemWork) []Footnote {
 			side = ""
 		}
 		for _, wn := range s.Bundle.Warnings {
-			kind, msg := warningText(wn)
+			kind, msg := model.WarningText(wn)
 			if k := side + kind + msg; !seen[k] {
 				seen[k] = true
 				addF(side, kind, msg)
@@ -590,8 +591,8 @@ func (r *run) bandCount() int {
 }
 
 // inputs lists both sides' inputs and the manifest.
-func (r *run) inputs(rep *Report) {
-	rep.Manifest = Manifest{Version: r.opt.Version, Args: append([]string{"pipeline-analyze", "compare"}, r.opt.Args...), Seed: r.opt.Seed}
+func (r *run) inputs(rep *model.Report) {
+	rep.Manifest = model.Manifest{Version: r.opt.Version, Args: append([]string{"pipeline-analyze", "compare"}, r.opt.Args...), Seed: r.opt.Seed}
 	for si, s := range []Side{r.before, r.after} {
 		side := []string{"before", "after"}[si]
 		if r.after.Bundle == r.before.Bundle {
@@ -602,26 +603,9 @@ func (r *run) inputs(rep *Report) {
 		}
 		for _, in := range s.Bundle.Inputs {
 			msg := in.Error
-			rep.Inputs = append(rep.Inputs, Input{Side: side, Path: in.Path, Format: in.Format.String(), SHA256: in.SHA256,
+			rep.Inputs = append(rep.Inputs, model.Input{Side: side, Path: in.Path, Format: in.Format.String(), SHA256: in.SHA256,
 				Size: in.Size, Skipped: in.Skipped, Error: msg})
-			rep.Manifest.Inputs = append(rep.Manifest.Inputs, ManifestInput{Side: side, Path: in.Path, SHA256: in.SHA256})
+			rep.Manifest.Inputs = append(rep.Manifest.Inputs, model.ManifestInput{Side: side, Path: in.Path, SHA256: in.SHA256})
 		}
 	}
-}
-
-// warningText is an input warning's kind and message as a footnote shows
-// them.
-func warningText(wn ingest.Warning) (kind, msg string) {
-	kind = "warning"
-	if wn.Kind != nil {
-		kind = strings.ReplaceAll(wn.Kind.Error(), " ", "_")
-	}
-	msg = wn.Message
-	if wn.Source != "" {
-		msg = wn.Source + ": " + msg
-	}
-	if wn.Count > 1 {
-		msg += " (" + strconv.Itoa(wn.Count) + "×)"
-	}
-	return kind, msg
 }

@@ -2,19 +2,11 @@ package compare
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/pipeline-analyze/pipeline-analyze/ingest"
-	"github.com/pipeline-analyze/pipeline-analyze/peers"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 )
-
-// KindRollout is an item that judges a rollout inside AFTER's window: the
-// new version's pods against the old version's pods of the same workload
-// in the same minutes (canary mode's judgment, package peers' version
-// model). It needs no baseline band: the old pods are the reference, so a
-// defective release shows even when the data starts shortly before it.
-const KindRollout = "rollout"
 
 // rolloutItems adds one decided item per rollout whose new and old pods
 // both report in AFTER's window: regressed when the canary judgment fails,
@@ -22,71 +14,40 @@ const KindRollout = "rollout"
 // there (no new pods yet, no old pods left, too few common cells) and
 // rollouts after the window add nothing.
 func (r *run) rolloutItems() {
-	b := r.after.Bundle
-	if len(b.Grid) == 0 {
-		return
-	}
-	opt := DefaultCanaryOptions()
-	opt.Canary, opt.Start, opt.End = SelectorAuto, r.after.Start, r.after.End
-	opt = opt.withDefaults()
-	m := peers.Build(b, opt.Peers)
-	jobs, err := canaryJobs(m, opt)
-	if err != nil { // ErrNoCanary: no rollout in the data
-		return
-	}
-	for _, j := range jobs {
-		if j.rollout == nil || j.rollout.At >= r.after.End {
-			continue
-		}
-		cw := judgeCanary(b, m, j, opt)
-		var v Verdict
+	for _, ro := range canary.JudgeRollouts(r.after.Bundle, r.after.Start, r.after.End) {
+		cw := ro.Workload
+		var v model.Verdict
 		effect := 0.0
 		if cw.Score == cw.Score {
 			effect = (100 - cw.Score) / 100
 		}
 		reason := fmt.Sprintf("new pods vs old in the same minutes: %s (score %s)", cw.Reason, fix(cw.Score, 0))
 		switch cw.Verdict {
-		case CanaryFail:
-			v = Regressed
-		case CanaryPass, CanaryMarginal:
-			v = Unchanged
+		case model.CanaryFail:
+			v = model.Regressed
+		case model.CanaryPass, model.CanaryMarginal:
+			v = model.Unchanged
 		default:
 			// A full rollout (the old pods went as the new came) inside
 			// AFTER's window has no old pods to judge the new ones
 			// against in the same minutes: before against after is the
 			// judgment, on the service's own latency and errors and its
 			// workload's pooled pods, decided above.
-			if !r.fullRollout(b, j, opt) {
+			if !ro.Full {
 				continue
 			}
-			v, effect, reason = Unchanged, 0, "a full rollout inside AFTER's window (the old pods went as the new came): its service's latency and errors did not regress"
-			if w := r.serviceRegression(j.service); w != nil {
-				v, effect = Regressed, w.item.Effect
+			v, effect, reason = model.Unchanged, 0, "a full rollout inside AFTER's window (the old pods went as the new came): its service's latency and errors did not regress"
+			if w := r.serviceRegression(cw.Service); w != nil {
+				v, effect = model.Regressed, w.item.Effect
 				reason = "a full rollout inside AFTER's window (the old pods went as the new came), and its service regressed: " + labelOf(&w.item) + " " + changeText(&w.item)
 			}
 		}
-		it := Item{ID: "rollout/" + cw.Workload, Kind: KindRollout, Entity: "workload/" + cw.Workload, EntityKind: "workload",
+		it := model.Item{ID: "rollout/" + cw.Workload, Kind: model.KindRollout, Entity: "workload/" + cw.Workload, EntityKind: "workload",
 			Service: cw.Service, Signal: "rollout", Depth: r.depthOf(cw.Service), Direction: +1, Verdict: v,
 			Reason: reason, Effect: effect, LogRatio: nan(), Before: nanStats(), After: nanStats(), Baseline: nanStats(),
 			Test: nanTest("canary"), Band: nanBand()}
 		r.work = append(r.work, &itemWork{item: it})
 	}
-}
-
-// fullRollout reports whether a rollout job is a full rollout inside
-// AFTER's window: its event at or after AFTER's start, its new pods
-// reporting, and its old pods gone before the canary judgment could
-// hold them side by side (canary mode's "a full rollout, not a canary").
-func (r *run) fullRollout(b *ingest.Bundle, j canaryJob, opt CanaryOptions) bool {
-	if j.rollout == nil || j.rollout.At < r.after.Start || j.canary.First < 0 || len(j.baseline) == 0 {
-		return false
-	}
-	last := -1
-	for _, g := range j.baseline {
-		last = max(last, g.Last)
-	}
-	w0, _ := slices.BinarySearch(b.Grid, r.after.Start)
-	return last >= 0 && last < max(w0, j.canary.First)+opt.MinCells
 }
 
 // serviceRegression is the regressed item of a service's own latency or
@@ -97,7 +58,7 @@ func (r *run) serviceRegression(svc string) *itemWork {
 	var best *itemWork
 	for _, w := range r.work {
 		it := &w.item
-		if it.Verdict != Regressed || it.Facet != "" || (it.Signal != "latency" && it.Signal != "errors") {
+		if it.Verdict != model.Regressed || it.Facet != "" || (it.Signal != "latency" && it.Signal != "errors") {
 			continue
 		}
 		own := strings.EqualFold(it.Entity[strings.IndexByte(it.Entity, '/')+1:], svc) && (it.EntityKind == "service" || strings.HasPrefix(it.ID, "series/service/"))

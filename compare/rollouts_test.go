@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/canarytest"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
@@ -15,14 +17,14 @@ import (
 // listed, the healthy one is unchanged; a comparison whose windows end
 // before the rollout has no rollout item.
 func TestRolloutItems(t *testing.T) {
-	cs := healthySystem()
-	cs.success = func(svc string, v2 bool, _ int) float64 {
+	cs := canarytest.Healthy()
+	cs.Success = func(svc string, v2 bool, _ int) float64 {
 		if svc == "cart" && v2 {
 			return 0.80
 		}
 		return 0.995
 	}
-	b, err := features.Read([]string{cs.write(t)}, nil, ingest.Options{}, features.Options{})
+	b, err := features.Read([]string{cs.Write(t)}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,13 +36,13 @@ func TestRolloutItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]Verdict{}
+	got := map[string]model.Verdict{}
 	for _, it := range rep.Items {
-		if it.Kind == KindRollout {
+		if it.Kind == model.KindRollout {
 			got[it.Service] = it.Verdict
 		}
 	}
-	if got["cart"] != Regressed || got["pay"] != Unchanged {
+	if got["cart"] != model.Regressed || got["pay"] != model.Unchanged {
 		t.Fatalf("rollout items %v, want cart regressed and pay unchanged", got)
 	}
 	listed := false
@@ -56,7 +58,7 @@ func TestRolloutItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, it := range quiet.Items {
-		if it.Kind == KindRollout {
+		if it.Kind == model.KindRollout {
 			t.Errorf("windows before the rollout: rollout item %+v", it)
 		}
 	}
@@ -68,15 +70,15 @@ func TestRolloutItems(t *testing.T) {
 // regressed (cart: p99 ×4 on the new version), unchanged otherwise (pay) —
 // and a regressed rollout is listed first.
 func TestFullRolloutItem(t *testing.T) {
-	cs := healthySystem()
-	cs.oldUntil = 11 // the old pods go a minute after the new one comes (minute 10)
-	cs.latency = func(svc string, v2 bool, _ int) float64 {
+	cs := canarytest.Healthy()
+	cs.OldUntil = 11 // the old pods go a minute after the new one comes (minute 10)
+	cs.Latency = func(svc string, v2 bool, _ int) float64 {
 		if svc == "cart" && v2 {
 			return 0.480
 		}
 		return 0.120
 	}
-	b, err := features.Read([]string{cs.write(t)}, nil, ingest.Options{}, features.Options{})
+	b, err := features.Read([]string{cs.Write(t)}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func TestFullRolloutItem(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, it := range rep.Items {
-		if it.Kind == KindRollout {
+		if it.Kind == model.KindRollout {
 			got[it.Service] = string(it.Verdict) + ": " + it.Reason
 		}
 	}
@@ -128,7 +130,7 @@ func TestTargetMeasuredByItsCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Target.Verdict != Regressed || !strings.Contains(rep.Target.Text, "measured by its calls") {
+	if rep.Target.Verdict != model.Regressed || !strings.Contains(rep.Target.Text, "measured by its calls") {
 		t.Errorf("target %s (%s), want regressed, measured by its calls", rep.Target.Verdict, rep.Target.Text)
 	}
 	if len(rep.Regressions) != 1 || !strings.HasPrefix(rep.Regressions[0].Item, "series/edge/frontend->cart:errors") || rep.Verdict.Regressions != 1 {
@@ -148,8 +150,8 @@ func TestCausesFirst(t *testing.T) {
 	// w is a regressed series of svc's sig that rose by d (in seconds or
 	// a share of requests failing).
 	w := func(svc, sig string, d float64) *itemWork {
-		return &itemWork{item: Item{ID: svc + ":" + sig, Service: svc, Signal: sig, Kind: KindSeries, Direction: +1, Unit: "s",
-			Before: Stats{Median: 1}, After: Stats{Median: 1 + d}}}
+		return &itemWork{item: model.Item{ID: svc + ":" + sig, Service: svc, Signal: sig, Kind: model.KindSeries, Direction: +1, Unit: "s",
+			Before: model.Stats{Median: 1}, After: model.Stats{Median: 1 + d}}}
 	}
 	regs := []*itemWork{w("gateway", "latency", 1.1), w("cart", "latency", 1), w("gateway", "cpu", 1), w("db", "latency", 1),
 		w("cart", "errors", 0.2), w("cache", "latency", 0.5), w("gateway", "errors", 0.2), w("auth", "latency", 30),

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard/reporttest"
 )
@@ -67,7 +68,7 @@ var descriptions = map[string]string{
 var (
 	timeT     = reflect.TypeFor[ingest.Time]()
 	durationT = reflect.TypeFor[time.Duration]()
-	verdictT  = reflect.TypeFor[Verdict]()
+	verdictT  = reflect.TypeFor[model.Verdict]()
 )
 
 // schemaGen builds the JSON Schema of the Report's encoding (see
@@ -97,7 +98,7 @@ func (g *schemaGen) of(t reflect.Type, owner, field string) map[string]any {
 		s = map[string]any{"type": "number", "description": "seconds"}
 	case t == verdictT:
 		var enum []any
-		for _, v := range Verdicts() {
+		for _, v := range model.Verdicts() {
 			enum = append(enum, string(v))
 		}
 		s = map[string]any{"type": "string", "enum": enum}
@@ -119,10 +120,10 @@ func (g *schemaGen) of(t reflect.Type, owner, field string) map[string]any {
 	case t.Kind() == reflect.String:
 		s = map[string]any{"type": "string"}
 		if owner == "Item" && field == "Kind" {
-			s["enum"] = []any{KindDistribution, KindProportion, KindRate, KindSeries}
+			s["enum"] = []any{model.KindDistribution, model.KindProportion, model.KindRate, model.KindSeries}
 		}
 		if owner == "Report" && field == "SchemaVersion" {
-			s["enum"] = []any{SchemaVersion}
+			s["enum"] = []any{model.SchemaVersion}
 		}
 	case t.Kind() == reflect.Bool:
 		s = map[string]any{"type": "boolean"}
@@ -163,7 +164,7 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 // generateSchema is the Report's schema document.
 func generateSchema() map[string]any {
 	g := &schemaGen{defs: map[string]any{}}
-	root := g.object(reflect.TypeFor[Report]())
+	root := g.object(reflect.TypeFor[model.Report]())
 	doc := map[string]any{
 		"$schema":     "https://json-schema.org/draft/2020-12/schema",
 		"$id":         "https://github.com/pipeline-analyze/pipeline-analyze/docs/compare.schema.json",
@@ -206,11 +207,11 @@ func TestJSONSchema(t *testing.T) {
 	schema := reporttest.LoadSchema(t, schemaPath)
 	for _, gc := range append(goldenCases, struct {
 		name   string
-		report func(testing.TB) *Report
+		report func(testing.TB) *model.Report
 	}{"hostile", hostileReport}) {
 		t.Run(gc.name, func(t *testing.T) {
 			var doc any
-			if err := json.Unmarshal([]byte(render(t, gc.report(t), "json")), &doc); err != nil {
+			if err := json.Unmarshal([]byte(renderFormat(t, gc.report(t), "json")), &doc); err != nil {
 				t.Fatal(err)
 			}
 			for _, e := range reporttest.Validate(schema, doc) {
@@ -218,6 +219,20 @@ func TestJSONSchema(t *testing.T) {
 			}
 		})
 	}
+	t.Run("canary", func(t *testing.T) {
+		// Canary mode's golden report (package compare/canary's TestGolden).
+		data, err := os.ReadFile(filepath.Join("canary", "testdata", "canary.json.golden"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range reporttest.Validate(schema, doc) {
+			t.Error(e)
+		}
+	})
 	bad := []struct {
 		name   string
 		mutate func(map[string]any)
@@ -233,7 +248,7 @@ func TestJSONSchema(t *testing.T) {
 	for _, tc := range bad {
 		t.Run("reject/"+tc.name, func(t *testing.T) {
 			var doc map[string]any
-			if err := json.Unmarshal([]byte(render(t, fixedReport(t), "json")), &doc); err != nil {
+			if err := json.Unmarshal([]byte(renderFormat(t, fixedReport(t), "json")), &doc); err != nil {
 				t.Fatal(err)
 			}
 			tc.mutate(doc)

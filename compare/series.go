@@ -1,12 +1,13 @@
 package compare
 
 import (
-	"iter"
 	"maps"
 	"math"
 	"slices"
 	"sort"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/cstats"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -127,7 +128,7 @@ const (
 // baseline has a band, for the drift seen between its windows.
 func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	m := g.meta
-	w := &itemWork{signal: m.signal, stat: m.stat, item: Item{ID: key, Kind: KindSeries, Entity: m.entity, EntityKind: m.entityKind,
+	w := &itemWork{signal: m.signal, stat: m.stat, item: model.Item{ID: key, Kind: model.KindSeries, Entity: m.entity, EntityKind: m.entityKind,
 		Service: m.service, Signal: m.signal.String(), Facet: m.facet, Series: m.name, Query: m.query, Unit: m.unit,
 		Depth: r.depthOf(m.service), Direction: m.dir, Effect: nan(), LogRatio: nan(), Test: nanTest("robust-shift"), Band: nanBand()}}
 	it := &w.item
@@ -142,7 +143,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	if len(g.base) > 0 {
 		pbase = merged(g.base)
 	}
-	stats := func(p points) (Stats, []float64) {
+	stats := func(p points) (model.Stats, []float64) {
 		st := nanStats()
 		if len(p.v) == 0 {
 			return st, nil
@@ -175,7 +176,7 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 		}
 		w.bursts = m.dir != 0 && worst > r.opt.MinShift*math.Max(robustScale(hs), math.Max(0.01*math.Abs(c), 1e-12))
 	}
-	w.nearOne = it.Direction < 0 && nearOne(xs, ys, hs)
+	w.nearOne = it.Direction < 0 && cstats.NearOne(xs, ys, hs)
 	// The level is the median (measure.QuantileSorted at 0.5), also for a
 	// ratio that should stay near 1: its mean would catch a two-minute
 	// burst of failures, but a single burst in a quiet pod then regresses
@@ -301,37 +302,6 @@ func (r *run) seriesItem(key string, g *seriesGroup) *itemWork {
 	t.P = twoSided(t.Z)
 	t.CliffDelta = mannWhitney(xs, ys, 1, nil).Delta
 	return w
-}
-
-// nearOne reports whether samples all lie in [0, 1] with some above ½: a
-// ratio that should stay near 1 (canary mode's bounded01 applies the same
-// rule, nearOneValues, to series).
-func nearOne(sets ...[]float64) bool {
-	return nearOneValues(func(yield func(float64) bool) {
-		for _, xs := range sets {
-			for _, v := range xs {
-				if !yield(v) {
-					return
-				}
-			}
-		}
-	})
-}
-
-// nearOneValues is the rule of "a ratio that should stay near 1": every
-// value (NaN skipped) in [0, 1], some above ½.
-func nearOneValues(values iter.Seq[float64]) bool {
-	high := false
-	for v := range values {
-		if math.IsNaN(v) {
-			continue
-		}
-		if v < 0 || v > 1 {
-			return false
-		}
-		high = high || v > 0.5
-	}
-	return high
 }
 
 // quietBaseline returns the sorted baseline points of a series outside its

@@ -77,10 +77,10 @@ func (t *textWriter) shape(s *reportview.RequestShape) {
 	if s == nil {
 		return
 	}
-	t.blank()
-	t.section("Request shape")
-	for _, l := range reportview.ShapeTextLines(s, t.width-2) {
-		t.line("  " + l)
+	t.Blank()
+	t.Section("Request shape")
+	for _, l := range reportview.ShapeTextLines(s, t.Width-2) {
+		t.Line("  " + l)
 	}
 }
 
@@ -89,10 +89,10 @@ func (m *mdWriter) shape(s *reportview.RequestShape) {
 	if s == nil {
 		return
 	}
-	m.p("")
-	m.p("### Request shape")
-	m.p("")
-	m.ew.Printf("%s\n", reportview.ShapeMarkdown(s))
+	m.P("")
+	m.P("### Request shape")
+	m.P("")
+	m.EW.Printf("%s\n", reportview.ShapeMarkdown(s))
 }
 
 // shapeHTML is the section's body in HTML ("" without one).

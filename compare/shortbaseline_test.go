@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -33,7 +35,7 @@ import (
 // event, are skipped as TestDevelopmentCases skips them. Skipped where
 // ../shared/data is absent.
 func TestShortBaselineQuietPairs(t *testing.T) {
-	labels := devLabels(t)
+	labels := testkit.DevLabels(t)
 	// Every injection of a timeline, before any subset: a case in the
 	// subset must still know its siblings' injections to tell whether its
 	// start is quiet.
@@ -120,7 +122,7 @@ func TestShortBaselineQuietPairs(t *testing.T) {
 				}
 				res.pairs++
 				for _, it := range rep.Items {
-					if it.Verdict != Regressed {
+					if it.Verdict != model.Regressed {
 						continue
 					}
 					res.regs = append(res.regs, fmt.Sprintf("baseline %s: %s %s", base, it.ID, fmtShift(it)))
@@ -148,6 +150,6 @@ func TestShortBaselineQuietPairs(t *testing.T) {
 }
 
 // fmtShift is an item's shift in σ for a test's message.
-func fmtShift(it Item) string {
+func fmtShift(it model.Item) string {
 	return fmt.Sprintf("(%+.1fσ, band of %d windows)", it.Test.Shift, it.Band.Windows)
 }

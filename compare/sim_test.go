@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -22,11 +23,11 @@ const simSeed = 201
 type simResult struct {
 	fault           string
 	err             error
-	incVerdict      Verdict // pre-onset vs incident window
+	incVerdict      model.Verdict // pre-onset vs incident window
 	svcRank, compRk int
 	nullNA          string
 	nullChanges     []string
-	fixVerdict      Verdict // incident vs its fixed follow-up
+	fixVerdict      model.Verdict // incident vs its fixed follow-up
 	fixRegs         []string
 }
 
@@ -73,7 +74,7 @@ func runSim(t *testing.T, fault, dir string) simResult {
 		return res
 	}
 	res.incVerdict = pre.Verdict.Verdict
-	items := map[string]Item{}
+	items := map[string]model.Item{}
 	for _, it := range pre.Items {
 		items[it.ID] = it
 	}
@@ -99,7 +100,7 @@ func runSim(t *testing.T, fault, dir string) simResult {
 			return res
 		}
 		for _, it := range null.Items {
-			if it.Verdict != Unchanged && it.Verdict != Insufficient {
+			if it.Verdict != model.Unchanged && it.Verdict != model.Insufficient {
 				res.nullChanges = append(res.nullChanges, string(it.Verdict)+" "+it.ID)
 			}
 		}
@@ -155,7 +156,7 @@ func TestSimulatedIncidents(t *testing.T) {
 			t.Errorf("%s: %v", r.fault, r.err)
 			continue
 		}
-		if r.incVerdict == Regressed {
+		if r.incVerdict == model.Regressed {
 			reg++
 		}
 		if r.svcRank >= 1 && r.svcRank <= 5 {
@@ -171,7 +172,7 @@ func TestSimulatedIncidents(t *testing.T) {
 			}
 		}
 		switch r.fixVerdict {
-		case Fixed, Improved:
+		case model.Fixed, model.Improved:
 			fixed++
 		default:
 			t.Errorf("%s: incident vs its fixed follow-up: target %s, want fixed or improved", r.fault, r.fixVerdict)

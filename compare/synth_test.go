@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
@@ -113,7 +114,7 @@ func (s synth) build(tb testing.TB) *ingest.Bundle {
 
 // fixedReport compares a synthetic incident's fault window with the same
 // system after the fix (same seed, no fault).
-func fixedReport(tb testing.TB) *Report {
+func fixedReport(tb testing.TB) *model.Report {
 	tb.Helper()
 	inc := defaultSynth()
 	inc.faultAt = 22
@@ -137,7 +138,7 @@ func fixedReport(tb testing.TB) *Report {
 
 // regressedReport compares a healthy window with the fault window of the
 // same synthetic data (a canary that went bad).
-func regressedReport(tb testing.TB) *Report {
+func regressedReport(tb testing.TB) *model.Report {
 	tb.Helper()
 	sp := defaultSynth()
 	sp.faultAt = 22
@@ -155,7 +156,7 @@ func regressedReport(tb testing.TB) *Report {
 
 // insufficientReport has an AFTER side whose data covers 40 s of its
 // 5-minute window: everything is insufficient data.
-func insufficientReport(tb testing.TB) *Report {
+func insufficientReport(tb testing.TB) *model.Report {
 	tb.Helper()
 	inc := defaultSynth()
 	inc.faultAt = 22

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
 )
 
@@ -19,34 +20,34 @@ func (r *run) decide(w *itemWork) {
 	it := &w.item
 	switch {
 	case w.short != "":
-		it.Verdict, it.Reason = Insufficient, w.short
+		it.Verdict, it.Reason = model.Insufficient, w.short
 		return
 	case w.degenerate != "":
-		it.Verdict, it.Reason, it.LogRatio, it.Effect = Unchanged, w.degenerate, 0, 0
+		it.Verdict, it.Reason, it.LogRatio, it.Effect = model.Unchanged, w.degenerate, 0, 0
 		return
 	}
 	defer func() { it.Effect = effectOf(it) }()
 	switch it.Kind {
-	case KindDistribution:
+	case model.KindDistribution:
 		r.decideDist(w)
-		if w.few != "" && it.Verdict != Regressed && it.Verdict != Improved && it.Verdict != Fixed {
+		if w.few != "" && it.Verdict != model.Regressed && it.Verdict != model.Improved && it.Verdict != model.Fixed {
 			// Few spans (fewSpans): no change found is no evidence of none.
-			it.Verdict, it.Reason = Insufficient, w.few
+			it.Verdict, it.Reason = model.Insufficient, w.few
 		}
-	case KindProportion:
+	case model.KindProportion:
 		r.decideProp(w)
-	case KindRate:
+	case model.KindRate:
 		if it.Signal == "logs" && it.Facet == "template" {
 			r.decideLogRate(w)
 		} else {
 			r.decideRate(w)
 		}
-	case KindSeries:
+	case model.KindSeries:
 		r.decideSeries(w)
-		if it.Verdict == Regressed {
+		if it.Verdict == model.Regressed {
 			if k := r.disjointBaseWindows(); k < r.opt.SeriesWindows {
 				if why := r.episodic(w); why != "" {
-					it.Verdict = Insufficient
+					it.Verdict = model.Insufficient
 					it.Reason = "level beyond the band of " + plural(k, "baseline window") + " as long as the compared ones, but " + why +
 						": how often such episodes come needs " + itoa(r.opt.SeriesWindows) + " or more windows of baseline (a quiet window beats " +
 						plural(k, "window") + " by chance once in " + itoa(k+1) + ")"
@@ -132,7 +133,7 @@ type move struct {
 
 // bandOf returns the band and AFTER/BEFORE values of a distribution
 // statistic ("location" is the median).
-func bandOf(it *Item, stat string) (band [2]float64, before, after float64) {
+func bandOf(it *model.Item, stat string) (band [2]float64, before, after float64) {
 	switch stat {
 	case "p90":
 		return it.Band.P90, it.Before.P90, it.After.P90
@@ -145,7 +146,7 @@ func bandOf(it *Item, stat string) (band [2]float64, before, after float64) {
 // relChange is a quantile's relative change: the ratio minus one for
 // positive data, else the difference over the larger of |BEFORE| and
 // BEFORE's interquartile range (edge gaps can be negative).
-func relChange(it *Item, qc QuantileChange) float64 {
+func relChange(it *model.Item, qc model.QuantileChange) float64 {
 	if qc.Ratio == qc.Ratio {
 		return qc.Ratio - 1
 	}
@@ -201,7 +202,7 @@ func (r *run) decideDist(w *itemWork) {
 }
 
 // usable reports whether a quantile of a distribution item was usable.
-func usable(it *Item, stat string) bool {
+func usable(it *model.Item, stat string) bool {
 	for _, qc := range it.Test.Quantiles {
 		if "p"+strconv.Itoa(int(math.Round(qc.Q*100))) == stat {
 			return qc.Usable
@@ -235,13 +236,13 @@ func (r *run) decideRate(w *itemWork) {
 	inBand := it.Band.Known && band[0] == band[0] && it.After.Rate >= band[0] && it.After.Rate <= band[1]
 	switch {
 	case !(t.Q < o.Alpha):
-		it.Verdict, it.Reason = Unchanged, "no significant change ("+qText(t.Q)+")"
+		it.Verdict, it.Reason = model.Unchanged, "no significant change ("+qText(t.Q)+")"
 	case rr < 1+o.MinRatio && rr > 1/(1+o.MinRatio):
-		it.Verdict, it.Reason = Unchanged, fmt.Sprintf("significant but small: ×%s (at least ×%s or ×%s needed)", fix(rr, 2), fix(1+o.MinRatio, 2), fix(1/(1+o.MinRatio), 2))
+		it.Verdict, it.Reason = model.Unchanged, fmt.Sprintf("significant but small: ×%s (at least ×%s or ×%s needed)", fix(rr, 2), fix(1+o.MinRatio, 2), fix(1/(1+o.MinRatio), 2))
 	case inBand:
-		it.Verdict, it.Reason = Unchanged, "changed ×"+fix(rr, 2)+" but within the baseline band"
+		it.Verdict, it.Reason = model.Unchanged, "changed ×"+fix(rr, 2)+" but within the baseline band"
 	default:
-		it.Verdict, it.Reason = Changed, "traffic ×"+fix(rr, 2)+" ("+qText(t.Q)+")"
+		it.Verdict, it.Reason = model.Changed, "traffic ×"+fix(rr, 2)+" ("+qText(t.Q)+")"
 	}
 }
 
@@ -264,7 +265,7 @@ func (r *run) decideSeries(w *itemWork) {
 	material := rel >= o.MinRatio/(1+o.MinRatio)
 	if t.Q < o.Alpha && math.Abs(t.Shift) >= o.MinShift && !material {
 		it.LogRatio = logRatio(math.Abs(mA), math.Abs(mB))
-		it.Verdict, it.Reason = Unchanged, "significant ("+qText(t.Q)+", "+shiftText(t.Shift)+") but small: "+fix(100*rel, 0)+"% of "+of+" (at least "+fix(100*o.MinRatio/(1+o.MinRatio), 0)+"% needed)"
+		it.Verdict, it.Reason = model.Unchanged, "significant ("+qText(t.Q)+", "+shiftText(t.Shift)+") but small: "+fix(100*rel, 0)+"% of "+of+" (at least "+fix(100*o.MinRatio/(1+o.MinRatio), 0)+"% needed)"
 		return
 	}
 	if t.Q < o.Alpha && math.Abs(t.Shift) >= o.MinShift {
@@ -276,9 +277,9 @@ func (r *run) decideSeries(w *itemWork) {
 			in := it.Band.Known && full[0] == full[0] && it.After.Median >= full[0] && it.After.Median <= full[1]
 			it.LogRatio = mv.size
 			if in {
-				it.Verdict, it.Reason = Unchanged, "level moved "+shiftText(t.Shift)+" but within the baseline band"
+				it.Verdict, it.Reason = model.Unchanged, "level moved "+shiftText(t.Shift)+" but within the baseline band"
 			} else {
-				it.Verdict, it.Reason = Changed, "level "+shiftText(t.Shift)+" ("+qText(t.Q)+")"
+				it.Verdict, it.Reason = model.Changed, "level "+shiftText(t.Shift)+" ("+qText(t.Q)+")"
 			}
 			return
 		case 1:
@@ -292,7 +293,7 @@ func (r *run) decideSeries(w *itemWork) {
 	}
 	if it.Direction == 0 && len(moves) == 0 {
 		it.LogRatio = logRatio(math.Abs(mA), math.Abs(mB))
-		it.Verdict, it.Reason = Unchanged, r.noChange(t.Q, "|shift| "+fix(math.Abs(t.Shift), 1)+"σ", fix(o.MinShift, 1)+"σ")
+		it.Verdict, it.Reason = model.Unchanged, r.noChange(t.Q, "|shift| "+fix(math.Abs(t.Shift), 1)+"σ", fix(o.MinShift, 1)+"σ")
 		return
 	}
 	r.settle(w, moves, func() (bool, bool) {
@@ -340,7 +341,7 @@ func (r *run) settle(w *itemWork, moves []move, bandCheck func() (broken, back b
 	}
 	switch {
 	case len(worse) > 0:
-		it.Verdict, it.LogRatio = Regressed, size(worse)
+		it.Verdict, it.LogRatio = model.Regressed, size(worse)
 		it.Reason = "worse: " + stats(worse) + " (" + qText(t.Q) + ")"
 		if !it.Band.Known {
 			it.Reason += "; no baseline band"
@@ -355,24 +356,24 @@ func (r *run) settle(w *itemWork, moves []move, bandCheck func() (broken, back b
 		broken, back := bandCheck()
 		switch {
 		case !it.Band.Known:
-			it.Verdict, it.Reason = Improved, "better: "+stats(better)+"; no baseline band to say fixed"
+			it.Verdict, it.Reason = model.Improved, "better: "+stats(better)+"; no baseline band to say fixed"
 		case broken && back:
-			it.Verdict, it.Reason = Fixed, "better: "+stats(better)+"; back within the baseline band"
+			it.Verdict, it.Reason = model.Fixed, "better: "+stats(better)+"; back within the baseline band"
 		case broken:
-			it.Verdict, it.Reason = Improved, "better: "+stats(better)+"; still outside the baseline band"
+			it.Verdict, it.Reason = model.Improved, "better: "+stats(better)+"; still outside the baseline band"
 		default:
-			it.Verdict, it.Reason = Unchanged, "better than BEFORE ("+stats(better)+") but both within the baseline band"
+			it.Verdict, it.Reason = model.Unchanged, "better than BEFORE ("+stats(better)+") but both within the baseline band"
 		}
 	case len(worseInBand) > 0:
-		it.Verdict, it.LogRatio = Unchanged, size(worseInBand)
+		it.Verdict, it.LogRatio = model.Unchanged, size(worseInBand)
 		it.Reason = "worse than BEFORE (" + stats(worseInBand) + ") but within the baseline band"
 	default:
-		it.Verdict = Unchanged
+		it.Verdict = model.Unchanged
 		it.LogRatio = logRatio(it.After.P50, it.Before.P50)
-		if it.Kind == KindProportion {
+		if it.Kind == model.KindProportion {
 			it.LogRatio = logRatio(it.After.Ratio, it.Before.Ratio)
 			it.Reason = r.noChange(t.Q, "|h| "+fix(math.Abs(t.CohenH), 2), fix(r.opt.MinH, 2))
-		} else if it.Kind == KindSeries {
+		} else if it.Kind == model.KindSeries {
 			it.LogRatio = logRatio(math.Abs(it.After.Median), math.Abs(it.Before.Median))
 			it.Reason = r.noChange(t.Q, "|shift| "+fix(math.Abs(t.Shift), 1)+"σ", fix(r.opt.MinShift, 1)+"σ")
 		} else {
@@ -387,8 +388,8 @@ func (r *run) settle(w *itemWork, moves []move, bandCheck func() (broken, back b
 // effectOf is how far apart an item's sides are, 0..1: |Cliff's δ| (for
 // errors the difference of the error ratios, δ of 0/1 outcomes); for
 // traffic |r−1|/(r+1) of the rate ratio r.
-func effectOf(it *Item) float64 {
-	if it.Kind == KindRate {
+func effectOf(it *model.Item) float64 {
+	if it.Kind == model.KindRate {
 		rr := it.Test.RateRatio
 		if rr != rr || math.IsInf(rr, 0) {
 			return 0

@@ -4,28 +4,16 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/reportview"
 )
 
-// Watch is what to keep watching after a fix: one per measurement of the
-// target and per BEFORE cause, with the range it should stay in (the
-// baseline's band when known, else BEFORE's baseline level), the PromQL
-// of its series when it came from Prometheus, and a Grafana Explore link
-// over BEFORE's window to AFTER's when Options.GrafanaURL is set.
-type Watch struct {
-	Label   string  `json:"label"`   // "latency of service/api-gateway"
-	Item    string  `json:"item"`    // the Item's ID
-	Verdict Verdict `json:"verdict"` // the item's verdict now
-	Text    string  `json:"text"`    // the range to stay in, in words
-	Query   string  `json:"query"`   // PromQL ("" for a series derived from spans or logs)
-	URL     string  `json:"url"`     // Grafana Explore ("" without --grafana-url or a query)
-}
-
 // watchList is the target's measurements and the causes' items, each once,
 // in that order.
-func (r *run) watchList(measures []*itemWork, causes []*itemWork, labels []string, rep *Report) []Watch {
-	out := []Watch{}
+func (r *run) watchList(measures []*itemWork, causes []*itemWork, labels []string, rep *model.Report) []model.Watch {
+	out := []model.Watch{}
 	seen := map[*itemWork]bool{}
 	add := func(w *itemWork, label string) {
 		if w == nil || seen[w] {
@@ -33,7 +21,7 @@ func (r *run) watchList(measures []*itemWork, causes []*itemWork, labels []strin
 		}
 		seen[w] = true
 		it := &w.item
-		wt := Watch{Label: label, Item: it.ID, Verdict: it.Verdict, Text: watchRange(it), Query: it.Query}
+		wt := model.Watch{Label: label, Item: it.ID, Verdict: it.Verdict, Text: watchRange(it), Query: it.Query}
 		if wt.Query != "" && r.opt.GrafanaURL != "" {
 			wt.URL = reportview.GrafanaExplore(r.opt.GrafanaURL, r.opt.GrafanaDatasource, wt.Query,
 				watchFrom(rep).Std(), rep.After.End.Std())
@@ -58,7 +46,7 @@ func (r *run) watchList(measures []*itemWork, causes []*itemWork, labels []strin
 
 // watchFrom is where a watch link starts: BEFORE's baseline when it has
 // one, else BEFORE's window.
-func watchFrom(rep *Report) ingest.Time {
+func watchFrom(rep *model.Report) ingest.Time {
 	if rep.Before.BaselineStart != 0 {
 		return rep.Before.BaselineStart
 	}
@@ -68,10 +56,10 @@ func watchFrom(rep *Report) ingest.Time {
 // watchRange says the range an item should stay in after the fix: the
 // baseline band of its statistic when known, else BEFORE's baseline (or
 // BEFORE's own window when there was no baseline) in the bad direction.
-func watchRange(it *Item) string {
+func watchRange(it *model.Item) string {
 	known := func(a [2]float64) bool { return it.Band.Known && a[0] == a[0] && a[1] == a[1] }
 	switch it.Kind {
-	case KindDistribution:
+	case model.KindDistribution:
 		if known(it.Band.P99) {
 			return fmt.Sprintf("p99 at most %s (the top of the baseline's band %s–%s)", value(it.Band.P99[1], it.Unit),
 				value(it.Band.P99[0], it.Unit), value(it.Band.P99[1], it.Unit))
@@ -80,7 +68,7 @@ func watchRange(it *Item) string {
 			return fmt.Sprintf("p99 near %s (the baseline's)", value(v, it.Unit))
 		}
 		return fmt.Sprintf("p99 near %s or below (AFTER's now)", value(it.After.P99, it.Unit))
-	case KindProportion:
+	case model.KindProportion:
 		if known(it.Band.Ratio) {
 			return fmt.Sprintf("errors per request at most %s (the top of the baseline's band)", pct(it.Band.Ratio[1]))
 		}
@@ -88,12 +76,12 @@ func watchRange(it *Item) string {
 			return fmt.Sprintf("errors per request near %s (the baseline's)", pct(v))
 		}
 		return fmt.Sprintf("errors per request near %s or below (AFTER's now)", pct(it.After.Ratio))
-	case KindRate:
+	case model.KindRate:
 		if known(it.Band.Ratio) {
-			return fmt.Sprintf("rate within %s–%s per second (the baseline's band)", fix3(it.Band.Ratio[0]), fix3(it.Band.Ratio[1]))
+			return fmt.Sprintf("rate within %s–%s per second (the baseline's band)", render.Fix3(it.Band.Ratio[0]), render.Fix3(it.Band.Ratio[1]))
 		}
-		return fmt.Sprintf("rate near %s per second (AFTER's now)", fix3(it.After.Rate))
-	case KindSeries:
+		return fmt.Sprintf("rate near %s per second (AFTER's now)", render.Fix3(it.After.Rate))
+	case model.KindSeries:
 		if known(it.Band.Level) {
 			return seriesRange(it, it.Band.Level[0], it.Band.Level[1], "the baseline's 1st–99th percentile")
 		}
@@ -106,7 +94,7 @@ func watchRange(it *Item) string {
 }
 
 // seriesRange words a series' range in its bad direction.
-func seriesRange(it *Item, lo, hi float64, why string) string {
+func seriesRange(it *model.Item, lo, hi float64, why string) string {
 	switch {
 	case it.Direction > 0:
 		return fmt.Sprintf("level at most %s (%s)", value(hi, it.Unit), why)

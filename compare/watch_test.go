@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/fixtures"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -53,7 +54,7 @@ func TestWatch(t *testing.T) {
 	}
 	// The cause: the root cause service's first decided item.
 	for _, it := range first.Items {
-		if it.Service == l.RootCause.Service && it.Verdict != Insufficient && len(opt.Causes) == 0 {
+		if it.Service == l.RootCause.Service && it.Verdict != model.Insufficient && len(opt.Causes) == 0 {
 			opt.Causes = []Cause{{Rank: 1, Service: it.Service, Component: strings.TrimPrefix(it.Entity, it.EntityKind+"/"),
 				ComponentKind: it.EntityKind, Signal: it.Signal, Facet: it.Facet}}
 		}
@@ -65,7 +66,7 @@ func TestWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	items := map[string]Item{}
+	items := map[string]model.Item{}
 	for _, it := range rep.Items {
 		items[it.ID] = it
 	}
@@ -86,7 +87,7 @@ func TestWatch(t *testing.T) {
 		if w.Query != it.Query {
 			t.Errorf("watch %s query %q, item's %q", w.Item, w.Query, it.Query)
 		}
-		if it.Kind == KindSeries && it.Query != "" {
+		if it.Kind == model.KindSeries && it.Query != "" {
 			queries++
 			name := it.Series
 			if i := strings.IndexByte(name, '{'); i >= 0 {
@@ -113,7 +114,7 @@ func TestWatch(t *testing.T) {
 				t.Errorf("panes %+v", p)
 			}
 		}
-		if it.Kind == KindDistribution && it.Query != "" {
+		if it.Kind == model.KindDistribution && it.Query != "" {
 			t.Errorf("span-derived item %s has a query %q", it.ID, it.Query)
 		}
 	}
@@ -128,7 +129,7 @@ func TestWatch(t *testing.T) {
 		t.Errorf("the cause's item %q is not watched: %+v", rep.Causes[0].Item, rep.Watch)
 	}
 	for _, f := range Formats() {
-		out := render(t, rep, f)
+		out := renderFormat(t, rep, f)
 		if !strings.Contains(out, "What to watch") && f != "json" {
 			t.Errorf("%s: no watch section", f)
 		}
@@ -140,17 +141,17 @@ func strconvMilli(t ingest.Time) string { return strconv.FormatInt(t.Std().UnixM
 // TestWatchRange words the range in the bad direction, from the band when
 // known, else from the baseline.
 func TestWatchRange(t *testing.T) {
-	nanS := Stats{P99: math.NaN(), Median: math.NaN(), Scale: math.NaN(), Ratio: math.NaN()}
-	up := &Item{Kind: KindSeries, Unit: "s", Direction: 1, Band: Band{Known: true, Level: [2]float64{0.1, 0.2}}, Baseline: nanS, After: nanS}
+	nanS := model.Stats{P99: math.NaN(), Median: math.NaN(), Scale: math.NaN(), Ratio: math.NaN()}
+	up := &model.Item{Kind: model.KindSeries, Unit: "s", Direction: 1, Band: model.Band{Known: true, Level: [2]float64{0.1, 0.2}}, Baseline: nanS, After: nanS}
 	if got := watchRange(up); !strings.Contains(got, "at most 200 ms") {
 		t.Errorf("up: %q", got)
 	}
-	down := &Item{Kind: KindSeries, Direction: -1, Band: Band{Level: [2]float64{math.NaN(), math.NaN()}},
-		Baseline: Stats{N: 30, Median: 10, Scale: 1}, After: nanS}
+	down := &model.Item{Kind: model.KindSeries, Direction: -1, Band: model.Band{Level: [2]float64{math.NaN(), math.NaN()}},
+		Baseline: model.Stats{N: 30, Median: 10, Scale: 1}, After: nanS}
 	if got := watchRange(down); !strings.Contains(got, "at least 7") || !strings.Contains(got, "± 3σ") {
 		t.Errorf("down: %q", got)
 	}
-	errs := &Item{Kind: KindProportion, Band: Band{Known: true, Ratio: [2]float64{0, 0.02}}}
+	errs := &model.Item{Kind: model.KindProportion, Band: model.Band{Known: true, Ratio: [2]float64{0, 0.02}}}
 	if got := watchRange(errs); !strings.Contains(got, "2.0%") {
 		t.Errorf("errors: %q", got)
 	}

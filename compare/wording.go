@@ -5,11 +5,12 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pipeline-analyze/pipeline-analyze/internal/reportfmt"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 )
 
 // labelOf names an item for people: "latency of router → vllm (caller side)".
-func labelOf(it *Item) string {
+func labelOf(it *model.Item) string {
 	ent := it.Entity
 	if it.EntityKind == "edge" {
 		ent = strings.Replace(strings.TrimPrefix(ent, "edge/"), "->", " → ", 1)
@@ -29,7 +30,7 @@ func labelOf(it *Item) string {
 		ent += " (" + it.Facet + ")"
 	}
 	s := sig + " of " + ent
-	if it.Kind == KindSeries || it.Facet == "template" {
+	if it.Kind == model.KindSeries || it.Facet == "template" {
 		s += ": " + it.Series
 	}
 	return s
@@ -37,13 +38,13 @@ func labelOf(it *Item) string {
 
 // changeText is an item's change in words, e.g. "p99 +180 ms [+120, +260]
 // (1.02 s → 1.20 s), δ 0.41".
-func changeText(it *Item) string {
-	if it.Verdict == Insufficient {
+func changeText(it *model.Item) string {
+	if it.Verdict == model.Insufficient {
 		return it.Reason
 	}
 	t := it.Test
 	switch it.Kind {
-	case KindDistribution:
+	case model.KindDistribution:
 		qc, ok := shownQuantile(it)
 		if !ok {
 			return it.Reason
@@ -51,12 +52,12 @@ func changeText(it *Item) string {
 		s := fmt.Sprintf("p%d %s [%s, %s] (%s → %s)", int(math.Round(qc.Q*100)), signedValue(qc.Diff, it.Unit),
 			signedValue(qc.DiffCI[0], it.Unit), signedValue(qc.DiffCI[1], it.Unit), value(qc.Before, it.Unit), value(qc.After, it.Unit))
 		return s + ", δ " + fix(t.CliffDelta, 2)
-	case KindProportion:
+	case model.KindProportion:
 		return fmt.Sprintf("error ratio %s → %s (%d/%d → %d/%d), h %s", pct(it.Before.Ratio), pct(it.After.Ratio),
 			it.Before.Events, it.Before.N, it.After.Events, it.After.N, fix(t.CohenH, 2))
-	case KindRate:
-		return fmt.Sprintf("%s/s → %s/s (×%s)", fix3(it.Before.Rate), fix3(it.After.Rate), fix(t.RateRatio, 2))
-	case KindSeries:
+	case model.KindRate:
+		return fmt.Sprintf("%s/s → %s/s (×%s)", render.Fix3(it.Before.Rate), render.Fix3(it.After.Rate), fix(t.RateRatio, 2))
+	case model.KindSeries:
 		s := fmt.Sprintf("level %s → %s (%s)", value(it.Before.Median, it.Unit), value(it.After.Median, it.Unit), shiftText(t.Shift))
 		if it.Normalised != "" {
 			s += ", " + it.Normalised
@@ -69,7 +70,7 @@ func changeText(it *Item) string {
 // shownQuantile is the quantile a distribution's change is told by: the
 // usable one that moved most in relative terms (in the verdict's
 // direction when it moved).
-func shownQuantile(it *Item) (QuantileChange, bool) {
+func shownQuantile(it *model.Item) (model.QuantileChange, bool) {
 	best, bi := -1.0, -1
 	for i, qc := range it.Test.Quantiles {
 		if !qc.Usable && i > 0 {
@@ -80,11 +81,11 @@ func shownQuantile(it *Item) (QuantileChange, bool) {
 			continue
 		}
 		switch it.Verdict {
-		case Regressed:
+		case model.Regressed:
 			if rel < 0 {
 				continue
 			}
-		case Fixed, Improved:
+		case model.Fixed, model.Improved:
 			if rel > 0 {
 				continue
 			}
@@ -95,22 +96,11 @@ func shownQuantile(it *Item) (QuantileChange, bool) {
 	}
 	if bi < 0 {
 		if len(it.Test.Quantiles) == 0 {
-			return QuantileChange{}, false
+			return model.QuantileChange{}, false
 		}
 		bi = 0
 	}
 	return it.Test.Quantiles[bi], true
-}
-
-func fix3(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 100:
-		return fix(v, 0)
-	case a >= 10:
-		return fix(v, 1)
-	}
-	return fix(v, 2)
 }
 
 func pct(v float64) string {
@@ -118,38 +108,6 @@ func pct(v float64) string {
 		return "~"
 	}
 	return fix(100*v, 1) + "%"
-}
-
-// value renders a measured value: seconds as µs/ms/s/min, bytes in
-// binary units, others as the scorecard does.
-func value(v float64, unit string) string {
-	if unit == "bytes" && v == v {
-		a := math.Abs(v)
-		for _, u := range []struct {
-			f    float64
-			name string
-		}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-			if a >= u.f {
-				return fix3(v/u.f) + " " + u.name
-			}
-		}
-		return fix(v, 0) + " bytes"
-	}
-	if unit != "s" || v != v {
-		return reportfmt.FormatValue(v, unit)
-	}
-	a := math.Abs(v)
-	switch {
-	case a == 0:
-		return "0 s"
-	case a < 1e-3:
-		return fix3(v*1e6) + " µs"
-	case a < 1:
-		return fix3(v*1e3) + " ms"
-	case a < 600:
-		return fix3(v) + " s"
-	}
-	return fix3(v/60) + " min"
 }
 
 // signedValue is value with an explicit sign: "+180 ms", "−2.1 s".

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/clihelp"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cmdrun"
 	"github.com/spf13/pflag"
@@ -107,7 +109,7 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 	fs.StringVar(&c.ScorecardFile, "scorecard", "", "BEFORE's scorecard (pipeline-analyze -o json) to take the causes from, instead of analysing BEFORE")
 	fs.BoolVar(&c.NoCauses, "no-causes", false, "do not analyse BEFORE for its causes")
 	fs.IntVar(&c.NCauses, "causes", 5, "how many of BEFORE's top causes get a verdict")
-	dc := compare.DefaultCanaryOptions()
+	dc := canary.DefaultOptions()
 	c.Canary = dc
 	c.Canary.Canary = ""
 	fs.StringVar(&c.Canary.Canary, "canary", "", "canary mode: judge the pods that `SELECTOR` picks against their baseline pods in the same minutes: auto (each service's latest rollout), version=v2 (a version label), pod-template-hash=HASH, or a ReplicaSet or workload name")
@@ -133,7 +135,7 @@ func newCompareFlags() (*pflag.FlagSet, *compareOpts) {
 }
 
 // runCompare is the compare subcommand: flags over cmdrun.CompareCall
-// (compare.Run, or compare.RunCanary) or cmdrun.ProfileReport, the
+// (compare.Run, or canary.Run) or cmdrun.ProfileReport, the
 // report rendered.
 func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, c := newCompareFlags()
@@ -153,10 +155,10 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runProfile(c, fs, args, stdout, stderr)
 	}
 	cc := cmdrun.CompareCall{Options: c, Changed: fs.Changed, Paths: fs.Args(), Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr}
-	var rep *compare.Report
+	var rep *model.Report
 	var err error
-	canary := fs.Changed("canary")
-	if canary {
+	isCanary := fs.Changed("canary")
+	if isCanary {
 		rep, err = cc.CanaryReport()
 	} else {
 		rep, err = cc.Report()
@@ -169,8 +171,8 @@ func runCompare(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}, stdout, stderr); err != nil {
 		return cmdrun.Exit(stderr, err)
 	}
-	if canary {
-		return compare.FailOnCanary(rep, c.FailOn)
+	if isCanary {
+		return canary.FailOn(rep, c.FailOn)
 	}
 	return compare.FailOn(rep, c.FailOn)
 }

@@ -60,16 +60,25 @@ var layers = map[string][]string{
 	"evidence":                 {"causal", "ingest", "measure", "shape", "tcg"},
 	"scorecard":                {"causal", "evidence", "ingest", "internal/reportfmt", "internal/reportview", "measure", "peers", "shape", "tcg"},
 	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "ingest/gpu/nsight", "internal/parallel", "internal/reportfmt", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
-	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "internal/reportview", "measure", "peers", "shape", "tcg"},
+	// compare/model: the Report model both of compare's modes fill and every renderer reads.
+	"compare/model": {"ingest", "internal/reportfmt", "internal/reportview"},
+	// compare/internal/render: the presentation both modes share (values, durations, windows, the text and Markdown writers).
+	"compare/internal/render": {"compare/model", "ingest", "internal/reportfmt"},
+	// compare/internal/cstats: the statistics both modes use.
+	"compare/internal/cstats": {},
+	// compare/canary: canary mode, two groups of pods in one window (Run, the judge, FailOn, its renderers).
+	"compare/canary": {"compare/internal/cstats", "compare/internal/render", "compare/model", "ingest", "internal/reportfmt", "measure", "peers", "tcg"},
+	// compare: before/after mode, two windows (Run, the rollout items canary judges, Render: a canary report goes to compare/canary's renderers).
+	"compare": {"causal", "compare/canary", "compare/internal/cstats", "compare/internal/render", "compare/model", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "internal/reportview", "measure", "shape", "tcg"},
 	// analysis: the one in-process core the CLI, the MCP server, eval and compare call (Analyze → *Run; Compare, Canary, Profile → reports).
-	"analysis": {"causal", "compare", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "live", "measure", "profdiff", "scorecard", "shape", "tcg"},
+	"analysis": {"causal", "compare", "compare/canary", "compare/model", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "live", "measure", "profdiff", "scorecard", "shape", "tcg"},
 	// mcp: the MCP server's tools over analysis.Run and the comparisons' reports, and their Runner over internal/cmdrun (the commands' runs with the server's flags).
-	"mcp": {"analysis", "compare", "features", "ingest", "internal/cliio", "internal/cmdrun", "internal/parallel", "internal/progress", "internal/reportfmt", "profdiff", "scorecard"},
+	"mcp": {"analysis", "compare/model", "features", "ingest", "internal/cliio", "internal/cmdrun", "internal/parallel", "internal/progress", "internal/reportfmt", "profdiff", "scorecard"},
 	// internal/cmdrun: each command's work below its flags (options as Go values, checks, run, report; failures as the lines the command says), which driver and the MCP runner call.
-	"internal/cmdrun": {"analysis", "causal", "compare", "eval", "ingest", "internal/boundedfile", "internal/cliio", "internal/progress", "internal/reportfmt", "internal/suggest", "live", "profdiff", "scorecard", "tcg"},
+	"internal/cmdrun": {"analysis", "causal", "compare", "compare/canary", "compare/model", "eval", "ingest", "internal/boundedfile", "internal/cliio", "internal/progress", "internal/reportfmt", "internal/suggest", "live", "profdiff", "scorecard", "tcg"},
 	// eval: the analysis scored against labelled cases (--split, --fit); the eval command is its flag wiring.
 	"eval": {"analysis", "causal", "features", "ingest", "internal/boundedfile", "measure", "tcg"},
-	"driver": {"analysis", "causal", "compare", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/clihelp", "internal/cliio", "internal/cmdrun", "internal/parallel", "internal/progress", "internal/reportfmt", "internal/suggest", "live", "logtemplate", "mcp", "measure",
+	"driver": {"analysis", "causal", "compare", "compare/canary", "compare/model", "eval", "evidence", "features", "fixtures", "gpurecord", "ingest", "ingest/formats", "internal/boundedfile", "internal/clihelp", "internal/cliio", "internal/cmdrun", "internal/parallel", "internal/progress", "internal/reportfmt", "internal/suggest", "live", "logtemplate", "mcp", "measure",
 		"peers", "profdiff", "scorecard", "shape", "simulate", "tcg"},
 	"cmd/pipeline-analyze": {"driver"},
 
@@ -86,7 +95,7 @@ var layers = map[string][]string{
 // harnesses are the module's packages outside the data flow — the
 // benchmark harness and its generator, the renderers' test helpers — which
 // may import any package; no stage may import them.
-var harnesses = []string{"bench", "bench/cmd/benchgen", "scorecard/reporttest", "internal/testkit", "internal/llmgen", "internal/profgen", "ingest/internal/tracetest", "ingest/internal/nsighttest", "ingest/internal/bundletest"}
+var harnesses = []string{"bench", "compare/internal/canarytest", "bench/cmd/benchgen", "scorecard/reporttest", "internal/testkit", "internal/llmgen", "internal/profgen", "ingest/internal/tracetest", "ingest/internal/nsighttest", "ingest/internal/bundletest"}
 
 const module = "github.com/pipeline-analyze/pipeline-analyze/"
 

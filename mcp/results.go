@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
 )
@@ -304,7 +304,7 @@ type CompareOutput struct {
 	Report        json.Marshaler `json:"report,omitempty" jsonschema:"with detail full: the whole JSON report (docs/compare.schema.json; profile: docs/profdiff.schema.json) without its plot data"`
 }
 
-// watchOut is one item to keep watching after the fix (compare.Watch).
+// watchOut is one item to keep watching after the fix (model.Watch).
 type watchOut struct {
 	Label   string `json:"label"`
 	Verdict string `json:"verdict"`
@@ -315,11 +315,11 @@ type watchOut struct {
 // compareResult is the compare tool's result of a report: with detail
 // full, the whole report in the JSON the CLI's -o json writes, its plot
 // data left out.
-func compareResult(rep *compare.Report, full bool) *CompareOutput {
-	finding := func(f compare.Finding) findingOut {
+func compareResult(rep *model.Report, full bool) *CompareOutput {
+	finding := func(f model.Finding) findingOut {
 		return findingOut{Rank: f.Rank, Label: f.Label, Item: f.Item, Verdict: string(f.Verdict), Text: f.Text}
 	}
-	findings := func(fs []compare.Finding) []findingOut {
+	findings := func(fs []model.Finding) []findingOut {
 		var out []findingOut
 		for _, f := range fs {
 			out = append(out, finding(f))

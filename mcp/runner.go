@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
-	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
@@ -64,7 +64,7 @@ func (m *CommandRunner) Analyze(ctx context.Context, paths []string, in AnalyzeI
 
 // Compare runs the compare command's comparison (cmdrun.CompareCall:
 // before/after or canary mode) with the call's options.
-func (m *CommandRunner) Compare(_ context.Context, paths []string, in CompareInput) (*compare.Report, error) {
+func (m *CommandRunner) Compare(_ context.Context, paths []string, in CompareInput) (*model.Report, error) {
 	c := m.compareOptions()
 	c.Live = m.Live
 	changed := changedFlags{}
@@ -82,7 +82,7 @@ func (m *CommandRunner) Compare(_ context.Context, paths []string, in CompareInp
 		{"canary", in.Canary}, {"baseline-group", in.BaselineGroup}}
 	cc := cmdrun.CompareCall{Options: c, Changed: func(flag string) bool { return changed[flag] }, Paths: paths,
 		Args: append([]string{"-q", "-o", "json"}, m.runArgs(opts, paths)...), Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}
-	var rep *compare.Report
+	var rep *model.Report
 	var err error
 	if changed["canary"] {
 		rep, err = cc.CanaryReport()

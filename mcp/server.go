@@ -22,7 +22,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
-	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/profdiff"
 	"github.com/pipeline-analyze/pipeline-analyze/scorecard"
@@ -36,7 +36,7 @@ type Runner interface {
 	// Analyze runs the analysis with the call's options.
 	Analyze(ctx context.Context, paths []string, in AnalyzeInput) (*analysis.Run, error)
 	// Compare runs a before/after or (in.Canary) canary comparison.
-	Compare(ctx context.Context, paths []string, in CompareInput) (*compare.Report, error)
+	Compare(ctx context.Context, paths []string, in CompareInput) (*model.Report, error)
 	// Profile runs a profiler A/B of the two captures BASE CAND.
 	Profile(ctx context.Context, paths []string) (*profdiff.Report, error)
 	// Read reads the inputs as the analysis would.

@@ -3,7 +3,6 @@ package profdiff
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,23 +52,7 @@ func TestGolden(t *testing.T) {
 			if again := renderReport(t, goldenReport(t), f); again != got {
 				t.Fatal("two runs render differently")
 			}
-			path := filepath.Join("testdata", "nsight."+f+".golden")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestGolden -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs; rerun with -update after checking", path)
-			}
+			reporttest.Golden(t, filepath.Join("testdata", "nsight."+f+".golden"), got, *update)
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/pipeline-analyze/pipeline-analyze/scorecard/reporttest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -54,41 +55,10 @@ func TestGolden(t *testing.T) {
 				if again := render(t, gc.card(), v.format, v.opt); again != got {
 					t.Fatal("output differs between two renders of the same card")
 				}
-				path := filepath.Join("testdata", name+".golden")
-				if *update {
-					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -run TestGolden -update)", err)
-				}
-				if got != string(want) {
-					t.Errorf("%s differs from golden file; rerun with -update after checking.\n%s", path, firstDiff(got, string(want)))
-				}
+				reporttest.Golden(t, filepath.Join("testdata", name+".golden"), got, *update)
 			})
 		}
 	}
-}
-
-// firstDiff describes the first differing line.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
-		}
-	}
-	return "no line differs"
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

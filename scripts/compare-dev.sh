@@ -11,8 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
-go test ./compare -count=1 -timeout 30m -run 'TestDevelopmentCases|TestCanaryDevelopmentCases' \
-  -devreport "$out/pairs.txt" -canaryreport "$out/canary.txt" >/dev/null
+go test ./compare -count=1 -timeout 30m -run 'TestDevelopmentCases' -devreport "$out/pairs.txt" >/dev/null
+go test ./compare/canary -count=1 -timeout 30m -run 'TestCanaryDevelopmentCases' -canaryreport "$out/canary.txt" >/dev/null
 echo "== window pairs (pre-onset vs incident; two quiet pre-onset windows; incident pairs whose pre-onset window is clean)"
 awk 'NF == 0 { if (++blank == 2) exit } { print }' "$out/pairs.txt"
 echo "== canary mode (--canary auto)"

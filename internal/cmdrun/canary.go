@@ -8,6 +8,8 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
@@ -17,11 +19,11 @@ import (
 // CanaryReport is compare's canary mode up to its report: one input (or
 // what live sources return for the last --window and its baseline, plus
 // any local inputs such as a `kubectl get events -o json` file), the
-// canary's pods judged against their baseline pods (compare.RunCanary). A
+// canary's pods judged against their baseline pods (canary.Run). A
 // nil report comes with an *Error.
-func (cc CompareCall) CanaryReport() (*compare.Report, error) {
+func (cc CompareCall) CanaryReport() (*model.Report, error) {
 	c, args, stdin, stdout, stderr := cc.Options, cc.Args, cc.Stdin, cc.Stdout, cc.Stderr
-	usage := func(format string, a ...any) (*compare.Report, error) {
+	usage := func(format string, a ...any) (*model.Report, error) {
 		return nil, Usagef("compare", format, a...)
 	}
 	for _, f := range []string{"before-at", "after-at", "scorecard", "no-causes", "causes", "at"} {
@@ -32,7 +34,7 @@ func (cc CompareCall) CanaryReport() (*compare.Report, error) {
 	if c.FailOn == compare.GateRegressed || c.FailOn == compare.GateUnchanged {
 		return usage("--fail-on %s: in canary mode want fail, marginal or never", c.FailOn)
 	}
-	if !slices.Contains([]string{compare.GateNever, compare.GateFail, compare.GateMarginal}, c.FailOn) {
+	if !slices.Contains([]string{compare.GateNever, canary.GateFail, canary.GateMarginal}, c.FailOn) {
 		return usage("--fail-on %q: in canary mode want fail, marginal or never", c.FailOn)
 	}
 	if !slices.Contains(compare.Formats(), c.Format) {

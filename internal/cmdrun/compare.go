@@ -10,6 +10,8 @@ import (
 
 	"github.com/pipeline-analyze/pipeline-analyze/analysis"
 	"github.com/pipeline-analyze/pipeline-analyze/compare"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/canary"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/cliio"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/progress"
@@ -26,7 +28,7 @@ type CompareOptions struct {
 	NCauses                                                  int
 	Limits                                                   ingest.Limits
 	Live                                                     Live
-	Canary                                                   compare.CanaryOptions
+	Canary                                                   canary.Options
 	Profile                                                  bool   // a profiler A/B (ProfileReport)
 	Version                                                  string // the program's, on the report
 }
@@ -35,7 +37,7 @@ type CompareOptions struct {
 // defaults (before/after mode, text, --fail-on never, five causes).
 func DefaultCompareOptions() *CompareOptions {
 	c := &CompareOptions{Settings: analysis.DefaultSettings(), Options: compare.DefaultOptions(), Format: "text", FailOn: compare.GateNever,
-		NCauses: 5, Limits: ingest.DefaultLimits(), Live: DefaultLive(), Canary: compare.DefaultCanaryOptions()}
+		NCauses: 5, Limits: ingest.DefaultLimits(), Live: DefaultLive(), Canary: canary.DefaultOptions()}
 	c.Options.GrafanaURL, c.Options.GrafanaDatasource = "", ""
 	c.Canary.Canary, c.Canary.Baseline = "", "" // canary mode is --canary's, its baseline the canary's other pods
 	return c
@@ -56,13 +58,13 @@ type CompareCall struct {
 // Report runs a before/after comparison up to its report. A nil report
 // comes with an *Error: what the command says and its exit status (0:
 // nothing to report, as with --list-queries).
-func (cc CompareCall) Report() (*compare.Report, error) {
+func (cc CompareCall) Report() (*model.Report, error) {
 	c, stdin, stdout, stderr := cc.Options, cc.Stdin, cc.Stdout, cc.Stderr
 	af, o, lim := &c.Settings, c.Options, c.Limits
 	beforeAt, afterAt, failOn := c.BeforeAt, c.AfterAt, c.FailOn
 	quiet := c.Quiet
 	args := cc.Args
-	usage := func(format string, a ...any) (*compare.Report, error) {
+	usage := func(format string, a ...any) (*model.Report, error) {
 		return nil, Usagef("compare", format, a...)
 	}
 	for _, f := range []string{"baseline-group", "warmup", "pass-score", "marginal-score"} {

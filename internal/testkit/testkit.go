@@ -1,6 +1,7 @@
 // Package testkit holds the helpers the module's tests share across
-// packages: where the shared development material is, the sections of a
-// captured nvidia-smi session, and what a call costs. Only tests import it
+// packages: where the shared development material is and its development
+// cases' labels, the sections of a captured nvidia-smi session, and what a
+// call costs. Only tests import it
 // (driver/layers_test.go lists it as a harness); it imports no package of
 // the module, so any package's internal tests may use it.
 package testkit
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +41,23 @@ func SharedDir(t testing.TB) string {
 		t.Skipf("shared material not present: %v", err)
 	}
 	return d
+}
+
+// DevLabels returns the label.json files of every development case under
+// SharedDir's data (data/SET/CASE/label.json), sorted; the test skips in
+// -short mode or without them.
+func DevLabels(t testing.TB) []string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("development data test skipped in -short mode")
+	}
+	root := filepath.Join(SharedDir(t), "data")
+	labels, _ := filepath.Glob(filepath.Join(root, "*", "*", "label.json"))
+	if len(labels) == 0 {
+		t.Skipf("no development cases under %s", root)
+	}
+	slices.Sort(labels)
+	return labels
 }
 
 // SMISection is one "# $ command" section of an nvidia_gpu_exporter capture.

@@ -1,106 +1,26 @@
-package compare
+package canary
 
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/canarytest"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/peers"
 )
 
-// canarySystem describes two services, cart and pay, each with three v1
-// pods from the start and one v2 pod from minute 10 of 30, reporting per
-// pod a success ratio, a p99 latency and a memory working set, all with
-// deterministic pod-to-pod and minute-to-minute variation. The hooks change
-// a v2 pod's values; oldUntil (when > 0) stops the v1 pods at that minute.
-type canarySystem struct {
-	success, latency, memory func(svc string, v2 bool, m int) float64
-	oldUntil                 int
-}
-
-// wiggle is a deterministic variation of a pod in a minute, in [−1, 1].
-func wiggle(pod, m int) float64 { return math.Sin(float64(7*pod+3*m) * 0.9) }
-
-func healthySystem() canarySystem {
-	return canarySystem{
-		success: func(_ string, _ bool, _ int) float64 { return 0.995 },
-		latency: func(_ string, _ bool, _ int) float64 { return 0.120 },
-		memory:  func(_ string, _ bool, _ int) float64 { return 300e6 },
-	}
-}
-
-// write writes the system as Prometheus query_range files into a new
-// directory and returns it.
-func (cs canarySystem) write(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
-	type ser struct {
-		Metric map[string]string `json:"metric"`
-		Values [][2]any          `json:"values"`
-	}
-	files := map[string][]ser{}
-	for si, svc := range []string{"cart", "pay"} {
-		for p := range 4 {
-			v2 := p == 3
-			version, hash := "v1", "5d8f7c9b4"
-			if v2 {
-				version, hash = "v2", "7c9b45d8f"
-			}
-			pod := fmt.Sprintf("%s-%s-%c%cqrs", svc, hash, "bcdfg"[p], "hjklm"[si]) // a Deployment's pod name
-			lbl := func(name string) map[string]string {
-				return map[string]string{"__name__": name, "pod": pod, "service": svc, "version": version, "namespace": "shop"}
-			}
-			s := map[string]ser{"app_request_success_ratio": {Metric: lbl("app_request_success_ratio")},
-				"app_request_duration_seconds_p99":   {Metric: lbl("app_request_duration_seconds_p99")},
-				"container_memory_working_set_bytes": {Metric: lbl("container_memory_working_set_bytes")}}
-			for m := range 30 {
-				if v2 && m < 10 || !v2 && cs.oldUntil > 0 && m >= cs.oldUntil {
-					continue
-				}
-				k := 10*si + p
-				ts := float64(start.Add(time.Duration(m) * time.Minute).Unix())
-				add := func(name string, v float64) {
-					x := s[name]
-					x.Values = append(x.Values, [2]any{ts, fmt.Sprint(v)})
-					s[name] = x
-				}
-				add("app_request_success_ratio", math.Min(1, cs.success(svc, v2, m)+0.003*wiggle(k, m)))
-				add("app_request_duration_seconds_p99", cs.latency(svc, v2, m)*(1+0.08*wiggle(k+1, m)))
-				add("container_memory_working_set_bytes", cs.memory(svc, v2, m)*(1+0.05*wiggle(k+2, m)))
-			}
-			for name, x := range s {
-				files[name] = append(files[name], x)
-			}
-		}
-	}
-	for name, rs := range files {
-		raw, err := json.Marshal(map[string]any{"status": "success", "data": map[string]any{"resultType": "matrix", "result": rs}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "metrics_"+name+".json"), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-func runCanaryOn(t *testing.T, dir string, opt CanaryOptions) *Report {
+func runCanaryOn(t *testing.T, dir string, opt Options) *model.Report {
 	t.Helper()
 	b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := RunCanary(b, opt)
+	rep, err := Run(b, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +28,7 @@ func runCanaryOn(t *testing.T, dir string, opt CanaryOptions) *Report {
 }
 
 // verdicts maps each workload's service to its verdict.
-func verdicts(r *Report) map[string]string {
+func verdicts(r *model.Report) map[string]string {
 	out := map[string]string{}
 	for _, w := range r.Canary.Workloads {
 		out[w.Service] = w.Verdict
@@ -117,23 +37,23 @@ func verdicts(r *Report) map[string]string {
 }
 
 func TestCanaryDefectiveVersionFails(t *testing.T) {
-	cs := healthySystem()
-	cs.success = func(svc string, v2 bool, _ int) float64 {
+	cs := canarytest.Healthy()
+	cs.Success = func(svc string, v2 bool, _ int) float64 {
 		if svc == "cart" && v2 {
 			return 0.80 // one request in five fails on the new version
 		}
 		return 0.995
 	}
-	rep := runCanaryOn(t, cs.write(t), CanaryOptions{Canary: "version=v2"})
+	rep := runCanaryOn(t, cs.Write(t), Options{Canary: "version=v2"})
 	got := verdicts(rep)
-	if got["cart"] != CanaryFail || got["pay"] != CanaryPass {
+	if got["cart"] != model.CanaryFail || got["pay"] != model.CanaryPass {
 		t.Fatalf("verdicts %v, want cart fail and pay pass\n%s", got, rep.Verdict.Text)
 	}
-	if rep.Canary.Verdict != CanaryFail || rep.Verdict.Verdict != Regressed {
+	if rep.Canary.Verdict != model.CanaryFail || rep.Verdict.Verdict != model.Regressed {
 		t.Errorf("overall %q / %q, want fail / regressed", rep.Canary.Verdict, rep.Verdict.Verdict)
 	}
 	cart := rep.Canary.Workloads[0]
-	if cart.Service != "cart" || !cart.Metrics[0].Bad || cart.Metrics[0].Result != MetricLow || cart.Metrics[0].Signal != "errors" {
+	if cart.Service != "cart" || !cart.Metrics[0].Bad || cart.Metrics[0].Result != model.MetricLow || cart.Metrics[0].Signal != "errors" {
 		t.Errorf("cart's first metric %+v, want the success ratio low and bad", cart.Metrics[0])
 	}
 	if !strings.Contains(cart.Reason, "critical: errors low") {
@@ -142,65 +62,65 @@ func TestCanaryDefectiveVersionFails(t *testing.T) {
 	if len(cart.CanaryPods) != 1 || len(cart.BaselinePods) != 3 || cart.Cells < 15 {
 		t.Errorf("canary %v, baseline %v, %d cells: want 1 pod against 3 in the 20 minutes both report", cart.CanaryPods, cart.BaselinePods, cart.Cells)
 	}
-	if FailOnCanary(rep, GateFail) != ExitGate || FailOnCanary(rep, GateNever) != 0 {
-		t.Errorf("gates: fail %d, never %d", FailOnCanary(rep, GateFail), FailOnCanary(rep, GateNever))
+	if FailOn(rep, GateFail) != model.ExitGate || FailOn(rep, "never") != 0 {
+		t.Errorf("gates: fail %d, never %d", FailOn(rep, GateFail), FailOn(rep, "never"))
 	}
 }
 
 func TestCanaryHealthyVersionPasses(t *testing.T) {
-	cs := healthySystem()
+	cs := canarytest.Healthy()
 	// A new pod starts with less memory and answers a little faster: both
 	// good directions, so neither is a failure.
-	cs.memory = func(_ string, v2 bool, _ int) float64 {
+	cs.Memory = func(_ string, v2 bool, _ int) float64 {
 		if v2 {
 			return 150e6
 		}
 		return 300e6
 	}
-	cs.latency = func(_ string, v2 bool, _ int) float64 {
+	cs.Latency = func(_ string, v2 bool, _ int) float64 {
 		if v2 {
 			return 0.100
 		}
 		return 0.120
 	}
-	rep := runCanaryOn(t, cs.write(t), CanaryOptions{Canary: "version=v2"})
+	rep := runCanaryOn(t, cs.Write(t), Options{Canary: "version=v2"})
 	for _, w := range rep.Canary.Workloads {
-		if w.Verdict != CanaryPass || w.Score != 100 {
+		if w.Verdict != model.CanaryPass || w.Score != 100 {
 			t.Errorf("%s: %s score %.0f (%s), want pass 100", w.Service, w.Verdict, w.Score, w.Reason)
 		}
 		for _, m := range w.Metrics {
-			if m.Signal == "memory" && m.Result != MetricLow {
+			if m.Signal == "memory" && m.Result != model.MetricLow {
 				t.Errorf("%s memory: %s, want low", w.Service, m.Result)
 			}
 		}
 	}
-	if FailOnCanary(rep, GateMarginal) != 0 {
+	if FailOn(rep, GateMarginal) != 0 {
 		t.Errorf("gate marginal tripped on passing canaries")
 	}
 }
 
 func TestCanaryResourceOnlyIsMarginal(t *testing.T) {
-	cs := healthySystem()
-	cs.memory = func(svc string, v2 bool, m int) float64 {
+	cs := canarytest.Healthy()
+	cs.Memory = func(svc string, v2 bool, m int) float64 {
 		if svc == "pay" && v2 {
 			return 300e6 * (1 + 0.1*float64(m-10)) // leaks
 		}
 		return 300e6
 	}
-	rep := runCanaryOn(t, cs.write(t), CanaryOptions{Canary: "version=v2"})
+	rep := runCanaryOn(t, cs.Write(t), Options{Canary: "version=v2"})
 	got := verdicts(rep)
 	// Errors, latency and memory are the signals: memory alone worse is a
 	// score of 67, below pass (75), above marginal (50).
-	if got["pay"] != CanaryMarginal || got["cart"] != CanaryPass {
+	if got["pay"] != model.CanaryMarginal || got["cart"] != model.CanaryPass {
 		t.Fatalf("verdicts %v, want pay marginal, cart pass", got)
 	}
-	if FailOnCanary(rep, GateFail) != 0 || FailOnCanary(rep, GateMarginal) != ExitGate {
-		t.Errorf("gates: fail %d (want 0), marginal %d (want 3)", FailOnCanary(rep, GateFail), FailOnCanary(rep, GateMarginal))
+	if FailOn(rep, GateFail) != 0 || FailOn(rep, GateMarginal) != model.ExitGate {
+		t.Errorf("gates: fail %d (want 0), marginal %d (want 3)", FailOn(rep, GateFail), FailOn(rep, GateMarginal))
 	}
 }
 
 func TestCanarySelectors(t *testing.T) {
-	dir := healthySystem().write(t)
+	dir := canarytest.Healthy().Write(t)
 	b, err := features.Read([]string{dir}, nil, ingest.Options{}, features.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +138,7 @@ func TestCanarySelectors(t *testing.T) {
 		{sel: "version=v9", err: true},
 		{sel: "version=", err: true},
 	} {
-		rep, err := RunCanary(b, CanaryOptions{Canary: tc.sel, Baseline: tc.base})
+		rep, err := Run(b, Options{Canary: tc.sel, Baseline: tc.base})
 		if tc.err {
 			if err == nil {
 				t.Errorf("%q: no error", tc.sel)
@@ -240,40 +160,36 @@ func TestCanarySelectors(t *testing.T) {
 			t.Errorf("%q: judged %v, want %v", tc.sel, got, tc.want)
 		}
 	}
-	if _, err := RunCanary(b, CanaryOptions{Canary: "version=v9"}); !errors.Is(err, ErrNoCanary) {
+	if _, err := Run(b, Options{Canary: "version=v9"}); !errors.Is(err, ErrNoCanary) {
 		t.Errorf("unmatched selector: %v, want ErrNoCanary", err)
 	}
 }
 
 func TestCanaryFullRolloutIsInsufficient(t *testing.T) {
-	cs := healthySystem()
-	cs.oldUntil = 11 // the old pods go a minute after the new one comes
-	rep := runCanaryOn(t, cs.write(t), CanaryOptions{Canary: "version=v2"})
+	cs := canarytest.Healthy()
+	cs.OldUntil = 11 // the old pods go a minute after the new one comes
+	rep := runCanaryOn(t, cs.Write(t), Options{Canary: "version=v2"})
 	for _, w := range rep.Canary.Workloads {
-		if w.Verdict != CanaryInsufficient || !strings.Contains(w.Reason, "a full rollout") || !strings.Contains(w.Reason, "--before-at") {
+		if w.Verdict != model.CanaryInsufficient || !strings.Contains(w.Reason, "a full rollout") || !strings.Contains(w.Reason, "--before-at") {
 			t.Errorf("%s: %s (%s), want insufficient data pointing at before/after", w.Service, w.Verdict, w.Reason)
 		}
 	}
-	if FailOnCanary(rep, GateFail) != ExitUndetermined {
-		t.Errorf("gate on undecided canaries: %d, want %d", FailOnCanary(rep, GateFail), ExitUndetermined)
+	if FailOn(rep, GateFail) != model.ExitUndetermined {
+		t.Errorf("gate on undecided canaries: %d, want %d", FailOn(rep, GateFail), model.ExitUndetermined)
 	}
 }
 
 func TestCanaryRenderers(t *testing.T) {
-	cs := healthySystem()
-	cs.latency = func(svc string, v2 bool, _ int) float64 {
+	cs := canarytest.Healthy()
+	cs.Latency = func(svc string, v2 bool, _ int) float64 {
 		if svc == "pay" && v2 {
 			return 0.6
 		}
 		return 0.12
 	}
-	rep := runCanaryOn(t, cs.write(t), CanaryOptions{Canary: "version=v2"})
-	for _, f := range Formats() {
-		var sb strings.Builder
-		if err := Render(&sb, rep, f, RenderOptions{}); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		out := sb.String()
+	rep := runCanaryOn(t, cs.Write(t), Options{Canary: "version=v2"})
+	for _, f := range formats {
+		out := renderFormat(t, rep, f)
 		for _, want := range []string{"pay-7c9b45d8f", "fail"} {
 			if !strings.Contains(strings.ToLower(out), want) {
 				t.Errorf("%s: no %q in\n%s", f, want, out)
@@ -292,7 +208,7 @@ func TestCanaryRenderers(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &v); err != nil {
 				t.Fatal(err)
 			}
-			if v.Mode != ModeCanary || len(v.Canary.Workloads) != 2 || v.Canary.Workloads[1].Verdict != CanaryFail ||
+			if v.Mode != model.ModeCanary || len(v.Canary.Workloads) != 2 || v.Canary.Workloads[1].Verdict != model.CanaryFail ||
 				v.Canary.Workloads[0].Score != 100 {
 				t.Errorf("json: %+v", v)
 			}
@@ -302,16 +218,16 @@ func TestCanaryRenderers(t *testing.T) {
 
 // canaryGoldenReport is the golden canary report: pay's new version is five
 // times slower, cart's passes. The inputs (temporary paths) are dropped.
-func canaryGoldenReport(tb testing.TB) *Report {
+func canaryGoldenReport(tb testing.TB) *model.Report {
 	t := tb.(*testing.T)
-	cs := healthySystem()
-	cs.latency = func(svc string, v2 bool, _ int) float64 {
+	cs := canarytest.Healthy()
+	cs.Latency = func(svc string, v2 bool, _ int) float64 {
 		if svc == "pay" && v2 {
 			return 0.6
 		}
 		return 0.12
 	}
-	rep := runCanaryOn(t, cs.write(t), CanaryOptions{Canary: "version=v2", Version: "test", Args: []string{"--canary", "version=v2", "DATA"}})
+	rep := runCanaryOn(t, cs.Write(t), Options{Canary: "version=v2", Version: "test", Args: []string{"--canary", "version=v2", "DATA"}})
 	rep.Inputs, rep.Manifest.Inputs, rep.Before.Paths, rep.After.Paths = nil, nil, nil, nil
 	return rep
 }
@@ -323,7 +239,7 @@ func canaryGoldenReport(tb testing.TB) *Report {
 // edge of the data is no outage), and three or more cells are judged as
 // any metric is.
 func TestAvailabilityNeverUp(t *testing.T) {
-	opt := DefaultCanaryOptions().withDefaults()
+	opt := DefaultOptions().withDefaults()
 	n := math.NaN()
 	c := peers.Cells{B0: 0, B1: 10, W0: 10, W1: 15}
 	win := func(w ...float64) []float64 { return append([]float64{n, n, n, n, n, n, n, n, n, n}, w...) }
@@ -333,11 +249,11 @@ func TestAvailabilityNeverUp(t *testing.T) {
 		want string
 		bad  bool
 	}{
-		{"never up, two cells", win(n, n, n, 0, 0), MetricLow, true},
-		{"up in one of two cells", win(n, n, n, 1, 0), MetricInsufficient, false},
-		{"up in both of two cells", win(n, n, n, 1, 1), MetricInsufficient, false},
-		{"never up, one cell", win(n, n, n, n, 0), MetricInsufficient, false},
-		{"up, three cells", win(n, n, 1, 1, 1), MetricPass, false},
+		{"never up, two cells", win(n, n, n, 0, 0), model.MetricLow, true},
+		{"up in one of two cells", win(n, n, n, 1, 0), model.MetricInsufficient, false},
+		{"up in both of two cells", win(n, n, n, 1, 1), model.MetricInsufficient, false},
+		{"never up, one cell", win(n, n, n, n, 0), model.MetricInsufficient, false},
+		{"up, three cells", win(n, n, 1, 1, 1), model.MetricPass, false},
 	} {
 		mt := judgeAvailability(tc.av, c, opt)
 		if mt.Result != tc.want || mt.Bad != tc.bad {

@@ -1,4 +1,4 @@
-package compare
+package canary
 
 import (
 	"encoding/json"
@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 )
 
 var canaryReport = flag.String("canaryreport", "", "write the table of TestCanaryDevelopmentCases to FILE")
@@ -27,7 +29,7 @@ var canaryReport = flag.String("canaryreport", "", "write the table of TestCanar
 // thresholds were not tuned on these runs: they are the graph's 3 scales,
 // compare's 25% and Kayenta's 75/50 score limits.
 func TestCanaryDevelopmentCases(t *testing.T) {
-	labels := devLabels(t)
+	labels := testkit.DevLabels(t)
 	type tally struct{ defects, defectFail, healthy, healthyPass, other int }
 	sets := map[string]*tally{}
 	var lines []string
@@ -53,7 +55,7 @@ func TestCanaryDevelopmentCases(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}
-		rep, err := RunCanary(b, CanaryOptions{Canary: SelectorAuto})
+		rep, err := Run(b, Options{Canary: SelectorAuto})
 		if err != nil {
 			continue // no rollout in this case
 		}
@@ -68,13 +70,13 @@ func TestCanaryDevelopmentCases(t *testing.T) {
 			case w.Service == lb.RootCause.Service && strings.Contains(lb.Fault, "rollout") || set == "changerca-dev" && w.Service == lb.RootCause.Service:
 				role = "defective"
 				tl.defects++
-				if w.Verdict == CanaryFail {
+				if w.Verdict == model.CanaryFail {
 					tl.defectFail++
 				}
 			case slices.Contains(lb.Healthy, w.Service):
 				role = "healthy"
 				tl.healthy++
-				if w.Verdict == CanaryPass {
+				if w.Verdict == model.CanaryPass {
 					tl.healthyPass++
 				}
 			default:

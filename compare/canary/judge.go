@@ -1,4 +1,4 @@
-package compare
+package canary
 
 import (
 	"cmp"
@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/cstats"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/internal/render"
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"github.com/pipeline-analyze/pipeline-analyze/peers"
@@ -23,10 +26,10 @@ var criticalSignals = []ingest.SignalKind{ingest.SignalErrors, ingest.SignalLate
 const availabilityName = "availability (canary pods reporting / pods asked for)"
 
 // judgeCanary compares one canary group with its baseline groups.
-func judgeCanary(b *ingest.Bundle, m *peers.Model, j canaryJob, opt CanaryOptions) CanaryWorkload {
+func judgeCanary(b *ingest.Bundle, m *peers.Model, j canaryJob, opt Options) model.CanaryWorkload {
 	c := j.canary
-	w := CanaryWorkload{Workload: c.Name, Service: j.service, Version: c.Version, By: c.By, CanaryPods: slices.Clone(c.Pods),
-		Baseline: []string{}, BaselinePods: []string{}, Metrics: []Metric{}, Score: math.NaN()}
+	w := model.CanaryWorkload{Workload: c.Name, Service: j.service, Version: c.Version, By: c.By, CanaryPods: slices.Clone(c.Pods),
+		Baseline: []string{}, BaselinePods: []string{}, Metrics: []model.Metric{}, Score: math.NaN()}
 	if w.CanaryPods == nil {
 		w.CanaryPods = []string{}
 	}
@@ -37,7 +40,7 @@ func judgeCanary(b *ingest.Bundle, m *peers.Model, j canaryJob, opt CanaryOption
 	slices.Sort(w.BaselinePods)
 	cells := canaryCells(b, c, opt, &w)
 	if len(w.BaselinePods) == 0 {
-		w.Verdict, w.Reason = CanaryInsufficient, "no baseline pods: the service has no other group reporting"
+		w.Verdict, w.Reason = model.CanaryInsufficient, "no baseline pods: the service has no other group reporting"
 		return w
 	}
 	pods := map[string]bool{}
@@ -67,16 +70,16 @@ func judgeCanary(b *ingest.Bundle, m *peers.Model, j canaryJob, opt CanaryOption
 		}
 	}
 	for _, mt := range w.Metrics {
-		if mt.Result != MetricInsufficient {
+		if mt.Result != model.MetricInsufficient {
 			w.Cells = max(w.Cells, mt.Cells)
 		}
 	}
-	slices.SortStableFunc(w.Metrics, func(a, b Metric) int {
+	slices.SortStableFunc(w.Metrics, func(a, b model.Metric) int {
 		return cmp.Or(-cmp.Compare(b2i(a.Bad), b2i(b.Bad)), -cmp.Compare(b2i(a.Critical), b2i(b.Critical)),
 			-cmp.Compare(math.Abs(nan0(a.Effect)), math.Abs(nan0(b.Effect))), cmp.Compare(a.Name, b.Name))
 	})
 	w.Verdict, w.Score, w.Reason = scoreCanary(w.Metrics, opt)
-	if w.Verdict == CanaryInsufficient && c.First >= 0 {
+	if w.Verdict == model.CanaryInsufficient && c.First >= 0 {
 		last := -1
 		for _, g := range j.baseline {
 			last = max(last, g.Last)
@@ -95,7 +98,7 @@ func judgeCanary(b *ingest.Bundle, m *peers.Model, j canaryJob, opt CanaryOption
 
 // canaryCells places the window on the grid: [B0, B1) is the reference
 // before it (for the baseline pods' spread), [W0, W1) the window.
-func canaryCells(b *ingest.Bundle, c *peers.Group, opt CanaryOptions, w *CanaryWorkload) peers.Cells {
+func canaryCells(b *ingest.Bundle, c *peers.Group, opt Options, w *model.CanaryWorkload) peers.Cells {
 	start, end := opt.Start, opt.End
 	w.ChosenBy = "--start/--end"
 	if end == 0 {
@@ -107,7 +110,7 @@ func canaryCells(b *ingest.Bundle, c *peers.Group, opt CanaryOptions, w *CanaryW
 			start = b.Grid[c.First]
 			if opt.Warmup > 0 {
 				start = start.Add(opt.Warmup)
-				w.ChosenBy = "from " + fmtDur(opt.Warmup) + " after the canary's first sample"
+				w.ChosenBy = "from " + render.Duration(opt.Warmup) + " after the canary's first sample"
 			}
 		} else {
 			start = b.Start
@@ -128,12 +131,12 @@ func canaryCells(b *ingest.Bundle, c *peers.Group, opt CanaryOptions, w *CanaryW
 // judgeMetric compares one family's canary series with its baseline
 // series; false for a family with no bad direction (traffic: a share
 // moving between versions is not a fault).
-func judgeMetric(f peers.Family, mem, base []*ingest.Series, c peers.Cells, opt CanaryOptions) (Metric, bool) {
+func judgeMetric(f peers.Family, mem, base []*ingest.Series, c peers.Cells, opt Options) (model.Metric, bool) {
 	dir := ingest.BadDirection(mem[0])
 	if dir == 0 {
-		return Metric{}, false
+		return model.Metric{}, false
 	}
-	mt := Metric{Name: familyName(f.Key), Signal: f.Signal.String(), Direction: dir, Unit: mem[0].Unit,
+	mt := model.Metric{Name: familyName(f.Key), Signal: f.Signal.String(), Direction: dir, Unit: mem[0].Unit,
 		Critical: slices.Contains(criticalSignals, f.Signal)}
 	shortfall := dir < 0 && bounded01(mem, base)
 	if shortfall {
@@ -147,10 +150,10 @@ func judgeMetric(f peers.Family, mem, base []*ingest.Series, c peers.Cells, opt 
 	if shortfall {
 		mt.Canary, mt.Baseline = 1-mt.Canary, 1-mt.Baseline
 		switch mt.Result {
-		case MetricHigh:
-			mt.Result = MetricLow
-		case MetricLow:
-			mt.Result = MetricHigh
+		case model.MetricHigh:
+			mt.Result = model.MetricLow
+		case model.MetricLow:
+			mt.Result = model.MetricHigh
 		}
 		mt.Effect = -mt.Effect
 	}
@@ -168,8 +171,8 @@ func judgeMetric(f peers.Family, mem, base []*ingest.Series, c peers.Cells, opt 
 // in it: with three needed it could never be judged there. A release
 // whose pods report in some of few cells stays undecided (a scrape gap at
 // the edge of the data is no outage).
-func judgeAvailability(av []float64, c peers.Cells, opt CanaryOptions) Metric {
-	mt := Metric{Name: availabilityName, Signal: "availability", Critical: true, Direction: -1, Unit: "ratio"}
+func judgeAvailability(av []float64, c peers.Cells, opt Options) model.Metric {
+	mt := model.Metric{Name: availabilityName, Signal: "availability", Critical: true, Direction: -1, Unit: "ratio"}
 	ct := peers.AvailabilityContrast(av, c)
 	ao := opt
 	if n := opt.Peers.WithDefaults().MinCells; ct.Cells < opt.MinCells && ct.Cells >= n && neverUp(av, c) {
@@ -185,8 +188,8 @@ const callsName = "calls (share of the baseline's callees the canary's pods call
 // judgeCalls judges the calls a canary's pods make against its baseline's
 // (peers.Model.CallsContrast): critical — a release that stopped calling
 // a dependency fails its callers however healthy its own metrics look.
-func judgeCalls(ct peers.Contrast, stopped []string, c peers.Cells, opt CanaryOptions) Metric {
-	mt := Metric{Name: callsName, Signal: "calls", Critical: true, Direction: -1, Unit: "ratio"}
+func judgeCalls(ct peers.Contrast, stopped []string, c peers.Cells, opt Options) model.Metric {
+	mt := model.Metric{Name: callsName, Signal: "calls", Critical: true, Direction: -1, Unit: "ratio"}
 	decideMetric(&mt, ct, -1, c, opt)
 	if len(stopped) > 0 && mt.Bad {
 		mt.Reason = "stopped calling " + strings.Join(stopped, ", ") + "; " + mt.Reason
@@ -206,7 +209,7 @@ func neverUp(av []float64, c peers.Cells) bool {
 }
 
 // decideMetric sets a metric's numbers and result from its contrast.
-func decideMetric(mt *Metric, ct peers.Contrast, dir int, c peers.Cells, opt CanaryOptions) {
+func decideMetric(mt *model.Metric, ct peers.Contrast, dir int, c peers.Cells, opt Options) {
 	mt.Scale, mt.ScaleFrom, mt.Cells = ct.Scale, ct.ScaleFrom, ct.Cells
 	var d, cv, bv []float64
 	for t := c.W0; t < c.W1 && t < len(ct.Diff); t++ {
@@ -216,7 +219,7 @@ func decideMetric(mt *Metric, ct peers.Contrast, dir int, c peers.Cells, opt Can
 	}
 	mt.Canary, mt.Baseline, mt.Effect, mt.Ratio, mt.Held = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	if len(d) < opt.MinCells {
-		mt.Result = MetricInsufficient
+		mt.Result = model.MetricInsufficient
 		mt.Reason = fmt.Sprintf("both groups report in %d cells, %d needed", len(d), opt.MinCells)
 		return
 	}
@@ -240,18 +243,18 @@ func decideMetric(mt *Metric, ct peers.Contrast, dir int, c peers.Cells, opt Can
 	material := math.Abs(mt.Canary-mt.Baseline) >= opt.MinRatio/(1+opt.MinRatio)*math.Max(math.Abs(mt.Canary), math.Abs(mt.Baseline))
 	switch {
 	case math.Abs(mt.Effect) < opt.Threshold:
-		mt.Result = MetricPass
+		mt.Result = model.MetricPass
 		mt.Reason = fmt.Sprintf("%.1f scales from the baseline (%.0f needed)", math.Abs(mt.Effect), opt.Threshold)
 	case mt.Held < opt.Hold:
-		mt.Result = MetricPass
+		mt.Result = model.MetricPass
 		mt.Reason = fmt.Sprintf("apart in %.0f%% of the cells only (%.0f%% needed)", 100*mt.Held, 100*opt.Hold)
 	case !material:
-		mt.Result = MetricPass
+		mt.Result = model.MetricPass
 		mt.Reason = fmt.Sprintf("less than a %.0f%% change", 100*opt.MinRatio/(1+opt.MinRatio))
 	default:
-		mt.Result = MetricHigh
+		mt.Result = model.MetricHigh
 		if side < 0 {
-			mt.Result = MetricLow
+			mt.Result = model.MetricLow
 		}
 		mt.Bad = int(side) == dir
 		mt.Reason = fmt.Sprintf("held in %.0f%% of %d cells", 100*mt.Held, len(d))
@@ -263,12 +266,12 @@ func decideMetric(mt *Metric, ct peers.Contrast, dir int, c peers.Cells, opt Can
 // a signal's decided metrics that are not bad (each signal weighs the
 // same however many series it has); a bad critical metric fails the
 // workload whatever the score.
-func scoreCanary(ms []Metric, opt CanaryOptions) (string, float64, string) {
+func scoreCanary(ms []model.Metric, opt Options) (string, float64, string) {
 	type tally struct{ n, ok int }
 	by := map[string]*tally{}
 	var critical []string
 	for _, mt := range ms {
-		if mt.Result == MetricInsufficient {
+		if mt.Result == model.MetricInsufficient {
 			continue
 		}
 		t := by[mt.Signal]
@@ -285,7 +288,7 @@ func scoreCanary(ms []Metric, opt CanaryOptions) (string, float64, string) {
 		}
 	}
 	if len(by) == 0 {
-		return CanaryInsufficient, math.NaN(), "no metric of both groups in enough cells"
+		return model.CanaryInsufficient, math.NaN(), "no metric of both groups in enough cells"
 	}
 	// Summed in signal order: a map's order would change the score's
 	// last digits from run to run.
@@ -301,30 +304,30 @@ func scoreCanary(ms []Metric, opt CanaryOptions) (string, float64, string) {
 			more = fmt.Sprintf(" and %d more", len(critical)-2)
 			critical = critical[:2]
 		}
-		return CanaryFail, score, "critical: " + strings.Join(critical, "; ") + more
+		return model.CanaryFail, score, "critical: " + strings.Join(critical, "; ") + more
 	case score < opt.Marginal:
-		return CanaryFail, score, fmt.Sprintf("score %.0f below %.0f: %s", score, opt.Marginal, badList(ms))
+		return model.CanaryFail, score, fmt.Sprintf("score %.0f below %.0f: %s", score, opt.Marginal, badList(ms))
 	case score < opt.Pass:
-		return CanaryMarginal, score, fmt.Sprintf("score %.0f below %.0f: %s", score, opt.Pass, badList(ms))
+		return model.CanaryMarginal, score, fmt.Sprintf("score %.0f below %.0f: %s", score, opt.Pass, badList(ms))
 	}
 	if b := badList(ms); b != "" {
-		return CanaryPass, score, fmt.Sprintf("score %.0f; not critical: %s", score, b)
+		return model.CanaryPass, score, fmt.Sprintf("score %.0f; not critical: %s", score, b)
 	}
-	return CanaryPass, score, fmt.Sprintf("score %.0f: no metric worse than the baseline's", score)
+	return model.CanaryPass, score, fmt.Sprintf("score %.0f: no metric worse than the baseline's", score)
 }
 
 // metricBrief is a metric in a few words: "errors low
 // (istio_requests_total, canary 0.28 vs 0.99)".
-func metricBrief(mt Metric) string {
+func metricBrief(mt model.Metric) string {
 	name, _, _ := strings.Cut(mt.Name, "{")
 	if strings.HasPrefix(name, mt.Signal) {
-		return fmt.Sprintf("%s %s (canary %s vs %s)", mt.Signal, mt.Result, value(mt.Canary, mt.Unit), value(mt.Baseline, mt.Unit))
+		return fmt.Sprintf("%s %s (canary %s vs %s)", mt.Signal, mt.Result, render.Value(mt.Canary, mt.Unit), render.Value(mt.Baseline, mt.Unit))
 	}
-	return fmt.Sprintf("%s %s (%s, canary %s vs %s)", mt.Signal, mt.Result, name, value(mt.Canary, mt.Unit), value(mt.Baseline, mt.Unit))
+	return fmt.Sprintf("%s %s (%s, canary %s vs %s)", mt.Signal, mt.Result, name, render.Value(mt.Canary, mt.Unit), render.Value(mt.Baseline, mt.Unit))
 }
 
 // badList names the bad metrics briefly ("" when none), at most three.
-func badList(ms []Metric) string {
+func badList(ms []model.Metric) string {
 	var out []string
 	n := 0
 	for _, mt := range ms {
@@ -342,9 +345,9 @@ func badList(ms []Metric) string {
 }
 
 // canarySummary is the overall verdict (the worst workload's) and its line.
-func canarySummary(ws []CanaryWorkload) (string, string) {
-	rank := map[string]int{CanaryPass: 0, CanaryInsufficient: 1, CanaryMarginal: 2, CanaryFail: 3}
-	worst := CanaryPass
+func canarySummary(ws []model.CanaryWorkload) (string, string) {
+	rank := map[string]int{model.CanaryPass: 0, model.CanaryInsufficient: 1, model.CanaryMarginal: 2, model.CanaryFail: 3}
+	worst := model.CanaryPass
 	n := map[string]int{}
 	for _, w := range ws {
 		n[w.Verdict]++
@@ -355,12 +358,12 @@ func canarySummary(ws []CanaryWorkload) (string, string) {
 	// The headline names the workloads that failed or are marginal (at
 	// most three each): "6 canaries: FAIL (1 fail: adservice-v2; 5 pass)".
 	var parts []string
-	for _, v := range []string{CanaryFail, CanaryMarginal, CanaryInsufficient, CanaryPass} {
+	for _, v := range []string{model.CanaryFail, model.CanaryMarginal, model.CanaryInsufficient, model.CanaryPass} {
 		if n[v] == 0 {
 			continue
 		}
 		part := fmt.Sprintf("%d %s", n[v], v)
-		if v == CanaryFail || v == CanaryMarginal {
+		if v == model.CanaryFail || v == model.CanaryMarginal {
 			var names []string
 			for _, w := range ws {
 				if w.Verdict == v {
@@ -401,7 +404,7 @@ func familyName(key string) string {
 // bounded01 reports whether every value of the series lies in [0, 1] and
 // some value is above 0.5: a ratio that should stay near 1.
 func bounded01(sets ...[]*ingest.Series) bool {
-	return nearOneValues(func(yield func(float64) bool) {
+	return cstats.NearOneValues(func(yield func(float64) bool) {
 		for _, ss := range sets {
 			for _, s := range ss {
 				for _, v := range s.V {

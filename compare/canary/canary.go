@@ -1,4 +1,4 @@
-package compare
+package canary
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipeline-analyze/pipeline-analyze/compare/model"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 	"github.com/pipeline-analyze/pipeline-analyze/peers"
 )
@@ -17,9 +18,9 @@ import (
 // (events, else new pods in the data) as a canary.
 const SelectorAuto = "auto"
 
-// CanaryOptions are the choices of a canary analysis. Zero fields take
-// the defaults of DefaultCanaryOptions.
-type CanaryOptions struct {
+// Options are the choices of a canary analysis. Zero fields take
+// the defaults of DefaultOptions.
+type Options struct {
 	// Canary selects the canary groups: SelectorAuto, KEY=VALUE (a version
 	// label such as version=v2, or pod-template-hash=HASH), or a name (a
 	// ReplicaSet, a workload, a version).
@@ -55,16 +56,16 @@ type CanaryOptions struct {
 	Paths          []string // the inputs as given
 }
 
-// DefaultCanaryOptions are the documented defaults: Kayenta's score
+// DefaultOptions are the documented defaults: Kayenta's score
 // thresholds (75 pass, 50 marginal), the graph's 3-scale threshold,
 // compare's 25% material change, no warm-up (the hold rule keeps a start-up blip from deciding).
-func DefaultCanaryOptions() CanaryOptions {
-	return CanaryOptions{Canary: SelectorAuto, Warmup: 0, Threshold: 3, Hold: 0.5, MinRatio: 0.25, MinCells: 3,
+func DefaultOptions() Options {
+	return Options{Canary: SelectorAuto, Warmup: 0, Threshold: 3, Hold: 0.5, MinRatio: 0.25, MinCells: 3,
 		Pass: 75, Marginal: 50, Peers: peers.DefaultParams()}
 }
 
-func (o CanaryOptions) withDefaults() CanaryOptions {
-	d := DefaultCanaryOptions()
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
 	if o.Canary == "" {
 		o.Canary = d.Canary
 	}
@@ -95,26 +96,26 @@ type canaryJob struct {
 // ErrNoCanary is returned (wrapped) when the selector matches no group.
 var ErrNoCanary = errors.New("no canary pods")
 
-// RunCanary judges, in one bundle, each selected canary group against its
+// Run judges, in one bundle, each selected canary group against its
 // baseline groups (the version model of package peers), metric family by
 // metric family over the same minutes, and returns the report (Mode
 // ModeCanary). A pure function of its inputs. O(groups · families ·
 // cells · pods).
-func RunCanary(b *ingest.Bundle, opt CanaryOptions) (*Report, error) {
+func Run(b *ingest.Bundle, opt Options) (*model.Report, error) {
 	opt = opt.withDefaults()
 	if b == nil {
 		return nil, errors.New("canary: nil bundle")
 	}
 	if len(b.Grid) == 0 {
-		return nil, fmt.Errorf("canary: %w: the input holds no aligned series", ErrNoData)
+		return nil, fmt.Errorf("canary: %w: the input holds no aligned series", model.ErrNoData)
 	}
 	m := peers.Build(b, opt.Peers)
 	jobs, err := canaryJobs(m, opt)
 	if err != nil {
 		return nil, err
 	}
-	cv := Canary{Selector: opt.Canary, BaselineSelector: opt.Baseline, Workloads: []CanaryWorkload{},
-		Settings: CanarySettings{Threshold: opt.Threshold, Hold: opt.Hold, MinRatio: opt.MinRatio, MinCells: opt.MinCells,
+	cv := model.Canary{Selector: opt.Canary, BaselineSelector: opt.Baseline, Workloads: []model.CanaryWorkload{},
+		Settings: model.CanarySettings{Threshold: opt.Threshold, Hold: opt.Hold, MinRatio: opt.MinRatio, MinCells: opt.MinCells,
 			Warmup: opt.Warmup, Pass: opt.Pass, Marginal: opt.Marginal, Step: b.Step}}
 	for _, s := range criticalSignals {
 		cv.Settings.Critical = append(cv.Settings.Critical, s.String())
@@ -124,16 +125,16 @@ func RunCanary(b *ingest.Bundle, opt CanaryOptions) (*Report, error) {
 		cv.Workloads = append(cv.Workloads, judgeCanary(b, m, j, opt))
 	}
 	cv.Verdict, cv.Text = canarySummary(cv.Workloads)
-	rep := &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "pipeline-analyze", Version: opt.Version}, Mode: ModeCanary, Canary: cv, Watch: []Watch{}}
-	rep.Verdict = Summary{Verdict: canaryAsVerdict(cv.Verdict), Text: cv.Text}
-	rep.Target = Finding{Label: "canary " + opt.Canary, Verdict: rep.Verdict.Verdict, Text: cv.Text}
+	rep := &model.Report{SchemaVersion: model.SchemaVersion, Tool: model.Tool{Name: "pipeline-analyze", Version: opt.Version}, Mode: model.ModeCanary, Canary: cv, Watch: []model.Watch{}}
+	rep.Verdict = model.Summary{Verdict: canaryAsVerdict(cv.Verdict), Text: cv.Text}
+	rep.Target = model.Finding{Label: "canary " + opt.Canary, Verdict: rep.Verdict.Verdict, Text: cv.Text}
 	for _, w := range cv.Workloads {
-		if w.Verdict == CanaryFail {
+		if w.Verdict == model.CanaryFail {
 			rep.Verdict.Regressions++
 		}
 	}
-	rep.Before = SideInfo{Name: "baseline", Paths: opt.Paths}
-	rep.After = SideInfo{Name: "canary", Paths: opt.Paths}
+	rep.Before = model.SideInfo{Name: "baseline", Paths: opt.Paths}
+	rep.After = model.SideInfo{Name: "canary", Paths: opt.Paths}
 	if len(cv.Workloads) > 0 {
 		rep.Before.Start, rep.Before.End = cv.Workloads[0].Start, cv.Workloads[0].End
 		for _, w := range cv.Workloads {
@@ -141,34 +142,34 @@ func RunCanary(b *ingest.Bundle, opt CanaryOptions) (*Report, error) {
 		}
 		rep.After.Start, rep.After.End = rep.Before.Start, rep.Before.End
 	}
-	rep.Manifest = Manifest{Version: opt.Version, Args: append([]string{"pipeline-analyze", "compare"}, opt.Args...)}
+	rep.Manifest = model.Manifest{Version: opt.Version, Args: append([]string{"pipeline-analyze", "compare"}, opt.Args...)}
 	for _, in := range b.Inputs {
-		rep.Inputs = append(rep.Inputs, Input{Side: "both", Path: in.Path, Format: in.Format.String(), SHA256: in.SHA256,
+		rep.Inputs = append(rep.Inputs, model.Input{Side: "both", Path: in.Path, Format: in.Format.String(), SHA256: in.SHA256,
 			Size: in.Size, Skipped: in.Skipped, Error: in.Error})
-		rep.Manifest.Inputs = append(rep.Manifest.Inputs, ManifestInput{Side: "both", Path: in.Path, SHA256: in.SHA256})
+		rep.Manifest.Inputs = append(rep.Manifest.Inputs, model.ManifestInput{Side: "both", Path: in.Path, SHA256: in.SHA256})
 	}
 	for i, wn := range b.Warnings {
-		kind, msg := warningText(wn)
-		rep.Warnings = append(rep.Warnings, Footnote{N: i + 1, Kind: kind, Message: msg})
+		kind, msg := model.WarningText(wn)
+		rep.Warnings = append(rep.Warnings, model.Footnote{N: i + 1, Kind: kind, Message: msg})
 	}
 	return rep, nil
 }
 
 // canaryAsVerdict maps a canary verdict onto compare's verdicts (for
 // Summary): fail is regressed, pass and marginal unchanged.
-func canaryAsVerdict(v string) Verdict {
+func canaryAsVerdict(v string) model.Verdict {
 	switch v {
-	case CanaryFail:
-		return Regressed
-	case CanaryInsufficient:
-		return Insufficient
+	case model.CanaryFail:
+		return model.Regressed
+	case model.CanaryInsufficient:
+		return model.Insufficient
 	}
-	return Unchanged
+	return model.Unchanged
 }
 
 // canaryJobs resolves the selectors into canary groups, each with its
 // baseline groups of the same service.
-func canaryJobs(m *peers.Model, opt CanaryOptions) ([]canaryJob, error) {
+func canaryJobs(m *peers.Model, opt Options) ([]canaryJob, error) {
 	var jobs []canaryJob
 	if opt.Canary == SelectorAuto {
 		latest := map[string]int{}
@@ -275,34 +276,34 @@ func selectGroups(gs []*peers.Group, sel string) ([]*peers.Group, error) {
 	return out, nil
 }
 
-// FailOnCanary returns the exit status a CI gate should take for a canary
+// FailOn returns the exit status a CI gate should take for a canary
 // report: GateFail trips (3) when a workload failed; GateMarginal also
 // when one is marginal; either returns 4 when a workload could not be
 // decided and none tripped; GateNever is 0.
-func FailOnCanary(r *Report, gate string) int {
+func FailOn(r *model.Report, gate string) int {
 	if gate != GateFail && gate != GateMarginal {
 		return 0
 	}
 	undecided := false
 	for _, w := range r.Canary.Workloads {
 		switch w.Verdict {
-		case CanaryFail:
-			return ExitGate
-		case CanaryMarginal:
+		case model.CanaryFail:
+			return model.ExitGate
+		case model.CanaryMarginal:
 			if gate == GateMarginal {
-				return ExitGate
+				return model.ExitGate
 			}
-		case CanaryInsufficient:
+		case model.CanaryInsufficient:
 			undecided = true
 		}
 	}
 	if undecided {
-		return ExitUndetermined
+		return model.ExitUndetermined
 	}
 	return 0
 }
 
-// Canary gates for FailOnCanary.
+// Canary gates for FailOn.
 const (
 	GateFail     = "fail"
 	GateMarginal = "marginal"

@@ -1,6 +1,9 @@
-package compare
+package model
 
 import (
+	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -49,6 +52,13 @@ const (
 	KindRate         = "rate"         // events per second: Poisson rate test
 	KindSeries       = "series"       // metric series points: robust location/scale
 )
+
+// KindRollout is an item that judges a rollout inside AFTER's window: the
+// new version's pods against the old version's pods of the same workload
+// in the same minutes (canary mode's judgment, package peers' version
+// model). It needs no baseline band: the old pods are the reference, so a
+// defective release shows even when the data starts shortly before it.
+const KindRollout = "rollout"
 
 // Report is the one presentation model of a comparison; renderers only
 // read it. Field order is the JSON field order. Unknown numbers are NaN
@@ -147,6 +157,20 @@ type Finding struct {
 	Item    string  `json:"item"`  // the Item's ID ("" when nothing matched)
 	Verdict Verdict `json:"verdict"`
 	Text    string  `json:"text"` // the change in words: "p99 +180 ms [+120, +260], δ 0.41"
+}
+
+// Watch is what to keep watching after a fix: one per measurement of the
+// target and per BEFORE cause, with the range it should stay in (the
+// baseline's band when known, else BEFORE's baseline level), the PromQL
+// of its series when it came from Prometheus, and a Grafana Explore link
+// over BEFORE's window to AFTER's when Options.GrafanaURL is set.
+type Watch struct {
+	Label   string  `json:"label"`   // "latency of service/api-gateway"
+	Item    string  `json:"item"`    // the Item's ID
+	Verdict Verdict `json:"verdict"` // the item's verdict now
+	Text    string  `json:"text"`    // the range to stay in, in words
+	Query   string  `json:"query"`   // PromQL ("" for a series derived from spans or logs)
+	URL     string  `json:"url"`     // Grafana Explore ("" without --grafana-url or a query)
 }
 
 // Count is how many items got one verdict.
@@ -312,6 +336,33 @@ type ManifestInput struct {
 
 // Report modes.
 const (
-	ModeBeforeAfter = "before-after" // two windows (Run)
-	ModeCanary      = "canary"       // two groups of pods in one window (RunCanary)
+	ModeBeforeAfter = "before-after" // two windows (package compare's Run)
+	ModeCanary      = "canary"       // two groups of pods in one window (package compare/canary's Run)
 )
+
+// ErrNoData is returned (wrapped) when neither window holds any data (one
+// empty window is a report whose items are all insufficient data).
+var ErrNoData = errors.New("no data in the window")
+
+// Exit statuses of a gate (the command's exit codes 3 and 4).
+const (
+	ExitGate         = 3 // the gate tripped
+	ExitUndetermined = 4 // a gate was asked for but the target could not be decided
+)
+
+// WarningText is an input warning's kind and message as a footnote shows
+// them.
+func WarningText(wn ingest.Warning) (kind, msg string) {
+	kind = "warning"
+	if wn.Kind != nil {
+		kind = strings.ReplaceAll(wn.Kind.Error(), " ", "_")
+	}
+	msg = wn.Message
+	if wn.Source != "" {
+		msg = wn.Source + ": " + msg
+	}
+	if wn.Count > 1 {
+		msg += " (" + strconv.Itoa(wn.Count) + "×)"
+	}
+	return kind, msg
+}
