@@ -82,15 +82,16 @@ func rng(seed uint64, item string) *rand.Rand {
 // histogram observations), plus sorting the values.
 func Build(base, win *Sample, opt Options) *Map {
 	opt = opt.WithDefaults()
+	base, win = base.indexed(), win.indexed()
 	m := &Map{Quantile: opt.Quantile, Level: opt.Level, Bootstrap: opt.Bootstrap, Seed: opt.Seed, MinCell: opt.MinCell, MinRatio: opt.MinRatio,
 		FromHistograms: base.Hist || win.Hist}
 	for _, k := range Metrics() {
 		all := func(float64, float64) bool { return true }
-		m.Known[k] = base.group(all, k).size()+win.group(all, k).size() > 0
+		m.Known[k] = base.count(all, k)+win.count(all, k) > 0
 	}
 	ins, outs := buckets(opt.InputEdges), buckets(opt.OutputEdges)
 	count := func(s *Sample, in, out Bucket) int {
-		return s.group(func(i, o float64) bool { return in.contains(i) && out.contains(o) }, anyMetric(m)).size()
+		return s.count(func(i, o float64) bool { return in.contains(i) && out.contains(o) }, anyMetric(m))
 	}
 	any := Bucket{0, -1}
 	ins = trim(ins, func(b Bucket) bool { return count(base, b, any)+count(win, b, any) > 0 })

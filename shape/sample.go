@@ -1,6 +1,7 @@
 package shape
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -33,6 +34,63 @@ type Sample struct {
 	obs  []obs
 	// Hist is set when the sample comes from histograms.
 	Hist bool
+	// byValue, where set (indexed), is reqs ordered by each metric's value,
+	// NaN values left out: group then filters in order instead of sorting.
+	byValue [numMetrics][]ranked
+}
+
+// ranked is one request's value of one metric, with its shape.
+type ranked struct{ v, in, out float64 }
+
+// indexed returns a copy of s (s is not changed) whose requests are also
+// ordered by each metric's value, so that every group of it is a filter
+// of one sorted list rather than a sort of its own (a map takes hundreds
+// of groups of one sample). The filtered values are the ones group would
+// sort, in the order slices.Sort puts them: float64s other than NaN (left
+// out) are totally ordered except -0 and +0, which compare equal and
+// differ; a metric holding a -0 is not indexed (its groups are sorted).
+func (s *Sample) indexed() *Sample {
+	out := *s
+	if s.Hist {
+		return &out
+	}
+	for m := range numMetrics {
+		rs := make([]ranked, 0, len(s.reqs))
+		negZero := false
+		for i := range s.reqs {
+			r := &s.reqs[i]
+			v := r.v[m]
+			if math.IsNaN(v) {
+				continue
+			}
+			if v == 0 && math.Signbit(v) {
+				negZero = true
+				break
+			}
+			rs = append(rs, ranked{v, r.in, r.out})
+		}
+		if negZero {
+			continue
+		}
+		slices.SortFunc(rs, func(a, b ranked) int { return cmp.Compare(a.v, b.v) })
+		out.byValue[m] = rs
+	}
+	return &out
+}
+
+// count is group(sel, m).size() without building the group.
+func (s *Sample) count(sel selector, m Metric) int {
+	if s.Hist {
+		return s.group(sel, m).size()
+	}
+	n := 0
+	for i := range s.reqs {
+		r := &s.reqs[i]
+		if sel(r.in, r.out) && !math.IsNaN(r.v[m]) {
+			n++
+		}
+	}
+	return n
 }
 
 // Add appends one request of in input and out output tokens (negative:
@@ -84,6 +142,14 @@ func (s *Sample) group(sel selector, m Metric) group {
 		return g
 	}
 	var vs []float64
+	if rs := s.byValue[m]; rs != nil {
+		for i := range rs {
+			if r := &rs[i]; sel(r.in, r.out) {
+				vs = append(vs, r.v)
+			}
+		}
+		return reqGroup(vs)
+	}
 	for i := range s.reqs {
 		r := &s.reqs[i]
 		if sel(r.in, r.out) && !math.IsNaN(r.v[m]) {

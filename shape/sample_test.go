@@ -1,0 +1,70 @@
+package shape
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestIndexedGroupsMatch: every group of an indexed sample holds the values
+// a sort of its own gives, bit for bit, and count is the group's size —
+// with NaN values, ties, and a -0 beside +0 (that metric is not indexed).
+func TestIndexedGroupsMatch(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		s := &Sample{}
+		n := r.IntN(300)
+		for range n {
+			v := func() float64 {
+				switch r.IntN(10) {
+				case 0:
+					return math.NaN()
+				case 1:
+					return float64(r.IntN(4)) // ties
+				}
+				return r.Float64() * 10
+			}
+			s.Add(int64(r.IntN(5000))-10, int64(r.IntN(500))-10, v(), v(), v())
+		}
+		if trial%5 == 0 && n > 1 {
+			s.reqs[0].v[TTFT] = math.Copysign(0, -1)
+			s.reqs[1].v[TTFT] = 0
+		}
+		ix := s.indexed()
+		if trial%5 == 0 && n > 1 && ix.byValue[TTFT] != nil {
+			t.Fatal("a metric with -0 was indexed")
+		}
+		for _, rs := range s.byValue {
+			if rs != nil {
+				t.Fatal("indexed changed its receiver")
+			}
+		}
+		sels := []selector{
+			func(float64, float64) bool { return true },
+			func(in, _ float64) bool { return in >= 1024 },
+			func(_, out float64) bool { return out < 64 },
+			func(in, out float64) bool { return in >= 256 && in < 4096 && out >= 16 },
+		}
+		for _, sel := range sels {
+			for _, m := range Metrics() {
+				want := s.group(sel, m).(reqGroup)
+				got := ix.group(sel, m).(reqGroup)
+				if len(want) != len(got) {
+					t.Fatalf("trial %d metric %s: %d values, want %d", trial, m, len(got), len(want))
+				}
+				for i := range want {
+					if math.Float64bits(want[i]) != math.Float64bits(got[i]) {
+						t.Fatalf("trial %d metric %s: value %d is %v, want %v", trial, m, i, got[i], want[i])
+					}
+				}
+				if !slices.IsSorted(got) {
+					t.Fatalf("trial %d: group not sorted", trial)
+				}
+				if c := ix.count(sel, m); c != len(want) {
+					t.Fatalf("trial %d metric %s: count %d, want %d", trial, m, c, len(want))
+				}
+			}
+		}
+	}
+}
