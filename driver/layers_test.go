@@ -62,7 +62,7 @@ var layers = map[string][]string{
 	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "ingest/gpu/nsight", "internal/parallel", "internal/reportfmt", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer
 	"compare":                  {"causal", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "internal/reportview", "measure", "peers", "shape", "tcg"},
 	// analysis: the one in-process core the CLI, the MCP server, eval and compare call (Analyze → *Run; Compare, Canary, Profile → reports).
-	"analysis": {"causal", "compare", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "live", "measure", "profdiff", "scorecard", "shape", "tcg"},
+	"analysis": {"causal", "compare", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/parallel", "internal/suggest", "live", "measure", "profdiff", "scorecard", "shape", "tcg"},
 	// mcp: the MCP server's tools over analysis.Run and the comparisons' reports, and their Runner over internal/cmdrun (the commands' runs with the server's flags).
 	"mcp": {"analysis", "compare", "features", "ingest", "internal/cliio", "internal/cmdrun", "internal/parallel", "internal/progress", "internal/reportfmt", "profdiff", "scorecard"},
 	// internal/cmdrun: each command's work below its flags (options as Go values, checks, run, report; failures as the lines the command says), which driver and the MCP runner call.
