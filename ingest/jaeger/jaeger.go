@@ -177,8 +177,12 @@ type jaegerReader struct {
 	mostRefs    int
 	// fastProcs caches resolved process objects by their raw JSON text
 	// (fast path only, jaegerfast.go).
-	fastProcs   map[string]procInfo
+	fastProcs   map[string]procText
 	fastProcSet map[string]jProcess // reused as each trace's procs
+	// recentProcs are, per process ID, texts of fastProcs last met under
+	// it, most recent first (fastProcesses matches them without
+	// delimiting or hashing the object).
+	recentProcs map[string]*recentProcs
 	// size is the input's length when known (0: not), read how much of it
 	// has been read so far (fast path): growSpans sizes the spans by them.
 	size, read int64
