@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"sort"
 	"time"
@@ -35,20 +36,11 @@ func sortSpansStable(spans []Span) {
 	if spansSorted(spans) {
 		return
 	}
-	type startPos struct {
-		start Time
-		pos   int32
-	}
 	keys := make([]startPos, len(spans))
 	for i := range spans {
 		keys[i] = startPos{spans[i].Start, int32(i)}
 	}
-	slices.SortFunc(keys, func(x, y startPos) int {
-		if x.start != y.start {
-			return cmp.Compare(x.start, y.start)
-		}
-		return cmp.Compare(x.pos, y.pos)
-	})
+	sortStartPos(keys)
 	for i := 0; i < len(keys); {
 		j := i + 1
 		for j < len(keys) && keys[j].start == keys[i].start {
@@ -69,6 +61,61 @@ func sortSpansStable(spans []Span) {
 		order[i] = k.pos
 	}
 	permuteSpans(spans, order)
+}
+
+// startPos is a span's start and its position in the slice being sorted.
+type startPos struct {
+	start Time
+	pos   int32
+}
+
+// radixMin is the fewest keys sortStartPos sorts by radix; fewer are
+// sorted by comparison.
+const radixMin = 2048
+
+// sortStartPos sorts keys, given in ascending pos order, by (start, pos):
+// a least-significant-digit radix sort of start (less the smallest start),
+// 11 bits a pass over as many bits as the starts' range needs. Each pass is
+// stable, so keys of one start keep their pos order: the result is the
+// comparison sort's, with no comparator call per step (a quarter of a
+// million spans a file sort in a few passes over 4 MB).
+func sortStartPos(keys []startPos) {
+	if len(keys) < radixMin {
+		slices.SortFunc(keys, func(x, y startPos) int {
+			if x.start != y.start {
+				return cmp.Compare(x.start, y.start)
+			}
+			return cmp.Compare(x.pos, y.pos)
+		})
+		return
+	}
+	lo, hi := keys[0].start, keys[0].start
+	for _, k := range keys {
+		lo, hi = min(lo, k.start), max(hi, k.start)
+	}
+	width := bits.Len64(uint64(hi) - uint64(lo)) // the range's bits, however far apart
+	const digit = 11
+	src, dst := keys, make([]startPos, len(keys))
+	for shift := 0; shift < width; shift += digit {
+		var count [1 << digit]int
+		for _, k := range src {
+			count[(uint64(k.start)-uint64(lo))>>shift&(1<<digit-1)]++
+		}
+		at := 0
+		for d, c := range count {
+			count[d] = at
+			at += c
+		}
+		for _, k := range src {
+			d := (uint64(k.start) - uint64(lo)) >> shift & (1<<digit - 1)
+			dst[count[d]] = k
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+	}
 }
 
 // spansSorted reports whether spans are already in spanCompare order.
