@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest"
 )
 
 // TestIndexedGroupsMatch: every group of an indexed sample holds the values
@@ -64,6 +66,40 @@ func TestIndexedGroupsMatch(t *testing.T) {
 				if c := ix.count(sel, m); c != len(want) {
 					t.Fatalf("trial %d metric %s: count %d, want %d", trial, m, c, len(want))
 				}
+			}
+		}
+	}
+}
+
+// TestSpanIDSet: every ID added is found (no false negative, whatever the
+// set's size), and most IDs never added are not.
+func TestSpanIDSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 7, 64, 1000, 100000} {
+		var f spanIDSet
+		f.init(n)
+		ids := make([]ingest.SpanID, n)
+		for i := range ids {
+			ids[i] = ingest.SpanID(r.Uint64())
+			if i%3 == 0 {
+				ids[i] = ingest.SpanID(i) // small, sequential IDs too
+			}
+			f.add(ids[i])
+		}
+		for _, id := range ids {
+			if !f.has(id) {
+				t.Fatalf("n %d: added %v not found", n, id)
+			}
+		}
+		if n >= 1000 {
+			found := 0
+			for range 10000 {
+				if f.has(ingest.SpanID(r.Uint64())) {
+					found++
+				}
+			}
+			if found > 2000 {
+				t.Errorf("n %d: %d of 10000 absent IDs pass the filter", n, found)
 			}
 		}
 	}
