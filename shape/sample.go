@@ -72,10 +72,50 @@ func (s *Sample) indexed() *Sample {
 		if negZero {
 			continue
 		}
-		slices.SortFunc(rs, func(a, b ranked) int { return cmp.Compare(a.v, b.v) })
-		out.byValue[m] = rs
+		out.byValue[m] = sortRanked(rs)
 	}
 	return &out
+}
+
+// sortRanked returns rs ordered by value (rs holds no NaN and no -0, so
+// values that compare equal are the same bits and their order does not
+// show in any group): an LSD radix sort, eight bits a pass, of each
+// value's bits made to order as unsigned integers, passes where every
+// value has the same digit skipped. rs may be reused.
+func sortRanked(rs []ranked) []ranked {
+	if len(rs) < 256 {
+		slices.SortFunc(rs, func(a, b ranked) int { return cmp.Compare(a.v, b.v) })
+		return rs
+	}
+	key := func(v float64) uint64 {
+		b := math.Float64bits(v)
+		if b>>63 != 0 {
+			return ^b // negative: larger magnitudes first
+		}
+		return b | 1<<63
+	}
+	src, dst := rs, make([]ranked, len(rs))
+	for shift := 0; shift < 64; shift += 8 {
+		var count [256]int
+		for i := range src {
+			count[key(src[i].v)>>shift&0xff]++
+		}
+		if count[key(src[0].v)>>shift&0xff] == len(src) {
+			continue // one digit throughout: the order stands
+		}
+		at := 0
+		for d, c := range count {
+			count[d] = at
+			at += c
+		}
+		for i := range src {
+			d := key(src[i].v) >> shift & 0xff
+			dst[count[d]] = src[i]
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	return src
 }
 
 // count is group(sel, m).size() without building the group.

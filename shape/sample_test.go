@@ -104,3 +104,41 @@ func TestSpanIDSet(t *testing.T) {
 		}
 	}
 }
+
+// TestSortRanked: the radix order is the comparison order of the values
+// (negative, zero, subnormal, huge and infinite ones, many ties), on
+// both sides of the size from which it is used.
+func TestSortRanked(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	special := []float64{0, math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, math.MaxFloat64, -math.MaxFloat64, math.Inf(1), math.Inf(-1), 1, -1}
+	for _, n := range []int{0, 1, 100, 255, 256, 5000} {
+		for trial := range 5 {
+			rs := make([]ranked, n)
+			for i := range rs {
+				switch r.IntN(4) {
+				case 0:
+					rs[i].v = special[r.IntN(len(special))]
+				case 1:
+					rs[i].v = float64(r.IntN(10)) // ties
+				default:
+					rs[i].v = (r.Float64() - 0.3) * math.Pow(10, float64(r.IntN(12)-6))
+				}
+				if trial == 0 {
+					rs[i].v = math.Abs(rs[i].v) + 0.5 // one sign and exponent range: passes skipped
+				}
+				rs[i].in = float64(i)
+			}
+			want := make([]float64, n)
+			for i := range rs {
+				want[i] = rs[i].v
+			}
+			slices.Sort(want)
+			got := sortRanked(rs)
+			for i := range got {
+				if got[i].v != want[i] {
+					t.Fatalf("n %d trial %d: value %d is %v, want %v", n, trial, i, got[i].v, want[i])
+				}
+			}
+		}
+	}
+}
