@@ -615,15 +615,44 @@ func (s *Scanner) Object(field func(key string) bool) bool {
 
 // keyHints are the keys an object usually has, in order, each as its exact
 // spelling `"key":` (see ObjectHinted).
-type keyHints []string
+type keyHints []keyHint
+
+// keyHint is one hinted key: q, the spelling, and (when q is at most 16
+// bytes, as Jaeger's keys are) its bytes as two little-endian words with
+// the masks of the bytes q has, for a comparison of two loads.
+type keyHint struct {
+	q      string
+	key    string // q without its quotes and colon
+	w0, w1 uint64
+	m0, m1 uint64
+	short  bool // len(q) <= 16
+}
 
 // HintKeys returns the hints for keys, in that order.
 func HintKeys(keys ...string) keyHints {
 	h := make(keyHints, len(keys))
 	for i, k := range keys {
-		h[i] = `"` + k + `":`
+		q := `"` + k + `":`
+		h[i] = keyHint{q: q, key: k, short: len(q) <= 16}
+		if h[i].short {
+			var w, m [16]byte
+			copy(w[:], q)
+			for j := range len(q) {
+				m[j] = 0xff
+			}
+			h[i].w0, h[i].w1 = binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
+			h[i].m0, h[i].m1 = binary.LittleEndian.Uint64(m[:8]), binary.LittleEndian.Uint64(m[8:])
+		}
 	}
 	return h
+}
+
+// matches reports whether b starts with the hint's spelling.
+func (h *keyHint) matches(b []byte) bool {
+	if h.short && len(b) >= 16 {
+		return binary.LittleEndian.Uint64(b)&h.m0 == h.w0 && binary.LittleEndian.Uint64(b[8:])&h.m1 == h.w1
+	}
+	return len(b) >= len(h.q) && string(b[:len(h.q)]) == h.q
 }
 
 // ObjectHinted is object for an object whose keys usually come in the order
@@ -643,9 +672,9 @@ func (s *Scanner) ObjectHinted(hints keyHints, field func(key string) bool) bool
 	next := 0 // the hint to try first
 	for {
 		var k string
-		if q := s.hinted(hints, next); q != "" {
-			k = q[1 : len(q)-2]
-			s.pos += len(q)
+		if h := s.hinted(hints, next); h != nil {
+			k = h.key
+			s.pos += len(h.q)
 			next++
 		} else {
 			var ok bool
@@ -653,7 +682,7 @@ func (s *Scanner) ObjectHinted(hints keyHints, field func(key string) bool) bool
 				return false
 			}
 			for i := next; i < len(hints); i++ {
-				if hints[i][1:len(hints[i])-2] == k {
+				if hints[i].key == k {
 					next = i + 1
 					break
 				}
@@ -678,20 +707,19 @@ func (s *Scanner) ObjectHinted(hints keyHints, field func(key string) bool) bool
 	}
 }
 
-// hinted returns hints[i] when the buffered input at the next non-blank
-// byte starts with it, else "".
-func (s *Scanner) hinted(hints keyHints, i int) string {
+// hinted returns &hints[i] when the buffered input at the next non-blank
+// byte starts with it, else nil.
+func (s *Scanner) hinted(hints keyHints, i int) *keyHint {
 	if i >= len(hints) {
-		return ""
+		return nil
 	}
 	if c := s.cur(); c != '"' && (c > ' ' || s.skipWS() != '"') {
-		return ""
+		return nil
 	}
-	q := hints[i]
-	if end := s.pos + len(q); end <= len(s.Buf) && string(s.Buf[s.pos:end]) == q {
-		return q
+	if h := &hints[i]; h.matches(s.Buf[s.pos:]) {
+		return h
 	}
-	return ""
+	return nil
 }
 
 // Array calls elem for each element of an array ('[' not yet read); null is
