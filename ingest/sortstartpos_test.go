@@ -37,3 +37,21 @@ func TestSortStartPos(t *testing.T) {
 		}
 	}
 }
+
+// TestSortSortKeys checks sortSortKeys against the comparison sort on
+// keys of distinct IDs with many equal starts, on both sides of radixMin.
+func TestSortSortKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, 50, radixMin - 1, radixMin, 20000} {
+		keys := make([]spanSortKey, n)
+		for i := range keys {
+			keys[i] = spanSortKey{start: Time(r.IntN(max(1, n/4))) * 1000, hi: uint64(r.IntN(3)), lo: r.Uint64(), id: SpanID(r.Uint64()), idx: int32(i)}
+		}
+		want := slices.Clone(keys)
+		slices.SortFunc(want, compareSortKeys)
+		sortSortKeys(keys)
+		if !slices.Equal(keys, want) {
+			t.Fatalf("n %d: order differs from the comparison sort", n)
+		}
+	}
+}

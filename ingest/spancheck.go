@@ -74,11 +74,10 @@ type startPos struct {
 const radixMin = 2048
 
 // sortStartPos sorts keys, given in ascending pos order, by (start, pos):
-// a least-significant-digit radix sort of start (less the smallest start),
-// 11 bits a pass over as many bits as the starts' range needs. Each pass is
-// stable, so keys of one start keep their pos order: the result is the
-// comparison sort's, with no comparator call per step (a quarter of a
-// million spans a file sort in a few passes over 4 MB).
+// radixByStart, whose passes are stable, so keys of one start keep their
+// pos order: the comparison sort's result, with no comparator call per
+// step (a quarter of a million spans a file sort in a few passes over
+// 4 MB).
 func sortStartPos(keys []startPos) {
 	if len(keys) < radixMin {
 		slices.SortFunc(keys, func(x, y startPos) int {
@@ -89,32 +88,44 @@ func sortStartPos(keys []startPos) {
 		})
 		return
 	}
-	lo, hi := keys[0].start, keys[0].start
-	for _, k := range keys {
-		lo, hi = min(lo, k.start), max(hi, k.start)
+	radixByStart(keys, func(k *startPos) Time { return k.start })
+}
+
+// radixByStart orders xs by start: a least-significant-digit radix sort
+// of start less the smallest start, 11 bits a pass over as many bits as
+// the starts' range needs. Each pass is stable, so elements of one start
+// keep the order they had.
+func radixByStart[T any](xs []T, start func(*T) Time) {
+	if len(xs) < 2 {
+		return
+	}
+	lo, hi := start(&xs[0]), start(&xs[0])
+	for i := range xs {
+		t := start(&xs[i])
+		lo, hi = min(lo, t), max(hi, t)
 	}
 	width := bits.Len64(uint64(hi) - uint64(lo)) // the range's bits, however far apart
 	const digit = 11
-	src, dst := keys, make([]startPos, len(keys))
+	src, dst := xs, make([]T, len(xs))
 	for shift := 0; shift < width; shift += digit {
 		var count [1 << digit]int
-		for _, k := range src {
-			count[(uint64(k.start)-uint64(lo))>>shift&(1<<digit-1)]++
+		for i := range src {
+			count[(uint64(start(&src[i]))-uint64(lo))>>shift&(1<<digit-1)]++
 		}
 		at := 0
 		for d, c := range count {
 			count[d] = at
 			at += c
 		}
-		for _, k := range src {
-			d := (uint64(k.start) - uint64(lo)) >> shift & (1<<digit - 1)
-			dst[count[d]] = k
+		for i := range src {
+			d := (uint64(start(&src[i])) - uint64(lo)) >> shift & (1<<digit - 1)
+			dst[count[d]] = src[i]
 			count[d]++
 		}
 		src, dst = dst, src
 	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
+	if &src[0] != &xs[0] {
+		copy(xs, src)
 	}
 }
 
