@@ -97,6 +97,8 @@ func Build(base, win *Sample, opt Options) *Map {
 	ins = trim(ins, func(b Bucket) bool { return count(base, b, any)+count(win, b, any) > 0 })
 	outs = trim(outs, func(b Bucket) bool { return count(base, any, b)+count(win, any, b) > 0 })
 	m.Inputs, m.Outputs = ins, outs
+	base.splitInputs(ins)
+	win.splitInputs(ins)
 	cell := func(name string, in, out Bucket, minN int) Cell {
 		c := Cell{Input: in, Output: out}
 		sel := func(i, o float64) bool { return in.contains(i) && out.contains(o) }
@@ -106,7 +108,7 @@ func Build(base, win *Sample, opt Options) *Map {
 				continue
 			}
 			r := rng(opt.Seed, name+"/"+k.String())
-			c.Metrics[k] = change(base.group(sel, k), win.group(sel, k), opt.Quantile, minN, opt.Bootstrap, opt.Level, r)
+			c.Metrics[k] = change(base.groupIn(in, sel, k), win.groupIn(in, sel, k), opt.Quantile, minN, opt.Bootstrap, opt.Level, r)
 		}
 		return c
 	}

@@ -37,6 +37,9 @@ type Sample struct {
 	// byValue, where set (indexed), is reqs ordered by each metric's value,
 	// NaN values left out: group then filters in order instead of sorting.
 	byValue [numMetrics][]ranked
+	// byInput, where set (splitInputs), is byValue's entries of each input
+	// bucket, in the same order: a cell's group scans only its row's.
+	byInput map[Bucket]*[numMetrics][]ranked
 }
 
 // ranked is one request's value of one metric, with its shape.
@@ -116,6 +119,48 @@ func sortRanked(rs []ranked) []ranked {
 		src, dst = dst, src
 	}
 	return src
+}
+
+// splitInputs sets byInput for the buckets ins of an indexed sample (s is
+// Build's own copy): for each bucket and indexed metric, the values whose
+// input count the bucket contains, in byValue's order.
+func (s *Sample) splitInputs(ins []Bucket) {
+	if s.Hist {
+		return
+	}
+	s.byInput = make(map[Bucket]*[numMetrics][]ranked, len(ins))
+	for _, b := range ins {
+		var per [numMetrics][]ranked
+		for m, rs := range s.byValue {
+			if rs == nil {
+				continue // not indexed: its groups are sorted
+			}
+			sub := make([]ranked, 0)
+			for i := range rs {
+				if b.contains(rs[i].in) {
+					sub = append(sub, rs[i])
+				}
+			}
+			per[m] = sub
+		}
+		s.byInput[b] = &per
+	}
+}
+
+// groupIn is group(sel, m) for a selector that picks only requests whose
+// input count in contains: with byInput, it filters in's entries only,
+// which hold every request sel picks, in the same order.
+func (s *Sample) groupIn(in Bucket, sel selector, m Metric) group {
+	if per := s.byInput[in]; per != nil && per[m] != nil {
+		var vs []float64
+		for i, rs := 0, per[m]; i < len(rs); i++ {
+			if r := &rs[i]; sel(r.in, r.out) {
+				vs = append(vs, r.v)
+			}
+		}
+		return reqGroup(vs)
+	}
+	return s.group(sel, m)
 }
 
 // count is group(sel, m).size() without building the group.

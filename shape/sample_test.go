@@ -142,3 +142,37 @@ func TestSortRanked(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupInMatches: with the sample split by input buckets, a cell's
+// group (a selector within one bucket) is the group of the whole sample,
+// for the split buckets and for others (merged ones, the unbounded one).
+func TestGroupInMatches(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	ins := []Bucket{{0, 64}, {64, 256}, {256, 1024}, {1024, -1}}
+	probe := append(slices.Clone(ins), Bucket{0, 256}, Bucket{0, -1}, Bucket{100, 200})
+	outs := []Bucket{{0, 16}, {16, 64}, {64, -1}, {0, -1}}
+	for trial := range 50 {
+		s := &Sample{}
+		for range r.IntN(400) {
+			v := r.Float64()
+			if r.IntN(8) == 0 {
+				v = math.NaN()
+			}
+			s.Add(int64(r.IntN(3000))-5, int64(r.IntN(200))-5, v, float64(r.IntN(5)), r.Float64())
+		}
+		ix := s.indexed()
+		ix.splitInputs(ins)
+		for _, in := range probe {
+			for _, out := range outs {
+				sel := func(i, o float64) bool { return in.contains(i) && out.contains(o) }
+				for _, m := range Metrics() {
+					want := ix.group(sel, m).(reqGroup)
+					got := ix.groupIn(in, sel, m).(reqGroup)
+					if !slices.Equal(want, got) {
+						t.Fatalf("trial %d, cell %v × %v, %s: %v, want %v", trial, in, out, m, got, want)
+					}
+				}
+			}
+		}
+	}
+}
