@@ -37,9 +37,11 @@ type Sample struct {
 	// byValue, where set (indexed), is reqs ordered by each metric's value,
 	// NaN values left out: group then filters in order instead of sorting.
 	byValue [numMetrics][]ranked
-	// byInput, where set (splitInputs), is byValue's entries of each input
-	// bucket, in the same order: a cell's group scans only its row's.
-	byInput map[Bucket]*[numMetrics][]ranked
+	// byInput, where set (splitInputs), is the positions in byValue of the
+	// entries of each input bucket, ascending: a cell's group scans only
+	// its row's (four bytes an entry, not a copy: the map is made beside
+	// the graph, and its memory adds to the graph's at the run's peak).
+	byInput map[Bucket]*[numMetrics][]int32
 }
 
 // ranked is one request's value of one metric, with its shape.
@@ -57,6 +59,7 @@ func (s *Sample) indexed() *Sample {
 	if s.Hist {
 		return &out
 	}
+	var scratch []ranked // sortRanked's, shared by the metrics
 	for m := range numMetrics {
 		rs := make([]ranked, 0, len(s.reqs))
 		negZero := false
@@ -75,17 +78,21 @@ func (s *Sample) indexed() *Sample {
 		if negZero {
 			continue
 		}
-		out.byValue[m] = sortRanked(rs)
+		if cap(scratch) < len(rs) {
+			scratch = make([]ranked, len(rs))
+		}
+		out.byValue[m] = sortRanked(rs, scratch[:len(rs)])
 	}
 	return &out
 }
 
-// sortRanked returns rs ordered by value (rs holds no NaN and no -0, so
+// sortRanked orders rs by value in place (rs holds no NaN and no -0, so
 // values that compare equal are the same bits and their order does not
-// show in any group): an LSD radix sort, eight bits a pass, of each
-// value's bits made to order as unsigned integers, passes where every
-// value has the same digit skipped. rs may be reused.
-func sortRanked(rs []ranked) []ranked {
+// show in any group) and returns it: an LSD radix sort, eight bits a
+// pass, of each value's bits made to order as unsigned integers, passes
+// where every value has the same digit skipped. scratch, as long as rs,
+// is overwritten.
+func sortRanked(rs, scratch []ranked) []ranked {
 	if len(rs) < 256 {
 		slices.SortFunc(rs, func(a, b ranked) int { return cmp.Compare(a.v, b.v) })
 		return rs
@@ -97,7 +104,7 @@ func sortRanked(rs []ranked) []ranked {
 		}
 		return b | 1<<63
 	}
-	src, dst := rs, make([]ranked, len(rs))
+	src, dst := rs, scratch
 	for shift := 0; shift < 64; shift += 8 {
 		var count [256]int
 		for i := range src {
@@ -118,7 +125,10 @@ func sortRanked(rs []ranked) []ranked {
 		}
 		src, dst = dst, src
 	}
-	return src
+	if &src[0] != &rs[0] {
+		copy(rs, src)
+	}
+	return rs
 }
 
 // splitInputs sets byInput for the buckets ins of an indexed sample (s is
@@ -128,20 +138,20 @@ func (s *Sample) splitInputs(ins []Bucket) {
 	if s.Hist {
 		return
 	}
-	s.byInput = make(map[Bucket]*[numMetrics][]ranked, len(ins))
+	s.byInput = make(map[Bucket]*[numMetrics][]int32, len(ins))
 	for _, b := range ins {
-		var per [numMetrics][]ranked
+		var per [numMetrics][]int32
 		for m, rs := range s.byValue {
 			if rs == nil {
 				continue // not indexed: its groups are sorted
 			}
-			sub := make([]ranked, 0)
+			at := make([]int32, 0)
 			for i := range rs {
 				if b.contains(rs[i].in) {
-					sub = append(sub, rs[i])
+					at = append(at, int32(i))
 				}
 			}
-			per[m] = sub
+			per[m] = at
 		}
 		s.byInput[b] = &per
 	}
@@ -153,7 +163,8 @@ func (s *Sample) splitInputs(ins []Bucket) {
 func (s *Sample) groupIn(in Bucket, sel selector, m Metric) group {
 	if per := s.byInput[in]; per != nil && per[m] != nil {
 		var vs []float64
-		for i, rs := 0, per[m]; i < len(rs); i++ {
+		rs := s.byValue[m]
+		for _, i := range per[m] {
 			if r := &rs[i]; sel(r.in, r.out) {
 				vs = append(vs, r.v)
 			}

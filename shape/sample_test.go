@@ -133,7 +133,10 @@ func TestSortRanked(t *testing.T) {
 				want[i] = rs[i].v
 			}
 			slices.Sort(want)
-			got := sortRanked(rs)
+			got := sortRanked(rs, make([]ranked, len(rs)))
+			if n > 0 && &got[0] != &rs[0] {
+				t.Fatalf("n %d: not sorted in place", n)
+			}
 			for i := range got {
 				if got[i].v != want[i] {
 					t.Fatalf("n %d trial %d: value %d is %v, want %v", n, trial, i, got[i].v, want[i])
