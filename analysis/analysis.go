@@ -147,7 +147,7 @@ func Analyze(ctx context.Context, in Inputs, cfg Config) (*Run, error) {
 	if w, ok := targetWanted(cfg.Target, cfg.Incident.Target); ok && cfg.TargetGiven {
 		want = &w
 	}
-	an, err := analyzeIncidentWith(b, inc, cfg.Graph, cfg.Causal, want)
+	an, err := analyzeIncidentWith(b, inc, cfg.Graph, cfg.Causal, want, &cfg.Evidence.Shape)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,11 @@ func Analyze(ctx context.Context, in Inputs, cfg Config) (*Run, error) {
 	r.Bundle, r.Incident, r.Graph, r.Result = an.Bundle, an.Incident, an.Graph, an.Result
 	// The evidence step: what the raw bundle says about the ranked causes,
 	// gathered once so that the scorecard only renders.
-	r.Evidence = evidence.Collect(an.Bundle, an.Graph, an.Result, cfg.Evidence)
+	if m, ok := an.shape.mapFor(an.Bundle, an.Graph.Incident, cfg.Evidence.Shape); ok {
+		r.Evidence = evidence.CollectMapped(an.Bundle, an.Graph, an.Result, cfg.Evidence, m)
+	} else {
+		r.Evidence = evidence.Collect(an.Bundle, an.Graph, an.Result, cfg.Evidence)
+	}
 	cfg.Progress.phase("analyse", analyseStart)
 	cfg.Progress.say("analysed %d nodes, %d edges, %d anomalous; %d candidates", len(an.Graph.Nodes), len(an.Graph.Edges), an.Graph.AnomalousCount(), an.Result.Total)
 	card := scorecard.Build(an.Graph, an.Result, r.Evidence, scorecard.BuildOptions{

@@ -2,12 +2,16 @@ package analysis
 
 import (
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/pipeline-analyze/pipeline-analyze/causal"
+	"github.com/pipeline-analyze/pipeline-analyze/evidence"
 	"github.com/pipeline-analyze/pipeline-analyze/features"
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/parallel"
+	"github.com/pipeline-analyze/pipeline-analyze/shape"
 	"github.com/pipeline-analyze/pipeline-analyze/tcg"
 )
 
@@ -25,6 +29,42 @@ type Ranked struct {
 	Graph  *tcg.Graph
 	Result *causal.Result
 	Notes  []string // what the card should say about the target's series
+	// shape is the request-shape map being made beside the graph and the
+	// ranking (analyzeIncidentWith with shape options); nil otherwise.
+	shape *pendingShape
+}
+
+// pendingShape is evidence.ShapeMap of a bundle over an incident, made on
+// another goroutine while the graph is built and the causes ranked (the
+// map needs only the incident's target and times; at a million spans it
+// is a fifth of a second that the ranking's core would otherwise add).
+type pendingShape struct {
+	b    *ingest.Bundle
+	inc  tcg.Incident
+	opt  shape.Options
+	done parallel.Group
+	m    *shape.Map
+}
+
+// startShape starts making evidence.ShapeMap(b, inc, opt).
+func startShape(b *ingest.Bundle, inc tcg.Incident, opt shape.Options) *pendingShape {
+	p := &pendingShape{b: b, inc: inc, opt: opt}
+	p.done.Go(func() { p.m = evidence.ShapeMap(b, inc, opt) })
+	return p
+}
+
+// mapFor waits for the map and returns it with ok when it is the one
+// evidence.ShapeMap gives b over inc with opt: the same bundle, target
+// and times. A panic of the map's goroutine is raised here.
+func (p *pendingShape) mapFor(b *ingest.Bundle, inc tcg.Incident, opt shape.Options) (*shape.Map, bool) {
+	if p == nil {
+		return nil, false
+	}
+	p.done.Wait()
+	if p.b != b || !evidence.SameShapeMap(p.inc, inc) || !reflect.DeepEqual(p.opt, opt) {
+		return nil, false
+	}
+	return p.m, true
 }
 
 // AnalyzeBundle resolves the incident (at resolved against the end of the
@@ -49,17 +89,28 @@ func ResolveIncident(b *ingest.Bundle, spec tcg.IncidentSpec, at TimeSpec) (tcg.
 // The target's series is the alert's own when the target came from an
 // alert that says which (pickSeries).
 func AnalyzeIncident(b *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options) (*Ranked, error) {
-	return analyzeIncidentWith(b, inc, topt, copt, nil)
+	return analyzeIncidentWith(b, inc, topt, copt, nil, nil)
 }
 
 // analyzeIncidentWith is AnalyzeIncident with the target's series chosen
-// by want (--target's words) instead of the alert, when want is not nil.
-func analyzeIncidentWith(read *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options, want *seriesWanted) (*Ranked, error) {
+// by want (--target's words) instead of the alert, when want is not nil;
+// with shapeOpt, the evidence's request-shape map is made meanwhile
+// (Ranked.shape).
+func analyzeIncidentWith(read *ingest.Bundle, inc tcg.Incident, topt tcg.Options, copt causal.Options, want *seriesWanted, shapeOpt *shape.Options) (_ *Ranked, err error) {
 	// The window's values: log templates new, missing or shifted relative
 	// to the incident's own baseline, known only now, and what each
 	// request does where its log records join its spans. read is not
 	// changed (features.ForWindow).
 	b := features.ForWindow(read, inc.BaselineStart, inc.WindowStart, inc.WindowEnd, features.Options{}).View(read)
+	var pending *pendingShape
+	if shapeOpt != nil {
+		pending = startShape(b, inc, *shapeOpt)
+		defer func() {
+			if err != nil { // no caller waits for it: its panic is raised here
+				pending.done.Wait()
+			}
+		}()
+	}
 	g, err := tcg.Build(b, inc, topt)
 	if err != nil {
 		return nil, err
@@ -69,6 +120,10 @@ func analyzeIncidentWith(read *ingest.Bundle, inc tcg.Incident, topt tcg.Options
 	if ext, ok := tcg.ExtendToOnset(g, topt); ok {
 		inc = ext
 		b = features.ForWindow(read, inc.BaselineStart, inc.WindowStart, inc.WindowEnd, features.Options{}).View(read)
+		if shapeOpt != nil {
+			pending.done.Wait() // the old window's map: not wanted
+			pending = startShape(b, inc, *shapeOpt)
+		}
 		if g, err = tcg.Build(b, inc, topt); err != nil {
 			return nil, err
 		}
@@ -87,7 +142,7 @@ func analyzeIncidentWith(read *ingest.Bundle, inc tcg.Incident, topt tcg.Options
 	if err != nil {
 		return nil, err
 	}
-	return &Ranked{Incident: inc, Bundle: b, Graph: g, Result: res, Notes: notes}, nil
+	return &Ranked{Incident: inc, Bundle: b, Graph: g, Result: res, Notes: notes, shape: pending}, nil
 }
 
 // RelabelInputs shows a temporary directory's paths (the demo's, or a live

@@ -71,7 +71,7 @@ var layers = map[string][]string{
 	// compare: before/after mode, two windows (Run, the rollout items canary judges, Render: a canary report goes to compare/canary's renderers).
 	"compare": {"causal", "compare/canary", "compare/internal/cstats", "compare/internal/render", "compare/model", "ingest", "internal/boundedfile", "internal/parallel", "internal/reportfmt", "internal/reportview", "measure", "shape", "tcg"},
 	// analysis: the one in-process core the CLI, the MCP server, eval and compare call (Analyze → *Run; Compare, Canary, Profile → reports).
-	"analysis": {"causal", "compare", "compare/canary", "compare/model", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/suggest", "live", "measure", "profdiff", "scorecard", "shape", "tcg"},
+	"analysis": {"causal", "compare", "compare/canary", "compare/model", "evidence", "features", "fixtures", "ingest", "ingest/formats", "internal/parallel", "internal/suggest", "live", "measure", "profdiff", "scorecard", "shape", "tcg"},
 	// mcp: the MCP server's tools over analysis.Run and the comparisons' reports, and their Runner over internal/cmdrun (the commands' runs with the server's flags).
 	"mcp": {"analysis", "compare/model", "features", "ingest", "internal/cliio", "internal/cmdrun", "internal/parallel", "internal/progress", "internal/reportfmt", "profdiff", "scorecard"},
 	// internal/cmdrun: each command's work below its flags (options as Go values, checks, run, report; failures as the lines the command says), which driver and the MCP runner call.

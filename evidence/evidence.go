@@ -97,6 +97,19 @@ type Kernel struct {
 // Collect gathers the evidence of the first candidates of r. It reads b
 // and g and changes neither.
 func Collect(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt Options) *Set {
+	return collect(b, g, r, opt, func(opt Options) *Shape { return ShapeOf(b, g, r, opt.Shape, opt.MaxCauses) })
+}
+
+// CollectMapped is Collect with the request-shape map already made: m
+// must be ShapeMap(b, g.Incident, opt.Shape) (nil where that is nil), as
+// a caller that made it beside the graph and the ranking has it.
+func CollectMapped(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt Options, m *shape.Map) *Set {
+	return collect(b, g, r, opt, func(opt Options) *Shape { return shapeOfMap(m, r, opt.MaxCauses) })
+}
+
+// collect is Collect with the shape section given by shapeOf (called
+// with the options' defaults filled).
+func collect(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt Options, shapeOf func(Options) *Shape) *Set {
 	opt = opt.withDefaults()
 	s := &Set{Inputs: b.Inputs, Warnings: b.Warnings, Entities: b.Entities}
 	for _, cand := range r.Candidates[:min(opt.MaxCauses, len(r.Candidates))] {
@@ -127,7 +140,7 @@ func Collect(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt Options) *Set
 		}
 		s.Causes = append(s.Causes, c)
 	}
-	s.Shape = ShapeOf(b, g, r, opt.Shape, opt.MaxCauses)
+	s.Shape = shapeOf(opt)
 	return s
 }
 

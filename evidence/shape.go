@@ -32,8 +32,26 @@ type ShapeBearing struct {
 // error-ratio alert on the gateway): which shapes slowed is evidence there
 // too. maxCauses bounds the causes given a bearing.
 func ShapeOf(b *ingest.Bundle, g *tcg.Graph, r *causal.Result, opt shape.Options, maxCauses int) *Shape {
-	inc := g.Incident
-	m := shape.ForIncident(b, inc.Target.Service, inc.BaselineStart, inc.WindowStart, inc.WindowEnd, opt)
+	return shapeOfMap(ShapeMap(b, g.Incident, opt), r, maxCauses)
+}
+
+// ShapeMap is the request-shape map ShapeOf gives an incident: the target
+// service's LLM requests of b, the baseline against the window
+// (shape.ForIncident; nil without LLM requests). It needs only the
+// incident's target and times, so a caller may make it before the graph
+// and the ranking are done (CollectMapped takes it).
+func ShapeMap(b *ingest.Bundle, inc tcg.Incident, opt shape.Options) *shape.Map {
+	return shape.ForIncident(b, inc.Target.Service, inc.BaselineStart, inc.WindowStart, inc.WindowEnd, opt)
+}
+
+// SameShapeMap reports whether ShapeMap gives a and b the same map on one
+// bundle: their target and times are the same.
+func SameShapeMap(a, b tcg.Incident) bool {
+	return a.Target.Service == b.Target.Service && a.BaselineStart == b.BaselineStart && a.WindowStart == b.WindowStart && a.WindowEnd == b.WindowEnd
+}
+
+// shapeOfMap is ShapeOf with its map made (nil: no map).
+func shapeOfMap(m *shape.Map, r *causal.Result, maxCauses int) *Shape {
 	if m == nil {
 		return nil
 	}

@@ -179,7 +179,7 @@ func adjustClockSkew(b *Bundle, parent []int32, tol time.Duration) ([]int32, ske
 		// Sorted by their keys, not through the spans: no cache miss per
 		// comparison. spanCompare is a total order on spans of distinct
 		// IDs, so the result does not depend on how it was reached.
-		slices.SortFunc(a.moved, compareSortKeys)
+		sortSortKeys(a.moved)
 		return a
 	}
 	var r2 skewReport
@@ -256,6 +256,28 @@ func compareSortKeys(x, y spanSortKey) int {
 		return c
 	}
 	return cmp.Compare(x.id, y.id)
+}
+
+// sortSortKeys sorts keys by compareSortKeys: by start with radixByStart
+// (from radixMin keys), then each run of one start by the rest of the key.
+// Keys of distinct IDs are totally ordered, so this is the comparison
+// sort's result.
+func sortSortKeys(keys []spanSortKey) {
+	if len(keys) < radixMin {
+		slices.SortFunc(keys, compareSortKeys)
+		return
+	}
+	radixByStart(keys, func(k *spanSortKey) Time { return k.start })
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j].start == keys[i].start {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(keys[i:j], compareSortKeys)
+		}
+		i = j
+	}
 }
 
 // mergeSortKeys merges the sorted x and y into a new slice, taking x's

@@ -93,8 +93,22 @@ func ReadUnaligned(paths []string, stdin io.Reader, opt Options) (*UnalignedRead
 			opt.Progress("skip %s: %s", in.Path, in.Error)
 		}
 	}
+	// Regular files were parsed without hashing; hash them now, beside
+	// the merge, Prepare, the features stage and Align (whose span passes
+	// are split over two goroutines only in part, so a core is often
+	// free). Each part is one input (readFile's), the merged bundle's
+	// Inputs[i].
+	var toHash []int
+	for i := range files {
+		if !streams[i] && plan == nil && errs[i] == nil && parts[i] != nil && len(parts[i].Inputs) == 1 && parts[i].Inputs[0].Format != FormatUnknown {
+			toHash = append(toHash, i)
+		}
+	}
+	r := &UnalignedRead{limits: opt.Limits}
+	r.hashing.Go(func() { r.hashed = hashFiles(files, toHash) })
 	b, read, firstErr := mergeParts(files, parts, errs, unread, lim, opt.Progress)
 	if read == 0 {
+		r.hashing.Wait() // not wanted: nothing was read
 		if firstErr != nil {
 			return nil, firstErr
 		}
@@ -106,17 +120,7 @@ func ReadUnaligned(paths []string, stdin io.Reader, opt Options) (*UnalignedRead
 	}
 	warnStreamed(b)
 	enforceLimits(b, lim, "inputs")
-	// Regular files were parsed without hashing; hash them now, beside
-	// Prepare, the features stage and Align (whose span passes are split
-	// over two goroutines only in part, so a core is often free).
-	var toHash []int
-	for i := range files {
-		if !streams[i] && plan == nil && errs[i] == nil && b.Inputs[i].Format != FormatUnknown {
-			toHash = append(toHash, i)
-		}
-	}
-	r := &UnalignedRead{Bundle: b, limits: opt.Limits}
-	r.hashing.Go(func() { r.hashed = hashFiles(files, toHash) })
+	r.Bundle = b
 	Prepare(b, opt)
 	return r, nil
 }
@@ -286,12 +290,27 @@ func hashFile(path string) (string, int64, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", n, err
+	// Reads of hashBuf bytes: io.Copy's 32 KiB (os.File's WriteTo) makes
+	// eight times the read calls, each dearer than its copy in this VM.
+	buf := make([]byte, hashBuf)
+	var n int64
+	for {
+		k, err := f.Read(buf)
+		h.Write(buf[:k])
+		n += int64(k)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", n, err
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
+
+// hashBuf is hashFile's read size: large enough that read calls cost
+// little beside the hashing, small enough to stay in cache while hashed.
+const hashBuf = 256 << 10
 
 // readEnv is what reading a file needs beside the file and its limits:
 // where temporary copies go ("" = os.TempDir()) and where to say that a

@@ -107,3 +107,24 @@ func nvmlRecording(host string, pids ...string) string {
 {"t_ns":1700000001000000000,"gpu":0,"uuid":"GPU-1111","util_gpu_pct":55,"processes":[` + strings.Join(procs, ",") + `]}
 `
 }
+
+// TestHashFileSizes: hashFile's sum and size are sha256.Sum256's and the
+// file's length for files empty, shorter than its read size, and spanning
+// several reads with a partial last one.
+func TestHashFileSizes(t *testing.T) {
+	for _, n := range []int{0, 1, hashBuf - 1, hashBuf, 3*hashBuf + 17} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i*7 + i/hashBuf)
+		}
+		path := filepath.Join(t.TempDir(), "f")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum, size, err := hashFile(path)
+		want := sha256.Sum256(data)
+		if err != nil || size != int64(n) || sum != hex.EncodeToString(want[:]) {
+			t.Fatalf("%d bytes: hashFile = %s, %d, %v; want %x, %d", n, sum, size, err, want, n)
+		}
+	}
+}

@@ -82,20 +82,23 @@ func rng(seed uint64, item string) *rand.Rand {
 // histogram observations), plus sorting the values.
 func Build(base, win *Sample, opt Options) *Map {
 	opt = opt.WithDefaults()
+	base, win = base.indexed(), win.indexed()
 	m := &Map{Quantile: opt.Quantile, Level: opt.Level, Bootstrap: opt.Bootstrap, Seed: opt.Seed, MinCell: opt.MinCell, MinRatio: opt.MinRatio,
 		FromHistograms: base.Hist || win.Hist}
 	for _, k := range Metrics() {
 		all := func(float64, float64) bool { return true }
-		m.Known[k] = base.group(all, k).size()+win.group(all, k).size() > 0
+		m.Known[k] = base.count(all, k)+win.count(all, k) > 0
 	}
 	ins, outs := buckets(opt.InputEdges), buckets(opt.OutputEdges)
 	count := func(s *Sample, in, out Bucket) int {
-		return s.group(func(i, o float64) bool { return in.contains(i) && out.contains(o) }, anyMetric(m)).size()
+		return s.count(func(i, o float64) bool { return in.contains(i) && out.contains(o) }, anyMetric(m))
 	}
 	any := Bucket{0, -1}
 	ins = trim(ins, func(b Bucket) bool { return count(base, b, any)+count(win, b, any) > 0 })
 	outs = trim(outs, func(b Bucket) bool { return count(base, any, b)+count(win, any, b) > 0 })
 	m.Inputs, m.Outputs = ins, outs
+	base.splitInputs(ins)
+	win.splitInputs(ins)
 	cell := func(name string, in, out Bucket, minN int) Cell {
 		c := Cell{Input: in, Output: out}
 		sel := func(i, o float64) bool { return in.contains(i) && out.contains(o) }
@@ -105,7 +108,7 @@ func Build(base, win *Sample, opt Options) *Map {
 				continue
 			}
 			r := rng(opt.Seed, name+"/"+k.String())
-			c.Metrics[k] = change(base.group(sel, k), win.group(sel, k), opt.Quantile, minN, opt.Bootstrap, opt.Level, r)
+			c.Metrics[k] = change(base.groupIn(in, sel, k), win.groupIn(in, sel, k), opt.Quantile, minN, opt.Bootstrap, opt.Level, r)
 		}
 		return c
 	}

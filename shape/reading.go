@@ -222,11 +222,11 @@ func halfSplit(m *Map, base, win *Sample, opt Options, k Metric, bs []Bucket) sp
 	if !m.Known[k] || len(bs) < 2 {
 		return split{}
 	}
-	all := base.group(func(float64, float64) bool { return true }, k).size()
+	all := base.count(func(float64, float64) bool { return true }, k)
 	best, bestD := -1, math.MaxInt
 	for i := 1; i < len(bs); i++ {
 		at := bs[i].Lo
-		below := base.group(func(in, _ float64) bool { return in < float64(at) }, k).size()
+		below := base.count(func(in, _ float64) bool { return in < float64(at) }, k)
 		if d := abs(2*below - all); d < bestD {
 			best, bestD = i, d
 		}

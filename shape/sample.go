@@ -1,6 +1,7 @@
 package shape
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -33,6 +34,159 @@ type Sample struct {
 	obs  []obs
 	// Hist is set when the sample comes from histograms.
 	Hist bool
+	// byValue, where set (indexed), is reqs ordered by each metric's value,
+	// NaN values left out: group then filters in order instead of sorting.
+	byValue [numMetrics][]ranked
+	// byInput, where set (splitInputs), is the positions in byValue of the
+	// entries of each input bucket, ascending: a cell's group scans only
+	// its row's (four bytes an entry, not a copy: the map is made beside
+	// the graph, and its memory adds to the graph's at the run's peak).
+	byInput map[Bucket]*[numMetrics][]int32
+}
+
+// ranked is one request's value of one metric, with its shape.
+type ranked struct{ v, in, out float64 }
+
+// indexed returns a copy of s (s is not changed) whose requests are also
+// ordered by each metric's value, so that every group of it is a filter
+// of one sorted list rather than a sort of its own (a map takes hundreds
+// of groups of one sample). The filtered values are the ones group would
+// sort, in the order slices.Sort puts them: float64s other than NaN (left
+// out) are totally ordered except -0 and +0, which compare equal and
+// differ; a metric holding a -0 is not indexed (its groups are sorted).
+func (s *Sample) indexed() *Sample {
+	out := *s
+	if s.Hist {
+		return &out
+	}
+	var scratch []ranked // sortRanked's, shared by the metrics
+	for m := range numMetrics {
+		rs := make([]ranked, 0, len(s.reqs))
+		negZero := false
+		for i := range s.reqs {
+			r := &s.reqs[i]
+			v := r.v[m]
+			if math.IsNaN(v) {
+				continue
+			}
+			if v == 0 && math.Signbit(v) {
+				negZero = true
+				break
+			}
+			rs = append(rs, ranked{v, r.in, r.out})
+		}
+		if negZero {
+			continue
+		}
+		if cap(scratch) < len(rs) {
+			scratch = make([]ranked, len(rs))
+		}
+		out.byValue[m] = sortRanked(rs, scratch[:len(rs)])
+	}
+	return &out
+}
+
+// sortRanked orders rs by value in place (rs holds no NaN and no -0, so
+// values that compare equal are the same bits and their order does not
+// show in any group) and returns it: an LSD radix sort, eight bits a
+// pass, of each value's bits made to order as unsigned integers, passes
+// where every value has the same digit skipped. scratch, as long as rs,
+// is overwritten.
+func sortRanked(rs, scratch []ranked) []ranked {
+	if len(rs) < 256 {
+		slices.SortFunc(rs, func(a, b ranked) int { return cmp.Compare(a.v, b.v) })
+		return rs
+	}
+	key := func(v float64) uint64 {
+		b := math.Float64bits(v)
+		if b>>63 != 0 {
+			return ^b // negative: larger magnitudes first
+		}
+		return b | 1<<63
+	}
+	src, dst := rs, scratch
+	for shift := 0; shift < 64; shift += 8 {
+		var count [256]int
+		for i := range src {
+			count[key(src[i].v)>>shift&0xff]++
+		}
+		if count[key(src[0].v)>>shift&0xff] == len(src) {
+			continue // one digit throughout: the order stands
+		}
+		at := 0
+		for d, c := range count {
+			count[d] = at
+			at += c
+		}
+		for i := range src {
+			d := key(src[i].v) >> shift & 0xff
+			dst[count[d]] = src[i]
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &rs[0] {
+		copy(rs, src)
+	}
+	return rs
+}
+
+// splitInputs sets byInput for the buckets ins of an indexed sample (s is
+// Build's own copy): for each bucket and indexed metric, the values whose
+// input count the bucket contains, in byValue's order.
+func (s *Sample) splitInputs(ins []Bucket) {
+	if s.Hist {
+		return
+	}
+	s.byInput = make(map[Bucket]*[numMetrics][]int32, len(ins))
+	for _, b := range ins {
+		var per [numMetrics][]int32
+		for m, rs := range s.byValue {
+			if rs == nil {
+				continue // not indexed: its groups are sorted
+			}
+			at := make([]int32, 0)
+			for i := range rs {
+				if b.contains(rs[i].in) {
+					at = append(at, int32(i))
+				}
+			}
+			per[m] = at
+		}
+		s.byInput[b] = &per
+	}
+}
+
+// groupIn is group(sel, m) for a selector that picks only requests whose
+// input count in contains: with byInput, it filters in's entries only,
+// which hold every request sel picks, in the same order.
+func (s *Sample) groupIn(in Bucket, sel selector, m Metric) group {
+	if per := s.byInput[in]; per != nil && per[m] != nil {
+		var vs []float64
+		rs := s.byValue[m]
+		for _, i := range per[m] {
+			if r := &rs[i]; sel(r.in, r.out) {
+				vs = append(vs, r.v)
+			}
+		}
+		return reqGroup(vs)
+	}
+	return s.group(sel, m)
+}
+
+// count is group(sel, m).size() without building the group.
+func (s *Sample) count(sel selector, m Metric) int {
+	if s.Hist {
+		return s.group(sel, m).size()
+	}
+	n := 0
+	for i := range s.reqs {
+		r := &s.reqs[i]
+		if sel(r.in, r.out) && !math.IsNaN(r.v[m]) {
+			n++
+		}
+	}
+	return n
 }
 
 // Add appends one request of in input and out output tokens (negative:
@@ -84,6 +238,14 @@ func (s *Sample) group(sel selector, m Metric) group {
 		return g
 	}
 	var vs []float64
+	if rs := s.byValue[m]; rs != nil {
+		for i := range rs {
+			if r := &rs[i]; sel(r.in, r.out) {
+				vs = append(vs, r.v)
+			}
+		}
+		return reqGroup(vs)
+	}
 	for i := range s.reqs {
 		r := &s.reqs[i]
 		if sel(r.in, r.out) && !math.IsNaN(r.v[m]) {

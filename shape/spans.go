@@ -3,6 +3,7 @@ package shape
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 
@@ -46,9 +47,12 @@ func spanSource(b *ingest.Bundle, target string, minReq int) (Source, bool) {
 		return Source{}, false
 	}
 	recs := make(map[ingest.SpanKey]*ingest.LLMRequest, len(b.LLM))
+	var maybe spanIDSet // the records' span IDs: most spans are no record's, found so without the map
+	maybe.init(len(b.LLM))
 	for i := range b.LLM {
 		if r := &b.LLM[i]; r.InputTokens >= 0 || r.OutputTokens >= 0 {
 			recs[r.Key] = r
+			maybe.add(r.Key.Span)
 		}
 	}
 	type key struct{ svc, op ingest.Sym }
@@ -56,6 +60,9 @@ func spanSource(b *ingest.Bundle, target string, minReq int) (Source, bool) {
 	per := map[key]*tally{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
+		if !maybe.has(s.SpanID) {
+			continue
+		}
 		r, ok := recs[ingest.SpanKey{Trace: s.TraceID, Span: s.SpanID}]
 		if !ok {
 			continue
@@ -164,4 +171,34 @@ func (s *Source) Collect(b *ingest.Bundle, from, to ingest.Time) *Sample {
 		out.reqs = append(out.reqs, q)
 	}
 	return out
+}
+
+// spanIDSet is a filter of span IDs: has is false only for an ID never
+// added (a bit per hash of the ID, about 8 bits an ID), so a caller can
+// skip a map lookup that would miss.
+type spanIDSet []uint64
+
+// init sizes the set for n IDs.
+func (f *spanIDSet) init(n int) {
+	words := 1
+	for words*64 < 8*n {
+		words *= 2
+	}
+	*f = make(spanIDSet, words)
+}
+
+// bit is the position of id's bit (Fibonacci hashing: span IDs are
+// random, but a generator's may differ in their high bits only).
+func (f spanIDSet) bit(id ingest.SpanID) uint64 {
+	return (uint64(id) * 0x9e3779b97f4a7c15) >> (64 - bits.Len(uint(len(f)*64-1)))
+}
+
+func (f spanIDSet) add(id ingest.SpanID) {
+	b := f.bit(id)
+	f[b/64] |= 1 << (b % 64)
+}
+
+func (f spanIDSet) has(id ingest.SpanID) bool {
+	b := f.bit(id)
+	return f[b/64]&(1<<(b%64)) != 0
 }

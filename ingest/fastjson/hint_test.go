@@ -76,3 +76,29 @@ func TestValueRefusesNumbersBeyondFloat64(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyHintMatches checks the two-word comparison of a short hint
+// against the byte comparison: every hint length up to 16 and beyond,
+// buffers shorter and longer than 16 bytes, and one byte changed at each
+// position (inside the spelling and after it).
+func TestKeyHintMatches(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		key := strings.Repeat("k", n)
+		h := HintKeys(key)[0]
+		for extra := 0; extra <= 20; extra++ {
+			buf := []byte(h.q + strings.Repeat("x", extra))
+			for pos := -1; pos < len(buf); pos++ {
+				b := slices.Clone(buf)
+				if pos >= 0 {
+					b[pos] ^= 0x20
+				}
+				for cut := 0; cut <= len(b); cut += max(1, len(b)/7) {
+					want := strings.HasPrefix(string(b[:cut]), h.q)
+					if got := h.matches(b[:cut]); got != want {
+						t.Fatalf("hint %q, buffer %q: matches %v, want %v", h.q, b[:cut], got, want)
+					}
+				}
+			}
+		}
+	}
+}

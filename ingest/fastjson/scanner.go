@@ -37,8 +37,24 @@ func hasSpecial8(w uint64) bool { return special8(w) != 0 }
 // is bits.TrailingZeros64(m)/8.
 func special8(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	return (w & highs) | zero(w^(ones*'"')) | zero(w^(ones*'\\')) | ((w - ones*0x20) &^ w & highs)
+	q, b := w^(ones*'"'), w^(ones*'\\')
+	return (w & highs) | ((q - ones) &^ q & highs) | ((b - ones) &^ b & highs) | ((w - ones*0x20) &^ w & highs)
+}
+
+// plainRun returns the index of the first byte of buf at or after i that
+// strSpecial marks (len(buf) when none): eight bytes at a time while a
+// word is left, then byte by byte.
+func plainRun(buf []byte, i int) int {
+	for i+8 <= len(buf) {
+		if m := special8(binary.LittleEndian.Uint64(buf[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(buf) && !strSpecial[buf[i]] {
+		i++
+	}
+	return i
 }
 
 // MaxSpaceRun bounds a run of whitespace whatever the token bound says (here
@@ -144,9 +160,27 @@ func (s *Scanner) fill() bool {
 // (0 at the end of the input, or after a run of whitespace over MaxTok or
 // MaxSpaceRun).
 func (s *Scanner) SkipWS() byte {
-	// Most calls meet a significant byte at once: no counting then.
+	// Most calls meet a significant byte at once: no counting then. The
+	// hot loops inline this check (cur, then skipWS only at a blank).
+	if c := s.cur(); c > ' ' {
+		return c
+	}
+	return s.skipWS()
+}
+
+// cur is the byte at pos, 0 past the buffer (no refill): where it is over
+// ' ', it is what SkipWS returns.
+func (s *Scanner) cur() byte {
 	if s.pos < len(s.Buf) {
-		if c := s.Buf[s.pos]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+		return s.Buf[s.pos]
+	}
+	return 0
+}
+
+// skipWS is SkipWS past its inlined first check.
+func (s *Scanner) skipWS() byte {
+	if s.pos < len(s.Buf) {
+		if c := s.Buf[s.pos]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return c
 		}
 	}
@@ -197,8 +231,17 @@ func (s *Scanner) Expect(c byte) bool {
 // Str reads a string and returns its contents as a view (or a decoded copy
 // when it has escapes).
 func (s *Scanner) Str() (string, bool) {
-	if s.SkipWS() != '"' {
+	if c := s.cur(); c != '"' && (c > ' ' || s.skipWS() != '"') {
 		return "", false
+	}
+	// Most strings are plain and buffered whole: a view at once.
+	if end := plainRun(s.Buf, s.pos+1); end < len(s.Buf) && s.Buf[end] == '"' && (s.MaxTok <= 0 || int64(end-s.pos-1) <= s.MaxTok) {
+		body := s.Buf[s.pos+1 : end]
+		s.pos = end + 1
+		if len(body) == 0 {
+			return "", true
+		}
+		return unsafe.String(&body[0], len(body)), true
 	}
 	owner := s.Keep < 0 // this call set keep and must clear it
 	if owner {
@@ -217,7 +260,9 @@ func (s *Scanner) strKept() (string, bool) {
 	start, i := s.pos-s.Keep, s.pos+1-s.Keep
 	esc, high := false, false
 	for {
-		if s.Keep+i >= len(s.Buf) {
+		buf := s.Buf[s.Keep:]
+		i = plainRun(buf, i)
+		if i >= len(buf) {
 			if s.MaxTok > 0 && int64(i-start-1) > s.MaxTok {
 				s.ReadErr = errFastToken
 				return "", false // longer than the token bound
@@ -227,19 +272,7 @@ func (s *Scanner) strKept() (string, bool) {
 			}
 			continue
 		}
-		if j := s.Keep + i; j+8 <= len(s.Buf) {
-			m := special8(binary.LittleEndian.Uint64(s.Buf[j:]))
-			if m == 0 {
-				i += 8 // eight plain bytes at once
-				continue
-			}
-			i += bits.TrailingZeros64(m) >> 3 // to the first special byte
-		}
-		c := s.Buf[s.Keep+i]
-		if !strSpecial[c] {
-			i++
-			continue
-		}
+		c := buf[i]
 		if c == '"' {
 			break
 		}
@@ -282,7 +315,10 @@ func (s *Scanner) strKept() (string, bool) {
 
 // Int reads an integer literal (no fraction or exponent).
 func (s *Scanner) Int() (int64, bool) {
-	c := s.SkipWS()
+	c := s.cur()
+	if c <= ' ' {
+		c = s.skipWS()
+	}
 	neg := false
 	if c == '-' {
 		neg = true
@@ -290,29 +326,32 @@ func (s *Scanner) Int() (int64, bool) {
 	}
 	var v int64
 	n := 0
-	for {
-		if s.pos >= len(s.Buf) && !s.fill() {
-			break
-		}
-		if s.pos >= len(s.Buf) {
-			break
-		}
-		c := s.Buf[s.pos]
-		if c < '0' || c > '9' {
-			if c == '.' || c == 'e' || c == 'E' {
+	for more := true; more; {
+		// The buffered digits in a local loop; a refill only at the end
+		// of the buffer.
+		buf, i := s.Buf, s.pos
+		for ; i < len(buf); i++ {
+			c := buf[i]
+			if c < '0' || c > '9' {
+				if c == '.' || c == 'e' || c == 'E' {
+					return 0, false
+				}
+				more = false
+				break
+			}
+			if n > 0 && v == 0 { // leading zero
 				return 0, false
 			}
+			if n >= 18 {
+				return 0, false
+			}
+			v = v*10 + int64(c-'0')
+			n++
+		}
+		s.pos = i
+		if more && !s.fill() {
 			break
 		}
-		if n > 0 && v == 0 { // leading zero
-			return 0, false
-		}
-		if n >= 18 {
-			return 0, false
-		}
-		v = v*10 + int64(c-'0')
-		n++
-		s.pos++
 	}
 	if n == 0 {
 		return 0, false
@@ -464,6 +503,22 @@ func (s *Scanner) RawObject() ([]byte, bool) {
 	return raw, true
 }
 
+// SkipPrefix consumes p when the input at the next non-blank byte starts
+// with it as far as it is buffered, and reports whether it did: false also
+// when p reaches past the buffered bytes (the caller then reads the value
+// another way). A caller that matches the text of a value read before
+// (RawObject's) skips the same bytes as reading it again would.
+func (s *Scanner) SkipPrefix(p string) bool {
+	if s.SkipWS() == 0 {
+		return false
+	}
+	if end := s.pos + len(p); end <= len(s.Buf) && string(s.Buf[s.pos:end]) == p {
+		s.pos = end
+		return true
+	}
+	return false
+}
+
 // Lit consumes the literal w.
 func (s *Scanner) Lit(w string) bool {
 	for i := 0; i < len(w); i++ {
@@ -558,19 +613,6 @@ func (s *Scanner) Object(field func(key string) bool) bool {
 	return s.ObjectHinted(nil, field)
 }
 
-// keyHints are the keys an object usually has, in order, each as its exact
-// spelling `"key":` (see ObjectHinted).
-type keyHints []string
-
-// HintKeys returns the hints for keys, in that order.
-func HintKeys(keys ...string) keyHints {
-	h := make(keyHints, len(keys))
-	for i, k := range keys {
-		h[i] = `"` + k + `":`
-	}
-	return h
-}
-
 // ObjectHinted is object for an object whose keys usually come in the order
 // of hints, spelled exactly so (as Jaeger's own encoder writes them): such a
 // key is matched by one comparison instead of being scanned as a string.
@@ -588,9 +630,9 @@ func (s *Scanner) ObjectHinted(hints keyHints, field func(key string) bool) bool
 	next := 0 // the hint to try first
 	for {
 		var k string
-		if q := s.hinted(hints, next); q != "" {
-			k = q[1 : len(q)-2]
-			s.pos += len(q)
+		if h := s.hinted(hints, next); h != nil {
+			k = h.key
+			s.pos += len(h.q)
 			next++
 		} else {
 			var ok bool
@@ -598,7 +640,7 @@ func (s *Scanner) ObjectHinted(hints keyHints, field func(key string) bool) bool
 				return false
 			}
 			for i := next; i < len(hints); i++ {
-				if hints[i][1:len(hints[i])-2] == k {
+				if hints[i].key == k {
 					next = i + 1
 					break
 				}
@@ -607,7 +649,11 @@ func (s *Scanner) ObjectHinted(hints keyHints, field func(key string) bool) bool
 		if !field(k) {
 			return false
 		}
-		switch s.SkipWS() {
+		c := s.cur()
+		if c <= ' ' {
+			c = s.skipWS()
+		}
+		switch c {
 		case ',':
 			s.pos++
 		case '}':
@@ -619,17 +665,19 @@ func (s *Scanner) ObjectHinted(hints keyHints, field func(key string) bool) bool
 	}
 }
 
-// hinted returns hints[i] when the buffered input at the next non-blank
-// byte starts with it, else "".
-func (s *Scanner) hinted(hints keyHints, i int) string {
-	if i >= len(hints) || s.SkipWS() != '"' {
-		return ""
+// hinted returns &hints[i] when the buffered input at the next non-blank
+// byte starts with it, else nil.
+func (s *Scanner) hinted(hints keyHints, i int) *keyHint {
+	if i >= len(hints) {
+		return nil
 	}
-	q := hints[i]
-	if end := s.pos + len(q); end <= len(s.Buf) && string(s.Buf[s.pos:end]) == q {
-		return q
+	if c := s.cur(); c != '"' && (c > ' ' || s.skipWS() != '"') {
+		return nil
 	}
-	return ""
+	if h := &hints[i]; h.matches(s.Buf[s.pos:]) {
+		return h
+	}
+	return nil
 }
 
 // Array calls elem for each element of an array ('[' not yet read); null is
@@ -649,7 +697,11 @@ func (s *Scanner) Array(elem func() bool) bool {
 		if !elem() {
 			return false
 		}
-		switch s.SkipWS() {
+		c := s.cur()
+		if c <= ' ' {
+			c = s.skipWS()
+		}
+		switch c {
 		case ',':
 			s.pos++
 		case ']':

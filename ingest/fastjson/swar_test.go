@@ -98,3 +98,71 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 	r.b = r.b[k:]
 	return k, nil
 }
+
+// TestPlainRun checks plainRun against a byte-by-byte loop: every byte
+// value at every position of buffers of 0 to 24 bytes, from every start.
+func TestPlainRun(t *testing.T) {
+	slow := func(buf []byte, i int) int {
+		for i < len(buf) && !strSpecial[buf[i]] {
+			i++
+		}
+		return i
+	}
+	for n := 0; n <= 24; n++ {
+		for pos := 0; pos < n; pos++ {
+			for b := 0; b < 256; b++ {
+				buf := []byte(strings.Repeat("a", n))
+				buf[pos] = byte(b)
+				for from := 0; from <= n; from++ {
+					if got, want := plainRun(buf, from), slow(buf, from); got != want {
+						t.Fatalf("%q from %d: plainRun %d, want %d", buf, from, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestIntChunked: Int reads the same integers (and refuses the same
+// non-integers) whatever the reads' sizes, across refills.
+func TestIntChunked(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0,", 0, true}, {"-0,", 0, true}, {"7", 7, true}, {"1796004120017851,", 1796004120017851, true},
+		{"-123456789012345678]", -123456789012345678, true}, {"1234567890123456789,", 0, false},
+		{"01,", 0, false}, {"1.5,", 0, false}, {"1e3,", 0, false}, {"1E3", 0, false}, {"-,", 0, false}, {",", 0, false},
+		{"  \n 42 ,", 42, true},
+	}
+	for _, c := range cases {
+		for chunk := 1; chunk <= 9; chunk++ {
+			s := &Scanner{R: &chunkReader{b: []byte(c.in), n: chunk}, Keep: -1}
+			s.fill()
+			v, ok := s.Int()
+			if ok != c.ok || ok && v != c.want {
+				t.Fatalf("%q chunk %d: Int = %d, %v; want %d, %v", c.in, chunk, v, ok, c.want, c.ok)
+			}
+		}
+	}
+}
+
+// TestSkipPrefix: a prefix is consumed only when it is buffered whole at
+// the next non-blank byte.
+func TestSkipPrefix(t *testing.T) {
+	s := &Scanner{Buf: []byte(` {"a":1},{"a":2}`), EOF: true, Keep: -1}
+	if s.SkipPrefix(`{"a":2}`) {
+		t.Fatal("matched another object")
+	}
+	if !s.SkipPrefix(`{"a":1}`) || s.SkipWS() != ',' {
+		t.Fatalf("did not consume the matching object (at %d)", s.Pos())
+	}
+	s.pos++
+	if s.SkipPrefix(`{"a":2}, and more`) {
+		t.Fatal("matched past the end of the input")
+	}
+	if !s.SkipPrefix(`{"a":2}`) || !s.AtEnd() {
+		t.Fatal("did not consume the last object")
+	}
+}

@@ -177,8 +177,12 @@ type jaegerReader struct {
 	mostRefs    int
 	// fastProcs caches resolved process objects by their raw JSON text
 	// (fast path only, jaegerfast.go).
-	fastProcs   map[string]procInfo
+	fastProcs   map[string]procText
 	fastProcSet map[string]jProcess // reused as each trace's procs
+	// recentProcs are, per process ID, texts of fastProcs last met under
+	// it, most recent first (fastProcesses matches them without
+	// delimiting or hashing the object).
+	recentProcs map[string]*recentProcs
 	// size is the input's length when known (0: not), read how much of it
 	// has been read so far (fast path): growSpans sizes the spans by them.
 	size, read int64
@@ -392,11 +396,17 @@ func (r *jaegerReader) decodeSpan(first bool) (ok bool, err error) {
 	}
 	r.spanOff = base
 	js := &r.js
-	tags, refs := js.Tags[:cap(js.Tags)], js.References[:0]
+	tags, refs := js.Tags[:cap(js.Tags)], js.References[:cap(js.References)]
 	for i := range tags {
 		tags[i].Key, tags[i].Type, tags[i].Value, tags[i].str, tags[i].direct = "", "", tags[i].Value[:0], "", false
 	}
-	*js = jSpan{Tags: tags[:0], References: refs}
+	// encoding/json decodes an array element into the slice's old element
+	// where the capacity holds one, keeping the fields the new object
+	// lacks: a reference without a spanID would inherit the previous
+	// span's (FuzzJaegerFast's ec5752dbacb215bb, where the fast path,
+	// which starts each reference from zero, disagreed).
+	clear(refs)
+	*js = jSpan{Tags: tags[:0], References: refs[:0]}
 	err = r.dec.Decode(js)
 	if err == nil {
 		return true, nil

@@ -508,3 +508,23 @@ func BenchmarkDecodeJaegerFastBig(b *testing.B) {
 	}
 	b.ReportMetric(float64(spans)/b.Elapsed().Seconds(), "spans/s")
 }
+
+// TestReferenceFieldsNotInherited: a reference object without a spanID
+// names no parent, even after a span whose reference at the same index
+// had one (encoding/json decodes into the reused element and keeps the
+// fields an object lacks).
+func TestReferenceFieldsNotInherited(t *testing.T) {
+	in := `{"data":[{"traceID":"1","spans":[` +
+		`{"traceID":"1","spanID":"2","references":[{"refType":"CHILD_OF","spanID":"3"}],"startTime":5,"duration":1,"processID":"p"},` +
+		`{"traceID":"1","spanID":"3","references":[{}],"startTime":4,"duration":2,"processID":"p"}],` +
+		`"processes":{"p":{"serviceName":"s"}}}]}`
+	b, err := decodeJaeger("f.json", strings.NewReader(in), ingest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range b.Spans {
+		if s.SpanID == 3 && s.ParentID != 0 {
+			t.Fatalf("span 3 has parent %v from the previous span's reference", s.ParentID)
+		}
+	}
+}

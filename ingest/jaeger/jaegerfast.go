@@ -3,6 +3,7 @@ package jaeger
 import (
 	"errors"
 	"io"
+	"strings"
 	"unsafe"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
@@ -141,24 +142,38 @@ const maxProcCache = 4096
 // equal to the general reader's.
 func (r *jaegerReader) fastProcesses(s *fastjson.Scanner) bool {
 	if r.fastProcs == nil {
-		r.fastProcs = map[string]procInfo{}
+		r.fastProcs = map[string]procText{}
 	}
 	if r.fastProcSet == nil {
 		r.fastProcSet = map[string]jProcess{}
 	}
 	clear(r.fastProcSet) // the previous trace is flushed: reuse its map
 	r.tr.procs = r.fastProcSet
+	if r.recentProcs == nil {
+		r.recentProcs = map[string]*recentProcs{}
+	}
 	return s.Object(func(id string) bool {
 		if _, dup := r.tr.procs[id]; dup {
 			return false
+		}
+		recent := r.recentProcs[id]
+		if pi, hit := recent.match(s); hit {
+			r.tr.procs[id] = jProcess{}
+			r.tr.procCache[id] = pi
+			return true
 		}
 		raw, ok := s.RawObject()
 		if !ok {
 			return false
 		}
 		r.tr.procs[id] = jProcess{}
-		if pi, hit := r.fastProcs[unsafe.String(&raw[0], len(raw))]; hit {
-			r.tr.procCache[id] = pi
+		if e, hit := r.fastProcs[unsafe.String(&raw[0], len(raw))]; hit {
+			r.tr.procCache[id] = e.pi
+			if recent == nil && len(r.recentProcs) < maxProcCache {
+				recent = &recentProcs{}
+				r.recentProcs[strings.Clone(id)] = recent // id is a view of the buffer
+			}
+			recent.add(e.text, e.pi, s.MaxTok)
 			return true
 		}
 		sub := &fastjson.Scanner{Buf: raw, EOF: true, Keep: -1, MaxDepth: s.MaxDepth - 3, MaxTok: s.MaxTok}
@@ -176,10 +191,67 @@ func (r *jaegerReader) fastProcesses(s *fastjson.Scanner) bool {
 		}
 		r.tr.procCache[id] = pi
 		if len(r.fastProcs) < maxProcCache {
-			r.fastProcs[string(raw)] = pi
+			text := string(raw)
+			r.fastProcs[text] = procText{text, pi}
 		}
 		return true
 	})
+}
+
+// procText is a resolved process object with its raw JSON text (the
+// fastProcs key, kept where recentProcs can take it).
+type procText struct {
+	text string
+	pi   procInfo
+}
+
+// recentProcs are the texts of process objects last met under one process
+// ID, most recent first, each a key of the reader's fastProcs with its
+// procInfo. Traces of one service repeat a few such texts under the same
+// ID: comparing the input with them (SkipPrefix) costs less than
+// delimiting the object (RawObject) and hashing it for the map. A match
+// is what RawObject and the map would have given: RawObject's end of an
+// object depends only on its bytes, and the text was a whole object.
+type recentProcs struct {
+	n     int
+	texts [recentProcN]string
+	infos [recentProcN]procInfo
+}
+
+// recentProcN is how many texts are kept a process ID.
+const recentProcN = 8
+
+// match consumes the next value when it is one of the texts (the most
+// recent first) and returns its procInfo; a matched text moves up one
+// place, so that a frequent one stays in front.
+func (p *recentProcs) match(s *fastjson.Scanner) (procInfo, bool) {
+	if p == nil {
+		return procInfo{}, false
+	}
+	for k := 0; k < p.n; k++ {
+		if s.SkipPrefix(p.texts[k]) {
+			pi := p.infos[k]
+			if k > 0 {
+				p.texts[k-1], p.texts[k] = p.texts[k], p.texts[k-1]
+				p.infos[k-1], p.infos[k] = p.infos[k], p.infos[k-1]
+			}
+			return pi, true
+		}
+	}
+	return procInfo{}, false
+}
+
+// add puts text (a copy that outlives the buffer) with its procInfo in
+// front, unless it is longer than the token bound maxTok (RawObject may
+// decline such an object where it straddles a refill; a match would not).
+func (p *recentProcs) add(text string, pi procInfo, maxTok int64) {
+	if maxTok > 0 && int64(len(text)) > maxTok {
+		return
+	}
+	copy(p.texts[1:], p.texts[:recentProcN-1])
+	copy(p.infos[1:], p.infos[:recentProcN-1])
+	p.texts[0], p.infos[0] = text, pi
+	p.n = min(p.n+1, recentProcN)
 }
 
 // fastProcess reads one process object.

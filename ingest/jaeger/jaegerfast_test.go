@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"github.com/pipeline-analyze/pipeline-analyze/internal/testkit"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -173,5 +175,53 @@ func TestGrownFor(t *testing.T) {
 		if got := grownFor(c.n, c.floor, c.read, c.size); got != c.want {
 			t.Errorf("grownFor(%d, %d, %d, %d) = %d, want %d", c.n, c.floor, c.read, c.size, got, c.want)
 		}
+	}
+}
+
+// TestFastRecentProcesses reads a few megabytes of traces whose process
+// IDs name a dozen different process texts each (more than recentProcs
+// keeps, so texts are evicted and met again), some with escapes, so that
+// process objects straddle the scanner's 1 MiB refills: the fast path
+// accepts it and gives the general reader's bundle.
+func TestFastRecentProcesses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	proc := func(id, v int) string {
+		host := fmt.Sprintf("node-%d", v)
+		if v%5 == 4 {
+			host = fmt.Sprintf(`node\u002d%d`, v) // the same name, escaped
+		}
+		return fmt.Sprintf(`{"serviceName":"svc%d","tags":[{"key":"hostname","type":"string","value":"%s"},{"key":"k8s.pod.name","type":"string","value":"svc%d-pod-%d"}]}`, id, host, id, v)
+	}
+	var in strings.Builder
+	in.WriteString(`{"data":[`)
+	for tr := 0; in.Len() < 3<<20; tr++ {
+		if tr > 0 {
+			in.WriteString(",")
+		}
+		tid := fmt.Sprintf("%032x", tr+1)
+		fmt.Fprintf(&in, `{"traceID":"%s","spans":[`, tid)
+		for sp := 0; sp < 4; sp++ {
+			if sp > 0 {
+				in.WriteString(",")
+			}
+			fmt.Fprintf(&in, `{"traceID":"%s","spanID":"%016x","flags":1,"operationName":"op%d","references":[],"startTime":%d,"duration":%d,"tags":[],"logs":[],"processID":"p%d","warnings":null}`,
+				tid, tr*8+sp+1, sp, 1700000000000000+tr*1000+sp, 100+sp, sp+1)
+		}
+		in.WriteString(`],"processes":{`)
+		for id := 1; id <= 4; id++ {
+			if id > 1 {
+				in.WriteString(",")
+			}
+			v := rng.IntN(12)
+			if id == 1 {
+				v = 0 // one text throughout
+			}
+			fmt.Fprintf(&in, `"p%d":%s`, id, proc(id, v))
+		}
+		in.WriteString(`},"warnings":null}`)
+	}
+	in.WriteString(`]}`)
+	if !compareFast(t, []byte(in.String()), ingest.Limits{}) {
+		t.Fatal("the fast path declined the input")
 	}
 }
