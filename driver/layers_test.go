@@ -21,12 +21,13 @@ var layers = map[string][]string{
 	"measure":           {},
 	"internal/parallel": {},
 	"internal/hugepage": {}, // huge-page advice for the readers' large span arrays (Linux madvise; advice only)
+	"internal/radix":    {}, // the stable radix sort the readers' span sorts and the shape map's value sort share
 	"logtemplate":       {},
 	"live":              {"internal/boundedfile", "internal/parallel", "measure"},
 	"fixtures":          {},
 	"simulate":          {"fixtures", "internal/clihelp", "internal/reportfmt"}, // the simulate command's work over fixtures: the catalog table, --seeds, a catalog with its progress, a case's summary
 	"gpurecord":         {},
-	"ingest":            {"ingest/classify", "ingest/fastjson", "ingest/model", "internal/hugepage", "internal/parallel", "logtemplate", "measure"},
+	"ingest":            {"ingest/classify", "ingest/fastjson", "ingest/model", "internal/hugepage", "internal/parallel", "internal/radix", "logtemplate", "measure"},
 	"ingest/model":      {},               // the data model: Bundle, Span, Series, Entity, Sym, Time, logs, warnings
 	"ingest/classify":   {"ingest/model"}, // a series' signal, statistic, unit and entity from its name and labels
 	"ingest/fastjson":   {},               // the fast paths' JSON scanner: a library
@@ -56,7 +57,7 @@ var layers = map[string][]string{
 	"peers":                    {"ingest", "measure"},
 	"tcg":                      {"ingest", "internal/parallel", "measure", "peers"},
 	"causal":                   {"features", "ingest", "internal/parallel", "measure", "tcg"},
-	"shape":                    {"ingest", "measure"}, // the tail latency by request shape of LLM requests (spans' token counts, else histograms)
+	"shape":                    {"ingest", "internal/radix", "measure"}, // the tail latency by request shape of LLM requests (spans' token counts, else histograms)
 	"evidence":                 {"causal", "ingest", "measure", "shape", "tcg"},
 	"scorecard":                {"causal", "evidence", "ingest", "internal/reportfmt", "internal/reportview", "measure", "peers", "shape", "tcg"},
 	"profdiff":                 {"ingest", "ingest/fastjson", "ingest/gpu", "ingest/gpu/nsight", "internal/parallel", "internal/reportfmt", "measure", "scorecard"}, // compare --profile: two profiler captures (Kineto, Nsight) layer by layer

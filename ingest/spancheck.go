@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest/model"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/radix"
 )
 
 // Prepare's span pass: spans merged from sorted runs, duplicate IDs,
@@ -91,10 +92,9 @@ func sortStartPos(keys []startPos) {
 	radixByStart(keys, func(k *startPos) Time { return k.start })
 }
 
-// radixByStart orders xs by start: a least-significant-digit radix sort
-// of start less the smallest start, 11 bits a pass over as many bits as
-// the starts' range needs. Each pass is stable, so elements of one start
-// keep the order they had.
+// radixByStart orders xs by start, stably (elements of one start keep the
+// order they had): radix.Sort of start less the smallest start, 11 bits a
+// pass over as many bits as the starts' range needs.
 func radixByStart[T any](xs []T, start func(*T) Time) {
 	if len(xs) < 2 {
 		return
@@ -105,28 +105,7 @@ func radixByStart[T any](xs []T, start func(*T) Time) {
 		lo, hi = min(lo, t), max(hi, t)
 	}
 	width := bits.Len64(uint64(hi) - uint64(lo)) // the range's bits, however far apart
-	const digit = 11
-	src, dst := xs, make([]T, len(xs))
-	for shift := 0; shift < width; shift += digit {
-		var count [1 << digit]int
-		for i := range src {
-			count[(uint64(start(&src[i]))-uint64(lo))>>shift&(1<<digit-1)]++
-		}
-		at := 0
-		for d, c := range count {
-			count[d] = at
-			at += c
-		}
-		for i := range src {
-			d := (uint64(start(&src[i])) - uint64(lo)) >> shift & (1<<digit - 1)
-			dst[count[d]] = src[i]
-			count[d]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &xs[0] {
-		copy(xs, src)
-	}
+	radix.Sort(xs, nil, func(x *T) uint64 { return uint64(start(x)) - uint64(lo) }, width, 11)
 }
 
 // spansSorted reports whether spans are already in spanCompare order.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/pipeline-analyze/pipeline-analyze/internal/radix"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
 
@@ -88,46 +89,21 @@ func (s *Sample) indexed() *Sample {
 
 // sortRanked orders rs by value in place (rs holds no NaN and no -0, so
 // values that compare equal are the same bits and their order does not
-// show in any group) and returns it: an LSD radix sort, eight bits a
-// pass, of each value's bits made to order as unsigned integers, passes
-// where every value has the same digit skipped. scratch, as long as rs,
-// is overwritten.
+// show in any group) and returns it: radix.Sort, eight bits a pass, of
+// each value's bits made to order as unsigned integers. scratch, as long
+// as rs, is overwritten.
 func sortRanked(rs, scratch []ranked) []ranked {
 	if len(rs) < 256 {
 		slices.SortFunc(rs, func(a, b ranked) int { return cmp.Compare(a.v, b.v) })
 		return rs
 	}
-	key := func(v float64) uint64 {
-		b := math.Float64bits(v)
+	radix.Sort(rs, scratch, func(r *ranked) uint64 {
+		b := math.Float64bits(r.v)
 		if b>>63 != 0 {
 			return ^b // negative: larger magnitudes first
 		}
 		return b | 1<<63
-	}
-	src, dst := rs, scratch
-	for shift := 0; shift < 64; shift += 8 {
-		var count [256]int
-		for i := range src {
-			count[key(src[i].v)>>shift&0xff]++
-		}
-		if count[key(src[0].v)>>shift&0xff] == len(src) {
-			continue // one digit throughout: the order stands
-		}
-		at := 0
-		for d, c := range count {
-			count[d] = at
-			at += c
-		}
-		for i := range src {
-			d := key(src[i].v) >> shift & 0xff
-			dst[count[d]] = src[i]
-			count[d]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &rs[0] {
-		copy(rs, src)
-	}
+	}, 64, 8)
 	return rs
 }
 
