@@ -154,32 +154,33 @@ func adjustClockSkew(b *Bundle, parent []int32, tol time.Duration) ([]int32, ske
 		return rep
 	}
 	// Apply the shifts over a range of spans: the moved ones (their own
-	// clocks and the largest shift counted, each with its sort key) and
-	// the kept ones, each in index order.
+	// clocks and the largest shift counted, each with its sort key), in
+	// index order.
 	type applied struct {
 		moved   []spanSortKey
-		kept    []int32
 		hosts   map[clock]bool
 		largest time.Duration
 	}
 	apply := func(lo, hi int) (a applied) {
 		a.hosts = map[clock]bool{}
+		var last clock
 		for i := lo; i < hi; i++ {
 			d := shift[i]
 			if d == 0 {
-				a.kept = append(a.kept, int32(i))
 				continue
 			}
 			s := &b.Spans[i]
 			s.Start = satTime(s.Start, d)
 			a.moved = append(a.moved, sortKeyOf(s, int32(i)))
-			a.hosts[clockOf(s)] = true
+			if c := clockOf(s); c != last || len(a.moved) == 1 {
+				a.hosts[c], last = true, c
+			}
 			a.largest = max(a.largest, time.Duration(d).Abs())
 		}
 		// Sorted by their keys, not through the spans: no cache miss per
 		// comparison. spanCompare is a total order on spans of distinct
 		// IDs, so the result does not depend on how it was reached.
-		sortSortKeys(a.moved)
+		sortNearlySorted(a.moved)
 		return a
 	}
 	var r2 skewReport
@@ -189,33 +190,60 @@ func adjustClockSkew(b *Bundle, parent []int32, tol time.Duration) ([]int32, ske
 	rep.refusedD = max(rep.refusedD, r2.refusedD)
 	var a1, a2 applied
 	BothIf(n, func() { a1 = apply(0, n/2) }, func() { a2 = apply(n/2, n) })
-	kept := append(a1.kept, a2.kept...)
-	moved := mergeSortKeys(a1.moved, a2.moved)
 	hosts := a1.hosts
 	for h := range a2.hosts {
 		hosts[h] = true
 	}
 	rep.largest = max(a1.largest, a2.largest)
-	rep.moved, rep.hosts = len(moved), len(hosts)
-	if len(moved) == 0 {
+	rep.moved, rep.hosts = len(a1.moved)+len(a2.moved), len(hosts)
+	if rep.moved == 0 {
 		return parent, rep
 	}
 
-	// Re-sort: the unmoved spans are still in order; merge the sorted moved
-	// ones in (a kept span first on ties, which distinct IDs rule out).
+	// Re-sort: the unmoved spans are still in order; merge the two halves'
+	// sorted moved ones in (a kept span first on ties, which distinct IDs
+	// rule out; the first half's key first between the halves, likewise).
 	// order[pos] is the old index of the span now at pos.
 	order := make([]int32, 0, n)
-	j := 0
-	for _, k := range kept {
-		kk := sortKeyOf(&b.Spans[k], k)
-		for j < len(moved) && compareSortKeys(moved[j], kk) < 0 {
-			order = append(order, moved[j].idx)
-			j++
+	m1, m2 := a1.moved, a2.moved
+	nextMoved := func() (spanSortKey, bool) { // the least head of m1 and m2
+		switch {
+		case len(m1) == 0 && len(m2) == 0:
+			return spanSortKey{}, false
+		case len(m2) == 0 || len(m1) > 0 && compareSortKeys(m1[0], m2[0]) <= 0:
+			return m1[0], true
 		}
-		order = append(order, k)
+		return m2[0], true
 	}
-	for ; j < len(moved); j++ {
-		order = append(order, moved[j].idx)
+	pop := func() {
+		if len(m2) == 0 || len(m1) > 0 && compareSortKeys(m1[0], m2[0]) <= 0 {
+			m1 = m1[1:]
+			return
+		}
+		m2 = m2[1:]
+	}
+	for k := range n {
+		if shift[k] != 0 {
+			continue
+		}
+		kk := sortKeyOf(&b.Spans[k], int32(k))
+		for {
+			m, ok := nextMoved()
+			if !ok || compareSortKeys(m, kk) >= 0 {
+				break
+			}
+			order = append(order, m.idx)
+			pop()
+		}
+		order = append(order, int32(k))
+	}
+	for {
+		m, ok := nextMoved()
+		if !ok {
+			break
+		}
+		order = append(order, m.idx)
+		pop()
 	}
 	newIdx := make([]int32, n)
 	for pos, old := range order {
@@ -280,22 +308,30 @@ func sortSortKeys(keys []spanSortKey) {
 	}
 }
 
-// mergeSortKeys merges the sorted x and y into a new slice, taking x's
-// element first on ties. O(len(x)+len(y)).
-func mergeSortKeys(x, y []spanSortKey) []spanSortKey {
-	out := make([]spanSortKey, 0, len(x)+len(y))
-	i, j := 0, 0
-	for i < len(x) && j < len(y) {
-		if compareSortKeys(x[i], y[j]) <= 0 {
-			out = append(out, x[i])
-			i++
-		} else {
-			out = append(out, y[j])
-			j++
+// sortNearlySorted sorts keys by compareSortKeys. Shifted spans come in
+// their old order, each moved by a clock-skew shift (milliseconds against
+// a trace's spread of seconds), so most are already in place: an insertion
+// sort finishes in O(n + inversions). Past a budget of moves (hostile or
+// widely skewed input) it hands the rest to sortSortKeys (O(n log n)).
+// Keys of distinct IDs are totally ordered, so either gives the same result.
+func sortNearlySorted(keys []spanSortKey) {
+	budget := 8*len(keys) + 1024
+	for i := 1; i < len(keys); i++ {
+		k := keys[i]
+		j := i
+		for j > 0 && compareSortKeys(keys[j-1], k) > 0 {
+			j--
 		}
+		if j == i {
+			continue
+		}
+		if budget -= i - j; budget < 0 {
+			sortSortKeys(keys)
+			return
+		}
+		copy(keys[j+1:i+1], keys[j:i])
+		keys[j] = k
 	}
-	out = append(out, x[i:]...)
-	return append(out, y[j:]...)
 }
 
 // permuteSpans moves spans[order[pos]] to pos for every pos, in place along

@@ -275,24 +275,35 @@ type fileHash struct {
 // hashFiles hashes files[i] for each i of which; Inputs[i] is its record.
 func hashFiles(files []string, which []int) []fileHash {
 	out := make([]fileHash, len(which))
+	var buf []byte // one buffer for all, as large as the largest file needs
 	for k, i := range which {
 		out[k].input = i
-		out[k].sum, out[k].size, out[k].err = hashFile(files[i])
+		out[k].sum, out[k].size, out[k].err = hashFile(files[i], &buf)
 	}
 	return out
 }
 
-// hashFile returns the hex sha256 and size of the file at path.
-func hashFile(path string) (string, int64, error) {
+// hashFile returns the hex sha256 and size of the file at path, reading
+// through *scratch (grown to what the file needs, up to hashBuf, and kept
+// for the next file).
+func hashFile(path string, scratch *[]byte) (string, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", 0, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	// Reads of hashBuf bytes: io.Copy's 32 KiB (os.File's WriteTo) makes
-	// eight times the read calls, each dearer than its copy in this VM.
-	buf := make([]byte, hashBuf)
+	// Reads of up to hashBuf bytes: io.Copy's 32 KiB (os.File's WriteTo)
+	// makes eight times the read calls, each dearer than its copy in this
+	// VM; a small file's buffer is its size, not hashBuf.
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	if want := bufFor(size, hashBuf); len(*scratch) < want {
+		*scratch = make([]byte, want)
+	}
+	buf := *scratch
 	var n int64
 	for {
 		k, err := f.Read(buf)
@@ -311,6 +322,20 @@ func hashFile(path string) (string, int64, error) {
 // hashBuf is hashFile's read size: large enough that read calls cost
 // little beside the hashing, small enough to stay in cache while hashed.
 const hashBuf = 256 << 10
+
+// bufFor is the size of a read buffer of at most limit bytes for an input
+// of size bytes (-1: unknown): a small file's buffer holds the whole file
+// and the read that meets its end, and no more. In this VM each fresh
+// 4 KiB page costs ~12 µs on first touch, so full-size buffers made a
+// 100 KB file cost milliseconds. Where the input holds less than limit,
+// what the buffer sees is the same (the whole input), so Peek and the
+// sniffed head do not change.
+func bufFor(size int64, limit int) int {
+	if size < 0 || size >= int64(limit) {
+		return limit
+	}
+	return int(size) + 1 + 512 // a little slack for a file that grows while read
+}
 
 // readEnv is what reading a file needs beside the file and its limits:
 // where temporary copies go ("" = os.TempDir()) and where to say that a
@@ -514,6 +539,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, env rea
 	lim = lim.WithDefaults()
 	var raw io.Reader
 	name := path
+	known := int64(-1) // a regular file's size: no buffer need be larger
 	if path == "-" {
 		if stdin == nil {
 			stdin = os.Stdin
@@ -526,12 +552,17 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, env rea
 		}
 		defer f.Close()
 		raw = f
+		if f, ok := f.(*os.File); ok {
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				known = st.Size()
+			}
+		}
 	}
 	hr := &hashingReader{r: raw}
 	if hash {
 		hr.h = sha256.New()
 	}
-	br := bufio.NewReaderSize(hr, 256<<10)
+	br := bufio.NewReaderSize(hr, bufFor(known, 256<<10))
 	in := Input{Path: name}
 	var r io.Reader = br
 	zipped := false
@@ -543,10 +574,11 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, env rea
 		}
 		defer zr.Close()
 		r = bufio.NewReaderSize(zr, 256<<10)
+		known = -1 // the file's size is not what it holds
 	}
 	r = &limitReader{r: r, left: lim.MaxFileBytes}
 	guard := newTokenGuard(r, lim.MaxTokenBytes)
-	pr := bufio.NewReaderSize(guard, SniffLen)
+	pr := bufio.NewReaderSize(guard, bufFor(known, SniffLen))
 	if bom, _ := pr.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		pr.Discard(3) // a UTF-8 byte-order mark: no reader expects it
 	}
@@ -656,7 +688,7 @@ func readFile(path string, stdin io.Reader, lim Limits, fast, hash bool, env rea
 		if size >= 0 { // read in place: hash the file itself
 			in.Size = size
 			if hr.h != nil {
-				in.SHA256, in.Size, _ = hashFile(path)
+				in.SHA256, in.Size, _ = hashFile(path, new([]byte))
 			}
 		}
 	}

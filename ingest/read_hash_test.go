@@ -121,7 +121,7 @@ func TestHashFileSizes(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		sum, size, err := hashFile(path)
+		sum, size, err := hashFile(path, new([]byte))
 		want := sha256.Sum256(data)
 		if err != nil || size != int64(n) || sum != hex.EncodeToString(want[:]) {
 			t.Fatalf("%d bytes: hashFile = %s, %d, %v; want %x, %d", n, sum, size, err, want, n)

@@ -378,7 +378,7 @@ func TestSQLiteReadInPlace(t *testing.T) {
 	}
 	db.Close()
 	st, _ := os.Stat(path)
-	sum, _, _ := hashFile(path)
+	sum, _, _ := hashFile(path, new([]byte))
 	for _, read := range []string{"ReadFile", "Read"} {
 		var in Input
 		switch read {

@@ -55,3 +55,34 @@ func TestSortSortKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestSortNearlySorted checks sortNearlySorted against the comparison sort:
+// keys shifted a little from sorted order (the clock-skew case, insertion
+// sort throughout), shifted far (past the budget: the fallback mid-way),
+// reversed, and random.
+func TestSortNearlySorted(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{0, 1, 2, 50, 5000, 40000} {
+		for _, spread := range []int64{0, 3, 50, 1 << 40} {
+			for _, reversed := range []bool{false, true} {
+				keys := make([]spanSortKey, n)
+				for i := range keys {
+					start := Time(int64(i) * 10)
+					if spread > 0 {
+						start += Time(r.Int64N(spread))
+					}
+					if reversed {
+						start = Time(int64(n-i) * 10)
+					}
+					keys[i] = spanSortKey{start: start, hi: uint64(r.IntN(2)), lo: r.Uint64(), id: SpanID(r.Uint64()), idx: int32(i)}
+				}
+				want := slices.Clone(keys)
+				slices.SortFunc(want, compareSortKeys)
+				sortNearlySorted(keys)
+				if !slices.Equal(keys, want) {
+					t.Fatalf("n %d, spread %d, reversed %v: order differs from the comparison sort", n, spread, reversed)
+				}
+			}
+		}
+	}
+}

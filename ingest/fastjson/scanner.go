@@ -66,6 +66,9 @@ const MaxSpaceRun = 64 << 10
 // fastBufSize is the read size of the fast scanner.
 const fastBufSize = 1 << 20
 
+// minBufSize is the smallest first buffer a size hint makes (Scanner.Size).
+const minBufSize = 4 << 10
+
 // Scanner is a minimal JSON scanner over an io.Reader.
 type Scanner struct {
 	R   io.Reader
@@ -84,8 +87,12 @@ type Scanner struct {
 	// retired buffers may still be viewed by the current trace; recycle
 	// moves them to pool once the trace is flushed (nothing views them then).
 	retired, pool [][]byte
-	ReadErr       error // the read error that stopped the scanner
-	retiredBytes  int   // capacity of retired
+	// Size, when > 0, is the input's expected length in bytes (a hint,
+	// never a bound): the first buffer is made no larger than the input
+	// needs, so a small file does not cost a megabyte of fresh pages.
+	Size         int64
+	ReadErr      error // the read error that stopped the scanner
+	retiredBytes int   // capacity of retired
 }
 
 // maxRetained bounds the buffers one trace may pin in the fast path.
@@ -114,6 +121,9 @@ func (s *Scanner) fill() bool {
 	}
 	tail := s.Buf[from:]
 	size := fastBufSize
+	if s.Buf == nil && s.Size > 0 && s.Size < fastBufSize {
+		size = max(int(s.Size)+1, minBufSize) // +1: the read that meets EOF fits
+	}
 	if len(tail)*2 > size {
 		size = len(tail) * 2
 	}

@@ -66,7 +66,7 @@ func fastRead(name string, r io.Reader, size int64, lim ingest.Limits) (*jaegerR
 	jr := &jaegerReader{name: name, file: ingest.Intern(name), src: r, lim: lim, b: &ingest.Bundle{}, in: ingest.NewInterner(lim.MaxStringBytes)}
 	jr.tr.procCache = map[string]procInfo{}
 	jr.size = size
-	s := &fastjson.Scanner{R: &countingReader{r: r, n: &jr.read}, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
+	s := &fastjson.Scanner{R: &countingReader{r: r, n: &jr.read}, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes, Size: size}
 	var sk fastjson.Seen
 	ok := s.Object(func(key string) bool {
 		switch key {

@@ -34,7 +34,7 @@ var (
 func decodePromFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle, error) {
 	lim = lim.WithDefaults()
 	st := &promState{name: name, lim: lim, b: &ingest.Bundle{}}
-	s := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes}
+	s := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxTokenBytes, Size: ingest.SizeHint(r)}
 	var pts []promPoint
 	var metric map[string]string
 	series := func() bool {

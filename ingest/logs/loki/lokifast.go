@@ -29,7 +29,7 @@ func decodeLokiFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bundle
 	lim = lim.WithDefaults()
 	b := &ingest.Bundle{}
 	s := logs.NewLogSink(name, lim, b)
-	sc := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth}
+	sc := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, Size: ingest.SizeHint(r)}
 	var status, resultType string
 	labels := map[string]string{}
 	var entries []lokiEntry

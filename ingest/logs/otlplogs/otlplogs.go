@@ -89,7 +89,7 @@ func decodeOTLPLogsFast(name string, r io.Reader, lim ingest.Limits) (*ingest.Bu
 	s := logs.NewLogSink(name, lim, b)
 	// A document over MaxDocumentBytes is declined (RawObject bounds what
 	// it buffers by MaxTok): the general reader words the error.
-	sc := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxDocumentBytes}
+	sc := &fastjson.Scanner{R: r, Keep: -1, MaxDepth: lim.MaxDepth, MaxTok: lim.MaxDocumentBytes, Size: ingest.SizeHint(r)}
 	var um plog.JSONUnmarshaler
 	for n := 1; !s.Full(); n++ {
 		switch sc.SkipWS() {
