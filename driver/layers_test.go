@@ -21,7 +21,7 @@ var layers = map[string][]string{
 	"measure":           {},
 	"internal/parallel": {},
 	"internal/hugepage": {}, // huge-page advice for the readers' large span arrays (Linux madvise; advice only)
-	"internal/radix":    {}, // the stable radix sort the readers' span sorts and the shape map's value sort share
+	"internal/radix":    {}, // the stable radix sort the readers' span sorts and the shape map's value sort share, and the float sorts of quantiles over many samples
 	"logtemplate":       {},
 	"live":              {"internal/boundedfile", "internal/parallel", "measure"},
 	"fixtures":          {},
@@ -53,9 +53,9 @@ var layers = map[string][]string{
 	"ingest/logs/victorialogs": {"ingest", "ingest/logs"},
 	"ingest/otlp":              {"ingest", "ingest/logs"}, // OTLP logs documents among span documents
 	"ingest/prometheus":        {"ingest", "ingest/classify", "ingest/fastjson"},
-	"features":                 {"ingest", "measure"}, // between ingest and tcg: derived series, placement
+	"features":                 {"ingest", "internal/radix", "measure"}, // between ingest and tcg: derived series, placement
 	"peers":                    {"ingest", "measure"},
-	"tcg":                      {"ingest", "internal/parallel", "measure", "peers"},
+	"tcg":                      {"ingest", "internal/parallel", "internal/radix", "measure", "peers"},
 	"causal":                   {"features", "ingest", "internal/parallel", "measure", "tcg"},
 	"shape":                    {"ingest", "internal/radix", "measure"}, // the tail latency by request shape of LLM requests (spans' token counts, else histograms)
 	"evidence":                 {"causal", "ingest", "measure", "shape", "tcg"},

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/radix"
 
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 )
@@ -424,7 +425,7 @@ func (d *traceDeriver) emitSeries(out []*ingest.Series, k aggKey, a *agg) []*ing
 // quantile32 is measure.QuantileSorted of xs after sorting xs in place.
 func quantile32(xs []float32, q float64) float64 {
 	if !slices.IsSorted(xs) {
-		slices.Sort(xs)
+		radix.Float32s(xs)
 	}
 	return measure.QuantileSorted(xs, q)
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/internal/radix"
 	"github.com/pipeline-analyze/pipeline-analyze/measure"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -90,7 +91,7 @@ func robustSpread(xs []float64) (med, spread float64, n int) {
 	if len(v) == 0 {
 		return math.NaN(), math.NaN(), 0
 	}
-	sort.Float64s(v)
+	radix.Float64s(v)
 	med, mad := measure.MedianMAD(v, nil)
 	iqr := measure.QuantileSorted(v, 0.75) - measure.QuantileSorted(v, 0.25)
 	return med, measure.RobustSpread(v, med, mad, iqr), len(v)
@@ -245,8 +246,8 @@ func tailShift(base, win []float64, q, alpha float64) *TailShift {
 	if len(base) < 10 || len(win) < 5 {
 		return nil
 	}
-	sort.Float64s(base)
-	sort.Float64s(win)
+	radix.Float64s(base)
+	radix.Float64s(win)
 	t := &TailShift{Q: q, BaselineN: len(base), WindowN: len(win)}
 	t.Threshold = measure.QuantileSorted(base, q)
 	t.BaselineQ, t.WindowQ = t.Threshold, measure.QuantileSorted(win, q)

@@ -1,7 +1,9 @@
 // Package radix sorts by unsigned integer keys: a least-significant-digit
 // radix sort, stable, with no comparator call per step. The readers sort a
 // quarter of a million spans a file by start, and the request-shape map
-// sorts each metric's values once; both call Sort.
+// sorts each metric's values once; both call Sort. Float32s and Float64s
+// sort plain values for quantiles (the trace series' per-cell latencies,
+// the graph's tail tests) in slices.Sort's order.
 package radix
 
 // Sort orders xs by key, stably (elements of one key keep their order):
