@@ -204,12 +204,31 @@ func (d *traceDeriver) accumulateAll() map[aggKey]*agg {
 // the sequential result (same values, same order).
 func (d *traceDeriver) accumulate(lo, hi int, aggs map[aggKey]*agg) {
 	b, parent, nChildren, crossChildren := d.b, d.parent, d.nChildren, d.crossChildren
+	// A key packs into 64 bits while the symbols' IDs fit in 31 bits
+	// each (always, short of two billion distinct strings): looked up
+	// in a map of uint64 keys, the struct map's hashing is most of a
+	// lookup's cost. aggs stays the one result.
+	packed := map[uint64]*agg{}
 	get := func(k aggKey) *agg {
+		ai, bi := k.a.ID(), k.b.ID()
+		if ai>>31 != 0 || bi>>31 != 0 {
+			a := aggs[k]
+			if a == nil {
+				a = &agg{cells: make([]aggCell, d.n)}
+				aggs[k] = a
+			}
+			return a
+		}
+		pk := uint64(k.kind)<<62 | uint64(ai)<<31 | uint64(bi)
+		if a := packed[pk]; a != nil {
+			return a
+		}
 		a := aggs[k]
 		if a == nil {
 			a = &agg{cells: make([]aggCell, d.n)}
 			aggs[k] = a
 		}
+		packed[pk] = a
 		return a
 	}
 	var ivs [][2]int64

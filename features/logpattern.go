@@ -177,10 +177,14 @@ func DerivePatternSeries(b *ingest.Bundle, baselineStart, windowStart, windowEnd
 		from    int32
 	}
 	groups := map[groupKey]int32{}
+	// byFrom[svc, op] is the groups of one service and operation by their
+	// from event: a request looks its (service, operation) up once, then
+	// each event by a 32-bit key, not by hashing the whole groupKey.
+	byFrom := map[uint64]map[int32]int32{}
 	var groupOf []patternGroup
 	cells := make([]map[patternKey]int32, n)
 	examples := map[patternKey][]int32{}
-	linked := map[string]bool{} // services whose requests have events
+	linkedSyms := map[ingest.Sym]bool{} // services whose requests have events
 	for i := range b.Spans {
 		evs := flat[off[i]:off[i+1]]
 		if len(evs) == 0 {
@@ -195,19 +199,32 @@ func DerivePatternSeries(b *ingest.Bundle, baselineStart, windowStart, windowEnd
 		if cells[c] == nil {
 			cells[c] = map[patternKey]int32{}
 		}
-		linked[s.Service.String()] = true
+		linkedSyms[s.Service] = true
+		var mine map[int32]int32 // this (service, operation)'s groups, when its IDs pack
+		if si, oi := s.Service.ID(), s.Operation.ID(); si>>31 == 0 && oi>>31 == 0 {
+			so := uint64(si)<<31 | uint64(oi)
+			if mine = byFrom[so]; mine == nil {
+				mine = map[int32]int32{}
+				byFrom[so] = mine
+			}
+		}
 		prev := start
 		for k := 0; k <= len(evs); k++ {
 			next := end
 			if k < len(evs) {
 				next = evs[k].name
 			}
-			gk := groupKey{s.Service, s.Operation, prev}
-			gi, ok := groups[gk]
+			gi, ok := mine[prev]
 			if !ok {
-				gi = int32(len(groupOf))
-				groups[gk] = gi
-				groupOf = append(groupOf, patternGroup{service: s.Service.String(), op: s.Operation.String(), from: prev})
+				gk := groupKey{s.Service, s.Operation, prev}
+				if gi, ok = groups[gk]; !ok {
+					gi = int32(len(groupOf))
+					groups[gk] = gi
+					groupOf = append(groupOf, patternGroup{service: s.Service.String(), op: s.Operation.String(), from: prev})
+				}
+				if mine != nil {
+					mine[prev] = gi
+				}
 			}
 			key := patternKey{gi, next}
 			cells[c][key]++
@@ -217,8 +234,12 @@ func DerivePatternSeries(b *ingest.Bundle, baselineStart, windowStart, windowEnd
 			prev = next
 		}
 	}
-	if len(linked) == 0 {
+	if len(linkedSyms) == 0 {
 		return
+	}
+	linked := make(map[string]bool, len(linkedSyms))
+	for svc := range linkedSyms {
+		linked[svc.String()] = true
 	}
 	pt := patternTests{b: b, fo: fo, n: n, groups: groupOf, names: nameOf, cells: cells, examples: examples,
 		b0: max(cellOf(baselineStart), 0), w0: w0, w1: w1}

@@ -52,6 +52,12 @@ func (s Sym) String() string {
 // IsEmpty reports whether s is the empty string.
 func (s Sym) IsEmpty() bool { return s.id == 0 }
 
+// ID is s's number in the symbol table (0 for the empty string): distinct
+// strings have distinct IDs within one process, numbered from 1 in the
+// order they were first interned. It lets a hot loop key a table by
+// symbols without hashing a struct; it is not stable across runs.
+func (s Sym) ID() uint32 { return s.id }
+
 // symChunkBits sizes the chunks of the symbol table (4,096 strings each):
 // a chunk never moves, so String reads it without a lock.
 const (
