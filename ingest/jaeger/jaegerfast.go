@@ -315,8 +315,25 @@ func (r *jaegerReader) fastSpan(s *fastjson.Scanner) bool {
 	js := &r.js
 	tags, refs := js.Tags[:0], js.References[:0]
 	*js = jSpan{Tags: tags, References: refs}
+	if s.Pos() < len(s.Buf) && s.Buf[s.Pos()] == '{' {
+		// Jaeger's own shape, buffered whole: one pass (jaegerbuf.go).
+		if n := spanBuf(s.Rest(), js, s.MaxTok, s.MaxDepth); n >= 0 {
+			s.Advance(n)
+			return r.queueFast(js)
+		}
+		*js = jSpan{Tags: tags, References: refs}
+	}
+	if !spanWalk(s, js) {
+		return false
+	}
+	return r.queueFast(js)
+}
+
+// spanWalk reads one span object into js (reset) key by key: the general
+// fast path, for any shape spanBuf declines.
+func spanWalk(s *fastjson.Scanner, js *jSpan) bool {
 	var sk fastjson.Seen
-	ok := s.ObjectHinted(spanHints, func(key string) bool {
+	return s.ObjectHinted(spanHints, func(key string) bool {
 		var ok bool
 		switch key {
 		case "traceID":
@@ -387,9 +404,11 @@ func (r *jaegerReader) fastSpan(s *fastjson.Scanner) bool {
 		_, ok = s.Value(3)
 		return ok
 	})
-	if !ok {
-		return false
-	}
+}
+
+// queueFast converts a span the fast path read and queues it; false
+// declines the input (see fastSpan).
+func (r *jaegerReader) queueFast(js *jSpan) bool {
 	if len(r.tr.pending) >= r.lim.MaxTraceSpans {
 		// The views of a kept trace pin every buffer it was read from: a
 		// trace over the limit goes to the general reader, which copies.

@@ -1,0 +1,87 @@
+package jaeger
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/fastjson"
+)
+
+// bufSpans are spans in Jaeger's own shape (spanBuf reads them) and near it.
+var bufSpans = []string{
+	`{"traceID":"dfa31798eedbf9048ebeaedb1b2b67d9","spanID":"22b3d98aff76dc58","flags":1,"operationName":"POST /v1/chat","references":[],"startTime":1796004120017851,"duration":5409959,"tags":[{"key":"span.kind","type":"string","value":"server"},{"key":"http.status_code","type":"int64","value":200},{"key":"llm.streaming","type":"bool","value":true},{"key":"ttft","type":"float64","value":0.0683833},{"key":"n","type":"string","value":null},{"key":"f","type":"bool","value":false}],"logs":[],"processID":"p1","warnings":null}`,
+	`{"traceID":"dfa31798eedbf9048ebeaedb1b2b67d9","spanID":"18e2cc10a86d5335","flags":1,"operationName":"router.schedule","references":[{"refType":"CHILD_OF","traceID":"dfa31798eedbf9048ebeaedb1b2b67d9","spanID":"22b3d98aff76dc58"},{"refType":"FOLLOWS_FROM","spanID":"1"}],"startTime":-5,"duration":0,"tags":[],"logs":[],"processID":"p2","warnings":[]}`,
+	`{"spanID":"1","operationName":"","startTime":1,"tags":[{"key":"k","value":-1.5e3}]}`,
+	`{"traceID":"1","spanID":"2","parentSpanID":"3","startTime":4}`,
+	`{"traceID":"1","spanID":"2","logs":[{"timestamp":1}],"warnings":["w"]}`,
+	`{"traceID":"1","traceID":"2"}`,
+	`{"spanID":"1","traceID":"2"}`,
+	`{}`,
+}
+
+// walkSpan reads in with spanWalk (the general fast path) and returns the
+// span, where it stopped and whether it succeeded.
+func walkSpan(in []byte, maxTok int64, maxDepth int) (jSpan, int, bool) {
+	s := &fastjson.Scanner{Buf: in, EOF: true, Keep: -1, MaxTok: maxTok, MaxDepth: maxDepth}
+	var js jSpan
+	ok := spanWalk(s, &js)
+	return js, s.Pos(), ok
+}
+
+// checkSpanBuf fails t where spanBuf accepts in but reads a span other
+// than spanWalk's or stops elsewhere; it reports whether spanBuf accepted.
+func checkSpanBuf(t *testing.T, in []byte, maxTok int64, maxDepth int) bool {
+	var got jSpan
+	n := spanBuf(in, &got, maxTok, maxDepth)
+	if n < 0 {
+		return false
+	}
+	want, pos, ok := walkSpan(in, maxTok, maxDepth)
+	if !ok || pos != n || !reflect.DeepEqual(got, want) {
+		t.Errorf("maxTok %d maxDepth %d, %q:\nspanBuf %d %+v\nspanWalk %v %d %+v", maxTok, maxDepth, in, n, got, ok, pos, want)
+	}
+	return true
+}
+
+// TestSpanBufMatchesWalk checks spanBuf against spanWalk on spans of
+// Jaeger's shape and on every truncation and many one-byte edits of them,
+// under several bounds: where spanBuf reads a span, it is spanWalk's, and
+// it reads the usual shape.
+func TestSpanBufMatchesWalk(t *testing.T) {
+	edits := []string{"", " ", `"`, `\`, "{", "}", "[", "]", ",", ":", "0", "-", ".", "e", "x", "n", "\x80", "\x01", `""`, `"k":1,`}
+	for i, sp := range bufSpans {
+		for _, lim := range []struct {
+			tok   int64
+			depth int
+		}{{0, 100}, {0, 3}, {20, 4}, {4, 100}} {
+			if ok := checkSpanBuf(t, []byte(sp+","), lim.tok, lim.depth); i < 3 && lim.tok == 0 && lim.depth == 100 && !ok {
+				t.Errorf("spanBuf declines %s", sp)
+			}
+			for n := 0; n < len(sp); n++ {
+				checkSpanBuf(t, []byte(sp[:n]), lim.tok, lim.depth)
+			}
+			for p := 0; p < len(sp); p++ {
+				for _, e := range edits {
+					checkSpanBuf(t, []byte(sp[:p]+e+sp[p+1:]+"]"), lim.tok, lim.depth)
+					checkSpanBuf(t, []byte(sp[:p]+e+sp[p:]+"]"), lim.tok, lim.depth)
+				}
+			}
+		}
+	}
+	many := `{"references":[` + strings.Repeat(`{"spanID":"1"},`, maxSpanRefs) + `{"spanID":"2"}]}`
+	if checkSpanBuf(t, []byte(many+","), 0, 100) {
+		t.Error("spanBuf reads a span with more than maxSpanRefs references")
+	}
+}
+
+// FuzzSpanBuf: on any input, a span spanBuf reads is the one spanWalk
+// reads, ending at the same byte.
+func FuzzSpanBuf(f *testing.F) {
+	for _, sp := range bufSpans {
+		f.Add([]byte(sp+","), int64(0), 100)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, maxTok int64, maxDepth int) {
+		checkSpanBuf(t, in, maxTok, maxDepth)
+	})
+}
