@@ -183,6 +183,11 @@ type jaegerReader struct {
 	// it, most recent first (fastProcesses matches them without
 	// delimiting or hashing the object).
 	recentProcs map[string]*recentProcs
+	// syms, llmAttrs and kinds cache r.in.Sym, ingest.LLMAttrOf and
+	// ingest.ParseSpanKind (jaegerids.go).
+	syms     strCache[ingest.Sym]
+	llmAttrs strCache[ingest.LLMAttr]
+	kinds    strCache[ingest.SpanKind]
 	// size is the input's length when known (0: not), read how much of it
 	// has been read so far (fast path): growSpans sizes the spans by them.
 	size, read int64
@@ -432,8 +437,8 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 		tid = r.tr.id
 	}
 	var err error
-	if s.TraceID, err = ingest.ParseTraceID(tid); err == nil {
-		s.SpanID, err = ingest.ParseSpanID(js.SpanID)
+	if s.TraceID, err = parseTraceID(tid); err == nil {
+		s.SpanID, err = parseSpanID(js.SpanID)
 	}
 	if err != nil {
 		r.badSpans++
@@ -443,7 +448,7 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 		return p, false
 	}
 	s.ParentID = r.parent(js, s.TraceID)
-	s.Operation = r.in.Sym(js.OperationName)
+	s.Operation = r.sym(js.OperationName)
 	s.Start = ingest.FromUnixMicro(int64(js.StartTime))
 	s.Duration = time.Duration(ingest.FromUnixMicro(int64(js.Duration))) // saturates: checkValues warns
 	s.Source = r.file
@@ -468,7 +473,7 @@ func (r *jaegerReader) flushTrace() {
 	}
 	var traceID ingest.TraceID
 	if r.tr.id != "" {
-		traceID, _ = ingest.ParseTraceID(r.tr.id)
+		traceID, _ = parseTraceID(r.tr.id)
 	}
 	committed := false
 	for i := range r.tr.pending {

@@ -30,13 +30,13 @@ func (r *jaegerReader) parent(js *jSpan, trace ingest.TraceID) ingest.SpanID {
 		// A reference that spells the span's own trace ID (the usual case)
 		// is in the trace without parsing it again.
 		if ref.TraceID != "" && ref.TraceID != js.TraceID {
-			rt, err := ingest.ParseTraceID(ref.TraceID)
+			rt, err := parseTraceID(ref.TraceID)
 			if err != nil || rt != trace {
 				cross = true
 				continue
 			}
 		}
-		id, err := ingest.ParseSpanID(ref.SpanID)
+		id, err := parseSpanID(ref.SpanID)
 		if err != nil || id == 0 {
 			continue
 		}
@@ -58,7 +58,7 @@ func (r *jaegerReader) parent(js *jSpan, trace ingest.TraceID) ingest.SpanID {
 		return follows
 	}
 	if js.ParentSpanID != "" {
-		if id, err := ingest.ParseSpanID(js.ParentSpanID); err == nil && id != 0 {
+		if id, err := parseSpanID(js.ParentSpanID); err == nil && id != 0 {
 			return id
 		}
 	}
@@ -77,11 +77,11 @@ func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags
 		t := &tags[i]
 		switch t.Key {
 		case "peer.service":
-			s.Peer = r.in.Sym(tagString(t))
+			s.Peer = r.sym(tagString(t))
 		case "server.address":
 			addr = tagString(t)
 		case "span.kind":
-			s.Kind = ingest.ParseSpanKind(tagString(t))
+			s.Kind = r.spanKind(tagString(t))
 		case "error":
 			if strings.EqualFold(tagString(t), "true") {
 				s.Error = true
@@ -99,7 +99,7 @@ func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags
 				s.Error = true
 			}
 		default:
-			if a := ingest.LLMAttrOf(t.Key); a != ingest.LLMAttrNone {
+			if a := r.llmAttr(t.Key); a != ingest.LLMAttrNone {
 				if v, ok := tagFloat(t); ok {
 					llm.Set(a, v)
 				}
@@ -109,7 +109,7 @@ func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags
 		}
 	}
 	if s.Peer.IsEmpty() && addr != "" {
-		s.Peer = r.in.Sym(addr)
+		s.Peer = r.sym(addr)
 	}
 }
 
@@ -117,13 +117,13 @@ func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags
 // first value of each field wins.
 func (r *jaegerReader) locTag(t *jTag, loc *ingest.LocTags) {
 	if dst := loc.Field(t.Key); dst != nil && dst.IsEmpty() {
-		*dst = r.in.Sym(tagString(t))
+		*dst = r.sym(tagString(t))
 	}
 }
 
 // process resolves a Jaeger process into a service and placement.
 func (r *jaegerReader) process(p jProcess) procInfo {
-	pi := procInfo{service: r.in.Sym(p.ServiceName)}
+	pi := procInfo{service: r.sym(p.ServiceName)}
 	for i := range p.Tags {
 		r.locTag(&p.Tags[i], &pi.loc)
 	}
@@ -160,8 +160,29 @@ func tagString(t *jTag) string {
 
 // tagFloat coerces a number (or numeric string) tag.
 func tagFloat(t *jTag) (float64, bool) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(tagString(t)), 64)
+	s := tagString(t)
+	if v, ok := smallUint(s); ok {
+		return float64(v), true // exact: what ParseFloat returns
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	return f, err == nil
+}
+
+// smallUint parses 1 to 15 decimal digits (nothing else): below 2^53, a
+// float64 holds the value exactly.
+func smallUint(s string) (uint64, bool) {
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		v = v*10 + uint64(c)
+	}
+	return v, true
 }
 
 // tagInt coerces an int64 (or float64, or numeric string) tag.
