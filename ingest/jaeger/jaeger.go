@@ -476,6 +476,10 @@ func (r *jaegerReader) flushTrace() {
 		traceID, _ = parseTraceID(r.tr.id)
 	}
 	committed := false
+	// last is the process ID last resolved in this loop, lastPI its
+	// procInfo: what procCache holds for it (an entry is never changed
+	// here), without the lookup, for the runs of spans of one process.
+	last, lastPI, haveLast := "", procInfo{}, false
 	for i := range r.tr.pending {
 		if len(r.b.Spans) >= r.lim.MaxSpans {
 			r.limited = true
@@ -486,10 +490,13 @@ func (r *jaegerReader) flushTrace() {
 		switch {
 		case p.embedded != nil:
 			pi = *p.embedded
+		case haveLast && p.procID == last:
+			pi = lastPI
 		default:
 			// procCache holds only IDs of r.tr.procs: a hit is one lookup.
 			if c, ok := r.tr.procCache[p.procID]; ok {
 				pi = c
+				last, lastPI, haveLast = p.procID, c, true
 				break
 			}
 			jp, found := r.tr.procs[p.procID]
@@ -499,6 +506,7 @@ func (r *jaegerReader) flushTrace() {
 			}
 			pi = r.process(jp)
 			r.tr.procCache[p.procID] = pi
+			last, lastPI, haveLast = p.procID, pi, true
 		}
 		loc := p.loc
 		loc.Merge(pi.loc)

@@ -59,6 +59,18 @@ func bufStr(b []byte, i int, maxTok int64) (v string, end int) {
 	return v, end
 }
 
+// sameStr returns the end of the string at b[p] when it is exactly the
+// quoted v, or -1. v must be a string bufStr read (plain, within the
+// token bound): then the quoted bytes are one that bufStr reads as v and
+// ends at the same byte.
+func sameStr(b []byte, p int, v string) int {
+	end := p + len(v) + 2
+	if end > len(b) || b[p] != '"' || b[end-1] != '"' || string(b[p+1:end-1]) != v {
+		return -1
+	}
+	return end
+}
+
 // spanBuf parses the span object at the start of b into js (reset as
 // fastSpan resets it) and returns the bytes it took, or -1 where it
 // declines (js then holds nothing meaningful). maxTok and maxDepth are
@@ -160,7 +172,11 @@ func refsBuf(b []byte, p int, js *jSpan, maxTok int64) int {
 			case rRefType:
 				ref.RefType, p = bufStr(b, p, maxTok)
 			case rTraceID:
-				ref.TraceID, p = bufStr(b, p, maxTok)
+				if q := sameStr(b, p, js.TraceID); q >= 0 {
+					ref.TraceID, p = js.TraceID, q // the usual: the span's own trace
+				} else {
+					ref.TraceID, p = bufStr(b, p, maxTok)
+				}
 			case rSpanID:
 				ref.SpanID, p = bufStr(b, p, maxTok)
 			}
@@ -207,7 +223,8 @@ func tagsBuf(b []byte, p int, js *jSpan, maxTok int64) int {
 			return -1
 		}
 		p++
-		var t jTag
+		js.Tags = append(js.Tags, jTag{})
+		t := &js.Tags[len(js.Tags)-1]
 		for next := 0; ; {
 			j := tagHints.Match(b[p:], next, maxTok)
 			if j < 0 {
@@ -218,6 +235,9 @@ func tagsBuf(b []byte, p int, js *jSpan, maxTok int64) int {
 			switch j {
 			case tKey:
 				t.Key, p = bufStr(b, p, maxTok)
+				if q, typ := typeAt(b, p, maxTok); q >= 0 {
+					p, t.Type, next = q, typ, tValue
+				}
 			case tType:
 				t.Type, p = bufStr(b, p, maxTok)
 			case tValue:
@@ -238,7 +258,6 @@ func tagsBuf(b []byte, p int, js *jSpan, maxTok int64) int {
 			}
 			p++
 		}
-		js.Tags = append(js.Tags, t)
 		p++
 		if p >= len(b) {
 			return -1
@@ -273,4 +292,46 @@ func scalarAt(b []byte, p int, maxTok int64) int {
 		return fastjson.LitAt(b, p, "null")
 	}
 	return -1
+}
+
+// typeLits are the usual "type" members of a tag after its key, as Jaeger
+// writes them, with the type: the comma and the hinted key before the
+// plain string.
+var typeLits = [...]struct{ lit, typ string }{
+	{`,"type":"string"`, "string"},
+	{`,"type":"int64"`, "int64"},
+	{`,"type":"float64"`, "float64"},
+	{`,"type":"bool"`, "bool"},
+	{`,"type":"binary"`, "binary"},
+}
+
+// typeAt matches one of typeLits at b[p:] (p may be -1) and returns where
+// it ends and its type, as tagsBuf's loop would read them (the comma, the
+// hint, StrAt under maxTok), or -1.
+func typeAt(b []byte, p int, maxTok int64) (int, string) {
+	const at = len(`,"type":"`)
+	if p < 0 || p+at >= len(b) {
+		return -1, ""
+	}
+	var k int
+	switch b[p+at] {
+	case 's':
+		k = 0
+	case 'i':
+		k = 1
+	case 'f':
+		k = 2
+	case 'b':
+		k = 3
+		if p+at+1 < len(b) && b[p+at+1] == 'i' {
+			k = 4
+		}
+	default:
+		return -1, ""
+	}
+	l := &typeLits[k]
+	if end := p + len(l.lit); end <= len(b) && string(b[p:end]) == l.lit && (maxTok <= 0 || int64(len(l.typ)) <= maxTok) {
+		return end, l.typ
+	}
+	return -1, ""
 }

@@ -85,3 +85,60 @@ func FuzzSpanBuf(f *testing.F) {
 		checkSpanBuf(t, in, maxTok, maxDepth)
 	})
 }
+
+// TestTypeAtMatchesHint: where typeAt matches a tag's "type" member, the
+// comma, the hint and StrAt read the same type and end at the same byte.
+func TestTypeAtMatchesHint(t *testing.T) {
+	var cases []string
+	for _, typ := range []string{"string", "int64", "float64", "bool", "binary", "strin", "strings", "bin", "b", "", "s\\u0074ring", "int64 "} {
+		for _, after := range []string{`,"value":1}`, `}`, ``, `"`} {
+			cases = append(cases, `,"type":"`+typ+`"`+after, ` "type":"`+typ+`"`+after, `,"type" :"`+typ+`"`+after)
+		}
+	}
+	for _, in := range cases {
+		for _, tok := range []int64{0, 3, 5, 6, 100} {
+			b := []byte(in)
+			end, typ := typeAt(b, 0, tok)
+			if end < 0 {
+				continue
+			}
+			ok := len(b) > 0 && b[0] == ',' && tagHints.Match(b[1:], tType, tok) == tType
+			var want string
+			wantEnd := -1
+			if ok {
+				want, wantEnd = bufStr(b, 1+tagHints.Len(tType), tok)
+			}
+			if end != wantEnd || typ != want {
+				t.Errorf("maxTok %d, %q: typeAt %d %q; the loop %d %q", tok, in, end, typ, wantEnd, want)
+			}
+		}
+	}
+	if end, typ := typeAt([]byte(`,"type":"float64","value":1}`), 0, 0); end != 17 || typ != "float64" {
+		t.Errorf("typeAt declines float64: %d %q", end, typ)
+	}
+	if end, _ := typeAt([]byte(`,"type":"string"`), -1, 0); end != -1 {
+		t.Error("typeAt reads at -1")
+	}
+}
+
+// TestSameStrMatchesBufStr: where sameStr takes the string at b[p] for a
+// plain v, bufStr reads v there and ends at the same byte.
+func TestSameStrMatchesBufStr(t *testing.T) {
+	vs := []string{"", "a", "dfa31798eedbf9048ebeaedb1b2b67d9", "abc"}
+	ins := []string{`"abc"`, `"abc",`, `"abcd",`, `"ab"`, `""`, `"",`, `"dfa31798eedbf9048ebeaedb1b2b67d9"}`, `abc"`, `"abc`, `"a"bc"`, `"`, ``}
+	for _, v := range vs {
+		for _, in := range ins {
+			for _, tok := range []int64{0, int64(max(len(v), 1))} {
+				b := []byte(in)
+				end := sameStr(b, 0, v)
+				if end < 0 {
+					continue
+				}
+				got, wantEnd := bufStr(b, 0, tok)
+				if got != v || wantEnd != end {
+					t.Errorf("%q, v %q: sameStr %d; bufStr %q %d", in, v, end, got, wantEnd)
+				}
+			}
+		}
+	}
+}
