@@ -1,5 +1,10 @@
 package fastjson
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // Buffered scanning: primitives over the bytes already in the read buffer,
 // for a caller that parses a whole object of a known shape in one pass
 // (ingest/jaeger's spanBuf) and falls back to the Scanner's methods when
@@ -23,7 +28,21 @@ func StrAt(b []byte, i int, maxTok int64) int {
 	if i >= len(b) || b[i] != '"' {
 		return -1
 	}
-	end := plainRun(b, i+1)
+	// plainRun's loop, here to save a call a string.
+	end := i + 1
+	for {
+		if end+8 > len(b) {
+			for end < len(b) && !strSpecial[b[end]] {
+				end++
+			}
+			break
+		}
+		if m := special8(binary.LittleEndian.Uint64(b[end:])); m != 0 {
+			end += bits.TrailingZeros64(m) >> 3
+			break
+		}
+		end += 8
+	}
 	if end >= len(b) || b[end] != '"' || maxTok > 0 && int64(end-i-1) > maxTok {
 		return -1
 	}
@@ -141,6 +160,10 @@ func (h keyHints) Match(b []byte, from int, maxTok int64) int {
 	}
 	return -1
 }
+
+// At reports whether b starts with hint j (false for j past the hints):
+// Match's usual case, small enough to be inlined.
+func (h keyHints) At(b []byte, j int) bool { return j < len(h) && h[j].matches(b) }
 
 // Len returns the length of hint j's spelling `"key":`.
 func (h keyHints) Len(j int) int { return len(h[j].q) }

@@ -120,6 +120,9 @@ func TestHintsMatch(t *testing.T) {
 			if got := h.Match([]byte(in), from, 0); got != want {
 				t.Errorf("%q from %d: Match %d, want %d", in, from, got, want)
 			}
+			if h.At([]byte(in), from) != (want == from) {
+				t.Errorf("%q: At(%d) = %v, Match %d", in, from, h.At([]byte(in), from), want)
+			}
 			if want >= 0 && h.Len(want) != len(h[want].key)+3 {
 				t.Errorf("Len(%d) = %d", want, h.Len(want))
 			}

@@ -50,13 +50,10 @@ const (
 // for an empty one), or returns end -1.
 func bufStr(b []byte, i int, maxTok int64) (v string, end int) {
 	end = fastjson.StrAt(b, i, maxTok)
-	if end < 0 {
-		return "", -1
+	if end <= i+2 { // -1, or ""
+		return "", end
 	}
-	if end-i > 2 {
-		v = unsafe.String(&b[i+1], end-i-2)
-	}
-	return v, end
+	return unsafe.String(&b[i+1], end-i-2), end
 }
 
 // sameStr returns the end of the string at b[p] when it is exactly the
@@ -81,7 +78,10 @@ func spanBuf(b []byte, js *jSpan, maxTok int64, maxDepth int) int {
 	}
 	p, next := 1, 0
 	for {
-		j := spanHints.Match(b[p:], next, maxTok)
+		j := next
+		if !spanHints.At(b[p:], next) {
+			j = spanHints.Match(b[p:], next, maxTok)
+		}
 		if j < 0 {
 			return -1
 		}
@@ -162,7 +162,10 @@ func refsBuf(b []byte, p int, js *jSpan, maxTok int64) int {
 		p++
 		var ref jRef
 		for next := 0; ; {
-			j := refHints.Match(b[p:], next, maxTok)
+			j := next
+			if !refHints.At(b[p:], next) {
+				j = refHints.Match(b[p:], next, maxTok)
+			}
 			if j < 0 {
 				return -1
 			}
@@ -226,7 +229,10 @@ func tagsBuf(b []byte, p int, js *jSpan, maxTok int64) int {
 		js.Tags = append(js.Tags, jTag{})
 		t := &js.Tags[len(js.Tags)-1]
 		for next := 0; ; {
-			j := tagHints.Match(b[p:], next, maxTok)
+			j := next
+			if !tagHints.At(b[p:], next) {
+				j = tagHints.Match(b[p:], next, maxTok)
+			}
 			if j < 0 {
 				return -1
 			}
