@@ -59,6 +59,18 @@ func IntAt(b []byte, i int) (v int64, end int) {
 		i++
 	}
 	n := 0
+	var v8 uint64
+	// Eight digits at a time while a word of them is left, to 16 digits,
+	// when the number does not start with 0: the byte loop would take them
+	// alike (no leading zero, fewer than 18 digits) and decides the rest.
+	for n <= 8 && i+8 <= len(b) && (n > 0 || b[i] != '0') {
+		if v8 = digits8(binary.LittleEndian.Uint64(b[i:])); v8 > 99999999 {
+			break
+		}
+		v = v*100000000 + int64(v8)
+		n += 8
+		i += 8
+	}
 	for ; i < len(b); i++ {
 		c := b[i]
 		if c < '0' || c > '9' {
@@ -77,6 +89,23 @@ func IntAt(b []byte, i int) (v int64, end int) {
 		n++
 	}
 	return 0, -1 // the digits reach the end of b
+}
+
+// digits8 returns the value of the eight ASCII digits of w (the first
+// the most significant, little-endian), or a value over 99999999 when a
+// byte of w is not a digit.
+func digits8(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	// A digit is 0x30-0x39: its high nibble is 3, and still 3 plus 6. The
+	// sum carries into another byte only from a byte over 0xf9, which the
+	// first test refuses.
+	if w&(ones*0xf0) != ones*0x30 || (w+ones*6)&(ones*0xf0) != ones*0x30 {
+		return 1 << 32
+	}
+	w -= ones * '0'
+	w = w*10 + w>>8 // pairs: 10a+b in the even bytes
+	w = (w&0x000000ff000000ff)*(100+(1000000<<32)) + (w>>16&0x000000ff000000ff)*(1+(10000<<32))
+	return w >> 32
 }
 
 // NumberAt returns the end of the JSON number at b[i:] as the Scanner's

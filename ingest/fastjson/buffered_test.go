@@ -1,6 +1,7 @@
 package fastjson
 
 import (
+	"encoding/binary"
 	"strings"
 	"testing"
 )
@@ -45,7 +46,10 @@ func TestStrAtMatchesStr(t *testing.T) {
 // value and stops at the same byte; and it accepts what Int reads when a
 // delimiter follows.
 func TestIntAtMatchesInt(t *testing.T) {
-	for _, c := range append(bufferedCases, `-123456789012345678,`, `5`, `-`) {
+	more := []string{`-123456789012345678,`, `5`, `-`, `1796004120017851,`, `1000000000000000}`, `1234567800000000,`, `12345678012345678,`,
+		`12345678901234567,`, `-1234567890123456789,`, `12345678x`, `1234567:,`, `1234567/,`, `123456789012345.6,`, `0000000012345678,`, `12345678e5,`,
+		`9999999999999999,`, `99999999999999999,`, `10000000,`, `1000000,`, `123456781234567`}
+	for _, c := range append(bufferedCases, more...) {
 		for n := 0; n <= len(c); n++ {
 			in := c[:n]
 			v, end := IntAt([]byte(in), 0)
@@ -133,6 +137,34 @@ func TestHintsMatch(t *testing.T) {
 			if want == from && h.Match([]byte(in), from, 1) != want {
 				t.Errorf("%q from %d: Match bounds the hinted key", in, from)
 			}
+		}
+	}
+}
+
+// TestDigits8 checks digits8 against a byte-by-byte reading on words of
+// digits and on words with one byte of each other value.
+func TestDigits8(t *testing.T) {
+	words := []string{"00000000", "12345678", "99999999", "17960041", "00000001", "10000000", "90000009"}
+	for c := range 256 {
+		for pos := range 8 {
+			b := []byte("31415926")
+			b[pos] = byte(c)
+			words = append(words, string(b))
+		}
+	}
+	for _, w := range words {
+		var want uint64
+		ok := true
+		for i := range 8 {
+			if w[i] < '0' || w[i] > '9' {
+				ok = false
+				break
+			}
+			want = want*10 + uint64(w[i]-'0')
+		}
+		got := digits8(binary.LittleEndian.Uint64([]byte(w)))
+		if ok && got != want || !ok && got <= 99999999 {
+			t.Errorf("digits8(%q) = %d, want %d (digits %v)", w, got, want, ok)
 		}
 	}
 }

@@ -431,6 +431,13 @@ func (r *jaegerReader) decodeSpan(first bool) (ok bool, err error) {
 // span whose IDs do not parse (counted as a bad span).
 func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 	var p pendingSpan
+	ok := r.convertInto(js, &p)
+	return p, ok
+}
+
+// convertInto is convert into *p, which must be zero (the fast path
+// converts into the pending list's next element, saving a copy).
+func (r *jaegerReader) convertInto(js *jSpan, p *pendingSpan) bool {
 	s := &p.span
 	tid := js.TraceID
 	if tid == "" {
@@ -445,7 +452,7 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 		if r.firstBad == nil {
 			r.firstBad = ingest.ErrorAt(r.name, r.spanOff, fmt.Errorf("jaeger span %q: %w", js.SpanID, err))
 		}
-		return p, false
+		return false
 	}
 	s.ParentID = r.parent(js, s.TraceID)
 	s.Operation = r.sym(js.OperationName)
@@ -462,7 +469,7 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 	if len(js.Warnings) > 0 {
 		r.sourceWarnings(js.Warnings)
 	}
-	return p, true
+	return true
 }
 
 // flushTrace resolves the pending spans of r.tr against its processes and
@@ -511,16 +518,16 @@ func (r *jaegerReader) flushTrace() {
 		loc := p.loc
 		loc.Merge(pi.loc)
 		r.procs.Add(r.b, pi.service, loc, r.name)
-		s := p.span
+		if len(r.b.Spans) == cap(r.b.Spans) {
+			r.b.Spans = ingest.GrowSpans(r.b.Spans, grownFor(len(r.b.Spans), 4096, r.read, r.size)) // as ingest.AppendSpan without a size
+		}
+		r.b.Spans = append(r.b.Spans, p.span)
+		s := &r.b.Spans[len(r.b.Spans)-1] // completed in place
 		if s.TraceID == (ingest.TraceID{}) {
 			s.TraceID = traceID
 		}
 		s.Service = pi.service
-		loc.Place(&s)
-		if len(r.b.Spans) == cap(r.b.Spans) {
-			r.b.Spans = ingest.GrowSpans(r.b.Spans, grownFor(len(r.b.Spans), 4096, r.read, r.size)) // as ingest.AppendSpan without a size
-		}
-		r.b.Spans = append(r.b.Spans, s)
+		loc.Place(s)
 		if p.llm.Known() {
 			p.llm.Key = ingest.SpanKey{Trace: s.TraceID, Span: s.SpanID}
 			if len(r.b.LLM) == cap(r.b.LLM) {

@@ -414,11 +414,11 @@ func (r *jaegerReader) queueFast(js *jSpan) bool {
 		// trace over the limit goes to the general reader, which copies.
 		return false
 	}
-	p, good := r.convert(js)
-	if !good {
+	r.tr.pending = append(r.tr.pending, pendingSpan{})
+	if !r.convertInto(js, &r.tr.pending[len(r.tr.pending)-1]) {
+		r.tr.pending = r.tr.pending[:len(r.tr.pending)-1]
 		return false
 	}
-	r.tr.pending = append(r.tr.pending, p)
 	return true
 }
 
