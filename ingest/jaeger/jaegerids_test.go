@@ -2,6 +2,8 @@ package jaeger
 
 import (
 	"fmt"
+	"math"
+	"math/rand"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,5 +156,39 @@ func TestStrCacheKeepsTwoOfASlot(t *testing.T) {
 	}
 	if _, _, ok := c.get(""); ok {
 		t.Error(`"" found`)
+	}
+}
+
+// TestSmallDecimalMatchesParseFloat: where smallDecimal reads a number, it
+// is strconv.ParseFloat's value, bit for bit.
+func TestSmallDecimalMatchesParseFloat(t *testing.T) {
+	cases := []string{"0.0683833", "1.5", "0.1", "0.3", "123456789012.345", "999999999999999", "9999999999999.99", "0.000000000000001",
+		"1.", ".5", "1.2.3", "-1.5", "+1.5", "1e5", "1.5e3", " 1.5", "1.5 ", "0x1p3", "1_000", "99999999999999.99", "1234567890123456", "0.00", "00.5", ""}
+	rng := rand.New(rand.NewSource(7))
+	for range 200000 {
+		n := 1 + rng.Intn(16)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + rng.Intn(10))
+		}
+		if n > 1 && rng.Intn(4) > 0 {
+			b[1+rng.Intn(n-1)] = '.'
+		}
+		cases = append(cases, string(b))
+	}
+	accepted := 0
+	for _, c := range cases {
+		got, ok := smallDecimal(c)
+		if !ok {
+			continue
+		}
+		accepted++
+		want, err := strconv.ParseFloat(c, 64)
+		if err != nil || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("smallDecimal(%q) = %v; ParseFloat %v, %v", c, got, want, err)
+		}
+	}
+	if accepted < 100000 {
+		t.Errorf("smallDecimal read only %d of the decimals", accepted)
 	}
 }

@@ -161,11 +161,38 @@ func tagString(t *jTag) string {
 // tagFloat coerces a number (or numeric string) tag.
 func tagFloat(t *jTag) (float64, bool) {
 	s := tagString(t)
-	if v, ok := smallUint(s); ok {
-		return float64(v), true // exact: what ParseFloat returns
+	if v, ok := smallDecimal(s); ok {
+		return v, true // what ParseFloat returns
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	return f, err == nil
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// smallDecimal parses digits, optionally with a point between digits, of
+// at most 15 digits in all: the digits as an integer and the power of ten
+// are exact float64s, so their quotient is the correctly rounded value
+// strconv.ParseFloat returns (its own exact fast path). ok is false for
+// anything else (a sign, an exponent, a blank, more digits).
+func smallDecimal(s string) (float64, bool) {
+	m, ok := smallUint(s)
+	if ok {
+		return float64(m), true
+	}
+	dot := strings.IndexByte(s, '.')
+	if dot <= 0 || dot == len(s)-1 || len(s) > 16 {
+		return 0, false
+	}
+	hi, ok1 := smallUint(s[:dot])
+	lo, ok2 := smallUint(s[dot+1:])
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	k := len(s) - dot - 1
+	return float64(hi*uint64(pow10[k])+lo) / pow10[k], true
 }
 
 // smallUint parses 1 to 15 decimal digits (nothing else): below 2^53, a
