@@ -19,7 +19,7 @@ import (
 // another kind, the end of the buffer) it declines and fastSpan reads the
 // span that way, from the same place.
 
-// The indices of spanHints, refHints and tagHints.
+// The indices of spanHints' keys (TestHintIndices checks them).
 const (
 	hTraceID = iota
 	hSpanID
@@ -34,12 +34,14 @@ const (
 	hWarnings
 )
 
+// The indices of refHints' keys.
 const (
 	rRefType = iota
 	rTraceID
 	rSpanID
 )
 
+// The indices of tagHints' keys.
 const (
 	tKey = iota
 	tType

@@ -142,3 +142,25 @@ func TestSameStrMatchesBufStr(t *testing.T) {
 		}
 	}
 }
+
+// TestHintIndices: the index constants spanBuf, refsBuf and tagsBuf
+// switch on name the keys of spanHints, refHints and tagHints.
+func TestHintIndices(t *testing.T) {
+	pad := strings.Repeat(" ", 16)
+	for _, c := range []struct {
+		hints interface{ At([]byte, int) bool }
+		key   string
+		j     int
+	}{
+		{spanHints, "traceID", hTraceID}, {spanHints, "spanID", hSpanID}, {spanHints, "flags", hFlags},
+		{spanHints, "operationName", hOperationName}, {spanHints, "references", hReferences}, {spanHints, "startTime", hStartTime},
+		{spanHints, "duration", hDuration}, {spanHints, "tags", hTags}, {spanHints, "logs", hLogs},
+		{spanHints, "processID", hProcessID}, {spanHints, "warnings", hWarnings},
+		{refHints, "refType", rRefType}, {refHints, "traceID", rTraceID}, {refHints, "spanID", rSpanID},
+		{tagHints, "key", tKey}, {tagHints, "type", tType}, {tagHints, "value", tValue},
+	} {
+		if !c.hints.At([]byte(`"`+c.key+`":`+pad), c.j) {
+			t.Errorf("hint %d is not %q", c.j, c.key)
+		}
+	}
+}
