@@ -183,6 +183,11 @@ type jaegerReader struct {
 	// it, most recent first (fastProcesses matches them without
 	// delimiting or hashing the object).
 	recentProcs map[string]*recentProcs
+	// syms, llmAttrs and kinds cache r.in.Sym, ingest.LLMAttrOf and
+	// ingest.ParseSpanKind (jaegerids.go).
+	syms     strCache[ingest.Sym]
+	llmAttrs strCache[ingest.LLMAttr]
+	kinds    strCache[ingest.SpanKind]
 	// size is the input's length when known (0: not), read how much of it
 	// has been read so far (fast path): growSpans sizes the spans by them.
 	size, read int64
@@ -426,24 +431,31 @@ func (r *jaegerReader) decodeSpan(first bool) (ok bool, err error) {
 // span whose IDs do not parse (counted as a bad span).
 func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 	var p pendingSpan
+	ok := r.convertInto(js, &p)
+	return p, ok
+}
+
+// convertInto is convert into *p, which must be zero (the fast path
+// converts into the pending list's next element, saving a copy).
+func (r *jaegerReader) convertInto(js *jSpan, p *pendingSpan) bool {
 	s := &p.span
 	tid := js.TraceID
 	if tid == "" {
 		tid = r.tr.id
 	}
 	var err error
-	if s.TraceID, err = ingest.ParseTraceID(tid); err == nil {
-		s.SpanID, err = ingest.ParseSpanID(js.SpanID)
+	if s.TraceID, err = parseTraceID(tid); err == nil {
+		s.SpanID, err = parseSpanID(js.SpanID)
 	}
 	if err != nil {
 		r.badSpans++
 		if r.firstBad == nil {
 			r.firstBad = ingest.ErrorAt(r.name, r.spanOff, fmt.Errorf("jaeger span %q: %w", js.SpanID, err))
 		}
-		return p, false
+		return false
 	}
 	s.ParentID = r.parent(js, s.TraceID)
-	s.Operation = r.in.Sym(js.OperationName)
+	s.Operation = r.sym(js.OperationName)
 	s.Start = ingest.FromUnixMicro(int64(js.StartTime))
 	s.Duration = time.Duration(ingest.FromUnixMicro(int64(js.Duration))) // saturates: checkValues warns
 	s.Source = r.file
@@ -457,7 +469,7 @@ func (r *jaegerReader) convert(js *jSpan) (pendingSpan, bool) {
 	if len(js.Warnings) > 0 {
 		r.sourceWarnings(js.Warnings)
 	}
-	return p, true
+	return true
 }
 
 // flushTrace resolves the pending spans of r.tr against its processes and
@@ -468,9 +480,13 @@ func (r *jaegerReader) flushTrace() {
 	}
 	var traceID ingest.TraceID
 	if r.tr.id != "" {
-		traceID, _ = ingest.ParseTraceID(r.tr.id)
+		traceID, _ = parseTraceID(r.tr.id)
 	}
 	committed := false
+	// last is the process ID last resolved in this loop, lastPI its
+	// procInfo: what procCache holds for it (an entry is never changed
+	// here), without the lookup, for the runs of spans of one process.
+	last, lastPI, haveLast := "", procInfo{}, false
 	for i := range r.tr.pending {
 		if len(r.b.Spans) >= r.lim.MaxSpans {
 			r.limited = true
@@ -481,10 +497,13 @@ func (r *jaegerReader) flushTrace() {
 		switch {
 		case p.embedded != nil:
 			pi = *p.embedded
+		case haveLast && p.procID == last:
+			pi = lastPI
 		default:
 			// procCache holds only IDs of r.tr.procs: a hit is one lookup.
 			if c, ok := r.tr.procCache[p.procID]; ok {
 				pi = c
+				last, lastPI, haveLast = p.procID, c, true
 				break
 			}
 			jp, found := r.tr.procs[p.procID]
@@ -494,20 +513,21 @@ func (r *jaegerReader) flushTrace() {
 			}
 			pi = r.process(jp)
 			r.tr.procCache[p.procID] = pi
+			last, lastPI, haveLast = p.procID, pi, true
 		}
 		loc := p.loc
 		loc.Merge(pi.loc)
 		r.procs.Add(r.b, pi.service, loc, r.name)
-		s := p.span
+		if len(r.b.Spans) == cap(r.b.Spans) {
+			r.b.Spans = ingest.GrowSpans(r.b.Spans, grownFor(len(r.b.Spans), 4096, r.read, r.size)) // as ingest.AppendSpan without a size
+		}
+		r.b.Spans = append(r.b.Spans, p.span)
+		s := &r.b.Spans[len(r.b.Spans)-1] // completed in place
 		if s.TraceID == (ingest.TraceID{}) {
 			s.TraceID = traceID
 		}
 		s.Service = pi.service
-		loc.Place(&s)
-		if len(r.b.Spans) == cap(r.b.Spans) {
-			r.b.Spans = ingest.GrowSpans(r.b.Spans, grownFor(len(r.b.Spans), 4096, r.read, r.size)) // as ingest.AppendSpan without a size
-		}
-		r.b.Spans = append(r.b.Spans, s)
+		loc.Place(s)
 		if p.llm.Known() {
 			p.llm.Key = ingest.SpanKey{Trace: s.TraceID, Span: s.SpanID}
 			if len(r.b.LLM) == cap(r.b.LLM) {

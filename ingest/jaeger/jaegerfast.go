@@ -208,28 +208,38 @@ type procText struct {
 // recentProcs are the texts of process objects last met under one process
 // ID, most recent first, each a key of the reader's fastProcs with its
 // procInfo. Traces of one service repeat a few such texts under the same
-// ID: comparing the input with them (SkipPrefix) costs less than
-// delimiting the object (RawObject) and hashing it for the map. A match
-// is what RawObject and the map would have given: RawObject's end of an
-// object depends only on its bytes, and the text was a whole object.
+// ID: comparing the input with them costs less than delimiting the object
+// (RawObject) and hashing it for the map. A match is what RawObject and
+// the map would have given: RawObject's end of an object depends only on
+// its bytes, and the text was a whole object. The texts of one ID share a
+// long prefix (the service, the first tags): it is compared once, then
+// each text's rest.
 type recentProcs struct {
 	n     int
+	lcp   int // the texts all start with texts[0][:lcp]
 	texts [recentProcN]string
 	infos [recentProcN]procInfo
 }
 
 // recentProcN is how many texts are kept a process ID.
-const recentProcN = 8
+const recentProcN = 32
 
 // match consumes the next value when it is one of the texts (the most
-// recent first) and returns its procInfo; a matched text moves up one
-// place, so that a frequent one stays in front.
+// recent first) and returns its procInfo, as Scanner.SkipPrefix with each
+// text in turn would; a matched text moves up one place, so that a
+// frequent one stays in front.
 func (p *recentProcs) match(s *fastjson.Scanner) (procInfo, bool) {
-	if p == nil {
+	if p == nil || p.n == 0 || s.SkipWS() == 0 {
+		return procInfo{}, false
+	}
+	b := s.Rest()
+	if len(b) < p.lcp || string(b[:p.lcp]) != p.texts[0][:p.lcp] {
 		return procInfo{}, false
 	}
 	for k := 0; k < p.n; k++ {
-		if s.SkipPrefix(p.texts[k]) {
+		t := p.texts[k]
+		if len(t) <= len(b) && string(b[p.lcp:len(t)]) == t[p.lcp:] {
+			s.Advance(len(t))
 			pi := p.infos[k]
 			if k > 0 {
 				p.texts[k-1], p.texts[k] = p.texts[k], p.texts[k-1]
@@ -248,10 +258,28 @@ func (p *recentProcs) add(text string, pi procInfo, maxTok int64) {
 	if maxTok > 0 && int64(len(text)) > maxTok {
 		return
 	}
+	if p.n == 0 {
+		p.lcp = len(text)
+	} else {
+		p.lcp = min(p.lcp, commonPrefix(text, p.texts[0])) // an evicted text only shortened it
+	}
 	copy(p.texts[1:], p.texts[:recentProcN-1])
 	copy(p.infos[1:], p.infos[:recentProcN-1])
 	p.texts[0], p.infos[0] = text, pi
 	p.n = min(p.n+1, recentProcN)
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && a[i:i+8] == b[i:i+8] {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // fastProcess reads one process object.
@@ -315,8 +343,25 @@ func (r *jaegerReader) fastSpan(s *fastjson.Scanner) bool {
 	js := &r.js
 	tags, refs := js.Tags[:0], js.References[:0]
 	*js = jSpan{Tags: tags, References: refs}
+	if s.Pos() < len(s.Buf) && s.Buf[s.Pos()] == '{' {
+		// Jaeger's own shape, buffered whole: one pass (jaegerbuf.go).
+		if n := spanBuf(s.Rest(), js, s.MaxTok, s.MaxDepth); n >= 0 {
+			s.Advance(n)
+			return r.queueFast(js)
+		}
+		*js = jSpan{Tags: tags, References: refs}
+	}
+	if !spanWalk(s, js) {
+		return false
+	}
+	return r.queueFast(js)
+}
+
+// spanWalk reads one span object into js (reset) key by key: the general
+// fast path, for any shape spanBuf declines.
+func spanWalk(s *fastjson.Scanner, js *jSpan) bool {
 	var sk fastjson.Seen
-	ok := s.ObjectHinted(spanHints, func(key string) bool {
+	return s.ObjectHinted(spanHints, func(key string) bool {
 		var ok bool
 		switch key {
 		case "traceID":
@@ -387,19 +432,21 @@ func (r *jaegerReader) fastSpan(s *fastjson.Scanner) bool {
 		_, ok = s.Value(3)
 		return ok
 	})
-	if !ok {
-		return false
-	}
+}
+
+// queueFast converts a span the fast path read and queues it; false
+// declines the input (see fastSpan).
+func (r *jaegerReader) queueFast(js *jSpan) bool {
 	if len(r.tr.pending) >= r.lim.MaxTraceSpans {
 		// The views of a kept trace pin every buffer it was read from: a
 		// trace over the limit goes to the general reader, which copies.
 		return false
 	}
-	p, good := r.convert(js)
-	if !good {
+	r.tr.pending = append(r.tr.pending, pendingSpan{})
+	if !r.convertInto(js, &r.tr.pending[len(r.tr.pending)-1]) {
+		r.tr.pending = r.tr.pending[:len(r.tr.pending)-1]
 		return false
 	}
-	r.tr.pending = append(r.tr.pending, p)
 	return true
 }
 

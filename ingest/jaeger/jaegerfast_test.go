@@ -16,6 +16,7 @@ import (
 	"testing/iotest"
 
 	"github.com/pipeline-analyze/pipeline-analyze/ingest"
+	"github.com/pipeline-analyze/pipeline-analyze/ingest/fastjson"
 )
 
 // fastEnvelope is a small envelope in the simulator's and /api/traces' shape.
@@ -179,8 +180,8 @@ func TestGrownFor(t *testing.T) {
 }
 
 // TestFastRecentProcesses reads a few megabytes of traces whose process
-// IDs name a dozen different process texts each (more than recentProcs
-// keeps, so texts are evicted and met again), some with escapes, so that
+// IDs name recentProcN+8 different process texts each (more than
+// recentProcs keeps, so texts are evicted and met again), some with escapes, so that
 // process objects straddle the scanner's 1 MiB refills: the fast path
 // accepts it and gives the general reader's bundle.
 func TestFastRecentProcesses(t *testing.T) {
@@ -212,7 +213,7 @@ func TestFastRecentProcesses(t *testing.T) {
 			if id > 1 {
 				in.WriteString(",")
 			}
-			v := rng.IntN(12)
+			v := rng.IntN(recentProcN + 8)
 			if id == 1 {
 				v = 0 // one text throughout
 			}
@@ -223,5 +224,59 @@ func TestFastRecentProcesses(t *testing.T) {
 	in.WriteString(`]}`)
 	if !compareFast(t, []byte(in.String()), ingest.Limits{}) {
 		t.Fatal("the fast path declined the input")
+	}
+}
+
+// TestCommonPrefix checks commonPrefix against a byte-by-byte count.
+func TestCommonPrefix(t *testing.T) {
+	words := []string{"", "a", "ab", "abcdefgh", "abcdefghi", "abcdefghij", "abcdefgX", "abcdefghijklmnopq", "abcdefghijklmnoX", "Xbcdefgh", "abcdefghijklmnopqrstuvwxyz"}
+	for _, a := range words {
+		for _, b := range words {
+			want := 0
+			for want < len(a) && want < len(b) && a[want] == b[want] {
+				want++
+			}
+			if got := commonPrefix(a, b); got != want {
+				t.Errorf("commonPrefix(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}
+
+// TestRecentProcsMatchesSkipPrefix: match takes a text where SkipPrefix
+// with the texts in turn would take it, the same one, and nothing where
+// none would, whatever texts were added and evicted before.
+func TestRecentProcsMatchesSkipPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	text := func(v int) string {
+		return fmt.Sprintf(`{"serviceName":"s","tags":[{"key":"k","value":"%d"}]}`, v)
+	}
+	var p recentProcs
+	for i := range 400 {
+		v := rng.IntN(recentProcN * 2)
+		if i%50 == 7 {
+			v = 1000 + i // a text of another prefix
+		}
+		in := "  " + text(v) + ","
+		if i%31 == 3 {
+			in = in[:len(in)/2] // the buffer ends inside it
+		}
+		var want procInfo
+		wantOK, wantPos := false, 0
+		ref := &fastjson.Scanner{Buf: []byte(in), EOF: true, Keep: -1}
+		for k := 0; k < p.n; k++ {
+			if ref.SkipPrefix(p.texts[k]) {
+				want, wantOK, wantPos = p.infos[k], true, ref.Pos()
+				break
+			}
+		}
+		s := &fastjson.Scanner{Buf: []byte(in), EOF: true, Keep: -1}
+		got, ok := p.match(s)
+		if ok != wantOK || ok && (got != want || s.Pos() != wantPos) {
+			t.Fatalf("step %d, %q: match %v %v at %d; SkipPrefix %v %v at %d", i, in, got, ok, s.Pos(), want, wantOK, wantPos)
+		}
+		if !ok {
+			p.add(text(v), procInfo{service: ingest.Intern(text(v))}, 0)
+		}
 	}
 }

@@ -30,13 +30,13 @@ func (r *jaegerReader) parent(js *jSpan, trace ingest.TraceID) ingest.SpanID {
 		// A reference that spells the span's own trace ID (the usual case)
 		// is in the trace without parsing it again.
 		if ref.TraceID != "" && ref.TraceID != js.TraceID {
-			rt, err := ingest.ParseTraceID(ref.TraceID)
+			rt, err := parseTraceID(ref.TraceID)
 			if err != nil || rt != trace {
 				cross = true
 				continue
 			}
 		}
-		id, err := ingest.ParseSpanID(ref.SpanID)
+		id, err := parseSpanID(ref.SpanID)
 		if err != nil || id == 0 {
 			continue
 		}
@@ -58,7 +58,7 @@ func (r *jaegerReader) parent(js *jSpan, trace ingest.TraceID) ingest.SpanID {
 		return follows
 	}
 	if js.ParentSpanID != "" {
-		if id, err := ingest.ParseSpanID(js.ParentSpanID); err == nil && id != 0 {
+		if id, err := parseSpanID(js.ParentSpanID); err == nil && id != 0 {
 			return id
 		}
 	}
@@ -77,11 +77,11 @@ func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags
 		t := &tags[i]
 		switch t.Key {
 		case "peer.service":
-			s.Peer = r.in.Sym(tagString(t))
+			s.Peer = r.sym(tagString(t))
 		case "server.address":
 			addr = tagString(t)
 		case "span.kind":
-			s.Kind = ingest.ParseSpanKind(tagString(t))
+			s.Kind = r.spanKind(tagString(t))
 		case "error":
 			if strings.EqualFold(tagString(t), "true") {
 				s.Error = true
@@ -99,7 +99,7 @@ func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags
 				s.Error = true
 			}
 		default:
-			if a := ingest.LLMAttrOf(t.Key); a != ingest.LLMAttrNone {
+			if a := r.llmAttr(t.Key); a != ingest.LLMAttrNone {
 				if v, ok := tagFloat(t); ok {
 					llm.Set(a, v)
 				}
@@ -109,7 +109,7 @@ func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags
 		}
 	}
 	if s.Peer.IsEmpty() && addr != "" {
-		s.Peer = r.in.Sym(addr)
+		s.Peer = r.sym(addr)
 	}
 }
 
@@ -117,13 +117,13 @@ func (r *jaegerReader) spanTags(tags []jTag, s *ingest.Span, loc *ingest.LocTags
 // first value of each field wins.
 func (r *jaegerReader) locTag(t *jTag, loc *ingest.LocTags) {
 	if dst := loc.Field(t.Key); dst != nil && dst.IsEmpty() {
-		*dst = r.in.Sym(tagString(t))
+		*dst = r.sym(tagString(t))
 	}
 }
 
 // process resolves a Jaeger process into a service and placement.
 func (r *jaegerReader) process(p jProcess) procInfo {
-	pi := procInfo{service: r.in.Sym(p.ServiceName)}
+	pi := procInfo{service: r.sym(p.ServiceName)}
 	for i := range p.Tags {
 		r.locTag(&p.Tags[i], &pi.loc)
 	}
@@ -160,8 +160,56 @@ func tagString(t *jTag) string {
 
 // tagFloat coerces a number (or numeric string) tag.
 func tagFloat(t *jTag) (float64, bool) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(tagString(t)), 64)
+	s := tagString(t)
+	if v, ok := smallDecimal(s); ok {
+		return v, true // what ParseFloat returns
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	return f, err == nil
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// smallDecimal parses digits, optionally with a point between digits, of
+// at most 15 digits in all: the digits as an integer and the power of ten
+// are exact float64s, so their quotient is the correctly rounded value
+// strconv.ParseFloat returns (its own exact fast path). ok is false for
+// anything else (a sign, an exponent, a blank, more digits).
+func smallDecimal(s string) (float64, bool) {
+	m, ok := smallUint(s)
+	if ok {
+		return float64(m), true
+	}
+	dot := strings.IndexByte(s, '.')
+	if dot <= 0 || dot == len(s)-1 || len(s) > 16 {
+		return 0, false
+	}
+	hi, ok1 := smallUint(s[:dot])
+	lo, ok2 := smallUint(s[dot+1:])
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	k := len(s) - dot - 1
+	return float64(hi*uint64(pow10[k])+lo) / pow10[k], true
+}
+
+// smallUint parses 1 to 15 decimal digits (nothing else): below 2^53, a
+// float64 holds the value exactly.
+func smallUint(s string) (uint64, bool) {
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		v = v*10 + uint64(c)
+	}
+	return v, true
 }
 
 // tagInt coerces an int64 (or float64, or numeric string) tag.
