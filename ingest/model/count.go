@@ -24,8 +24,15 @@ func (b *Bundle) CountInto(in *Input) {
 	spanServices := map[Sym]struct{}{}
 	for i := range b.Spans {
 		s := &b.Spans[i]
-		traces[s.TraceID] = struct{}{}
-		spanServices[s.Service] = struct{}{}
+		// A reader's spans come trace by trace (and a trace's spans often
+		// from one service): a key equal to the last span's is in the map
+		// already, so only a change is looked up.
+		if i == 0 || s.TraceID != b.Spans[i-1].TraceID {
+			traces[s.TraceID] = struct{}{}
+		}
+		if i == 0 || s.Service != b.Spans[i-1].Service {
+			spanServices[s.Service] = struct{}{}
+		}
 		span(s.Start)
 		span(s.End())
 	}
