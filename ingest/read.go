@@ -273,13 +273,16 @@ type fileHash struct {
 }
 
 // hashFiles hashes files[i] for each i of which; Inputs[i] is its record.
+// A file unchanged since an earlier run takes its digest from the digest
+// cache (digestcache.go) instead of being read again.
 func hashFiles(files []string, which []int) []fileHash {
 	out := make([]fileHash, len(which))
 	var buf []byte // one buffer for all, as large as the largest file needs
 	for k, i := range which {
 		out[k].input = i
-		out[k].sum, out[k].size, out[k].err = hashFile(files[i], &buf)
+		out[k].sum, out[k].size, out[k].err = hashFileCached(files[i], &buf)
 	}
+	digests.save()
 	return out
 }
 
