@@ -139,6 +139,14 @@ func (c *digestCache) put(k digestKey, sum string) {
 	c.changed = true
 }
 
+// reset forgets what was loaded, so the next use reads the cache file
+// again (the tests' fresh process).
+func (c *digestCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loaded, c.path, c.sums, c.order, c.changed = false, "", nil, nil, false
+}
+
 // lookup returns the cached digest of the file whose stat key is k.
 func (c *digestCache) lookup(k digestKey) (string, bool) {
 	c.mu.Lock()

@@ -21,8 +21,8 @@ func withDigestCache(t *testing.T, settle time.Duration) string {
 	t.Setenv("PIPELINE_ANALYZE_DIGEST_CACHE", "")
 	old := digestSettle
 	digestSettle = settle
-	digests = digestCache{}
-	t.Cleanup(func() { digestSettle = old; digests = digestCache{} })
+	digests.reset()
+	t.Cleanup(func() { digestSettle = old; digests.reset() })
 	return filepath.Join(dir, "pipeline-analyze", "sha256")
 }
 
@@ -50,7 +50,7 @@ func TestDigestCacheHit(t *testing.T) {
 	if err := os.WriteFile(cacheFile, []byte(strings.Replace(string(saved), sumOf(content), planted, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	digests = digestCache{} // a new process
+	digests.reset() // a new process
 	if got := hashFiles([]string{path}, []int{0}); got[0].sum != planted {
 		t.Fatalf("second run: digest %s, want the cached %s (the file was read again)", got[0].sum, planted)
 	}
