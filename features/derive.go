@@ -211,16 +211,9 @@ func (d *traceDeriver) accumulate(lo, hi int, aggs map[aggKey]*agg) {
 	packed := map[uint64]*agg{}
 	get := func(k aggKey) *agg {
 		ai, bi := k.a.ID(), k.b.ID()
-		if ai>>31 != 0 || bi>>31 != 0 {
-			a := aggs[k]
-			if a == nil {
-				a = &agg{cells: make([]aggCell, d.n)}
-				aggs[k] = a
-			}
-			return a
-		}
+		packs := ai>>31 == 0 && bi>>31 == 0
 		pk := uint64(k.kind)<<62 | uint64(ai)<<31 | uint64(bi)
-		if a := packed[pk]; a != nil {
+		if a := packed[pk]; packs && a != nil {
 			return a
 		}
 		a := aggs[k]
@@ -228,7 +221,9 @@ func (d *traceDeriver) accumulate(lo, hi int, aggs map[aggKey]*agg) {
 			a = &agg{cells: make([]aggCell, d.n)}
 			aggs[k] = a
 		}
-		packed[pk] = a
+		if packs {
+			packed[pk] = a
+		}
 		return a
 	}
 	var ivs [][2]int64

@@ -206,45 +206,30 @@ func adjustClockSkew(b *Bundle, parent []int32, tol time.Duration) ([]int32, ske
 	// order[pos] is the old index of the span now at pos.
 	order := make([]int32, 0, n)
 	m1, m2 := a1.moved, a2.moved
-	nextMoved := func() (spanSortKey, bool) { // the least head of m1 and m2
+	least := func() *[]spanSortKey { // the run whose head is least; nil when both are done
 		switch {
 		case len(m1) == 0 && len(m2) == 0:
-			return spanSortKey{}, false
+			return nil
 		case len(m2) == 0 || len(m1) > 0 && compareSortKeys(m1[0], m2[0]) <= 0:
-			return m1[0], true
+			return &m1
 		}
-		return m2[0], true
+		return &m2
 	}
-	pop := func() {
-		if len(m2) == 0 || len(m1) > 0 && compareSortKeys(m1[0], m2[0]) <= 0 {
-			m1 = m1[1:]
-			return
+	// takeBelow appends the moved keys ordered before kk (all, when
+	// last) to order.
+	takeBelow := func(kk spanSortKey, last bool) {
+		for m := least(); m != nil && (last || compareSortKeys((*m)[0], kk) < 0); m = least() {
+			order = append(order, (*m)[0].idx)
+			*m = (*m)[1:]
 		}
-		m2 = m2[1:]
 	}
 	for k := range n {
-		if shift[k] != 0 {
-			continue
+		if shift[k] == 0 {
+			takeBelow(sortKeyOf(&b.Spans[k], int32(k)), false)
+			order = append(order, int32(k))
 		}
-		kk := sortKeyOf(&b.Spans[k], int32(k))
-		for {
-			m, ok := nextMoved()
-			if !ok || compareSortKeys(m, kk) >= 0 {
-				break
-			}
-			order = append(order, m.idx)
-			pop()
-		}
-		order = append(order, int32(k))
 	}
-	for {
-		m, ok := nextMoved()
-		if !ok {
-			break
-		}
-		order = append(order, m.idx)
-		pop()
-	}
+	takeBelow(spanSortKey{}, true)
 	newIdx := make([]int32, n)
 	for pos, old := range order {
 		newIdx[old] = int32(pos)

@@ -38,7 +38,7 @@ type digestKey struct {
 // its digest to be stored (a variable for the tests).
 var digestSettle = 2 * time.Second
 
-// digestCacheMax bounds the entries kept (the most recently used).
+// digestCacheMax bounds the entries kept (the most recently stored).
 const digestCacheMax = 4096
 
 // digestCacheMaxBytes bounds what is read of the cache file.
@@ -50,7 +50,7 @@ type digestCache struct {
 	loaded  bool
 	path    string // "" = off
 	sums    map[digestKey]string
-	order   []digestKey // least recently used first
+	order   []digestKey // oldest stored first
 	changed bool
 }
 
@@ -117,17 +117,13 @@ func parseDigestLine(line []byte) (k digestKey, sum string, ok bool) {
 	return digestKey{uint64(n[0]), uint64(n[1]), n[2], n[3], n[4]}, string(fs[5]), true
 }
 
-// put records sum for k as the most recently used entry; c.mu is held.
+// put records sum for k, a new key as the newest entry; c.mu is held.
 func (c *digestCache) put(k digestKey, sum string) {
-	if _, ok := c.sums[k]; ok {
-		for i, o := range c.order {
-			if o == k {
-				c.order = append(c.order[:i], c.order[i+1:]...)
-				break
-			}
-		}
-	}
+	_, known := c.sums[k]
 	c.sums[k] = sum
+	if known { // a key repeated in the cache file: its place stands
+		return
+	}
 	c.order = append(c.order, k)
 	if len(c.order) > digestCacheMax {
 		drop := len(c.order) - digestCacheMax

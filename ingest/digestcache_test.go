@@ -93,7 +93,7 @@ func TestDigestCacheMisses(t *testing.T) {
 }
 
 // TestDigestCacheBounded: the cache keeps the digestCacheMax most recently
-// used entries.
+// stored entries.
 func TestDigestCacheBounded(t *testing.T) {
 	withDigestCache(t, 0)
 	digests.mu.Lock()
